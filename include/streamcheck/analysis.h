@@ -1,0 +1,121 @@
+/* What the analyzer makes of one trace: overlap metrics and findings.
+ *
+ * The analyzer is pure C with no CUDA at run time. It reads an sc_trace (trace.h), walks the
+ * events once in time order with bounded state, and fills an sc_analysis. Same trace in,
+ * same analysis out (deterministic: ties are broken by record order, never by pointers).
+ * Report writers only format what is here; they compute nothing of their own.
+ */
+#ifndef STREAMCHECK_ANALYSIS_H
+#define STREAMCHECK_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "streamcheck/trace.h"
+
+/* Overlap metrics of one scope: a device, a stream, or (later) an NVTX range. */
+typedef struct sc_overlap {
+    uint64_t first_ns, last_ns;     /* span: first kernel start to last kernel end */
+    uint64_t busy_ns;               /* union of kernel intervals */
+    uint64_t kernel_sum_ns;         /* summed kernel durations */
+    uint64_t kernel_count;
+    double concurrency;             /* kernel_sum_ns / busy_ns; 0 when busy_ns is 0 */
+    uint64_t overlap_ns;            /* time in which two or more kernels ran */
+    /* Productive overlap: what the same kernels would take one after another, from the
+     * durations of their instances that ran alone (same name and launch shape); a kernel with
+     * no solo instance counts its own duration. */
+    uint64_t solo_sum_ns;
+    uint64_t solo_known;            /* kernels whose solo duration came from a solo instance */
+    double speedup;                 /* solo_sum_ns / busy_ns: > 1 means overlap paid */
+    uint64_t copy_busy_ns;          /* union of copy and memset intervals */
+    uint64_t copy_compute_ns;       /* time a copy and a kernel ran at once */
+} sc_overlap;
+
+/* A stretch of time in which two or more kernels ran on one device. */
+typedef struct sc_overlap_interval {
+    uint64_t start_ns, end_ns;
+    uint32_t device;
+    uint32_t max_kernels;           /* most kernels running at once inside it */
+    size_t kernel_a, kernel_b;      /* indices into trace->kernels of two that overlapped */
+} sc_overlap_interval;
+
+typedef struct sc_stream_summary {
+    uint32_t device, context_id, stream_id;
+    uint32_t flag;                  /* enum sc_stream_flag */
+    int32_t priority;
+    const sc_api_call *created_by;  /* the creating call, NULL if unknown or implicit */
+    sc_overlap overlap;
+    uint64_t copy_count, memset_count;
+} sc_stream_summary;
+
+#define SC_MAX_INTERVALS 1000       /* per device; n_intervals_total counts them all */
+
+typedef struct sc_device_summary {
+    uint32_t device;
+    const sc_device *info;          /* NULL if the trace has no device record */
+    sc_overlap overlap;
+    sc_overlap_interval *intervals; /* the first SC_MAX_INTERVALS, in time order */
+    size_t n_intervals;
+    size_t n_intervals_total;
+} sc_device_summary;
+
+typedef enum sc_severity { SC_SEV_NOTE = 0, SC_SEV_WARNING = 1, SC_SEV_ERROR = 2 } sc_severity;
+
+/* A named number that backs a finding: "bytes", "wait_us", "host_blocked_us", ... */
+typedef struct sc_evidence {
+    const char *key;                /* stable, snake_case: used as a JSON key */
+    double value;
+    const char *unit;               /* "us", "bytes", "count", "ratio", "" */
+} sc_evidence;
+
+#define SC_MAX_EVIDENCE 8
+
+/* One occurrence of a finding. */
+typedef struct sc_instance {
+    uint64_t start_ns, end_ns;
+    uint64_t cost_ns;
+    const sc_api_call *call;        /* the call that caused it (its frames are the site), or NULL */
+    char text[200];                 /* one line: what happened here */
+    sc_evidence evidence[SC_MAX_EVIDENCE];
+    size_t n_evidence;
+} sc_instance;
+
+/* A call site: occurrences deduplicated by their stack. */
+typedef struct sc_site {
+    const sc_api_call *call;        /* a representative call; its frames identify the site */
+    uint64_t count;
+    uint64_t cost_ns;
+} sc_site;
+
+#define SC_MAX_SITES 5
+
+typedef struct sc_finding {
+    const char *rule;               /* stable id: "legacy-stream", "pageable-async", ... */
+    sc_severity severity;
+    char title[200];                /* one line: what is wrong, with the key number */
+    const char *fix;                /* one line: what to change */
+    uint64_t count;
+    uint64_t cost_ns;               /* what the device lost, measured */
+    double share;                   /* cost_ns / the run's span */
+    sc_instance first, worst;
+    sc_site sites[SC_MAX_SITES];    /* by cost, then count */
+    size_t n_sites;
+    sc_evidence totals[SC_MAX_EVIDENCE];
+    size_t n_totals;
+} sc_finding;
+
+typedef struct sc_analysis {
+    const sc_trace *trace;
+    uint64_t run_start_ns, run_end_ns;  /* first to last event of any kind */
+    sc_device_summary *devices;  size_t n_devices;   /* by device ordinal */
+    sc_stream_summary *streams;  size_t n_streams;   /* by device, then stream id */
+    sc_finding *findings;        size_t n_findings;  /* by cost, largest first */
+} sc_analysis;
+
+/* Returns 0, or -1 with a message in err (out of memory, inconsistent trace). */
+int sc_analyze(const sc_trace *trace, sc_analysis *out, char *err, size_t err_size);
+void sc_analysis_free(sc_analysis *analysis);
+
+const char *sc_severity_name(sc_severity severity);   /* "note", "warning", "error" */
+
+#endif

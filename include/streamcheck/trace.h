@@ -1,0 +1,92 @@
+/* Reading a trace file into memory: the model every consumer (analyzer, report) works on.
+ *
+ * The loader validates the file, keeps every record it understands, sorts device work and
+ * API calls by start time, and says in `status` whether the file was complete. It never
+ * exits: a bad file gives -1 and a message that names the file and what is wrong with it.
+ */
+#ifndef STREAMCHECK_TRACE_H
+#define STREAMCHECK_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "streamcheck/trace_format.h"
+
+typedef struct sc_module {
+    sc_rec_module rec;
+    const char *path;
+} sc_module;
+
+typedef struct sc_device {
+    sc_rec_device rec;
+    const char *name;
+} sc_device;
+
+typedef struct sc_api_call {
+    sc_rec_api rec;
+    const uint64_t *frames;     /* rec.n_frames return addresses, innermost first */
+    const char *name;           /* CUPTI's function name, "?" if the trace lacks it */
+} sc_api_call;
+
+typedef struct sc_kernel {
+    sc_rec_kernel rec;
+    const char *name;           /* mangled name, "?" if the trace lacks it */
+} sc_kernel;
+
+typedef struct sc_range {
+    sc_rec_range rec;
+    const char *name;
+    const char *domain;         /* NULL for the default domain */
+} sc_range;
+
+typedef struct sc_note {
+    uint32_t code;              /* enum sc_note_code */
+    const char *text;
+} sc_note;
+
+enum sc_trace_status {
+    SC_TRACE_COMPLETE = 0,      /* END record present */
+    SC_TRACE_PARTIAL = 1,       /* no END record: the process crashed, was killed or is running */
+    SC_TRACE_TRUNCATED = 2,     /* the last record is cut short (a crash mid-write) */
+};
+
+typedef struct sc_trace {
+    char *path;
+    enum sc_trace_status status;
+    char status_detail[256];    /* human-readable reason when not complete */
+    uint16_t version_major, version_minor;
+
+    bool has_process;
+    sc_rec_process process;
+    const char *exe;
+
+    bool has_end;
+    sc_rec_end end;
+
+    sc_module *modules;      size_t n_modules;
+    sc_device *devices;      size_t n_devices;
+    sc_api_call *calls;      size_t n_calls;      /* sorted by rec.start_ns */
+    sc_kernel *kernels;      size_t n_kernels;    /* sorted by rec.start_ns */
+    sc_rec_memcpy *copies;   size_t n_copies;     /* sorted by start_ns */
+    sc_rec_memset *memsets;  size_t n_memsets;    /* sorted by start_ns */
+    sc_rec_stream *streams;  size_t n_streams;
+    sc_rec_sync *syncs;      size_t n_syncs;      /* sorted by start_ns */
+    sc_range *ranges;        size_t n_ranges;     /* sorted by rec.start_ns */
+    sc_note *notes;          size_t n_notes;
+    const char **env;        size_t n_env;        /* "NAME=value" */
+
+    void *storage;              /* owns every string and frame array above */
+} sc_trace;
+
+/* Loads `path`. Returns 0 on success (the file may still be partial: see status),
+ * -1 on error with a message in err. */
+int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size);
+void sc_trace_free(sc_trace *trace);
+
+/* The device record for a CUDA ordinal, or NULL. */
+const sc_device *sc_trace_device(const sc_trace *trace, uint32_t device);
+/* The module whose address range holds addr, or NULL. */
+const sc_module *sc_trace_module_at(const sc_trace *trace, uint64_t addr);
+
+#endif

@@ -1,0 +1,282 @@
+/* streamcheck trace file format, shared by the writer (libstreamcheck.so) and every reader.
+ *
+ * A trace is one file per process:
+ *
+ *   sc_file_header                      (16 bytes)
+ *   record, record, ...                 (each: sc_record_header + payload, 8-byte multiple)
+ *   SC_REC_END                          (only when the process finished cleanly)
+ *
+ * Records are appended as the run goes, whole records at a time, so a process that crashes
+ * leaves a readable prefix; the reader reports a missing END record as "partial".
+ * Every field has an explicit size, every struct is padded by hand and checked by
+ * static_assert, and all integers are little-endian (the only byte order CUDA runs on).
+ *
+ * Compatibility: a reader accepts any file with its own major version, skipping record kinds
+ * it does not know (their size is in the header) and ignoring bytes past the part of a
+ * record it knows (newer minor versions only append fields). A newer major version is
+ * refused with a clear message.
+ *
+ * Times are nanoseconds on CUPTI's clock (cuptiGetTimestamp), the clock of every activity
+ * record, so host calls and device work share one time line.
+ */
+#ifndef STREAMCHECK_TRACE_FORMAT_H
+#define STREAMCHECK_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define SC_TRACE_MAGIC "SCTRACE"          /* 7 characters and the terminating NUL */
+#define SC_TRACE_VERSION_MAJOR 1
+#define SC_TRACE_VERSION_MINOR 0
+#define SC_TRACE_SUFFIX ".sctrace"
+#define SC_TRACE_PARTIAL_SUFFIX ".partial" /* appended while the process runs */
+
+typedef struct sc_file_header {
+    char magic[8];          /* SC_TRACE_MAGIC */
+    uint16_t version_major;
+    uint16_t version_minor;
+    uint32_t header_size;   /* sizeof(sc_file_header) for this version; records start there */
+} sc_file_header;
+
+typedef struct sc_record_header {
+    uint16_t kind;          /* enum sc_record_kind */
+    uint16_t reserved;
+    uint32_t size;          /* whole record, header included, a multiple of 8 */
+} sc_record_header;
+
+enum sc_record_kind {
+    SC_REC_PROCESS = 1,     /* sc_rec_process + executable path */
+    SC_REC_MODULE = 2,      /* sc_rec_module + path: a loaded ELF object, for symbolization */
+    SC_REC_DEVICE = 3,      /* sc_rec_device + device name */
+    SC_REC_STRING = 4,      /* sc_rec_string + text: interned kernel names */
+    SC_REC_CALL_NAME = 5,   /* sc_rec_call_name + CUPTI's name of an API function */
+    SC_REC_API = 6,         /* sc_rec_api + frames[n_frames] (uint64 return addresses) */
+    SC_REC_KERNEL = 7,      /* sc_rec_kernel */
+    SC_REC_MEMCPY = 8,      /* sc_rec_memcpy */
+    SC_REC_MEMSET = 9,      /* sc_rec_memset */
+    SC_REC_STREAM = 10,     /* sc_rec_stream */
+    SC_REC_SYNC = 11,       /* sc_rec_sync */
+    SC_REC_NOTE = 12,       /* sc_rec_note + text: something the user must know about the run */
+    SC_REC_ENV = 13,        /* text "NAME=value": an environment variable that matters */
+    SC_REC_RANGE = 14,      /* sc_rec_range: an NVTX range (name is a STRING id) */
+    SC_REC_END = 15,        /* sc_rec_end: the process finished and everything was flushed */
+};
+
+/* Variable parts (paths, names, texts) follow the fixed struct as a NUL-terminated string,
+ * zero-padded up to the record size. */
+
+typedef struct sc_rec_process {
+    uint32_t pid;
+    uint32_t ppid;
+    uint64_t start_ns;      /* CUPTI clock when capture started */
+    uint64_t start_unix_ns; /* CLOCK_REALTIME at the same moment */
+    uint32_t attach;        /* enum sc_attach */
+    uint32_t reserved;
+} sc_rec_process;
+
+enum sc_attach { SC_ATTACH_PRELOAD = 1, SC_ATTACH_INJECTION = 2 };
+
+typedef struct sc_rec_module {
+    uint64_t bias;          /* load bias: runtime address - ELF virtual address */
+    uint64_t lo, hi;        /* runtime address range covered by its PT_LOAD segments */
+    uint8_t build_id[20];   /* GNU build id, zero-padded; build_id_size says how much is real */
+    uint32_t build_id_size;
+} sc_rec_module;
+
+typedef struct sc_rec_device {
+    uint32_t device;        /* CUDA device ordinal */
+    uint32_t sm_count;
+    uint32_t max_threads_per_sm;
+    uint32_t max_blocks_per_sm;
+    uint32_t max_regs_per_sm;
+    uint32_t max_shared_per_sm;     /* bytes */
+    uint32_t max_threads_per_block;
+    uint32_t max_regs_per_block;
+    uint32_t max_shared_per_block;  /* bytes */
+    uint32_t cc_major, cc_minor;
+    uint32_t async_engines;
+    uint64_t global_memory;         /* bytes */
+} sc_rec_device;
+
+typedef struct sc_rec_string {
+    uint32_t id;            /* referenced as *_id by other records; ids start at 1, 0 = none */
+    uint32_t reserved;
+} sc_rec_string;
+
+typedef struct sc_rec_call_name {
+    uint16_t domain;        /* CUpti_CallbackDomain */
+    uint16_t cbid;          /* CUpti_CallbackId within that domain */
+    uint32_t reserved;
+} sc_rec_call_name;
+
+/* What streamcheck makes of an API call; the analyzer works on this, not on CUPTI's ids. */
+enum sc_call_class {
+    SC_CALL_OTHER = 0,
+    SC_CALL_LAUNCH = 1,         /* kernel launch (runtime, driver, cooperative) */
+    SC_CALL_GRAPH_LAUNCH = 2,
+    SC_CALL_MEMCPY = 3,         /* synchronous copy */
+    SC_CALL_MEMCPY_ASYNC = 4,
+    SC_CALL_MEMSET = 5,         /* synchronous memset */
+    SC_CALL_MEMSET_ASYNC = 6,
+    SC_CALL_MALLOC = 7,         /* device allocation (cudaMalloc, cuMemAlloc, ...) */
+    SC_CALL_FREE = 8,
+    SC_CALL_HOST_ALLOC = 9,     /* pinned host allocation (cudaMallocHost, cudaHostAlloc) */
+    SC_CALL_HOST_FREE = 10,
+    SC_CALL_HOST_REGISTER = 11,
+    SC_CALL_HOST_UNREGISTER = 12,
+    SC_CALL_STREAM_CREATE = 13,
+    SC_CALL_STREAM_DESTROY = 14,
+    SC_CALL_EVENT_RECORD = 15,
+    SC_CALL_EVENT_WAIT = 16,    /* cudaStreamWaitEvent */
+    SC_CALL_EVENT_SYNC = 17,
+    SC_CALL_STREAM_SYNC = 18,
+    SC_CALL_DEVICE_SYNC = 19,   /* cudaDeviceSynchronize, cuCtxSynchronize */
+    SC_CALL_STREAM_QUERY = 20,
+    SC_CALL_EVENT_QUERY = 21,
+    SC_CALL_SET_LIMIT = 22,     /* cudaDeviceSetLimit, cudaDeviceSetCacheConfig, ... */
+    SC_CALL_MALLOC_ASYNC = 23,  /* stream-ordered allocation: no implicit sync */
+    SC_CALL_FREE_ASYNC = 24,
+};
+
+/* sc_rec_api.stream when the call takes no stream argument */
+#define SC_STREAM_NONE UINT64_MAX
+
+enum sc_api_flags {
+    SC_API_PER_THREAD = 1u << 0,    /* a _ptsz/_ptds variant: handle 0 means per-thread stream */
+    SC_API_DRIVER = 1u << 1,        /* driver-API domain (else runtime) */
+};
+
+typedef struct sc_rec_api {
+    uint64_t start_ns, end_ns;      /* API entry and exit, CUPTI clock */
+    uint64_t stream;                /* stream handle argument, SC_STREAM_NONE if none */
+    uint64_t bytes;                 /* copy/memset/allocation size, 0 if none */
+    uint64_t aux;                   /* call-specific: created stream handle, event handle, ... */
+    uint32_t tid;                   /* kernel thread id */
+    uint32_t correlation_id;        /* joins the call to its activity records */
+    uint32_t context_id;
+    uint32_t flags;                 /* enum sc_api_flags */
+    uint16_t domain;                /* CUpti_CallbackDomain */
+    uint16_t cbid;                  /* CUpti_CallbackId */
+    uint16_t call_class;            /* enum sc_call_class */
+    uint16_t n_frames;              /* return addresses that follow, innermost first */
+    int32_t result;                 /* the call's return code */
+    uint32_t aux2;                  /* call-specific: stream flags, copy kind, ... */
+} sc_rec_api;
+
+typedef struct sc_rec_kernel {
+    uint64_t start_ns, end_ns;
+    uint64_t graph_node_id;         /* 0 when not launched from a graph */
+    uint32_t device, context_id, stream_id, correlation_id;
+    int32_t grid_x, grid_y, grid_z;
+    int32_t block_x, block_y, block_z;
+    uint32_t registers_per_thread;
+    uint32_t static_shared;         /* bytes per block */
+    uint32_t dynamic_shared;        /* bytes per block */
+    uint32_t name_id;               /* SC_REC_STRING id of the (mangled) kernel name */
+    uint32_t launch_type;           /* CUpti_ActivityLaunchType: 0 regular, 1 cooperative ... */
+    uint32_t reserved;
+} sc_rec_kernel;
+
+enum sc_memory_kind {               /* CUpti_ActivityMemoryKind values used here */
+    SC_MEM_UNKNOWN = 0, SC_MEM_PAGEABLE = 1, SC_MEM_PINNED = 2, SC_MEM_DEVICE = 3,
+    SC_MEM_ARRAY = 4, SC_MEM_MANAGED = 5, SC_MEM_DEVICE_STATIC = 6, SC_MEM_MANAGED_STATIC = 7,
+};
+
+enum sc_memcpy_flags { SC_MEMCPY_ASYNC = 1u << 0 };   /* CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC */
+
+typedef struct sc_rec_memcpy {
+    uint64_t start_ns, end_ns;
+    uint64_t bytes;
+    uint32_t device, context_id, stream_id, correlation_id;
+    uint8_t copy_kind;              /* CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP */
+    uint8_t src_kind, dst_kind;     /* enum sc_memory_kind */
+    uint8_t flags;                  /* enum sc_memcpy_flags */
+    uint32_t src_device, dst_device;
+    uint32_t reserved;
+} sc_rec_memcpy;
+
+typedef struct sc_rec_memset {
+    uint64_t start_ns, end_ns;
+    uint64_t bytes;
+    uint32_t device, context_id, stream_id, correlation_id;
+    uint32_t value;
+    uint16_t memory_kind;           /* enum sc_memory_kind */
+    uint16_t flags;                 /* bit 0: issued by an async API */
+} sc_rec_memset;
+
+enum sc_stream_flag {               /* CUpti_ActivityStreamFlag */
+    SC_STREAM_FLAG_UNKNOWN = 0,
+    SC_STREAM_FLAG_BLOCKING = 1,    /* cudaStreamCreate: synchronizes with the legacy stream */
+    SC_STREAM_FLAG_NON_BLOCKING = 2,
+    SC_STREAM_FLAG_LEGACY = 3,      /* the legacy NULL stream */
+};
+
+typedef struct sc_rec_stream {
+    uint32_t device, context_id, stream_id;
+    uint32_t flag;                  /* enum sc_stream_flag */
+    int32_t priority;
+    uint32_t correlation_id;        /* of the call that created it (0 for implicit streams) */
+} sc_rec_stream;
+
+typedef struct sc_rec_sync {
+    uint64_t start_ns, end_ns;
+    uint32_t type;                  /* CUpti_ActivitySynchronizationType: 1 event sync,
+                                       2 stream wait event, 3 stream sync, 4 context sync */
+    uint32_t context_id;
+    uint32_t stream_id;             /* CUPTI_SYNCHRONIZATION_INVALID_VALUE (~0) if none */
+    uint32_t correlation_id;
+    uint32_t event_id;
+    uint32_t reserved;
+} sc_rec_sync;
+
+enum sc_note_code {
+    SC_NOTE_INFO = 0,
+    SC_NOTE_CUPTI_UNAVAILABLE = 1,  /* libcupti not found or too old: nothing recorded */
+    SC_NOTE_CUPTI_TAKEN = 2,        /* another profiler holds the CUPTI subscription */
+    SC_NOTE_ACTIVITY_FAILED = 3,    /* an activity kind could not be enabled */
+    SC_NOTE_WRITE_FAILED = 4,       /* the trace could not be written in full */
+    SC_NOTE_FORKED = 5,             /* the process forked; the child writes its own trace */
+};
+
+typedef struct sc_rec_note {
+    uint32_t code;                  /* enum sc_note_code */
+    uint32_t reserved;
+} sc_rec_note;
+
+typedef struct sc_rec_range {
+    uint64_t start_ns, end_ns;
+    uint32_t tid;
+    uint32_t name_id;               /* SC_REC_STRING id */
+    uint32_t domain_id;             /* SC_REC_STRING id of the NVTX domain, 0 = default */
+    uint32_t depth;                 /* nesting depth on its thread for push/pop ranges */
+} sc_rec_range;
+
+typedef struct sc_rec_end {
+    uint64_t end_ns;
+    uint64_t dropped_records;       /* cuptiActivityGetNumDroppedRecords, summed */
+    uint64_t api_records;           /* counts written, to check the file against */
+    uint64_t activity_records;
+    uint32_t reason;                /* enum sc_end_reason */
+    uint32_t reserved;
+} sc_rec_end;
+
+enum sc_end_reason { SC_END_EXIT = 1, SC_END_EXEC = 2, SC_END_DETACH = 3 };
+
+#define SC_ASSERT_SIZE(type, size) _Static_assert(sizeof(type) == (size), #type " layout changed")
+SC_ASSERT_SIZE(sc_file_header, 16);
+SC_ASSERT_SIZE(sc_record_header, 8);
+SC_ASSERT_SIZE(sc_rec_process, 32);
+SC_ASSERT_SIZE(sc_rec_module, 48);
+SC_ASSERT_SIZE(sc_rec_device, 56);
+SC_ASSERT_SIZE(sc_rec_string, 8);
+SC_ASSERT_SIZE(sc_rec_call_name, 8);
+SC_ASSERT_SIZE(sc_rec_api, 72);
+SC_ASSERT_SIZE(sc_rec_kernel, 88);
+SC_ASSERT_SIZE(sc_rec_memcpy, 56);
+SC_ASSERT_SIZE(sc_rec_memset, 48);
+SC_ASSERT_SIZE(sc_rec_stream, 24);
+SC_ASSERT_SIZE(sc_rec_sync, 40);
+SC_ASSERT_SIZE(sc_rec_note, 8);
+SC_ASSERT_SIZE(sc_rec_range, 32);
+SC_ASSERT_SIZE(sc_rec_end, 40);
+
+#endif

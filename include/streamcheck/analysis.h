@@ -21,11 +21,12 @@ typedef struct sc_overlap {
     uint64_t kernel_count;
     double concurrency;             /* kernel_sum_ns / busy_ns; 0 when busy_ns is 0 */
     uint64_t overlap_ns;            /* time in which two or more kernels ran */
-    /* Productive overlap: what the same kernels would take one after another, from the
-     * durations of their instances that ran alone (same name and launch shape); a kernel with
-     * no solo instance counts its own duration. */
+    /* Productive overlap: what the same kernels would take one after another. A kernel that
+     * ran alone counts its own duration; one that shared the device counts the median of
+     * its instances that ran alone (same name and launch shape), or, with none, its own
+     * duration (solo time unknown). */
     uint64_t solo_sum_ns;
-    uint64_t solo_known;            /* kernels whose solo duration came from a solo instance */
+    uint64_t solo_known;            /* kernels whose solo time is known */
     double speedup;                 /* solo_sum_ns / busy_ns: > 1 means overlap paid */
     uint64_t copy_busy_ns;          /* union of copy and memset intervals */
     uint64_t copy_compute_ns;       /* time a copy and a kernel ran at once */

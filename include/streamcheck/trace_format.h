@@ -211,7 +211,9 @@ enum sc_stream_flag {               /* CUpti_ActivityStreamFlag */
 };
 
 typedef struct sc_rec_stream {
-    uint32_t device, context_id, stream_id;
+    uint32_t device;                /* UINT32_MAX as written (CUPTI names only the context);
+                                       the reader fills it in from the context's other work */
+    uint32_t context_id, stream_id;
     uint32_t flag;                  /* enum sc_stream_flag */
     int32_t priority;
     uint32_t correlation_id;        /* of the call that created it (0 for implicit streams) */

@@ -1,0 +1,501 @@
+/* Loading a trace file into an sc_trace (include/streamcheck/trace.h).
+ *
+ * The whole file is read into one buffer; strings and stack frames point into it, fixed
+ * parts are copied into typed arrays (so a record written by a newer minor version, which
+ * only appends fields, still loads). Device work and calls are then sorted by start time
+ * with a stable sort, so equal times keep file order and the result is deterministic. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamcheck/trace.h"
+#include "trace/sort.h"
+
+typedef struct sc_name_entry {
+    uint32_t key;
+    const char *name;
+} sc_name_entry;
+
+typedef struct sc_loader {
+    sc_trace *t;
+    const uint8_t *data;
+    size_t size;
+    const char **strings;       /* by STRING id */
+    size_t n_strings;
+    sc_name_entry *call_names;  /* key = domain << 16 | cbid */
+    size_t n_call_names, cap_call_names;
+    size_t cap_modules, cap_devices, cap_calls, cap_kernels, cap_copies, cap_memsets,
+        cap_streams, cap_syncs, cap_ranges, cap_notes, cap_env;
+    char *err;
+    size_t err_size;
+} sc_loader;
+
+/* Grows *array (elements of `size` bytes, *cap allocated) to hold one more. */
+static void *sc_push(void **array, size_t *n, size_t *cap, size_t size)
+{
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        void *p = realloc(*array, ncap * size);
+        if (!p) return NULL;
+        *array = p;
+        *cap = ncap;
+    }
+    return (char *)*array + (*n)++ * size;
+}
+
+#define SC_PUSH(ld, field, count, capfield) \
+    sc_push((void **)&(ld)->t->field, &(ld)->t->count, &(ld)->capfield, sizeof *(ld)->t->field)
+
+/* The NUL-terminated text that follows a fixed part, or NULL if it is not terminated. */
+static const char *sc_tail_text(const uint8_t *payload, size_t payload_size, size_t fixed_size)
+{
+    if (payload_size <= fixed_size) return "";
+    const char *s = (const char *)payload + fixed_size;
+    return memchr(s, '\0', payload_size - fixed_size) ? s : NULL;
+}
+
+static int sc_fail(sc_loader *ld, size_t offset, const char *what)
+{
+    snprintf(ld->err, ld->err_size, "%s: corrupt trace: %s at byte %zu", ld->t->path, what,
+             offset);
+    return -1;
+}
+
+static int sc_set_string(sc_loader *ld, uint32_t id, const char *text)
+{
+    if (id == 0 || id > (1u << 26)) return -1;
+    if (id >= ld->n_strings) {
+        size_t n = (size_t)id + 1 > ld->n_strings * 2 ? (size_t)id + 1 : ld->n_strings * 2;
+        const char **p = realloc(ld->strings, n * sizeof *p);
+        if (!p) return -1;
+        memset(p + ld->n_strings, 0, (n - ld->n_strings) * sizeof *p);
+        ld->strings = p;
+        ld->n_strings = n;
+    }
+    ld->strings[id] = text;
+    return 0;
+}
+
+static const char *sc_string(const sc_loader *ld, uint32_t id)
+{
+    return id < ld->n_strings && ld->strings[id] ? ld->strings[id] : NULL;
+}
+
+static int sc_name_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const sc_name_entry *)a)->key, y = ((const sc_name_entry *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* Copies a fixed part, zero-filling fields an older writer did not have. */
+#define SC_COPY_FIXED(dst, payload, payload_size)                                   \
+    do {                                                                            \
+        memset(&(dst), 0, sizeof(dst));                                             \
+        memcpy(&(dst), (payload), (payload_size) < sizeof(dst) ? (payload_size) : sizeof(dst)); \
+    } while (0)
+
+/* Minimum payload sizes: the fields of version 1.0. A record shorter than that is corrupt. */
+static size_t sc_fixed_size(uint16_t kind)
+{
+    switch (kind) {
+    case SC_REC_PROCESS: return sizeof(sc_rec_process);
+    case SC_REC_MODULE: return sizeof(sc_rec_module);
+    case SC_REC_DEVICE: return sizeof(sc_rec_device);
+    case SC_REC_STRING: return sizeof(sc_rec_string);
+    case SC_REC_CALL_NAME: return sizeof(sc_rec_call_name);
+    case SC_REC_API: return sizeof(sc_rec_api);
+    case SC_REC_KERNEL: return sizeof(sc_rec_kernel);
+    case SC_REC_MEMCPY: return sizeof(sc_rec_memcpy);
+    case SC_REC_MEMSET: return sizeof(sc_rec_memset);
+    case SC_REC_STREAM: return sizeof(sc_rec_stream);
+    case SC_REC_SYNC: return sizeof(sc_rec_sync);
+    case SC_REC_NOTE: return sizeof(sc_rec_note);
+    case SC_REC_ENV: return 0;
+    case SC_REC_RANGE: return sizeof(sc_rec_range);
+    case SC_REC_END: return sizeof(sc_rec_end);
+    default: return 0;
+    }
+}
+
+static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t n,
+                          size_t offset)
+{
+    sc_trace *t = ld->t;
+    size_t fixed = sc_fixed_size(kind);
+    const char *text = NULL;
+    if (n < fixed) return sc_fail(ld, offset, "record shorter than its kind");
+    switch (kind) {
+    case SC_REC_PROCESS:
+    case SC_REC_MODULE:
+    case SC_REC_DEVICE:
+    case SC_REC_STRING:
+    case SC_REC_CALL_NAME:
+    case SC_REC_NOTE:
+    case SC_REC_ENV:
+        text = sc_tail_text(p, n, fixed);
+        if (!text) return sc_fail(ld, offset, "unterminated text");
+        break;
+    default:
+        break;
+    }
+    switch (kind) {
+    case SC_REC_PROCESS:
+        SC_COPY_FIXED(t->process, p, n);
+        t->has_process = true;
+        t->exe = text;
+        return 0;
+    case SC_REC_MODULE: {
+        sc_module *m = SC_PUSH(ld, modules, n_modules, cap_modules);
+        if (!m) break;
+        SC_COPY_FIXED(m->rec, p, n);
+        m->path = text;
+        return 0;
+    }
+    case SC_REC_DEVICE: {
+        sc_device *d = SC_PUSH(ld, devices, n_devices, cap_devices);
+        if (!d) break;
+        SC_COPY_FIXED(d->rec, p, n);
+        d->name = text;
+        return 0;
+    }
+    case SC_REC_STRING: {
+        sc_rec_string s;
+        SC_COPY_FIXED(s, p, n);
+        if (sc_set_string(ld, s.id, text) != 0) return sc_fail(ld, offset, "bad string id");
+        return 0;
+    }
+    case SC_REC_CALL_NAME: {
+        sc_rec_call_name c;
+        SC_COPY_FIXED(c, p, n);
+        sc_name_entry *e = sc_push((void **)&ld->call_names, &ld->n_call_names,
+                                   &ld->cap_call_names, sizeof *e);
+        if (!e) break;
+        e->key = (uint32_t)c.domain << 16 | c.cbid;
+        e->name = text;
+        return 0;
+    }
+    case SC_REC_API: {
+        sc_api_call *c = SC_PUSH(ld, calls, n_calls, cap_calls);
+        if (!c) break;
+        SC_COPY_FIXED(c->rec, p, n);
+        /* Frames follow the fixed part as written by this major version; a newer minor
+         * version could only grow the fixed part, so frames are found from the end. */
+        size_t frames_size = (size_t)c->rec.n_frames * sizeof(uint64_t);
+        if (frames_size > n - sizeof(sc_rec_api)) return sc_fail(ld, offset, "frames overrun");
+        c->frames = (const uint64_t *)(p + sizeof(sc_rec_api));
+        return 0;
+    }
+    case SC_REC_KERNEL: {
+        sc_kernel *k = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
+        if (!k) break;
+        SC_COPY_FIXED(k->rec, p, n);
+        return 0;
+    }
+    case SC_REC_MEMCPY: {
+        sc_rec_memcpy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
+        if (!c) break;
+        SC_COPY_FIXED(*c, p, n);
+        return 0;
+    }
+    case SC_REC_MEMSET: {
+        sc_rec_memset *s = SC_PUSH(ld, memsets, n_memsets, cap_memsets);
+        if (!s) break;
+        SC_COPY_FIXED(*s, p, n);
+        return 0;
+    }
+    case SC_REC_STREAM: {
+        sc_rec_stream *s = SC_PUSH(ld, streams, n_streams, cap_streams);
+        if (!s) break;
+        SC_COPY_FIXED(*s, p, n);
+        return 0;
+    }
+    case SC_REC_SYNC: {
+        sc_rec_sync *s = SC_PUSH(ld, syncs, n_syncs, cap_syncs);
+        if (!s) break;
+        SC_COPY_FIXED(*s, p, n);
+        return 0;
+    }
+    case SC_REC_NOTE: {
+        sc_note *note = SC_PUSH(ld, notes, n_notes, cap_notes);
+        if (!note) break;
+        sc_rec_note r;
+        SC_COPY_FIXED(r, p, n);
+        note->code = r.code;
+        note->text = text;
+        return 0;
+    }
+    case SC_REC_ENV: {
+        const char **e = SC_PUSH(ld, env, n_env, cap_env);
+        if (!e) break;
+        *e = text;
+        return 0;
+    }
+    case SC_REC_RANGE: {
+        sc_range *r = SC_PUSH(ld, ranges, n_ranges, cap_ranges);
+        if (!r) break;
+        SC_COPY_FIXED(r->rec, p, n);
+        return 0;
+    }
+    case SC_REC_END:
+        SC_COPY_FIXED(t->end, p, n);
+        t->has_end = true;
+        return 0;
+    default:
+        return 0; /* a kind from a newer minor version: skipped, its size told us how */
+    }
+    snprintf(ld->err, ld->err_size, "%s: out of memory", t->path);
+    return -1;
+}
+
+static const char *sc_call_name(const sc_loader *ld, uint16_t domain, uint16_t cbid)
+{
+    sc_name_entry key = {.key = (uint32_t)domain << 16 | cbid};
+    const sc_name_entry *e =
+        ld->n_call_names ? bsearch(&key, ld->call_names, ld->n_call_names, sizeof key, sc_name_cmp)
+                         : NULL;
+    return e ? e->name : "?";
+}
+
+static int sc_by_call_start(const void *a, const void *b)
+{
+    uint64_t x = ((const sc_api_call *)a)->rec.start_ns, y = ((const sc_api_call *)b)->rec.start_ns;
+    return x < y ? -1 : x > y;
+}
+static int sc_by_kernel_start(const void *a, const void *b)
+{
+    uint64_t x = ((const sc_kernel *)a)->rec.start_ns, y = ((const sc_kernel *)b)->rec.start_ns;
+    return x < y ? -1 : x > y;
+}
+static int sc_by_copy_start(const void *a, const void *b)
+{
+    uint64_t x = ((const sc_rec_memcpy *)a)->start_ns, y = ((const sc_rec_memcpy *)b)->start_ns;
+    return x < y ? -1 : x > y;
+}
+static int sc_by_memset_start(const void *a, const void *b)
+{
+    uint64_t x = ((const sc_rec_memset *)a)->start_ns, y = ((const sc_rec_memset *)b)->start_ns;
+    return x < y ? -1 : x > y;
+}
+static int sc_by_sync_start(const void *a, const void *b)
+{
+    uint64_t x = ((const sc_rec_sync *)a)->start_ns, y = ((const sc_rec_sync *)b)->start_ns;
+    return x < y ? -1 : x > y;
+}
+static int sc_by_range_start(const void *a, const void *b)
+{
+    uint64_t x = ((const sc_range *)a)->rec.start_ns, y = ((const sc_range *)b)->rec.start_ns;
+    return x < y ? -1 : x > y;
+}
+
+/* CUPTI's stream records name a context, not a device; every other device record names
+ * both, so the device of a stream is the device of its context. Contexts are few. */
+enum { SC_MAX_CONTEXTS = 256 };
+typedef struct sc_context_map {
+    uint32_t context[SC_MAX_CONTEXTS], device[SC_MAX_CONTEXTS];
+    size_t n;
+} sc_context_map;
+
+static void sc_context_note(sc_context_map *m, uint32_t context, uint32_t device)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->context[i] == context) return;
+    if (m->n < SC_MAX_CONTEXTS) {
+        m->context[m->n] = context;
+        m->device[m->n++] = device;
+    }
+}
+
+static void sc_fill_stream_devices(sc_trace *t)
+{
+    sc_context_map m = {.n = 0};
+    for (size_t k = 0; k < t->n_kernels; k++)
+        sc_context_note(&m, t->kernels[k].rec.context_id, t->kernels[k].rec.device);
+    for (size_t k = 0; k < t->n_copies; k++)
+        sc_context_note(&m, t->copies[k].context_id, t->copies[k].device);
+    for (size_t k = 0; k < t->n_memsets; k++)
+        sc_context_note(&m, t->memsets[k].context_id, t->memsets[k].device);
+    for (size_t i = 0; i < t->n_streams; i++) {
+        sc_rec_stream *s = &t->streams[i];
+        for (size_t c = 0; c < m.n && s->device == UINT32_MAX; c++)
+            if (m.context[c] == s->context_id) s->device = m.device[c];
+    }
+}
+
+/* Names, then time order: the part of loading that needs every record. */
+static int sc_finish_load(sc_loader *ld)
+{
+    sc_trace *t = ld->t;
+    sc_fill_stream_devices(t);
+    if (ld->n_call_names) qsort(ld->call_names, ld->n_call_names, sizeof *ld->call_names, sc_name_cmp);
+    for (size_t i = 0; i < t->n_calls; i++)
+        t->calls[i].name = sc_call_name(ld, t->calls[i].rec.domain, t->calls[i].rec.cbid);
+    for (size_t i = 0; i < t->n_kernels; i++) {
+        const char *s = sc_string(ld, t->kernels[i].rec.name_id);
+        t->kernels[i].name = s ? s : "?";
+    }
+    for (size_t i = 0; i < t->n_ranges; i++) {
+        const char *s = sc_string(ld, t->ranges[i].rec.name_id);
+        t->ranges[i].name = s ? s : "?";
+        t->ranges[i].domain = sc_string(ld, t->ranges[i].rec.domain_id);
+    }
+    if (sc_stable_sort(t->calls, t->n_calls, sizeof *t->calls, sc_by_call_start) ||
+        sc_stable_sort(t->kernels, t->n_kernels, sizeof *t->kernels, sc_by_kernel_start) ||
+        sc_stable_sort(t->copies, t->n_copies, sizeof *t->copies, sc_by_copy_start) ||
+        sc_stable_sort(t->memsets, t->n_memsets, sizeof *t->memsets, sc_by_memset_start) ||
+        sc_stable_sort(t->syncs, t->n_syncs, sizeof *t->syncs, sc_by_sync_start) ||
+        sc_stable_sort(t->ranges, t->n_ranges, sizeof *t->ranges, sc_by_range_start)) {
+        snprintf(ld->err, ld->err_size, "%s: out of memory", t->path);
+        return -1;
+    }
+    return 0;
+}
+
+static int sc_read_file(const char *path, uint8_t **data, size_t *size, char *err, size_t err_size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap) break;
+        uint8_t *p = realloc(buf, cap * 2);
+        if (!p) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = p;
+        cap *= 2;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (!buf || failed) {
+        snprintf(err, err_size, "%s: %s", path, buf ? "read error" : "out of memory");
+        free(buf);
+        return -1;
+    }
+    *data = buf;
+    *size = n;
+    return 0;
+}
+
+static int sc_check_header(sc_loader *ld)
+{
+    sc_trace *t = ld->t;
+    sc_file_header h;
+    if (ld->size < sizeof h || memcmp(ld->data, SC_TRACE_MAGIC, sizeof SC_TRACE_MAGIC) != 0) {
+        snprintf(ld->err, ld->err_size, "%s: not a streamcheck trace (%s)", t->path,
+                 ld->size < sizeof h ? "file too short" : "wrong magic");
+        return -1;
+    }
+    memcpy(&h, ld->data, sizeof h);
+    t->version_major = h.version_major;
+    t->version_minor = h.version_minor;
+    if (h.version_major != SC_TRACE_VERSION_MAJOR) {
+        snprintf(ld->err, ld->err_size,
+                 "%s: trace format %u.%u %s; this streamcheck reads format %d.x",
+                 t->path, h.version_major, h.version_minor,
+                 h.version_major > SC_TRACE_VERSION_MAJOR ? "was written by a newer streamcheck"
+                                                          : "is too old",
+                 SC_TRACE_VERSION_MAJOR);
+        return -1;
+    }
+    if (h.header_size < sizeof h || h.header_size > ld->size || h.header_size % 8) {
+        snprintf(ld->err, ld->err_size, "%s: corrupt trace: header size %u", t->path,
+                 h.header_size);
+        return -1;
+    }
+    return (int)h.header_size;
+}
+
+static int sc_parse(sc_loader *ld)
+{
+    sc_trace *t = ld->t;
+    int start = sc_check_header(ld);
+    if (start < 0) return -1;
+    size_t off = (size_t)start;
+    while (off < ld->size) {
+        sc_record_header h;
+        if (ld->size - off < sizeof h) break; /* truncated: handled below */
+        memcpy(&h, ld->data + off, sizeof h);
+        if (h.size < sizeof h || h.size % 8) return sc_fail(ld, off, "bad record size");
+        if (h.size > ld->size - off) break;
+        if (t->has_end) return sc_fail(ld, off, "record after the end record");
+        if (sc_load_record(ld, h.kind, ld->data + off + sizeof h, h.size - sizeof h, off) != 0)
+            return -1;
+        off += h.size;
+    }
+    if (off < ld->size) {
+        t->status = SC_TRACE_TRUNCATED;
+        snprintf(t->status_detail, sizeof t->status_detail,
+                 "the last record is cut short at byte %zu of %zu: the process stopped while "
+                 "writing; everything before it is kept",
+                 off, ld->size);
+    } else if (!t->has_end) {
+        t->status = SC_TRACE_PARTIAL;
+        snprintf(t->status_detail, sizeof t->status_detail,
+                 "no end record: the process crashed, was killed, exec'd or is still running; "
+                 "the report covers what was recorded until then");
+    }
+    return sc_finish_load(ld);
+}
+
+int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    out->path = strdup(path);
+    if (!out->path) {
+        snprintf(err, err_size, "%s: out of memory", path);
+        return -1;
+    }
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (sc_read_file(path, &data, &size, err, err_size) != 0) {
+        sc_trace_free(out);
+        return -1;
+    }
+    out->storage = data;
+    sc_loader ld = {.t = out, .data = data, .size = size, .err = err, .err_size = err_size};
+    int rc = sc_parse(&ld);
+    free(ld.strings);
+    free(ld.call_names);
+    if (rc != 0) sc_trace_free(out);
+    return rc;
+}
+
+void sc_trace_free(sc_trace *t)
+{
+    free(t->path);
+    free(t->modules);
+    free(t->devices);
+    free(t->calls);
+    free(t->kernels);
+    free(t->copies);
+    free(t->memsets);
+    free(t->streams);
+    free(t->syncs);
+    free(t->ranges);
+    free(t->notes);
+    free(t->env);
+    free(t->storage);
+    memset(t, 0, sizeof *t);
+}
+
+const sc_device *sc_trace_device(const sc_trace *t, uint32_t device)
+{
+    for (size_t i = 0; i < t->n_devices; i++)
+        if (t->devices[i].rec.device == device) return &t->devices[i];
+    return NULL;
+}
+
+const sc_module *sc_trace_module_at(const sc_trace *t, uint64_t addr)
+{
+    for (size_t i = 0; i < t->n_modules; i++)
+        if (addr >= t->modules[i].rec.lo && addr < t->modules[i].rec.hi) return &t->modules[i];
+    return NULL;
+}

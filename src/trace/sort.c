@@ -1,0 +1,41 @@
+#include "trace/sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bottom-up merge sort between base and a scratch buffer. Inputs are mostly sorted already
+ * (records arrive roughly in time order), and merging a sorted run costs one pass. */
+int sc_stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n < 2) return 0;
+    char *a = base, *b = malloc(n * size);
+    if (!b) return -1;
+    char *src = a, *dst = b;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            /* Already in order: copy the run in one go. */
+            if (mid < hi && cmp(src + (mid - 1) * size, src + mid * size) <= 0) {
+                memcpy(dst + lo * size, src + lo * size, (hi - lo) * size);
+                continue;
+            }
+            while (i < mid && j < hi) {
+                if (cmp(src + j * size, src + i * size) < 0)
+                    memcpy(dst + k++ * size, src + j++ * size, size);
+                else
+                    memcpy(dst + k++ * size, src + i++ * size, size);
+            }
+            memcpy(dst + k * size, src + i * size, (mid - i) * size);
+            k += mid - i;
+            memcpy(dst + k * size, src + j * size, (hi - j) * size);
+        }
+        char *tmp = src;
+        src = dst;
+        dst = tmp;
+    }
+    if (src != a) memcpy(a, src, n * size);
+    free(b);
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* Writing a trace file: one per process, created as NAME.sctrace.partial and renamed to
+ * NAME.sctrace once the process finished, so a crashed run is recognizable by its name and
+ * still holds every record written before the crash. Thread-safe: whole record batches are
+ * appended under one lock. No CUDA here. */
+#ifndef SC_TRACE_WRITER_H
+#define SC_TRACE_WRITER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct sc_writer {
+    int fd;
+    bool failed;                /* a write failed: stop writing, the file keeps its prefix */
+    pthread_mutex_t lock;
+    char partial_path[4096];
+    char final_path[4096];
+} sc_writer;
+
+/* Creates DIR (one level, if missing) and DIR/BASE-PID.sctrace.partial and writes the
+ * file header. Returns 0, or -1 with a message in err. */
+int sc_writer_open(sc_writer *w, const char *dir, const char *base, pid_t pid, char *err,
+                   size_t err_size);
+/* Appends bytes that hold whole records. Returns 0, or -1 once writing has failed. */
+int sc_writer_append(sc_writer *w, const void *data, size_t size);
+/* Closes the file and renames it to its final name. Returns 0 or -1 (err filled). */
+int sc_writer_finish(sc_writer *w, char *err, size_t err_size);
+/* Closes the file without renaming (a forked child dropping its parent's file). */
+void sc_writer_abandon(sc_writer *w);
+
+#endif

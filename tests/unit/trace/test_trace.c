@@ -1,0 +1,270 @@
+/* Trace writer and reader: a round trip, and every way a file can be damaged. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "streamcheck/trace.h"
+#include "trace/record.h"
+#include "trace/writer.h"
+
+static char tmpdir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/sc-trace-test-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void put(sc_writer *w, uint16_t kind, const void *fixed, size_t fixed_size,
+                const void *tail, size_t tail_size)
+{
+    uint8_t buf[4096];
+    size_t n = sc_record_encode(buf, kind, fixed, fixed_size, tail, tail_size);
+    assert_int_equal(sc_writer_append(w, buf, n), 0);
+}
+
+/* Writes a small trace: two kernels out of time order, a call with a stack, names. */
+static void write_sample(sc_writer *w, int with_end)
+{
+    sc_rec_process p = {.pid = 42, .ppid = 1, .start_ns = 1000, .attach = SC_ATTACH_PRELOAD};
+    put(w, SC_REC_PROCESS, &p, sizeof p, "/bin/app", 9);
+    sc_rec_string s = {.id = 1};
+    put(w, SC_REC_STRING, &s, sizeof s, "_Z4spinv", 9);
+    sc_rec_call_name cn = {.domain = 1, .cbid = 211};
+    put(w, SC_REC_CALL_NAME, &cn, sizeof cn, "cudaLaunchKernel", 17);
+    sc_rec_kernel k2 = {.start_ns = 5000, .end_ns = 6000, .stream_id = 7, .name_id = 1,
+                        .correlation_id = 2};
+    sc_rec_kernel k1 = {.start_ns = 2000, .end_ns = 4000, .stream_id = 7, .name_id = 1,
+                        .correlation_id = 1};
+    put(w, SC_REC_KERNEL, &k2, sizeof k2, NULL, 0);
+    put(w, SC_REC_KERNEL, &k1, sizeof k1, NULL, 0);
+    uint64_t frames[3] = {0x401000, 0x401234, 0x7f0000001000};
+    sc_rec_api a = {.start_ns = 1500, .end_ns = 1600, .stream = 0, .correlation_id = 1,
+                    .domain = 1, .cbid = 211, .call_class = SC_CALL_LAUNCH, .n_frames = 3};
+    put(w, SC_REC_API, &a, sizeof a, frames, sizeof frames);
+    sc_rec_module m = {.bias = 0, .lo = 0x400000, .hi = 0x500000};
+    put(w, SC_REC_MODULE, &m, sizeof m, "/bin/app", 9);
+    put(w, SC_REC_ENV, NULL, 0, "CUDA_LAUNCH_BLOCKING=1", 23);
+    if (with_end) {
+        sc_rec_end e = {.end_ns = 9000, .dropped_records = 3, .api_records = 1};
+        put(w, SC_REC_END, &e, sizeof e, NULL, 0);
+    }
+}
+
+static void path_of(char *out, size_t n, const char *name) { snprintf(out, n, "%s/%s", tmpdir, name); }
+
+static void make_trace(int with_end, char *path, size_t n)
+{
+    sc_writer w;
+    char err[256];
+    assert_int_equal(sc_writer_open(&w, tmpdir, "app", 42, err, sizeof err), 0);
+    write_sample(&w, with_end);
+    assert_int_equal(sc_writer_finish(&w, err, sizeof err), 0);
+    path_of(path, n, "app-42.sctrace");
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    char path[512], err[512];
+    make_trace(1, path, sizeof path);
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.status, SC_TRACE_COMPLETE);
+    assert_true(t.has_process);
+    assert_int_equal(t.process.pid, 42);
+    assert_string_equal(t.exe, "/bin/app");
+    assert_int_equal(t.n_kernels, 2);
+    /* sorted by start time, whatever the file order */
+    assert_int_equal(t.kernels[0].rec.start_ns, 2000);
+    assert_int_equal(t.kernels[1].rec.start_ns, 5000);
+    assert_string_equal(t.kernels[0].name, "_Z4spinv");
+    assert_int_equal(t.n_calls, 1);
+    assert_string_equal(t.calls[0].name, "cudaLaunchKernel");
+    assert_int_equal(t.calls[0].rec.n_frames, 3);
+    assert_int_equal(t.calls[0].frames[1], 0x401234);
+    assert_int_equal(t.n_env, 1);
+    assert_string_equal(t.env[0], "CUDA_LAUNCH_BLOCKING=1");
+    assert_true(t.has_end);
+    assert_int_equal(t.end.dropped_records, 3);
+    assert_non_null(sc_trace_module_at(&t, 0x401234));
+    assert_null(sc_trace_module_at(&t, 0x7f0000001000));
+    sc_trace_free(&t);
+}
+
+static void test_partial_name_while_running(void **state)
+{
+    (void)state;
+    sc_writer w;
+    char err[256], path[512];
+    assert_int_equal(sc_writer_open(&w, tmpdir, "run", 7, err, sizeof err), 0);
+    write_sample(&w, 0);
+    /* not finished: the file keeps its .partial name and loads as partial */
+    path_of(path, sizeof path, "run-7.sctrace.partial");
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.status, SC_TRACE_PARTIAL);
+    assert_non_null(strstr(t.status_detail, "no end record"));
+    assert_int_equal(t.n_kernels, 2);
+    sc_trace_free(&t);
+    sc_writer_abandon(&w);
+}
+
+static long file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+static void test_truncated_keeps_prefix(void **state)
+{
+    (void)state;
+    char path[512], err[512];
+    make_trace(1, path, sizeof path);
+    /* cut the file inside its last record (the END record is 48 bytes) */
+    assert_int_equal(truncate(path, file_size(path) - 20), 0);
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.status, SC_TRACE_TRUNCATED);
+    assert_non_null(strstr(t.status_detail, "cut short"));
+    assert_false(t.has_end);
+    assert_int_equal(t.n_kernels, 2);
+    sc_trace_free(&t);
+}
+
+static void patch(const char *path, long offset, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, offset, SEEK_SET);
+    assert_int_equal(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+}
+
+static void test_corrupt_record_size(void **state)
+{
+    (void)state;
+    char path[512], err[512];
+    make_trace(1, path, sizeof path);
+    uint32_t bad = 13; /* not a multiple of 8 */
+    patch(path, sizeof(sc_file_header) + 4, &bad, sizeof bad);
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "corrupt trace"));
+    assert_non_null(strstr(err, path));
+}
+
+static void test_not_a_trace(void **state)
+{
+    (void)state;
+    char path[512], err[512];
+    path_of(path, sizeof path, "notes.txt");
+    FILE *f = fopen(path, "w");
+    fputs("hello, this is not a trace file at all\n", f);
+    fclose(f);
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a streamcheck trace"));
+}
+
+static void test_newer_major_refused(void **state)
+{
+    (void)state;
+    char path[512], err[512];
+    make_trace(1, path, sizeof path);
+    uint16_t major = SC_TRACE_VERSION_MAJOR + 1;
+    patch(path, 8, &major, sizeof major);
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "newer streamcheck"));
+}
+
+static void test_unknown_kind_and_longer_record_accepted(void **state)
+{
+    (void)state;
+    sc_writer w;
+    char err[256], path[512];
+    assert_int_equal(sc_writer_open(&w, tmpdir, "future", 9, err, sizeof err), 0);
+    uint8_t blob[24] = {1, 2, 3};
+    put(&w, 200, blob, sizeof blob, NULL, 0); /* a kind from a newer minor version */
+    /* a kernel record with 16 more bytes of fields appended by a newer minor version */
+    uint8_t longer[sizeof(sc_rec_kernel) + 16] = {0};
+    sc_rec_kernel k = {.start_ns = 10, .end_ns = 20, .stream_id = 3};
+    memcpy(longer, &k, sizeof k);
+    put(&w, SC_REC_KERNEL, longer, sizeof longer, NULL, 0);
+    assert_int_equal(sc_writer_finish(&w, err, sizeof err), 0);
+    path_of(path, sizeof path, "future-9.sctrace");
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.n_kernels, 1);
+    assert_int_equal(t.kernels[0].rec.end_ns, 20);
+    assert_string_equal(t.kernels[0].name, "?");
+    sc_trace_free(&t);
+}
+
+static void test_unwritable_folder(void **state)
+{
+    (void)state;
+    sc_writer w;
+    char err[256];
+    assert_int_equal(sc_writer_open(&w, "/proc/no-such-place/out", "app", 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/proc/no-such-place/out"));
+}
+
+static void test_stable_order_for_equal_starts(void **state)
+{
+    (void)state;
+    sc_writer w;
+    char err[256], path[512];
+    assert_int_equal(sc_writer_open(&w, tmpdir, "ties", 5, err, sizeof err), 0);
+    for (uint32_t i = 0; i < 100; i++) {
+        sc_rec_kernel k = {.start_ns = 100 - i / 10, .end_ns = 200, .correlation_id = i};
+        put(&w, SC_REC_KERNEL, &k, sizeof k, NULL, 0);
+    }
+    assert_int_equal(sc_writer_finish(&w, err, sizeof err), 0);
+    path_of(path, sizeof path, "ties-5.sctrace");
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
+    for (size_t i = 1; i < t.n_kernels; i++) {
+        const sc_rec_kernel *a = &t.kernels[i - 1].rec, *b = &t.kernels[i].rec;
+        assert_true(a->start_ns <= b->start_ns);
+        if (a->start_ns == b->start_ns) assert_true(a->correlation_id < b->correlation_id);
+    }
+    sc_trace_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_partial_name_while_running),
+        cmocka_unit_test(test_truncated_keeps_prefix),
+        cmocka_unit_test(test_corrupt_record_size),
+        cmocka_unit_test(test_not_a_trace),
+        cmocka_unit_test(test_newer_major_refused),
+        cmocka_unit_test(test_unknown_kind_and_longer_record_accepted),
+        cmocka_unit_test(test_unwritable_folder),
+        cmocka_unit_test(test_stable_order_for_equal_starts),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

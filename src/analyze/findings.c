@@ -1,0 +1,205 @@
+/* Assembling findings: see findings.h. */
+#include "analyze/findings.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sc_finding_begin(sc_finding_builder *b, const char *rule, const char *fix)
+{
+    memset(b, 0, sizeof(*b));
+    b->finding.rule = rule;
+    b->finding.fix = fix;
+    b->finding.severity = SC_SEV_NOTE;
+}
+
+static void sc_evidence_put(sc_evidence *ev, size_t *n, const char *key, double value,
+                            const char *unit)
+{
+    if (*n >= SC_MAX_EVIDENCE)
+        return;
+    ev[(*n)++] = (sc_evidence){key, value, unit};
+}
+
+void sc_instance_evidence(sc_instance *inst, const char *key, double value, const char *unit)
+{
+    sc_evidence_put(inst->evidence, &inst->n_evidence, key, value, unit);
+}
+
+void sc_finding_total(sc_finding_builder *b, const char *key, double value, const char *unit)
+{
+    sc_evidence_put(b->finding.totals, &b->finding.n_totals, key, value, unit);
+}
+
+/* FNV-1a over the frames and the function name: the identity of a call site. */
+static uint64_t sc_site_hash(const sc_api_call *call)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint16_t i = 0; i < call->rec.n_frames; i++) {
+        uint64_t f = call->frames[i];
+        for (int byte = 0; byte < 8; byte++) {
+            h ^= (f >> (8 * byte)) & 0xff;
+            h *= 1099511628211ull;
+        }
+    }
+    for (const char *c = call->name ? call->name : ""; *c; c++) {
+        h ^= (unsigned char)*c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static bool sc_worse(const sc_instance *a, const sc_instance *b)
+{
+    if (a->cost_ns != b->cost_ns)
+        return a->cost_ns > b->cost_ns;
+    return sc_dur(a->start_ns, a->end_ns) > sc_dur(b->start_ns, b->end_ns);
+}
+
+static int sc_site_entry_push(sc_finding_builder *b, const sc_api_call *call, uint64_t cost)
+{
+    if (b->n_entries == b->cap_entries) {
+        size_t cap = b->cap_entries ? b->cap_entries * 2 : 16;
+        sc_site_entry *p = realloc(b->entries, cap * sizeof(*p));
+        if (!p)
+            return -1;
+        b->entries = p;
+        b->cap_entries = cap;
+    }
+    b->entries[b->n_entries] = (sc_site_entry){call, sc_site_hash(call), cost, b->n_entries};
+    b->n_entries++;
+    return 0;
+}
+
+int sc_finding_add(sc_finding_builder *b, const sc_instance *inst)
+{
+    sc_finding *f = &b->finding;
+    if (!b->has_instance || inst->start_ns < f->first.start_ns)
+        f->first = *inst;
+    if (!b->has_instance || sc_worse(inst, &f->worst))
+        f->worst = *inst;
+    b->has_instance = true;
+    f->count++;
+    f->cost_ns += inst->cost_ns;
+    return inst->call ? sc_site_entry_push(b, inst->call, inst->cost_ns) : 0;
+}
+
+/* Orders entries so that the same stack is contiguous, earliest first. */
+static int sc_site_stack_cmp(const sc_site_entry *x, const sc_site_entry *y)
+{
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    const sc_api_call *a = x->call, *b = y->call;
+    if (a->rec.n_frames != b->rec.n_frames)
+        return a->rec.n_frames < b->rec.n_frames ? -1 : 1;
+    for (uint16_t i = 0; i < a->rec.n_frames; i++)
+        if (a->frames[i] != b->frames[i])
+            return a->frames[i] < b->frames[i] ? -1 : 1;
+    return strcmp(a->name ? a->name : "", b->name ? b->name : "");
+}
+
+static int sc_site_entry_cmp(const void *pa, const void *pb)
+{
+    const sc_site_entry *x = pa, *y = pb;
+    int c = sc_site_stack_cmp(x, y);
+    if (c != 0)
+        return c;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A grouped site, with the order of its first instance to break ties. */
+typedef struct sc_site_rank {
+    sc_site site;
+    size_t order;
+} sc_site_rank;
+
+static int sc_site_rank_cmp(const void *pa, const void *pb)
+{
+    const sc_site_rank *x = pa, *y = pb;
+    if (x->site.cost_ns != y->site.cost_ns)
+        return x->site.cost_ns > y->site.cost_ns ? -1 : 1;
+    if (x->site.count != y->site.count)
+        return x->site.count > y->site.count ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Groups the entries by stack and keeps the SC_MAX_SITES costliest. */
+static int sc_finding_sites(sc_finding_builder *b)
+{
+    size_t n = b->n_entries;
+    if (n == 0)
+        return 0;
+    qsort(b->entries, n, sizeof(*b->entries), sc_site_entry_cmp);
+    sc_site_rank *ranks = malloc(n * sizeof(*ranks));
+    if (!ranks)
+        return -1;
+    size_t n_ranks = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sc_site_entry *e = &b->entries[i];
+        if (i == 0 || sc_site_stack_cmp(&b->entries[i - 1], e) != 0)
+            ranks[n_ranks++] = (sc_site_rank){{e->call, 0, 0}, e->order};
+        ranks[n_ranks - 1].site.count++;
+        ranks[n_ranks - 1].site.cost_ns += e->cost_ns;
+    }
+    qsort(ranks, n_ranks, sizeof(*ranks), sc_site_rank_cmp);
+    b->finding.n_sites = n_ranks < SC_MAX_SITES ? n_ranks : SC_MAX_SITES;
+    for (size_t i = 0; i < b->finding.n_sites; i++)
+        b->finding.sites[i] = ranks[i].site;
+    free(ranks);
+    return 0;
+}
+
+int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list *out)
+{
+    int rc = sc_finding_sites(b);
+    sc_finding *f = &b->finding;
+    f->share = ctx->run_span_ns ? (double)f->cost_ns / (double)ctx->run_span_ns : 0.0;
+    if (rc == 0 && out->n == out->cap) {
+        size_t cap = out->cap ? out->cap * 2 : 8;
+        sc_finding *p = realloc(out->items, cap * sizeof(*p));
+        if (p) {
+            out->items = p;
+            out->cap = cap;
+        } else {
+            rc = -1;
+        }
+    }
+    if (rc == 0)
+        out->items[out->n++] = *f;
+    sc_finding_discard(b);
+    return rc;
+}
+
+void sc_finding_discard(sc_finding_builder *b)
+{
+    free(b->entries);
+    b->entries = NULL;
+    b->n_entries = b->cap_entries = 0;
+}
+
+static int sc_finding_cmp(const void *pa, const void *pb)
+{
+    const sc_finding *x = pa, *y = pb;
+    if (x->cost_ns != y->cost_ns)
+        return x->cost_ns > y->cost_ns ? -1 : 1;
+    if (x->severity != y->severity)
+        return x->severity > y->severity ? -1 : 1;
+    int c = strcmp(x->rule, y->rule);
+    if (c != 0)
+        return c;
+    /* one rule with several findings: qsort is not stable, so order them by content */
+    if (x->first.start_ns != y->first.start_ns)
+        return x->first.start_ns < y->first.start_ns ? -1 : 1;
+    return strcmp(x->title, y->title);
+}
+
+void sc_findings_sort(sc_finding *findings, size_t n)
+{
+    if (n > 1)
+        qsort(findings, n, sizeof(*findings), sc_finding_cmp);
+}
+
+void sc_finding_list_free(sc_finding_list *list)
+{
+    free(list->items);
+    memset(list, 0, sizeof(*list));
+}

@@ -1,0 +1,60 @@
+/* Assembling findings: a rule feeds instances to a builder, the builder keeps the count, the
+ * first and worst instance, the call sites (deduplicated by stack) and the cost, so every rule
+ * reports the same way and a new rule is one file plus one entry in the table in analyze.c.
+ */
+#ifndef SC_ANALYZE_FINDINGS_H
+#define SC_ANALYZE_FINDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/internal.h"
+
+/* One instance's contribution to the sites: kept until sc_finding_finish() groups them. */
+typedef struct sc_site_entry {
+    const sc_api_call *call;
+    uint64_t hash;              /* of the call's stack: makes most comparisons one compare */
+    uint64_t cost_ns;
+    size_t order;               /* when it was added: ties go to the earliest */
+} sc_site_entry;
+
+typedef struct sc_finding_builder {
+    sc_finding finding;         /* filled as instances come; the rule sets title and severity */
+    bool has_instance;
+    sc_site_entry *entries;
+    size_t n_entries, cap_entries;
+} sc_finding_builder;
+
+typedef struct sc_finding_list {
+    sc_finding *items;
+    size_t n, cap;
+} sc_finding_list;
+
+/* A rule's entry in the table of analyze.c. It appends zero or more findings to out and
+ * returns 0, or -1 with a message in err. */
+typedef int (*sc_rule_fn)(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
+typedef struct sc_rule {
+    const char *id;
+    sc_rule_fn run;
+} sc_rule;
+
+void sc_finding_begin(sc_finding_builder *b, const char *rule, const char *fix);
+/* Counts an instance: cost, first (earliest start), worst (cost, then duration), its site. */
+int sc_finding_add(sc_finding_builder *b, const sc_instance *inst);
+/* Adds a named total to the finding (ignored past SC_MAX_EVIDENCE). */
+void sc_finding_total(sc_finding_builder *b, const char *key, double value, const char *unit);
+/* Picks the top sites and the share of the run, appends the finding to out, frees the
+ * builder. Returns 0 or -1 when out of memory. */
+int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list *out);
+/* Frees the builder without producing a finding. */
+void sc_finding_discard(sc_finding_builder *b);
+
+/* Adds a named number to an instance (ignored past SC_MAX_EVIDENCE). */
+void sc_instance_evidence(sc_instance *inst, const char *key, double value, const char *unit);
+
+/* By cost (largest first), then severity (worst first), then rule id. */
+void sc_findings_sort(sc_finding *findings, size_t n);
+void sc_finding_list_free(sc_finding_list *list);
+
+#endif

@@ -1,0 +1,65 @@
+/* Shared state of one sc_analyze() run: what every rule may read.
+ *
+ * Built once by analyze.c before the rules run, read-only afterwards, so rules stay small
+ * and never recompute an index of their own.
+ */
+#ifndef SC_ANALYZE_INTERNAL_H
+#define SC_ANALYZE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "streamcheck/analysis.h"
+
+#define SC_NS_PER_US 1000.0
+
+/* A closed-open time interval [start_ns, end_ns). */
+typedef struct sc_ival {
+    uint64_t start_ns, end_ns;
+} sc_ival;
+
+/* Merged, sorted, disjoint intervals: when a device ran at least one kernel. */
+typedef struct sc_busy_list {
+    sc_ival *ivals;
+    size_t n, cap;
+} sc_busy_list;
+
+/* Correlation id -> API call, sorted by (correlation id, driver-last, record order). */
+typedef struct sc_corr_entry {
+    uint32_t correlation_id;
+    uint32_t driver;            /* 1 for driver-API calls: the runtime call names the site */
+    size_t call;                /* index into trace->calls */
+} sc_corr_entry;
+
+typedef struct sc_ctx {
+    const sc_trace *trace;
+    const sc_analysis *analysis;    /* devices and streams already filled */
+    sc_corr_entry *corr;
+    size_t n_corr;
+    sc_busy_list *busy;             /* per analysis->devices entry, same order */
+    uint64_t *kernel_solo_ns;       /* per trace->kernels entry: solo duration (solo.c) */
+    bool *kernel_solo_known;        /* per trace->kernels entry: it came from a solo instance */
+    uint64_t run_span_ns;
+} sc_ctx;
+
+/* The API call that issued the activity with this correlation id, or NULL. */
+const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id);
+/* The summary of a stream, or NULL when the trace never mentioned it. */
+const sc_stream_summary *sc_ctx_stream(const sc_ctx *ctx, uint32_t device, uint32_t context_id,
+                                       uint32_t stream_id);
+/* The busy list of a device ordinal, or NULL when it ran no kernel. */
+const sc_busy_list *sc_ctx_busy(const sc_ctx *ctx, uint32_t device);
+
+/* Interval helpers */
+static inline uint64_t sc_dur(uint64_t start_ns, uint64_t end_ns)
+{
+    return end_ns > start_ns ? end_ns - start_ns : 0;
+}
+
+static inline double sc_ns_to_us(uint64_t ns)
+{
+    return (double)ns / SC_NS_PER_US;
+}
+
+#endif

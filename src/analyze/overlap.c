@@ -1,0 +1,273 @@
+/* The overlap engine: see overlap.h. */
+#include "analyze/overlap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A start or end point of an interval. At equal times ends sort before starts, so intervals
+ * that only touch ([a,b) and [b,c)) never count as overlapping. */
+typedef struct sc_point {
+    uint64_t t;
+    uint8_t is_start;
+    uint8_t is_copy;
+    size_t pos;                 /* position in the input array of its kind */
+} sc_point;
+
+static int sc_point_cmp(const void *a, const void *b)
+{
+    const sc_point *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->is_start != y->is_start)
+        return x->is_start < y->is_start ? -1 : 1;
+    if (x->is_copy != y->is_copy)
+        return x->is_copy > y->is_copy ? -1 : 1;
+    if (x->pos != y->pos)
+        return x->pos < y->pos ? -1 : 1;
+    return 0;
+}
+
+/* Working state of one sweep. */
+typedef struct sc_sweep {
+    const sc_overlap_input *in;
+    sc_overlap_output *out;
+    size_t *active;             /* positions of the kernels running now */
+    size_t *slot;               /* per kernel position: its place in active */
+    size_t n_active;
+    size_t n_copies_active;
+    bool in_interval;           /* two or more kernels are running */
+    bool has_pending;           /* a closed interval not yet stored: the next may extend it */
+    sc_overlap_interval cur, pending;
+    uint64_t busy_open;
+    size_t iv_cap;              /* room in out->intervals */
+} sc_sweep;
+
+int sc_busy_append(sc_busy_list *list, uint64_t start_ns, uint64_t end_ns)
+{
+    if (end_ns <= start_ns)
+        return 0;
+    if (list->n > 0 && list->ivals[list->n - 1].end_ns >= start_ns) {
+        sc_ival *last = &list->ivals[list->n - 1];
+        if (end_ns > last->end_ns)
+            last->end_ns = end_ns;
+        return 0;
+    }
+    if (list->n == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 16;
+        sc_ival *p = realloc(list->ivals, cap * sizeof(*p));
+        if (!p)
+            return -1;
+        list->ivals = p;
+        list->cap = cap;
+    }
+    list->ivals[list->n++] = (sc_ival){start_ns, end_ns};
+    return 0;
+}
+
+void sc_busy_free(sc_busy_list *list)
+{
+    free(list->ivals);
+    memset(list, 0, sizeof(*list));
+}
+
+uint64_t sc_busy_uncovered(const sc_busy_list *list, uint64_t start_ns, uint64_t end_ns)
+{
+    if (end_ns <= start_ns)
+        return 0;
+    uint64_t covered = 0;
+    size_t lo = 0, hi = list ? list->n : 0;
+    /* first interval that ends after start_ns */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (list->ivals[mid].end_ns <= start_ns)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; list && i < list->n && list->ivals[i].start_ns < end_ns; i++) {
+        uint64_t a = list->ivals[i].start_ns > start_ns ? list->ivals[i].start_ns : start_ns;
+        uint64_t b = list->ivals[i].end_ns < end_ns ? list->ivals[i].end_ns : end_ns;
+        covered += sc_dur(a, b);
+    }
+    return (end_ns - start_ns) - covered;
+}
+
+static int sc_sweep_store(sc_sweep *s, const sc_overlap_interval *iv)
+{
+    sc_overlap_output *out = s->out;
+    out->n_intervals_total++;
+    if (out->n_intervals >= out->max_intervals)
+        return 0;   /* over the cap: counted, not kept */
+    if (out->n_intervals == s->iv_cap) {
+        size_t cap = s->iv_cap ? s->iv_cap * 2 : 16;
+        if (cap > out->max_intervals)
+            cap = out->max_intervals;
+        sc_overlap_interval *p = realloc(out->intervals, cap * sizeof(*p));
+        if (!p)
+            return -1;
+        out->intervals = p;
+        s->iv_cap = cap;
+    }
+    out->intervals[out->n_intervals++] = *iv;
+    return 0;
+}
+
+/* Two or more kernels are now running: start an interval, or continue the one that just
+ * closed at this same instant (so a stretch of overlap is reported once, not in pieces). */
+static void sc_sweep_open_interval(sc_sweep *s, uint64_t t, size_t a, size_t b)
+{
+    if (s->has_pending && s->pending.end_ns == t) {
+        s->cur = s->pending;
+        s->has_pending = false;
+    } else {
+        s->cur = (sc_overlap_interval){.start_ns = t, .device = s->in->device, .max_kernels = 2,
+                                       .kernel_a = s->in->kernels[a].index,
+                                       .kernel_b = s->in->kernels[b].index};
+    }
+    s->in_interval = true;
+}
+
+static int sc_sweep_close_interval(sc_sweep *s, uint64_t t)
+{
+    int rc = 0;
+    if (s->has_pending)
+        rc = sc_sweep_store(s, &s->pending);
+    s->cur.end_ns = t;
+    s->pending = s->cur;
+    s->has_pending = true;
+    s->in_interval = false;
+    return rc;
+}
+
+static int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
+{
+    bool *ov = s->out->overlapped;
+    if (s->n_active == 0)
+        s->busy_open = p->t;
+    if (s->n_active >= 1 && ov) {
+        ov[p->pos] = true;
+        if (s->n_active == 1)
+            ov[s->active[0]] = true;    /* the others were marked when they met */
+    }
+    if (s->n_active == 1 && s->out->max_intervals > 0)
+        sc_sweep_open_interval(s, p->t, s->active[0], p->pos);
+    s->slot[p->pos] = s->n_active;
+    s->active[s->n_active++] = p->pos;
+    if (s->in_interval && s->n_active > s->cur.max_kernels)
+        s->cur.max_kernels = (uint32_t)s->n_active;
+    return 0;
+}
+
+static int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
+{
+    /* swap-remove from the active set */
+    size_t at = s->slot[p->pos];
+    size_t last = s->active[--s->n_active];
+    s->active[at] = last;
+    s->slot[last] = at;
+    if (s->n_active == 1 && s->in_interval && sc_sweep_close_interval(s, p->t) != 0)
+        return -1;
+    if (s->n_active == 0 && s->out->busy &&
+        sc_busy_append(s->out->busy, s->busy_open, p->t) != 0)
+        return -1;
+    return 0;
+}
+
+/* Adds the time since the previous point to every metric the current counts allow. */
+static void sc_sweep_account(sc_sweep *s, uint64_t len)
+{
+    sc_overlap *m = s->out->metrics;
+    if (s->n_active > 0)
+        m->busy_ns += len;
+    if (s->n_active >= 2)
+        m->overlap_ns += len;
+    if (s->n_copies_active > 0) {
+        m->copy_busy_ns += len;
+        if (s->n_active > 0)
+            m->copy_compute_ns += len;
+    }
+}
+
+static size_t sc_points_fill(const sc_overlap_span *spans, size_t n, uint8_t is_copy,
+                             sc_point *pts)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (spans[i].end_ns <= spans[i].start_ns)
+            continue;   /* an empty interval overlaps nothing */
+        pts[k++] = (sc_point){spans[i].start_ns, 1, is_copy, i};
+        pts[k++] = (sc_point){spans[i].end_ns, 0, is_copy, i};
+    }
+    return k;
+}
+
+static void sc_overlap_totals(const sc_overlap_input *in, sc_overlap *m)
+{
+    for (size_t i = 0; i < in->n_kernels; i++) {
+        const sc_overlap_span *k = &in->kernels[i];
+        uint64_t end = k->end_ns > k->start_ns ? k->end_ns : k->start_ns;
+        if (m->kernel_count == 0 || k->start_ns < m->first_ns)
+            m->first_ns = k->start_ns;
+        if (m->kernel_count == 0 || end > m->last_ns)
+            m->last_ns = end;
+        m->kernel_count++;
+        m->kernel_sum_ns += sc_dur(k->start_ns, k->end_ns);
+    }
+}
+
+static int sc_sweep_run(sc_sweep *s, const sc_point *pts, size_t n_pts)
+{
+    uint64_t prev = n_pts ? pts[0].t : 0;
+    for (size_t i = 0; i < n_pts; i++) {
+        const sc_point *p = &pts[i];
+        sc_sweep_account(s, p->t - prev);
+        prev = p->t;
+        int rc = 0;
+        if (p->is_copy && p->is_start)
+            s->n_copies_active++;
+        else if (p->is_copy)
+            s->n_copies_active--;
+        else
+            rc = p->is_start ? sc_sweep_kernel_start(s, p) : sc_sweep_kernel_end(s, p);
+        if (rc != 0)
+            return -1;
+    }
+    if (s->has_pending && sc_sweep_store(s, &s->pending) != 0)
+        return -1;
+    return 0;
+}
+
+int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
+{
+    memset(out->metrics, 0, sizeof(*out->metrics));
+    out->n_intervals = out->n_intervals_total = 0;
+    if (out->overlapped && in->n_kernels)
+        memset(out->overlapped, 0, in->n_kernels * sizeof(bool));
+    sc_overlap_totals(in, out->metrics);
+
+    size_t n_max = 2 * (in->n_kernels + in->n_copies);
+    sc_point *pts = malloc((n_max ? n_max : 1) * sizeof(*pts));
+    sc_sweep s = {.in = in, .out = out};
+    s.active = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof(size_t));
+    s.slot = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof(size_t));
+    int rc = -1;
+    if (pts && s.active && s.slot) {
+        size_t n = sc_points_fill(in->kernels, in->n_kernels, 0, pts);
+        n += sc_points_fill(in->copies, in->n_copies, 1, pts + n);
+        qsort(pts, n, sizeof(*pts), sc_point_cmp);
+        rc = sc_sweep_run(&s, pts, n);
+    }
+    free(pts);
+    free(s.active);
+    free(s.slot);
+    sc_overlap *m = out->metrics;
+    m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
+    return rc;
+}
+
+void sc_overlap_set_solo(sc_overlap *m, uint64_t solo_sum_ns, uint64_t solo_known)
+{
+    m->solo_sum_ns = solo_sum_ns;
+    m->solo_known = solo_known;
+    m->speedup = m->busy_ns ? (double)solo_sum_ns / (double)m->busy_ns : 0.0;
+}

@@ -1,0 +1,55 @@
+/* The overlap engine: a sweep line over the start and end points of a set of intervals.
+ *
+ * One sort, one pass in time order; the working state is the set of kernels running at the
+ * current point (bounded by the largest concurrency reached), so memory stays proportional
+ * to the input. Used for a device, a stream, or any other scope.
+ */
+#ifndef SC_ANALYZE_OVERLAP_H
+#define SC_ANALYZE_OVERLAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/internal.h"
+
+/* One interval given to the engine; index is what overlap intervals report (for kernels an
+ * index into trace->kernels). */
+typedef struct sc_overlap_span {
+    uint64_t start_ns, end_ns;
+    size_t index;
+} sc_overlap_span;
+
+typedef struct sc_overlap_input {
+    const sc_overlap_span *kernels;
+    size_t n_kernels;
+    const sc_overlap_span *copies;  /* memcpy and memset intervals */
+    size_t n_copies;
+    uint32_t device;                /* copied into every overlap interval */
+} sc_overlap_input;
+
+/* What the engine fills. Only metrics is required; the rest is computed when non-NULL. */
+typedef struct sc_overlap_output {
+    sc_overlap *metrics;            /* all fields but the solo ones */
+    sc_overlap_interval *intervals; /* NULL on entry; grown with realloc, the caller frees it */
+    size_t n_intervals;             /* how many are stored (at most max_intervals) */
+    size_t n_intervals_total;       /* how many there were */
+    size_t max_intervals;           /* 0: do not collect intervals */
+    sc_busy_list *busy;             /* when kernels ran, merged */
+    bool *overlapped;               /* per kernel span: it ran at the same time as another */
+} sc_overlap_output;
+
+/* Returns 0, or -1 when out of memory. */
+int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out);
+
+/* Fills the productive-overlap fields from a solo sum: speedup = solo_sum / busy. */
+void sc_overlap_set_solo(sc_overlap *m, uint64_t solo_sum_ns, uint64_t solo_known);
+
+/* Appends [start, end) to a sorted busy list, merging with the last interval when they touch
+ * or overlap. Returns 0 or -1 when out of memory. */
+int sc_busy_append(sc_busy_list *list, uint64_t start_ns, uint64_t end_ns);
+void sc_busy_free(sc_busy_list *list);
+/* How much of [start, end) the busy list does not cover. */
+uint64_t sc_busy_uncovered(const sc_busy_list *list, uint64_t start_ns, uint64_t end_ns);
+
+#endif

@@ -1,0 +1,10 @@
+/* The rules: one file each, one entry each in the table of analyze.c. */
+#ifndef SC_ANALYZE_RULES_H
+#define SC_ANALYZE_RULES_H
+
+#include "analyze/findings.h"
+
+int sc_rule_legacy_stream(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
+int sc_rule_pageable_async(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,268 @@
+/* Per-stream summaries: see streams.h. */
+#include "analyze/streams.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/overlap.h"
+
+typedef struct sc_stream_key {
+    uint32_t device, context_id, stream_id;
+} sc_stream_key;
+
+static int sc_stream_key_cmp3(uint32_t dev_a, uint32_t ctx_a, uint32_t id_a, uint32_t dev_b,
+                              uint32_t ctx_b, uint32_t id_b)
+{
+    if (dev_a != dev_b)
+        return dev_a < dev_b ? -1 : 1;
+    if (id_a != id_b)
+        return id_a < id_b ? -1 : 1;
+    if (ctx_a != ctx_b)
+        return ctx_a < ctx_b ? -1 : 1;
+    return 0;
+}
+
+static int sc_stream_key_cmp(const void *pa, const void *pb)
+{
+    const sc_stream_key *a = pa, *b = pb;
+    return sc_stream_key_cmp3(a->device, a->context_id, a->stream_id, b->device, b->context_id,
+                              b->stream_id);
+}
+
+const sc_stream_summary *sc_streams_find(const sc_stream_summary *streams, size_t n,
+                                         uint32_t device, uint32_t context_id,
+                                         uint32_t stream_id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const sc_stream_summary *s = &streams[mid];
+        int c = sc_stream_key_cmp3(s->device, s->context_id, s->stream_id, device, context_id,
+                                   stream_id);
+        if (c == 0)
+            return s;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* The distinct streams of the trace, as zeroed summaries with flag UNKNOWN. */
+static int sc_streams_collect(const sc_trace *t, sc_stream_summary **out, size_t *n_out)
+{
+    size_t n = t->n_streams + t->n_kernels + t->n_copies + t->n_memsets, k = 0;
+    sc_stream_key *keys = malloc((n ? n : 1) * sizeof(*keys));
+    if (!keys)
+        return -1;
+    for (size_t i = 0; i < t->n_streams; i++)
+        keys[k++] = (sc_stream_key){t->streams[i].device, t->streams[i].context_id,
+                                    t->streams[i].stream_id};
+    for (size_t i = 0; i < t->n_kernels; i++)
+        keys[k++] = (sc_stream_key){t->kernels[i].rec.device, t->kernels[i].rec.context_id,
+                                    t->kernels[i].rec.stream_id};
+    for (size_t i = 0; i < t->n_copies; i++)
+        keys[k++] = (sc_stream_key){t->copies[i].device, t->copies[i].context_id,
+                                    t->copies[i].stream_id};
+    for (size_t i = 0; i < t->n_memsets; i++)
+        keys[k++] = (sc_stream_key){t->memsets[i].device, t->memsets[i].context_id,
+                                    t->memsets[i].stream_id};
+    qsort(keys, k, sizeof(*keys), sc_stream_key_cmp);
+    sc_stream_summary *s = calloc(k ? k : 1, sizeof(*s));
+    if (!s) {
+        free(keys);
+        return -1;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (i > 0 && sc_stream_key_cmp(&keys[i - 1], &keys[i]) == 0)
+            continue;
+        s[m].device = keys[i].device;
+        s[m].context_id = keys[i].context_id;
+        s[m].stream_id = keys[i].stream_id;
+        s[m].flag = SC_STREAM_FLAG_UNKNOWN;
+        m++;
+    }
+    free(keys);
+    *out = s;
+    *n_out = m;
+    return 0;
+}
+
+/* The call that created stream r, or NULL. A stream-creating call that is the program's
+ * first also creates the context, and with it CUDA's own internal streams, all under the
+ * call's correlation id; the program's stream is the last of them (the highest id). */
+static const sc_api_call *sc_streams_creator(const sc_ctx *ctx, const sc_rec_stream *r)
+{
+    if (!r->correlation_id)
+        return NULL;
+    const sc_api_call *call = sc_ctx_call(ctx, r->correlation_id);
+    if (!call || call->rec.call_class != SC_CALL_STREAM_CREATE)
+        return NULL;
+    const sc_trace *t = ctx->trace;
+    for (size_t i = 0; i < t->n_streams; i++) {
+        const sc_rec_stream *o = &t->streams[i];
+        if (o->correlation_id == r->correlation_id && o->context_id == r->context_id &&
+            o->stream_id > r->stream_id)
+            return NULL;
+    }
+    return call;
+}
+
+/* Flag, priority and creating call from the STREAM records; the first record of a stream
+ * wins, so a duplicate cannot change the answer with the record order. */
+static int sc_streams_describe(const sc_ctx *ctx, sc_stream_summary *s, size_t n)
+{
+    const sc_trace *t = ctx->trace;
+    bool *seen = calloc(n ? n : 1, sizeof(*seen));
+    if (!seen)
+        return -1;
+    for (size_t i = 0; i < t->n_streams; i++) {
+        const sc_rec_stream *r = &t->streams[i];
+        sc_stream_summary *sum =
+            (sc_stream_summary *)sc_streams_find(s, n, r->device, r->context_id, r->stream_id);
+        if (!sum || seen[sum - s])
+            continue;
+        seen[sum - s] = true;
+        sum->flag = r->flag;
+        sum->priority = r->priority;
+        sum->created_by = sc_streams_creator(ctx, r);
+    }
+    free(seen);
+    return 0;
+}
+
+/* Work sorted into one bucket per stream (a counting sort): kernels, then copies+memsets. */
+typedef struct sc_stream_buckets {
+    sc_overlap_span *kernels, *copies;
+    size_t *k_off, *c_off;      /* n + 1 offsets each */
+} sc_stream_buckets;
+
+static size_t sc_streams_slot(const sc_stream_summary *s, size_t n, uint32_t dev, uint32_t cx,
+                              uint32_t id)
+{
+    return (size_t)(sc_streams_find(s, n, dev, cx, id) - s);   /* every stream was collected */
+}
+
+static void sc_bucket_offsets(size_t *off, size_t n)
+{
+    size_t sum = 0;
+    for (size_t i = 0; i <= n; i++) {
+        size_t c = off[i];
+        off[i] = sum;
+        sum += c;
+    }
+}
+
+static int sc_streams_bucket(const sc_trace *t, const sc_stream_summary *s, size_t n,
+                             sc_stream_buckets *b)
+{
+    size_t n_c = t->n_copies + t->n_memsets;
+    b->kernels = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*b->kernels));
+    b->copies = malloc((n_c ? n_c : 1) * sizeof(*b->copies));
+    b->k_off = calloc(n + 2, sizeof(size_t));
+    b->c_off = calloc(n + 2, sizeof(size_t));
+    size_t *k_pos = calloc(n + 1, sizeof(size_t)), *c_pos = calloc(n + 1, sizeof(size_t));
+    int rc = -1;
+    if (!b->kernels || !b->copies || !b->k_off || !b->c_off || !k_pos || !c_pos)
+        goto done;
+    for (size_t i = 0; i < t->n_kernels; i++) {
+        const sc_rec_kernel *r = &t->kernels[i].rec;
+        b->k_off[sc_streams_slot(s, n, r->device, r->context_id, r->stream_id)]++;
+    }
+    for (size_t i = 0; i < t->n_copies; i++)
+        b->c_off[sc_streams_slot(s, n, t->copies[i].device, t->copies[i].context_id,
+                                 t->copies[i].stream_id)]++;
+    for (size_t i = 0; i < t->n_memsets; i++)
+        b->c_off[sc_streams_slot(s, n, t->memsets[i].device, t->memsets[i].context_id,
+                                 t->memsets[i].stream_id)]++;
+    sc_bucket_offsets(b->k_off, n);
+    sc_bucket_offsets(b->c_off, n);
+    memcpy(k_pos, b->k_off, (n + 1) * sizeof(size_t));
+    memcpy(c_pos, b->c_off, (n + 1) * sizeof(size_t));
+    for (size_t i = 0; i < t->n_kernels; i++) {
+        const sc_rec_kernel *r = &t->kernels[i].rec;
+        size_t slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
+        b->kernels[k_pos[slot]++] = (sc_overlap_span){r->start_ns, r->end_ns, i};
+    }
+    for (size_t i = 0; i < t->n_copies; i++) {
+        const sc_rec_memcpy *r = &t->copies[i];
+        size_t slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
+        b->copies[c_pos[slot]++] = (sc_overlap_span){r->start_ns, r->end_ns, i};
+    }
+    for (size_t i = 0; i < t->n_memsets; i++) {
+        const sc_rec_memset *r = &t->memsets[i];
+        size_t slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
+        b->copies[c_pos[slot]++] = (sc_overlap_span){r->start_ns, r->end_ns, i};
+    }
+    rc = 0;
+done:
+    free(k_pos);
+    free(c_pos);
+    return rc;
+}
+
+static void sc_streams_buckets_free(sc_stream_buckets *b)
+{
+    free(b->kernels);
+    free(b->copies);
+    free(b->k_off);
+    free(b->c_off);
+}
+
+static void sc_streams_count_copies(const sc_trace *t, sc_stream_summary *s, size_t n)
+{
+    for (size_t i = 0; i < t->n_copies; i++)
+        s[sc_streams_slot(s, n, t->copies[i].device, t->copies[i].context_id,
+                          t->copies[i].stream_id)].copy_count++;
+    for (size_t i = 0; i < t->n_memsets; i++)
+        s[sc_streams_slot(s, n, t->memsets[i].device, t->memsets[i].context_id,
+                          t->memsets[i].stream_id)].memset_count++;
+}
+
+static int sc_streams_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
+                              const sc_stream_buckets *b)
+{
+    for (size_t i = 0; i < n; i++) {
+        sc_overlap_input in = {.kernels = b->kernels + b->k_off[i],
+                               .n_kernels = b->k_off[i + 1] - b->k_off[i],
+                               .copies = b->copies + b->c_off[i],
+                               .n_copies = b->c_off[i + 1] - b->c_off[i],
+                               .device = s[i].device};
+        sc_overlap_output out = {.metrics = &s[i].overlap};
+        if (sc_overlap_compute(&in, &out) != 0)
+            return -1;
+        uint64_t solo = 0, known = 0;
+        for (size_t k = 0; k < in.n_kernels; k++) {
+            solo += ctx->kernel_solo_ns[in.kernels[k].index];
+            known += ctx->kernel_solo_known[in.kernels[k].index];
+        }
+        sc_overlap_set_solo(&s[i].overlap, solo, known);
+    }
+    return 0;
+}
+
+int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out)
+{
+    sc_stream_summary *s = NULL;
+    size_t n = 0;
+    sc_stream_buckets b = {0};
+    *out = NULL;
+    *n_out = 0;
+    if (sc_streams_collect(ctx->trace, &s, &n) != 0)
+        return -1;
+    int rc = -1;
+    if (sc_streams_describe(ctx, s, n) == 0 && sc_streams_bucket(ctx->trace, s, n, &b) == 0 &&
+        sc_streams_overlap(ctx, s, n, &b) == 0)
+        rc = 0;
+    sc_streams_buckets_free(&b);
+    if (rc != 0) {
+        free(s);
+        return -1;
+    }
+    sc_streams_count_copies(ctx->trace, s, n);
+    *out = s;
+    *n_out = n;
+    return 0;
+}

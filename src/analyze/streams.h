@@ -1,0 +1,21 @@
+/* Per-stream summaries: what each stream was (flag, priority, creating call) and what ran on
+ * it (overlap metrics of its kernels, copy and memset counts). */
+#ifndef SC_ANALYZE_STREAMS_H
+#define SC_ANALYZE_STREAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/internal.h"
+
+/* Every stream named by a STREAM record or by device work, sorted by device, stream id, then
+ * context id. Needs ctx->trace, the correlation index and the kernels' solo durations.
+ * Returns 0, or -1 when out of memory. */
+int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out);
+
+/* Binary search in an array built by sc_streams_build(). */
+const sc_stream_summary *sc_streams_find(const sc_stream_summary *streams, size_t n,
+                                         uint32_t device, uint32_t context_id,
+                                         uint32_t stream_id);
+
+#endif

@@ -1,0 +1,182 @@
+/* Test helper: see synthetic.h. */
+#include "synthetic.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows an array by one zeroed element; tests abort on out of memory. */
+static void *syn_grow(void **items, size_t *n, size_t *cap, size_t size)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        *items = realloc(*items, *cap * size);
+        if (!*items)
+            abort();
+    }
+    char *p = (char *)*items + (*n)++ * size;
+    memset(p, 0, size);
+    return p;
+}
+
+#define SYN_GROW(s, arr, n, cap) syn_grow((void **)&(s)->t.arr, &(s)->t.n, &(s)->cap, \
+                                          sizeof(*(s)->t.arr))
+
+void syn_init(syn *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->t.path = "synthetic";
+}
+
+void syn_free(syn *s)
+{
+    free(s->t.calls);
+    free(s->t.kernels);
+    free(s->t.copies);
+    free(s->t.memsets);
+    free(s->t.streams);
+    free(s->t.devices);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Stable insertion sort by the uint64 start time at offset `off` (tests are small). */
+static void syn_sort(void *items, size_t n, size_t size, size_t off)
+{
+    char *base = items, tmp[256];
+    for (size_t i = 1; i < n; i++) {
+        memcpy(tmp, base + i * size, size);
+        uint64_t key;
+        memcpy(&key, tmp + off, sizeof(key));
+        size_t j = i;
+        while (j > 0) {
+            uint64_t prev;
+            memcpy(&prev, base + (j - 1) * size + off, sizeof(prev));
+            if (prev <= key)
+                break;
+            memcpy(base + j * size, base + (j - 1) * size, size);
+            j--;
+        }
+        memcpy(base + j * size, tmp, size);
+    }
+}
+
+void syn_finish(syn *s)
+{
+    syn_sort(s->t.calls, s->t.n_calls, sizeof(sc_api_call), 0);
+    syn_sort(s->t.kernels, s->t.n_kernels, sizeof(sc_kernel), 0);
+    syn_sort(s->t.copies, s->t.n_copies, sizeof(sc_rec_memcpy), 0);
+    syn_sort(s->t.memsets, s->t.n_memsets, sizeof(sc_rec_memset), 0);
+}
+
+sc_device *syn_device(syn *s, uint32_t device, uint32_t sm_count)
+{
+    sc_device *d = SYN_GROW(s, devices, n_devices, cap_devices);
+    d->rec.device = device;
+    d->rec.sm_count = sm_count;
+    d->name = "Synthetic GPU";
+    return d;
+}
+
+sc_rec_stream *syn_stream(syn *s, uint32_t device, uint32_t stream, uint32_t flag,
+                          uint32_t correlation_id)
+{
+    sc_rec_stream *r = SYN_GROW(s, streams, n_streams, cap_streams);
+    *r = (sc_rec_stream){device, SYN_CONTEXT, stream, flag, 0, correlation_id};
+    return r;
+}
+
+sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
+                      uint32_t correlation_id, const char *name, const uint64_t *frames,
+                      uint16_t n_frames)
+{
+    sc_api_call *c = SYN_GROW(s, calls, n_calls, cap_calls);
+    c->rec.start_ns = start;
+    c->rec.end_ns = end;
+    c->rec.stream = SC_STREAM_NONE;
+    c->rec.correlation_id = correlation_id;
+    c->rec.context_id = SYN_CONTEXT;
+    c->rec.call_class = call_class;
+    c->rec.n_frames = n_frames;
+    c->frames = frames;
+    c->name = name ? name : "cudaLaunchKernel";
+    return c;
+}
+
+sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                      uint32_t correlation_id)
+{
+    sc_kernel *k = SYN_GROW(s, kernels, n_kernels, cap_kernels);
+    k->rec.start_ns = start;
+    k->rec.end_ns = end;
+    k->rec.device = device;
+    k->rec.context_id = SYN_CONTEXT;
+    k->rec.stream_id = stream;
+    k->rec.correlation_id = correlation_id;
+    k->rec.grid_x = k->rec.grid_y = k->rec.grid_z = 1;
+    k->rec.block_x = 128;
+    k->rec.block_y = k->rec.block_z = 1;
+    k->rec.name_id = 1;
+    k->name = "kernel_a";
+    return k;
+}
+
+sc_rec_memcpy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                        uint64_t bytes, uint32_t correlation_id, uint8_t flags,
+                        uint8_t src_kind, uint8_t dst_kind)
+{
+    sc_rec_memcpy *c = SYN_GROW(s, copies, n_copies, cap_copies);
+    c->start_ns = start;
+    c->end_ns = end;
+    c->bytes = bytes;
+    c->device = device;
+    c->context_id = SYN_CONTEXT;
+    c->stream_id = stream;
+    c->correlation_id = correlation_id;
+    c->copy_kind = dst_kind == SC_MEM_DEVICE ? 1 : 2;
+    c->src_kind = src_kind;
+    c->dst_kind = dst_kind;
+    c->flags = flags;
+    c->src_device = c->dst_device = device;
+    return c;
+}
+
+sc_rec_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t start,
+                          uint64_t end, uint32_t correlation_id)
+{
+    sc_rec_memset *m = SYN_GROW(s, memsets, n_memsets, cap_memsets);
+    m->start_ns = start;
+    m->end_ns = end;
+    m->bytes = 4096;
+    m->device = device;
+    m->context_id = SYN_CONTEXT;
+    m->stream_id = stream;
+    m->correlation_id = correlation_id;
+    m->memory_kind = SC_MEM_DEVICE;
+    return m;
+}
+
+uint64_t syn_rand(uint64_t *state)
+{
+    /* xorshift64*: fixed, portable */
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 2685821657736338717ull;
+}
+
+const sc_finding *syn_finding(const sc_analysis *a, const char *rule)
+{
+    for (size_t i = 0; i < a->n_findings; i++)
+        if (strcmp(a->findings[i].rule, rule) == 0)
+            return &a->findings[i];
+    return NULL;
+}
+
+double syn_evidence(const sc_evidence *ev, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(ev[i].key, key) == 0)
+            return ev[i].value;
+    return -1;
+}

@@ -1,0 +1,50 @@
+/* Building sc_trace values in memory for the analyzer tests: add records with given times,
+ * then syn_finish() sorts them the way the trace loader does. Times are nanoseconds; US()
+ * converts microseconds. Every record is in context 1. */
+#ifndef SC_TEST_SYNTHETIC_H
+#define SC_TEST_SYNTHETIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "streamcheck/analysis.h"
+#include "streamcheck/trace.h"
+
+#define US(x) ((uint64_t)(x) * 1000ull)
+#define SYN_CONTEXT 1u
+
+typedef struct syn {
+    sc_trace t;
+    size_t cap_calls, cap_kernels, cap_copies, cap_memsets, cap_streams, cap_devices;
+} syn;
+
+void syn_init(syn *s);
+void syn_free(syn *s);
+/* Sorts calls, kernels, copies and memsets by start time (stable), as the loader does. */
+void syn_finish(syn *s);
+
+sc_device *syn_device(syn *s, uint32_t device, uint32_t sm_count);
+sc_rec_stream *syn_stream(syn *s, uint32_t device, uint32_t stream, uint32_t flag,
+                          uint32_t correlation_id);
+/* An API call named "cudaLaunchKernel" (or name when non-NULL); frames are borrowed. */
+sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
+                      uint32_t correlation_id, const char *name, const uint64_t *frames,
+                      uint16_t n_frames);
+/* Name id 1 ("kernel_a"), grid 1x1x1, block 128x1x1: change the fields to taste. */
+sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                      uint32_t correlation_id);
+sc_rec_memcpy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                        uint64_t bytes, uint32_t correlation_id, uint8_t flags,
+                        uint8_t src_kind, uint8_t dst_kind);
+sc_rec_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t start,
+                          uint64_t end, uint32_t correlation_id);
+
+/* The finding of a rule, or NULL. */
+const sc_finding *syn_finding(const sc_analysis *a, const char *rule);
+/* The value of a named evidence, or -1 when it is missing. */
+double syn_evidence(const sc_evidence *ev, size_t n, const char *key);
+
+/* A fixed-seed generator, the same on every platform. */
+uint64_t syn_rand(uint64_t *state);
+
+#endif

@@ -1,0 +1,283 @@
+/* The overlap engine against a brute-force count over elementary segments, plus a few cases
+ * worked out by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/overlap.h"
+#include "synthetic.h"
+
+#define MAX_SPANS 40
+
+/* ---- brute force ------------------------------------------------------------------------ */
+
+typedef struct brute {
+    sc_overlap m;
+    sc_overlap_interval iv[4 * MAX_SPANS];
+    size_t n_iv;
+    bool overlapped[MAX_SPANS];
+} brute;
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static size_t covering(const sc_overlap_span *s, size_t n, uint64_t a, uint64_t b)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += s[i].end_ns > s[i].start_ns && s[i].start_ns <= a && s[i].end_ns >= b;
+    return c;
+}
+
+/* Counts what covers each segment between two consecutive endpoints: no sweep, no state. */
+static void brute_force(const sc_overlap_span *k, size_t nk, const sc_overlap_span *c,
+                        size_t nc, brute *out)
+{
+    memset(out, 0, sizeof(*out));
+    uint64_t pts[4 * MAX_SPANS];
+    size_t np = 0;
+    for (size_t i = 0; i < nk; i++) {
+        pts[np++] = k[i].start_ns;
+        pts[np++] = k[i].end_ns;
+    }
+    for (size_t i = 0; i < nc; i++) {
+        pts[np++] = c[i].start_ns;
+        pts[np++] = c[i].end_ns;
+    }
+    qsort(pts, np, sizeof(pts[0]), u64_cmp);
+    bool open = false;
+    for (size_t i = 0; i + 1 < np; i++) {
+        uint64_t a = pts[i], b = pts[i + 1], len = b - a;
+        if (len == 0)
+            continue;
+        size_t kc = covering(k, nk, a, b), cc = covering(c, nc, a, b);
+        out->m.busy_ns += kc > 0 ? len : 0;
+        out->m.overlap_ns += kc >= 2 ? len : 0;
+        out->m.copy_busy_ns += cc > 0 ? len : 0;
+        out->m.copy_compute_ns += cc > 0 && kc > 0 ? len : 0;
+        if (kc >= 2 && !open) {
+            out->iv[out->n_iv++] = (sc_overlap_interval){.start_ns = a, .max_kernels = 0};
+            open = true;
+        }
+        if (kc >= 2) {
+            sc_overlap_interval *iv = &out->iv[out->n_iv - 1];
+            iv->end_ns = b;
+            if (kc > iv->max_kernels)
+                iv->max_kernels = (uint32_t)kc;
+        } else {
+            open = false;
+        }
+    }
+    for (size_t i = 0; i < nk; i++) {
+        out->m.kernel_sum_ns += k[i].end_ns - k[i].start_ns;
+        for (size_t j = 0; j < nk; j++) {
+            uint64_t lo = k[i].start_ns > k[j].start_ns ? k[i].start_ns : k[j].start_ns;
+            uint64_t hi = k[i].end_ns < k[j].end_ns ? k[i].end_ns : k[j].end_ns;
+            if (i != j && lo < hi)
+                out->overlapped[i] = true;
+        }
+    }
+}
+
+/* ---- random sets ------------------------------------------------------------------------ */
+
+static size_t random_spans(uint64_t *rng, sc_overlap_span *s, size_t max, uint64_t horizon,
+                           size_t index_base)
+{
+    size_t n = syn_rand(rng) % (max + 1);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = syn_rand(rng) % horizon;
+        uint64_t len = syn_rand(rng) % 8 == 0 ? 0 : syn_rand(rng) % (horizon / 3 + 1);
+        s[i] = (sc_overlap_span){a, a + len, index_base + i};
+    }
+    return n;
+}
+
+/* The two kernels an interval names must really overlap, inside that interval. */
+static void check_interval_names(const sc_overlap_interval *iv, const sc_overlap_span *k,
+                                 size_t nk)
+{
+    const sc_overlap_span *a = NULL, *b = NULL;
+    for (size_t i = 0; i < nk; i++) {
+        if (k[i].index == iv->kernel_a)
+            a = &k[i];
+        if (k[i].index == iv->kernel_b)
+            b = &k[i];
+    }
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(a != b);
+    uint64_t lo = a->start_ns > b->start_ns ? a->start_ns : b->start_ns;
+    uint64_t hi = a->end_ns < b->end_ns ? a->end_ns : b->end_ns;
+    assert_true(lo < hi);
+    assert_true(lo >= iv->start_ns && hi <= iv->end_ns);
+}
+
+static void check_one_set(uint64_t seed, uint64_t horizon)
+{
+    uint64_t rng = seed;
+    sc_overlap_span k[MAX_SPANS], c[MAX_SPANS];
+    size_t nk = random_spans(&rng, k, MAX_SPANS, horizon, 100);
+    size_t nc = random_spans(&rng, c, MAX_SPANS / 2, horizon, 500);
+    brute want;
+    brute_force(k, nk, c, nc, &want);
+
+    sc_overlap got;
+    sc_busy_list busy = {0};
+    bool ov[MAX_SPANS];
+    sc_overlap_input in = {k, nk, c, nc, 3};
+    sc_overlap_output out = {.metrics = &got, .max_intervals = 1000, .busy = &busy,
+                             .overlapped = ov};
+    assert_int_equal(sc_overlap_compute(&in, &out), 0);
+
+    assert_int_equal(got.kernel_count, nk);
+    assert_int_equal(got.kernel_sum_ns, want.m.kernel_sum_ns);
+    assert_int_equal(got.busy_ns, want.m.busy_ns);
+    assert_int_equal(got.overlap_ns, want.m.overlap_ns);
+    assert_int_equal(got.copy_busy_ns, want.m.copy_busy_ns);
+    assert_int_equal(got.copy_compute_ns, want.m.copy_compute_ns);
+    if (want.m.busy_ns)
+        assert_true(got.concurrency == (double)want.m.kernel_sum_ns / (double)want.m.busy_ns);
+    assert_int_equal(out.n_intervals, want.n_iv);
+    assert_int_equal(out.n_intervals_total, want.n_iv);
+    for (size_t i = 0; i < want.n_iv; i++) {
+        assert_int_equal(out.intervals[i].start_ns, want.iv[i].start_ns);
+        assert_int_equal(out.intervals[i].end_ns, want.iv[i].end_ns);
+        assert_int_equal(out.intervals[i].max_kernels, want.iv[i].max_kernels);
+        assert_int_equal(out.intervals[i].device, 3);
+        check_interval_names(&out.intervals[i], k, nk);
+    }
+    for (size_t i = 0; i < nk; i++)
+        assert_int_equal(ov[i], want.overlapped[i]);
+    /* the busy list is the union: its length is busy_ns and it is sorted and disjoint */
+    uint64_t total = 0;
+    for (size_t i = 0; i < busy.n; i++) {
+        total += busy.ivals[i].end_ns - busy.ivals[i].start_ns;
+        if (i > 0)
+            assert_true(busy.ivals[i - 1].end_ns < busy.ivals[i].start_ns);
+    }
+    assert_int_equal(total, want.m.busy_ns);
+    free(out.intervals);
+    sc_busy_free(&busy);
+}
+
+static void test_overlap_random_vs_brute_force(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 300; seed++)
+        check_one_set(seed * 0x9E3779B97F4A7C15ull, seed % 3 == 0 ? 30 : 1000);
+}
+
+/* ---- by hand ---------------------------------------------------------------------------- */
+
+static void test_overlap_by_hand(void **state)
+{
+    (void)state;
+    /* A [0,100) B [50,150) C [60,70): 2+ kernels in [50,100), 3 in [60,70).
+     * busy 150, sum 100+100+10 = 210. Copy [90,200): copy busy 110, with kernels [90,150). */
+    sc_overlap_span k[] = {{0, 100, 0}, {50, 150, 1}, {60, 70, 2}};
+    sc_overlap_span c[] = {{90, 200, 0}};
+    sc_overlap m;
+    sc_overlap_input in = {k, 3, c, 1, 0};
+    sc_overlap_output out = {.metrics = &m, .max_intervals = 10};
+    assert_int_equal(sc_overlap_compute(&in, &out), 0);
+    assert_int_equal(m.first_ns, 0);
+    assert_int_equal(m.last_ns, 150);
+    assert_int_equal(m.busy_ns, 150);
+    assert_int_equal(m.kernel_sum_ns, 210);
+    assert_int_equal(m.overlap_ns, 50);
+    assert_true(m.concurrency > 1.39 && m.concurrency < 1.41);
+    assert_int_equal(m.copy_busy_ns, 110);
+    assert_int_equal(m.copy_compute_ns, 60);
+    assert_int_equal(out.n_intervals, 1);
+    assert_int_equal(out.intervals[0].start_ns, 50);
+    assert_int_equal(out.intervals[0].end_ns, 100);
+    assert_int_equal(out.intervals[0].max_kernels, 3);
+    assert_int_equal(out.intervals[0].kernel_a, 0);
+    assert_int_equal(out.intervals[0].kernel_b, 1);
+    free(out.intervals);
+}
+
+static void test_overlap_touching_is_not_overlap(void **state)
+{
+    (void)state;
+    sc_overlap_span k[] = {{0, 100, 0}, {100, 200, 1}};
+    sc_overlap m;
+    sc_overlap_input in = {k, 2, NULL, 0, 0};
+    sc_overlap_output out = {.metrics = &m, .max_intervals = 10};
+    assert_int_equal(sc_overlap_compute(&in, &out), 0);
+    assert_int_equal(m.busy_ns, 200);
+    assert_int_equal(m.overlap_ns, 0);
+    assert_int_equal(out.n_intervals_total, 0);
+    assert_true(m.concurrency == 1.0);
+}
+
+static void test_overlap_interval_cap(void **state)
+{
+    (void)state;
+    /* 5 separate overlapping pairs, room for 3: 3 kept, 5 counted */
+    sc_overlap_span k[10];
+    for (size_t i = 0; i < 5; i++) {
+        k[2 * i] = (sc_overlap_span){i * 100, i * 100 + 50, 2 * i};
+        k[2 * i + 1] = (sc_overlap_span){i * 100 + 10, i * 100 + 60, 2 * i + 1};
+    }
+    sc_overlap m;
+    sc_overlap_input in = {k, 10, NULL, 0, 0};
+    sc_overlap_output out = {.metrics = &m, .max_intervals = 3};
+    assert_int_equal(sc_overlap_compute(&in, &out), 0);
+    assert_int_equal(out.n_intervals, 3);
+    assert_int_equal(out.n_intervals_total, 5);
+    assert_int_equal(out.intervals[2].start_ns, 210);
+    assert_int_equal(out.intervals[2].end_ns, 250);
+    assert_int_equal(m.overlap_ns, 5 * 40);
+    free(out.intervals);
+}
+
+static void test_overlap_empty(void **state)
+{
+    (void)state;
+    sc_overlap m;
+    sc_overlap_input in = {0};
+    sc_overlap_output out = {.metrics = &m, .max_intervals = 10};
+    assert_int_equal(sc_overlap_compute(&in, &out), 0);
+    assert_int_equal(m.busy_ns, 0);
+    assert_int_equal(m.kernel_count, 0);
+    assert_true(m.concurrency == 0.0);
+    assert_null(out.intervals);
+}
+
+static void test_busy_uncovered(void **state)
+{
+    (void)state;
+    sc_busy_list b = {0};
+    assert_int_equal(sc_busy_append(&b, 10, 20), 0);
+    assert_int_equal(sc_busy_append(&b, 20, 30), 0);   /* touches: merged */
+    assert_int_equal(sc_busy_append(&b, 50, 60), 0);
+    assert_int_equal(b.n, 2);
+    assert_int_equal(sc_busy_uncovered(&b, 0, 100), 100 - 20 - 10);
+    assert_int_equal(sc_busy_uncovered(&b, 15, 55), 40 - 15 - 5);
+    assert_int_equal(sc_busy_uncovered(&b, 12, 18), 0);
+    assert_int_equal(sc_busy_uncovered(NULL, 5, 9), 4);
+    sc_busy_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_overlap_random_vs_brute_force),
+        cmocka_unit_test(test_overlap_by_hand),
+        cmocka_unit_test(test_overlap_touching_is_not_overlap),
+        cmocka_unit_test(test_overlap_interval_cap),
+        cmocka_unit_test(test_overlap_empty),
+        cmocka_unit_test(test_busy_uncovered),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

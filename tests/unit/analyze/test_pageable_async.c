@@ -1,0 +1,148 @@
+/* Rule pageable-async. One non-blocking stream (20) on device 0; expected numbers are worked
+ * out from the timings in the comments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "synthetic.h"
+
+#define STREAM 20
+
+static void analyze(syn *s, sc_analysis *a)
+{
+    char err[256];
+    syn_finish(s);
+    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
+}
+
+/*   kernel          0 .. 1000 us (launch call 0 .. 5 us)
+ *   cudaMemcpyAsync 900 .. 1500 us, pageable -> device, 1 MiB; the copy runs 1200 .. 1450 us
+ *                   (a driver call inside it carries the same correlation id)
+ *   pinned async    call 1600 .. 1610 us, copy 1610 .. 1700 us: not flagged
+ *   sync pageable   cudaMemcpy 1800 .. 2000 us, copy 1850 .. 1950 us: not this rule's
+ * host blocked 600 us; the device ran kernels in [0, 1000): idle for 1000 .. 1500 = 500 us.
+ * Run span 0 .. 2000 us, so share 0.25 and cost >= 100 us: error. */
+static void test_pageable_async_flagged(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_stream(&s, 0, STREAM, SC_STREAM_FLAG_NON_BLOCKING, 0);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, STREAM, US(0), US(1000), 1);
+    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(900), US(1500), 2, "cudaMemcpyAsync", NULL, 0);
+    sc_api_call *drv = syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(901), US(1499), 2,
+                                "cuMemcpyHtoDAsync_v2", NULL, 0);
+    drv->rec.flags = SC_API_DRIVER;
+    syn_copy(&s, 0, STREAM, US(1200), US(1450), 1u << 20, 2, SC_MEMCPY_ASYNC, SC_MEM_PAGEABLE,
+             SC_MEM_DEVICE);
+    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(1600), US(1610), 3, "cudaMemcpyAsync", NULL, 0);
+    syn_copy(&s, 0, STREAM, US(1610), US(1700), 1u << 20, 3, SC_MEMCPY_ASYNC, SC_MEM_PINNED,
+             SC_MEM_DEVICE);
+    syn_call(&s, SC_CALL_MEMCPY, US(1800), US(2000), 4, "cudaMemcpy", NULL, 0);
+    syn_copy(&s, 0, STREAM, US(1850), US(1950), 1u << 20, 4, 0, SC_MEM_PAGEABLE, SC_MEM_DEVICE);
+    sc_analysis a;
+    analyze(&s, &a);
+
+    const sc_finding *f = syn_finding(&a, "pageable-async");
+    assert_non_null(f);
+    assert_int_equal(f->severity, SC_SEV_ERROR);
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->cost_ns, US(500));
+    assert_true(f->share > 0.25 - 1e-9 && f->share < 0.25 + 1e-9);
+    const sc_instance *w = &f->worst;
+    assert_non_null(w->call);
+    assert_string_equal(w->call->name, "cudaMemcpyAsync");
+    assert_true(syn_evidence(w->evidence, w->n_evidence, "bytes") == 1048576.0);
+    assert_true(syn_evidence(w->evidence, w->n_evidence, "duration_us") == 250.0);
+    assert_true(syn_evidence(w->evidence, w->n_evidence, "host_blocked_us") == 600.0);
+    assert_true(syn_evidence(w->evidence, w->n_evidence, "cost_us") == 500.0);
+    assert_true(syn_evidence(f->totals, f->n_totals, "bytes") == 1048576.0);
+    assert_true(syn_evidence(f->totals, f->n_totals, "host_blocked_us") == 600.0);
+    assert_int_equal(f->n_sites, 1);
+    assert_int_equal(f->sites[0].cost_ns, US(500));
+    assert_non_null(f->fix);
+    /* the stream saw three copies */
+    assert_int_equal(a.n_streams, 1);
+    assert_int_equal(a.streams[0].copy_count, 3);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* Pinned async copies and synchronous pageable copies are not this rule's. */
+static void test_pinned_and_sync_not_flagged(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(0), US(10), 1, "cudaMemcpyAsync", NULL, 0);
+    syn_copy(&s, 0, STREAM, US(10), US(90), 4096, 1, SC_MEMCPY_ASYNC, SC_MEM_DEVICE,
+             SC_MEM_PINNED);
+    syn_call(&s, SC_CALL_MEMCPY, US(100), US(300), 2, "cudaMemcpy", NULL, 0);
+    syn_copy(&s, 0, STREAM, US(150), US(250), 4096, 2, 0, SC_MEM_DEVICE, SC_MEM_PAGEABLE);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_null(syn_finding(&a, "pageable-async"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* Blocked while the device was busy: kernel 0 .. 10000 us, the pageable device-to-host copy's
+ * call 100 .. 200 us. Nothing lost: warning, cost 0. */
+static void test_pageable_while_busy_is_warning(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, STREAM, US(0), US(10000), 1);
+    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(100), US(200), 2, "cudaMemcpyAsync", NULL, 0);
+    syn_copy(&s, 0, STREAM + 1, US(150), US(190), 4096, 2, SC_MEMCPY_ASYNC, SC_MEM_DEVICE,
+             SC_MEM_PAGEABLE);
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "pageable-async");
+    assert_non_null(f);
+    assert_int_equal(f->severity, SC_SEV_WARNING);
+    assert_int_equal(f->cost_ns, 0);
+    assert_true(syn_evidence(f->worst.evidence, f->worst.n_evidence, "host_blocked_us") ==
+                100.0);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* A small loss in a long run: call 9995 .. 10005 us, kernels until 10000 us: 5 us lost in a
+ * 10005 us run, under 100 us and under 1%: warning with cost 5 us. */
+static void test_pageable_small_cost_is_warning(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, STREAM, US(0), US(10000), 1);
+    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(9995), US(10005), 2, "cudaMemcpyAsync", NULL, 0);
+    syn_copy(&s, 0, STREAM, US(10000), US(10004), 4096, 2, SC_MEMCPY_ASYNC, SC_MEM_PAGEABLE,
+             SC_MEM_DEVICE);
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "pageable-async");
+    assert_non_null(f);
+    assert_int_equal(f->severity, SC_SEV_WARNING);
+    assert_int_equal(f->cost_ns, US(5));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pageable_async_flagged),
+        cmocka_unit_test(test_pinned_and_sync_not_flagged),
+        cmocka_unit_test(test_pageable_while_busy_is_warning),
+        cmocka_unit_test(test_pageable_small_cost_is_warning),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

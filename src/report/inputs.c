@@ -1,0 +1,114 @@
+#include "report/inputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "streamcheck/trace_format.h"
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+bool sc_report_is_trace_name(const char *name)
+{
+    return name[0] != '.' &&
+           (ends_with(name, SC_TRACE_SUFFIX) || ends_with(name, SC_TRACE_SUFFIX
+                                                          SC_TRACE_PARTIAL_SUFFIX));
+}
+
+static int push(sc_report_inputs *in, char *file)
+{
+    if (!file)
+        return -1;
+    if (in->n == in->cap) {
+        size_t cap = in->cap ? 2 * in->cap : 16;
+        char **files = realloc(in->files, cap * sizeof *files);
+        if (!files) {
+            free(file);
+            return -1;
+        }
+        in->files = files;
+        in->cap = cap;
+    }
+    in->files[in->n++] = file;
+    return 0;
+}
+
+/* Byte order, not the locale's: the same folder lists the same way everywhere. */
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_folder(sc_report_inputs *in, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "streamcheck-report: cannot read folder %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    size_t first = in->n;
+    size_t len = strlen(dir);
+    bool slash = len > 0 && dir[len - 1] == '/';
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (!sc_report_is_trace_name(e->d_name))
+            continue;
+        char *file = NULL;
+        if (asprintf(&file, "%s%s%s", dir, slash ? "" : "/", e->d_name) < 0) {
+            rc = -1;
+            break;
+        }
+        struct stat st;
+        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(file);
+            continue;
+        }
+        if (push(in, file) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    closedir(d);
+    if (rc != 0) {
+        fprintf(stderr, "streamcheck-report: out of memory listing %s\n", dir);
+        return -1;
+    }
+    if (in->n == first) {
+        fprintf(stderr, "streamcheck-report: no streamcheck traces in %s\n", dir);
+        return -1;
+    }
+    qsort(in->files + first, in->n - first, sizeof *in->files, cmp_name);
+    return 0;
+}
+
+int sc_report_add_path(sc_report_inputs *in, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "streamcheck-report: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode))
+        return add_folder(in, path);
+    if (push(in, strdup(path)) != 0) {
+        fprintf(stderr, "streamcheck-report: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
+void sc_report_inputs_free(sc_report_inputs *in)
+{
+    for (size_t i = 0; i < in->n; i++)
+        free(in->files[i]);
+    free(in->files);
+    memset(in, 0, sizeof *in);
+}

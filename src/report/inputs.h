@@ -1,0 +1,23 @@
+/* Turning PATH operands into the list of trace files to report. */
+#ifndef SC_REPORT_INPUTS_H
+#define SC_REPORT_INPUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sc_report_inputs {
+    char **files;
+    size_t n, cap;
+} sc_report_inputs;
+
+/* True for "*.sctrace" and "*.sctrace.partial". */
+bool sc_report_is_trace_name(const char *name);
+
+/* Adds `path`: a file as it is (whatever its name: the user chose it), a folder's trace files
+ * sorted by name (not recursive). Returns 0, or -1 after a message on stderr (the path does
+ * not exist, the folder cannot be read or holds no traces). */
+int sc_report_add_path(sc_report_inputs *in, const char *path);
+
+void sc_report_inputs_free(sc_report_inputs *in);
+
+#endif

@@ -1,0 +1,355 @@
+/* JSON report built with jansson. Key rules (the schema promises them): integer times are
+ * nanoseconds with an _ns suffix, absolute times on the trace's CUPTI clock; addresses and
+ * stream handles are "0x..." strings (they do not always fit a double); unknown values are
+ * null rather than absent, so consumers can rely on every key being there. */
+#include "report/json.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/demangle.h"
+#include "report/merge.h"
+#include "report/names.h"
+
+static json_t *jint(uint64_t v)
+{
+    return json_integer((json_int_t)v);
+}
+
+static json_t *jreal(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* jansson refuses invalid UTF-8 (a path or a kernel name can hold any bytes): such a string
+ * goes out with its non-ASCII bytes replaced by '?' rather than going missing. */
+static json_t *jstr(const char *s)
+{
+    if (!s)
+        return json_null();
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char *copy = strdup(s);
+    if (!copy)
+        return json_null();
+    for (char *c = copy; *c; c++)
+        if ((unsigned char)*c >= 0x80)
+            *c = '?';
+    j = json_string(copy);
+    free(copy);
+    return j ? j : json_null();
+}
+
+static json_t *jhex(uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+    return json_string(buf);
+}
+
+/* ---- frames, calls, sites ----------------------------------------------------------- */
+
+static json_t *frame_json(const sc_frame *f)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "addr", jhex(f->addr));
+    json_object_set_new(o, "module", jstr(f->module));
+    json_object_set_new(o, "module_offset", f->module ? jhex(f->module_offset) : json_null());
+    json_object_set_new(o, "function", jstr(f->function));
+    json_object_set_new(o, "offset", f->function ? jint(f->offset) : json_null());
+    json_object_set_new(o, "file", jstr(f->file));
+    json_object_set_new(o, "line", f->line ? jint(f->line) : json_null());
+    json_object_set_new(o, "internal", json_boolean(sc_frame_is_internal(f)));
+    return o;
+}
+
+static json_t *frames_json(const sc_trace *t, const sc_api_call *call,
+                           const sc_json_options *opt)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; call && call->frames && i < call->rec.n_frames; i++) {
+        sc_frame f;
+        sc_frame_resolve(opt->resolve, opt->resolve_ctx, t, call->frames[i], &f);
+        json_array_append_new(a, frame_json(&f));
+    }
+    return a;
+}
+
+/* The call that caused something: what it was, where it came from (call_site is the first
+ * frame outside CUDA/CUPTI/streamcheck; frames is the full stack, innermost first). */
+static json_t *call_json(const sc_trace *t, const sc_api_call *call, const sc_json_options *opt)
+{
+    if (!call)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "api", jstr(call->name));
+    json_object_set_new(o, "start_ns", jint(call->rec.start_ns));
+    json_object_set_new(o, "end_ns", jint(call->rec.end_ns));
+    json_object_set_new(o, "tid", jint(call->rec.tid));
+    json_object_set_new(o, "stream", call->rec.stream == SC_STREAM_NONE ? json_null()
+                                                                         : jhex(call->rec.stream));
+    json_object_set_new(o, "bytes", jint(call->rec.bytes));
+    json_object_set_new(o, "correlation_id", jint(call->rec.correlation_id));
+    sc_frame site;
+    long idx = sc_frame_call_site(opt->resolve, opt->resolve_ctx, t, call, &site);
+    json_object_set_new(o, "call_site", idx < 0 ? json_null() : frame_json(&site));
+    json_object_set_new(o, "call_site_index", idx < 0 ? json_null() : json_integer(idx));
+    json_object_set_new(o, "frames", frames_json(t, call, opt));
+    return o;
+}
+
+static json_t *evidence_json(const sc_evidence *ev, size_t n)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].key)
+            json_object_set_new(o, ev[i].key, jreal(ev[i].value));
+    return o;
+}
+
+static json_t *instance_json(const sc_trace *t, const sc_instance *in,
+                             const sc_json_options *opt)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "start_ns", jint(in->start_ns));
+    json_object_set_new(o, "end_ns", jint(in->end_ns));
+    json_object_set_new(o, "cost_ns", jint(in->cost_ns));
+    json_object_set_new(o, "text", jstr(in->text));
+    json_object_set_new(o, "evidence", evidence_json(in->evidence, in->n_evidence));
+    json_object_set_new(o, "call", call_json(t, in->call, opt));
+    return o;
+}
+
+static json_t *finding_json(const sc_trace *t, const sc_finding *f, const sc_json_options *opt)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "rule", jstr(f->rule));
+    json_object_set_new(o, "severity", json_string(sc_severity_name(f->severity)));
+    json_object_set_new(o, "title", jstr(f->title));
+    json_object_set_new(o, "fix", jstr(f->fix));
+    json_object_set_new(o, "count", jint(f->count));
+    json_object_set_new(o, "cost_ns", jint(f->cost_ns));
+    json_object_set_new(o, "share", jreal(f->share));
+    json_object_set_new(o, "totals", evidence_json(f->totals, f->n_totals));
+    json_object_set_new(o, "first", instance_json(t, &f->first, opt));
+    json_object_set_new(o, "worst", instance_json(t, &f->worst, opt));
+    json_t *sites = json_array();
+    for (size_t i = 0; i < f->n_sites; i++) {
+        json_t *s = json_object();
+        json_object_set_new(s, "count", jint(f->sites[i].count));
+        json_object_set_new(s, "cost_ns", jint(f->sites[i].cost_ns));
+        json_object_set_new(s, "call", call_json(t, f->sites[i].call, opt));
+        json_array_append_new(sites, s);
+    }
+    json_object_set_new(o, "sites", sites);
+    return o;
+}
+
+/* ---- overlap, devices, streams ------------------------------------------------------ */
+
+static void overlap_into(json_t *o, const sc_overlap *ov)
+{
+    json_object_set_new(o, "first_ns", jint(ov->first_ns));
+    json_object_set_new(o, "last_ns", jint(ov->last_ns));
+    json_object_set_new(o, "span_ns", jint(ov->last_ns > ov->first_ns ? ov->last_ns - ov->first_ns
+                                                                      : 0));
+    json_object_set_new(o, "busy_ns", jint(ov->busy_ns));
+    json_object_set_new(o, "kernel_sum_ns", jint(ov->kernel_sum_ns));
+    json_object_set_new(o, "kernel_count", jint(ov->kernel_count));
+    json_object_set_new(o, "concurrency", jreal(ov->concurrency));
+    json_object_set_new(o, "overlap_ns", jint(ov->overlap_ns));
+    json_object_set_new(o, "solo_sum_ns", jint(ov->solo_sum_ns));
+    json_object_set_new(o, "solo_known", jint(ov->solo_known));
+    json_object_set_new(o, "speedup", jreal(ov->speedup));
+    json_object_set_new(o, "copy_busy_ns", jint(ov->copy_busy_ns));
+    json_object_set_new(o, "copy_compute_ns", jint(ov->copy_compute_ns));
+}
+
+static json_t *kernel_json(const sc_trace *t, size_t idx)
+{
+    if (idx >= t->n_kernels)
+        return json_null();
+    const sc_kernel *k = &t->kernels[idx];
+    json_t *o = json_object();
+    char *dem = sc_demangle(k->name);
+    json_object_set_new(o, "name", jstr(k->name));
+    json_object_set_new(o, "demangled", jstr(dem ? dem : k->name));
+    free(dem);
+    json_object_set_new(o, "stream_id", jint(k->rec.stream_id));
+    json_object_set_new(o, "start_ns", jint(k->rec.start_ns));
+    json_object_set_new(o, "end_ns", jint(k->rec.end_ns));
+    return o;
+}
+
+static json_t *device_json(const sc_trace *t, const sc_device_summary *d)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "device", jint(d->device));
+    json_object_set_new(o, "name", d->info ? jstr(d->info->name) : json_null());
+    json_object_set_new(o, "sm_count", d->info ? jint(d->info->rec.sm_count) : json_null());
+    if (d->info) {
+        char cc[16];
+        snprintf(cc, sizeof cc, "%u.%u", d->info->rec.cc_major, d->info->rec.cc_minor);
+        json_object_set_new(o, "compute_capability", json_string(cc));
+    } else {
+        json_object_set_new(o, "compute_capability", json_null());
+    }
+    overlap_into(o, &d->overlap);
+    json_object_set_new(o, "intervals_total", jint(d->n_intervals_total));
+    json_t *ivs = json_array();
+    for (size_t i = 0; i < d->n_intervals; i++) {
+        const sc_overlap_interval *iv = &d->intervals[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "start_ns", jint(iv->start_ns));
+        json_object_set_new(j, "end_ns", jint(iv->end_ns));
+        json_object_set_new(j, "duration_ns", jint(iv->end_ns - iv->start_ns));
+        json_object_set_new(j, "max_kernels", jint(iv->max_kernels));
+        json_object_set_new(j, "kernel_a", kernel_json(t, iv->kernel_a));
+        json_object_set_new(j, "kernel_b", kernel_json(t, iv->kernel_b));
+        json_array_append_new(ivs, j);
+    }
+    json_object_set_new(o, "intervals", ivs);
+    return o;
+}
+
+static json_t *stream_json(const sc_trace *t, const sc_stream_summary *s,
+                           const sc_json_options *opt)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "device", jint(s->device));
+    json_object_set_new(o, "context_id", jint(s->context_id));
+    json_object_set_new(o, "stream_id", jint(s->stream_id));
+    json_object_set_new(o, "kind", json_string(sc_report_stream_kind(s->flag)));
+    json_object_set_new(o, "priority", json_integer(s->priority));
+    json_object_set_new(o, "copy_count", jint(s->copy_count));
+    json_object_set_new(o, "memset_count", jint(s->memset_count));
+    overlap_into(o, &s->overlap);
+    json_object_set_new(o, "created_by", call_json(t, s->created_by, opt));
+    return o;
+}
+
+/* ---- process and document ----------------------------------------------------------- */
+
+static json_t *process_json(const sc_analysis *a, const sc_json_options *opt)
+{
+    const sc_trace *t = a->trace;
+    json_t *o = json_object();
+    char ver[16];
+    snprintf(ver, sizeof ver, "%u.%u", t->version_major, t->version_minor);
+    json_object_set_new(o, "path", jstr(t->path));
+    json_object_set_new(o, "exe", jstr(t->exe));
+    json_object_set_new(o, "pid", t->has_process ? jint(t->process.pid) : json_null());
+    json_object_set_new(o, "ppid", t->has_process ? jint(t->process.ppid) : json_null());
+    json_object_set_new(o, "attach", t->has_process ? json_string(sc_report_attach_name(
+                                                          t->process.attach))
+                                                    : json_null());
+    json_object_set_new(o, "start_unix_ns", t->has_process ? jint(t->process.start_unix_ns)
+                                                           : json_null());
+    json_object_set_new(o, "trace_version", json_string(ver));
+    json_object_set_new(o, "status", json_string(sc_report_status_name(t->status)));
+    json_object_set_new(o, "status_detail", t->status == SC_TRACE_COMPLETE
+                                                ? json_null() : jstr(t->status_detail));
+    json_object_set_new(o, "dropped_records", t->has_end ? jint(t->end.dropped_records)
+                                                         : json_null());
+    json_object_set_new(o, "run_start_ns", jint(a->run_start_ns));
+    json_object_set_new(o, "run_end_ns", jint(a->run_end_ns));
+    json_object_set_new(o, "span_ns", jint(a->run_end_ns > a->run_start_ns
+                                               ? a->run_end_ns - a->run_start_ns : 0));
+    json_t *counts = json_object();
+    json_object_set_new(counts, "kernels", jint(t->n_kernels));
+    json_object_set_new(counts, "copies", jint(t->n_copies));
+    json_object_set_new(counts, "memsets", jint(t->n_memsets));
+    json_object_set_new(counts, "api_calls", jint(t->n_calls));
+    json_object_set_new(o, "counts", counts);
+
+    json_t *notes = json_array();
+    for (size_t i = 0; i < t->n_notes; i++) {
+        json_t *n = json_object();
+        json_object_set_new(n, "code", json_string(sc_report_note_name(t->notes[i].code)));
+        json_object_set_new(n, "text", jstr(t->notes[i].text));
+        json_array_append_new(notes, n);
+    }
+    json_object_set_new(o, "notes", notes);
+    json_t *env = json_array();
+    for (size_t i = 0; i < t->n_env; i++)
+        json_array_append_new(env, jstr(t->env[i]));
+    json_object_set_new(o, "env", env);
+
+    json_t *devs = json_array(), *streams = json_array(), *findings = json_array();
+    for (size_t i = 0; i < a->n_devices; i++)
+        json_array_append_new(devs, device_json(t, &a->devices[i]));
+    for (size_t i = 0; i < a->n_streams; i++)
+        json_array_append_new(streams, stream_json(t, &a->streams[i], opt));
+    for (size_t i = 0; i < a->n_findings; i++)
+        json_array_append_new(findings, finding_json(t, &a->findings[i], opt));
+    json_object_set_new(o, "devices", devs);
+    json_object_set_new(o, "streams", streams);
+    json_object_set_new(o, "findings", findings);
+    return o;
+}
+
+static json_t *summary_json(const sc_analysis *const *as, size_t n, size_t n_errors)
+{
+    json_t *o = json_object();
+    size_t nr = 0;
+    sc_rule_total *rules = sc_report_merge_rules(as, n, &nr);
+    int worst = -1;
+    uint64_t kernels = 0;
+    json_t *arr = json_array();
+    for (size_t k = 0; k < nr; k++) {
+        json_t *r = json_object();
+        json_object_set_new(r, "rule", json_string(rules[k].rule));
+        json_object_set_new(r, "severity", json_string(sc_severity_name(rules[k].severity)));
+        json_object_set_new(r, "count", jint(rules[k].count));
+        json_object_set_new(r, "cost_ns", jint(rules[k].cost_ns));
+        json_object_set_new(r, "processes", jint(rules[k].processes));
+        json_array_append_new(arr, r);
+        if ((int)rules[k].severity > worst)
+            worst = (int)rules[k].severity;
+    }
+    free(rules);
+    for (size_t i = 0; i < n; i++)
+        kernels += as[i]->trace->n_kernels;
+    json_object_set_new(o, "processes", jint(n));
+    json_object_set_new(o, "unreadable", jint(n_errors));
+    json_object_set_new(o, "kernels", jint(kernels));
+    json_object_set_new(o, "worst_severity",
+                        worst < 0 ? json_null() : json_string(sc_severity_name(worst)));
+    json_object_set_new(o, "findings", arr);
+    return o;
+}
+
+int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
+                  const sc_json_error *errors, size_t n_errors, const sc_json_options *opt)
+{
+    json_t *doc = json_object();
+    if (!doc)
+        return -1;
+    json_object_set_new(doc, "schema", json_string(SC_JSON_SCHEMA));
+    json_t *tool = json_object();
+    json_object_set_new(tool, "name", json_string("streamcheck-report"));
+    json_object_set_new(tool, "version", jstr(opt->tool_version));
+    json_object_set_new(doc, "tool", tool);
+    json_t *procs = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(procs, process_json(as[i], opt));
+    json_object_set_new(doc, "processes", procs);
+    json_t *errs = json_array();
+    for (size_t i = 0; i < n_errors; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "path", jstr(errors[i].path));
+        json_object_set_new(e, "message", jstr(errors[i].message));
+        json_array_append_new(errs, e);
+    }
+    json_object_set_new(doc, "errors", errs);
+    json_object_set_new(doc, "summary", summary_json(as, n, n_errors));
+
+    int rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 ? 0 : -1;
+    if (rc == 0 && fputc('\n', out) == EOF)
+        rc = -1;
+    json_decref(doc);
+    return rc;
+}

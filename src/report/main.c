@@ -1,0 +1,244 @@
+/* streamcheck-report: load each trace, analyse it, print text and/or JSON.
+ *
+ * Exit status: 0 reported; 1 some path could not be read (the others are still reported);
+ * 2 usage; 3 a finding at or above --fail-on. A read error outranks --fail-on: a report that
+ * is missing a process cannot vouch for it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/inputs.h"
+#include "report/json.h"
+#include "report/options.h"
+#include "report/symbolize.h"
+#include "report/text.h"
+#include "streamcheck/analysis.h"
+
+#ifndef SC_VERSION
+#define SC_VERSION "unknown"
+#endif
+
+enum { EXIT_READ = 1, EXIT_USAGE = 2, EXIT_FAIL_ON = 3 };
+
+typedef struct loaded {
+    sc_trace trace;             /* the analysis points at it: entries never move */
+    sc_analysis analysis;
+} loaded;
+
+typedef struct report_run {
+    loaded **procs;
+    size_t n_procs;
+    sc_json_error *errors;
+    size_t n_errors;
+} report_run;
+
+static void add_error(report_run *r, const char *path, const char *message)
+{
+    fprintf(stderr, "streamcheck-report: %s\n", message);
+    sc_json_error *e = realloc(r->errors, (r->n_errors + 1) * sizeof *e);
+    if (!e)
+        return;
+    r->errors = e;
+    e[r->n_errors].path = strdup(path);
+    e[r->n_errors++].message = strdup(message);
+}
+
+static void load_one(report_run *r, const char *path)
+{
+    char err[512] = "";
+    loaded *l = calloc(1, sizeof *l);
+    if (!l) {
+        add_error(r, path, "out of memory");
+        return;
+    }
+    if (sc_trace_load(path, &l->trace, err, sizeof err) != 0) {
+        if (!err[0])
+            snprintf(err, sizeof err, "%s: cannot read trace", path);
+        add_error(r, path, err);
+        free(l);
+        return;
+    }
+    char aerr[512] = "";
+    if (sc_analyze(&l->trace, &l->analysis, aerr, sizeof aerr) != 0) {
+        snprintf(err, sizeof err, "%s: analysis failed: %s", path, aerr[0] ? aerr : "?");
+        add_error(r, path, err);
+        sc_trace_free(&l->trace);
+        free(l);
+        return;
+    }
+    r->procs[r->n_procs++] = l;
+}
+
+/* ---- symbolization: one addr2line run per module, with every address printed ------- */
+
+typedef struct addr_list {
+    uint64_t *v;
+    size_t n, cap;
+} addr_list;
+
+static void add_call(addr_list *l, const sc_api_call *call)
+{
+    if (!call || !call->frames)
+        return;
+    for (size_t i = 0; i < call->rec.n_frames; i++) {
+        if (l->n == l->cap) {
+            size_t cap = l->cap ? 2 * l->cap : 256;
+            uint64_t *v = realloc(l->v, cap * sizeof *v);
+            if (!v)
+                return;
+            l->v = v;
+            l->cap = cap;
+        }
+        l->v[l->n++] = call->frames[i];
+    }
+}
+
+static void prepare_symbols(sc_symbolizer *sym, const sc_analysis *a)
+{
+    addr_list l = {0};
+    for (size_t i = 0; i < a->n_findings; i++) {
+        const sc_finding *f = &a->findings[i];
+        add_call(&l, f->first.call);
+        add_call(&l, f->worst.call);
+        for (size_t j = 0; j < f->n_sites; j++)
+            add_call(&l, f->sites[j].call);
+    }
+    for (size_t i = 0; i < a->n_streams; i++)
+        add_call(&l, a->streams[i].created_by);
+    sc_sym_prepare(sym, a->trace, l.v, l.n);
+    free(l.v);
+}
+
+/* ---- output ------------------------------------------------------------------------- */
+
+static int write_text(const sc_report_options *opt, const sc_analysis *const *as, size_t n,
+                      sc_symbolizer *sym)
+{
+    FILE *out = stdout;
+    if (opt->text_path && !(out = fopen(opt->text_path, "w"))) {
+        fprintf(stderr, "streamcheck-report: cannot write %s: %s\n", opt->text_path,
+                strerror(errno));
+        return -1;
+    }
+    sc_text_options t;
+    sc_text_options_init(&t);
+    t.resolve = sym ? sc_sym_resolve : NULL;
+    t.resolve_ctx = sym;
+    t.max_sites = opt->sites;
+    t.max_intervals = opt->intervals;
+    if (!opt->quiet) {
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                fputc('\n', out);
+            sc_text_process(out, as[i], &t);
+        }
+    }
+    if (opt->quiet || n > 1) {
+        if (!opt->quiet && n)
+            fputc('\n', out);
+        sc_text_merged(out, as, n, &t);
+    }
+    int rc = ferror(out) ? -1 : 0;
+    if (out != stdout && fclose(out) != 0)
+        rc = -1;
+    if (rc)
+        fprintf(stderr, "streamcheck-report: writing the text report failed\n");
+    return rc;
+}
+
+static int write_json(const sc_report_options *opt, const report_run *r,
+                      const sc_analysis *const *as, sc_symbolizer *sym)
+{
+    bool to_stdout = sc_report_json_to_stdout(opt);
+    FILE *out = to_stdout ? stdout : fopen(opt->json_path, "w");
+    if (!out) {
+        fprintf(stderr, "streamcheck-report: cannot write %s: %s\n", opt->json_path,
+                strerror(errno));
+        return -1;
+    }
+    sc_json_options j = {
+        .resolve = sym ? sc_sym_resolve : NULL,
+        .resolve_ctx = sym,
+        .tool_version = SC_VERSION,
+    };
+    int rc = sc_json_write(out, as, r->n_procs, r->errors, r->n_errors, &j);
+    if (!to_stdout && fclose(out) != 0)
+        rc = -1;
+    if (rc)
+        fprintf(stderr, "streamcheck-report: writing the JSON report failed\n");
+    return rc;
+}
+
+static bool fails(const report_run *r, int threshold)
+{
+    if (threshold < 0)
+        return false;
+    for (size_t i = 0; i < r->n_procs; i++) {
+        const sc_analysis *a = &r->procs[i]->analysis;
+        for (size_t j = 0; j < a->n_findings; j++)
+            if ((int)a->findings[j].severity >= threshold)
+                return true;
+    }
+    return false;
+}
+
+int main(int argc, char **argv)
+{
+    sc_report_options opt;
+    int prc = sc_report_parse_options(argc, argv, &opt);
+    if (prc == SC_OPT_EXIT)
+        return 0;
+    if (prc == SC_OPT_USAGE)
+        return EXIT_USAGE;
+
+    int status = 0;
+    sc_report_inputs in = {0};
+    for (size_t i = 0; i < opt.n_paths; i++)
+        if (sc_report_add_path(&in, opt.paths[i]) != 0)
+            status = EXIT_READ;
+
+    report_run r = {0};
+    r.procs = calloc(in.n ? in.n : 1, sizeof *r.procs);
+    const sc_analysis **as = calloc(in.n ? in.n : 1, sizeof *as);
+    if (!r.procs || !as) {
+        fprintf(stderr, "streamcheck-report: out of memory\n");
+        return EXIT_READ;
+    }
+    for (size_t i = 0; i < in.n; i++)
+        load_one(&r, in.files[i]);
+    if (r.n_errors)
+        status = EXIT_READ;
+
+    sc_symbolizer *sym = opt.symbols ? sc_sym_new(true) : NULL;
+    for (size_t i = 0; i < r.n_procs; i++) {
+        as[i] = &r.procs[i]->analysis;
+        if (sym)
+            prepare_symbols(sym, as[i]);
+    }
+
+    bool text = !sc_report_json_to_stdout(&opt) || opt.text_path;
+    if (text && (r.n_procs > 0 || r.n_errors == 0) &&
+        write_text(&opt, as, r.n_procs, sym) != 0)
+        status = EXIT_READ;
+    if (opt.json && write_json(&opt, &r, as, sym) != 0)
+        status = EXIT_READ;
+    if (status == 0 && fails(&r, opt.fail_on))
+        status = EXIT_FAIL_ON;
+
+    sc_sym_free(sym);
+    for (size_t i = 0; i < r.n_procs; i++) {
+        sc_analysis_free(&r.procs[i]->analysis);
+        sc_trace_free(&r.procs[i]->trace);
+        free(r.procs[i]);
+    }
+    for (size_t i = 0; i < r.n_errors; i++) {
+        free((char *)r.errors[i].path);
+        free((char *)r.errors[i].message);
+    }
+    free(r.errors);
+    free(r.procs);
+    free(as);
+    sc_report_inputs_free(&in);
+    return status;
+}

@@ -1,0 +1,130 @@
+#include "report/options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/names.h"
+
+#ifndef SC_VERSION
+#define SC_VERSION "unknown"
+#endif
+
+static void usage(FILE *out)
+{
+    fputs("Usage: streamcheck-report [OPTION]... PATH...\n"
+          "Report what kept a CUDA program's kernels from running concurrently.\n"
+          "PATH is a trace (*.sctrace, *.sctrace.partial) or a folder of them.\n"
+          "\n"
+          "  --json[=FILE]       write the JSON report to FILE; without FILE (or with -),\n"
+          "                      to standard output instead of the text report\n"
+          "  -o, --output FILE   write the text report to FILE\n"
+          "      --no-symbols    do not read binaries: frames print as module+offset\n"
+          "      --sites N       call sites shown per finding (default 3)\n"
+          "      --intervals N   overlap intervals shown per device (default 5)\n"
+          "      --fail-on SEV   exit 3 when a finding of severity SEV or higher exists:\n"
+          "                      error, warning, note or never (default never)\n"
+          "  -q, --quiet         print only the merged summary\n"
+          "  -h, --help          show this help and exit\n"
+          "  -V, --version       show the version and exit\n"
+          "\n"
+          "Exit status: 0 reported; 1 a path could not be read; 2 usage error;\n"
+          "3 findings at or above --fail-on.\n"
+          "See streamcheck-report(1).\n", out);
+}
+
+static int parse_count(const char *arg, const char *name, size_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(arg, &end, 10);
+    if (errno || end == arg || *end || v < 0) {
+        fprintf(stderr, "streamcheck-report: %s wants a count, not '%s'\n", name, arg);
+        return -1;
+    }
+    *out = (size_t)v;
+    return 0;
+}
+
+enum { OPT_JSON = 256, OPT_NO_SYMBOLS, OPT_SITES, OPT_INTERVALS, OPT_FAIL_ON };
+
+int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
+{
+    static const struct option longopts[] = {
+        {"json", optional_argument, NULL, OPT_JSON},
+        {"output", required_argument, NULL, 'o'},
+        {"no-symbols", no_argument, NULL, OPT_NO_SYMBOLS},
+        {"sites", required_argument, NULL, OPT_SITES},
+        {"intervals", required_argument, NULL, OPT_INTERVALS},
+        {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(opt, 0, sizeof *opt);
+    opt->symbols = true;
+    opt->sites = 3;
+    opt->intervals = 5;
+    opt->fail_on = -1;
+
+    int c;
+    while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_JSON:
+            opt->json = true;
+            opt->json_path = optarg;
+            break;
+        case 'o':
+            opt->text_path = optarg;
+            break;
+        case OPT_NO_SYMBOLS:
+            opt->symbols = false;
+            break;
+        case OPT_SITES:
+            if (parse_count(optarg, "--sites", &opt->sites) != 0)
+                return SC_OPT_USAGE;
+            break;
+        case OPT_INTERVALS:
+            if (parse_count(optarg, "--intervals", &opt->intervals) != 0)
+                return SC_OPT_USAGE;
+            break;
+        case OPT_FAIL_ON:
+            if (strcmp(optarg, "never") == 0) {
+                opt->fail_on = -1;
+            } else if ((opt->fail_on = sc_report_parse_severity(optarg)) < 0) {
+                fprintf(stderr, "streamcheck-report: --fail-on wants error, warning, note or "
+                        "never, not '%s'\n", optarg);
+                return SC_OPT_USAGE;
+            }
+            break;
+        case 'q':
+            opt->quiet = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return SC_OPT_EXIT;
+        case 'V':
+            printf("streamcheck-report %s\n", SC_VERSION);
+            return SC_OPT_EXIT;
+        default:
+            fputs("Try 'streamcheck-report --help'.\n", stderr);
+            return SC_OPT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fputs("streamcheck-report: no trace file or folder given\n"
+              "Try 'streamcheck-report --help'.\n", stderr);
+        return SC_OPT_USAGE;
+    }
+    opt->paths = argv + optind;
+    opt->n_paths = (size_t)(argc - optind);
+    return SC_OPT_RUN;
+}
+
+bool sc_report_json_to_stdout(const sc_report_options *opt)
+{
+    return opt->json && (!opt->json_path || strcmp(opt->json_path, "-") == 0);
+}

@@ -1,0 +1,265 @@
+"""What the report says about traces with known content: metrics from known timings,
+findings, status warnings, notes, and symbolized call sites."""
+
+import json
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+from sctrace import (BLOCKING, CALL_MEMCPY_ASYNC, CALL_STREAM_CREATE, LEGACY, NON_BLOCKING,
+                     NOTE_CUPTI_TAKEN, Trace)
+
+
+def report_json(run_report, *args):
+    r = run_report("--json", *args)
+    assert r.returncode in (0, 3), r.stderr
+    return json.loads(r.stdout)
+
+
+def two_stream_trace(path):
+    """Two non-blocking streams: A runs 0-100 us, B 50-150 us, then B alone 200-300 us.
+
+    busy = 150 + 100 = 250 us, kernel time = 100 + 100 + 100 = 300 us,
+    concurrency = 300 / 250 = 1.2, overlap (2+ kernels) = 50 us."""
+    t = Trace(exe="/usr/bin/twostreams", pid=10)
+    t.device(0, name="Test GPU", sm_count=4, cc=(8, 0))
+    t.stream(21, NON_BLOCKING)
+    t.stream(22, NON_BLOCKING, priority=-1)
+    t.launch("_Z5alphaPf", 10_000, 110_000, 21)
+    t.launch("_ZN2ns4betaIiEEvPT_", 60_000, 160_000, 22)
+    t.launch("_ZN2ns4betaIiEEvPT_", 210_000, 310_000, 22)
+    return t.write(path)
+
+
+def test_overlap_metrics_from_known_timings(run_report, tmp_path):
+    doc = report_json(run_report, two_stream_trace(tmp_path / "twostreams-10.sctrace"))
+    (proc,) = doc["processes"]
+    (dev,) = proc["devices"]
+    assert dev["name"] == "Test GPU" and dev["compute_capability"] == "8.0"
+    assert dev["kernel_count"] == 3
+    assert dev["busy_ns"] == 250_000
+    assert dev["kernel_sum_ns"] == 300_000
+    assert dev["overlap_ns"] == 50_000
+    assert dev["span_ns"] == 300_000
+    assert dev["concurrency"] == pytest.approx(1.2)
+    assert dev["intervals_total"] == 1
+    (iv,) = dev["intervals"]
+    assert (iv["start_ns"], iv["end_ns"]) == (1_000_060_000, 1_000_110_000)
+    names = {iv["kernel_a"]["demangled"], iv["kernel_b"]["demangled"]}
+    assert names == {"alpha(float*)", "void ns::beta<int>(int*)"}
+    kinds = {s["stream_id"]: (s["kind"], s["priority"]) for s in proc["streams"]}
+    assert kinds == {21: ("non-blocking", 0), 22: ("non-blocking", -1)}
+    assert proc["findings"] == []
+    assert doc["summary"]["worst_severity"] is None
+
+
+def test_overlap_text(run_report, tmp_path):
+    r = run_report(two_stream_trace(tmp_path / "twostreams-10.sctrace"))
+    assert r.returncode == 0
+    out = r.stdout
+    assert "device 0: Test GPU (4 SMs, cc 8.0)" in out
+    assert "concurrency    1.20x" in out
+    assert "busy           250 us" in out
+    assert "alpha | ns::beta<int>" in out        # short demangled names
+    assert "findings: none" in out
+
+
+def legacy_with_pageable(path, frames=()):
+    t = Trace(exe="/usr/bin/pipeline", pid=4242)
+    t.device(0)
+    t.stream(7, LEGACY)
+    create = t.api("cudaStreamCreate", 0, 2_000, CALL_STREAM_CREATE, frames=frames)
+    t.stream(13, BLOCKING, correlation_id=create)
+    t.launch("_Z4spinv", 10_000, 110_000, 13, issue=5_000, frames=frames)
+    t.launch("_Z5sweepv", 110_000, 160_000, 7, issue=20_000, frames=frames)
+    copy = t.api("cudaMemcpyAsync", 210_000, 400_000, CALL_MEMCPY_ASYNC, stream=0,
+                 nbytes=64 << 20, frames=frames)
+    t.memcpy(300_000, 400_000, 64 << 20, 7, correlation_id=copy)
+    return t
+
+
+def test_findings_json(run_report, tmp_path):
+    path = legacy_with_pageable(tmp_path / "p.sctrace").write(tmp_path / "pipeline-4242.sctrace")
+    doc = report_json(run_report, path)
+    (proc,) = doc["processes"]
+    rules = {f["rule"]: f for f in proc["findings"]}
+    assert set(rules) == {"legacy-stream", "pageable-async"}
+    legacy = rules["legacy-stream"]
+    assert legacy["cost_ns"] == 90_000
+    assert legacy["severity"] in ("error", "warning")
+    assert legacy["fix"]
+    assert legacy["share"] == pytest.approx(90_000 / proc["span_ns"])
+    assert isinstance(legacy["first"]["evidence"], dict)
+    assert legacy["first"]["call"]["api"] == "cudaLaunchKernel"
+    pageable = rules["pageable-async"]
+    assert pageable["totals"]["bytes"] == 64 << 20
+    costs = [f["cost_ns"] for f in proc["findings"]]
+    assert costs == sorted(costs, reverse=True)
+    summary = {f["rule"]: f for f in doc["summary"]["findings"]}
+    assert summary["legacy-stream"]["processes"] == 1
+    for key in ("exe", "pid", "status", "devices", "streams", "findings", "notes", "env"):
+        assert key in proc
+
+
+def test_findings_text(run_report, tmp_path):
+    path = legacy_with_pageable(tmp_path / "p").write(tmp_path / "pipeline-4242.sctrace")
+    out = run_report(path).stdout
+    assert "legacy-stream   cost 90.0 us" in out
+    assert "fix: " in out
+    assert "pageable-async" in out
+    assert "64.0 MiB" in out
+
+
+def test_merged_summary_sums_rules(run_report, tmp_path):
+    legacy_with_pageable(None).write(tmp_path / "a-1.sctrace")
+    legacy_with_pageable(None).write(tmp_path / "b-2.sctrace")
+    doc = report_json(run_report, tmp_path)
+    summary = {f["rule"]: f for f in doc["summary"]["findings"]}
+    assert summary["legacy-stream"]["cost_ns"] == 180_000
+    assert summary["legacy-stream"]["processes"] == 2
+    out = run_report("-q", tmp_path).stdout
+    assert "legacy-stream   cost 180 us" in out
+    assert "in 2 processes" in out
+
+
+def test_partial_and_dropped_and_notes(run_report, tmp_path):
+    t = Trace(exe="/usr/bin/crashy", pid=5)
+    t.device(0)
+    t.note(NOTE_CUPTI_TAKEN, "CUPTI is held by another profiler: nothing was recorded")
+    partial = t.write(tmp_path / "crashy-5.sctrace.partial", partial=True)
+    out = run_report(partial).stdout
+    assert "WARNING:  PARTIAL trace" in out
+    assert "note:     CUPTI is held by another profiler" in out
+    proc = report_json(run_report, partial)["processes"][0]
+    assert proc["status"] == "partial" and proc["status_detail"]
+    assert proc["notes"] == [{"code": "cupti-taken",
+                              "text": "CUPTI is held by another profiler: nothing was recorded"}]
+
+    dropped = t.write(tmp_path / "crashy-6.sctrace", dropped=1234)
+    assert "CUPTI dropped 1234 activity records" in run_report(dropped).stdout
+
+    data = t.to_bytes()
+    (tmp_path / "cut-7.sctrace").write_bytes(data[:-5])
+    r = run_report(tmp_path / "cut-7.sctrace")
+    assert r.returncode == 0, r.stderr
+    assert "TRUNCATED" in r.stdout
+
+
+# ---- symbols ------------------------------------------------------------------------------
+
+SITE_C = """\
+#include <stdio.h>
+__attribute__((noinline)) void cudaLaunchFake(void) { puts("x"); }
+__attribute__((noinline)) void launch_site(void)
+{
+    cudaLaunchFake();
+}
+int main(void) { launch_site(); return 0; }
+"""
+
+SITE_CXX = """\
+#include <cstdio>
+namespace app {
+__attribute__((noinline)) void run_pipeline(int n) { std::printf("%d", n); }
+}
+int main() { app::run_pipeline(1); return 0; }
+"""
+
+
+def symbols_of(binary):
+    out = subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout
+    return {line.split()[2]: int(line.split()[0], 16) for line in out.splitlines()
+            if len(line.split()) == 3}
+
+
+@pytest.fixture(scope="module")
+def site_binary(tmp_path_factory):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc or not shutil.which("nm"):
+        pytest.skip("needs a C compiler and nm")
+    d = tmp_path_factory.mktemp("site")
+    (d / "site.c").write_text(SITE_C)
+    binary = d / "site"
+    subprocess.run([cc, "-g", "-O0", "-o", str(binary), str(d / "site.c")], check=True)
+    return binary
+
+
+BIAS = 0x555555554000
+
+
+def site_trace(binary, tmp_path, build_id=b"", extra_frames=()):
+    syms = symbols_of(binary)
+    t = legacy_with_pageable(None, frames=(*extra_frames,
+                                           BIAS + syms["cudaLaunchFake"] + 4,
+                                           BIAS + syms["launch_site"] + 9,
+                                           BIAS + syms["main"] + 9))
+    t.module(str(binary), BIAS, BIAS + 0x100000, bias=BIAS, build_id=build_id)
+    t.module("/opt/cuda/lib64/libcudart.so.13", 0x7f0000000000, 0x7f0000100000,
+             bias=0x7f0000000000)
+    return t.write(tmp_path / "pipeline-4242.sctrace")
+
+
+def call_site(doc):
+    legacy = [f for f in doc["processes"][0]["findings"] if f["rule"] == "legacy-stream"][0]
+    return legacy["sites"][0]["call"]
+
+
+def test_call_site_symbolized_with_line(run_report, site_binary, tmp_path):
+    path = site_trace(site_binary, tmp_path, extra_frames=(0x7f0000001234,))
+    call = call_site(report_json(run_report, path))
+    # frame 0 is in libcudart, frame 1 in a function named cuda*: both internal
+    assert call["call_site_index"] == 2
+    site = call["call_site"]
+    assert site["function"] == "launch_site"
+    assert site["module"] == str(site_binary)
+    assert site["offset"] == 9
+    if shutil.which("addr2line"):
+        assert site["file"].endswith("site.c") and 3 <= site["line"] <= 6
+    frames = call["frames"]
+    assert frames[0]["module"].endswith("libcudart.so.13") and frames[0]["internal"]
+    assert frames[0]["function"] is None and frames[0]["module_offset"] == "0x1234"
+    assert frames[1]["function"] == "cudaLaunchFake" and frames[1]["internal"]
+    assert frames[3]["function"] == "main"
+    out = run_report(path).stdout
+    assert "launch_site" in out and "(site+0x" in out
+
+
+def test_no_symbols_flag(run_report, site_binary, tmp_path):
+    path = site_trace(site_binary, tmp_path)
+    site = call_site(report_json(run_report, "--no-symbols", path))["call_site"]
+    assert site["function"] is None and site["file"] is None
+    assert site["module"] == str(site_binary)
+    assert "site+0x" in run_report("--no-symbols", path).stdout
+
+
+def test_build_id_mismatch_or_missing_file_is_quiet(run_report, site_binary, tmp_path):
+    path = site_trace(site_binary, tmp_path, build_id=b"\x01" * 20)
+    r = run_report("--json", path)
+    assert r.returncode == 0 and r.stderr == ""
+    site = call_site(json.loads(r.stdout))["call_site"]
+    assert site["function"] is None and site["module_offset"].startswith("0x")
+
+    gone = tmp_path / "gone"
+    shutil.copy(site_binary, gone)
+    path = site_trace(gone, tmp_path)
+    gone.unlink()
+    r = run_report(path)
+    assert r.returncode == 0 and r.stderr == ""
+    assert "gone+0x" in r.stdout
+
+
+def test_cxx_names_demangled(run_report, tmp_path):
+    cxx = shutil.which("c++") or shutil.which("g++")
+    if not cxx or not shutil.which("nm"):
+        pytest.skip("needs a C++ compiler and nm")
+    (tmp_path / "app.cc").write_text(SITE_CXX)
+    binary = tmp_path / "app"
+    subprocess.run([cxx, "-O0", "-o", str(binary), str(tmp_path / "app.cc")], check=True)
+    addr = BIAS + symbols_of(binary)["_ZN3app12run_pipelineEi"] + 5
+    t = legacy_with_pageable(None, frames=(addr,))
+    t.module(str(binary), BIAS, BIAS + 0x100000, bias=BIAS)
+    path = t.write(tmp_path / "app-1.sctrace")
+    site = call_site(report_json(run_report, path))["call_site"]
+    assert site["function"] == "app::run_pipeline(int)"

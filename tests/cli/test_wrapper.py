@@ -1,0 +1,139 @@
+"""The streamcheck wrapper script, with a stand-in for libstreamcheck.so: the command itself
+writes a trace into $STREAMCHECK_OUT the way the library would, so no GPU is needed."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+FAKE_APP = """\
+import os, sys
+sys.path.insert(0, {here!r})
+from sctrace import *
+out = os.environ["STREAMCHECK_OUT"]
+assert os.path.isabs(out), out
+assert os.environ["STREAMCHECK_SUMMARY"] == "0"
+assert os.environ["LD_PRELOAD"].startswith(os.environ["EXPECT_LIB"])
+print("app output")
+mode = sys.argv[1]
+if mode != "nocuda":
+    t = Trace(exe="/usr/bin/fake", pid=os.getpid())
+    t.device(0)
+    if mode == "legacy":
+        t.stream(7, LEGACY)
+        t.stream(13, BLOCKING)
+        t.launch("_Z4spinv", 10_000, 110_000, 13, issue=5_000)
+        t.launch("_Z5sweepv", 110_000, 160_000, 7, issue=20_000)
+    else:
+        t.stream(14, NON_BLOCKING)
+        t.launch("_Z1kv", 10_000, 20_000, 14)
+    t.write(os.path.join(out, "fake-%d.sctrace" % os.getpid()))
+sys.exit(int(sys.argv[2]))
+"""
+
+
+def loaded_libc():
+    """A real shared library to stand in for libstreamcheck.so: harmless to preload."""
+    for line in open("/proc/self/maps"):
+        path = line.split()[-1]
+        if "/libc.so" in path or "/libc-" in path:
+            return path
+    pytest.skip("no libc path in /proc/self/maps")
+
+
+@pytest.fixture
+def wrap(wrapper_bin, tmp_path):
+    app = tmp_path / "fake_app.py"
+    app.write_text(FAKE_APP.format(here=str(HERE)))
+    lib = loaded_libc()
+    env = dict(os.environ, STREAMCHECK_LIB=lib, EXPECT_LIB=lib)
+
+    def run(*args, mode="clean", status=0, cwd=tmp_path):
+        cmd = [str(wrapper_bin), *map(str, args), "--", sys.executable, str(app), mode,
+               str(status)]
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd,
+                              timeout=60)
+    return run
+
+
+def runs(out):
+    return sorted(p for p in out.iterdir() if p.name.startswith("run-"))
+
+
+def test_clean_run(wrap, tmp_path):
+    r = wrap()
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "app output\n"             # the summary stays off the app's stdout
+    assert "== streamcheck summary: 1 process ==" in r.stderr
+    (run,) = runs(tmp_path / "streamcheck-out")
+    assert len(list(run.glob("*.sctrace"))) == 1
+
+
+def test_exit_status_passes_through(wrap):
+    assert wrap(status=7).returncode == 7
+    assert wrap("--fail-on", "error", mode="legacy", status=5).returncode == 5
+
+
+def test_fail_on(wrap):
+    r = wrap("--fail-on", "error", mode="legacy")
+    assert r.returncode == 3, r.stderr
+    assert "legacy-stream" in r.stderr
+    assert wrap("--fail-on", "never", mode="legacy").returncode == 0
+    assert wrap(mode="legacy").returncode == 0
+
+
+def test_json_and_out_dir(wrap, tmp_path):
+    out, js = tmp_path / "traces", tmp_path / "r.json"
+    r = wrap("-o", out, "--json", js, mode="legacy")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(js.read_text())
+    assert doc["summary"]["findings"][0]["rule"] == "legacy-stream"
+    assert len(runs(out)) == 1
+
+
+def test_earlier_runs_pruned_unless_keep(wrap, tmp_path):
+    out = tmp_path / "o"
+    wrap("-o", out)
+    wrap("-o", out)
+    assert len(runs(out)) == 1
+    wrap("-o", out, "--keep")
+    assert len(runs(out)) == 2
+    unfinished = out / "run-19700101-000000-1"     # no .done marker: left alone
+    unfinished.mkdir()
+    wrap("-o", out)
+    assert unfinished.exists() and len(runs(out)) == 2
+
+
+def test_no_cuda_leaves_nothing(wrap, tmp_path):
+    r = wrap(mode="nocuda", status=4)
+    assert r.returncode == 4
+    assert "streamcheck: no process used CUDA" in r.stderr
+    assert runs(tmp_path / "streamcheck-out") == []
+
+
+def test_killed_by_signal(wrapper_bin, tmp_path):
+    env = dict(os.environ, STREAMCHECK_LIB=loaded_libc())
+    r = subprocess.run([str(wrapper_bin), "--", "sh", "-c", "kill -TERM $$"], env=env,
+                       cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 128 + 15
+
+
+def test_usage_and_setup_errors(wrapper_bin, tmp_path):
+    def run(*args, **env):
+        return subprocess.run([str(wrapper_bin), *map(str, args)], capture_output=True,
+                              text=True, cwd=tmp_path, env=dict(os.environ, **env), timeout=60)
+    assert run("--help").returncode == 0
+    assert run().returncode == 2
+    assert run("--fail-on", "bad", "--", "true").returncode == 2
+    assert run("--bogus", "--", "true").returncode == 2
+    r = run("--", "true", STREAMCHECK_LIB=str(tmp_path / "missing.so"))
+    assert r.returncode == 2 and "missing.so" in r.stderr
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    r = run("-o", blocker / "sub", "--", "true", STREAMCHECK_LIB=loaded_libc())
+    assert r.returncode == 2 and "cannot create" in r.stderr

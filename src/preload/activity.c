@@ -1,0 +1,179 @@
+#include "preload/activity.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/cupti_loader.h"
+#include "preload/modules.h"
+#include "preload/strings.h"
+#include "preload/tracebuf.h"
+#include "streamcheck/trace_format.h"
+
+enum { SC_ACTIVITY_BUFFER = 8 * 1024 * 1024 };
+
+static atomic_uint_fast64_t sc_activity_count;
+
+static void CUPTIAPI sc_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    /* CUPTI wants 8-byte alignment; malloc gives 16. */
+    *buffer = malloc(SC_ACTIVITY_BUFFER);
+    *size = *buffer ? SC_ACTIVITY_BUFFER : 0;
+    *max_records = 0;
+}
+
+static void sc_put_kernel(const CUpti_ActivityKernel10 *k)
+{
+    sc_rec_kernel r = {
+        .start_ns = k->start, .end_ns = k->end, .graph_node_id = k->graphNodeId,
+        .device = k->deviceId, .context_id = k->contextId, .stream_id = k->streamId,
+        .correlation_id = k->correlationId,
+        .grid_x = k->gridX, .grid_y = k->gridY, .grid_z = k->gridZ,
+        .block_x = k->blockX, .block_y = k->blockY, .block_z = k->blockZ,
+        .registers_per_thread = k->registersPerThread,
+        .static_shared = (uint32_t)k->staticSharedMemory,
+        .dynamic_shared = (uint32_t)k->dynamicSharedMemory,
+        .name_id = sc_string_id(k->name), .launch_type = k->launchType,
+    };
+    sc_tbuf_put(SC_REC_KERNEL, &r, sizeof r, NULL, 0);
+}
+
+static void sc_put_memcpy(const CUpti_ActivityMemcpy6 *c)
+{
+    sc_rec_memcpy r = {
+        .start_ns = c->start, .end_ns = c->end, .bytes = c->bytes, .device = c->deviceId,
+        .context_id = c->contextId, .stream_id = c->streamId, .correlation_id = c->correlationId,
+        .copy_kind = c->copyKind, .src_kind = c->srcKind, .dst_kind = c->dstKind,
+        .flags = c->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC ? SC_MEMCPY_ASYNC : 0,
+        .src_device = c->deviceId, .dst_device = c->deviceId,
+    };
+    sc_tbuf_put(SC_REC_MEMCPY, &r, sizeof r, NULL, 0);
+}
+
+static void sc_put_memset(const CUpti_ActivityMemset4 *s)
+{
+    sc_rec_memset r = {
+        .start_ns = s->start, .end_ns = s->end, .bytes = s->bytes, .device = s->deviceId,
+        .context_id = s->contextId, .stream_id = s->streamId, .correlation_id = s->correlationId,
+        .value = s->value, .memory_kind = s->memoryKind,
+        .flags = s->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC ? 1 : 0,
+    };
+    sc_tbuf_put(SC_REC_MEMSET, &r, sizeof r, NULL, 0);
+}
+
+static void sc_put_stream(const CUpti_ActivityStream *s)
+{
+    sc_rec_stream r = {
+        .device = UINT32_MAX, /* CUPTI's stream record names the context, not the device */
+        .context_id = s->contextId, .stream_id = s->streamId, .flag = s->flag,
+        .priority = (int32_t)s->priority, .correlation_id = s->correlationId,
+    };
+    sc_tbuf_put(SC_REC_STREAM, &r, sizeof r, NULL, 0);
+}
+
+static void sc_put_sync(const CUpti_ActivitySynchronization2 *s)
+{
+    sc_rec_sync r = {
+        .start_ns = s->start, .end_ns = s->end, .type = s->type, .context_id = s->contextId,
+        .stream_id = s->streamId, .correlation_id = s->correlationId, .event_id = s->cudaEventId,
+    };
+    sc_tbuf_put(SC_REC_SYNC, &r, sizeof r, NULL, 0);
+}
+
+static void sc_put_device(const CUpti_ActivityDevice5 *d)
+{
+    sc_rec_device r = {
+        .device = d->id, .sm_count = d->numMultiprocessors,
+        .max_threads_per_sm = d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp,
+        .max_blocks_per_sm = d->maxBlocksPerMultiprocessor,
+        .max_regs_per_sm = d->maxRegistersPerMultiprocessor,
+        .max_shared_per_sm = d->maxSharedMemoryPerMultiprocessor,
+        .max_threads_per_block = d->maxThreadsPerBlock,
+        .max_regs_per_block = d->maxRegistersPerBlock,
+        .max_shared_per_block = d->maxSharedMemoryPerBlock,
+        .cc_major = d->computeCapabilityMajor, .cc_minor = d->computeCapabilityMinor,
+        .async_engines = d->numMemcpyEngines, .global_memory = d->globalMemorySize,
+    };
+    const char *name = d->name ? d->name : "";
+    sc_tbuf_put(SC_REC_DEVICE, &r, sizeof r, name, strlen(name) + 1);
+}
+
+static void sc_convert(const CUpti_Activity *a)
+{
+    switch (a->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+        sc_put_kernel((const CUpti_ActivityKernel10 *)a);
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY: sc_put_memcpy((const CUpti_ActivityMemcpy6 *)a); break;
+    case CUPTI_ACTIVITY_KIND_MEMSET: sc_put_memset((const CUpti_ActivityMemset4 *)a); break;
+    case CUPTI_ACTIVITY_KIND_STREAM: sc_put_stream((const CUpti_ActivityStream *)a); break;
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+        sc_put_sync((const CUpti_ActivitySynchronization2 *)a);
+        break;
+    case CUPTI_ACTIVITY_KIND_DEVICE: sc_put_device((const CUpti_ActivityDevice5 *)a); break;
+    default: return;
+    }
+    atomic_fetch_add_explicit(&sc_activity_count, 1, memory_order_relaxed);
+}
+
+static void CUPTIAPI sc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+                                         size_t size, size_t valid)
+{
+    (void)ctx;
+    (void)stream;
+    (void)size;
+    CUpti_Activity *record = NULL;
+    while (valid > 0 &&
+           sc_cupti_api.ActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS)
+        sc_convert(record);
+    free(buffer);
+    /* Off the hot path: a good moment to notice libraries loaded since the last look. */
+    sc_modules_update();
+}
+
+int sc_activity_start(char *failed, size_t failed_size)
+{
+    static const struct {
+        CUpti_ActivityKind kind;
+        const char *name;
+    } kinds[] = {
+        {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"},
+        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
+        {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+        {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
+        {CUPTI_ACTIVITY_KIND_STREAM, "STREAM"},
+        {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"},
+    };
+    failed[0] = '\0';
+    CUptiResult rc = sc_cupti_api.ActivityRegisterCallbacks(sc_buffer_requested, sc_buffer_completed);
+    if (rc != CUPTI_SUCCESS) {
+        snprintf(failed, failed_size, "buffer callbacks (%s)", sc_cupti_error(rc));
+        return (int)(sizeof kinds / sizeof *kinds);
+    }
+    int n_failed = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        rc = sc_cupti_api.ActivityEnable(kinds[i].kind);
+        if (rc == CUPTI_SUCCESS) continue;
+        size_t len = strlen(failed);
+        snprintf(failed + len, failed_size - len, "%s%s (%s)", n_failed ? ", " : "",
+                 kinds[i].name, sc_cupti_error(rc));
+        n_failed++;
+    }
+    return n_failed;
+}
+
+uint64_t sc_activity_finish(void)
+{
+    sc_cupti_api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    size_t dropped = 0;
+    if (sc_cupti_api.ActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS) dropped = 0;
+    return dropped;
+}
+
+uint64_t sc_activity_records(void)
+{
+    return atomic_load_explicit(&sc_activity_count, memory_order_relaxed);
+}

@@ -1,0 +1,19 @@
+/* CUPTI activity records (what the device did, with the GPU's own timestamps) turned into
+ * trace records. Runs on CUPTI's buffer-completion thread, never on the application's. */
+#ifndef SC_PRELOAD_ACTIVITY_H
+#define SC_PRELOAD_ACTIVITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Registers the buffer callbacks and enables the activity kinds streamcheck needs:
+ * CONCURRENT_KERNEL (never KERNEL, which serializes kernels), MEMCPY, MEMSET, STREAM,
+ * SYNCHRONIZATION and DEVICE. Returns the number of kinds that could not be enabled; their
+ * names are appended to `failed`. */
+int sc_activity_start(char *failed, size_t failed_size);
+/* Forces out every buffered record (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) and returns the
+ * number of records CUPTI dropped. */
+uint64_t sc_activity_finish(void);
+uint64_t sc_activity_records(void);
+
+#endif

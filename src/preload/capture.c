@@ -1,0 +1,230 @@
+#include "preload/capture.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preload/activity.h"
+#include "preload/callbacks.h"
+#include "preload/cupti_loader.h"
+#include "preload/modules.h"
+#include "preload/options.h"
+#include "preload/stack.h"
+#include "preload/strings.h"
+#include "preload/summary.h"
+#include "preload/tracebuf.h"
+#include "streamcheck/trace_format.h"
+#include "trace/writer.h"
+
+extern char **environ;
+
+enum sc_state { SC_IDLE, SC_RUNNING, SC_FINISHED, SC_OFF };
+static _Atomic int sc_state = SC_IDLE;
+static pthread_mutex_t sc_capture_lock = PTHREAD_MUTEX_INITIALIZER;
+static sc_writer sc_trace_writer;
+static pid_t sc_capture_pid;
+
+/* streamcheck speaks on stderr only for what the user must know, prefixed, once each. */
+static void sc_say(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    int saved = errno;
+    fprintf(stderr, "streamcheck: %s\n", line);
+    errno = saved;
+}
+
+static void sc_note(uint32_t code, const char *text)
+{
+    sc_rec_note r = {.code = code};
+    sc_tbuf_put(SC_REC_NOTE, &r, sizeof r, text, strlen(text) + 1);
+}
+
+static const char *sc_exe_base(char *buf, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    buf[n > 0 ? n : 0] = '\0';
+    const char *slash = strrchr(buf, '/');
+    return slash ? slash + 1 : n > 0 ? buf : "process";
+}
+
+/* An unwritable output folder loses nothing: the trace goes to the temporary folder and
+ * the user is told where. */
+static int sc_open_trace(void)
+{
+    char exe[4096], err[512], fallback[512];
+    const char *base = sc_exe_base(exe, sizeof exe);
+    if (sc_writer_open(&sc_trace_writer, sc_opts.out_dir, base, getpid(), err, sizeof err) == 0)
+        return 0;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(fallback, sizeof fallback, "%s/streamcheck-%d", tmp && *tmp ? tmp : "/tmp",
+             (int)getuid());
+    char err2[512];
+    if (sc_writer_open(&sc_trace_writer, fallback, base, getpid(), err2, sizeof err2) == 0) {
+        sc_say("%s; writing the trace to %s instead", err, fallback);
+        return 0;
+    }
+    sc_say("%s; %s; nothing is recorded", err, err2);
+    return -1;
+}
+
+static void sc_write_process(uint32_t attach)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t now = 0;
+    if (sc_cupti_api.GetTimestamp) sc_cupti_api.GetTimestamp(&now);
+    sc_rec_process r = {
+        .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(), .start_ns = now,
+        .start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
+        .attach = attach,
+    };
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    sc_tbuf_put(SC_REC_PROCESS, &r, sizeof r, exe, strlen(exe) + 1);
+}
+
+/* Variables that change how CUDA schedules work (serializing-env and friends). */
+static void sc_write_env(void)
+{
+    static const char *const prefixes[] = {"CUDA_", "PYTORCH_", "NCCL_", "TORCH_"};
+    for (char **e = environ; e && *e; e++) {
+        for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+            if (strncmp(*e, prefixes[i], strlen(prefixes[i])) != 0) continue;
+            if (strncmp(*e, "CUDA_INJECTION64_PATH=", 22) == 0) break;
+            size_t len = strlen(*e);
+            if (len < 1024) sc_tbuf_put(SC_REC_ENV, NULL, 0, *e, len + 1);
+            break;
+        }
+    }
+}
+
+static void sc_start_locked(uint32_t attach)
+{
+    char err[512];
+    int cupti_ok = sc_cupti_load(sc_opts.cupti_path, err, sizeof err) == 0;
+    if (sc_open_trace() != 0) {
+        sc_state = SC_OFF;
+        return;
+    }
+    sc_tbuf_start(&sc_trace_writer);
+    sc_capture_pid = getpid();
+    sc_write_process(attach);
+    sc_write_env();
+    sc_modules_update();
+    if (!cupti_ok) {
+        sc_say("%s; only the process is recorded", err);
+        sc_note(SC_NOTE_CUPTI_UNAVAILABLE, err);
+        sc_state = SC_RUNNING;
+        return;
+    }
+    sc_stack_init();
+    CUptiResult rc = sc_callbacks_start();
+    if (rc != CUPTI_SUCCESS) {
+        /* Another profiler (nsys, ncu, compute-sanitizer, torch.profiler) holds the only
+         * subscription. Activity records may still be had: keep what works. */
+        snprintf(err, sizeof err,
+                 "CUPTI is already in use by another profiler (%s): API calls, call sites "
+                 "and host blocking are not recorded",
+                 sc_cupti_error(rc));
+        sc_say("%s", err);
+        sc_note(SC_NOTE_CUPTI_TAKEN, err);
+    }
+    char failed[400];
+    if (sc_activity_start(failed, sizeof failed) > 0) {
+        snprintf(err, sizeof err, "activity kinds not recorded: %s", failed);
+        sc_say("%s", err);
+        sc_note(SC_NOTE_ACTIVITY_FAILED, err);
+    }
+    sc_state = SC_RUNNING;
+}
+
+void sc_capture_start(uint32_t attach)
+{
+    pthread_mutex_lock(&sc_capture_lock);
+    if (sc_state == SC_IDLE) sc_start_locked(attach);
+    pthread_mutex_unlock(&sc_capture_lock);
+}
+
+/* Waits for the device work still in flight, so that its records exist before the
+ * flush. Only contexts the program created, only at exit, and never cuInit. */
+static void sc_sync_contexts(void)
+{
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!cuda) return;
+    CUresult (*push)(CUcontext) = (CUresult(*)(CUcontext))dlsym(cuda, "cuCtxPushCurrent_v2");
+    CUresult (*pop)(CUcontext *) = (CUresult(*)(CUcontext *))dlsym(cuda, "cuCtxPopCurrent_v2");
+    CUresult (*sync)(void) = (CUresult(*)(void))dlsym(cuda, "cuCtxSynchronize");
+    if (push && pop && sync) {
+        CUcontext ctx[64];
+        int n = sc_callbacks_contexts(ctx, 64);
+        for (int i = 0; i < n; i++) {
+            if (push(ctx[i]) != CUDA_SUCCESS) continue;
+            sync();
+            CUcontext popped;
+            pop(&popped);
+        }
+    }
+    dlclose(cuda);
+}
+
+void sc_capture_finish(uint32_t reason)
+{
+    pthread_mutex_lock(&sc_capture_lock);
+    if (sc_state != SC_RUNNING || getpid() != sc_capture_pid) {
+        pthread_mutex_unlock(&sc_capture_lock);
+        return;
+    }
+    sc_state = SC_FINISHED;
+    int saved_errno = errno;
+    sc_callbacks_self(true);
+    uint64_t dropped = 0;
+    if (sc_cupti_api.handle) {
+        sc_sync_contexts();
+        dropped = sc_activity_finish();
+        sc_callbacks_stop();
+    }
+    sc_modules_update();
+    uint64_t now = 0;
+    if (sc_cupti_api.GetTimestamp) sc_cupti_api.GetTimestamp(&now);
+    sc_rec_end end = {.end_ns = now, .dropped_records = dropped,
+                      .api_records = sc_callbacks_records(),
+                      .activity_records = sc_activity_records(), .reason = reason};
+    sc_tbuf_put(SC_REC_END, &end, sizeof end, NULL, 0);
+    sc_tbuf_flush_all();
+    char err[512];
+    if (sc_trace_writer.failed)
+        sc_say("writing %s failed (disk full?); the trace holds what was written before",
+               sc_trace_writer.partial_path);
+    else if (sc_writer_finish(&sc_trace_writer, err, sizeof err) != 0)
+        sc_say("%s", err);
+    else if (sc_opts.summary && reason == SC_END_EXIT)
+        sc_summary_print(sc_trace_writer.final_path);
+    errno = saved_errno;
+    pthread_mutex_unlock(&sc_capture_lock);
+}
+
+void sc_capture_forked_child(void)
+{
+    /* CUDA cannot be used in a child of a process that initialized it; what the parent
+     * recorded is the parent's to write. The child stays silent and writes nothing. */
+    pthread_mutex_init(&sc_capture_lock, NULL);
+    if (sc_state == SC_RUNNING) {
+        sc_writer_abandon(&sc_trace_writer);
+        sc_tbuf_drop_all();
+        sc_strings_reset();
+        sc_modules_reset();
+        sc_state = SC_OFF;
+    }
+}

@@ -143,13 +143,18 @@ enum sc_call_class {
 enum sc_api_flags {
     SC_API_PER_THREAD = 1u << 0,    /* a _ptsz/_ptds variant: handle 0 means per-thread stream */
     SC_API_DRIVER = 1u << 1,        /* driver-API domain (else runtime) */
+    /* Launch stacks are sampled (a full stack costs microseconds, a launch a few): this
+     * launch has no frames of its own; it shares the stack of the earlier launch of the same
+     * kernel from the same thread whose correlation id is in `aux`. */
+    SC_API_STACK_SHARED = 1u << 2,
 };
 
 typedef struct sc_rec_api {
     uint64_t start_ns, end_ns;      /* API entry and exit, CUPTI clock */
     uint64_t stream;                /* stream handle argument, SC_STREAM_NONE if none */
     uint64_t bytes;                 /* copy/memset/allocation size, 0 if none */
-    uint64_t aux;                   /* call-specific: created stream handle, event handle, ... */
+    uint64_t aux;                   /* call-specific: created stream handle, event handle, the
+                                       stack-sharing launch (SC_API_STACK_SHARED), ... */
     uint32_t tid;                   /* kernel thread id */
     uint32_t correlation_id;        /* joins the call to its activity records */
     uint32_t context_id;

@@ -48,6 +48,14 @@ const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id)
     return NULL;
 }
 
+const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call)
+{
+    if (!call || call->rec.n_frames || !(call->rec.flags & SC_API_STACK_SHARED))
+        return call;
+    const sc_api_call *sampled = sc_ctx_call(ctx, (uint32_t)call->rec.aux);
+    return sampled && sampled->rec.n_frames ? sampled : call;
+}
+
 const sc_stream_summary *sc_ctx_stream(const sc_ctx *ctx, uint32_t device, uint32_t context_id,
                                        uint32_t stream_id)
 {

@@ -150,6 +150,14 @@ static int sc_finding_sites(sc_finding_builder *b)
 
 int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list *out)
 {
+    /* A launch without a stack of its own is counted at the site of its sampled twin. */
+    for (size_t i = 0; i < b->n_entries; i++) {
+        const sc_api_call *site = sc_ctx_site(ctx, b->entries[i].call);
+        if (site != b->entries[i].call) {
+            b->entries[i].call = site;
+            b->entries[i].hash = sc_site_hash(site);
+        }
+    }
     int rc = sc_finding_sites(b);
     sc_finding *f = &b->finding;
     f->share = ctx->run_span_ns ? (double)f->cost_ns / (double)ctx->run_span_ns : 0.0;

@@ -45,6 +45,9 @@ typedef struct sc_ctx {
 
 /* The API call that issued the activity with this correlation id, or NULL. */
 const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id);
+/* The call whose stack names the site of `call`: itself, or for a launch whose stack was
+ * not sampled (SC_API_STACK_SHARED), the sampled launch of the same kernel it points at. */
+const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call);
 /* The summary of a stream, or NULL when the trace never mentioned it. */
 const sc_stream_summary *sc_ctx_stream(const sc_ctx *ctx, uint32_t device, uint32_t context_id,
                                        uint32_t stream_id);

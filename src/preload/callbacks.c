@@ -1,6 +1,8 @@
 #include "preload/callbacks.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -19,7 +21,24 @@ static CUpti_SubscriberHandle sc_subscriber;
 static atomic_bool sc_subscribed;
 static atomic_uint_fast64_t sc_api_count;
 
+/* Launch stack sampling, per thread: a launch of a kernel gets a full stack for its first
+ * SC_SAMPLE_FIRST launches from this thread, then one in SC_SAMPLE_EVERY; the others name
+ * the last sampled launch of the same kernel. Unwinding is the one cost here that grows with
+ * the program's stack depth; this keeps it to a few launches per kernel. */
+enum { SC_SAMPLE_SLOTS = 256, SC_SAMPLE_FIRST = 16, SC_SAMPLE_EVERY = 64 };
+typedef struct sc_launch_slot {
+    const void *kernel;         /* CUPTI's symbolName pointer: one per kernel */
+    uint32_t cbid;
+    uint32_t launches;
+    uint32_t sampled_correlation;
+} sc_launch_slot;
+typedef struct sc_thread_state {
+    sc_launch_slot slots[SC_SAMPLE_SLOTS];
+} sc_thread_state;
+
 static SC_TLS uint32_t sc_tid;
+static SC_TLS sc_thread_state *sc_thread;
+static pthread_key_t sc_thread_key;
 static SC_TLS int sc_depth;       /* hooked calls in progress on this thread */
 static SC_TLS bool sc_inside;     /* streamcheck's own CUDA calls */
 
@@ -64,10 +83,41 @@ static void sc_write_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 {
     int d = domain == CUPTI_CB_DOMAIN_DRIVER_API;
     unsigned char bit = (unsigned char)(1u << (cbid % 8));
+    /* A plain load first: after the first call of each function this is all it costs. */
+    if (atomic_load_explicit(&sc_named[d][cbid / 8], memory_order_relaxed) & bit) return;
     if (atomic_fetch_or(&sc_named[d][cbid / 8], bit) & bit) return;
     sc_rec_call_name r = {.domain = (uint16_t)domain, .cbid = (uint16_t)cbid};
     if (!name) name = "?";
     sc_tbuf_put(SC_REC_CALL_NAME, &r, sizeof r, name, strlen(name) + 1);
+}
+
+static void sc_thread_release(void *state)
+{
+    free(state);
+    sc_thread = NULL;
+}
+
+/* Whether this launch takes a stack; if not, *shared is the correlation id to point at. */
+static bool sc_launch_wants_stack(const CUpti_CallbackData *cb, CUpti_CallbackId cbid,
+                                  uint32_t *shared)
+{
+    if (!sc_thread) {
+        sc_thread = calloc(1, sizeof *sc_thread);
+        if (!sc_thread) return true;
+        pthread_setspecific(sc_thread_key, sc_thread);
+    }
+    const void *kernel = cb->symbolName;
+    uintptr_t h = ((uintptr_t)kernel >> 4) ^ cbid * 0x9E3779B1u;
+    sc_launch_slot *slot = &sc_thread->slots[h % SC_SAMPLE_SLOTS];
+    if (slot->kernel != kernel || slot->cbid != cbid)
+        *slot = (sc_launch_slot){.kernel = kernel, .cbid = (uint32_t)cbid};
+    uint32_t n = slot->launches++;
+    if (n < SC_SAMPLE_FIRST || n % SC_SAMPLE_EVERY == 0 || !kernel) {
+        slot->sampled_correlation = cb->correlationId;
+        return true;
+    }
+    *shared = slot->sampled_correlation;
+    return false;
 }
 
 static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -88,12 +138,19 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
     /* The record is built in place: fixed part, then frames straight from the unwinder. */
     sc_rec_api *r = (sc_rec_api *)(dst + sizeof(sc_record_header));
     uint64_t *frames = (uint64_t *)(r + 1);
-    int n = sc_stack_capture(frames, (int)max_frames, 3);
+    uint32_t shared = 0, flags = h->flags;
+    int n = 0;
+    if (h->call_class != SC_CALL_LAUNCH || sc_launch_wants_stack(cb, cbid, &shared))
+        n = sc_stack_capture(frames, (int)max_frames, 3);
+    else {
+        flags |= SC_API_STACK_SHARED;
+        args.aux = shared;
+    }
     *r = (sc_rec_api){
         .start_ns = cb->correlationData ? *cb->correlationData : now, .end_ns = now,
         .stream = args.stream, .bytes = args.bytes, .aux = args.aux,
         .tid = sc_tid, .correlation_id = cb->correlationId, .context_id = cb->contextUid,
-        .flags = h->flags, .domain = (uint16_t)domain, .cbid = (uint16_t)cbid,
+        .flags = flags, .domain = (uint16_t)domain, .cbid = (uint16_t)cbid,
         .call_class = h->call_class, .n_frames = (uint16_t)n,
         .result = cb->functionReturnValue ? *(const int32_t *)cb->functionReturnValue : 0,
         .aux2 = args.aux2,
@@ -134,6 +191,7 @@ static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
 CUptiResult sc_callbacks_start(void)
 {
     sc_hooks_init();
+    pthread_key_create(&sc_thread_key, sc_thread_release);
     CUptiResult rc = sc_cupti_api.Subscribe(&sc_subscriber, sc_on_callback, NULL);
     if (rc != CUPTI_SUCCESS) return rc;
     atomic_store(&sc_subscribed, true);

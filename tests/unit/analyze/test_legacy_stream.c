@@ -254,6 +254,37 @@ static void test_legacy_sites_dedup_by_stack(void **state)
     syn_free(&s);
 }
 
+/* Launch stacks are sampled: a launch flagged SC_API_STACK_SHARED has no frames and names
+ * the sampled launch (by correlation id in aux) whose site it is counted at. */
+static void test_shared_stack_counts_at_sampled_site(void **state)
+{
+    (void)state;
+    static const uint64_t stack_a[] = {0x1000, 0x2000};
+    syn s;
+    syn_init(&s);
+    syn_stream(&s, 0, LEGACY, SC_STREAM_FLAG_LEGACY, 0);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(1), 1, NULL, stack_a, 2);
+    syn_kernel(&s, 0, LEGACY, US(2), US(3), 1);
+    for (uint32_t i = 2; i <= 4; i++) {
+        sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, US(4 * i), US(4 * i + 1), i, NULL, NULL, 0);
+        c->rec.flags |= SC_API_STACK_SHARED;
+        c->rec.aux = 1;
+        syn_kernel(&s, 0, LEGACY, US(4 * i + 2), US(4 * i + 3), i);
+    }
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "legacy-stream");
+    assert_non_null(f);
+    assert_int_equal(f->count, 4);
+    assert_int_equal(f->n_sites, 1);
+    assert_int_equal(f->sites[0].count, 4);
+    assert_ptr_equal(f->sites[0].call->frames, stack_a);
+    /* the instances keep their own calls; only the site is shared */
+    assert_int_equal(f->first.call->rec.correlation_id, 1);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_blocking_that_did_not_wait_costs_nothing),
         cmocka_unit_test(test_legacy_other_device_is_independent),
         cmocka_unit_test(test_legacy_sites_dedup_by_stack),
+        cmocka_unit_test(test_shared_stack_counts_at_sampled_site),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include "report/demangle.h"
 #include "report/merge.h"
 #include "report/names.h"
+#include "report/text.h"
 
 static json_t *jint(uint64_t v)
 {
@@ -226,6 +227,7 @@ static json_t *stream_json(const sc_trace *t, const sc_stream_summary *s,
     json_object_set_new(o, "priority", json_integer(s->priority));
     json_object_set_new(o, "copy_count", jint(s->copy_count));
     json_object_set_new(o, "memset_count", jint(s->memset_count));
+    json_object_set_new(o, "idle", json_boolean(sc_text_stream_idle(s)));
     overlap_into(o, &s->overlap);
     json_object_set_new(o, "created_by", call_json(t, s->created_by, opt));
     return o;

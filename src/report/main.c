@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/dump.h"
 #include "report/inputs.h"
 #include "report/json.h"
 #include "report/options.h"
@@ -110,6 +111,35 @@ static void prepare_symbols(sc_symbolizer *sym, const sc_analysis *a)
     free(l.v);
 }
 
+/* ---- --dump ------------------------------------------------------------------------- */
+
+/* Each input's raw records; no analysis, so a trace the loader refuses still shows what it
+ * holds up to the damage. Returns 0, or EXIT_READ when some file could not be dumped whole. */
+static int run_dump(const sc_report_options *opt, const sc_report_inputs *in)
+{
+    FILE *out = stdout;
+    if (opt->text_path && !(out = fopen(opt->text_path, "w"))) {
+        fprintf(stderr, "streamcheck-report: cannot write %s: %s\n", opt->text_path,
+                strerror(errno));
+        return EXIT_READ;
+    }
+    int status = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        if (i)
+            fputc('\n', out);
+        if (sc_dump_trace(out, in->files[i]) != 0)
+            status = EXIT_READ;
+    }
+    bool failed = ferror(out) != 0;
+    if (out != stdout && fclose(out) != 0)
+        failed = true;
+    if (failed) {
+        fprintf(stderr, "streamcheck-report: writing the dump failed\n");
+        status = EXIT_READ;
+    }
+    return status;
+}
+
 /* ---- output ------------------------------------------------------------------------- */
 
 static int write_text(const sc_report_options *opt, const sc_analysis *const *as, size_t n,
@@ -197,6 +227,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < opt.n_paths; i++)
         if (sc_report_add_path(&in, opt.paths[i]) != 0)
             status = EXIT_READ;
+    if (opt.dump) {
+        int drc = run_dump(&opt, &in);
+        sc_report_inputs_free(&in);
+        return drc ? drc : status;
+    }
 
     report_run r = {0};
     r.procs = calloc(in.n ? in.n : 1, sizeof *r.procs);

@@ -27,6 +27,8 @@ static void usage(FILE *out)
           "      --fail-on SEV   exit 3 when a finding of severity SEV or higher exists:\n"
           "                      error, warning, note or never (default never)\n"
           "  -q, --quiet         print only the merged summary\n"
+          "      --dump          print each trace's raw records in file order instead\n"
+          "                      of the report (with -o FILE, to FILE)\n"
           "  -h, --help          show this help and exit\n"
           "  -V, --version       show the version and exit\n"
           "\n"
@@ -48,7 +50,7 @@ static int parse_count(const char *arg, const char *name, size_t *out)
     return 0;
 }
 
-enum { OPT_JSON = 256, OPT_NO_SYMBOLS, OPT_SITES, OPT_INTERVALS, OPT_FAIL_ON };
+enum { OPT_JSON = 256, OPT_NO_SYMBOLS, OPT_SITES, OPT_INTERVALS, OPT_FAIL_ON, OPT_DUMP };
 
 int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
 {
@@ -60,6 +62,7 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
         {"intervals", required_argument, NULL, OPT_INTERVALS},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"quiet", no_argument, NULL, 'q'},
+        {"dump", no_argument, NULL, OPT_DUMP},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -103,6 +106,9 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
         case 'q':
             opt->quiet = true;
             break;
+        case OPT_DUMP:
+            opt->dump = true;
+            break;
         case 'h':
             usage(stdout);
             return SC_OPT_EXIT;
@@ -116,6 +122,13 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
     }
     if (optind >= argc) {
         fputs("streamcheck-report: no trace file or folder given\n"
+              "Try 'streamcheck-report --help'.\n", stderr);
+        return SC_OPT_USAGE;
+    }
+    /* A dump replaces the report, so options that shape the report would be silently
+     * ignored; --json is the one whose absence a script would not notice. */
+    if (opt->dump && opt->json) {
+        fputs("streamcheck-report: --dump and --json exclude each other\n"
               "Try 'streamcheck-report --help'.\n", stderr);
         return SC_OPT_USAGE;
     }

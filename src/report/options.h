@@ -14,6 +14,7 @@ typedef struct sc_report_options {
     size_t intervals;           /* --intervals N */
     int fail_on;                /* an sc_severity, or -1 for never */
     bool quiet;                 /* -q: only the merged summary */
+    bool dump;                  /* --dump: raw records instead of the report */
     char **paths;               /* the PATH operands */
     size_t n_paths;
 } sc_report_options;

@@ -146,16 +146,34 @@ static void print_device(FILE *out, const sc_analysis *a, const sc_device_summar
 
 /* ---- streams ------------------------------------------------------------------------ */
 
+bool sc_text_stream_idle(const sc_stream_summary *s)
+{
+    return s->overlap.kernel_count == 0 && s->copy_count == 0 && s->memset_count == 0;
+}
+
+/* A stream worth a table row: it had work, or the program created it (an unused stream the
+ * program made is still its own; CUDA's internal streams come with no creating call). */
+static bool stream_shown(const sc_stream_summary *s)
+{
+    return !sc_text_stream_idle(s) || s->created_by != NULL;
+}
+
 static void print_streams(FILE *out, const sc_analysis *a, const sc_text_options *opt)
 {
     if (a->n_streams == 0)
         return;
     char b1[SC_FMT_SIZE], site[SITE_WIDTH];
+    size_t hidden = 0;
     fprintf(out, "\nstreams:\n");
-    fprintf(out, "  %3s %7s  %-12s %4s %8s %10s %6s  %s\n", "dev", "stream", "kind", "prio",
-            "kernels", "busy", "conc", "created at");
     for (size_t i = 0; i < a->n_streams; i++) {
         const sc_stream_summary *s = &a->streams[i];
+        if (!stream_shown(s)) {
+            hidden++;
+            continue;
+        }
+        if (i == hidden)    /* the first row shown: the column heads go above it */
+            fprintf(out, "  %3s %7s  %-12s %4s %8s %10s %6s  %s\n", "dev", "stream", "kind",
+                    "prio", "kernels", "busy", "conc", "created at");
         if (s->created_by)
             site_text(a, s->created_by, opt, site, sizeof site);
         else
@@ -165,6 +183,9 @@ static void print_streams(FILE *out, const sc_analysis *a, const sc_text_options
                 s->overlap.kernel_count, sc_report_fmt_ns(s->overlap.busy_ns, b1),
                 s->overlap.concurrency, site);
     }
+    if (hidden)
+        fprintf(out, "  %zu idle stream%s not shown (created by CUDA with the context)\n",
+                hidden, hidden == 1 ? "" : "s");
 }
 
 /* ---- findings ----------------------------------------------------------------------- */

@@ -25,6 +25,10 @@ typedef struct sc_text_options {
 /* Defaults: no resolver, 3 sites, 5 intervals, full form. */
 void sc_text_options_init(sc_text_options *opt);
 
+/* True for a stream that ran no kernels, copies or memsets. CUDA makes several such streams
+ * with every context; the text table hides the ones nobody created, JSON marks them. */
+bool sc_text_stream_idle(const sc_stream_summary *s);
+
 /* The report of one process (full or brief, per opt->brief). */
 void sc_text_process(FILE *out, const sc_analysis *a, const sc_text_options *opt);
 

@@ -1,8 +1,11 @@
-"""Write streamcheck trace files (include/streamcheck/trace_format.h) from Python.
+"""Write and read streamcheck trace files (include/streamcheck/trace_format.h) from Python.
 
 Tests build traces with known content and known timings, run the report tool on them and
 check what it says. The layouts below mirror trace_format.h field by field; the sizes are
 asserted so a change to the header shows up here at once.
+
+`read(path)` parses a trace independently of the C reader, so GPU tests can check what the
+library wrote without trusting the code they test (see its docstring).
 
     t = Trace(exe="/usr/bin/app", pid=42)
     t.device(0)
@@ -41,7 +44,13 @@ CALL_STREAM_CREATE, CALL_DEVICE_SYNC = 13, 19
 NOTE_INFO, NOTE_CUPTI_UNAVAILABLE, NOTE_CUPTI_TAKEN = 0, 1, 2
 
 STREAM_NONE = (1 << 64) - 1
-DOMAIN_RUNTIME = 3     # CUPTI_CB_DOMAIN_RUNTIME_API
+DOMAIN_DRIVER, DOMAIN_RUNTIME = 1, 2     # CUPTI_CB_DOMAIN_DRIVER_API, _RUNTIME_API
+
+# CUpti_ActivitySynchronizationType
+SYNC_EVENT, SYNC_STREAM_WAIT_EVENT, SYNC_STREAM, SYNC_CONTEXT = 1, 2, 3, 4
+
+# enum sc_end_reason
+END_EXIT, END_EXEC, END_DETACH = 1, 2, 3
 
 FILE_HEADER = struct.Struct("<8sHHI")
 RECORD_HEADER = struct.Struct("<HHI")
@@ -115,20 +124,21 @@ class Trace:
                                                            priority, correlation_id)))
 
     def api(self, name, start, end, call_class=CALL_OTHER, stream=STREAM_NONE, nbytes=0,
-            frames=(), correlation_id=None, tid=100, cbid=None, aux=0, aux2=0, context_id=1):
-        """An API call record; returns its correlation id."""
+            frames=(), correlation_id=None, tid=100, cbid=None, aux=0, aux2=0, context_id=1,
+            domain=DOMAIN_RUNTIME, flags=0, result=0):
+        """An API call record; returns its correlation id. Without a cbid, the name gets one
+        and a CALL_NAME record; with one, no CALL_NAME is written."""
         if correlation_id is None:
             correlation_id = self.next_corr
             self.next_corr += 1
         if cbid is None:
-            cbid = self.call_names.get(name)
+            cbid = self.call_names.get((domain, name))
             if cbid is None:
                 cbid = len(self.call_names) + 1
-                self.call_names[name] = cbid
-                self.records.append(record(REC_CALL_NAME, CALL_NAME.pack(DOMAIN_RUNTIME, cbid, 0),
-                                           name))
+                self.call_names[(domain, name)] = cbid
+                self.records.append(record(REC_CALL_NAME, CALL_NAME.pack(domain, cbid, 0), name))
         payload = API.pack(self._t(start), self._t(end), stream, nbytes, aux, tid, correlation_id,
-                           context_id, 0, DOMAIN_RUNTIME, cbid, call_class, len(frames), 0, aux2)
+                           context_id, flags, domain, cbid, call_class, len(frames), result, aux2)
         payload += b"".join(struct.pack("<Q", f) for f in frames)
         self.records.append(record(REC_API, payload))
         return correlation_id
@@ -154,6 +164,31 @@ class Trace:
             self._t(start), self._t(end), nbytes, device, context_id, stream_id, correlation_id,
             copy_kind, src_kind, dst_kind, 1 if is_async else 0, device, device, 0)))
 
+    def memset(self, start, end, nbytes, stream_id, value=0, memory_kind=MEM_DEVICE,
+               is_async=True, device=0, context_id=1, correlation_id=0):
+        self.records.append(record(REC_MEMSET, MEMSET.pack(
+            self._t(start), self._t(end), nbytes, device, context_id, stream_id, correlation_id,
+            value, memory_kind, 1 if is_async else 0)))
+
+    def sync(self, start, end, sync_type, stream_id=0xFFFFFFFF, context_id=1, correlation_id=0,
+             event_id=0):
+        self.records.append(record(REC_SYNC, SYNC.pack(
+            self._t(start), self._t(end), sync_type, context_id, stream_id, correlation_id,
+            event_id, 0)))
+
+    def range(self, name, start, end, tid=100, domain=None, depth=0):
+        domain_id = self.string(domain) if domain else 0
+        self.records.append(record(REC_RANGE, RANGE.pack(
+            self._t(start), self._t(end), tid, self.string(name), domain_id, depth)))
+
+    def call_name(self, name, cbid, domain=DOMAIN_RUNTIME):
+        """A CALL_NAME record on its own (the library writes one on a call's first exit)."""
+        self.records.append(record(REC_CALL_NAME, CALL_NAME.pack(domain, cbid, 0), name))
+
+    def raw(self, kind, payload=b"", text=None):
+        """Any record, e.g. a kind from a newer minor version that readers must skip."""
+        self.records.append(record(kind, payload, text))
+
     def note(self, code, text):
         self.records.append(record(REC_NOTE, NOTE.pack(code, 0), text))
 
@@ -171,3 +206,175 @@ class Trace:
         with open(path, "wb") as f:
             f.write(self.to_bytes(partial=partial, dropped=dropped))
         return path
+
+
+# ---- reading ------------------------------------------------------------------------------
+
+class TraceError(ValueError):
+    """The file is not a readable trace: not a trace at all, another major version, or
+    corrupt (the message names the file and the byte offset of the damage)."""
+
+
+# Field names of each kind's fixed part, in trace_format.h order ("reserved" is dropped).
+_LAYOUTS = {
+    REC_PROCESS: (PROCESS, "pid ppid start_ns start_unix_ns attach reserved"),
+    REC_MODULE: (MODULE, "bias lo hi build_id build_id_size"),
+    REC_DEVICE: (DEVICE, "device sm_count max_threads_per_sm max_blocks_per_sm max_regs_per_sm "
+                         "max_shared_per_sm max_threads_per_block max_regs_per_block "
+                         "max_shared_per_block cc_major cc_minor async_engines global_memory"),
+    REC_STRING: (STRING, "id reserved"),
+    REC_CALL_NAME: (CALL_NAME, "domain cbid reserved"),
+    REC_API: (API, "start_ns end_ns stream bytes aux tid correlation_id context_id flags domain "
+                   "cbid call_class n_frames result aux2"),
+    REC_KERNEL: (KERNEL, "start_ns end_ns graph_node_id device context_id stream_id "
+                         "correlation_id grid_x grid_y grid_z block_x block_y block_z "
+                         "registers_per_thread static_shared dynamic_shared name_id launch_type "
+                         "reserved"),
+    REC_MEMCPY: (MEMCPY, "start_ns end_ns bytes device context_id stream_id correlation_id "
+                         "copy_kind src_kind dst_kind flags src_device dst_device reserved"),
+    REC_MEMSET: (MEMSET, "start_ns end_ns bytes device context_id stream_id correlation_id "
+                         "value memory_kind flags"),
+    REC_STREAM: (STREAM, "device context_id stream_id flag priority correlation_id"),
+    REC_SYNC: (SYNC, "start_ns end_ns type context_id stream_id correlation_id event_id reserved"),
+    REC_NOTE: (NOTE, "code reserved"),
+    REC_ENV: (None, ""),
+    REC_RANGE: (RANGE, "start_ns end_ns tid name_id domain_id depth"),
+    REC_END: (END, "end_ns dropped_records api_records activity_records reason reserved"),
+}
+for _kind, (_s, _names) in _LAYOUTS.items():
+    assert _s is None or len(_names.split()) == len(_s.unpack(b"\0" * _s.size)), _kind
+
+_TEXT_KINDS = {REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, REC_NOTE, REC_ENV}
+
+# Which list of the result each repeated kind goes to.
+_LISTS = {REC_MODULE: "modules", REC_DEVICE: "devices", REC_API: "calls", REC_KERNEL: "kernels",
+          REC_MEMCPY: "copies", REC_MEMSET: "memsets", REC_STREAM: "streams", REC_SYNC: "syncs",
+          REC_NOTE: "notes", REC_ENV: "env", REC_RANGE: "ranges"}
+
+
+def _fields(kind, payload):
+    layout, names = _LAYOUTS[kind]
+    if layout is None:
+        return {}
+    values = layout.unpack_from(payload)   # a newer minor version's extra bytes are ignored
+    return {k: v for k, v in zip(names.split(), values) if k != "reserved"}
+
+
+def read(path):
+    """Parses the trace at `path` into plain Python objects, without the C reader.
+
+    Returns a dict:
+      path, version (major, minor), status ("complete" | "partial" | "truncated"),
+      status_detail (why it is not complete, "" when it is),
+      process (dict, with "exe") or None, end (dict) or None,
+      strings {id: text}, call_names {(domain, cbid): name},
+      modules, devices, calls, kernels, copies, memsets, streams, syncs, ranges, notes:
+          lists of dicts in FILE order (not sorted), keyed by the trace_format.h field names,
+          each with "offset" (its byte offset in the file); calls have "frames" (a list of
+          return addresses, innermost first) and "name" (None when no CALL_NAME record names
+          it); kernels have "name", ranges "name" and "domain" (None when unknown/default);
+          modules have "path" and build_id as a hex string; devices "name"; notes "text",
+      env: list of "NAME=value" strings,
+      unknown: how many records of kinds this version does not know were skipped.
+    Values are as written: stream records keep device 0xFFFFFFFF (the C loader fills it in).
+
+    Raises TraceError when the file is not a trace, has another major version or is corrupt
+    (the same files the C loader refuses). A last record cut short gives status "truncated"
+    and everything before it; a file without an END record gives "partial".
+    """
+    path = str(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < FILE_HEADER.size or data[:8] != MAGIC:
+        raise TraceError(f"{path}: not a streamcheck trace "
+                         f"({'file too short' if len(data) < FILE_HEADER.size else 'wrong magic'})")
+    _, major, minor, header_size = FILE_HEADER.unpack_from(data)
+    if major != VERSION_MAJOR:
+        raise TraceError(f"{path}: trace format {major}.{minor}; this reader reads "
+                         f"format {VERSION_MAJOR}.x")
+    if header_size < FILE_HEADER.size or header_size > len(data) or header_size % 8:
+        raise TraceError(f"{path}: corrupt trace: header size {header_size}")
+
+    out = {"path": path, "version": (major, minor), "status": "complete", "status_detail": "",
+           "process": None, "end": None, "strings": {}, "call_names": {}, "unknown": 0}
+    for name in _LISTS.values():
+        out[name] = []
+
+    def corrupt(offset, what):
+        raise TraceError(f"{path}: corrupt trace: {what} at byte {offset}")
+
+    off = header_size
+    while off < len(data):
+        if len(data) - off < RECORD_HEADER.size:
+            break
+        kind, _, size = RECORD_HEADER.unpack_from(data, off)
+        if size < RECORD_HEADER.size or size % 8:
+            corrupt(off, f"bad record size {size}")
+        if size > len(data) - off:
+            break
+        if out["end"] is not None:
+            corrupt(off, "record after the end record")
+        payload = data[off + RECORD_HEADER.size:off + size]
+        if kind not in _LAYOUTS:
+            out["unknown"] += 1      # a kind from a newer minor version: its size says how far
+            off += size
+            continue
+        layout = _LAYOUTS[kind][0]
+        fixed = layout.size if layout else 0
+        if len(payload) < fixed:
+            corrupt(off, f"record shorter than its kind ({len(payload)} of {fixed} bytes)")
+        rec = _fields(kind, payload)
+        rec["offset"] = off
+        text = None
+        if kind in _TEXT_KINDS:
+            tail = payload[fixed:]
+            if tail and b"\0" not in tail:
+                corrupt(off, "unterminated text")
+            text = tail.split(b"\0", 1)[0].decode("utf-8", "replace")
+        if kind == REC_API:
+            end = fixed + 8 * rec["n_frames"]
+            if end > len(payload):
+                corrupt(off, "frames overrun")
+            rec["frames"] = list(struct.unpack_from(f"<{rec['n_frames']}Q", payload, fixed))
+        if kind == REC_PROCESS:
+            rec["exe"] = text
+            out["process"] = rec
+        elif kind == REC_STRING:
+            if rec["id"] == 0 or rec["id"] > 1 << 26:
+                corrupt(off, "bad string id")
+            out["strings"][rec["id"]] = text
+        elif kind == REC_CALL_NAME:
+            out["call_names"][(rec["domain"], rec["cbid"])] = text
+        elif kind == REC_END:
+            out["end"] = rec
+        elif kind == REC_ENV:
+            out["env"].append(text)
+        else:
+            if kind == REC_MODULE:
+                rec["build_id"] = rec["build_id"][:rec.pop("build_id_size")].hex()
+                rec["path"] = text
+            elif kind == REC_DEVICE:
+                rec["name"] = text
+            elif kind == REC_NOTE:
+                rec["text"] = text
+            out[_LISTS[kind]].append(rec)
+        off += size
+
+    # Names are joined once every record is in: a name may come after its first use.
+    for c in out["calls"]:
+        c["name"] = out["call_names"].get((c["domain"], c["cbid"]))
+    for k in out["kernels"]:
+        k["name"] = out["strings"].get(k["name_id"])
+    for r in out["ranges"]:
+        r["name"] = out["strings"].get(r["name_id"])
+        r["domain"] = out["strings"].get(r["domain_id"])
+
+    if off < len(data):
+        out["status"] = "truncated"
+        out["status_detail"] = (f"the last record is cut short at byte {off} of {len(data)}: "
+                                "the process stopped while writing; everything before it is kept")
+    elif out["end"] is None:
+        out["status"] = "partial"
+        out["status_detail"] = "no end record: the process crashed, was killed, exec'd or is " \
+                               "still running"
+    return out

@@ -1,0 +1,707 @@
+/* streamcheck-report --dump (see dump.h).
+ *
+ * Two passes over the file held in memory: the first checks every record the way the loader
+ * does and finds where the readable part ends, so the status can be printed before the
+ * records (as the report does) and API lines can name their call even when the CALL_NAME
+ * record came later; the second prints the records up to that point. Values are raw: times
+ * in nanoseconds on the trace's clock, ids and handles as written. */
+#include "report/dump.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/names.h"
+#include "streamcheck/trace_format.h"
+
+enum sc_dump_damage { SC_DUMP_CLEAN, SC_DUMP_TRUNCATED, SC_DUMP_CORRUPT };
+
+typedef struct sc_dump_name {
+    uint32_t key;               /* domain << 16 | cbid */
+    const char *text;
+} sc_dump_name;
+
+typedef struct sc_dump {
+    const char *path;
+    const uint8_t *data;
+    size_t size;
+    size_t start;               /* the header's header_size: where records begin */
+    size_t stop;                /* where the readable part ends: size, or the damage */
+    enum sc_dump_damage damage;
+    char what[256];             /* the damage in words */
+    bool has_end;
+    size_t n_records;
+    size_t counts[SC_REC_END + 1];  /* by kind; [0] counts kinds this version does not know */
+    sc_dump_name *names;
+    size_t n_names, cap_names;
+} sc_dump;
+
+static const char *const sc_dump_kind_names[SC_REC_END + 1] = {
+    [SC_REC_PROCESS] = "PROCESS", [SC_REC_MODULE] = "MODULE", [SC_REC_DEVICE] = "DEVICE",
+    [SC_REC_STRING] = "STRING",   [SC_REC_CALL_NAME] = "CALL_NAME", [SC_REC_API] = "API",
+    [SC_REC_KERNEL] = "KERNEL",   [SC_REC_MEMCPY] = "MEMCPY", [SC_REC_MEMSET] = "MEMSET",
+    [SC_REC_STREAM] = "STREAM",   [SC_REC_SYNC] = "SYNC",     [SC_REC_NOTE] = "NOTE",
+    [SC_REC_ENV] = "ENV",         [SC_REC_RANGE] = "RANGE",   [SC_REC_END] = "END",
+};
+
+static const char *kind_name(uint16_t kind)
+{
+    return kind <= SC_REC_END && sc_dump_kind_names[kind] ? sc_dump_kind_names[kind]
+                                                          : "unknown";
+}
+
+/* The fixed part of each kind in format 1.0: shorter is corrupt, longer is a newer minor
+ * version's appended fields. Variable parts (text, frames) start right after it. */
+static size_t fixed_size(uint16_t kind)
+{
+    switch (kind) {
+    case SC_REC_PROCESS: return sizeof(sc_rec_process);
+    case SC_REC_MODULE: return sizeof(sc_rec_module);
+    case SC_REC_DEVICE: return sizeof(sc_rec_device);
+    case SC_REC_STRING: return sizeof(sc_rec_string);
+    case SC_REC_CALL_NAME: return sizeof(sc_rec_call_name);
+    case SC_REC_API: return sizeof(sc_rec_api);
+    case SC_REC_KERNEL: return sizeof(sc_rec_kernel);
+    case SC_REC_MEMCPY: return sizeof(sc_rec_memcpy);
+    case SC_REC_MEMSET: return sizeof(sc_rec_memset);
+    case SC_REC_STREAM: return sizeof(sc_rec_stream);
+    case SC_REC_SYNC: return sizeof(sc_rec_sync);
+    case SC_REC_NOTE: return sizeof(sc_rec_note);
+    case SC_REC_RANGE: return sizeof(sc_rec_range);
+    case SC_REC_END: return sizeof(sc_rec_end);
+    default: return 0;
+    }
+}
+
+static bool has_text(uint16_t kind)
+{
+    switch (kind) {
+    case SC_REC_PROCESS:
+    case SC_REC_MODULE:
+    case SC_REC_DEVICE:
+    case SC_REC_STRING:
+    case SC_REC_CALL_NAME:
+    case SC_REC_NOTE:
+    case SC_REC_ENV:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Copies a fixed part into a zeroed struct: fields an older writer lacked read as 0. */
+static void copy_fixed(void *dst, size_t dst_size, const uint8_t *payload, size_t n)
+{
+    memset(dst, 0, dst_size);
+    memcpy(dst, payload, n < dst_size ? n : dst_size);
+}
+#define SC_DUMP_FIXED(dst, payload, n) copy_fixed(&(dst), sizeof(dst), (payload), (n))
+
+static const char *tail_text(uint16_t kind, const uint8_t *payload, size_t n)
+{
+    size_t fixed = fixed_size(kind);
+    return n > fixed ? (const char *)payload + fixed : "";
+}
+
+/* ---- pass 1: where the readable part ends ------------------------------------------- */
+
+static void set_damage(sc_dump *d, enum sc_dump_damage damage, size_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void set_damage(sc_dump *d, enum sc_dump_damage damage, size_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->what, sizeof d->what, fmt, ap);
+    va_end(ap);
+    d->damage = damage;
+    d->stop = off;
+}
+
+/* NULL when the record's payload is sound, else what is wrong with it (in buf). The checks
+ * are the loader's, so a file the dump calls corrupt is one the report refuses. */
+static const char *check_payload(uint16_t kind, const uint8_t *p, size_t n, char *buf,
+                                 size_t size)
+{
+    size_t fixed = fixed_size(kind);
+    if (n < fixed) {
+        snprintf(buf, size, "%s record shorter than its kind (%zu of %zu payload bytes)",
+                 kind_name(kind), n, fixed);
+        return buf;
+    }
+    if (has_text(kind) && n > fixed && !memchr(p + fixed, '\0', n - fixed)) {
+        snprintf(buf, size, "%s record with unterminated text", kind_name(kind));
+        return buf;
+    }
+    if (kind == SC_REC_API) {
+        sc_rec_api a;
+        SC_DUMP_FIXED(a, p, n);
+        if ((size_t)a.n_frames * sizeof(uint64_t) > n - sizeof a) {
+            snprintf(buf, size, "API record with %u frames that overrun it", a.n_frames);
+            return buf;
+        }
+    }
+    if (kind == SC_REC_STRING) {
+        sc_rec_string s;
+        SC_DUMP_FIXED(s, p, n);
+        if (s.id == 0 || s.id > (1u << 26)) {
+            snprintf(buf, size, "STRING record with bad id %u", s.id);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const sc_dump_name *)a)->key, y = ((const sc_dump_name *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static void add_call_name(sc_dump *d, const uint8_t *p, size_t n)
+{
+    if (d->n_names == d->cap_names) {
+        size_t cap = d->cap_names ? 2 * d->cap_names : 64;
+        sc_dump_name *v = realloc(d->names, cap * sizeof *v);
+        if (!v)
+            return;             /* the API lines then print "?": a dump still works */
+        d->names = v;
+        d->cap_names = cap;
+    }
+    sc_rec_call_name c;
+    SC_DUMP_FIXED(c, p, n);
+    d->names[d->n_names].key = (uint32_t)c.domain << 16 | c.cbid;
+    d->names[d->n_names++].text = tail_text(SC_REC_CALL_NAME, p, n);
+}
+
+static void scan(sc_dump *d)
+{
+    char why[160];
+    size_t off = d->start;
+    d->stop = d->size;
+    while (off < d->size) {
+        sc_record_header h;
+        size_t left = d->size - off;
+        if (left < sizeof h) {
+            set_damage(d, SC_DUMP_TRUNCATED, off, "%zu stray bytes where a record header "
+                       "should be: the process stopped while writing", left);
+            break;
+        }
+        memcpy(&h, d->data + off, sizeof h);
+        if (h.size < sizeof h || h.size % 8) {
+            set_damage(d, SC_DUMP_CORRUPT, off, "bad record size %u (kind %u)", h.size,
+                       h.kind);
+            break;
+        }
+        if (h.size > left) {
+            set_damage(d, SC_DUMP_TRUNCATED, off, "%s record of %u bytes cut short, %zu bytes "
+                       "left in the file: the process stopped while writing", kind_name(h.kind),
+                       h.size, left);
+            break;
+        }
+        if (d->has_end) {
+            set_damage(d, SC_DUMP_CORRUPT, off, "%s record after the END record",
+                       kind_name(h.kind));
+            break;
+        }
+        const uint8_t *p = d->data + off + sizeof h;
+        size_t n = h.size - sizeof h;
+        if (check_payload(h.kind, p, n, why, sizeof why)) {
+            set_damage(d, SC_DUMP_CORRUPT, off, "%s", why);
+            break;
+        }
+        if (h.kind == SC_REC_CALL_NAME)
+            add_call_name(d, p, n);
+        if (h.kind == SC_REC_END)
+            d->has_end = true;
+        d->counts[h.kind <= SC_REC_END ? h.kind : 0]++;
+        d->n_records++;
+        off += h.size;
+    }
+    if (d->n_names)
+        qsort(d->names, d->n_names, sizeof *d->names, name_cmp);
+}
+
+static const char *call_name(const sc_dump *d, uint16_t domain, uint16_t cbid)
+{
+    sc_dump_name key = {.key = (uint32_t)domain << 16 | cbid};
+    const sc_dump_name *e =
+        d->n_names ? bsearch(&key, d->names, d->n_names, sizeof key, name_cmp) : NULL;
+    return e ? e->text : "?";
+}
+
+/* ---- value names -------------------------------------------------------------------- */
+
+static const char *call_class_name(uint16_t c)
+{
+    static const char *const names[] = {
+        [SC_CALL_OTHER] = "other",
+        [SC_CALL_LAUNCH] = "launch",
+        [SC_CALL_GRAPH_LAUNCH] = "graph-launch",
+        [SC_CALL_MEMCPY] = "memcpy",
+        [SC_CALL_MEMCPY_ASYNC] = "memcpy-async",
+        [SC_CALL_MEMSET] = "memset",
+        [SC_CALL_MEMSET_ASYNC] = "memset-async",
+        [SC_CALL_MALLOC] = "malloc",
+        [SC_CALL_FREE] = "free",
+        [SC_CALL_HOST_ALLOC] = "host-alloc",
+        [SC_CALL_HOST_FREE] = "host-free",
+        [SC_CALL_HOST_REGISTER] = "host-register",
+        [SC_CALL_HOST_UNREGISTER] = "host-unregister",
+        [SC_CALL_STREAM_CREATE] = "stream-create",
+        [SC_CALL_STREAM_DESTROY] = "stream-destroy",
+        [SC_CALL_EVENT_RECORD] = "event-record",
+        [SC_CALL_EVENT_WAIT] = "event-wait",
+        [SC_CALL_EVENT_SYNC] = "event-sync",
+        [SC_CALL_STREAM_SYNC] = "stream-sync",
+        [SC_CALL_DEVICE_SYNC] = "device-sync",
+        [SC_CALL_STREAM_QUERY] = "stream-query",
+        [SC_CALL_EVENT_QUERY] = "event-query",
+        [SC_CALL_SET_LIMIT] = "set-limit",
+        [SC_CALL_MALLOC_ASYNC] = "malloc-async",
+        [SC_CALL_FREE_ASYNC] = "free-async",
+    };
+    return c < sizeof names / sizeof *names && names[c] ? names[c] : "unknown";
+}
+
+static const char *domain_name(uint16_t domain)
+{
+    switch (domain) {   /* CUpti_CallbackDomain */
+    case 1: return "driver";
+    case 2: return "runtime";
+    case 3: return "resource";
+    case 4: return "synchronize";
+    case 5: return "nvtx";
+    default: return "domain?";
+    }
+}
+
+static const char *copy_kind_name(uint8_t kind)
+{
+    static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                        "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
+    return kind < sizeof names / sizeof *names ? names[kind] : "kind?";
+}
+
+static const char *memory_kind_name(unsigned kind)
+{
+    static const char *const names[] = {"unknown", "pageable", "pinned", "device", "array",
+                                        "managed", "device-static", "managed-static"};
+    return kind < sizeof names / sizeof *names ? names[kind] : "kind?";
+}
+
+static const char *sync_type_name(uint32_t type)
+{
+    static const char *const names[] = {"unknown", "event-sync", "stream-wait-event",
+                                        "stream-sync", "context-sync"};
+    return type < sizeof names / sizeof *names ? names[type] : "type?";
+}
+
+static const char *end_reason_name(uint32_t reason)
+{
+    switch (reason) {
+    case SC_END_EXIT: return "exit";
+    case SC_END_EXEC: return "exec";
+    case SC_END_DETACH: return "detach";
+    default: return "unknown";
+    }
+}
+
+/* ---- pass 2: one line per record ---------------------------------------------------- */
+
+/* Text as written, with control bytes (and, when quoted, quotes and backslashes) escaped so
+ * that one record stays one line whatever a kernel name or path holds. */
+static void put_text(FILE *out, const char *s, bool quoted)
+{
+    if (quoted)
+        fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f || (quoted && (*c == '"' || *c == '\\')))
+            fprintf(out, "\\x%02x", *c);
+        else
+            fputc(*c, out);
+    }
+    if (quoted)
+        fputc('"', out);
+}
+
+/* start=, end= and dur=; dur is signed so that a record with end < start shows it. */
+static void put_times(FILE *out, uint64_t start, uint64_t end)
+{
+    fprintf(out, " start=%" PRIu64 " end=%" PRIu64 " dur=%" PRId64, start, end,
+            (int64_t)(end - start));
+}
+
+static void dump_process(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_process r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " pid=%u ppid=%u attach=%s start=%" PRIu64 " start_unix=%" PRIu64 " exe=",
+            r.pid, r.ppid, sc_report_attach_name(r.attach), r.start_ns, r.start_unix_ns);
+    put_text(out, tail_text(SC_REC_PROCESS, p, n), false);
+}
+
+static void dump_module(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_module r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " lo=0x%" PRIx64 " hi=0x%" PRIx64 " bias=0x%" PRIx64 " build_id=", r.lo, r.hi,
+            r.bias);
+    size_t len = r.build_id_size < sizeof r.build_id ? r.build_id_size : sizeof r.build_id;
+    for (size_t i = 0; i < len; i++)
+        fprintf(out, "%02x", r.build_id[i]);
+    if (len == 0)
+        fputs("none", out);
+    fputs(" path=", out);
+    put_text(out, tail_text(SC_REC_MODULE, p, n), false);
+}
+
+static void dump_device(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_device r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " dev=%u ", r.device);
+    put_text(out, tail_text(SC_REC_DEVICE, p, n), true);
+    fprintf(out, " sms=%u cc=%u.%u threads/sm=%u blocks/sm=%u regs/sm=%u smem/sm=%u "
+            "threads/block=%u regs/block=%u smem/block=%u engines=%u mem=%" PRIu64,
+            r.sm_count, r.cc_major, r.cc_minor, r.max_threads_per_sm, r.max_blocks_per_sm,
+            r.max_regs_per_sm, r.max_shared_per_sm, r.max_threads_per_block,
+            r.max_regs_per_block, r.max_shared_per_block, r.async_engines, r.global_memory);
+}
+
+static void dump_string(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_string r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " #%u ", r.id);
+    put_text(out, tail_text(SC_REC_STRING, p, n), true);
+}
+
+static void dump_call_name(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_call_name r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " cbid %u, %s: ", r.cbid, domain_name(r.domain));
+    put_text(out, tail_text(SC_REC_CALL_NAME, p, n), false);
+}
+
+static void put_api_flags(FILE *out, uint32_t flags)
+{
+    if (flags == 0) {
+        fputs(" flags=0", out);
+        return;
+    }
+    const char *sep = " flags=";
+    if (flags & SC_API_PER_THREAD) {
+        fprintf(out, "%sper-thread", sep);
+        sep = ",";
+    }
+    if (flags & SC_API_DRIVER) {
+        fprintf(out, "%sdriver", sep);
+        sep = ",";
+    }
+    uint32_t rest = flags & ~(uint32_t)(SC_API_PER_THREAD | SC_API_DRIVER);
+    if (rest)
+        fprintf(out, "%s0x%x", sep, rest);
+}
+
+static void dump_api(FILE *out, const sc_dump *d, const uint8_t *p, size_t n)
+{
+    sc_rec_api r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " %s(cbid %u, %s) class=%s", call_name(d, r.domain, r.cbid), r.cbid,
+            domain_name(r.domain), call_class_name(r.call_class));
+    put_times(out, r.start_ns, r.end_ns);
+    fprintf(out, " tid=%u ctx=%u corr=%u", r.tid, r.context_id, r.correlation_id);
+    if (r.stream == SC_STREAM_NONE)
+        fputs(" stream=none", out);
+    else
+        fprintf(out, " stream=0x%" PRIx64, r.stream);
+    fprintf(out, " bytes=%" PRIu64 " aux=0x%" PRIx64 " aux2=%u", r.bytes, r.aux, r.aux2);
+    put_api_flags(out, r.flags);
+    fprintf(out, " result=%d frames=%u [", r.result, r.n_frames);
+    /* Frames follow the 1.0 fixed part; scan() checked that they fit. */
+    for (size_t i = 0; i < r.n_frames; i++) {
+        uint64_t f;
+        memcpy(&f, p + sizeof r + i * sizeof f, sizeof f);
+        fprintf(out, "%s0x%" PRIx64, i ? ", " : "", f);
+    }
+    fputc(']', out);
+}
+
+static void dump_kernel(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_kernel r;
+    SC_DUMP_FIXED(r, p, n);
+    put_times(out, r.start_ns, r.end_ns);
+    fprintf(out, " dev=%u ctx=%u stream=%u corr=%u grid=%dx%dx%d block=%dx%dx%d regs=%u "
+            "smem=%u+%u name=#%u", r.device, r.context_id, r.stream_id, r.correlation_id,
+            r.grid_x, r.grid_y, r.grid_z, r.block_x, r.block_y, r.block_z,
+            r.registers_per_thread, r.static_shared, r.dynamic_shared, r.name_id);
+    if (r.launch_type)
+        fprintf(out, " launch_type=%u", r.launch_type);
+    if (r.graph_node_id)
+        fprintf(out, " graph_node=%" PRIu64, r.graph_node_id);
+}
+
+static void dump_memcpy(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_memcpy r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " %s %" PRIu64 " B %s->%s %s", copy_kind_name(r.copy_kind), r.bytes,
+            memory_kind_name(r.src_kind), memory_kind_name(r.dst_kind),
+            r.flags & SC_MEMCPY_ASYNC ? "async" : "sync");
+    put_times(out, r.start_ns, r.end_ns);
+    fprintf(out, " dev=%u ctx=%u stream=%u corr=%u", r.device, r.context_id, r.stream_id,
+            r.correlation_id);
+    if (r.src_device != r.device || r.dst_device != r.device)
+        fprintf(out, " src_dev=%u dst_dev=%u", r.src_device, r.dst_device);
+}
+
+static void dump_memset(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_memset r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " %" PRIu64 " B %s value=%u %s", r.bytes, memory_kind_name(r.memory_kind),
+            r.value, r.flags & 1u ? "async" : "sync");
+    put_times(out, r.start_ns, r.end_ns);
+    fprintf(out, " dev=%u ctx=%u stream=%u corr=%u", r.device, r.context_id, r.stream_id,
+            r.correlation_id);
+}
+
+static void dump_stream(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_stream r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " ctx=%u id=%u flag=%s prio=%d corr=%u", r.context_id, r.stream_id,
+            sc_report_stream_kind(r.flag), r.priority, r.correlation_id);
+    /* As written by the library the device is unknown (UINT32_MAX): only the loader fills
+     * it in, so printing it would mislead. */
+    if (r.device != UINT32_MAX)
+        fprintf(out, " dev=%u", r.device);
+}
+
+static void dump_sync(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_sync r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " %s", sync_type_name(r.type));
+    put_times(out, r.start_ns, r.end_ns);
+    fprintf(out, " ctx=%u", r.context_id);
+    if (r.stream_id == UINT32_MAX)
+        fputs(" stream=none", out);
+    else
+        fprintf(out, " stream=%u", r.stream_id);
+    fprintf(out, " corr=%u event=%u", r.correlation_id, r.event_id);
+}
+
+static void dump_note(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_note r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " %s: ", sc_report_note_name(r.code));
+    put_text(out, tail_text(SC_REC_NOTE, p, n), false);
+}
+
+static void dump_range(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_range r;
+    SC_DUMP_FIXED(r, p, n);
+    put_times(out, r.start_ns, r.end_ns);
+    fprintf(out, " tid=%u name=#%u", r.tid, r.name_id);
+    if (r.domain_id)
+        fprintf(out, " domain=#%u", r.domain_id);
+    else
+        fputs(" domain=default", out);
+    fprintf(out, " depth=%u", r.depth);
+}
+
+static void dump_end(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_end r;
+    SC_DUMP_FIXED(r, p, n);
+    fprintf(out, " end=%" PRIu64 " dropped=%" PRIu64 " api=%" PRIu64 " activity=%" PRIu64
+            " reason=%s", r.end_ns, r.dropped_records, r.api_records, r.activity_records,
+            end_reason_name(r.reason));
+}
+
+static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record_header *h)
+{
+    const uint8_t *p = d->data + off + sizeof *h;
+    size_t n = h->size - sizeof *h;
+    fprintf(out, "@%zu %s", off, kind_name(h->kind));
+    switch (h->kind) {
+    case SC_REC_PROCESS: dump_process(out, p, n); break;
+    case SC_REC_MODULE: dump_module(out, p, n); break;
+    case SC_REC_DEVICE: dump_device(out, p, n); break;
+    case SC_REC_STRING: dump_string(out, p, n); break;
+    case SC_REC_CALL_NAME: dump_call_name(out, p, n); break;
+    case SC_REC_API: dump_api(out, d, p, n); break;
+    case SC_REC_KERNEL: dump_kernel(out, p, n); break;
+    case SC_REC_MEMCPY: dump_memcpy(out, p, n); break;
+    case SC_REC_MEMSET: dump_memset(out, p, n); break;
+    case SC_REC_STREAM: dump_stream(out, p, n); break;
+    case SC_REC_SYNC: dump_sync(out, p, n); break;
+    case SC_REC_NOTE: dump_note(out, p, n); break;
+    case SC_REC_ENV:
+        fputc(' ', out);
+        put_text(out, tail_text(SC_REC_ENV, p, n), false);
+        break;
+    case SC_REC_RANGE: dump_range(out, p, n); break;
+    case SC_REC_END: dump_end(out, p, n); break;
+    default:
+        fprintf(out, " kind=%u size=%u: not known to this version, skipped", h->kind, h->size);
+        break;
+    }
+    fputc('\n', out);
+}
+
+/* ---- the file ----------------------------------------------------------------------- */
+
+/* Reads the whole file; on failure puts why in err. */
+static int read_all(const char *path, uint8_t **data, size_t *size, char *err, size_t err_size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_size, "%s", strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        uint8_t *grown = realloc(buf, 2 * cap);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        cap *= 2;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (!buf || failed) {
+        snprintf(err, err_size, "%s", buf ? "read error" : "out of memory");
+        free(buf);
+        return -1;
+    }
+    *data = buf;
+    *size = n;
+    return 0;
+}
+
+/* Prints the header line; returns 0 when records can be read, -1 (message printed on
+ * both streams) when the header itself rules the file out. */
+static int dump_header(FILE *out, sc_dump *d)
+{
+    sc_file_header h;
+    if (d->size < sizeof h || memcmp(d->data, SC_TRACE_MAGIC, sizeof SC_TRACE_MAGIC) != 0) {
+        const char *why = d->size < sizeof h ? "file too short" : "wrong magic";
+        fprintf(out, "not a streamcheck trace (%s)\n", why);
+        fprintf(stderr, "streamcheck-report: %s: not a streamcheck trace (%s)\n", d->path, why);
+        return -1;
+    }
+    memcpy(&h, d->data, sizeof h);
+    fprintf(out, "format %u.%u, header %u bytes, file %zu bytes\n", h.version_major,
+            h.version_minor, h.header_size, d->size);
+    if (h.version_major != SC_TRACE_VERSION_MAJOR) {
+        fprintf(out, "cannot read format %u.x: this streamcheck reads format %d.x\n",
+                h.version_major, SC_TRACE_VERSION_MAJOR);
+        fprintf(stderr, "streamcheck-report: %s: trace format %u.%u; this streamcheck reads "
+                "format %d.x\n", d->path, h.version_major, h.version_minor,
+                SC_TRACE_VERSION_MAJOR);
+        return -1;
+    }
+    if (h.header_size < sizeof h || h.header_size > d->size || h.header_size % 8) {
+        fprintf(out, "corrupt: header size %u\n", h.header_size);
+        fprintf(stderr, "streamcheck-report: %s: corrupt trace: header size %u\n", d->path,
+                h.header_size);
+        return -1;
+    }
+    d->start = h.header_size;
+    return 0;
+}
+
+/* The status in the loader's words, so the dump and the report agree on a file. */
+static void dump_status(FILE *out, const sc_dump *d)
+{
+    switch (d->damage) {
+    case SC_DUMP_CORRUPT:
+        fprintf(out, "status: corrupt at byte %zu (%s): the report refuses this file; the "
+                "records before it follow\n", d->stop, d->what);
+        break;
+    case SC_DUMP_TRUNCATED:
+        fprintf(out, "status: truncated: the last record is cut short at byte %zu of %zu: the "
+                "process stopped while writing; everything before it is kept\n", d->stop,
+                d->size);
+        break;
+    case SC_DUMP_CLEAN:
+        if (d->has_end)
+            fputs("status: complete\n", out);
+        else
+            fputs("status: partial: no end record: the process crashed, was killed, exec'd or "
+                  "is still running; the report covers what was recorded until then\n", out);
+        break;
+    }
+}
+
+static void dump_counts(FILE *out, const sc_dump *d)
+{
+    fprintf(out, "records: %zu", d->n_records);
+    const char *sep = " (";
+    for (uint16_t k = 1; k <= SC_REC_END; k++) {
+        if (!d->counts[k])
+            continue;
+        fprintf(out, "%s%s %zu", sep, kind_name(k), d->counts[k]);
+        sep = ", ";
+    }
+    if (d->counts[0])
+        fprintf(out, "%sunknown %zu", sep, d->counts[0]);
+    fputs(d->n_records ? ")\n" : "\n", out);
+}
+
+int sc_dump_trace(FILE *out, const char *path)
+{
+    sc_dump d = {.path = path};
+    uint8_t *data = NULL;
+    char err[128];
+    fprintf(out, "== %s ==\n", path);
+    if (read_all(path, &data, &d.size, err, sizeof err) != 0) {
+        fprintf(out, "cannot read: %s\n", err);
+        fprintf(stderr, "streamcheck-report: %s: %s\n", path, err);
+        return -1;
+    }
+    d.data = data;
+    if (dump_header(out, &d) != 0) {
+        free(data);
+        return -1;
+    }
+    scan(&d);
+    dump_status(out, &d);
+    for (size_t off = d.start; off < d.stop;) {
+        sc_record_header h;
+        memcpy(&h, d.data + off, sizeof h);
+        dump_record(out, &d, off, &h);
+        off += h.size;
+    }
+    int rc = 0;
+    if (d.damage == SC_DUMP_TRUNCATED) {
+        fprintf(out, "@%zu TRUNCATED: %s\n", d.stop, d.what);
+    } else if (d.damage == SC_DUMP_CORRUPT) {
+        fprintf(out, "@%zu CORRUPT: %s; nothing after it can be read\n", d.stop, d.what);
+        fprintf(stderr, "streamcheck-report: %s: corrupt trace: %s at byte %zu\n", path, d.what,
+                d.stop);
+        rc = -1;
+    }
+    dump_counts(out, &d);
+    free(d.names);
+    free(data);
+    return rc;
+}

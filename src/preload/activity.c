@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "preload/cupti_loader.h"
 #include "preload/modules.h"
@@ -12,7 +13,7 @@
 #include "preload/tracebuf.h"
 #include "streamcheck/trace_format.h"
 
-enum { SC_ACTIVITY_BUFFER = 8 * 1024 * 1024 };
+enum { SC_ACTIVITY_BUFFER = 8 * 1024 * 1024, SC_CHECKPOINT_MS = 200 };
 
 static atomic_uint_fast64_t sc_activity_count;
 
@@ -130,8 +131,10 @@ static void CUPTIAPI sc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
            sc_cupti_api.ActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS)
         sc_convert(record);
     free(buffer);
-    /* Off the hot path: a good moment to notice libraries loaded since the last look. */
+    /* Off the hot path: a good moment to notice libraries loaded since the last look, and
+     * to write out what idle threads hold, so that a crash loses little. */
     sc_modules_update();
+    sc_tbuf_flush_idle();
 }
 
 int sc_activity_start(char *failed, size_t failed_size)
@@ -153,6 +156,9 @@ int sc_activity_start(char *failed, size_t failed_size)
         snprintf(failed, failed_size, "buffer callbacks (%s)", sc_cupti_error(rc));
         return (int)(sizeof kinds / sizeof *kinds);
     }
+    /* CUPTI hands over its buffers at least this often (ms), full or not: the trace on disk
+     * stays close to the run, however long the run and whatever happens at its end. */
+    if (sc_cupti_api.ActivityFlushPeriod) sc_cupti_api.ActivityFlushPeriod(500);
     int n_failed = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         rc = sc_cupti_api.ActivityEnable(kinds[i].kind);
@@ -171,6 +177,18 @@ uint64_t sc_activity_finish(void)
     size_t dropped = 0;
     if (sc_cupti_api.ActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS) dropped = 0;
     return dropped;
+}
+
+void sc_activity_checkpoint(void)
+{
+    static _Atomic uint64_t last_ms;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    uint64_t last = atomic_load_explicit(&last_ms, memory_order_relaxed);
+    if (last && now - last < SC_CHECKPOINT_MS) return;
+    if (!atomic_compare_exchange_strong(&last_ms, &last, now)) return;
+    sc_cupti_api.ActivityFlushAll(0);
 }
 
 uint64_t sc_activity_records(void)

@@ -15,5 +15,9 @@ int sc_activity_start(char *failed, size_t failed_size);
  * number of records CUPTI dropped. */
 uint64_t sc_activity_finish(void);
 uint64_t sc_activity_records(void);
+/* After a device-wide synchronization every record so far is complete: hands CUPTI's
+ * buffers over now (at most every 200 ms), so that a crash soon after loses no device work
+ * that was already finished. */
+void sc_activity_checkpoint(void);
 
 #endif

@@ -19,7 +19,6 @@
 
 static CUpti_SubscriberHandle sc_subscriber;
 static atomic_bool sc_subscribed;
-static atomic_uint_fast64_t sc_api_count;
 
 /* Launch stack sampling, per thread: a launch of a kernel gets a full stack for its first
  * SC_SAMPLE_FIRST launches from this thread, then one in SC_SAMPLE_EVERY; the others name
@@ -54,7 +53,6 @@ static CUcontext sc_ctx_live[SC_MAX_CONTEXTS];
 static int sc_ctx_count;
 
 void sc_callbacks_self(bool inside) { sc_inside = inside; }
-uint64_t sc_callbacks_records(void) { return atomic_load(&sc_api_count); }
 
 int sc_callbacks_contexts(CUcontext *out, int max)
 {
@@ -157,8 +155,13 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
     };
     size_t used = sc_record_size(sizeof(sc_rec_api), (size_t)n * sizeof(uint64_t));
     *(sc_record_header *)dst = (sc_record_header){.kind = SC_REC_API, .size = (uint32_t)used};
+    sc_tbuf_count_api();
     sc_tbuf_commit(used);
-    atomic_fetch_add_explicit(&sc_api_count, 1, memory_order_relaxed);
+    if (h->call_class == SC_CALL_DEVICE_SYNC) {
+        sc_inside = true;
+        sc_activity_checkpoint();
+        sc_inside = false;
+    }
 }
 
 static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,

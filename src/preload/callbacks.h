@@ -16,7 +16,6 @@ void sc_callbacks_stop(void);
 /* Marks the calling thread as inside streamcheck, so that CUDA calls streamcheck makes
  * itself (synchronizing at exit) are not recorded as the application's. */
 void sc_callbacks_self(bool inside);
-uint64_t sc_callbacks_records(void);
 
 /* Contexts alive now, for synchronizing them at exit. Returns the count (at most max). */
 int sc_callbacks_contexts(CUcontext *out, int max);

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "preload/summary.h"
 #include "preload/tracebuf.h"
 #include "streamcheck/trace_format.h"
+#include "trace/record.h"
 #include "trace/writer.h"
 
 extern char **environ;
@@ -110,6 +112,36 @@ static void sc_write_env(void)
     }
 }
 
+/* A crash must leave what was recorded: on a fatal signal the idle buffers are written
+ * out, waiting for nothing (a lock held by the crashed code stays held), and the signal
+ * then does what it would have done. Installed only where the program left the default
+ * action, so a program's own handlers are never replaced. */
+static const int sc_fatal_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+
+static void sc_on_fatal_signal(int sig)
+{
+    int saved = errno;
+    sc_tbuf_flush_idle();
+    errno = saved;
+    /* SA_RESETHAND restored the default action and the signal is blocked while we run:
+     * this raise is delivered, with the default action, as soon as the handler returns
+     * (a fault would also simply recur). */
+    raise(sig);
+}
+
+static void sc_install_fatal_handlers(void)
+{
+    for (size_t i = 0; i < sizeof sc_fatal_signals / sizeof *sc_fatal_signals; i++) {
+        struct sigaction old;
+        if (sigaction(sc_fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue;
+        struct sigaction sa = {.sa_handler = sc_on_fatal_signal, .sa_flags = SA_RESETHAND};
+        sigemptyset(&sa.sa_mask);
+        sigaction(sc_fatal_signals[i], &sa, NULL);
+    }
+}
+
 static void sc_start_locked(uint32_t attach)
 {
     char err[512];
@@ -123,6 +155,7 @@ static void sc_start_locked(uint32_t attach)
     sc_write_process(attach);
     sc_write_env();
     sc_modules_update();
+    sc_install_fatal_handlers();
     if (!cupti_ok) {
         sc_say("%s; only the process is recorded", err);
         sc_note(SC_NOTE_CUPTI_UNAVAILABLE, err);
@@ -198,11 +231,15 @@ void sc_capture_finish(uint32_t reason)
     sc_modules_update();
     uint64_t now = 0;
     if (sc_cupti_api.GetTimestamp) sc_cupti_api.GetTimestamp(&now);
-    sc_rec_end end = {.end_ns = now, .dropped_records = dropped,
-                      .api_records = sc_callbacks_records(),
+    uint64_t api_records = sc_tbuf_api_records();
+    /* Every buffered record first, then END, written directly: END must be the file's last
+     * record, whichever thread's buffer held what. */
+    sc_tbuf_close();
+    sc_rec_end end = {.end_ns = now, .dropped_records = dropped, .api_records = api_records,
                       .activity_records = sc_activity_records(), .reason = reason};
-    sc_tbuf_put(SC_REC_END, &end, sizeof end, NULL, 0);
-    sc_tbuf_flush_all();
+    uint8_t rec[sizeof(sc_record_header) + sizeof end];
+    sc_writer_append(&sc_trace_writer, rec,
+                     sc_record_encode(rec, SC_REC_END, &end, sizeof end, NULL, 0));
     char err[512];
     if (sc_trace_writer.failed)
         sc_say("writing %s failed (disk full?); the trace holds what was written before",

@@ -69,6 +69,7 @@ int sc_cupti_load(const char *override_path, char *err, size_t err_size)
     SC_BIND(GetTimestamp, cuptiGetTimestamp);
     SC_BIND(GetResultString, cuptiGetResultString);
     SC_BIND(GetVersion, cuptiGetVersion);
+    *(void **)&sc_cupti_api.ActivityFlushPeriod = dlsym(sc_cupti_api.handle, "cuptiActivityFlushPeriod");
     if (missing) {
         snprintf(err, err_size, "%s lacks %s", sc_cupti_api.path, missing);
         return -1;

@@ -24,6 +24,7 @@ typedef struct sc_cupti {
     __typeof__(&cuptiGetTimestamp) GetTimestamp;
     __typeof__(&cuptiGetResultString) GetResultString;
     __typeof__(&cuptiGetVersion) GetVersion;
+    __typeof__(&cuptiActivityFlushPeriod) ActivityFlushPeriod;  /* optional: may be NULL */
 } sc_cupti;
 
 extern sc_cupti sc_cupti_api;

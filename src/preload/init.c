@@ -32,12 +32,11 @@ __attribute__((constructor)) static void sc_preload_ctor(void)
     Dl_info self;
     if (!dladdr((void *)sc_preload_ctor, &self) || !self.dli_fname) return;
     const char *current = getenv("CUDA_INJECTION64_PATH");
+    const char *preload = getenv("LD_PRELOAD");
+    sc_preloaded = preload && strstr(preload, "libstreamcheck") != NULL;
     if (!current || !*current) {
         setenv("CUDA_INJECTION64_PATH", self.dli_fname, 0);
-        sc_preloaded = 1;
-    } else if (strstr(current, "libstreamcheck") != NULL) {
-        sc_preloaded = 1;
-    } else {
+    } else if (strstr(current, "libstreamcheck") == NULL) {
         fprintf(stderr,
                 "streamcheck: CUDA_INJECTION64_PATH already names %s (another tool); "
                 "streamcheck stays off\n",

@@ -34,17 +34,24 @@ int sc_writer_open(sc_writer *w, const char *dir, const char *base, pid_t pid, c
         snprintf(err, err_size, "cannot create output folder %s: %s", dir, strerror(errno));
         return -1;
     }
-    int n = snprintf(w->final_path, sizeof w->final_path, "%s/%s-%d%s", dir, base, (int)pid,
-                     SC_TRACE_SUFFIX);
-    if (n < 0 || (size_t)n + sizeof SC_TRACE_PARTIAL_SUFFIX >= sizeof w->partial_path) {
-        snprintf(err, err_size, "output path too long in %s", dir);
-        return -1;
+    for (int seq = 0; w->fd < 0 && seq < 100; seq++) {
+        char suffix[16] = "";
+        if (seq) snprintf(suffix, sizeof suffix, ".%d", seq);
+        int n = snprintf(w->final_path, sizeof w->final_path, "%s/%s-%d%s%s", dir, base,
+                         (int)pid, suffix, SC_TRACE_SUFFIX);
+        if (n < 0 || (size_t)n + sizeof SC_TRACE_PARTIAL_SUFFIX >= sizeof w->partial_path) {
+            snprintf(err, err_size, "output path too long in %s", dir);
+            return -1;
+        }
+        /* Fits: checked above. */
+        memcpy(w->partial_path, w->final_path, (size_t)n);
+        memcpy(w->partial_path + n, SC_TRACE_PARTIAL_SUFFIX, sizeof SC_TRACE_PARTIAL_SUFFIX);
+        if (access(w->final_path, F_OK) == 0) continue;
+        /* O_EXCL: never truncate another process's file; O_CLOEXEC: a program that execs
+         * must not hand our descriptor to the new image. */
+        w->fd = open(w->partial_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (w->fd < 0 && errno != EEXIST) break;
     }
-    /* Fits: checked above. */
-    memcpy(w->partial_path, w->final_path, (size_t)n);
-    memcpy(w->partial_path + n, SC_TRACE_PARTIAL_SUFFIX, sizeof SC_TRACE_PARTIAL_SUFFIX);
-    /* O_CLOEXEC: a program that execs must not hand our descriptor to the new image. */
-    w->fd = open(w->partial_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (w->fd < 0) {
         snprintf(err, err_size, "cannot create %s: %s", w->partial_path, strerror(errno));
         return -1;
@@ -67,6 +74,20 @@ int sc_writer_append(sc_writer *w, const void *data, size_t size)
 {
     int rc = 0;
     pthread_mutex_lock(&w->lock);
+    if (w->fd < 0 || w->failed)
+        rc = -1;
+    else if (sc_write_all(w->fd, data, size) != 0) {
+        w->failed = true;
+        rc = -1;
+    }
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+int sc_writer_append_nowait(sc_writer *w, const void *data, size_t size)
+{
+    if (pthread_mutex_trylock(&w->lock) != 0) return 1;
+    int rc = 0;
     if (w->fd < 0 || w->failed)
         rc = -1;
     else if (sc_write_all(w->fd, data, size) != 0) {

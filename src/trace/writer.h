@@ -19,11 +19,14 @@ typedef struct sc_writer {
 } sc_writer;
 
 /* Creates DIR (one level, if missing) and DIR/BASE-PID.sctrace.partial and writes the
- * file header. Returns 0, or -1 with a message in err. */
+ * file header. Never replaces a trace: when that name is taken (a program that exec'd itself
+ * keeps its pid), the next free BASE-PID.N is used. Returns 0, or -1 with a message in err. */
 int sc_writer_open(sc_writer *w, const char *dir, const char *base, pid_t pid, char *err,
                    size_t err_size);
 /* Appends bytes that hold whole records. Returns 0, or -1 once writing has failed. */
 int sc_writer_append(sc_writer *w, const void *data, size_t size);
+/* The same, but gives up (returns 1) instead of waiting when another thread is writing. */
+int sc_writer_append_nowait(sc_writer *w, const void *data, size_t size);
 /* Closes the file and renames it to its final name. Returns 0 or -1 (err filled). */
 int sc_writer_finish(sc_writer *w, char *err, size_t err_size);
 /* Closes the file without renaming (a forked child dropping its parent's file). */

@@ -1,0 +1,48 @@
+"""Running bundled samples under streamcheck on the GPU, once per session each."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "cli"))
+import sctrace  # noqa: E402  (the independent Python reader of trace files)
+
+
+class Run:
+    """One command run under the streamcheck wrapper: its result, report and traces."""
+
+    def __init__(self, build, folder, argv, env=None, wrapper_args=()):
+        self.folder = pathlib.Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        out = self.folder / "out"
+        report = self.folder / "report.json"
+        cmd = [str(build / "tools" / "streamcheck"), "-o", str(out), "--json", str(report),
+               *wrapper_args, "--", *map(str, argv)]
+        self.proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                                   env={**os.environ, **(env or {})})
+        self.report = json.loads(report.read_text()) if report.exists() else None
+        self.traces = sorted(out.glob("run-*/*.sctrace*"))
+
+    def process(self):
+        assert self.report, f"no report; stderr:\n{self.proc.stderr}"
+        procs = self.report["processes"]
+        assert len(procs) == 1, [p["exe"] for p in procs]
+        return procs[0]
+
+    def device(self):
+        return self.process()["devices"][0]
+
+    def findings(self, rule=None):
+        return [f for f in self.process()["findings"] if rule is None or f["rule"] == rule]
+
+    def read_traces(self):
+        return [sctrace.read(str(p)) for p in self.traces]
+
+
+def sample(build, name):
+    path = build / "tests" / "samples" / name
+    if not path.exists():
+        import pytest
+        pytest.skip(f"{path} not built")
+    return path

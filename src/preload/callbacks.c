@@ -24,7 +24,7 @@ static atomic_bool sc_subscribed;
  * SC_SAMPLE_FIRST launches from this thread, then one in SC_SAMPLE_EVERY; the others name
  * the last sampled launch of the same kernel. Unwinding is the one cost here that grows with
  * the program's stack depth; this keeps it to a few launches per kernel. */
-enum { SC_SAMPLE_SLOTS = 256, SC_SAMPLE_FIRST = 16, SC_SAMPLE_EVERY = 64 };
+enum { SC_SAMPLE_SLOTS = 256, SC_SAMPLE_FIRST = 16, SC_SAMPLE_EVERY = 256 };
 typedef struct sc_launch_slot {
     const void *kernel;         /* CUPTI's symbolName pointer: one per kernel */
     uint32_t cbid;

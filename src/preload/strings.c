@@ -43,9 +43,36 @@ static int sc_strings_grow(void)
     return 0;
 }
 
+/* CUPTI hands the same name pointer for every launch of a kernel: a small cache keyed by
+ * the pointer answers most lookups without hashing the (long, mangled) text. Only the
+ * activity thread calls this in bulk; the cache is per thread, so it needs no lock. */
+enum { SC_STRING_CACHE = 64 };
+static __thread struct {
+    const char *ptr;
+    const char *interned;   /* our copy: the text is compared, so a reused pointer is safe */
+    uint32_t id;
+} sc_string_cache[SC_STRING_CACHE];
+
+static uint32_t sc_string_lookup(const char *text, const char **interned);
+
 uint32_t sc_string_id(const char *text)
 {
     if (!text) return 0;
+    size_t slot = ((uintptr_t)text >> 4) % SC_STRING_CACHE;
+    if (sc_string_cache[slot].ptr == text && strcmp(sc_string_cache[slot].interned, text) == 0)
+        return sc_string_cache[slot].id;
+    const char *interned = NULL;
+    uint32_t id = sc_string_lookup(text, &interned);
+    if (id) {
+        sc_string_cache[slot].ptr = text;
+        sc_string_cache[slot].interned = interned;
+        sc_string_cache[slot].id = id;
+    }
+    return id;
+}
+
+static uint32_t sc_string_lookup(const char *text, const char **interned)
+{
     uint64_t h = sc_fnv1a(text);
     uint32_t id = 0;
     pthread_mutex_lock(&sc_strings_lock);
@@ -54,6 +81,7 @@ uint32_t sc_string_id(const char *text)
     for (; sc_strings_table[j].text; j = (j + 1) & (sc_strings_size - 1)) {
         if (sc_strings_table[j].hash == h && strcmp(sc_strings_table[j].text, text) == 0) {
             id = sc_strings_table[j].id;
+            *interned = sc_strings_table[j].text;
             goto out;
         }
     }
@@ -61,6 +89,7 @@ uint32_t sc_string_id(const char *text)
     if (!copy) goto out;
     id = sc_strings_next_id++;
     sc_strings_table[j] = (sc_string_entry){h, id, copy};
+    *interned = copy;
     sc_strings_used++;
     /* Written under the lock, so the STRING record precedes any record that uses the id
      * in the same thread's buffer; the reader resolves ids after loading anyway. */

@@ -3,6 +3,11 @@
 // them. The overhead benchmark compares streamcheck against this floor.
 //
 //   LD_PRELOAD=libcupti_floor.so ./app
+//   CUPTI_FLOOR_CALLBACKS=1 LD_PRELOAD=libcupti_floor.so ./app
+//
+// With CUPTI_FLOOR_CALLBACKS=1 it also subscribes an empty callback to the kernel-launch
+// callback ids (runtime and driver), the ones streamcheck enables: what CUPTI's callback
+// dispatch alone costs a launch, before a tracer does anything in the callback.
 //
 // It starts the way GPU-FACTS.md found reliable, also for static-cudart programs: the
 // constructor only points CUDA_INJECTION64_PATH at this library, and the driver then calls
@@ -52,6 +57,15 @@ static void floor_at_exit(void)
             (unsigned long long)__atomic_load_n(&floor_records, __ATOMIC_RELAXED), dropped);
 }
 
+static void CUPTIAPI floor_empty_callback(void *userdata, CUpti_CallbackDomain domain,
+                                          CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    (void)domain;
+    (void)cbid;
+    (void)data;
+}
+
 static int floor_fail(const char *what, CUptiResult r)
 {
     const char *msg = NULL;
@@ -72,6 +86,23 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     if (r != CUPTI_SUCCESS)
         return floor_fail("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+    const char *cb = getenv("CUPTI_FLOOR_CALLBACKS");
+    if (cb != NULL && cb[0] == '1') {
+        static CUpti_SubscriberHandle sub;
+        r = cuptiSubscribe(&sub, floor_empty_callback, NULL);
+        if (r != CUPTI_SUCCESS)
+            return floor_fail("cuptiSubscribe", r);
+        static const CUpti_CallbackId runtime_ids[] = {
+            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+            CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+            CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+        };
+        for (size_t i = 0; i < sizeof runtime_ids / sizeof runtime_ids[0]; i++)
+            cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_ids[i]);
+        cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API,
+                            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+    }
     atexit(floor_at_exit);
     return 1;
 }

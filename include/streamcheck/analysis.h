@@ -30,6 +30,11 @@ typedef struct sc_overlap {
     double speedup;                 /* solo_sum_ns / busy_ns: > 1 means overlap paid */
     uint64_t copy_busy_ns;          /* union of copy and memset intervals */
     uint64_t copy_compute_ns;       /* time a copy and a kernel ran at once */
+    /* Idle gaps: stretches inside the span (first to last start/end of any kernel, copy or
+     * memset of the scope) in which none of them ran. */
+    uint64_t idle_ns;
+    uint64_t gap_count;
+    uint64_t longest_gap_ns;
 } sc_overlap;
 
 /* A stretch of time in which two or more kernels ran on one device. */
@@ -105,12 +110,36 @@ typedef struct sc_finding {
     size_t n_totals;
 } sc_finding;
 
+/* A finding's share of one NVTX range: its instances whose call (or, without one, whose
+ * device work) started inside the range. */
+typedef struct sc_range_finding {
+    const char *rule;
+    sc_severity severity;           /* the finding's */
+    uint64_t count;
+    uint64_t cost_ns;
+} sc_range_finding;
+
+#define SC_MAX_RANGE_FINDINGS 8
+
+/* Metrics of one NVTX range. The range is host time; its device work is the work *issued*
+ * inside it (the launch, copy or memset call started within the range on the range's
+ * thread for push/pop ranges, on any thread for start/end ranges), wherever that work ran. */
+typedef struct sc_range_summary {
+    const sc_range *range;          /* name, domain, thread, host start/end, depth */
+    uint64_t wall_ns;               /* the range's host duration */
+    sc_overlap overlap;             /* over the device work issued inside it, all devices */
+    uint64_t copy_count, memset_count;
+    sc_range_finding findings[SC_MAX_RANGE_FINDINGS];   /* by cost, largest first */
+    size_t n_findings;
+} sc_range_summary;
+
 typedef struct sc_analysis {
     const sc_trace *trace;
     uint64_t run_start_ns, run_end_ns;  /* first to last event of any kind */
     sc_device_summary *devices;  size_t n_devices;   /* by device ordinal */
     sc_stream_summary *streams;  size_t n_streams;   /* by device, then stream id */
     sc_finding *findings;        size_t n_findings;  /* by cost, largest first */
+    sc_range_summary *ranges;    size_t n_ranges;    /* in trace->ranges order (by start) */
 } sc_analysis;
 
 /* Returns 0, or -1 with a message in err (out of memory, inconsistent trace). */

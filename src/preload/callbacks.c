@@ -10,6 +10,7 @@
 #include "preload/activity.h"
 #include "preload/calls.h"
 #include "preload/cupti_loader.h"
+#include "preload/nvtx.h"
 #include "preload/options.h"
 #include "preload/stack.h"
 #include "preload/tracebuf.h"
@@ -173,6 +174,10 @@ static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
         return;
     }
     if (sc_inside) return;
+    if (domain == CUPTI_CB_DOMAIN_NVTX) {
+        sc_nvtx_on_callback(cbid, data);
+        return;
+    }
     const sc_hook *h = sc_hook_find((uint16_t)domain, (uint16_t)cbid);
     if (!h) return;
     const CUpti_CallbackData *cb = data;
@@ -206,6 +211,7 @@ CUptiResult sc_callbacks_start(void)
                                 CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     sc_cupti_api.EnableCallback(1, sc_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                 CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    sc_nvtx_enable(sc_subscriber);
     return CUPTI_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,7 +44,20 @@ static void *sc_open_cupti(const char *override_path)
         if (!sc_cupti_api.field) missing = #symbol;                     \
     } while (0)
 
+static int sc_cupti_load_locked(const char *override_path, char *err, size_t err_size);
+
 int sc_cupti_load(const char *override_path, char *err, size_t err_size)
+{
+    /* NVTX's first call (nvtx.c) and cuInit may come from two threads at once. */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    int rc = sc_cupti_api.handle && sc_cupti_api.GetTimestamp
+                 ? 0 : sc_cupti_load_locked(override_path, err, err_size);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+static int sc_cupti_load_locked(const char *override_path, char *err, size_t err_size)
 {
     memset(&sc_cupti_api, 0, sizeof sc_cupti_api);
     sc_cupti_api.handle = sc_open_cupti(override_path);

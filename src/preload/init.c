@@ -4,7 +4,8 @@
  * CUDA_INJECTION64_PATH. The driver then calls InitializeInjection at cuInit, so capture
  * starts exactly when the program starts CUDA (GPU-FACTS.md: this works for statically
  * linked cudart and for PyTorch), and a process that never touches CUDA pays nothing and
- * writes nothing. CUDA_INJECTION64_PATH alone (no LD_PRELOAD) reaches the same function. */
+ * writes nothing. CUDA_INJECTION64_PATH alone (no LD_PRELOAD) reaches the same function.
+ * NVTX_INJECTION64_PATH is set the same way, for NVTX ranges (nvtx.c). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,6 +37,8 @@ __attribute__((constructor)) static void sc_preload_ctor(void)
     sc_preloaded = preload && strstr(preload, "libstreamcheck") != NULL;
     if (!current || !*current) {
         setenv("CUDA_INJECTION64_PATH", self.dli_fname, 0);
+        /* NVTX ranges reach CUPTI through us (nvtx.c); a tool already named keeps them. */
+        setenv("NVTX_INJECTION64_PATH", self.dli_fname, 0);
     } else if (strstr(current, "libstreamcheck") == NULL) {
         fprintf(stderr,
                 "streamcheck: CUDA_INJECTION64_PATH already names %s (another tool); "

@@ -31,9 +31,11 @@ SOURCE = pathlib.Path(os.environ.get("STREAMCHECK_SOURCE",
 BUILD = pathlib.Path(os.environ.get("STREAMCHECK_BUILD", SOURCE / "build")).resolve()
 LIB = BUILD / "src" / "preload" / "libstreamcheck.so"
 
-# Defined dynamic symbols the library may export: the CUDA injection entry point (required)
-# and the exec* family it wraps to finish the trace before the process image is replaced.
+# Defined dynamic symbols the library may export: the CUDA injection entry point (required),
+# NVTX's (it hands NVTX to CUPTI), and the exec* family it wraps to finish the trace before
+# the process image is replaced.
 ENTRY_POINT = "InitializeInjection"
+NVTX_ENTRY_POINT = "InitializeInjectionNvtx2"
 EXEC_WRAPPERS = {"execl", "execle", "execlp", "execv", "execve", "execvp", "execvpe",
                  "fexecve"}
 # DT_NEEDED entries that would make the library fail to load, or pull CUDA in, where
@@ -119,7 +121,7 @@ CASE_NAMES = ["ls-la", "ls-missing", "sort", "sort-stdin", "sh-exit3", "sh-stder
 def clean_env():
     """The environment of the plain run: nothing of streamcheck or of CUDA injection."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("STREAMCHECK_") and k not in ("LD_PRELOAD",
+           if not k.startswith("STREAMCHECK_") and k not in ("LD_PRELOAD", "NVTX_INJECTION64_PATH",
                                                                "CUDA_INJECTION64_PATH")}
     env["LC_ALL"] = "C"
     return env
@@ -223,5 +225,5 @@ def test_exports_only_entry_points(lib):
     # 'A' entries are symbol version names, not symbols.
     exported = {name: kind for name, kind in symbols.items() if kind != "A"}
     assert exported.get(ENTRY_POINT) == "T", f"{ENTRY_POINT} is not exported:\n{r.stdout}"
-    extra = sorted(set(exported) - {ENTRY_POINT} - EXEC_WRAPPERS)
+    extra = sorted(set(exported) - {ENTRY_POINT, NVTX_ENTRY_POINT} - EXEC_WRAPPERS)
     assert not extra, f"libstreamcheck.so exports more than its entry points: {extra}"

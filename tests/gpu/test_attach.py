@@ -89,3 +89,22 @@ def test_pytorch_cublas_launches_are_seen_and_idiom_is_no_error(build, tmp_path)
     proc = next(p for p in run.report["processes"] if p["counts"]["kernels"])
     legacy = [f for f in proc["findings"] if f["rule"] == "legacy-stream"]
     assert all(f["severity"] != "error" for f in legacy), legacy
+
+
+def test_nvtx_ranges_are_recorded(build, tmp_path):
+    """`arrangements all` runs each arrangement inside an NVTX range named after it."""
+    run = Run(build, tmp_path, [sample(build, "arrangements"), "all", "--reps", "1"])
+    assert run.proc.returncode == 0, run.proc.stderr
+    (trace,) = run.read_traces()
+    names = [r["name"] for r in trace["ranges"]]
+    for expected in ("spin", "sweep", "sweep2", "legacy", "nonblocking", "trap", "two-grids",
+                     "two-grids-solo-sweep", "two-grids-solo-sweep2"):
+        assert expected in names, names
+    for r in trace["ranges"]:
+        assert r["end_ns"] > r["start_ns"]
+        assert r["depth"] == 0
+    # every range holds the launches its arrangement made: each began after the range did
+    nb = next(r for r in trace["ranges"] if r["name"] == "nonblocking")
+    inside = [c for c in trace["calls"]
+              if c["call_class"] == 1 and nb["start_ns"] <= c["start_ns"] <= nb["end_ns"]]
+    assert len(inside) == 5  # one rep: a spin and four sweeps

@@ -13,7 +13,7 @@
 
 #include "streamcheck/trace.h"
 
-/* Overlap metrics of one scope: a device, a stream, or (later) an NVTX range. */
+/* Overlap metrics of one scope: a device, a stream, an NVTX range (or a name's ranges). */
 typedef struct sc_overlap {
     uint64_t first_ns, last_ns;     /* span: first kernel start to last kernel end */
     uint64_t busy_ns;               /* union of kernel intervals */
@@ -31,11 +31,17 @@ typedef struct sc_overlap {
     uint64_t copy_busy_ns;          /* union of copy and memset intervals */
     uint64_t copy_compute_ns;       /* time a copy and a kernel ran at once */
     /* Idle gaps: stretches inside the span (first to last start/end of any kernel, copy or
-     * memset of the scope) in which none of them ran. */
+     * memset of the scope; zero-length work is left out) in which none of them ran. idle_ns
+     * is all of that time, so union of the work + idle_ns = that span exactly. A gap is one
+     * maximal idle stretch of at least SC_GAP_MIN_NS: back-to-back work on a fed queue leaves
+     * sub-microsecond seams (launch turnaround) that say nothing about starvation, so they
+     * add to idle_ns but are neither counted nor the longest gap. */
     uint64_t idle_ns;
-    uint64_t gap_count;
-    uint64_t longest_gap_ns;
+    uint64_t gap_count;             /* gaps of at least SC_GAP_MIN_NS */
+    uint64_t longest_gap_ns;        /* the longest of them; 0 when there is none */
 } sc_overlap;
+
+#define SC_GAP_MIN_NS 1000u         /* 1 us: the shortest idle stretch that counts as a gap */
 
 /* A stretch of time in which two or more kernels ran on one device. */
 typedef struct sc_overlap_interval {
@@ -52,6 +58,11 @@ typedef struct sc_stream_summary {
     const sc_api_call *created_by;  /* the creating call, NULL if unknown or implicit */
     sc_overlap overlap;
     uint64_t copy_count, memset_count;
+    /* A thread's default stream under nvcc --default-stream per-thread: its work was issued to
+     * cudaStreamPerThread (handle 0 in a _ptsz/_ptds call, or 0x2). It is not the legacy
+     * stream whatever its flag says, and it synchronizes with the legacy stream like a
+     * blocking stream. Reports show its kind as "per-thread". */
+    bool per_thread;
 } sc_stream_summary;
 
 #define SC_MAX_INTERVALS 1000       /* per device; n_intervals_total counts them all */
@@ -117,21 +128,47 @@ typedef struct sc_range_finding {
     sc_severity severity;           /* the finding's */
     uint64_t count;
     uint64_t cost_ns;
+    size_t finding;                 /* index into sc_analysis.findings */
 } sc_range_finding;
 
 #define SC_MAX_RANGE_FINDINGS 8
 
 /* Metrics of one NVTX range. The range is host time; its device work is the work *issued*
  * inside it (the launch, copy or memset call started within the range on the range's
- * thread for push/pop ranges, on any thread for start/end ranges), wherever that work ran. */
+ * thread for push/pop ranges, on any thread for start/end ranges), wherever that work ran.
+ * Work whose call is not in the trace belongs by its own start time, on any thread. Both
+ * ends are inclusive; nested ranges each count the work (an outer range counts its inner
+ * ranges' work too). Start/end ranges have depth UINT32_MAX (not bound to a thread). */
 typedef struct sc_range_summary {
     const sc_range *range;          /* name, domain, thread, host start/end, depth */
     uint64_t wall_ns;               /* the range's host duration */
-    sc_overlap overlap;             /* over the device work issued inside it, all devices */
+    uint64_t call_count;            /* API calls started inside it (same thread rule as the
+                                       work), one per correlation id: a driver call made by
+                                       a runtime call is not counted again */
+    /* Over the device work issued inside it, all devices as one timeline: busy, overlap and
+     * gaps are measured across devices (a kernel on device 1 fills a gap on device 0). */
+    sc_overlap overlap;
     uint64_t copy_count, memset_count;
     sc_range_finding findings[SC_MAX_RANGE_FINDINGS];   /* by cost, largest first */
     size_t n_findings;
 } sc_range_summary;
+
+/* The ranges of one name (and domain) together: a training loop has thousands of "step"
+ * ranges. Counts and times are sums over the ranges, so nested or concurrent ranges of one
+ * name count shared work more than once; concurrency and speedup are recomputed from the
+ * sums (sum of kernel time / sum of busy time); first_ns/last_ns are the earliest kernel
+ * start and latest kernel end of any of them, longest_gap_ns the longest of any of them. */
+typedef struct sc_range_name_summary {
+    const char *name;
+    const char *domain;             /* NULL for the default domain */
+    uint64_t count;                 /* ranges */
+    uint64_t wall_ns, max_wall_ns;  /* summed, longest */
+    uint64_t call_count;
+    sc_overlap overlap;
+    uint64_t copy_count, memset_count;
+    sc_range_finding findings[SC_MAX_RANGE_FINDINGS];   /* summed per finding, by cost */
+    size_t n_findings;
+} sc_range_name_summary;
 
 typedef struct sc_analysis {
     const sc_trace *trace;
@@ -140,6 +177,8 @@ typedef struct sc_analysis {
     sc_stream_summary *streams;  size_t n_streams;   /* by device, then stream id */
     sc_finding *findings;        size_t n_findings;  /* by cost, largest first */
     sc_range_summary *ranges;    size_t n_ranges;    /* in trace->ranges order (by start) */
+    sc_range_name_summary *range_names; size_t n_range_names; /* by summed wall time, largest
+                                                                  first; then first seen */
 } sc_analysis;
 
 /* Returns 0, or -1 with a message in err (out of memory, inconsistent trace). */

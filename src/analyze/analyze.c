@@ -9,6 +9,7 @@
 #include "analyze/findings.h"
 #include "analyze/internal.h"
 #include "analyze/overlap.h"
+#include "analyze/ranges.h"
 #include "analyze/rules.h"
 #include "analyze/solo.h"
 #include "analyze/streams.h"
@@ -17,6 +18,12 @@
 static const sc_rule sc_rules[] = {
     {"legacy-stream", sc_rule_legacy_stream},
     {"pageable-async", sc_rule_pageable_async},
+    {"implicit-sync", sc_rule_implicit_sync},
+    {"host-sync", sc_rule_host_sync},
+    {"serializing-env", sc_rule_serializing_env},
+    {"blocking-stream", sc_rule_blocking_stream},
+    {"lazy-loading", sc_rule_lazy_loading},
+    {"no-room", sc_rule_no_room},
 };
 
 const char *sc_severity_name(sc_severity severity)
@@ -282,10 +289,20 @@ static int sc_rules_run(const sc_ctx *ctx, sc_analysis *a, char *err, size_t err
             return -1;
         }
     }
-    sc_findings_sort(list.items, list.n);
+    if (sc_finding_list_sort(&list) != 0) {
+        sc_finding_list_free(&list);
+        if (err && err_size)
+            snprintf(err, err_size, "findings: out of memory");
+        return -1;
+    }
     a->findings = list.items;
     a->n_findings = list.n;
-    return 0;
+    /* ranges count findings from their instances' marks, which only the list holds */
+    int rc = sc_ranges_build(ctx, &list, a);
+    sc_finding_list_drop_marks(&list);
+    if (rc != 0 && err && err_size)
+        snprintf(err, err_size, "NVTX ranges: out of memory");
+    return rc;
 }
 
 int sc_analyze(const sc_trace *trace, sc_analysis *out, char *err, size_t err_size)
@@ -316,5 +333,7 @@ void sc_analysis_free(sc_analysis *analysis)
     free(analysis->devices);
     free(analysis->streams);
     free(analysis->findings);
+    free(analysis->ranges);
+    free(analysis->range_names);
     memset(analysis, 0, sizeof(*analysis));
 }

@@ -70,6 +70,24 @@ static int sc_site_entry_push(sc_finding_builder *b, const sc_api_call *call, ui
     return 0;
 }
 
+/* The place of an instance in host time: where its call started, on the call's thread. */
+static int sc_mark_push(sc_mark_list *list, const sc_instance *inst)
+{
+    if (list->n == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 16;
+        sc_instance_mark *p = realloc(list->items, cap * sizeof(*p));
+        if (!p)
+            return -1;
+        list->items = p;
+        list->cap = cap;
+    }
+    const sc_api_call *call = inst->call;
+    list->items[list->n++] = (sc_instance_mark){
+        .t = call ? call->rec.start_ns : inst->start_ns, .cost_ns = inst->cost_ns,
+        .tid = call ? call->rec.tid : 0, .has_tid = call != NULL};
+    return 0;
+}
+
 int sc_finding_add(sc_finding_builder *b, const sc_instance *inst)
 {
     sc_finding *f = &b->finding;
@@ -80,6 +98,8 @@ int sc_finding_add(sc_finding_builder *b, const sc_instance *inst)
     b->has_instance = true;
     f->count++;
     f->cost_ns += inst->cost_ns;
+    if (sc_mark_push(&b->marks, inst) != 0)
+        return -1;
     return inst->call ? sc_site_entry_push(b, inst->call, inst->cost_ns) : 0;
 }
 
@@ -148,6 +168,24 @@ static int sc_finding_sites(sc_finding_builder *b)
     return 0;
 }
 
+/* Room for one more finding and its marks: both arrays always have out->cap entries. */
+static int sc_finding_list_grow(sc_finding_list *out)
+{
+    if (out->n < out->cap)
+        return 0;
+    size_t cap = out->cap ? out->cap * 2 : 8;
+    sc_finding *p = realloc(out->items, cap * sizeof(*p));
+    if (!p)
+        return -1;
+    out->items = p;
+    sc_mark_list *m = realloc(out->marks, cap * sizeof(*m));
+    if (!m)
+        return -1;  /* cap unchanged: the larger items array is merely unused */
+    out->marks = m;
+    out->cap = cap;
+    return 0;
+}
+
 int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list *out)
 {
     /* A launch without a stack of its own is counted at the site of its sampled twin. */
@@ -161,18 +199,16 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
     int rc = sc_finding_sites(b);
     sc_finding *f = &b->finding;
     f->share = ctx->run_span_ns ? (double)f->cost_ns / (double)ctx->run_span_ns : 0.0;
-    if (rc == 0 && out->n == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 8;
-        sc_finding *p = realloc(out->items, cap * sizeof(*p));
-        if (p) {
-            out->items = p;
-            out->cap = cap;
-        } else {
-            rc = -1;
-        }
-    }
     if (rc == 0)
+        rc = sc_finding_list_grow(out);
+    if (rc == 0) {
+        out->marks[out->n] = (sc_mark_list){0};
+        if (ctx->trace->n_ranges > 0) {     /* only ranges read them: keep them for those */
+            out->marks[out->n] = b->marks;
+            b->marks = (sc_mark_list){0};
+        }
         out->items[out->n++] = *f;
+    }
     sc_finding_discard(b);
     return rc;
 }
@@ -182,6 +218,8 @@ void sc_finding_discard(sc_finding_builder *b)
     free(b->entries);
     b->entries = NULL;
     b->n_entries = b->cap_entries = 0;
+    free(b->marks.items);
+    b->marks = (sc_mark_list){0};
 }
 
 static int sc_finding_cmp(const void *pa, const void *pb)
@@ -206,8 +244,47 @@ void sc_findings_sort(sc_finding *findings, size_t n)
         qsort(findings, n, sizeof(*findings), sc_finding_cmp);
 }
 
+/* A finding and its marks, sorted as one. */
+typedef struct sc_finding_pair {
+    sc_finding finding;
+    sc_mark_list marks;
+} sc_finding_pair;
+
+static int sc_finding_pair_cmp(const void *pa, const void *pb)
+{
+    const sc_finding_pair *x = pa, *y = pb;
+    return sc_finding_cmp(&x->finding, &y->finding);
+}
+
+int sc_finding_list_sort(sc_finding_list *list)
+{
+    if (list->n < 2)
+        return 0;
+    sc_finding_pair *pairs = malloc(list->n * sizeof(*pairs));
+    if (!pairs)
+        return -1;
+    for (size_t i = 0; i < list->n; i++)
+        pairs[i] = (sc_finding_pair){list->items[i], list->marks[i]};
+    qsort(pairs, list->n, sizeof(*pairs), sc_finding_pair_cmp);
+    for (size_t i = 0; i < list->n; i++) {
+        list->items[i] = pairs[i].finding;
+        list->marks[i] = pairs[i].marks;
+    }
+    free(pairs);
+    return 0;
+}
+
+void sc_finding_list_drop_marks(sc_finding_list *list)
+{
+    for (size_t i = 0; list->marks && i < list->n; i++)
+        free(list->marks[i].items);
+    free(list->marks);
+    list->marks = NULL;
+}
+
 void sc_finding_list_free(sc_finding_list *list)
 {
+    sc_finding_list_drop_marks(list);
     free(list->items);
     memset(list, 0, sizeof(*list));
 }

@@ -19,16 +19,34 @@ typedef struct sc_site_entry {
     size_t order;               /* when it was added: ties go to the earliest */
 } sc_site_entry;
 
+/* Where one instance happened, for the per-range counts (ranges.c): the start of its call and
+ * the call's thread, or without a call its own start and no thread. */
+typedef struct sc_instance_mark {
+    uint64_t t;
+    uint64_t cost_ns;
+    uint32_t tid;
+    bool has_tid;
+} sc_instance_mark;
+
+typedef struct sc_mark_list {
+    sc_instance_mark *items;
+    size_t n, cap;
+} sc_mark_list;
+
 typedef struct sc_finding_builder {
     sc_finding finding;         /* filled as instances come; the rule sets title and severity */
     bool has_instance;
     sc_site_entry *entries;
     size_t n_entries, cap_entries;
+    sc_mark_list marks;         /* one per instance: as much memory as the site entries */
 } sc_finding_builder;
 
 typedef struct sc_finding_list {
     sc_finding *items;
     size_t n, cap;
+    /* Per item, same order: its instances' marks while the ranges are measured (empty when
+     * the trace has no range); sc_finding_list_drop_marks() frees them. */
+    sc_mark_list *marks;
 } sc_finding_list;
 
 /* A rule's entry in the table of analyze.c. It appends zero or more findings to out and
@@ -55,6 +73,11 @@ void sc_instance_evidence(sc_instance *inst, const char *key, double value, cons
 
 /* By cost (largest first), then severity (worst first), then rule id. */
 void sc_findings_sort(sc_finding *findings, size_t n);
+/* The same order, for a list: its marks move with their findings. Returns 0, or -1 when out
+ * of memory (the list is then unchanged). */
+int sc_finding_list_sort(sc_finding_list *list);
+/* Frees the marks only: the items stay (they go to the analysis). */
+void sc_finding_list_drop_marks(sc_finding_list *list);
 void sc_finding_list_free(sc_finding_list *list);
 
 #endif

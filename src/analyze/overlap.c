@@ -186,6 +186,17 @@ static void sc_sweep_account(sc_sweep *s, uint64_t len)
         if (s->n_active > 0)
             m->copy_compute_ns += len;
     }
+    /* Nothing running between two points: the sweep starts at the first point and ends at
+     * the last, so this is inside the span, and one such stretch is a whole gap (the point
+     * before it ended the last work, the one after it starts the next). */
+    if (s->n_active == 0 && s->n_copies_active == 0 && len > 0) {
+        m->idle_ns += len;
+        if (len >= SC_GAP_MIN_NS) {
+            m->gap_count++;
+            if (len > m->longest_gap_ns)
+                m->longest_gap_ns = len;
+        }
+    }
 }
 
 static size_t sc_points_fill(const sc_overlap_span *spans, size_t n, uint8_t is_copy,

@@ -6,5 +6,12 @@
 
 int sc_rule_legacy_stream(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
 int sc_rule_pageable_async(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
+int sc_rule_implicit_sync(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
+int sc_rule_host_sync(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
+int sc_rule_serializing_env(const sc_ctx *ctx, sc_finding_list *out, char *err,
+                            size_t err_size);
+int sc_rule_blocking_stream(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
+int sc_rule_lazy_loading(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
+int sc_rule_no_room(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
 
 #endif

@@ -253,7 +253,8 @@ int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out)
     if (sc_streams_collect(ctx->trace, &s, &n) != 0)
         return -1;
     int rc = -1;
-    if (sc_streams_describe(ctx, s, n) == 0 && sc_streams_bucket(ctx->trace, s, n, &b) == 0 &&
+    if (sc_streams_describe(ctx, s, n) == 0 && sc_streams_mark_per_thread(ctx, s, n) == 0 &&
+        sc_streams_bucket(ctx->trace, s, n, &b) == 0 &&
         sc_streams_overlap(ctx, s, n, &b) == 0)
         rc = 0;
     sc_streams_buckets_free(&b);

@@ -13,6 +13,10 @@
  * Returns 0, or -1 when out of memory. */
 int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out);
 
+/* Sets per_thread on the streams whose work was issued to a per-thread default stream
+ * (per_thread.c). Called by sc_streams_build(). Returns 0, or -1 when out of memory. */
+int sc_streams_mark_per_thread(const sc_ctx *ctx, sc_stream_summary *s, size_t n);
+
 /* Binary search in an array built by sc_streams_build(). */
 const sc_stream_summary *sc_streams_find(const sc_stream_summary *streams, size_t n,
                                          uint32_t device, uint32_t context_id,

@@ -85,7 +85,11 @@ def test_findings_json(run_report, tmp_path):
     doc = report_json(run_report, path)
     (proc,) = doc["processes"]
     rules = {f["rule"]: f for f in proc["findings"]}
-    assert set(rules) == {"legacy-stream", "pageable-async"}
+    assert set(rules) == {"legacy-stream", "blocking-stream", "pageable-async"}
+    # the sweep on the legacy stream waited 110 - 20 = 90 us for stream 13, which the
+    # program created with cudaStreamCreate: the same wait is blocking-stream's cost
+    assert rules["blocking-stream"]["cost_ns"] == 90_000
+    assert rules["blocking-stream"]["severity"] == "error"
     legacy = rules["legacy-stream"]
     assert legacy["cost_ns"] == 90_000
     assert legacy["severity"] in ("error", "warning")

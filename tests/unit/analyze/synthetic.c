@@ -35,6 +35,7 @@ void syn_free(syn *s)
     free(s->t.memsets);
     free(s->t.streams);
     free(s->t.devices);
+    free(s->t.ranges);
     memset(s, 0, sizeof(*s));
 }
 
@@ -65,6 +66,7 @@ void syn_finish(syn *s)
     syn_sort(s->t.kernels, s->t.n_kernels, sizeof(sc_kernel), 0);
     syn_sort(s->t.copies, s->t.n_copies, sizeof(sc_rec_memcpy), 0);
     syn_sort(s->t.memsets, s->t.n_memsets, sizeof(sc_rec_memset), 0);
+    syn_sort(s->t.ranges, s->t.n_ranges, sizeof(sc_range), 0);
 }
 
 sc_device *syn_device(syn *s, uint32_t device, uint32_t sm_count)
@@ -152,6 +154,19 @@ sc_rec_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t sta
     m->correlation_id = correlation_id;
     m->memory_kind = SC_MEM_DEVICE;
     return m;
+}
+
+sc_range *syn_range(syn *s, const char *name, uint64_t start, uint64_t end, uint32_t tid,
+                    uint32_t depth)
+{
+    sc_range *r = SYN_GROW(s, ranges, n_ranges, cap_ranges);
+    r->rec.start_ns = start;
+    r->rec.end_ns = end;
+    r->rec.tid = tid;
+    r->rec.name_id = 1;
+    r->rec.depth = depth;
+    r->name = name;
+    return r;
 }
 
 uint64_t syn_rand(uint64_t *state)

@@ -16,11 +16,13 @@
 typedef struct syn {
     sc_trace t;
     size_t cap_calls, cap_kernels, cap_copies, cap_memsets, cap_streams, cap_devices;
+    size_t cap_ranges;
 } syn;
 
 void syn_init(syn *s);
 void syn_free(syn *s);
-/* Sorts calls, kernels, copies and memsets by start time (stable), as the loader does. */
+/* Sorts calls, kernels, copies, memsets and ranges by start time (stable), as the loader
+ * does. */
 void syn_finish(syn *s);
 
 sc_device *syn_device(syn *s, uint32_t device, uint32_t sm_count);
@@ -38,6 +40,10 @@ sc_rec_memcpy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start
                         uint8_t src_kind, uint8_t dst_kind);
 sc_rec_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t start,
                           uint64_t end, uint32_t correlation_id);
+/* An NVTX range in the default domain; name is borrowed. depth UINT32_MAX: a start/end
+ * range (any thread), else a push/pop range of thread tid. */
+sc_range *syn_range(syn *s, const char *name, uint64_t start, uint64_t end, uint32_t tid,
+                    uint32_t depth);
 
 /* The finding of a rule, or NULL. */
 const sc_finding *syn_finding(const sc_analysis *a, const char *rule);

@@ -37,6 +37,28 @@ static size_t covering(const sc_overlap_span *s, size_t n, uint64_t a, uint64_t 
     return c;
 }
 
+/* The first start and last end of the non-empty spans: where idle gaps can be. */
+static void work_bounds(const sc_overlap_span *s, size_t n, uint64_t *lo, uint64_t *hi)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].end_ns <= s[i].start_ns)
+            continue;
+        *lo = s[i].start_ns < *lo ? s[i].start_ns : *lo;
+        *hi = s[i].end_ns > *hi ? s[i].end_ns : *hi;
+    }
+}
+
+/* Ends a run of idle segments: all of it is idle time, a gap only from 1 us on. */
+static void gap_close(sc_overlap *m, uint64_t *gap)
+{
+    m->idle_ns += *gap;
+    if (*gap >= 1000) {
+        m->gap_count++;
+        m->longest_gap_ns = *gap > m->longest_gap_ns ? *gap : m->longest_gap_ns;
+    }
+    *gap = 0;
+}
+
 /* Counts what covers each segment between two consecutive endpoints: no sweep, no state. */
 static void brute_force(const sc_overlap_span *k, size_t nk, const sc_overlap_span *c,
                         size_t nc, brute *out)
@@ -53,12 +75,19 @@ static void brute_force(const sc_overlap_span *k, size_t nk, const sc_overlap_sp
         pts[np++] = c[i].end_ns;
     }
     qsort(pts, np, sizeof(pts[0]), u64_cmp);
+    uint64_t lo = UINT64_MAX, hi = 0, gap = 0;
+    work_bounds(k, nk, &lo, &hi);
+    work_bounds(c, nc, &lo, &hi);
     bool open = false;
     for (size_t i = 0; i + 1 < np; i++) {
         uint64_t a = pts[i], b = pts[i + 1], len = b - a;
         if (len == 0)
             continue;
         size_t kc = covering(k, nk, a, b), cc = covering(c, nc, a, b);
+        if (a >= lo && b <= hi && kc == 0 && cc == 0)
+            gap += len;     /* idle segments next to each other are one gap */
+        else
+            gap_close(&out->m, &gap);
         out->m.busy_ns += kc > 0 ? len : 0;
         out->m.overlap_ns += kc >= 2 ? len : 0;
         out->m.copy_busy_ns += cc > 0 ? len : 0;
@@ -76,6 +105,7 @@ static void brute_force(const sc_overlap_span *k, size_t nk, const sc_overlap_sp
             open = false;
         }
     }
+    gap_close(&out->m, &gap);
     for (size_t i = 0; i < nk; i++) {
         out->m.kernel_sum_ns += k[i].end_ns - k[i].start_ns;
         for (size_t j = 0; j < nk; j++) {
@@ -90,12 +120,12 @@ static void brute_force(const sc_overlap_span *k, size_t nk, const sc_overlap_sp
 /* ---- random sets ------------------------------------------------------------------------ */
 
 static size_t random_spans(uint64_t *rng, sc_overlap_span *s, size_t max, uint64_t horizon,
-                           size_t index_base)
+                           uint64_t max_len, size_t index_base)
 {
     size_t n = syn_rand(rng) % (max + 1);
     for (size_t i = 0; i < n; i++) {
         uint64_t a = syn_rand(rng) % horizon;
-        uint64_t len = syn_rand(rng) % 8 == 0 ? 0 : syn_rand(rng) % (horizon / 3 + 1);
+        uint64_t len = syn_rand(rng) % 8 == 0 ? 0 : syn_rand(rng) % (max_len + 1);
         s[i] = (sc_overlap_span){a, a + len, index_base + i};
     }
     return n;
@@ -121,12 +151,13 @@ static void check_interval_names(const sc_overlap_interval *iv, const sc_overlap
     assert_true(lo >= iv->start_ns && hi <= iv->end_ns);
 }
 
-static void check_one_set(uint64_t seed, uint64_t horizon)
+/* Returns the brute-force metrics, so callers can see what the sets exercised. */
+static sc_overlap check_one_set(uint64_t seed, uint64_t horizon, uint64_t max_len)
 {
     uint64_t rng = seed;
     sc_overlap_span k[MAX_SPANS], c[MAX_SPANS];
-    size_t nk = random_spans(&rng, k, MAX_SPANS, horizon, 100);
-    size_t nc = random_spans(&rng, c, MAX_SPANS / 2, horizon, 500);
+    size_t nk = random_spans(&rng, k, MAX_SPANS, horizon, max_len, 100);
+    size_t nc = random_spans(&rng, c, MAX_SPANS / 2, horizon, max_len, 500);
     brute want;
     brute_force(k, nk, c, nc, &want);
 
@@ -144,6 +175,9 @@ static void check_one_set(uint64_t seed, uint64_t horizon)
     assert_int_equal(got.overlap_ns, want.m.overlap_ns);
     assert_int_equal(got.copy_busy_ns, want.m.copy_busy_ns);
     assert_int_equal(got.copy_compute_ns, want.m.copy_compute_ns);
+    assert_int_equal(got.idle_ns, want.m.idle_ns);
+    assert_int_equal(got.gap_count, want.m.gap_count);
+    assert_int_equal(got.longest_gap_ns, want.m.longest_gap_ns);
     if (want.m.busy_ns)
         assert_true(got.concurrency == (double)want.m.kernel_sum_ns / (double)want.m.busy_ns);
     assert_int_equal(out.n_intervals, want.n_iv);
@@ -167,13 +201,33 @@ static void check_one_set(uint64_t seed, uint64_t horizon)
     assert_int_equal(total, want.m.busy_ns);
     free(out.intervals);
     sc_busy_free(&busy);
+    return want.m;
 }
 
 static void test_overlap_random_vs_brute_force(void **state)
 {
     (void)state;
     for (uint64_t seed = 1; seed <= 300; seed++)
-        check_one_set(seed * 0x9E3779B97F4A7C15ull, seed % 3 == 0 ? 30 : 1000);
+    {
+        uint64_t horizon = seed % 3 == 0 ? 30 : 1000;
+        check_one_set(seed * 0x9E3779B97F4A7C15ull, horizon, horizon / 3);
+    }
+}
+
+/* Spans of up to 2 us over 10 to 40 us: idle stretches fall on both sides of the 1 us gap
+ * threshold. The sums at the end prove both kinds were exercised. */
+static void test_overlap_gaps_random_vs_brute_force(void **state)
+{
+    (void)state;
+    uint64_t gaps = 0, sub_us_only = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        uint64_t horizon = seed % 2 ? 10000 : 40000;
+        sc_overlap m = check_one_set(seed * 0xD1B54A32D192ED03ull, horizon, 2000);
+        gaps += m.gap_count;
+        sub_us_only += m.idle_ns > 0 && m.gap_count == 0;
+    }
+    assert_true(gaps > 100);
+    assert_true(sub_us_only > 0);
 }
 
 /* ---- by hand ---------------------------------------------------------------------------- */
@@ -254,6 +308,41 @@ static void test_overlap_empty(void **state)
     assert_null(out.intervals);
 }
 
+/* Kernels [0,10us) [15us,20us) [20.5us,30us) [30us,31us), copy [40us,41us), empty kernel
+ * at 35 us, memset [49.999us,52us). Idle: 5 us, 0.5 us, 9 us, 8.999 us (the empty kernel
+ * neither ends nor splits the gap; [30,31) touches [20.5,30): no gap). Total 23.499 us;
+ * gaps of 1 us or more: 5, 9 and 8.999 us: three, the longest 9 us. */
+static void test_overlap_gaps_by_hand(void **state)
+{
+    (void)state;
+    sc_overlap_span k[] = {{0, US(10), 0},       {US(15), US(20), 1}, {20500, US(30), 2},
+                           {US(30), US(31), 3},  {US(35), US(35), 4}};
+    sc_overlap_span c[] = {{US(40), US(41), 0}, {49999, US(52), 1}};
+    sc_overlap m;
+    sc_overlap_input in = {k, 5, c, 2, 0};
+    sc_overlap_output out = {.metrics = &m};
+    assert_int_equal(sc_overlap_compute(&in, &out), 0);
+    assert_int_equal(m.idle_ns, 23499);
+    assert_int_equal(m.gap_count, 3);
+    assert_int_equal(m.longest_gap_ns, US(9));
+    /* gaps only: the kernel span still ends with the last kernel */
+    assert_int_equal(m.last_ns, US(35));
+}
+
+/* One gap of exactly 1 us counts; 999 ns is idle time but no gap. */
+static void test_overlap_gap_threshold(void **state)
+{
+    (void)state;
+    sc_overlap_span k[] = {{0, 100, 0}, {1100, 1200, 1}, {2199, 2300, 2}};
+    sc_overlap m;
+    sc_overlap_input in = {k, 3, NULL, 0, 0};
+    sc_overlap_output out = {.metrics = &m};
+    assert_int_equal(sc_overlap_compute(&in, &out), 0);
+    assert_int_equal(m.idle_ns, 1000 + 999);
+    assert_int_equal(m.gap_count, 1);
+    assert_int_equal(m.longest_gap_ns, 1000);
+}
+
 static void test_busy_uncovered(void **state)
 {
     (void)state;
@@ -273,7 +362,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overlap_random_vs_brute_force),
+        cmocka_unit_test(test_overlap_gaps_random_vs_brute_force),
         cmocka_unit_test(test_overlap_by_hand),
+        cmocka_unit_test(test_overlap_gaps_by_hand),
+        cmocka_unit_test(test_overlap_gap_threshold),
         cmocka_unit_test(test_overlap_touching_is_not_overlap),
         cmocka_unit_test(test_overlap_interval_cap),
         cmocka_unit_test(test_overlap_empty),

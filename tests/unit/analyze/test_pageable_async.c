@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -24,7 +25,9 @@ static void analyze(syn *s, sc_analysis *a)
  *   pinned async    call 1600 .. 1610 us, copy 1610 .. 1700 us: not flagged
  *   sync pageable   cudaMemcpy 1800 .. 2000 us, copy 1850 .. 1950 us: not this rule's
  * host blocked 600 us; the device ran kernels in [0, 1000): idle for 1000 .. 1500 = 500 us.
- * Run span 0 .. 2000 us, so share 0.25 and cost >= 100 us: error. */
+ * Run span 0 .. 2000 us, so share 0.25 and cost >= 100 us: error.
+ * Pinned host-to-device rate measured in the trace: the one pinned copy of >= 1 MiB, 1 MiB in
+ * 90 us. The pageable 1 MiB at that rate: 90 us; saved = 600 - 90 = 510 us. */
 static void test_pageable_async_flagged(void **state)
 {
     (void)state;
@@ -60,6 +63,11 @@ static void test_pageable_async_flagged(void **state)
     assert_true(syn_evidence(w->evidence, w->n_evidence, "duration_us") == 250.0);
     assert_true(syn_evidence(w->evidence, w->n_evidence, "host_blocked_us") == 600.0);
     assert_true(syn_evidence(w->evidence, w->n_evidence, "cost_us") == 500.0);
+    assert_true(syn_evidence(w->evidence, w->n_evidence, "pinned_estimate_us") == 90.0);
+    assert_true(syn_evidence(w->evidence, w->n_evidence, "saved_us") == 510.0);
+    assert_true(syn_evidence(f->totals, f->n_totals, "saved_us") == 510.0);
+    assert_true(syn_evidence(f->totals, f->n_totals, "estimated") == 1.0);
+    assert_non_null(strstr(f->title, "pinned memory would save 0.510 ms"));
     assert_true(syn_evidence(f->totals, f->n_totals, "bytes") == 1048576.0);
     assert_true(syn_evidence(f->totals, f->n_totals, "host_blocked_us") == 600.0);
     assert_int_equal(f->n_sites, 1);
@@ -110,6 +118,11 @@ static void test_pageable_while_busy_is_warning(void **state)
     assert_int_equal(f->cost_ns, 0);
     assert_true(syn_evidence(f->worst.evidence, f->worst.n_evidence, "host_blocked_us") ==
                 100.0);
+    /* no pinned device-to-host copy in the trace: no estimate, not a guessed bandwidth */
+    assert_true(syn_evidence(f->worst.evidence, f->worst.n_evidence, "pinned_estimate_us") ==
+                -1);
+    assert_true(syn_evidence(f->totals, f->n_totals, "saved_us") == -1);
+    assert_null(strstr(f->title, "would save"));
     sc_analysis_free(&a);
     syn_free(&s);
 }
@@ -136,6 +149,52 @@ static void test_pageable_small_cost_is_warning(void **state)
     syn_free(&s);
 }
 
+/* The pinned rate is the median of this direction's pinned async copies of >= 1 MiB:
+ *   host-to-device pinned: 1 MiB in 100 us, 2 MiB in 100 us, 4 MiB in 100 us -> median
+ *   2 MiB / 100 us; ignored: 512 KiB in 1 us (too small to measure bandwidth), a synchronous
+ *   pinned copy of 8 MiB in 1 us (not async), device-to-host pinned 1 MiB in 10 us (the
+ *   other direction).
+ * Pageable host-to-device copy of 1 MiB, call 1000 .. 1300 us: estimate 1 MiB at 2 MiB per
+ * 100 us = 50 us; saved 300 - 50 = 250 us. A pageable copy of 8 MiB whose call blocked
+ * 200 us (2000 .. 2200): estimate 400 us, more than it blocked: saved 0. */
+static void test_pinned_estimate_uses_median_rate_of_direction(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    const uint64_t mib = 1u << 20;
+    syn_copy(&s, 0, STREAM, US(0), US(100), mib, 0, SC_MEMCPY_ASYNC, SC_MEM_PINNED,
+             SC_MEM_DEVICE);
+    syn_copy(&s, 0, STREAM, US(100), US(200), 2 * mib, 0, SC_MEMCPY_ASYNC, SC_MEM_PINNED,
+             SC_MEM_DEVICE);
+    syn_copy(&s, 0, STREAM, US(200), US(300), 4 * mib, 0, SC_MEMCPY_ASYNC, SC_MEM_PINNED,
+             SC_MEM_DEVICE);
+    syn_copy(&s, 0, STREAM, US(300), US(301), mib / 2, 0, SC_MEMCPY_ASYNC, SC_MEM_PINNED,
+             SC_MEM_DEVICE);
+    syn_copy(&s, 0, STREAM, US(400), US(401), 8 * mib, 0, 0, SC_MEM_PINNED, SC_MEM_DEVICE);
+    syn_copy(&s, 0, STREAM, US(500), US(510), mib, 0, SC_MEMCPY_ASYNC, SC_MEM_DEVICE,
+             SC_MEM_PINNED);
+    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(1000), US(1300), 1, "cudaMemcpyAsync", NULL, 0);
+    syn_copy(&s, 0, STREAM, US(1100), US(1290), mib, 1, SC_MEMCPY_ASYNC, SC_MEM_PAGEABLE,
+             SC_MEM_DEVICE);
+    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(2000), US(2200), 2, "cudaMemcpyAsync", NULL, 0);
+    syn_copy(&s, 0, STREAM, US(2010), US(2190), 8 * mib, 2, SC_MEMCPY_ASYNC, SC_MEM_PAGEABLE,
+             SC_MEM_DEVICE);
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "pageable-async");
+    assert_non_null(f);
+    assert_int_equal(f->count, 2);
+    const sc_instance *first = &f->first;
+    assert_int_equal(first->start_ns, US(1100));
+    assert_true(syn_evidence(first->evidence, first->n_evidence, "pinned_estimate_us") == 50.0);
+    assert_true(syn_evidence(first->evidence, first->n_evidence, "saved_us") == 250.0);
+    assert_true(syn_evidence(f->totals, f->n_totals, "estimated") == 2.0);
+    assert_true(syn_evidence(f->totals, f->n_totals, "saved_us") == 250.0);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_pinned_and_sync_not_flagged),
         cmocka_unit_test(test_pageable_while_busy_is_warning),
         cmocka_unit_test(test_pageable_small_cost_is_warning),
+        cmocka_unit_test(test_pinned_estimate_uses_median_rate_of_direction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

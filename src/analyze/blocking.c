@@ -1,0 +1,341 @@
+/* What a host-blocking call cost the device: see blocking.h for the definitions. */
+#include "analyze/blocking.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/overlap.h"
+#include "analyze/work.h"
+
+#define SC_BLOCKING_DISTINCT 256    /* distinct drained streams counted per call */
+
+/* ---- building the index --------------------------------------------------------------- */
+
+static int sc_work_end_cmp(const void *pa, const void *pb)
+{
+    const sc_blocking_work *x = pa, *y = pb;
+    if (x->end_ns != y->end_ns)
+        return x->end_ns < y->end_ns ? -1 : 1;
+    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+static int sc_work_start_cmp(const void *pa, const void *pb)
+{
+    const sc_blocking_work *x = pa, *y = pb;
+    if (x->start_ns != y->start_ns)
+        return x->start_ns < y->start_ns ? -1 : 1;
+    return x->end_ns < y->end_ns ? -1 : x->end_ns > y->end_ns;
+}
+
+static int sc_work_corr_cmp(const void *pa, const void *pb)
+{
+    const sc_blocking_work *x = pa, *y = pb;
+    if (x->correlation_id != y->correlation_id)
+        return x->correlation_id < y->correlation_id ? -1 : 1;
+    return sc_work_start_cmp(pa, pb);
+}
+
+static int sc_scope_alloc(sc_blocking_scope *s, size_t n)
+{
+    size_t bytes = (n ? n : 1) * sizeof(sc_blocking_work);
+    s->by_end = malloc(bytes);
+    s->by_start = malloc(bytes);
+    s->by_corr = malloc(bytes);
+    s->n = 0;
+    return s->by_end && s->by_start && s->by_corr ? 0 : -1;
+}
+
+static void sc_scope_free(sc_blocking_scope *s)
+{
+    free(s->by_end);
+    free(s->by_start);
+    free(s->by_corr);
+    sc_busy_free(&s->busy);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Sorts the three views and merges the busy list (from the start-sorted view). */
+static int sc_scope_finish(sc_blocking_scope *s)
+{
+    memcpy(s->by_start, s->by_end, s->n * sizeof(*s->by_end));
+    memcpy(s->by_corr, s->by_end, s->n * sizeof(*s->by_end));
+    qsort(s->by_end, s->n, sizeof(*s->by_end), sc_work_end_cmp);
+    qsort(s->by_start, s->n, sizeof(*s->by_start), sc_work_start_cmp);
+    qsort(s->by_corr, s->n, sizeof(*s->by_corr), sc_work_corr_cmp);
+    for (size_t i = 0; i < s->n; i++)
+        if (sc_busy_append(&s->busy, s->by_start[i].start_ns, s->by_start[i].end_ns) != 0)
+            return -1;
+    return 0;
+}
+
+static void sc_context_note(sc_blocking_index *ix, uint32_t context_id, uint32_t device)
+{
+    for (size_t i = 0; i < ix->n_contexts; i++)
+        if (ix->contexts[i].context_id == context_id)
+            return;     /* a context belongs to one device: the first sighting is enough */
+    ix->contexts[ix->n_contexts++] = (sc_blocking_context){context_id, device};
+}
+
+/* The analysis->devices entry of a device ordinal (every device with work has one). */
+static size_t sc_index_device(const sc_blocking_index *ix, uint32_t device)
+{
+    size_t d = 0;
+    while (d + 1 < ix->ctx->analysis->n_devices && ix->ctx->analysis->devices[d].device != device)
+        d++;
+    return d;
+}
+
+/* With one device the all-devices scope would be a copy of it: it is built only for more. */
+static bool sc_index_has_all(const sc_blocking_index *ix)
+{
+    return ix->ctx->analysis->n_devices != 1;
+}
+
+/* Adds one piece of work to its device's scope and to the all-devices scope. */
+static void sc_index_put(sc_blocking_index *ix, const sc_work *w)
+{
+    const sc_api_call *call = sc_ctx_call(ix->ctx, w->correlation_id);
+    uint64_t issue = call && call->rec.start_ns < w->start_ns ? call->rec.start_ns : w->start_ns;
+    sc_blocking_work bw = {issue, w->start_ns, w->end_ns, w->stream_id, w->correlation_id};
+    sc_blocking_scope *dev = &ix->devices[sc_index_device(ix, w->device)];
+    dev->by_end[dev->n++] = bw;
+    if (sc_index_has_all(ix))
+        ix->all.by_end[ix->all.n++] = bw;
+    sc_context_note(ix, w->context_id, w->device);
+}
+
+/* Allocates each device's scope for exactly its work (a multi-GPU trace stays linear). */
+static int sc_index_alloc(sc_blocking_index *ix)
+{
+    const sc_trace *t = ix->ctx->trace;
+    size_t n_dev = ix->ctx->analysis->n_devices, n = sc_work_count(t);
+    size_t *per = calloc(n_dev ? n_dev : 1, sizeof(*per));
+    if (!per)
+        return -1;
+    for (size_t i = 0; n_dev && i < n; i++)
+        per[sc_index_device(ix, sc_work_at(t, i).device)]++;
+    int rc = sc_scope_alloc(&ix->all, sc_index_has_all(ix) ? n : 0);
+    for (size_t d = 0; rc == 0 && d < n_dev; d++)
+        rc = sc_scope_alloc(&ix->devices[d], per[d]);
+    free(per);
+    return rc;
+}
+
+int sc_blocking_index_build(const sc_ctx *ctx, sc_blocking_index *ix)
+{
+    size_t n_dev = ctx->analysis->n_devices;
+    size_t n = sc_work_count(ctx->trace);
+    memset(ix, 0, sizeof(*ix));
+    ix->ctx = ctx;
+    ix->devices = calloc(n_dev ? n_dev : 1, sizeof(*ix->devices));
+    ix->contexts = malloc((n ? n : 1) * sizeof(*ix->contexts));
+    if (!ix->devices || !ix->contexts || sc_index_alloc(ix) != 0)
+        return -1;
+    for (size_t i = 0; n_dev && i < n; i++) {
+        sc_work w = sc_work_at(ctx->trace, i);
+        sc_index_put(ix, &w);
+    }
+    for (size_t d = 0; d < n_dev; d++)
+        if (sc_scope_finish(&ix->devices[d]) != 0)
+            return -1;
+    return sc_scope_finish(&ix->all);
+}
+
+void sc_blocking_index_free(sc_blocking_index *ix)
+{
+    if (ix->devices)
+        for (size_t d = 0; d < ix->ctx->analysis->n_devices; d++)
+            sc_scope_free(&ix->devices[d]);
+    free(ix->devices);
+    sc_scope_free(&ix->all);
+    free(ix->contexts);
+    memset(ix, 0, sizeof(*ix));
+}
+
+/* ---- measuring ------------------------------------------------------------------------ */
+
+static const sc_blocking_scope *sc_scope_of(const sc_blocking_index *ix, uint32_t context_id)
+{
+    for (size_t i = 0; i < ix->n_contexts; i++) {
+        if (ix->contexts[i].context_id != context_id)
+            continue;
+        for (size_t d = 0; d < ix->ctx->analysis->n_devices; d++)
+            if (ix->ctx->analysis->devices[d].device == ix->contexts[i].device)
+                return &ix->devices[d];
+    }
+    return sc_index_has_all(ix) ? &ix->all : &ix->devices[0];
+}
+
+/* First position in by_end whose end is after t. */
+static size_t sc_first_end_after(const sc_blocking_scope *s, uint64_t t)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->by_end[mid].end_ns <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* First position in by_start whose start is at or after t. */
+static size_t sc_first_start_from(const sc_blocking_scope *s, uint64_t t)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->by_start[mid].start_ns < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The call's own work (same correlation id): the earliest-starting piece, or NULL. */
+static const sc_blocking_work *sc_own_work(const sc_blocking_scope *s, uint32_t correlation_id)
+{
+    if (correlation_id == 0)
+        return NULL;
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->by_corr[mid].correlation_id < correlation_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n && s->by_corr[lo].correlation_id == correlation_id ? &s->by_corr[lo]
+                                                                        : NULL;
+}
+
+/* Records a drained stream: counts it once, keeps the smallest ids. */
+static void sc_drained_stream(sc_blocking *m, uint32_t *seen, size_t *n_seen, uint32_t stream)
+{
+    for (size_t i = 0; i < *n_seen; i++)
+        if (seen[i] == stream)
+            return;
+    if (*n_seen < SC_BLOCKING_DISTINCT)
+        seen[(*n_seen)++] = stream;
+    m->n_streams++;
+    size_t keep = m->n_streams < SC_BLOCKING_MAX_STREAMS ? m->n_streams
+                                                          : SC_BLOCKING_MAX_STREAMS;
+    /* insertion into the sorted head; a larger id than all kept falls off the end */
+    size_t at = keep - 1;
+    if (m->n_streams > SC_BLOCKING_MAX_STREAMS && stream > m->streams[at])
+        return;
+    while (at > 0 && m->streams[at - 1] > stream) {
+        m->streams[at] = m->streams[at - 1];
+        at--;
+    }
+    m->streams[at] = stream;
+}
+
+static void sc_measure_drained(const sc_blocking_scope *s, const sc_blocking_call *c,
+                               sc_blocking *m)
+{
+    uint32_t seen[SC_BLOCKING_DISTINCT];
+    size_t n_seen = 0;
+    for (size_t i = sc_first_end_after(s, c->start_ns);
+         i < s->n && s->by_end[i].end_ns <= m->wait_point_ns; i++) {
+        const sc_blocking_work *w = &s->by_end[i];
+        if (w->issue_ns >= c->start_ns)
+            continue;   /* not in flight when the call began */
+        if (c->correlation_id != 0 && w->correlation_id == c->correlation_id)
+            continue;   /* the call's own work */
+        if (c->skip_own_stream && m->has_own && w->stream_id == m->own_stream)
+            continue;
+        m->n_drained++;
+        m->drained_end_ns = w->end_ns;     /* by_end is ascending: the last one wins */
+        m->last_stream = w->stream_id;
+        sc_drained_stream(m, seen, &n_seen, w->stream_id);
+    }
+    uint64_t tol = (uint64_t)(SC_BLOCKING_TOL_SHARE * (double)m->blocked_ns);
+    if (tol < SC_BLOCKING_TOL_NS)
+        tol = SC_BLOCKING_TOL_NS;
+    m->explained = m->n_drained > 0 && m->wait_point_ns - m->drained_end_ns <= tol;
+}
+
+/* The busy interval in progress at t or the first one after it; NULL when none follows. */
+static const sc_ival *sc_busy_from(const sc_busy_list *b, uint64_t t)
+{
+    size_t lo = 0, hi = b->n;
+    while (lo < hi) {   /* first busy interval that ends after t */
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->ivals[mid].end_ns <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < b->n ? &b->ivals[lo] : NULL;
+}
+
+/* Time from the call's return to the next work when the host could not have queued it. */
+static uint64_t sc_measure_starve(const sc_blocking_scope *s, const sc_ival *after,
+                                  uint64_t end_ns)
+{
+    if (after->start_ns <= end_ns)
+        return 0;       /* the device was busy at the return */
+    uint64_t next = after->start_ns;
+    for (size_t i = sc_first_start_from(s, next); i < s->n && s->by_start[i].start_ns == next;
+         i++)
+        if (s->by_start[i].issue_ns < end_ns)
+            return 0;   /* queued before the return: something else held it back */
+    return next - end_ns;
+}
+
+void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *c,
+                         sc_blocking *m)
+{
+    memset(m, 0, sizeof(*m));
+    const sc_blocking_scope *s = sc_scope_of(ix, c->context_id);
+    uint64_t end = c->end_ns > c->start_ns ? c->end_ns : c->start_ns;
+    m->blocked_ns = end - c->start_ns;
+    m->wait_point_ns = end;
+    const sc_blocking_work *own = sc_own_work(s, c->correlation_id);
+    if (own) {
+        m->has_own = true;
+        m->own_stream = own->stream_id;
+        if (own->start_ns >= c->start_ns && own->start_ns < end)
+            m->wait_point_ns = own->start_ns;
+    }
+    sc_measure_drained(s, c, m);
+    m->idle_ns = sc_busy_uncovered(&s->busy, c->start_ns, end);
+    const sc_ival *after = sc_busy_from(&s->busy, end);
+    m->followed = after != NULL;
+    uint64_t lost;
+    if (after) {
+        m->starve_ns = sc_measure_starve(s, after, end);
+        lost = m->idle_ns + m->starve_ns;
+    } else {
+        /* nothing left to run: only gaps that work inside the call closed were lost */
+        uint64_t last = s->busy.n ? s->busy.ivals[s->busy.n - 1].end_ns : 0;
+        lost = last > c->start_ns ? sc_busy_uncovered(&s->busy, c->start_ns, last) : 0;
+    }
+    m->cost_ns = lost < m->blocked_ns ? lost : m->blocked_ns;
+}
+
+bool sc_blocking_is_inner(const sc_ctx *ctx, const sc_api_call *call)
+{
+    if (!(call->rec.flags & SC_API_DRIVER))
+        return false;
+    const sc_api_call *outer = sc_ctx_call(ctx, call->rec.correlation_id);
+    return outer && outer != call && !(outer->rec.flags & SC_API_DRIVER);
+}
+
+void sc_blocking_streams_text(const sc_blocking *m, char *buf, size_t size)
+{
+    size_t used = 0, shown = m->n_streams < SC_BLOCKING_MAX_STREAMS ? m->n_streams
+                                                                     : SC_BLOCKING_MAX_STREAMS;
+    if (size)
+        buf[0] = '\0';
+    for (size_t i = 0; i < shown && used < size; i++) {
+        int w = snprintf(buf + used, size - used, "%s%u", i ? ", " : "", m->streams[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (m->n_streams > shown && used < size)
+        snprintf(buf + used, size - used, ", ... (%zu streams)", m->n_streams);
+}

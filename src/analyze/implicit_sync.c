@@ -1,0 +1,160 @@
+/* Rule "implicit-sync": a call that is not a synchronization but waited for the device.
+ *
+ * cudaMalloc, cudaFree, cudaMallocHost, cudaFreeHost, cudaHostRegister/Unregister, a
+ * synchronous cudaMemcpy/cudaMemset and cudaDeviceSetLimit may wait until the device's work
+ * in flight is done. CUPTI writes no synchronization record for that, so it is observed
+ * from the call's host interval and the device work around it (blocking.h): an instance is a
+ * call that drained work of the process in flight when it began *and* whose return (or own
+ * copy/memset) is explained by that work's end. "Observed, not assumed": a cudaMalloc that
+ * waited for nothing is no error, however slow; a slow call with an idle device belongs to
+ * no rule here. A synchronous copy or memset waits for its own stream by design, so only
+ * other streams' work counts for them. Stream-ordered allocation (cudaMallocAsync,
+ * cudaFreeAsync) never synchronizes and is not looked at.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze/blocking.h"
+#include "analyze/findings.h"
+#include "analyze/rules.h"
+
+#define SC_IMPLICIT_ERROR_NS 100000u    /* 100 us lost is worth an error on any run */
+#define SC_IMPLICIT_ERROR_SHARE 0.01    /* so is 1% of the run */
+
+typedef struct sc_implicit_totals {
+    uint64_t checked, count, blocked_ns, idle_ns, starve_ns, cost_ns;
+} sc_implicit_totals;
+
+static bool sc_implicit_applies(uint16_t call_class)
+{
+    switch (call_class) {
+    case SC_CALL_MALLOC: case SC_CALL_FREE: case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
+    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: case SC_CALL_MEMCPY:
+    case SC_CALL_MEMSET: case SC_CALL_SET_LIMIT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The change that removes the wait, for the class of the worst instance. */
+static const char *sc_implicit_fix(uint16_t call_class)
+{
+    switch (call_class) {
+    case SC_CALL_MALLOC:
+    case SC_CALL_FREE:
+        return "allocate once before the loop and reuse the buffers, use stream-ordered "
+               "cudaMallocAsync/cudaFreeAsync, or a caching allocator";
+    case SC_CALL_HOST_ALLOC:
+    case SC_CALL_HOST_FREE:
+    case SC_CALL_HOST_REGISTER:
+    case SC_CALL_HOST_UNREGISTER:
+        return "allocate or register pinned host buffers once at start-up and reuse them; "
+               "free them at the end";
+    case SC_CALL_MEMCPY:
+        return "use cudaMemcpyAsync on a stream (with pinned host memory) and synchronize "
+               "only that stream, only when the data is needed";
+    case SC_CALL_MEMSET:
+        return "use cudaMemsetAsync on the stream that uses the memory";
+    default:
+        return "set limits and cache configuration once at start-up, before launching work";
+    }
+}
+
+static void sc_implicit_instance(const sc_api_call *call, const sc_blocking *m,
+                                 sc_instance *inst)
+{
+    char streams[64];
+    sc_blocking_streams_text(m, streams, sizeof(streams));
+    memset(inst, 0, sizeof(*inst));
+    inst->start_ns = call->rec.start_ns;
+    inst->end_ns = call->rec.start_ns + m->blocked_ns;
+    inst->cost_ns = m->cost_ns;
+    inst->call = call;
+    snprintf(inst->text, sizeof(inst->text),
+             "%s blocked the host %.1f us waiting for stream(s) %s; device idle %.1f us in it "
+             "and %.1f us after it",
+             call->name, sc_ns_to_us(m->blocked_ns), streams, sc_ns_to_us(m->idle_ns),
+             sc_ns_to_us(m->starve_ns));
+    sc_instance_evidence(inst, "host_blocked_us", sc_ns_to_us(m->blocked_ns), "us");
+    /* how far into the call the drained work ended: the wait itself */
+    sc_instance_evidence(inst, "wait_us", sc_ns_to_us(m->drained_end_ns - call->rec.start_ns),
+                         "us");
+    sc_instance_evidence(inst, "idle_us", sc_ns_to_us(m->idle_ns), "us");
+    sc_instance_evidence(inst, "starve_us", sc_ns_to_us(m->starve_ns), "us");
+    sc_instance_evidence(inst, "cost_us", sc_ns_to_us(m->cost_ns), "us");
+    sc_instance_evidence(inst, "drained_streams", (double)m->n_streams, "count");
+    sc_instance_evidence(inst, "drained_stream", (double)m->last_stream, "");
+}
+
+static void sc_implicit_conclude(const sc_ctx *ctx, const sc_implicit_totals *tot,
+                                 sc_finding_builder *b)
+{
+    sc_finding *f = &b->finding;
+    bool costly = tot->cost_ns >= SC_IMPLICIT_ERROR_NS ||
+                  (double)tot->cost_ns >= SC_IMPLICIT_ERROR_SHARE * (double)ctx->run_span_ns;
+    f->severity = tot->cost_ns > 0 && costly ? SC_SEV_ERROR : SC_SEV_WARNING;
+    f->fix = sc_implicit_fix(f->worst.call ? f->worst.call->rec.call_class : SC_CALL_OTHER);
+    snprintf(f->title, sizeof(f->title),
+             "%llu calls waited for other streams' work (worst: %s): host blocked %.3f ms, "
+             "device lost %.3f ms",
+             (unsigned long long)tot->count, f->worst.call ? f->worst.call->name : "?",
+             tot->blocked_ns / 1e6, tot->cost_ns / 1e6);
+    sc_finding_total(b, "count", (double)tot->count, "count");
+    sc_finding_total(b, "checked_calls", (double)tot->checked, "count");
+    sc_finding_total(b, "host_blocked_us", sc_ns_to_us(tot->blocked_ns), "us");
+    sc_finding_total(b, "idle_us", sc_ns_to_us(tot->idle_ns), "us");
+    sc_finding_total(b, "starve_us", sc_ns_to_us(tot->starve_ns), "us");
+    sc_finding_total(b, "cost_us", sc_ns_to_us(tot->cost_ns), "us");
+}
+
+static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
+                            sc_finding_builder *b, sc_implicit_totals *tot)
+{
+    const sc_trace *t = ctx->trace;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *call = &t->calls[i];
+        if (!sc_implicit_applies(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
+            continue;
+        tot->checked++;
+        bool copy_or_set = call->rec.call_class == SC_CALL_MEMCPY ||
+                           call->rec.call_class == SC_CALL_MEMSET;
+        sc_blocking_call q = {call->rec.start_ns, call->rec.end_ns, call->rec.context_id,
+                              call->rec.correlation_id, copy_or_set};
+        sc_blocking m;
+        sc_blocking_measure(ix, &q, &m);
+        if (!m.explained)
+            continue;   /* it waited for nothing, or not for what happened to end inside it */
+        sc_instance inst;
+        sc_implicit_instance(call, &m, &inst);
+        tot->count++;
+        tot->blocked_ns += m.blocked_ns;
+        tot->idle_ns += m.idle_ns;
+        tot->starve_ns += m.starve_ns;
+        tot->cost_ns += m.cost_ns;
+        if (sc_finding_add(b, &inst) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int sc_rule_implicit_sync(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
+{
+    sc_blocking_index ix;
+    sc_finding_builder b;
+    sc_implicit_totals tot = {0};
+    sc_finding_begin(&b, "implicit-sync", NULL);
+    int rc = sc_blocking_index_build(ctx, &ix);
+    if (rc == 0)
+        rc = sc_implicit_scan(ctx, &ix, &b, &tot);
+    if (rc == 0 && tot.count > 0) {
+        sc_implicit_conclude(ctx, &tot, &b);
+        rc = sc_finding_finish(&b, ctx, out);
+    } else {
+        sc_finding_discard(&b);
+    }
+    sc_blocking_index_free(&ix);
+    if (rc != 0 && err && err_size)
+        snprintf(err, err_size, "implicit-sync: out of memory");
+    return rc;
+}

@@ -1,0 +1,283 @@
+/* Rule "lazy-loading": a kernel's first launch under lazy module loading waited for the
+ * work of other streams instead of running beside it.
+ *
+ * With CUDA_MODULE_LOADING=LAZY (the default since CUDA 12.2) a kernel's module is loaded at
+ * its first launch, and the load waits for the device: measured on an H200 (GPU-FACTS.md),
+ * the first sweep on stream B started 5 us after the spin on stream A ended; warm, or with
+ * EAGER, it started 13 us after the spin began. Telling that from a kernel that merely had
+ * no room (rule no-room) or waited for its own stream takes care, so a first launch K of a
+ * kernel (same name, device and context) is reported only when all of these hold:
+ *   (i)   it is the first launch of that kernel, and its launch call is in the trace;
+ *   (ii)  other-stream work of the device was in flight at its issue (launches.h), K did
+ *         not overlap it: K started at or after that work's end (1 us clock tolerance), and
+ *         at most 20 us after it;
+ *   (iii) the two streams are independent (stream_kind.h): a legacy/blocking pair
+ *         serializes by design and is legacy-stream's;
+ *   (iv)  CUDA_MODULE_LOADING is not EAGER in the recorded environment;
+ *   (v)   K was ready before that work ended: its own stream had nothing left to run and its
+ *         launch call was (or would have been, at its usual duration) over;
+ *   (vi)  the run corroborates it: a later launch of the same kernel, issued while another
+ *         independent stream's work was in flight, did overlap that work; or the first
+ *         launch call was far longer than the kernel's usual launch call (at least 5 times
+ *         the median of its later launch calls and at least 20 us more): the module load
+ *         happened inside the call.
+ * Delay (the cost) = K.start - max(ready, own stream's previous work end), where ready is
+ * the launch call's end, or, when that call was itself stretched by the module load, the
+ * call's start plus the kernel's usual launch-call duration (the median of its later
+ * launches): time spent loading inside the call is time K could have been running.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyze/findings.h"
+#include "analyze/launches.h"
+#include "analyze/rules.h"
+#include "analyze/stream_kind.h"
+
+#define SC_LAZY_TOL_NS 1000u            /* clock noise between "ended" and "started" */
+#define SC_LAZY_AFTER_NS 20000u         /* started at most this long after the work ended */
+#define SC_LAZY_LONG_FACTOR 5u          /* a first call this many times the usual one ... */
+#define SC_LAZY_LONG_EXTRA_NS 20000u    /* ... and this much longer loaded a module */
+#define SC_LAZY_ERROR_NS 100000u        /* 100 us lost is worth an error on any run */
+#define SC_LAZY_ERROR_SHARE 0.01        /* so is 1% of the run */
+
+static const char *const sc_lazy_fix =
+    "launch each kernel once before the concurrent part (a warm-up), or run with "
+    "CUDA_MODULE_LOADING=EAGER";
+
+/* (iv): EAGER loads every module at context creation: no first-launch load to wait for. */
+static bool sc_lazy_eager(const sc_trace *t)
+{
+    static const char var[] = "CUDA_MODULE_LOADING=";
+    for (size_t i = 0; i < t->n_env; i++)
+        if (t->env[i] && strncmp(t->env[i], var, sizeof(var) - 1) == 0 &&
+            strcasecmp(t->env[i] + sizeof(var) - 1, "EAGER") == 0)
+            return true;
+    return false;
+}
+
+/* A kernel's place in the grouping: same device, context and name together, by issue. */
+typedef struct sc_lazy_key {
+    uint32_t device, context_id, name_id;
+    uint64_t issue_ns;
+    size_t kernel;
+} sc_lazy_key;
+
+static int sc_lazy_key_cmp(const void *pa, const void *pb)
+{
+    const sc_lazy_key *x = pa, *y = pb;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->context_id != y->context_id)
+        return x->context_id < y->context_id ? -1 : 1;
+    if (x->name_id != y->name_id)
+        return x->name_id < y->name_id ? -1 : 1;
+    if (x->issue_ns != y->issue_ns)
+        return x->issue_ns < y->issue_ns ? -1 : 1;
+    return x->kernel < y->kernel ? -1 : x->kernel > y->kernel;
+}
+
+static int sc_u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* What the later launches of a kernel say. */
+typedef struct sc_lazy_later {
+    size_t count;
+    bool has_usual;
+    uint64_t usual_call_ns;     /* median launch-call duration of the later launches */
+    bool overlapped;            /* (vi): one of them ran beside independent work */
+} sc_lazy_later;
+
+/* The in-flight work at a launch's issue was from an independent stream. */
+static bool sc_lazy_front_independent(const sc_ctx *ctx, const sc_launch *l)
+{
+    const sc_stream_summary *s = ctx->analysis->streams;
+    return l->has_front && sc_streams_independent(&s[l->slot], &s[l->front_slot]);
+}
+
+/* keys[1..n) are the later launches; scratch holds n durations. */
+static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_launch *launches,
+                               const sc_lazy_key *keys, size_t n, uint64_t *scratch,
+                               sc_lazy_later *out)
+{
+    size_t n_calls = 0;
+    *out = (sc_lazy_later){.count = n - 1};
+    for (size_t i = 1; i < n; i++) {
+        const sc_launch *l = &launches[keys[i].kernel];
+        const sc_rec_kernel *k = &ctx->trace->kernels[keys[i].kernel].rec;
+        if (l->call)
+            scratch[n_calls++] = sc_dur(l->call->rec.start_ns, l->call->rec.end_ns);
+        if (sc_lazy_front_independent(ctx, l) && k->start_ns + SC_LAZY_TOL_NS < l->front_end_ns)
+            out->overlapped = true;
+    }
+    if (n_calls == 0)
+        return;
+    qsort(scratch, n_calls, sizeof(*scratch), sc_u64_cmp);
+    out->has_usual = true;
+    out->usual_call_ns = n_calls % 2 ? scratch[n_calls / 2]
+                                     : (scratch[n_calls / 2 - 1] + scratch[n_calls / 2]) / 2;
+}
+
+/* The first launch checked against (i)-(vi); the delay when it qualifies, else 0. */
+typedef struct sc_lazy_verdict {
+    uint64_t delay_ns;
+    uint64_t call_ns;           /* the first launch call's duration */
+    bool long_call;
+} sc_lazy_verdict;
+
+static sc_lazy_verdict sc_lazy_judge(const sc_ctx *ctx, const sc_launch *l,
+                                     const sc_rec_kernel *k, const sc_lazy_later *later)
+{
+    sc_lazy_verdict v = {0};
+    if (!l->call || !sc_lazy_front_independent(ctx, l))
+        return v;                                               /* (i), (ii), (iii) */
+    if (k->start_ns + SC_LAZY_TOL_NS < l->front_end_ns ||
+        k->start_ns > l->front_end_ns + SC_LAZY_AFTER_NS)
+        return v;                                               /* (ii) */
+    v.call_ns = sc_dur(l->call->rec.start_ns, l->call->rec.end_ns);
+    v.long_call = later->has_usual &&
+                  v.call_ns >= SC_LAZY_LONG_FACTOR * later->usual_call_ns &&
+                  v.call_ns >= later->usual_call_ns + SC_LAZY_LONG_EXTRA_NS;
+    if (!v.long_call && !later->overlapped)
+        return (sc_lazy_verdict){0};                            /* (vi) */
+    uint64_t ready = l->call->rec.end_ns;
+    if (later->has_usual && l->call->rec.start_ns + later->usual_call_ns < ready)
+        ready = l->call->rec.start_ns + later->usual_call_ns;
+    if (l->own_prev_end_ns > ready)
+        ready = l->own_prev_end_ns;
+    if (ready + SC_LAZY_TOL_NS >= l->front_end_ns)
+        return (sc_lazy_verdict){0};                            /* (v) */
+    v.delay_ns = sc_dur(ready, k->start_ns);
+    return v;
+}
+
+/* "sweep_kernel" or "a memcpy": the work a first launch waited behind. */
+static const char *sc_lazy_work_name(const sc_trace *t, size_t pos)
+{
+    sc_work w = sc_work_at(t, pos);
+    if (w.kind == SC_WORK_KERNEL)
+        return t->kernels[w.index].name ? t->kernels[w.index].name : "?";
+    return w.kind == SC_WORK_MEMCPY ? "a memcpy" : "a memset";
+}
+
+static void sc_lazy_instance(const sc_ctx *ctx, size_t kernel, const sc_launch *l,
+                             const sc_lazy_later *later, const sc_lazy_verdict *v,
+                             sc_instance *inst)
+{
+    const sc_kernel *k = &ctx->trace->kernels[kernel];
+    const sc_stream_summary *s = ctx->analysis->streams;
+    memset(inst, 0, sizeof(*inst));
+    inst->start_ns = k->rec.start_ns;
+    inst->end_ns = k->rec.end_ns > k->rec.start_ns ? k->rec.end_ns : k->rec.start_ns;
+    inst->cost_ns = v->delay_ns;
+    inst->call = l->call;
+    snprintf(inst->text, sizeof(inst->text),
+             "first launch of %.48s on stream %u waited %.1f us behind %.40s on stream %u "
+             "(launch call %.1f us, usually %.1f us)",
+             k->name ? k->name : "?", s[l->slot].stream_id, sc_ns_to_us(v->delay_ns),
+             sc_lazy_work_name(ctx->trace, l->front_work), s[l->front_slot].stream_id,
+             sc_ns_to_us(v->call_ns), later->has_usual ? sc_ns_to_us(later->usual_call_ns) : 0.0);
+    sc_instance_evidence(inst, "delay_us", sc_ns_to_us(v->delay_ns), "us");
+    sc_instance_evidence(inst, "first_call_us", sc_ns_to_us(v->call_ns), "us");
+    if (later->has_usual)
+        sc_instance_evidence(inst, "usual_call_us", sc_ns_to_us(later->usual_call_ns), "us");
+    sc_instance_evidence(inst, "stream", s[l->slot].stream_id, "");
+    sc_instance_evidence(inst, "waited_behind_stream", s[l->front_slot].stream_id, "");
+    sc_instance_evidence(inst, "later_launches", (double)later->count, "count");
+    sc_instance_evidence(inst, "later_overlapped", later->overlapped ? 1.0 : 0.0, "");
+    sc_instance_evidence(inst, "long_first_call", v->long_call ? 1.0 : 0.0, "");
+}
+
+static void sc_lazy_conclude(const sc_ctx *ctx, sc_finding_builder *b)
+{
+    sc_finding *f = &b->finding;
+    bool costly = f->cost_ns >= SC_LAZY_ERROR_NS ||
+                  (double)f->cost_ns >= SC_LAZY_ERROR_SHARE * (double)ctx->run_span_ns;
+    f->severity = costly ? SC_SEV_ERROR : SC_SEV_WARNING;
+    if (f->count == 1)
+        snprintf(f->title, sizeof(f->title), "%.175s (lazy module loading)", f->worst.text);
+    else
+        snprintf(f->title, sizeof(f->title),
+                 "%llu kernels waited for other streams' work on their first launch (lazy "
+                 "module loading): %.3f ms", (unsigned long long)f->count, f->cost_ns / 1e6);
+    sc_finding_total(b, "kernels", (double)f->count, "count");
+    sc_finding_total(b, "delay_us", sc_ns_to_us(f->cost_ns), "us");
+    sc_finding_total(b, "worst_delay_us", sc_ns_to_us(f->worst.cost_ns), "us");
+}
+
+static int sc_lazy_keys(const sc_trace *t, const sc_launch *launches, sc_lazy_key **out)
+{
+    sc_lazy_key *keys = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*keys));
+    if (!keys)
+        return -1;
+    for (size_t i = 0; i < t->n_kernels; i++) {
+        const sc_rec_kernel *k = &t->kernels[i].rec;
+        keys[i] = (sc_lazy_key){k->device, k->context_id, k->name_id, launches[i].issue_ns, i};
+    }
+    qsort(keys, t->n_kernels, sizeof(*keys), sc_lazy_key_cmp);
+    *out = keys;
+    return 0;
+}
+
+static bool sc_lazy_same_kernel(const sc_lazy_key *a, const sc_lazy_key *b)
+{
+    return a->device == b->device && a->context_id == b->context_id && a->name_id == b->name_id;
+}
+
+/* Walks the groups of launches of one kernel; adds an instance per qualifying first launch. */
+static int sc_lazy_scan(const sc_ctx *ctx, const sc_launch *launches, const sc_lazy_key *keys,
+                        uint64_t *scratch, sc_finding_builder *b)
+{
+    size_t n = ctx->trace->n_kernels;
+    for (size_t g = 0, end; g < n; g = end) {
+        for (end = g + 1; end < n && sc_lazy_same_kernel(&keys[g], &keys[end]); end++)
+            ;
+        if (keys[g].name_id == 0)
+            continue;   /* no name: "first launch" cannot be told */
+        sc_lazy_later later;
+        sc_lazy_later_scan(ctx, launches, &keys[g], end - g, scratch, &later);
+        const sc_launch *l = &launches[keys[g].kernel];
+        sc_lazy_verdict v = sc_lazy_judge(ctx, l, &ctx->trace->kernels[keys[g].kernel].rec,
+                                          &later);
+        if (v.delay_ns == 0)
+            continue;
+        sc_instance inst;
+        sc_lazy_instance(ctx, keys[g].kernel, l, &later, &v, &inst);
+        if (sc_finding_add(b, &inst) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int sc_rule_lazy_loading(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
+{
+    const sc_trace *t = ctx->trace;
+    if (t->n_kernels == 0 || sc_lazy_eager(t))
+        return 0;
+    sc_launch *launches = NULL;
+    sc_lazy_key *keys = NULL;
+    uint64_t *scratch = malloc(t->n_kernels * sizeof(*scratch));
+    sc_finding_builder b;
+    sc_finding_begin(&b, "lazy-loading", sc_lazy_fix);
+    int rc = -1;
+    if (scratch && sc_launches_build(ctx, &launches) == 0 &&
+        sc_lazy_keys(t, launches, &keys) == 0)
+        rc = sc_lazy_scan(ctx, launches, keys, scratch, &b);
+    if (rc == 0 && b.has_instance) {
+        sc_lazy_conclude(ctx, &b);
+        rc = sc_finding_finish(&b, ctx, out);
+    } else {
+        sc_finding_discard(&b);
+    }
+    free(scratch);
+    free(launches);
+    free(keys);
+    if (rc != 0 && err && err_size)
+        snprintf(err, err_size, "lazy-loading: out of memory");
+    return rc;
+}

@@ -1,0 +1,332 @@
+/* Rule "no-room": kernels on independent streams that were allowed to overlap but did not,
+ * because a grid occupied the whole device.
+ *
+ * A stream only permits overlap; the device also needs room. A grid of at least one full
+ * wave (occupancy.h: blocks >= SMs x resident blocks per SM) leaves no SM free until its
+ * last wave is running, so a kernel B of another, independent stream (stream_kind.h; a
+ * legacy/blocking pair is legacy-stream's) waits for that even though nothing orders it.
+ *
+ * waited for room (one finding): B, ready at R = max(its launch call's end, its own stream's
+ * previous work end), and a full-grid kernel A of the same device that started before B and
+ * still ran at R, with
+ *   - B started in A's tail: no earlier than T - W/4, where W = A's duration / its waves
+ *     (waves = ceil(blocks / wave)) and T = the start of A's last wave when that wave is
+ *     partial (room appears as it starts), A's end when it is full (room appears as its
+ *     blocks finish, W/4 being the spread of their ends);
+ *   - B started at most 20 us after A ended, and R came before T - W/4 (B was ready while
+ *     there was no room; a B that became ready later found room and waited for nothing).
+ *   wait = B.start - max(R, A.start); of several such A, the one that ended last.
+ *   Severity: warning (the hardware really had no room: smaller grids, stream priorities or
+ *   fewer waves are design choices), error when the waits reach 10% of the run.
+ *
+ * overlapped without gain (a second finding): two full grids on independent streams that
+ * did overlap (B started before A's tail) but together took as long as one after the other:
+ * (solo A + solo B) / (latest end - A.start) <= 1.05, with both solo durations known from
+ * instances that ran alone (solo.h). Nothing was lost against running them in order, so its
+ * cost is 0 and it is a note: the streams bought nothing there.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/findings.h"
+#include "analyze/launches.h"
+#include "analyze/occupancy.h"
+#include "analyze/rules.h"
+#include "analyze/stream_kind.h"
+
+#define SC_NOROOM_TOL_NS 1000u          /* clock noise between "ended" and "started" */
+#define SC_NOROOM_AFTER_NS 20000u       /* started at most this long after A ended */
+#define SC_NOROOM_ERROR_SHARE 0.10      /* waits of 10% of the run are an error */
+#define SC_NOROOM_NO_GAIN 1.05          /* a pair speedup at most this saved nothing */
+
+static const char *const sc_noroom_fix =
+    "leave room for the other streams: fewer or smaller blocks per grid (a grid-stride loop "
+    "over fewer waves), cudaStreamCreateWithPriority for the stream that must not wait, or "
+    "split the long grid";
+static const char *const sc_noroom_fix_no_gain =
+    "nothing to fix for speed here: both grids fill the device, so running them in order is "
+    "as fast; overlap needs kernels that leave SMs free";
+
+typedef struct sc_noroom_run {
+    const sc_ctx *ctx;
+    const sc_launch *launches;
+    size_t *active;             /* kernels that may still matter to a later one */
+    size_t n_active;
+    sc_finding_builder waited, no_gain;
+} sc_noroom_run;
+
+/* The occupancy of kernel k on its device, when the device record allows it. */
+static bool sc_noroom_occupancy(const sc_ctx *ctx, size_t k, sc_occupancy *o)
+{
+    const sc_rec_kernel *r = &ctx->trace->kernels[k].rec;
+    const sc_device *dev = NULL;
+    for (size_t i = 0; i < ctx->analysis->n_devices && !dev; i++)
+        if (ctx->analysis->devices[i].device == r->device)
+            dev = ctx->analysis->devices[i].info;
+    return dev && sc_occupancy_compute(&dev->rec, r, o) && sc_occupancy_full(o);
+}
+
+/* T - W/4 above: from then on another stream's block may find room beside A. */
+static uint64_t sc_noroom_tail(const sc_rec_kernel *a, const sc_occupancy *o)
+{
+    uint64_t dur = sc_dur(a->start_ns, a->end_ns);
+    uint64_t waves = (o->blocks + o->wave - 1) / o->wave;
+    uint64_t wave_ns = dur / waves;
+    uint64_t room = o->blocks % o->wave ? a->start_ns + (waves - 1) * wave_ns : a->end_ns;
+    return room > a->start_ns + wave_ns / 4 ? room - wave_ns / 4 : a->start_ns;
+}
+
+/* A and B may overlap as far as CUDA is concerned: same device, independent streams. */
+static bool sc_noroom_pair(const sc_noroom_run *r, size_t a, size_t b)
+{
+    const sc_stream_summary *s = r->ctx->analysis->streams;
+    return r->ctx->trace->kernels[a].rec.device == r->ctx->trace->kernels[b].rec.device &&
+           sc_streams_independent(&s[r->launches[a].slot], &s[r->launches[b].slot]);
+}
+
+static const char *sc_noroom_name(const sc_ctx *ctx, size_t k)
+{
+    return ctx->trace->kernels[k].name ? ctx->trace->kernels[k].name : "?";
+}
+
+static uint64_t sc_noroom_ready(const sc_launch *l)
+{
+    uint64_t r = l->call->rec.end_ns;
+    return l->own_prev_end_ns > r ? l->own_prev_end_ns : r;
+}
+
+/* Appends to a fixed-size text, silently cut at its end (texts are one line for people). */
+__attribute__((format(printf, 4, 5)))
+static void sc_noroom_append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+    if (*used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *used = *used + (size_t)w < size ? *used + (size_t)w : size - 1;
+}
+
+/* ---- waited for room ---------------------------------------------------------------- */
+
+/* The wait of B behind A, 0 when A is not what B waited for. */
+static uint64_t sc_noroom_wait(const sc_noroom_run *r, size_t a, size_t b,
+                               const sc_occupancy *oa)
+{
+    const sc_rec_kernel *ka = &r->ctx->trace->kernels[a].rec;
+    const sc_rec_kernel *kb = &r->ctx->trace->kernels[b].rec;
+    uint64_t ready = sc_noroom_ready(&r->launches[b]);
+    uint64_t tail = sc_noroom_tail(ka, oa);
+    if (ka->end_ns <= ready || ready >= tail)
+        return 0;   /* A was over, or there was room, by the time B was ready */
+    if (kb->start_ns + SC_NOROOM_TOL_NS < tail || kb->start_ns > ka->end_ns + SC_NOROOM_AFTER_NS)
+        return 0;   /* B ran beside A before its tail, or started long after it */
+    return sc_dur(ready > ka->start_ns ? ready : ka->start_ns, kb->start_ns);
+}
+
+static void sc_noroom_waited_instance(const sc_noroom_run *r, size_t a, size_t b,
+                                      const sc_occupancy *oa, uint64_t wait, sc_instance *inst)
+{
+    const sc_ctx *ctx = r->ctx;
+    const sc_rec_kernel *kb = &ctx->trace->kernels[b].rec;
+    const sc_stream_summary *s = ctx->analysis->streams;
+    char why[96];
+    sc_occupancy_text(oa, why, sizeof(why));
+    memset(inst, 0, sizeof(*inst));
+    inst->start_ns = kb->start_ns;
+    inst->end_ns = kb->end_ns > kb->start_ns ? kb->end_ns : kb->start_ns;
+    inst->cost_ns = wait;
+    inst->call = r->launches[b].call;
+    /* A one-line text: long kernel names may cut it short; the evidence keeps the numbers. */
+    size_t used = 0;
+    sc_noroom_append(inst->text, sizeof(inst->text), &used,
+                     "%.40s (%llu blocks of %u threads) fills all %u SMs (%s)",
+                     sc_noroom_name(ctx, a), (unsigned long long)oa->blocks,
+                     oa->threads_per_block, oa->sm_count, why);
+    sc_noroom_append(inst->text, sizeof(inst->text), &used,
+                     " — %.40s on stream %u waited %.0f us for room", sc_noroom_name(ctx, b),
+                     s[r->launches[b].slot].stream_id, sc_ns_to_us(wait));
+    sc_instance_evidence(inst, "wait_us", sc_ns_to_us(wait), "us");
+    sc_instance_evidence(inst, "blocks", (double)oa->blocks, "count");
+    sc_instance_evidence(inst, "threads_per_block", oa->threads_per_block, "count");
+    sc_instance_evidence(inst, "sm_count", oa->sm_count, "count");
+    sc_instance_evidence(inst, "blocks_per_sm", oa->blocks_per_sm, "count");
+    sc_instance_evidence(inst, "wave_blocks", (double)oa->wave, "count");
+    sc_instance_evidence(inst, "stream", s[r->launches[b].slot].stream_id, "");
+    sc_instance_evidence(inst, "blocking_grid_stream", s[r->launches[a].slot].stream_id, "");
+}
+
+/* ---- overlapped without gain ---------------------------------------------------------- */
+
+/* The pair's speedup against running in order, or 0 when it cannot be told or does not
+ * apply (B started in A's tail: that is the waited case). */
+static double sc_noroom_pair_speedup(const sc_noroom_run *r, size_t a, size_t b,
+                                     const sc_occupancy *oa)
+{
+    const sc_ctx *ctx = r->ctx;
+    const sc_rec_kernel *ka = &ctx->trace->kernels[a].rec;
+    const sc_rec_kernel *kb = &ctx->trace->kernels[b].rec;
+    sc_occupancy ob;
+    if (kb->start_ns + SC_NOROOM_TOL_NS >= sc_noroom_tail(ka, oa) ||
+        kb->start_ns + SC_NOROOM_TOL_NS >= ka->end_ns || !sc_noroom_occupancy(ctx, b, &ob) ||
+        !ctx->kernel_solo_known[a] || !ctx->kernel_solo_known[b])
+        return 0;
+    uint64_t together = sc_dur(ka->start_ns, ka->end_ns > kb->end_ns ? ka->end_ns : kb->end_ns);
+    uint64_t solo = ctx->kernel_solo_ns[a] + ctx->kernel_solo_ns[b];
+    return together ? (double)solo / (double)together : 0;
+}
+
+static void sc_noroom_no_gain_instance(const sc_noroom_run *r, size_t a, size_t b,
+                                       double speedup, sc_instance *inst)
+{
+    const sc_ctx *ctx = r->ctx;
+    const sc_rec_kernel *ka = &ctx->trace->kernels[a].rec;
+    const sc_rec_kernel *kb = &ctx->trace->kernels[b].rec;
+    const sc_stream_summary *s = ctx->analysis->streams;
+    uint64_t end = ka->end_ns > kb->end_ns ? ka->end_ns : kb->end_ns;
+    uint64_t overlap = sc_dur(kb->start_ns, ka->end_ns < kb->end_ns ? ka->end_ns : kb->end_ns);
+    uint64_t solo = ctx->kernel_solo_ns[a] + ctx->kernel_solo_ns[b];
+    memset(inst, 0, sizeof(*inst));
+    inst->start_ns = ka->start_ns;
+    inst->end_ns = end;
+    inst->call = r->launches[b].call;
+    snprintf(inst->text, sizeof(inst->text),
+             "%.40s (stream %u) and %.40s (stream %u) overlapped %.0f us but took %.0f us "
+             "together against %.0f us one after the other (speedup %.2f)",
+             sc_noroom_name(ctx, a), s[r->launches[a].slot].stream_id, sc_noroom_name(ctx, b),
+             s[r->launches[b].slot].stream_id, sc_ns_to_us(overlap),
+             sc_ns_to_us(end - ka->start_ns), sc_ns_to_us(solo), speedup);
+    sc_instance_evidence(inst, "overlap_us", sc_ns_to_us(overlap), "us");
+    sc_instance_evidence(inst, "together_us", sc_ns_to_us(end - ka->start_ns), "us");
+    sc_instance_evidence(inst, "solo_sum_us", sc_ns_to_us(solo), "us");
+    sc_instance_evidence(inst, "speedup", speedup, "ratio");
+}
+
+/* ---- the pass ------------------------------------------------------------------------- */
+
+/* Kernel b against the kernels before it that may still matter. */
+static int sc_noroom_visit(sc_noroom_run *r, size_t b)
+{
+    size_t best = SIZE_MAX;
+    uint64_t best_wait = 0;
+    sc_occupancy best_occ = {0};
+    for (size_t i = 0; i < r->n_active; i++) {
+        size_t a = r->active[i];
+        sc_occupancy oa;
+        if (!sc_noroom_pair(r, a, b) || !sc_noroom_occupancy(r->ctx, a, &oa))
+            continue;
+        const sc_rec_kernel *ka = &r->ctx->trace->kernels[a].rec;
+        double speedup = sc_noroom_pair_speedup(r, a, b, &oa);
+        if (speedup > 0 && speedup <= SC_NOROOM_NO_GAIN) {
+            sc_instance inst;
+            sc_noroom_no_gain_instance(r, a, b, speedup, &inst);
+            if (sc_finding_add(&r->no_gain, &inst) != 0)
+                return -1;
+        }
+        uint64_t wait = r->launches[b].call ? sc_noroom_wait(r, a, b, &oa) : 0;
+        if (wait > 0 && (best == SIZE_MAX ||
+                         ka->end_ns > r->ctx->trace->kernels[best].rec.end_ns)) {
+            best = a;
+            best_wait = wait;
+            best_occ = oa;
+        }
+    }
+    if (best == SIZE_MAX)
+        return 0;
+    sc_instance inst;
+    sc_noroom_waited_instance(r, best, b, &best_occ, best_wait, &inst);
+    return sc_finding_add(&r->waited, &inst);
+}
+
+/* Keeps the kernels that can still be an A: ended at most 20 us before `now`. */
+static void sc_noroom_prune(sc_noroom_run *r, uint64_t now)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_active; i++)
+        if (r->ctx->trace->kernels[r->active[i]].rec.end_ns + SC_NOROOM_AFTER_NS >= now)
+            r->active[k++] = r->active[i];
+    r->n_active = k;
+}
+
+static int sc_noroom_scan(sc_noroom_run *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    for (size_t b = 0; b < t->n_kernels; b++) {     /* kernels are sorted by start */
+        sc_noroom_prune(r, t->kernels[b].rec.start_ns);
+        if (sc_noroom_visit(r, b) != 0)
+            return -1;
+        r->active[r->n_active++] = b;
+    }
+    return 0;
+}
+
+static int sc_noroom_finish_waited(sc_noroom_run *r, sc_finding_list *out)
+{
+    sc_finding_builder *b = &r->waited;
+    sc_finding *f = &b->finding;
+    if (!b->has_instance) {
+        sc_finding_discard(b);
+        return 0;
+    }
+    f->severity = (double)f->cost_ns >= SC_NOROOM_ERROR_SHARE * (double)r->ctx->run_span_ns
+                      ? SC_SEV_ERROR : SC_SEV_WARNING;
+    if (f->count == 1)
+        snprintf(f->title, sizeof(f->title), "%s", f->worst.text);
+    else
+        snprintf(f->title, sizeof(f->title), "%.150s; %llu kernels waited %.3f ms in all",
+                 f->worst.text, (unsigned long long)f->count, f->cost_ns / 1e6);
+    sc_finding_total(b, "kernels", (double)f->count, "count");
+    sc_finding_total(b, "wait_us", sc_ns_to_us(f->cost_ns), "us");
+    sc_finding_total(b, "worst_wait_us", sc_ns_to_us(f->worst.cost_ns), "us");
+    return sc_finding_finish(b, r->ctx, out);
+}
+
+static int sc_noroom_finish_no_gain(sc_noroom_run *r, sc_finding_list *out)
+{
+    sc_finding_builder *b = &r->no_gain;
+    sc_finding *f = &b->finding;
+    if (!b->has_instance) {
+        sc_finding_discard(b);
+        return 0;
+    }
+    f->severity = SC_SEV_NOTE;
+    snprintf(f->title, sizeof(f->title),
+             "overlapped without gain: %llu pair(s) of full grids ran side by side no faster "
+             "than one after the other", (unsigned long long)f->count);
+    sc_finding_total(b, "pairs", (double)f->count, "count");
+    return sc_finding_finish(b, r->ctx, out);
+}
+
+int sc_rule_no_room(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
+{
+    const sc_trace *t = ctx->trace;
+    if (t->n_kernels < 2 || t->n_devices == 0)
+        return 0;   /* nothing to overlap, or no device limits to reason with */
+    sc_noroom_run r = {.ctx = ctx};
+    sc_launch *launches = NULL;
+    r.active = malloc(t->n_kernels * sizeof(*r.active));
+    sc_finding_begin(&r.waited, "no-room", sc_noroom_fix);
+    sc_finding_begin(&r.no_gain, "no-room", sc_noroom_fix_no_gain);
+    int rc = -1;
+    if (r.active && sc_launches_build(ctx, &launches) == 0) {
+        r.launches = launches;
+        rc = sc_noroom_scan(&r);
+    }
+    if (rc == 0)
+        rc = sc_noroom_finish_waited(&r, out);
+    else
+        sc_finding_discard(&r.waited);
+    if (rc == 0)
+        rc = sc_noroom_finish_no_gain(&r, out);
+    else
+        sc_finding_discard(&r.no_gain);
+    free(r.active);
+    free(launches);
+    if (rc != 0 && err && err_size)
+        snprintf(err, err_size, "no-room: out of memory");
+    return rc;
+}

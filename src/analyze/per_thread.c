@@ -1,0 +1,63 @@
+/* Per-thread default streams (nvcc --default-stream per-thread, or cudaStreamPerThread named
+ * explicitly): see streams.h.
+ *
+ * CUPTI's STREAM record does not say that a stream is some thread's default stream; the
+ * calls that issued its work do. A _ptsz/_ptds call (SC_API_PER_THREAD) that passes stream
+ * handle 0, or any call that passes cudaStreamPerThread (0x2), sends its work to the calling
+ * thread's per-thread stream. A call that passes cudaStreamLegacy (0x1), or handle 0 without
+ * the per-thread variant, sends it to the legacy stream. A synchronous cudaMemcpy/cudaMemset
+ * takes no stream argument and goes to the default stream of its variant.
+ *
+ * A stream is per-thread when some of its work named the per-thread stream and none of it
+ * named the legacy stream: a contradiction (which would mean a misread handle) leaves the
+ * stream as its flag says.
+ */
+#include "analyze/streams.h"
+
+#include <stdlib.h>
+
+#include "analyze/work.h"
+
+#define SC_HANDLE_LEGACY 0x1u       /* cudaStreamLegacy */
+#define SC_HANDLE_PER_THREAD 0x2u   /* cudaStreamPerThread */
+
+enum sc_default_named { SC_NAMED_OTHER = 0, SC_NAMED_PER_THREAD, SC_NAMED_LEGACY };
+
+static enum sc_default_named sc_per_thread_named(const sc_api_call *call)
+{
+    const sc_rec_api *r = &call->rec;
+    bool per_thread_variant = (r->flags & SC_API_PER_THREAD) != 0;
+    bool sync_default = r->stream == SC_STREAM_NONE &&
+                        (r->call_class == SC_CALL_MEMCPY || r->call_class == SC_CALL_MEMSET);
+    if (r->stream == SC_HANDLE_PER_THREAD)
+        return SC_NAMED_PER_THREAD;
+    if (r->stream == SC_HANDLE_LEGACY)
+        return SC_NAMED_LEGACY;
+    if (r->stream == 0 || sync_default)
+        return per_thread_variant ? SC_NAMED_PER_THREAD : SC_NAMED_LEGACY;
+    return SC_NAMED_OTHER;  /* a created stream, or a launch whose stream was not recorded */
+}
+
+int sc_streams_mark_per_thread(const sc_ctx *ctx, sc_stream_summary *s, size_t n)
+{
+    const sc_trace *t = ctx->trace;
+    uint8_t *named = calloc(n ? n : 1, sizeof(*named));    /* bit 0 per-thread, bit 1 legacy */
+    if (!named)
+        return -1;
+    for (size_t i = 0; i < sc_work_count(t); i++) {
+        sc_work w = sc_work_at(t, i);
+        const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
+        const sc_stream_summary *sum = sc_streams_find(s, n, w.device, w.context_id, w.stream_id);
+        if (!call || !sum)
+            continue;
+        enum sc_default_named k = sc_per_thread_named(call);
+        if (k == SC_NAMED_PER_THREAD)
+            named[sum - s] |= 1u;
+        else if (k == SC_NAMED_LEGACY)
+            named[sum - s] |= 2u;
+    }
+    for (size_t i = 0; i < n; i++)
+        s[i].per_thread = named[i] == 1u;
+    free(named);
+    return 0;
+}

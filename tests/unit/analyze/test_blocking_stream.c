@@ -1,0 +1,218 @@
+/* Rule blocking-stream. Stream 7 is the legacy stream, 13 and 14 blocking streams the program
+ * created (cudaStreamCreate, correlation ids 100 and 102, each at its own stack), 20 a
+ * non-blocking one, 30 a blocking stream CUDA made itself (no creating call). Every expected
+ * number is worked out from the timings in the comments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "synthetic.h"
+
+#define LEGACY 7
+#define BLOCKING 13
+#define BLOCKING2 14
+#define NONBLOCKING 20
+#define INTERNAL 30
+
+static const uint64_t stack_13[] = {0x1300, 0x2000};
+static const uint64_t stack_14[] = {0x1400, 0x2000};
+
+static void analyze(syn *s, sc_analysis *a)
+{
+    char err[256];
+    syn_finish(s);
+    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
+}
+
+static void streams(syn *s)
+{
+    syn_stream(s, 0, LEGACY, SC_STREAM_FLAG_LEGACY, 0);
+    syn_stream(s, 0, BLOCKING, SC_STREAM_FLAG_BLOCKING, 100);
+    syn_stream(s, 0, BLOCKING2, SC_STREAM_FLAG_BLOCKING, 102);
+    syn_stream(s, 0, NONBLOCKING, SC_STREAM_FLAG_NON_BLOCKING, 101);
+    syn_stream(s, 0, INTERNAL, SC_STREAM_FLAG_BLOCKING, 0);
+    syn_call(s, SC_CALL_STREAM_CREATE, 0, US(1), 100, "cudaStreamCreate", stack_13, 2);
+    syn_call(s, SC_CALL_STREAM_CREATE, US(1), US(2), 101, "cudaStreamCreateWithFlags", NULL, 0);
+    syn_call(s, SC_CALL_STREAM_CREATE, US(2), US(3), 102, "cudaStreamCreate", stack_14, 2);
+}
+
+static void launch(syn *s, uint32_t stream, uint64_t call_start, uint64_t start, uint64_t end,
+                   uint32_t corr)
+{
+    syn_call(s, SC_CALL_LAUNCH, call_start, call_start + US(5), corr, NULL, NULL, 0);
+    syn_kernel(s, 0, stream, start, end, corr);
+}
+
+/* The blocking-stream finding of one severity, or NULL. */
+static const sc_finding *finding(const sc_analysis *a, sc_severity sev)
+{
+    for (size_t i = 0; i < a->n_findings; i++)
+        if (strcmp(a->findings[i].rule, "blocking-stream") == 0 && a->findings[i].severity == sev)
+            return &a->findings[i];
+    return NULL;
+}
+
+static size_t count_rule(const sc_analysis *a, const char *rule)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_findings; i++)
+        n += strcmp(a->findings[i].rule, rule) == 0;
+    return n;
+}
+
+/* The trap of the legacy-stream tests, plus a second blocking stream that merely ran beside
+ * the legacy stream and CUDA's own blocking stream with work of its own:
+ *   K  on 13: issued 10 us, runs 20 .. 10020 us
+ *   S  on  7: issued 30 us, runs 10022 .. 10122 us: waited min(10022, 10020) - 30 = 9990 us
+ *             for 13
+ *   M  on 14: issued 10150 us, runs 10200 .. 10300 us: S had ended (10122 < 10150), nothing
+ *             in flight, no wait; 14 ran work and so did the legacy stream: a warning
+ *   I  on 30: issued 10400 us, runs 10410 .. 10420 us: no creating call, never reported
+ * Error finding: stream 13 only, cost 9990 us, at 13's creation site. */
+static void test_serialized_stream_is_error_with_cost(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    launch(&s, BLOCKING, US(10), US(20), US(10020), 1);
+    launch(&s, LEGACY, US(30), US(10022), US(10122), 2);
+    launch(&s, BLOCKING2, US(10150), US(10200), US(10300), 3);
+    launch(&s, INTERNAL, US(10400), US(10410), US(10420), 4);
+    sc_analysis a;
+    analyze(&s, &a);
+
+    const sc_finding *e = finding(&a, SC_SEV_ERROR);
+    assert_non_null(e);
+    assert_int_equal(e->count, 1);
+    assert_int_equal(e->cost_ns, US(9990));
+    assert_non_null(e->worst.call);
+    assert_int_equal(e->worst.call->rec.correlation_id, 100);
+    assert_int_equal(e->n_sites, 1);
+    assert_ptr_equal(e->sites[0].call->frames, stack_13);
+    assert_true(syn_evidence(e->worst.evidence, e->worst.n_evidence, "stream") == BLOCKING);
+    assert_true(syn_evidence(e->worst.evidence, e->worst.n_evidence, "wait_us") == 9990.0);
+    assert_true(syn_evidence(e->worst.evidence, e->worst.n_evidence, "serialized") == 1.0);
+    assert_true(syn_evidence(e->worst.evidence, e->worst.n_evidence, "operations") == 1.0);
+    assert_true(syn_evidence(e->worst.evidence, e->worst.n_evidence, "legacy_operations") ==
+                1.0);
+    assert_string_equal(e->title, "blocking stream(s) 13 serialized with legacy-stream work: 1 "
+                                  "operations waited 9.990 ms");
+
+    const sc_finding *w = finding(&a, SC_SEV_WARNING);
+    assert_non_null(w);
+    assert_int_equal(w->count, 1);     /* 14 only: 30 has no creating call */
+    assert_int_equal(w->cost_ns, 0);
+    assert_int_equal(w->worst.call->rec.correlation_id, 102);
+    assert_true(syn_evidence(w->worst.evidence, w->worst.n_evidence, "stream") == BLOCKING2);
+    assert_null(finding(&a, SC_SEV_NOTE));
+    assert_int_equal(count_rule(&a, "blocking-stream"), 2);
+    /* the same wait is legacy-stream's cost too, charged to the legacy operation */
+    const sc_finding *l = syn_finding(&a, "legacy-stream");
+    assert_non_null(l);
+    assert_int_equal(l->cost_ns, US(9990));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* Both directions count, and two streams share one finding:
+ *   L1 on  7: issued 0 us, runs 10 .. 5010 us
+ *   B  on 13: issued 20 us, starts 5012 us: waited min(5012, 5010) - 20 = 4990 us for L1
+ *   K  on 14: issued 6000 us, runs 6010 .. 8010 us
+ *   L2 on  7: issued 6020 us, starts 8011 us: waited min(8011, 8010) - max(6020, 5010) =
+ *             1990 us for 14
+ * Error finding: 2 streams, cost 4990 + 1990 = 6980 us; the worst and the first site are
+ * 13's (4990 us), then 14's. */
+static void test_both_directions_and_two_streams(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    launch(&s, LEGACY, 0, US(10), US(5010), 1);
+    launch(&s, BLOCKING, US(20), US(5012), US(5112), 2);
+    launch(&s, BLOCKING2, US(6000), US(6010), US(8010), 3);
+    launch(&s, LEGACY, US(6020), US(8011), US(8111), 4);
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *e = finding(&a, SC_SEV_ERROR);
+    assert_non_null(e);
+    assert_int_equal(e->count, 2);
+    assert_int_equal(e->cost_ns, US(6980));
+    assert_int_equal(e->worst.cost_ns, US(4990));
+    assert_int_equal(e->worst.call->rec.correlation_id, 100);
+    assert_int_equal(e->n_sites, 2);
+    assert_ptr_equal(e->sites[0].call->frames, stack_13);
+    assert_int_equal(e->sites[0].cost_ns, US(4990));
+    assert_ptr_equal(e->sites[1].call->frames, stack_14);
+    assert_int_equal(e->sites[1].cost_ns, US(1990));
+    assert_true(syn_evidence(e->totals, e->n_totals, "streams") == 2.0);
+    assert_true(syn_evidence(e->totals, e->n_totals, "serialized") == 2.0);
+    assert_true(syn_evidence(e->totals, e->n_totals, "wait_us") == 6980.0);
+    assert_non_null(strstr(e->title, "13, 14"));
+    assert_int_equal(count_rule(&a, "blocking-stream"), 1);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* No legacy-stream work at all: a blocking stream is harmless, a note with cost 0 whose fix
+ * still names cudaStreamNonBlocking. 13 ran a kernel, 14 ran nothing: both notes. */
+static void test_without_legacy_work_is_note(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    launch(&s, BLOCKING, US(10), US(20), US(120), 1);
+    launch(&s, NONBLOCKING, US(30), US(40), US(140), 2);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_int_equal(count_rule(&a, "blocking-stream"), 1);
+    const sc_finding *n = finding(&a, SC_SEV_NOTE);
+    assert_non_null(n);
+    assert_int_equal(n->count, 2);
+    assert_int_equal(n->cost_ns, 0);
+    assert_non_null(strstr(n->fix, "cudaStreamNonBlocking"));
+    assert_non_null(strstr(n->title, "13, 14"));
+    assert_non_null(strstr(n->title, "harmless"));
+    assert_null(syn_finding(&a, "legacy-stream"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* Only non-blocking streams and CUDA's own blocking stream beside the legacy stream: the
+ * program created no blocking stream, so the rule says nothing. */
+static void test_nonblocking_and_internal_streams_are_not_reported(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_stream(&s, 0, LEGACY, SC_STREAM_FLAG_LEGACY, 0);
+    syn_stream(&s, 0, NONBLOCKING, SC_STREAM_FLAG_NON_BLOCKING, 101);
+    syn_stream(&s, 0, INTERNAL, SC_STREAM_FLAG_BLOCKING, 0);
+    syn_call(&s, SC_CALL_STREAM_CREATE, US(1), US(2), 101, "cudaStreamCreateWithFlags", NULL,
+             0);
+    launch(&s, NONBLOCKING, US(10), US(20), US(10020), 1);
+    launch(&s, LEGACY, US(30), US(40), US(140), 2);
+    launch(&s, INTERNAL, US(200), US(210), US(220), 3);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_int_equal(count_rule(&a, "blocking-stream"), 0);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_serialized_stream_is_error_with_cost),
+        cmocka_unit_test(test_both_directions_and_two_streams),
+        cmocka_unit_test(test_without_legacy_work_is_note),
+        cmocka_unit_test(test_nonblocking_and_internal_streams_are_not_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

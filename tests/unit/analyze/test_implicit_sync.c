@@ -1,0 +1,295 @@
+/* Rule implicit-sync. Device 0, context 1; streams 20 and 21 non-blocking, 13 a blocking
+ * stream, 7 the legacy stream. Every expected number is worked out from the timings in the
+ * comments with the definitions of src/analyze/blocking.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "synthetic.h"
+
+static void analyze(syn *s, sc_analysis *a)
+{
+    char err[256];
+    syn_finish(s);
+    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
+}
+
+static double ev(const sc_instance *inst, const char *key)
+{
+    return syn_evidence(inst->evidence, inst->n_evidence, key);
+}
+
+/*   kernel K1 on 20   launch 0 .. 5 us, runs 10 .. 1000 us
+ *   cudaFree          200 .. 1010 us (a driver cuMemFree inside it, same correlation id)
+ *   kernel K2 on 21   launch 1100 .. 1105 us, runs 1110 .. 1200 us
+ * K1 was in flight at 200 and ended at 1000, inside the free; the free returned 10 us later
+ * (tolerance max(20 us, 5% of 810 us)): it waited for stream 20.
+ * idle in [200, 1010]: 1000 .. 1010 = 10 us. After the return the device idled until K2 at
+ * 1110, issued at 1100, after the return: starve 100 us. cost = min(10 + 100, 810) = 110 us,
+ * >= 100 us: error. Run span 0 .. 1200 us. */
+static void test_free_draining_other_stream_is_error(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, 20, US(10), US(1000), 1);
+    syn_call(&s, SC_CALL_FREE, US(200), US(1010), 2, "cudaFree", NULL, 0);
+    sc_api_call *drv = syn_call(&s, SC_CALL_FREE, US(201), US(1009), 2, "cuMemFree_v2", NULL, 0);
+    drv->rec.flags = SC_API_DRIVER;
+    syn_call(&s, SC_CALL_LAUNCH, US(1100), US(1105), 3, NULL, NULL, 0);
+    syn_kernel(&s, 0, 21, US(1110), US(1200), 3);
+    sc_analysis a;
+    analyze(&s, &a);
+
+    const sc_finding *f = syn_finding(&a, "implicit-sync");
+    assert_non_null(f);
+    assert_int_equal(f->severity, SC_SEV_ERROR);
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->cost_ns, US(110));
+    assert_true(f->share > 110.0 / 1200.0 - 1e-9 && f->share < 110.0 / 1200.0 + 1e-9);
+    const sc_instance *w = &f->worst;
+    assert_non_null(w->call);
+    assert_string_equal(w->call->name, "cudaFree");
+    assert_true(ev(w, "host_blocked_us") == 810.0);
+    assert_true(ev(w, "wait_us") == 800.0);
+    assert_true(ev(w, "idle_us") == 10.0);
+    assert_true(ev(w, "starve_us") == 100.0);
+    assert_true(ev(w, "cost_us") == 110.0);
+    assert_true(ev(w, "drained_streams") == 1.0);
+    assert_true(ev(w, "drained_stream") == 20.0);
+    assert_non_null(strstr(w->text, "stream(s) 20;"));
+    assert_true(syn_evidence(f->totals, f->n_totals, "checked_calls") == 1.0);
+    assert_non_null(strstr(f->title, "cudaFree"));
+    assert_non_null(strstr(f->fix, "cudaMallocAsync"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/*   K1 on 20 runs 10 .. 800 us, K2 on 21 runs 10 .. 1000 us (launches 0 .. 5, 5 .. 8 us)
+ *   cudaFree 200 .. 1010 us, nothing after it
+ * Both drained; the last to end is on 21. idle 1000 .. 1010 = 10 us, but no work followed:
+ * the device had nothing left to run, so cost 0. It did wait: warning, not silence. */
+static void test_free_draining_two_streams_nothing_after_is_warning(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, 20, US(10), US(800), 1);
+    syn_call(&s, SC_CALL_LAUNCH, US(5), US(8), 2, NULL, NULL, 0);
+    syn_kernel(&s, 0, 21, US(10), US(1000), 2);
+    syn_call(&s, SC_CALL_FREE, US(200), US(1010), 3, "cudaFree", NULL, 0);
+    sc_analysis a;
+    analyze(&s, &a);
+
+    const sc_finding *f = syn_finding(&a, "implicit-sync");
+    assert_non_null(f);
+    assert_int_equal(f->severity, SC_SEV_WARNING);
+    assert_int_equal(f->cost_ns, 0);
+    const sc_instance *w = &f->worst;
+    assert_true(ev(w, "idle_us") == 10.0);
+    assert_true(ev(w, "drained_streams") == 2.0);
+    assert_true(ev(w, "drained_stream") == 21.0);
+    assert_true(ev(w, "starve_us") == 0.0);
+    assert_non_null(strstr(w->text, "stream(s) 20, 21;"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/*   K1 on 20 runs 10 .. 100 us; cudaMalloc 200 .. 500 us; K2 launched 510, runs 520 .. 600.
+ * Nothing was in flight at 200: the malloc waited for nothing. The device idled 300 us while
+ * the host was blocked, but that is a slow call, not an implicit synchronization. */
+static void test_slow_malloc_with_nothing_in_flight_is_not_flagged(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, 20, US(10), US(100), 1);
+    syn_call(&s, SC_CALL_MALLOC, US(200), US(500), 2, "cudaMalloc", NULL, 0);
+    syn_call(&s, SC_CALL_LAUNCH, US(510), US(515), 3, NULL, NULL, 0);
+    syn_kernel(&s, 0, 20, US(520), US(600), 3);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_null(syn_finding(&a, "implicit-sync"));
+    assert_null(syn_finding(&a, "host-sync"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* Work in flight that the call did not wait for:
+ *   K1 on 20 runs 10 .. 5000 us; cudaMalloc 200 .. 250 us returns while K1 still runs.
+ *   K2 on 21 runs 1010 .. 1300 us (launched 1000); cudaMalloc 1100 .. 3000 us: K2 ended
+ *   inside it, but 1700 us before it returned (tolerance max(20, 5% of 1900) = 95 us).
+ * Neither is an implicit sync. */
+static void test_work_not_waited_for_is_not_flagged(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, 20, US(10), US(5000), 1);
+    syn_call(&s, SC_CALL_MALLOC, US(200), US(250), 2, "cudaMalloc", NULL, 0);
+    syn_call(&s, SC_CALL_LAUNCH, US(1000), US(1005), 3, NULL, NULL, 0);
+    syn_kernel(&s, 0, 21, US(1010), US(1300), 3);
+    syn_call(&s, SC_CALL_MALLOC, US(1100), US(3000), 4, "cudaMalloc", NULL, 0);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_null(syn_finding(&a, "implicit-sync"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/*   K on the legacy stream 7 runs 10 .. 1000 us (launch 0 .. 5)
+ *   cudaMemcpy 100 .. 1100 us, its copy on 7 runs 1005 .. 1095 us
+ * The copy waited for its own stream, as a synchronous copy must: not flagged. */
+static void test_sync_memcpy_own_stream_is_not_flagged(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, 7, US(10), US(1000), 1);
+    syn_call(&s, SC_CALL_MEMCPY, US(100), US(1100), 2, "cudaMemcpy", NULL, 0);
+    syn_copy(&s, 0, 7, US(1005), US(1095), 4096, 2, 0, SC_MEM_PAGEABLE, SC_MEM_DEVICE);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_null(syn_finding(&a, "implicit-sync"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* Same copy, but the kernel ran on blocking stream 13:
+ *   K on 13 runs 10 .. 1000 us; cudaMemcpy 100 .. 1100 us, its copy on 7 at 1005 .. 1095 us.
+ * The copy started 5 us after K ended (wait point 1005): it waited for stream 13.
+ * idle in [100, 1100]: 1000 .. 1005 and 1095 .. 1100 = 10 us. Nothing followed, so only the
+ * gap the copy closed counts: 1000 .. 1005, cost 5 us; 5/1100 < 1% and < 100 us: warning.
+ * The wait: 1000 - 100 = 900 us. */
+static void test_sync_memcpy_draining_other_stream_is_warning(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, 13, US(10), US(1000), 1);
+    syn_call(&s, SC_CALL_MEMCPY, US(100), US(1100), 2, "cudaMemcpy", NULL, 0);
+    syn_copy(&s, 0, 7, US(1005), US(1095), 4096, 2, 0, SC_MEM_PAGEABLE, SC_MEM_DEVICE);
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "implicit-sync");
+    assert_non_null(f);
+    assert_int_equal(f->severity, SC_SEV_WARNING);
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->cost_ns, US(5));
+    const sc_instance *w = &f->worst;
+    assert_true(ev(w, "wait_us") == 900.0);
+    assert_true(ev(w, "idle_us") == 10.0);
+    assert_true(ev(w, "drained_stream") == 13.0);
+    assert_non_null(strstr(f->fix, "cudaMemcpyAsync"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* The timings of the first test with cudaFreeAsync: stream-ordered, never an implicit sync. */
+static void test_stream_ordered_free_is_not_looked_at(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, 20, US(10), US(1000), 1);
+    syn_call(&s, SC_CALL_FREE_ASYNC, US(200), US(1010), 2, "cudaFreeAsync", NULL, 0);
+    syn_call(&s, SC_CALL_LAUNCH, US(1100), US(1105), 3, NULL, NULL, 0);
+    syn_kernel(&s, 0, 21, US(1110), US(1200), 3);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_null(syn_finding(&a, "implicit-sync"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* The fix follows the worst instance's kind of call:
+ *   K1 on 20 runs 10 .. 100 us;  cudaFreeHost 50 .. 105 us: drained K1, idle 100 .. 105
+ *   K2 on 20 runs 300 .. 1000 us (launch 200); cudaHostRegister 400 .. 1010 us: drained K2,
+ *   idle 1000 .. 1010 = 10 us; nothing followed.
+ * cudaFreeHost: idle 5 us; starve: next work K2 at 300 was issued at 200 >= 105: 195 us;
+ * cost = min(200, 55) = 55 us. cudaHostRegister: nothing followed, cost 0. Worst:
+ * cudaFreeHost. */
+static void test_fix_follows_worst_call(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, 20, US(10), US(100), 1);
+    syn_call(&s, SC_CALL_HOST_FREE, US(50), US(105), 2, "cudaFreeHost", NULL, 0);
+    syn_call(&s, SC_CALL_LAUNCH, US(200), US(205), 3, NULL, NULL, 0);
+    syn_kernel(&s, 0, 20, US(300), US(1000), 3);
+    syn_call(&s, SC_CALL_HOST_REGISTER, US(400), US(1010), 4, "cudaHostRegister", NULL, 0);
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "implicit-sync");
+    assert_non_null(f);
+    assert_int_equal(f->count, 2);
+    assert_int_equal(f->cost_ns, US(55));
+    assert_int_equal(f->worst.cost_ns, US(55));
+    assert_string_equal(f->worst.call->name, "cudaFreeHost");
+    assert_true(ev(&f->worst, "starve_us") == 195.0);
+    assert_non_null(strstr(f->fix, "pinned host buffers"));
+    /* 55 us of a 1010 us run is over 1%: error */
+    assert_int_equal(f->severity, SC_SEV_ERROR);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* The timings of the first test on device 0 (context 1), plus device 1 (context 2) running a
+ * kernel on stream 30 from 10 to 1005 us. The free belongs to context 1, so only device 0
+ * counts: drained stream 20 alone, idle 10 us, starve 100 us, cost 110 us. Were device 1
+ * counted, stream 30 would be drained last and the idle time only 5 us. */
+static void test_other_device_work_is_not_counted(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, 20, US(10), US(1000), 1);
+    sc_api_call *l = syn_call(&s, SC_CALL_LAUNCH, US(6), US(9), 4, NULL, NULL, 0);
+    l->rec.context_id = 2;
+    sc_kernel *k = syn_kernel(&s, 1, 30, US(10), US(1005), 4);
+    k->rec.context_id = 2;
+    syn_call(&s, SC_CALL_FREE, US(200), US(1010), 2, "cudaFree", NULL, 0);
+    syn_call(&s, SC_CALL_LAUNCH, US(1100), US(1105), 3, NULL, NULL, 0);
+    syn_kernel(&s, 0, 21, US(1110), US(1200), 3);
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "implicit-sync");
+    assert_non_null(f);
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->cost_ns, US(110));
+    assert_true(ev(&f->worst, "drained_streams") == 1.0);
+    assert_true(ev(&f->worst, "drained_stream") == 20.0);
+    assert_true(ev(&f->worst, "idle_us") == 10.0);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_free_draining_other_stream_is_error),
+        cmocka_unit_test(test_free_draining_two_streams_nothing_after_is_warning),
+        cmocka_unit_test(test_slow_malloc_with_nothing_in_flight_is_not_flagged),
+        cmocka_unit_test(test_work_not_waited_for_is_not_flagged),
+        cmocka_unit_test(test_sync_memcpy_own_stream_is_not_flagged),
+        cmocka_unit_test(test_sync_memcpy_draining_other_stream_is_warning),
+        cmocka_unit_test(test_stream_ordered_free_is_not_looked_at),
+        cmocka_unit_test(test_fix_follows_worst_call),
+        cmocka_unit_test(test_other_device_work_is_not_counted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

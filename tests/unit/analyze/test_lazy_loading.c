@@ -1,0 +1,278 @@
+/* Rule lazy-loading. Streams 20 and 21 are non-blocking, 7 is the legacy stream and 13 a
+ * blocking one. Kernels: name 1 "spin_kernel", name 2 "sweep_kernel", name 3 "tail_kernel".
+ * The trace has no device record, so no-room stays out of the way. Every expected number is
+ * worked out from the timings in the comments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "synthetic.h"
+
+#define LEGACY 7
+#define BLOCKING 13
+#define A 20
+#define B 21
+#define SPIN 1
+#define SWEEP 2
+#define TAIL 3
+
+static const char *const names[] = {"?", "spin_kernel", "sweep_kernel", "tail_kernel"};
+
+static void analyze(syn *s, sc_analysis *a)
+{
+    char err[256];
+    syn_finish(s);
+    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
+}
+
+static void streams(syn *s)
+{
+    syn_stream(s, 0, LEGACY, SC_STREAM_FLAG_LEGACY, 0);
+    syn_stream(s, 0, BLOCKING, SC_STREAM_FLAG_BLOCKING, 100);
+    syn_stream(s, 0, A, SC_STREAM_FLAG_NON_BLOCKING, 101);
+    syn_stream(s, 0, B, SC_STREAM_FLAG_NON_BLOCKING, 102);
+}
+
+/* A launch call [call_start, call_end] and its kernel [start, end]. */
+static void launch(syn *s, uint32_t stream, uint32_t name, uint64_t call_start,
+                   uint64_t call_end, uint64_t start, uint64_t end, uint32_t corr)
+{
+    syn_call(s, SC_CALL_LAUNCH, call_start, call_end, corr, NULL, NULL, 0);
+    sc_kernel *k = syn_kernel(s, 0, stream, start, end, corr);
+    k->rec.name_id = name;
+    k->name = names[name];
+}
+
+/* The GPU-FACTS case, cold then warm:
+ *   spin#1  on 20: call 0 .. 5 us,       runs 10 .. 1010 us
+ *   sweep#1 on 21: call 20 .. 25 us,     runs 1015 .. 1115 us  (5 us after the spin ended)
+ *   spin#2  on 20: call 2000 .. 2005 us, runs 2010 .. 3010 us
+ *   sweep#2 on 21: call 2020 .. 2025 us, runs 2033 .. 2133 us  (inside spin#2: overlapped)
+ * sweep#1: spin#1 in flight at its issue (ends 1010 > 20), independent streams, started
+ * 1015 - 1010 = 5 us after it (<= 20 us); corroborated by sweep#2 overlapping. Usual call =
+ * median of {5 us} = 5 us; ready = min(call end 25, 20 + 5) = 25 us, own stream empty.
+ * Delay = 1015 - 25 = 990 us >= 100 us: an error. spin#1 had nothing in flight at its issue. */
+static void cold_then_warm(syn *s)
+{
+    streams(s);
+    launch(s, A, SPIN, 0, US(5), US(10), US(1010), 1);
+    launch(s, B, SWEEP, US(20), US(25), US(1015), US(1115), 2);
+    launch(s, A, SPIN, US(2000), US(2005), US(2010), US(3010), 3);
+    launch(s, B, SWEEP, US(2020), US(2025), US(2033), US(2133), 4);
+}
+
+static void test_first_launch_behind_other_stream_is_error(void **state)
+{
+    (void)state;
+    static const char *env[] = {"CUDA_MODULE_LOADING=LAZY"};
+    syn s;
+    syn_init(&s);
+    cold_then_warm(&s);
+    s.t.env = env;
+    s.t.n_env = 1;
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "lazy-loading");
+    assert_non_null(f);
+    assert_int_equal(f->severity, SC_SEV_ERROR);
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->cost_ns, US(990));
+    assert_int_equal(f->worst.call->rec.correlation_id, 2);
+    assert_int_equal(f->worst.start_ns, US(1015));
+    const sc_evidence *ev = f->worst.evidence;
+    size_t n = f->worst.n_evidence;
+    assert_true(syn_evidence(ev, n, "delay_us") == 990.0);
+    assert_true(syn_evidence(ev, n, "first_call_us") == 5.0);
+    assert_true(syn_evidence(ev, n, "usual_call_us") == 5.0);
+    assert_true(syn_evidence(ev, n, "stream") == B);
+    assert_true(syn_evidence(ev, n, "waited_behind_stream") == A);
+    assert_true(syn_evidence(ev, n, "later_launches") == 1.0);
+    assert_true(syn_evidence(ev, n, "later_overlapped") == 1.0);
+    assert_true(syn_evidence(ev, n, "long_first_call") == 0.0);
+    assert_string_equal(f->worst.text,
+                        "first launch of sweep_kernel on stream 21 waited 990.0 us behind "
+                        "spin_kernel on stream 20 (launch call 5.0 us, usually 5.0 us)");
+    assert_non_null(strstr(f->title, "lazy module loading"));
+    assert_non_null(strstr(f->fix, "CUDA_MODULE_LOADING=EAGER"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* Corroborated by the call instead: the module load happened inside the first call.
+ *   spin    on 20: call 0 .. 5 us,       runs 10 .. 1010 us
+ *   sweep#1 on 21: call 20 .. 1012 us,   runs 1015 .. 1115 us  (call 992 us)
+ *   sweep#2 on 21: call 2000 .. 2004 us, runs 2010 .. 2110 us  (alone)
+ *   sweep#3 on 21: call 2200 .. 2206 us, runs 2210 .. 2310 us  (alone)
+ * Usual call = median of {4, 6} = 5 us; 992 >= 5 x 5 and >= 5 + 20: a long first call.
+ * ready = min(1012, 20 + 5) = 25 us (the load inside the call is charged too), so the
+ * delay is 1015 - 25 = 990 us. */
+static void test_long_first_call_corroborates(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    launch(&s, A, SPIN, 0, US(5), US(10), US(1010), 1);
+    launch(&s, B, SWEEP, US(20), US(1012), US(1015), US(1115), 2);
+    launch(&s, B, SWEEP, US(2000), US(2004), US(2010), US(2110), 3);
+    launch(&s, B, SWEEP, US(2200), US(2206), US(2210), US(2310), 4);
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "lazy-loading");
+    assert_non_null(f);
+    assert_int_equal(f->cost_ns, US(990));
+    const sc_evidence *ev = f->worst.evidence;
+    size_t n = f->worst.n_evidence;
+    assert_true(syn_evidence(ev, n, "first_call_us") == 992.0);
+    assert_true(syn_evidence(ev, n, "usual_call_us") == 5.0);
+    assert_true(syn_evidence(ev, n, "long_first_call") == 1.0);
+    assert_true(syn_evidence(ev, n, "later_overlapped") == 0.0);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* Nothing corroborates: sweep#2 also starts only after spin#2 ends (3012 > 3010) and every
+ * call takes 5 us. The first launch may have had no room, or anything else: no finding. */
+static void test_uncorroborated_wait_is_silent(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    launch(&s, A, SPIN, 0, US(5), US(10), US(1010), 1);
+    launch(&s, B, SWEEP, US(20), US(25), US(1015), US(1115), 2);
+    launch(&s, A, SPIN, US(2000), US(2005), US(2010), US(3010), 3);
+    launch(&s, B, SWEEP, US(2020), US(2025), US(3012), US(3112), 4);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_null(syn_finding(&a, "lazy-loading"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* (iv): the same run under CUDA_MODULE_LOADING=EAGER (any case) has nothing to load late. */
+static void test_eager_loading_is_silent(void **state)
+{
+    (void)state;
+    static const char *env[] = {"CUDA_VISIBLE_DEVICES=0", "CUDA_MODULE_LOADING=eager"};
+    syn s;
+    syn_init(&s);
+    cold_then_warm(&s);
+    s.t.env = env;
+    s.t.n_env = 2;
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_null(syn_finding(&a, "lazy-loading"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* (iii): spin#1 on the blocking stream 13, sweep#1 on the legacy stream 7: that wait is the
+ * legacy stream's serialization (the legacy-stream rule reports it), not a module load. The
+ * warm pair runs on the independent streams 20 and 21, so the corroboration is there and
+ * only (iii) keeps the rule quiet. */
+static void test_legacy_blocking_pair_is_silent(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    launch(&s, BLOCKING, SPIN, 0, US(5), US(10), US(1010), 1);
+    launch(&s, LEGACY, SWEEP, US(20), US(25), US(1015), US(1115), 2);
+    launch(&s, A, SPIN, US(2000), US(2005), US(2010), US(3010), 3);
+    launch(&s, B, SWEEP, US(2020), US(2025), US(2033), US(2133), 4);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_null(syn_finding(&a, "lazy-loading"));
+    assert_non_null(syn_finding(&a, "legacy-stream"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* (ii): a first launch that overlapped the spin (started at 500 us, inside 10 .. 1010), or
+ * that started 40 us after the spin ended (> 20 us), did not wait behind it. */
+static void test_overlapped_or_late_first_launch_is_silent(void **state)
+{
+    (void)state;
+    const uint64_t starts[] = {US(500), US(1050)};
+    for (size_t i = 0; i < 2; i++) {
+        syn s;
+        syn_init(&s);
+        streams(&s);
+        launch(&s, A, SPIN, 0, US(5), US(10), US(1010), 1);
+        launch(&s, B, SWEEP, US(20), US(25), starts[i], starts[i] + US(100), 2);
+        launch(&s, A, SPIN, US(2000), US(2005), US(2010), US(3010), 3);
+        launch(&s, B, SWEEP, US(2020), US(2025), US(2033), US(2133), 4);
+        sc_analysis a;
+        analyze(&s, &a);
+        assert_null(syn_finding(&a, "lazy-loading"));
+        sc_analysis_free(&a);
+        syn_free(&s);
+    }
+}
+
+/* (v): the own stream was busy until 1012 us (a copy on 21 issued at 15 us, running 30 ..
+ * 1012 us), later than the spin's end: the sweep waited for its own stream. */
+static void test_own_stream_busy_is_silent(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    cold_then_warm(&s);
+    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(15), US(18), 9, "cudaMemcpyAsync", NULL, 0);
+    syn_copy(&s, 0, B, US(30), US(1012), 4096, 9, SC_MEMCPY_ASYNC, SC_MEM_PINNED,
+             SC_MEM_DEVICE);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_null(syn_finding(&a, "lazy-loading"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* A short delay in a long run is a warning:
+ *   spin#1  on 20: call 0 .. 5 us,       runs 10 .. 60 us
+ *   sweep#1 on 21: call 20 .. 25 us,     runs 62 .. 70 us   (2 us after the spin)
+ *   spin#2  on 20: call 2000 .. 2005 us, runs 2010 .. 3010 us
+ *   sweep#2 on 21: call 2020 .. 2025 us, runs 2033 .. 2133 us (overlapped)
+ *   tail    on 20: call 8990 .. 8995 us, runs 9000 .. 10000 us (nothing in flight)
+ * Delay = 62 - 25 = 37 us: under 100 us and under 1% of the 10000 us run (100 us). */
+static void test_short_delay_is_warning(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    launch(&s, A, SPIN, 0, US(5), US(10), US(60), 1);
+    launch(&s, B, SWEEP, US(20), US(25), US(62), US(70), 2);
+    launch(&s, A, SPIN, US(2000), US(2005), US(2010), US(3010), 3);
+    launch(&s, B, SWEEP, US(2020), US(2025), US(2033), US(2133), 4);
+    launch(&s, A, TAIL, US(8990), US(8995), US(9000), US(10000), 5);
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "lazy-loading");
+    assert_non_null(f);
+    assert_int_equal(f->severity, SC_SEV_WARNING);
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->cost_ns, US(37));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_launch_behind_other_stream_is_error),
+        cmocka_unit_test(test_long_first_call_corroborates),
+        cmocka_unit_test(test_uncorroborated_wait_is_silent),
+        cmocka_unit_test(test_eager_loading_is_silent),
+        cmocka_unit_test(test_legacy_blocking_pair_is_silent),
+        cmocka_unit_test(test_overlapped_or_late_first_launch_is_silent),
+        cmocka_unit_test(test_own_stream_busy_is_silent),
+        cmocka_unit_test(test_short_delay_is_warning),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -167,6 +167,9 @@ static void overlap_into(json_t *o, const sc_overlap *ov)
     json_object_set_new(o, "speedup", jreal(ov->speedup));
     json_object_set_new(o, "copy_busy_ns", jint(ov->copy_busy_ns));
     json_object_set_new(o, "copy_compute_ns", jint(ov->copy_compute_ns));
+    json_object_set_new(o, "idle_ns", jint(ov->idle_ns));
+    json_object_set_new(o, "gap_count", jint(ov->gap_count));
+    json_object_set_new(o, "longest_gap_ns", jint(ov->longest_gap_ns));
 }
 
 static json_t *kernel_json(const sc_trace *t, size_t idx)
@@ -223,13 +226,69 @@ static json_t *stream_json(const sc_trace *t, const sc_stream_summary *s,
     json_object_set_new(o, "device", jint(s->device));
     json_object_set_new(o, "context_id", jint(s->context_id));
     json_object_set_new(o, "stream_id", jint(s->stream_id));
-    json_object_set_new(o, "kind", json_string(sc_report_stream_kind(s->flag)));
+    json_object_set_new(o, "kind", json_string(s->per_thread ? "per-thread"
+                                                             : sc_report_stream_kind(s->flag)));
     json_object_set_new(o, "priority", json_integer(s->priority));
     json_object_set_new(o, "copy_count", jint(s->copy_count));
     json_object_set_new(o, "memset_count", jint(s->memset_count));
     json_object_set_new(o, "idle", json_boolean(sc_text_stream_idle(s)));
     overlap_into(o, &s->overlap);
     json_object_set_new(o, "created_by", call_json(t, s->created_by, opt));
+    return o;
+}
+
+/* ---- NVTX ranges -------------------------------------------------------------------- */
+
+static json_t *range_findings_json(const sc_range_finding *f, size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *j = json_object();
+        json_object_set_new(j, "rule", jstr(f[i].rule));
+        json_object_set_new(j, "severity", json_string(sc_severity_name(f[i].severity)));
+        json_object_set_new(j, "count", jint(f[i].count));
+        json_object_set_new(j, "cost_ns", jint(f[i].cost_ns));
+        json_object_set_new(j, "finding", jint(f[i].finding));
+        json_array_append_new(arr, j);
+    }
+    return arr;
+}
+
+static json_t *range_json(const sc_range_summary *r)
+{
+    const sc_rec_range *rec = &r->range->rec;
+    bool any_thread = rec->depth == UINT32_MAX;     /* start/end: not bound to a thread */
+    json_t *o = json_object();
+    json_object_set_new(o, "name", jstr(r->range->name));
+    json_object_set_new(o, "domain", jstr(r->range->domain));
+    json_object_set_new(o, "kind", json_string(any_thread ? "start-end" : "push-pop"));
+    json_object_set_new(o, "tid", jint(rec->tid));
+    json_object_set_new(o, "depth", any_thread ? json_null() : jint(rec->depth));
+    json_object_set_new(o, "start_ns", jint(rec->start_ns));
+    json_object_set_new(o, "end_ns", jint(rec->end_ns));
+    json_object_set_new(o, "wall_ns", jint(r->wall_ns));
+    json_object_set_new(o, "call_count", jint(r->call_count));
+    json_object_set_new(o, "copy_count", jint(r->copy_count));
+    json_object_set_new(o, "memset_count", jint(r->memset_count));
+    overlap_into(o, &r->overlap);
+    json_object_set_new(o, "findings", range_findings_json(r->findings, r->n_findings));
+    return o;
+}
+
+static json_t *range_name_json(const sc_range_name_summary *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", jstr(r->name));
+    json_object_set_new(o, "domain", jstr(r->domain));
+    json_object_set_new(o, "count", jint(r->count));
+    json_object_set_new(o, "wall_ns", jint(r->wall_ns));
+    json_object_set_new(o, "mean_wall_ns", jint(r->count ? r->wall_ns / r->count : 0));
+    json_object_set_new(o, "max_wall_ns", jint(r->max_wall_ns));
+    json_object_set_new(o, "call_count", jint(r->call_count));
+    json_object_set_new(o, "copy_count", jint(r->copy_count));
+    json_object_set_new(o, "memset_count", jint(r->memset_count));
+    overlap_into(o, &r->overlap);
+    json_object_set_new(o, "findings", range_findings_json(r->findings, r->n_findings));
     return o;
 }
 
@@ -290,6 +349,13 @@ static json_t *process_json(const sc_analysis *a, const sc_json_options *opt)
     json_object_set_new(o, "devices", devs);
     json_object_set_new(o, "streams", streams);
     json_object_set_new(o, "findings", findings);
+    json_t *ranges = json_array(), *names = json_array();
+    for (size_t i = 0; i < a->n_ranges; i++)
+        json_array_append_new(ranges, range_json(&a->ranges[i]));
+    for (size_t i = 0; i < a->n_range_names; i++)
+        json_array_append_new(names, range_name_json(&a->range_names[i]));
+    json_object_set_new(o, "ranges", ranges);
+    json_object_set_new(o, "range_names", names);
     return o;
 }
 

@@ -1,14 +1,22 @@
-/* streamcheck-report: load each trace, analyse it, print text and/or JSON.
+/* streamcheck-report: load each trace, analyse it, print text and/or JSON, and on request a
+ * Chrome/Perfetto trace, an HTML page, a comparison with a baseline run and the verdict of
+ * expectations.
  *
  * Exit status: 0 reported; 1 some path could not be read (the others are still reported);
- * 2 usage; 3 a finding at or above --fail-on. A read error outranks --fail-on: a report that
- * is missing a process cannot vouch for it. */
+ * 2 usage (expectations that do not parse included); 3 a finding at or above --fail-on;
+ * 4 an expectation failed. A read error outranks the others: a report that is missing a
+ * process cannot vouch for it. A failed expectation outranks --fail-on: it is the more
+ * specific check. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/chrome.h"
+#include "report/compare.h"
 #include "report/dump.h"
+#include "report/expect.h"
+#include "report/html.h"
 #include "report/inputs.h"
 #include "report/json.h"
 #include "report/options.h"
@@ -20,7 +28,7 @@
 #define SC_VERSION "unknown"
 #endif
 
-enum { EXIT_READ = 1, EXIT_USAGE = 2, EXIT_FAIL_ON = 3 };
+enum { EXIT_READ = 1, EXIT_USAGE = 2, EXIT_FAIL_ON = 3, EXIT_EXPECT = 4 };
 
 typedef struct loaded {
     sc_trace trace;             /* the analysis points at it: entries never move */
@@ -69,6 +77,43 @@ static void load_one(report_run *r, const char *path)
         return;
     }
     r->procs[r->n_procs++] = l;
+}
+
+/* Reads every path of one run (the current one, or the --baseline). Returns 0, or EXIT_READ
+ * when a path or trace could not be read (the rest is loaded). */
+static int load_run(report_run *r, const char *const *paths, size_t n_paths)
+{
+    int status = 0;
+    sc_report_inputs in = {0};
+    for (size_t i = 0; i < n_paths; i++)
+        if (sc_report_add_path(&in, paths[i]) != 0)
+            status = EXIT_READ;
+    r->procs = calloc(in.n ? in.n : 1, sizeof *r->procs);
+    if (!r->procs) {
+        fprintf(stderr, "streamcheck-report: out of memory\n");
+        sc_report_inputs_free(&in);
+        return EXIT_READ;
+    }
+    for (size_t i = 0; i < in.n; i++)
+        load_one(r, in.files[i]);
+    sc_report_inputs_free(&in);
+    return r->n_errors ? EXIT_READ : status;
+}
+
+static void free_run(report_run *r)
+{
+    for (size_t i = 0; i < r->n_procs; i++) {
+        sc_analysis_free(&r->procs[i]->analysis);
+        sc_trace_free(&r->procs[i]->trace);
+        free(r->procs[i]);
+    }
+    for (size_t i = 0; i < r->n_errors; i++) {
+        free((char *)r->errors[i].path);
+        free((char *)r->errors[i].message);
+    }
+    free(r->errors);
+    free(r->procs);
+    memset(r, 0, sizeof *r);
 }
 
 /* ---- symbolization: one addr2line run per module, with every address printed ------- */
@@ -200,6 +245,107 @@ static int write_json(const sc_report_options *opt, const report_run *r,
     return rc;
 }
 
+/* Opens an output named by an option: "-" is standard output. */
+static FILE *open_out(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "streamcheck-report: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+static int close_out(FILE *f, int rc, const char *what, const char *err)
+{
+    if (f == stdout) {
+        if (fflush(f) != 0)
+            rc = -1;
+    } else if (fclose(f) != 0) {
+        rc = -1;
+    }
+    if (rc)
+        fprintf(stderr, "streamcheck-report: writing the %s failed%s%s\n", what,
+                err && err[0] ? ": " : "", err ? err : "");
+    return rc;
+}
+
+static int write_chrome(const sc_report_options *opt, const sc_analysis *const *as, size_t n,
+                        sc_symbolizer *sym)
+{
+    FILE *out = open_out(opt->chrome_path);
+    if (!out)
+        return -1;
+    sc_chrome_options c = {
+        .resolve = sym ? sc_sym_resolve : NULL,
+        .resolve_ctx = sym,
+        .tool_version = SC_VERSION,
+    };
+    char err[256] = "";
+    int rc = sc_chrome_write(out, as, n, &c, err, sizeof err);
+    return close_out(out, rc, "Chrome trace", err);
+}
+
+static int write_html(const sc_report_options *opt, const sc_analysis *const *as, size_t n,
+                      sc_symbolizer *sym)
+{
+    FILE *out = open_out(opt->html_path);
+    if (!out)
+        return -1;
+    sc_html_options h;
+    sc_html_options_init(&h);
+    h.resolve = sym ? sc_sym_resolve : NULL;
+    h.resolve_ctx = sym;
+    h.tool_version = SC_VERSION;
+    char err[256] = "";
+    int rc = sc_html_write(out, as, n, &h, err, sizeof err);
+    return close_out(out, rc, "HTML report", err);
+}
+
+static sc_compare_side compare_side(const report_run *r, const sc_analysis *const *as,
+                                    const char *const *paths, size_t n_paths)
+{
+    return (sc_compare_side){as, r->n_procs, paths, n_paths, r->errors, r->n_errors};
+}
+
+/* --baseline: the comparison replaces the text and JSON reports. */
+static int write_comparison(const sc_report_options *opt, const sc_compare_side *old,
+                            const sc_compare_side *cur)
+{
+    int rc = 0;
+    if (!sc_report_stdout_taken(opt) || opt->text_path) {
+        FILE *out = opt->text_path ? open_out(opt->text_path) : stdout;
+        if (!out)
+            return -1;
+        rc = close_out(out, sc_compare_text(out, old, cur), "comparison", NULL);
+    }
+    if (opt->json) {
+        FILE *out = open_out(opt->json_path ? opt->json_path : "-");
+        if (!out)
+            return -1;
+        if (close_out(out, sc_compare_json(out, old, cur, SC_VERSION), "JSON comparison",
+                      NULL) != 0)
+            rc = -1;
+    }
+    return rc;
+}
+
+/* Builds the expectations of the command line; false after a message on stderr. */
+static bool read_expectations(const sc_report_options *opt, sc_expect_set *set)
+{
+    for (size_t i = 0; i < opt->n_expects; i++) {
+        char err[1024];
+        const sc_report_expect_arg *e = &opt->expects[i];
+        int rc = e->file ? sc_expect_add_file(set, e->text, err, sizeof err)
+                         : sc_expect_add(set, e->text, err, sizeof err);
+        if (rc != 0) {
+            fprintf(stderr, "streamcheck-report: %s%s\n", e->file ? "" : "--expect ", err);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool fails(const report_run *r, int threshold)
 {
     if (threshold < 0)
@@ -222,58 +368,87 @@ int main(int argc, char **argv)
     if (prc == SC_OPT_USAGE)
         return EXIT_USAGE;
 
-    int status = 0;
-    sc_report_inputs in = {0};
-    for (size_t i = 0; i < opt.n_paths; i++)
-        if (sc_report_add_path(&in, opt.paths[i]) != 0)
-            status = EXIT_READ;
+    /* Expectations are parsed before any trace is read: a typo costs nothing. */
+    sc_expect_set *expect = sc_expect_new();
+    if (!expect || !read_expectations(&opt, expect)) {
+        sc_expect_free(expect);
+        sc_report_free_options(&opt);
+        return EXIT_USAGE;
+    }
+    if (opt.check_expectations) {
+        printf("streamcheck-report: %zu expectation%s parsed\n", sc_expect_count(expect),
+               sc_expect_count(expect) == 1 ? "" : "s");
+        sc_expect_free(expect);
+        sc_report_free_options(&opt);
+        return 0;
+    }
+
     if (opt.dump) {
+        int status = 0;
+        sc_report_inputs in = {0};
+        for (size_t i = 0; i < opt.n_paths; i++)
+            if (sc_report_add_path(&in, opt.paths[i]) != 0)
+                status = EXIT_READ;
         int drc = run_dump(&opt, &in);
         sc_report_inputs_free(&in);
+        sc_expect_free(expect);
+        sc_report_free_options(&opt);
         return drc ? drc : status;
     }
 
-    report_run r = {0};
-    r.procs = calloc(in.n ? in.n : 1, sizeof *r.procs);
-    const sc_analysis **as = calloc(in.n ? in.n : 1, sizeof *as);
-    if (!r.procs || !as) {
+    report_run r = {0}, old = {0};
+    int status = load_run(&r, (const char *const *)opt.paths, opt.n_paths);
+    if (opt.baseline && load_run(&old, &opt.baseline, 1) != 0)
+        status = EXIT_READ;
+    const sc_analysis **as = calloc(r.n_procs ? r.n_procs : 1, sizeof *as);
+    const sc_analysis **old_as = calloc(old.n_procs ? old.n_procs : 1, sizeof *old_as);
+    if (!r.procs || !as || !old_as) {
         fprintf(stderr, "streamcheck-report: out of memory\n");
         return EXIT_READ;
     }
-    for (size_t i = 0; i < in.n; i++)
-        load_one(&r, in.files[i]);
-    if (r.n_errors)
-        status = EXIT_READ;
 
     sc_symbolizer *sym = opt.symbols ? sc_sym_new(true) : NULL;
     for (size_t i = 0; i < r.n_procs; i++) {
         as[i] = &r.procs[i]->analysis;
-        if (sym)
+        if (sym && !opt.baseline)
             prepare_symbols(sym, as[i]);
     }
+    for (size_t i = 0; i < old.n_procs; i++)
+        old_as[i] = &old.procs[i]->analysis;
 
-    bool text = !sc_report_json_to_stdout(&opt) || opt.text_path;
-    if (text && (r.n_procs > 0 || r.n_errors == 0) &&
-        write_text(&opt, as, r.n_procs, sym) != 0)
+    if (opt.baseline) {
+        sc_compare_side o = compare_side(&old, old_as, &opt.baseline, 1);
+        sc_compare_side c = compare_side(&r, as, (const char *const *)opt.paths, opt.n_paths);
+        if (write_comparison(&opt, &o, &c) != 0)
+            status = EXIT_READ;
+    } else {
+        bool text = !sc_report_stdout_taken(&opt) || opt.text_path;
+        if (text && (r.n_procs > 0 || r.n_errors == 0) &&
+            write_text(&opt, as, r.n_procs, sym) != 0)
+            status = EXIT_READ;
+        if (opt.json && write_json(&opt, &r, as, sym) != 0)
+            status = EXIT_READ;
+    }
+    if (opt.chrome_path && write_chrome(&opt, as, r.n_procs, sym) != 0)
         status = EXIT_READ;
-    if (opt.json && write_json(&opt, &r, as, sym) != 0)
+    if (opt.html_path && write_html(&opt, as, r.n_procs, sym) != 0)
         status = EXIT_READ;
+
+    /* The verdicts go where the text report would, or to stderr when stdout carries a
+     * document. */
+    size_t failed = sc_expect_check(expect, as, r.n_procs,
+                                    sc_report_stdout_taken(&opt) ? stderr : stdout);
+    if (status == 0 && failed)
+        status = EXIT_EXPECT;
     if (status == 0 && fails(&r, opt.fail_on))
         status = EXIT_FAIL_ON;
 
     sc_sym_free(sym);
-    for (size_t i = 0; i < r.n_procs; i++) {
-        sc_analysis_free(&r.procs[i]->analysis);
-        sc_trace_free(&r.procs[i]->trace);
-        free(r.procs[i]);
-    }
-    for (size_t i = 0; i < r.n_errors; i++) {
-        free((char *)r.errors[i].path);
-        free((char *)r.errors[i].message);
-    }
-    free(r.errors);
-    free(r.procs);
+    free_run(&r);
+    free_run(&old);
     free(as);
-    sc_report_inputs_free(&in);
+    free(old_as);
+    sc_expect_free(expect);
+    sc_report_free_options(&opt);
     return status;
 }

@@ -15,6 +15,7 @@
 static void usage(FILE *out)
 {
     fputs("Usage: streamcheck-report [OPTION]... PATH...\n"
+          "   or: streamcheck-report --baseline OLD [OPTION]... PATH...\n"
           "Report what kept a CUDA program's kernels from running concurrently.\n"
           "PATH is a trace (*.sctrace, *.sctrace.partial) or a folder of them.\n"
           "\n"
@@ -27,13 +28,25 @@ static void usage(FILE *out)
           "      --fail-on SEV   exit 3 when a finding of severity SEV or higher exists:\n"
           "                      error, warning, note or never (default never)\n"
           "  -q, --quiet         print only the merged summary\n"
+          "      --chrome FILE   write a Chrome/Perfetto trace (Trace Event Format) to\n"
+          "                      FILE; open it in ui.perfetto.dev or chrome://tracing\n"
+          "      --html FILE     write a self-contained HTML report with a timeline\n"
+          "      --expect EXPR   check the measured numbers, e.g. 'no legacy-stream',\n"
+          "                      'range=step concurrency >= 1.3',\n"
+          "                      'range=a time / range=b time >= 1.3'; repeatable;\n"
+          "                      one line each, exit 4 when one fails\n"
+          "      --expect-file FILE  expectations, one per line ('#' comments)\n"
+          "      --check-expectations  only check the expectations' syntax (no PATH)\n"
+          "      --baseline OLD  compare PATH (this run) with OLD (a trace or a folder):\n"
+          "                      per range wall, busy and concurrency, and the findings\n"
+          "                      that are new, gone or changed (text, or --json)\n"
           "      --dump          print each trace's raw records in file order instead\n"
           "                      of the report (with -o FILE, to FILE)\n"
           "  -h, --help          show this help and exit\n"
           "  -V, --version       show the version and exit\n"
           "\n"
           "Exit status: 0 reported; 1 a path could not be read; 2 usage error;\n"
-          "3 findings at or above --fail-on.\n"
+          "3 findings at or above --fail-on; 4 an expectation failed.\n"
           "See streamcheck-report(1).\n", out);
 }
 
@@ -50,7 +63,15 @@ static int parse_count(const char *arg, const char *name, size_t *out)
     return 0;
 }
 
-enum { OPT_JSON = 256, OPT_NO_SYMBOLS, OPT_SITES, OPT_INTERVALS, OPT_FAIL_ON, OPT_DUMP };
+enum {
+    OPT_JSON = 256, OPT_NO_SYMBOLS, OPT_SITES, OPT_INTERVALS, OPT_FAIL_ON, OPT_DUMP,
+    OPT_CHROME, OPT_HTML, OPT_EXPECT, OPT_EXPECT_FILE, OPT_CHECK_EXPECT, OPT_BASELINE,
+};
+
+static bool is_stdout(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
+}
 
 int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
 {
@@ -63,6 +84,12 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"quiet", no_argument, NULL, 'q'},
         {"dump", no_argument, NULL, OPT_DUMP},
+        {"chrome", required_argument, NULL, OPT_CHROME},
+        {"html", required_argument, NULL, OPT_HTML},
+        {"expect", required_argument, NULL, OPT_EXPECT},
+        {"expect-file", required_argument, NULL, OPT_EXPECT_FILE},
+        {"check-expectations", no_argument, NULL, OPT_CHECK_EXPECT},
+        {"baseline", required_argument, NULL, OPT_BASELINE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -72,6 +99,12 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
     opt->sites = 3;
     opt->intervals = 5;
     opt->fail_on = -1;
+    /* Every --expect/--expect-file is one argument or two: argc bounds them. */
+    opt->expects = calloc((size_t)argc + 1, sizeof *opt->expects);
+    if (!opt->expects) {
+        fputs("streamcheck-report: out of memory\n", stderr);
+        return SC_OPT_USAGE;
+    }
 
     int c;
     while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
@@ -109,6 +142,23 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
         case OPT_DUMP:
             opt->dump = true;
             break;
+        case OPT_CHROME:
+            opt->chrome_path = optarg;
+            break;
+        case OPT_HTML:
+            opt->html_path = optarg;
+            break;
+        case OPT_EXPECT:
+        case OPT_EXPECT_FILE:
+            opt->expects[opt->n_expects++] = (sc_report_expect_arg){c == OPT_EXPECT_FILE,
+                                                                    optarg};
+            break;
+        case OPT_CHECK_EXPECT:
+            opt->check_expectations = true;
+            break;
+        case OPT_BASELINE:
+            opt->baseline = optarg;
+            break;
         case 'h':
             usage(stdout);
             return SC_OPT_EXIT;
@@ -119,6 +169,16 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
             fputs("Try 'streamcheck-report --help'.\n", stderr);
             return SC_OPT_USAGE;
         }
+    }
+    if (opt->check_expectations) {
+        if (opt->n_expects == 0) {
+            fputs("streamcheck-report: --check-expectations wants --expect or --expect-file\n",
+                  stderr);
+            return SC_OPT_USAGE;
+        }
+        opt->paths = argv + optind;
+        opt->n_paths = (size_t)(argc - optind);
+        return SC_OPT_RUN;
     }
     if (optind >= argc) {
         fputs("streamcheck-report: no trace file or folder given\n"
@@ -132,6 +192,24 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
               "Try 'streamcheck-report --help'.\n", stderr);
         return SC_OPT_USAGE;
     }
+    if (opt->dump && (opt->chrome_path || opt->html_path || opt->baseline || opt->n_expects)) {
+        fputs("streamcheck-report: --dump excludes --chrome, --html, --baseline and --expect\n"
+              "Try 'streamcheck-report --help'.\n", stderr);
+        return SC_OPT_USAGE;
+    }
+    int to_stdout = sc_report_json_to_stdout(opt) + is_stdout(opt->chrome_path) +
+                    is_stdout(opt->html_path);
+    if (to_stdout > 1) {
+        fputs("streamcheck-report: only one of --json, --chrome and --html can write to "
+              "standard output\n"
+              "Try 'streamcheck-report --help'.\n", stderr);
+        return SC_OPT_USAGE;
+    }
+    if (opt->baseline && opt->html_path) {
+        fputs("streamcheck-report: --html shows one run; run it without --baseline\n"
+              "Try 'streamcheck-report --help'.\n", stderr);
+        return SC_OPT_USAGE;
+    }
     opt->paths = argv + optind;
     opt->n_paths = (size_t)(argc - optind);
     return SC_OPT_RUN;
@@ -140,4 +218,17 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
 bool sc_report_json_to_stdout(const sc_report_options *opt)
 {
     return opt->json && (!opt->json_path || strcmp(opt->json_path, "-") == 0);
+}
+
+bool sc_report_stdout_taken(const sc_report_options *opt)
+{
+    return sc_report_json_to_stdout(opt) || is_stdout(opt->chrome_path) ||
+           is_stdout(opt->html_path);
+}
+
+void sc_report_free_options(sc_report_options *opt)
+{
+    free(opt->expects);
+    opt->expects = NULL;
+    opt->n_expects = 0;
 }

@@ -5,6 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* One --expect EXPR or --expect-file FILE. */
+typedef struct sc_report_expect_arg {
+    bool file;
+    const char *text;           /* the expectation, or the file's path */
+} sc_report_expect_arg;
+
 typedef struct sc_report_options {
     bool json;                  /* --json given */
     const char *json_path;      /* its FILE; NULL or "-": stdout, replacing the text */
@@ -15,6 +21,12 @@ typedef struct sc_report_options {
     int fail_on;                /* an sc_severity, or -1 for never */
     bool quiet;                 /* -q: only the merged summary */
     bool dump;                  /* --dump: raw records instead of the report */
+    const char *chrome_path;    /* --chrome FILE: Chrome/Perfetto trace; "-": stdout */
+    const char *html_path;      /* --html FILE: self-contained HTML report; "-": stdout */
+    const char *baseline;       /* --baseline PATH: compare against this run */
+    sc_report_expect_arg *expects;  /* --expect and --expect-file, in the order given */
+    size_t n_expects;
+    bool check_expectations;    /* --check-expectations: parse them and exit */
     char **paths;               /* the PATH operands */
     size_t n_paths;
 } sc_report_options;
@@ -27,5 +39,11 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt);
 
 /* True when JSON replaces the text on stdout. */
 bool sc_report_json_to_stdout(const sc_report_options *opt);
+
+/* True when some output (JSON, --chrome -, --html -) takes stdout instead of the text. */
+bool sc_report_stdout_taken(const sc_report_options *opt);
+
+/* Frees what sc_report_parse_options allocated. */
+void sc_report_free_options(sc_report_options *opt);
 
 #endif

@@ -9,6 +9,7 @@
 #include "report/demangle.h"
 #include "report/merge.h"
 #include "report/names.h"
+#include "report/text_ranges.h"
 #include "report/units.h"
 
 #define NAME_WIDTH 64       /* kernel names in interval lines */
@@ -179,8 +180,8 @@ static void print_streams(FILE *out, const sc_analysis *a, const sc_text_options
         else
             snprintf(site, sizeof site, "-");
         fprintf(out, "  %3u %7u  %-12s %4d %8" PRIu64 " %10s %5.2fx  %s\n", s->device,
-                s->stream_id, sc_report_stream_kind(s->flag), s->priority,
-                s->overlap.kernel_count, sc_report_fmt_ns(s->overlap.busy_ns, b1),
+                s->stream_id, s->per_thread ? "per-thread" : sc_report_stream_kind(s->flag),
+                s->priority, s->overlap.kernel_count, sc_report_fmt_ns(s->overlap.busy_ns, b1),
                 s->overlap.concurrency, site);
     }
     if (hidden)
@@ -316,6 +317,7 @@ void sc_text_process(FILE *out, const sc_analysis *a, const sc_text_options *opt
     for (size_t i = 0; i < a->n_devices; i++)
         print_device(out, a, &a->devices[i], opt);
     print_streams(out, a, opt);
+    sc_text_ranges(out, a);
     print_findings(out, a, opt);
 }
 

@@ -261,7 +261,8 @@ static int sc_context_build(sc_ctx *ctx, sc_analysis *a)
     int rc = -1;
     if (overlapped && sc_devices_overlap(ctx, a, overlapped) == 0 &&
         sc_solo_fill(ctx, a, overlapped) == 0 &&
-        sc_streams_build(ctx, &a->streams, &a->n_streams) == 0)
+        sc_streams_build(ctx, &a->streams, &a->n_streams) == 0 &&
+        sc_deps_build(ctx->trace, &ctx->deps) == 0)
         rc = 0;
     free(overlapped);
     return rc;
@@ -276,6 +277,7 @@ static void sc_context_free(sc_ctx *ctx)
     free(ctx->corr);
     free(ctx->kernel_solo_ns);
     free(ctx->kernel_solo_known);
+    sc_deps_free(&ctx->deps);
 }
 
 /* ---- entry points ------------------------------------------------------------------- */

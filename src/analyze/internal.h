@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/deps.h"
 #include "streamcheck/analysis.h"
 
 #define SC_NS_PER_US 1000.0
@@ -41,6 +42,7 @@ typedef struct sc_ctx {
     uint64_t *kernel_solo_ns;       /* per trace->kernels entry: solo duration (solo.c) */
     bool *kernel_solo_known;        /* per trace->kernels entry: it came from a solo instance */
     uint64_t run_span_ns;
+    sc_deps deps;                   /* event edges between streams (deps.h) */
 } sc_ctx;
 
 /* The API call that issued the activity with this correlation id, or NULL. */

@@ -130,12 +130,26 @@ typedef struct sc_lazy_verdict {
     bool long_call;
 } sc_lazy_verdict;
 
+/* (vii) The program ordered K behind that work itself: an event recorded on the work's stream
+ * after the work was issued, waited for on K's stream before K was launched. */
+static bool sc_lazy_front_ordered(const sc_ctx *ctx, const sc_launch *l, const sc_rec_kernel *k)
+{
+    const sc_stream_summary *s = ctx->analysis->streams;
+    sc_work front = sc_work_at(ctx->trace, l->front_work);
+    const sc_api_call *fc = sc_ctx_call(ctx, front.correlation_id);
+    uint64_t front_issue = fc ? fc->rec.start_ns : front.start_ns;
+    return sc_deps_ordered(&ctx->deps, k->context_id, s[l->front_slot].stream_id, front_issue,
+                           s[l->slot].stream_id, l->issue_ns);
+}
+
 static sc_lazy_verdict sc_lazy_judge(const sc_ctx *ctx, const sc_launch *l,
                                      const sc_rec_kernel *k, const sc_lazy_later *later)
 {
     sc_lazy_verdict v = {0};
     if (!l->call || !sc_lazy_front_independent(ctx, l))
         return v;                                               /* (i), (ii), (iii) */
+    if (sc_lazy_front_ordered(ctx, l, k))
+        return v;                                               /* (vii) */
     if (k->start_ns + SC_LAZY_TOL_NS < l->front_end_ns ||
         k->start_ns > l->front_end_ns + SC_LAZY_AFTER_NS)
         return v;                                               /* (ii) */

@@ -9,13 +9,13 @@
  * waited for room (one finding): B, ready at R = max(its launch call's end, its own stream's
  * previous work end), and a full-grid kernel A of the same device that started before B and
  * still ran at R, with
- *   - B started in A's tail: no earlier than T - W/4, where W = A's duration / its waves
- *     (waves = ceil(blocks / wave)) and T = the start of A's last wave when that wave is
- *     partial (room appears as it starts), A's end when it is full (room appears as its
- *     blocks finish, W/4 being the spread of their ends);
- *   - B started at most 20 us after A ended, and R came before T - W/4 (B was ready while
- *     there was no room; a B that became ready later found room and waited for nothing).
- *   wait = B.start - max(R, A.start); of several such A, the one that ended last.
+ *   - B started at most 20 us after A ended (B's blocks may start inside A's last wave, as
+ *     soon as A's blocks retire and leave room: on an H200 a small kernel behind a one-wave
+ *     sweep started ~290 us before the sweep's end);
+ *   - the program did not order B behind A itself (an event recorded on A's stream after A
+ *     was issued and waited for on B's stream before B was issued: deps.h);
+ *   - wait = B.start - max(R, A.start) of at least 20 us (less is launch latency);
+ *   of several such A, the one that ended last.
  *   Severity: warning (the hardware really had no room: smaller grids, stream priorities or
  *   fewer waves are design choices), error when the waits reach 10% of the run.
  *
@@ -38,6 +38,7 @@
 
 #define SC_NOROOM_TOL_NS 1000u          /* clock noise between "ended" and "started" */
 #define SC_NOROOM_AFTER_NS 20000u       /* started at most this long after A ended */
+#define SC_NOROOM_MIN_WAIT_NS 20000u    /* less is what any launch takes: not a wait for room */
 #define SC_NOROOM_ERROR_SHARE 0.10      /* waits of 10% of the run are an error */
 #define SC_NOROOM_NO_GAIN 1.05          /* a pair speedup at most this saved nothing */
 
@@ -113,19 +114,30 @@ static void sc_noroom_append(char *buf, size_t size, size_t *used, const char *f
 
 /* ---- waited for room ---------------------------------------------------------------- */
 
-/* The wait of B behind A, 0 when A is not what B waited for. */
+/* The wait of B behind A, 0 when A is not what B waited for: B was ready (its call had
+ * returned and its own stream had nothing left to run) while A, a full grid on an
+ * independent stream, was running; B started only later, before A had long ended; and the
+ * program did not order B behind A with an event. A block of B can start as soon as one of
+ * A's blocks retires and leaves room, so B may begin inside A's last wave: the wait is all
+ * of it from ready to start, once it exceeds what a launch takes anyway. */
 static uint64_t sc_noroom_wait(const sc_noroom_run *r, size_t a, size_t b,
                                const sc_occupancy *oa)
 {
+    (void)oa;
     const sc_rec_kernel *ka = &r->ctx->trace->kernels[a].rec;
     const sc_rec_kernel *kb = &r->ctx->trace->kernels[b].rec;
-    uint64_t ready = sc_noroom_ready(&r->launches[b]);
-    uint64_t tail = sc_noroom_tail(ka, oa);
-    if (ka->end_ns <= ready || ready >= tail)
-        return 0;   /* A was over, or there was room, by the time B was ready */
-    if (kb->start_ns + SC_NOROOM_TOL_NS < tail || kb->start_ns > ka->end_ns + SC_NOROOM_AFTER_NS)
-        return 0;   /* B ran beside A before its tail, or started long after it */
-    return sc_dur(ready > ka->start_ns ? ready : ka->start_ns, kb->start_ns);
+    const sc_launch *la = &r->launches[a], *lb = &r->launches[b];
+    const sc_stream_summary *s = r->ctx->analysis->streams;
+    uint64_t ready = sc_noroom_ready(lb);
+    if (ka->end_ns <= ready || kb->start_ns <= ka->start_ns)
+        return 0;   /* A was over when B was ready, or B was first on the device */
+    if (kb->start_ns > ka->end_ns + SC_NOROOM_AFTER_NS)
+        return 0;   /* B started long after A: something else held it */
+    if (sc_deps_ordered(&r->ctx->deps, kb->context_id, s[la->slot].stream_id, la->issue_ns,
+                        s[lb->slot].stream_id, lb->issue_ns))
+        return 0;   /* the program made B wait for A */
+    uint64_t wait = sc_dur(ready > ka->start_ns ? ready : ka->start_ns, kb->start_ns);
+    return wait >= SC_NOROOM_MIN_WAIT_NS ? wait : 0;
 }
 
 static void sc_noroom_waited_instance(const sc_noroom_run *r, size_t a, size_t b,

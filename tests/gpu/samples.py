@@ -5,6 +5,8 @@ import pathlib
 import subprocess
 import sys
 
+SOURCE_DIR = pathlib.Path(os.environ.get("STREAMCHECK_SOURCE", pathlib.Path(__file__).parents[2]))
+
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "cli"))
 import sctrace  # noqa: E402  (the independent Python reader of trace files)
 

@@ -1,0 +1,235 @@
+#include "analyze/deps.h"
+
+#include <stdlib.h>
+
+/* (context, handle, per-thread) -> stream id */
+typedef struct sc_handle_entry {
+    uint32_t context_id;
+    uint32_t per_thread;
+    uint64_t handle;
+    uint32_t stream_id;
+} sc_handle_entry;
+
+typedef struct sc_corr_stream {
+    uint32_t correlation_id, stream_id;
+} sc_corr_stream;
+
+static int sc_cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+static int sc_corr_cmp(const void *pa, const void *pb)
+{
+    const sc_corr_stream *a = pa, *b = pb;
+    return sc_cmp_u64(a->correlation_id, b->correlation_id);
+}
+
+static int sc_handle_cmp(const void *pa, const void *pb)
+{
+    const sc_handle_entry *a = pa, *b = pb;
+    if (a->context_id != b->context_id) return sc_cmp_u64(a->context_id, b->context_id);
+    if (a->per_thread != b->per_thread) return sc_cmp_u64(a->per_thread, b->per_thread);
+    return sc_cmp_u64(a->handle, b->handle);
+}
+
+static int sc_edge_cmp(const void *pa, const void *pb)
+{
+    const sc_dep_edge *a = pa, *b = pb;
+    if (a->context_id != b->context_id) return sc_cmp_u64(a->context_id, b->context_id);
+    if (a->to_stream != b->to_stream) return sc_cmp_u64(a->to_stream, b->to_stream);
+    return sc_cmp_u64(a->wait_ns, b->wait_ns);
+}
+
+/* The stream id of every correlation id that produced device work. */
+static sc_corr_stream *sc_corr_streams(const sc_trace *t, size_t *n)
+{
+    size_t cap = t->n_kernels + t->n_copies + t->n_memsets, k = 0;
+    sc_corr_stream *m = malloc((cap ? cap : 1) * sizeof *m);
+    if (!m) return NULL;
+    for (size_t i = 0; i < t->n_kernels; i++)
+        m[k++] = (sc_corr_stream){t->kernels[i].rec.correlation_id, t->kernels[i].rec.stream_id};
+    for (size_t i = 0; i < t->n_copies; i++)
+        m[k++] = (sc_corr_stream){t->copies[i].correlation_id, t->copies[i].stream_id};
+    for (size_t i = 0; i < t->n_memsets; i++)
+        m[k++] = (sc_corr_stream){t->memsets[i].correlation_id, t->memsets[i].stream_id};
+    qsort(m, k, sizeof *m, sc_corr_cmp);
+    *n = k;
+    return m;
+}
+
+static bool sc_corr_lookup(const sc_corr_stream *m, size_t n, uint32_t corr, uint32_t *stream)
+{
+    sc_corr_stream key = {corr, 0};
+    const sc_corr_stream *e = corr && n ? bsearch(&key, m, n, sizeof key, sc_corr_cmp) : NULL;
+    if (e) *stream = e->stream_id;
+    return e != NULL;
+}
+
+/* The stream created by a stream-creating call: the last STREAM record of its correlation
+ * id (a first call also creates CUDA's internal streams, with lower ids). */
+static bool sc_created_stream(const sc_trace *t, const sc_api_call *c, uint32_t *stream)
+{
+    bool found = false;
+    for (size_t i = 0; i < t->n_streams; i++) {
+        const sc_rec_stream *s = &t->streams[i];
+        if (s->correlation_id == c->rec.correlation_id && (!found || s->stream_id > *stream)) {
+            *stream = s->stream_id;
+            found = true;
+        }
+    }
+    return found;
+}
+
+static sc_handle_entry *sc_handles(const sc_trace *t, size_t *n)
+{
+    size_t n_corr = 0;
+    sc_corr_stream *corr = sc_corr_streams(t, &n_corr);
+    sc_handle_entry *h = malloc((t->n_calls ? t->n_calls : 1) * sizeof *h);
+    if (!corr || !h) {
+        free(corr);
+        free(h);
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        uint32_t stream = 0;
+        sc_handle_entry e = {.context_id = c->rec.context_id,
+                             .per_thread = (c->rec.flags & SC_API_PER_THREAD) != 0};
+        if (c->rec.call_class == SC_CALL_STREAM_CREATE) {
+            if (!c->rec.aux || !sc_created_stream(t, c, &stream)) continue;
+            e.handle = c->rec.aux;
+            e.per_thread = 0;
+        } else {
+            if (c->rec.stream == SC_STREAM_NONE ||
+                !sc_corr_lookup(corr, n_corr, c->rec.correlation_id, &stream))
+                continue;
+            e.handle = c->rec.stream;
+            /* Only the handle 0 means something else in a per-thread call. */
+            if (e.handle != 0) e.per_thread = 0;
+        }
+        e.stream_id = stream;
+        h[k++] = e;
+    }
+    free(corr);
+    qsort(h, k, sizeof *h, sc_handle_cmp);
+    *n = k;
+    return h;
+}
+
+static bool sc_handle_lookup(const sc_handle_entry *h, size_t n, const sc_api_call *c,
+                             uint32_t *stream)
+{
+    sc_handle_entry key = {.context_id = c->rec.context_id, .handle = c->rec.stream,
+                           .per_thread = c->rec.stream == 0 && (c->rec.flags & SC_API_PER_THREAD)};
+    const sc_handle_entry *e = n ? bsearch(&key, h, n, sizeof key, sc_handle_cmp) : NULL;
+    if (e) *stream = e->stream_id;
+    return e != NULL;
+}
+
+typedef struct sc_record_ref {
+    uint64_t event, start_ns;
+    const sc_api_call *call;
+} sc_record_ref;
+
+static int sc_record_cmp(const void *pa, const void *pb)
+{
+    const sc_record_ref *a = pa, *b = pb;
+    if (a->event != b->event) return sc_cmp_u64(a->event, b->event);
+    return sc_cmp_u64(a->start_ns, b->start_ns);
+}
+
+/* The latest record of `event` issued before `before`: records sorted by (event, time). */
+static const sc_api_call *sc_last_record(const sc_record_ref *r, size_t n, uint64_t event,
+                                         uint64_t before)
+{
+    size_t lo = 0, hi = n;  /* first entry not before (event, before) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r[mid].event < event || (r[mid].event == event && r[mid].start_ns < before))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && r[lo - 1].event == event ? r[lo - 1].call : NULL;
+}
+
+static sc_record_ref *sc_records(const sc_trace *t, size_t *n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < t->n_calls; i++) k += t->calls[i].rec.call_class == SC_CALL_EVENT_RECORD;
+    sc_record_ref *r = malloc((k ? k : 1) * sizeof *r);
+    if (!r) return NULL;
+    k = 0;
+    for (size_t i = 0; i < t->n_calls; i++)
+        if (t->calls[i].rec.call_class == SC_CALL_EVENT_RECORD)
+            r[k++] = (sc_record_ref){t->calls[i].rec.aux, t->calls[i].rec.start_ns, &t->calls[i]};
+    qsort(r, k, sizeof *r, sc_record_cmp);
+    *n = k;
+    return r;
+}
+
+int sc_deps_build(const sc_trace *t, sc_deps *out)
+{
+    out->edges = NULL;
+    out->n_edges = 0;
+    size_t n_waits = 0;
+    for (size_t i = 0; i < t->n_calls; i++)
+        n_waits += t->calls[i].rec.call_class == SC_CALL_EVENT_WAIT;
+    if (!n_waits) return 0;
+    size_t n_handles = 0, n_records = 0;
+    sc_handle_entry *handles = sc_handles(t, &n_handles);
+    sc_record_ref *records = sc_records(t, &n_records);
+    out->edges = malloc(n_waits * sizeof *out->edges);
+    if (!handles || !records || !out->edges) {
+        free(handles);
+        free(records);
+        free(out->edges);
+        out->edges = NULL;
+        return -1;
+    }
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *w = &t->calls[i];
+        if (w->rec.call_class != SC_CALL_EVENT_WAIT) continue;
+        const sc_api_call *r = sc_last_record(records, n_records, w->rec.aux, w->rec.start_ns);
+        uint32_t from, to;
+        if (!r || !sc_handle_lookup(handles, n_handles, r, &from) ||
+            !sc_handle_lookup(handles, n_handles, w, &to))
+            continue;
+        out->edges[out->n_edges++] = (sc_dep_edge){w->rec.context_id, from, to,
+                                                   r->rec.start_ns, w->rec.start_ns};
+    }
+    free(handles);
+    free(records);
+    qsort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
+    return 0;
+}
+
+void sc_deps_free(sc_deps *deps)
+{
+    free(deps->edges);
+    deps->edges = NULL;
+    deps->n_edges = 0;
+}
+
+bool sc_deps_ordered(const sc_deps *d, uint32_t context_id, uint32_t from, uint64_t after_ns,
+                     uint32_t to, uint64_t before_ns)
+{
+    /* The edges into `to` that were waited for before `before_ns`, latest first: the first
+     * one recorded at or before `after_ns` ends the search only for that `from`, so all
+     * of them are looked at; they are few per stream between two launches in practice. */
+    sc_dep_edge key = {.context_id = context_id, .to_stream = to, .wait_ns = before_ns};
+    size_t lo = 0, hi = d->n_edges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc_edge_cmp(&d->edges[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0;) {
+        const sc_dep_edge *e = &d->edges[i];
+        /* a record precedes its wait: waits before after_ns cannot qualify, nor earlier ones */
+        if (e->context_id != context_id || e->to_stream != to || e->wait_ns <= after_ns) break;
+        if (e->from_stream == from && e->record_ns > after_ns) return true;
+    }
+    return false;
+}

@@ -1,0 +1,41 @@
+/* Cross-stream ordering the program asked for: an event recorded on one stream and waited
+ * for on another (cudaEventRecord + cudaStreamWaitEvent). Work held back by such an edge
+ * waited because the program said so, not for room or for a module to load; the rules that
+ * explain waits (no-room, lazy-loading) ask here first.
+ *
+ * Calls name streams by handle, device work by CUPTI stream id: the handle of a stream is
+ * learned from the calls that issued work on it (their activity records carry the id) and
+ * from the call that created it. An edge whose streams cannot be named is left out, so a
+ * rule may then explain a wait it should not; it never hides one it should report. */
+#ifndef SC_ANALYZE_DEPS_H
+#define SC_ANALYZE_DEPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "streamcheck/trace.h"
+
+typedef struct sc_dep_edge {
+    uint32_t context_id;
+    uint32_t from_stream, to_stream;    /* CUPTI stream ids */
+    uint64_t record_ns;                 /* the record call's start */
+    uint64_t wait_ns;                   /* the wait call's start */
+} sc_dep_edge;
+
+typedef struct sc_deps {
+    sc_dep_edge *edges;                 /* by (context, to_stream, wait_ns) */
+    size_t n_edges;
+} sc_deps;
+
+/* Returns 0, or -1 when out of memory. */
+int sc_deps_build(const sc_trace *trace, sc_deps *out);
+void sc_deps_free(sc_deps *deps);
+
+/* True when an event recorded on `from` after `after_ns` was waited for by `to` before
+ * `before_ns`: work issued on `to` after that wait is ordered behind work issued on `from`
+ * before the record. */
+bool sc_deps_ordered(const sc_deps *deps, uint32_t context_id, uint32_t from, uint64_t after_ns,
+                     uint32_t to, uint64_t before_ns);
+
+#endif

@@ -70,16 +70,22 @@ int sc_writer_open(sc_writer *w, const char *dir, const char *base, pid_t pid, c
     return 0;
 }
 
+/* The write itself, with the lock held: once a write has failed, nothing more is written,
+ * so the file keeps a prefix of whole records. */
+static int sc_writer_append_locked(sc_writer *w, const void *data, size_t size)
+{
+    if (w->fd < 0 || w->failed) return -1;
+    if (sc_write_all(w->fd, data, size) != 0) {
+        w->failed = true;
+        return -1;
+    }
+    return 0;
+}
+
 int sc_writer_append(sc_writer *w, const void *data, size_t size)
 {
-    int rc = 0;
     pthread_mutex_lock(&w->lock);
-    if (w->fd < 0 || w->failed)
-        rc = -1;
-    else if (sc_write_all(w->fd, data, size) != 0) {
-        w->failed = true;
-        rc = -1;
-    }
+    int rc = sc_writer_append_locked(w, data, size);
     pthread_mutex_unlock(&w->lock);
     return rc;
 }
@@ -87,13 +93,7 @@ int sc_writer_append(sc_writer *w, const void *data, size_t size)
 int sc_writer_append_nowait(sc_writer *w, const void *data, size_t size)
 {
     if (pthread_mutex_trylock(&w->lock) != 0) return 1;
-    int rc = 0;
-    if (w->fd < 0 || w->failed)
-        rc = -1;
-    else if (sc_write_all(w->fd, data, size) != 0) {
-        w->failed = true;
-        rc = -1;
-    }
+    int rc = sc_writer_append_locked(w, data, size);
     pthread_mutex_unlock(&w->lock);
     return rc;
 }

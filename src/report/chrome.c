@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/demangle.h"
+#include "report/json_str.h"
 #include "report/names.h"
 #include "report/text.h"
 #include "report/units.h"
@@ -24,25 +25,12 @@
 
 /* ---- strings ------------------------------------------------------------------------ */
 
-/* A malloc'd JSON string literal (quotes included). jansson refuses invalid UTF-8; such a
- * string goes out with its non-ASCII bytes replaced by '?' rather than going missing. */
+/* A malloc'd JSON string literal (quotes included); NULL when out of memory. */
 static char *escape(const char *s)
 {
-    if (!s)
-        s = "?";
-    json_t *j = json_string(s);
-    if (!j) {
-        char *copy = strdup(s);
-        if (!copy)
-            return NULL;
-        for (char *c = copy; *c; c++)
-            if ((unsigned char)*c >= 0x80)
-                *c = '?';
-        j = json_string(copy);
-        free(copy);
-        if (!j)
-            return NULL;
-    }
+    json_t *j = sc_json_lossy_string(s ? s : "?");
+    if (!j)
+        return NULL;
     char *out = json_dumps(j, JSON_ENCODE_ANY);
     json_decref(j);
     return out;
@@ -497,62 +485,48 @@ static unsigned work_tid(const proc *p, uint32_t device, uint32_t context_id,
     return 0;
 }
 
-static const char *copy_kind_name(uint8_t kind)
+/* Starts the "X" event of a kernel, copy or memset on its stream's track: everything up to
+ * its name, which the caller writes with the rest. */
+static void work_event(writer *w, const proc *p, const char *cat, uint32_t device,
+                       uint32_t context_id, uint32_t stream_id, uint64_t start, uint64_t end)
 {
-    static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                        "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
-    return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
-}
-
-static const char *memory_kind_name(unsigned kind)
-{
-    static const char *const names[] = {"unknown", "pageable", "pinned", "device", "array",
-                                        "managed", "device-static", "managed-static"};
-    return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+    char ts[32], dur[32];
+    unsigned pid = p->first_dev_pid + (unsigned)device_index(p, device);
+    unsigned tid = work_tid(p, device, context_id, stream_id);
+    event(w, "{\"ph\":\"X\",\"cat\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":%s,\"dur\":%s,", cat,
+          pid, tid, us(when(p, start), ts), us(end > start ? (int64_t)(end - start) : 0, dur));
 }
 
 static void write_kernel(writer *w, const proc *p, const sc_kernel *k)
 {
     const sc_rec_kernel *r = &k->rec;
-    char ts[32], dur[32];
-    unsigned pid = p->first_dev_pid + (unsigned)device_index(p, r->device);
-    unsigned tid = work_tid(p, r->device, r->context_id, r->stream_id);
-    event(w, "{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":%u,\"tid\":%u,\"ts\":%s,\"dur\":%s,"
-          "\"name\":%s,\"args\":{\"grid\":\"%dx%dx%d\",\"block\":\"%dx%dx%d\","
-          "\"correlation_id\":%u}}",
-          pid, tid, us(when(p, r->start_ns), ts),
-          us(r->end_ns > r->start_ns ? (int64_t)(r->end_ns - r->start_ns) : 0, dur),
-          cached_name(w, k->name, 1), r->grid_x, r->grid_y, r->grid_z, r->block_x, r->block_y,
-          r->block_z, r->correlation_id);
+    work_event(w, p, "kernel", r->device, r->context_id, r->stream_id, r->start_ns, r->end_ns);
+    fprintf(w->out, "\"name\":%s,\"args\":{\"grid\":\"%dx%dx%d\",\"block\":\"%dx%dx%d\","
+            "\"correlation_id\":%u}}", cached_name(w, k->name, 1), r->grid_x, r->grid_y,
+            r->grid_z, r->block_x, r->block_y, r->block_z, r->correlation_id);
 }
 
 static void write_copy(writer *w, const proc *p, const sc_rec_memcpy *r)
 {
-    char ts[32], dur[32], size[SC_FMT_SIZE];
-    unsigned pid = p->first_dev_pid + (unsigned)device_index(p, r->device);
-    unsigned tid = work_tid(p, r->device, r->context_id, r->stream_id);
-    event(w, "{\"ph\":\"X\",\"cat\":\"memcpy\",\"pid\":%u,\"tid\":%u,\"ts\":%s,\"dur\":%s,"
-          "\"name\":\"memcpy %s\",\"args\":{\"bytes\":%" PRIu64 ",\"size\":\"%s\","
-          "\"src\":\"%s\",\"dst\":\"%s\",\"async\":%s,\"correlation_id\":%u}}",
-          pid, tid, us(when(p, r->start_ns), ts),
-          us(r->end_ns > r->start_ns ? (int64_t)(r->end_ns - r->start_ns) : 0, dur),
-          copy_kind_name(r->copy_kind), r->bytes, sc_report_fmt_bytes((double)r->bytes, size),
-          memory_kind_name(r->src_kind), memory_kind_name(r->dst_kind),
-          (r->flags & SC_MEMCPY_ASYNC) ? "true" : "false", r->correlation_id);
+    char size[SC_FMT_SIZE];
+    work_event(w, p, "memcpy", r->device, r->context_id, r->stream_id, r->start_ns, r->end_ns);
+    fprintf(w->out, "\"name\":\"memcpy %s\",\"args\":{\"bytes\":%" PRIu64 ",\"size\":\"%s\","
+            "\"src\":\"%s\",\"dst\":\"%s\",\"async\":%s,\"correlation_id\":%u}}",
+            sc_report_copy_kind(r->copy_kind, "unknown"), r->bytes,
+            sc_report_fmt_bytes((double)r->bytes, size),
+            sc_report_memory_kind(r->src_kind, "unknown"),
+            sc_report_memory_kind(r->dst_kind, "unknown"),
+            (r->flags & SC_MEMCPY_ASYNC) ? "true" : "false", r->correlation_id);
 }
 
 static void write_memset(writer *w, const proc *p, const sc_rec_memset *r)
 {
-    char ts[32], dur[32], size[SC_FMT_SIZE];
-    unsigned pid = p->first_dev_pid + (unsigned)device_index(p, r->device);
-    unsigned tid = work_tid(p, r->device, r->context_id, r->stream_id);
-    event(w, "{\"ph\":\"X\",\"cat\":\"memset\",\"pid\":%u,\"tid\":%u,\"ts\":%s,\"dur\":%s,"
-          "\"name\":\"memset\",\"args\":{\"bytes\":%" PRIu64 ",\"size\":\"%s\","
-          "\"value\":%u,\"memory\":\"%s\",\"correlation_id\":%u}}",
-          pid, tid, us(when(p, r->start_ns), ts),
-          us(r->end_ns > r->start_ns ? (int64_t)(r->end_ns - r->start_ns) : 0, dur), r->bytes,
-          sc_report_fmt_bytes((double)r->bytes, size), r->value,
-          memory_kind_name(r->memory_kind), r->correlation_id);
+    char size[SC_FMT_SIZE];
+    work_event(w, p, "memset", r->device, r->context_id, r->stream_id, r->start_ns, r->end_ns);
+    fprintf(w->out, "\"name\":\"memset\",\"args\":{\"bytes\":%" PRIu64 ",\"size\":\"%s\","
+            "\"value\":%u,\"memory\":\"%s\",\"correlation_id\":%u}}", r->bytes,
+            sc_report_fmt_bytes((double)r->bytes, size), r->value,
+            sc_report_memory_kind(r->memory_kind, "unknown"), r->correlation_id);
 }
 
 /* Kernels, copies and memsets merged by start time, so each stream's events come in order. */
@@ -601,6 +575,13 @@ static int range_order_cmp(const void *pa, const void *pb)
     return x < y ? -1 : x > y;
 }
 
+/* Ends a range event: its domain (null for the default one) closes its args. */
+static void put_domain(writer *w, const sc_range *r)
+{
+    fputs(r->domain ? cached_name(w, r->domain, 0) : "null", w->out);
+    fputs("}}", w->out);
+}
+
 static void write_ranges(writer *w, const proc *p)
 {
     const sc_trace *t = p->t;
@@ -631,21 +612,13 @@ static void write_ranges(writer *w, const proc *p)
                   "\"tid\":%u,\"ts\":%s,\"name\":%s,\"args\":{\"thread\":%u,\"domain\":", id,
                   p->host_pid, TID_FINDINGS, us(when(p, r->rec.start_ns), ts),
                   cached_name(w, r->name, 0), r->rec.tid);
-            if (r->domain)
-                fputs(cached_name(w, r->domain, 0), w->out);
-            else
-                fputs("null", w->out);
-            fputs("}}", w->out);
+            put_domain(w, r);
             event(w, "{\"ph\":\"e\",\"cat\":\"nvtx\",\"id\":\"0x%" PRIx64 "\",\"pid\":%u,"
                   "\"tid\":%u,\"ts\":%s,\"name\":%s,\"args\":{}}", id, p->host_pid,
                   TID_FINDINGS, us(when(p, end), te), cached_name(w, r->name, 0));
             continue;
         }
-        if (r->domain)
-            fputs(cached_name(w, r->domain, 0), w->out);
-        else
-            fputs("null", w->out);
-        fputs("}}", w->out);
+        put_domain(w, r);
     }
     free(order);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report/frame.h"
+#include "report/json_str.h"
 #include "report/units.h"
 
 /* ---- rows --------------------------------------------------------------------------- */
@@ -444,24 +445,6 @@ int sc_compare_text(FILE *out, const sc_compare_side *o, const sc_compare_side *
 
 /* ---- JSON --------------------------------------------------------------------------- */
 
-static json_t *jstr(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char *copy = strdup(s);
-    if (!copy)
-        return json_null();
-    for (char *p = copy; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
-    j = json_string(copy);
-    free(copy);
-    return j ? j : json_null();
-}
-
 static json_t *jnum(bool has, double v, bool integer)
 {
     if (!has || !isfinite(v))
@@ -496,7 +479,7 @@ static json_t *rule_changes_json(const rule_list *o, const rule_list *c)
                                          old->severity == cur->severity
                                      ? "unchanged" : "changed";
             json_t *f = json_object();
-            json_object_set_new(f, "rule", jstr(l->v[i].rule));
+            json_object_set_new(f, "rule", sc_json_str(l->v[i].rule));
             json_object_set_new(f, "status", json_string(status));
             json_t *sev = json_object();
             json_object_set_new(sev, "baseline", old ? json_string(sc_severity_name(
@@ -521,7 +504,7 @@ static json_t *row_json(const row *o, const row *c, bool whole)
 {
     json_t *j = json_object();
     const row *r = c ? c : o;
-    json_object_set_new(j, "name", whole ? json_null() : jstr(r->name));
+    json_object_set_new(j, "name", whole ? json_null() : sc_json_str(r->name));
     json_object_set_new(j, "status", json_string(status_of(o, c)));
 #define PAIR(key, field)                                                                     \
     json_object_set_new(j, key, pair_json(o, o ? (double)o->field : 0, c,                    \
@@ -550,8 +533,8 @@ static json_t *side_ref(const proc_rows *p)
         return json_null();
     const sc_trace *t = p->a->trace;
     json_t *o = json_object();
-    json_object_set_new(o, "path", jstr(t->path));
-    json_object_set_new(o, "exe", jstr(t->exe));
+    json_object_set_new(o, "path", sc_json_str(t->path));
+    json_object_set_new(o, "exe", sc_json_str(t->exe));
     json_object_set_new(o, "pid", t->has_process ? json_integer(t->process.pid) : json_null());
     return o;
 }
@@ -561,11 +544,11 @@ static json_t *side_json(const sc_compare_side *s)
     json_t *o = json_object();
     json_t *paths = json_array(), *errors = json_array();
     for (size_t i = 0; i < s->n_paths; i++)
-        json_array_append_new(paths, jstr(s->paths[i]));
+        json_array_append_new(paths, sc_json_str(s->paths[i]));
     for (size_t i = 0; i < s->n_errors; i++) {
         json_t *e = json_object();
-        json_object_set_new(e, "path", jstr(s->errors[i].path));
-        json_object_set_new(e, "message", jstr(s->errors[i].message));
+        json_object_set_new(e, "path", sc_json_str(s->errors[i].path));
+        json_object_set_new(e, "message", sc_json_str(s->errors[i].message));
         json_array_append_new(errors, e);
     }
     json_object_set_new(o, "paths", paths);
@@ -586,7 +569,7 @@ int sc_compare_json(FILE *out, const sc_compare_side *o, const sc_compare_side *
     json_object_set_new(doc, "schema", json_string(SC_COMPARE_SCHEMA));
     json_t *tool = json_object();
     json_object_set_new(tool, "name", json_string("streamcheck-report"));
-    json_object_set_new(tool, "version", jstr(tool_version));
+    json_object_set_new(tool, "version", sc_json_str(tool_version));
     json_object_set_new(doc, "tool", tool);
     json_object_set_new(doc, "baseline", side_json(o));
     json_object_set_new(doc, "current", side_json(n));
@@ -595,7 +578,7 @@ int sc_compare_json(FILE *out, const sc_compare_side *o, const sc_compare_side *
         const proc_pair *pp = &c.pairs[i];
         const proc_rows *any = pp->cur ? pp->cur : pp->old;
         json_t *p = json_object();
-        json_object_set_new(p, "exe", jstr(exe_base(any->a)));
+        json_object_set_new(p, "exe", sc_json_str(exe_base(any->a)));
         json_object_set_new(p, "status", json_string(status_of(pp->old, pp->cur)));
         json_object_set_new(p, "baseline", side_ref(pp->old));
         json_object_set_new(p, "current", side_ref(pp->cur));

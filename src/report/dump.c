@@ -1,13 +1,12 @@
 /* streamcheck-report --dump (see dump.h).
  *
- * Two passes over the file held in memory: the first checks every record the way the loader
- * does and finds where the readable part ends, so the status can be printed before the
- * records (as the report does) and API lines can name their call even when the CALL_NAME
- * record came later; the second prints the records up to that point. Values are raw: times
- * in nanoseconds on the trace's clock, ids and handles as written. */
+ * Two passes over the file held in memory: the first checks every record with the loader's
+ * rules (trace/validate.h) and finds where the readable part ends, so the status can be
+ * printed before the records (as the report does) and API lines can name their call even
+ * when the CALL_NAME record came later; the second prints the records up to that point.
+ * Values are raw: times in nanoseconds on the trace's clock, ids and handles as written. */
 #include "report/dump.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -17,6 +16,8 @@
 
 #include "report/names.h"
 #include "streamcheck/trace_format.h"
+#include "trace/read_file.h"
+#include "trace/validate.h"
 
 enum sc_dump_damage { SC_DUMP_CLEAN, SC_DUMP_TRUNCATED, SC_DUMP_CORRUPT };
 
@@ -54,59 +55,6 @@ static const char *kind_name(uint16_t kind)
                                                           : "unknown";
 }
 
-/* The fixed part of each kind in format 1.0: shorter is corrupt, longer is a newer minor
- * version's appended fields. Variable parts (text, frames) start right after it. */
-static size_t fixed_size(uint16_t kind)
-{
-    switch (kind) {
-    case SC_REC_PROCESS: return sizeof(sc_rec_process);
-    case SC_REC_MODULE: return sizeof(sc_rec_module);
-    case SC_REC_DEVICE: return sizeof(sc_rec_device);
-    case SC_REC_STRING: return sizeof(sc_rec_string);
-    case SC_REC_CALL_NAME: return sizeof(sc_rec_call_name);
-    case SC_REC_API: return sizeof(sc_rec_api);
-    case SC_REC_KERNEL: return sizeof(sc_rec_kernel);
-    case SC_REC_MEMCPY: return sizeof(sc_rec_memcpy);
-    case SC_REC_MEMSET: return sizeof(sc_rec_memset);
-    case SC_REC_STREAM: return sizeof(sc_rec_stream);
-    case SC_REC_SYNC: return sizeof(sc_rec_sync);
-    case SC_REC_NOTE: return sizeof(sc_rec_note);
-    case SC_REC_RANGE: return sizeof(sc_rec_range);
-    case SC_REC_END: return sizeof(sc_rec_end);
-    default: return 0;
-    }
-}
-
-static bool has_text(uint16_t kind)
-{
-    switch (kind) {
-    case SC_REC_PROCESS:
-    case SC_REC_MODULE:
-    case SC_REC_DEVICE:
-    case SC_REC_STRING:
-    case SC_REC_CALL_NAME:
-    case SC_REC_NOTE:
-    case SC_REC_ENV:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Copies a fixed part into a zeroed struct: fields an older writer lacked read as 0. */
-static void copy_fixed(void *dst, size_t dst_size, const uint8_t *payload, size_t n)
-{
-    memset(dst, 0, dst_size);
-    memcpy(dst, payload, n < dst_size ? n : dst_size);
-}
-#define SC_DUMP_FIXED(dst, payload, n) copy_fixed(&(dst), sizeof(dst), (payload), (n))
-
-static const char *tail_text(uint16_t kind, const uint8_t *payload, size_t n)
-{
-    size_t fixed = fixed_size(kind);
-    return n > fixed ? (const char *)payload + fixed : "";
-}
-
 /* ---- pass 1: where the readable part ends ------------------------------------------- */
 
 static void set_damage(sc_dump *d, enum sc_dump_damage damage, size_t off, const char *fmt, ...)
@@ -122,38 +70,54 @@ static void set_damage(sc_dump *d, enum sc_dump_damage damage, size_t off, const
     d->stop = off;
 }
 
-/* NULL when the record's payload is sound, else what is wrong with it (in buf). The checks
- * are the loader's, so a file the dump calls corrupt is one the report refuses. */
-static const char *check_payload(uint16_t kind, const uint8_t *p, size_t n, char *buf,
-                                 size_t size)
+/* Records the first rule (validate.h: the loader's) that the record at off breaks, in the
+ * dump's words: with the values that broke it. */
+static void record_damage(sc_dump *d, size_t off, enum sc_record_fault fault,
+                          const sc_record_header *h)
 {
-    size_t fixed = fixed_size(kind);
-    if (n < fixed) {
-        snprintf(buf, size, "%s record shorter than its kind (%zu of %zu payload bytes)",
-                 kind_name(kind), n, fixed);
-        return buf;
-    }
-    if (has_text(kind) && n > fixed && !memchr(p + fixed, '\0', n - fixed)) {
-        snprintf(buf, size, "%s record with unterminated text", kind_name(kind));
-        return buf;
-    }
-    if (kind == SC_REC_API) {
+    size_t left = d->size - off;
+    const uint8_t *p = d->data + off + sizeof *h;
+    switch (fault) {
+    case SC_RECORD_OK:
+        return;
+    case SC_RECORD_STRAY:
+        set_damage(d, SC_DUMP_TRUNCATED, off, "%zu stray bytes where a record header should "
+                   "be: the process stopped while writing", left);
+        return;
+    case SC_RECORD_BAD_SIZE:
+        set_damage(d, SC_DUMP_CORRUPT, off, "bad record size %u (kind %u)", h->size, h->kind);
+        return;
+    case SC_RECORD_CUT_SHORT:
+        set_damage(d, SC_DUMP_TRUNCATED, off, "%s record of %u bytes cut short, %zu bytes left "
+                   "in the file: the process stopped while writing", kind_name(h->kind),
+                   h->size, left);
+        return;
+    case SC_RECORD_AFTER_END:
+        set_damage(d, SC_DUMP_CORRUPT, off, "%s record after the END record", kind_name(h->kind));
+        return;
+    case SC_RECORD_SHORT:
+        set_damage(d, SC_DUMP_CORRUPT, off, "%s record shorter than its kind (%zu of %zu payload "
+                   "bytes)", kind_name(h->kind), h->size - sizeof *h,
+                   sc_record_fixed_size(h->kind));
+        return;
+    case SC_RECORD_UNTERMINATED:
+        set_damage(d, SC_DUMP_CORRUPT, off, "%s record with unterminated text",
+                   kind_name(h->kind));
+        return;
+    case SC_RECORD_FRAMES_OVERRUN: {
         sc_rec_api a;
-        SC_DUMP_FIXED(a, p, n);
-        if ((size_t)a.n_frames * sizeof(uint64_t) > n - sizeof a) {
-            snprintf(buf, size, "API record with %u frames that overrun it", a.n_frames);
-            return buf;
-        }
+        SC_RECORD_COPY_FIXED(a, p, h->size - sizeof *h);
+        set_damage(d, SC_DUMP_CORRUPT, off, "API record with %u frames that overrun it",
+                   a.n_frames);
+        return;
     }
-    if (kind == SC_REC_STRING) {
+    case SC_RECORD_BAD_STRING_ID: {
         sc_rec_string s;
-        SC_DUMP_FIXED(s, p, n);
-        if (s.id == 0 || s.id > (1u << 26)) {
-            snprintf(buf, size, "STRING record with bad id %u", s.id);
-            return buf;
-        }
+        SC_RECORD_COPY_FIXED(s, p, h->size - sizeof *h);
+        set_damage(d, SC_DUMP_CORRUPT, off, "STRING record with bad id %u", s.id);
+        return;
     }
-    return NULL;
+    }
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -173,47 +137,24 @@ static void add_call_name(sc_dump *d, const uint8_t *p, size_t n)
         d->cap_names = cap;
     }
     sc_rec_call_name c;
-    SC_DUMP_FIXED(c, p, n);
+    SC_RECORD_COPY_FIXED(c, p, n);
     d->names[d->n_names].key = (uint32_t)c.domain << 16 | c.cbid;
-    d->names[d->n_names++].text = tail_text(SC_REC_CALL_NAME, p, n);
+    d->names[d->n_names++].text = sc_record_text(SC_REC_CALL_NAME, p, n);
 }
 
 static void scan(sc_dump *d)
 {
-    char why[160];
     size_t off = d->start;
     d->stop = d->size;
     while (off < d->size) {
         sc_record_header h;
-        size_t left = d->size - off;
-        if (left < sizeof h) {
-            set_damage(d, SC_DUMP_TRUNCATED, off, "%zu stray bytes where a record header "
-                       "should be: the process stopped while writing", left);
-            break;
-        }
-        memcpy(&h, d->data + off, sizeof h);
-        if (h.size < sizeof h || h.size % 8) {
-            set_damage(d, SC_DUMP_CORRUPT, off, "bad record size %u (kind %u)", h.size,
-                       h.kind);
-            break;
-        }
-        if (h.size > left) {
-            set_damage(d, SC_DUMP_TRUNCATED, off, "%s record of %u bytes cut short, %zu bytes "
-                       "left in the file: the process stopped while writing", kind_name(h.kind),
-                       h.size, left);
-            break;
-        }
-        if (d->has_end) {
-            set_damage(d, SC_DUMP_CORRUPT, off, "%s record after the END record",
-                       kind_name(h.kind));
+        enum sc_record_fault fault = sc_record_check(d->data, d->size, off, d->has_end, &h);
+        if (fault != SC_RECORD_OK) {
+            record_damage(d, off, fault, &h);
             break;
         }
         const uint8_t *p = d->data + off + sizeof h;
         size_t n = h.size - sizeof h;
-        if (check_payload(h.kind, p, n, why, sizeof why)) {
-            set_damage(d, SC_DUMP_CORRUPT, off, "%s", why);
-            break;
-        }
         if (h.kind == SC_REC_CALL_NAME)
             add_call_name(d, p, n);
         if (h.kind == SC_REC_END)
@@ -280,20 +221,6 @@ static const char *domain_name(uint16_t domain)
     }
 }
 
-static const char *copy_kind_name(uint8_t kind)
-{
-    static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                        "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
-    return kind < sizeof names / sizeof *names ? names[kind] : "kind?";
-}
-
-static const char *memory_kind_name(unsigned kind)
-{
-    static const char *const names[] = {"unknown", "pageable", "pinned", "device", "array",
-                                        "managed", "device-static", "managed-static"};
-    return kind < sizeof names / sizeof *names ? names[kind] : "kind?";
-}
-
 static const char *sync_type_name(uint32_t type)
 {
     static const char *const names[] = {"unknown", "event-sync", "stream-wait-event",
@@ -339,16 +266,16 @@ static void put_times(FILE *out, uint64_t start, uint64_t end)
 static void dump_process(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_process r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     fprintf(out, " pid=%u ppid=%u attach=%s start=%" PRIu64 " start_unix=%" PRIu64 " exe=",
             r.pid, r.ppid, sc_report_attach_name(r.attach), r.start_ns, r.start_unix_ns);
-    put_text(out, tail_text(SC_REC_PROCESS, p, n), false);
+    put_text(out, sc_record_text(SC_REC_PROCESS, p, n), false);
 }
 
 static void dump_module(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_module r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     fprintf(out, " lo=0x%" PRIx64 " hi=0x%" PRIx64 " bias=0x%" PRIx64 " build_id=", r.lo, r.hi,
             r.bias);
     size_t len = r.build_id_size < sizeof r.build_id ? r.build_id_size : sizeof r.build_id;
@@ -357,15 +284,15 @@ static void dump_module(FILE *out, const uint8_t *p, size_t n)
     if (len == 0)
         fputs("none", out);
     fputs(" path=", out);
-    put_text(out, tail_text(SC_REC_MODULE, p, n), false);
+    put_text(out, sc_record_text(SC_REC_MODULE, p, n), false);
 }
 
 static void dump_device(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_device r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     fprintf(out, " dev=%u ", r.device);
-    put_text(out, tail_text(SC_REC_DEVICE, p, n), true);
+    put_text(out, sc_record_text(SC_REC_DEVICE, p, n), true);
     fprintf(out, " sms=%u cc=%u.%u threads/sm=%u blocks/sm=%u regs/sm=%u smem/sm=%u "
             "threads/block=%u regs/block=%u smem/block=%u engines=%u mem=%" PRIu64,
             r.sm_count, r.cc_major, r.cc_minor, r.max_threads_per_sm, r.max_blocks_per_sm,
@@ -376,17 +303,17 @@ static void dump_device(FILE *out, const uint8_t *p, size_t n)
 static void dump_string(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_string r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     fprintf(out, " #%u ", r.id);
-    put_text(out, tail_text(SC_REC_STRING, p, n), true);
+    put_text(out, sc_record_text(SC_REC_STRING, p, n), true);
 }
 
 static void dump_call_name(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_call_name r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     fprintf(out, " cbid %u, %s: ", r.cbid, domain_name(r.domain));
-    put_text(out, tail_text(SC_REC_CALL_NAME, p, n), false);
+    put_text(out, sc_record_text(SC_REC_CALL_NAME, p, n), false);
 }
 
 static void put_api_flags(FILE *out, uint32_t flags)
@@ -412,7 +339,7 @@ static void put_api_flags(FILE *out, uint32_t flags)
 static void dump_api(FILE *out, const sc_dump *d, const uint8_t *p, size_t n)
 {
     sc_rec_api r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     fprintf(out, " %s(cbid %u, %s) class=%s", call_name(d, r.domain, r.cbid), r.cbid,
             domain_name(r.domain), call_class_name(r.call_class));
     put_times(out, r.start_ns, r.end_ns);
@@ -436,7 +363,7 @@ static void dump_api(FILE *out, const sc_dump *d, const uint8_t *p, size_t n)
 static void dump_kernel(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_kernel r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     put_times(out, r.start_ns, r.end_ns);
     fprintf(out, " dev=%u ctx=%u stream=%u corr=%u grid=%dx%dx%d block=%dx%dx%d regs=%u "
             "smem=%u+%u name=#%u", r.device, r.context_id, r.stream_id, r.correlation_id,
@@ -451,9 +378,10 @@ static void dump_kernel(FILE *out, const uint8_t *p, size_t n)
 static void dump_memcpy(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_memcpy r;
-    SC_DUMP_FIXED(r, p, n);
-    fprintf(out, " %s %" PRIu64 " B %s->%s %s", copy_kind_name(r.copy_kind), r.bytes,
-            memory_kind_name(r.src_kind), memory_kind_name(r.dst_kind),
+    SC_RECORD_COPY_FIXED(r, p, n);
+    fprintf(out, " %s %" PRIu64 " B %s->%s %s", sc_report_copy_kind(r.copy_kind, "kind?"),
+            r.bytes, sc_report_memory_kind(r.src_kind, "kind?"),
+            sc_report_memory_kind(r.dst_kind, "kind?"),
             r.flags & SC_MEMCPY_ASYNC ? "async" : "sync");
     put_times(out, r.start_ns, r.end_ns);
     fprintf(out, " dev=%u ctx=%u stream=%u corr=%u", r.device, r.context_id, r.stream_id,
@@ -465,9 +393,10 @@ static void dump_memcpy(FILE *out, const uint8_t *p, size_t n)
 static void dump_memset(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_memset r;
-    SC_DUMP_FIXED(r, p, n);
-    fprintf(out, " %" PRIu64 " B %s value=%u %s", r.bytes, memory_kind_name(r.memory_kind),
-            r.value, r.flags & 1u ? "async" : "sync");
+    SC_RECORD_COPY_FIXED(r, p, n);
+    fprintf(out, " %" PRIu64 " B %s value=%u %s", r.bytes,
+            sc_report_memory_kind(r.memory_kind, "kind?"), r.value,
+            r.flags & 1u ? "async" : "sync");
     put_times(out, r.start_ns, r.end_ns);
     fprintf(out, " dev=%u ctx=%u stream=%u corr=%u", r.device, r.context_id, r.stream_id,
             r.correlation_id);
@@ -476,7 +405,7 @@ static void dump_memset(FILE *out, const uint8_t *p, size_t n)
 static void dump_stream(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_stream r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     fprintf(out, " ctx=%u id=%u flag=%s prio=%d corr=%u", r.context_id, r.stream_id,
             sc_report_stream_kind(r.flag), r.priority, r.correlation_id);
     /* As written by the library the device is unknown (UINT32_MAX): only the loader fills
@@ -488,7 +417,7 @@ static void dump_stream(FILE *out, const uint8_t *p, size_t n)
 static void dump_sync(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_sync r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     fprintf(out, " %s", sync_type_name(r.type));
     put_times(out, r.start_ns, r.end_ns);
     fprintf(out, " ctx=%u", r.context_id);
@@ -502,15 +431,15 @@ static void dump_sync(FILE *out, const uint8_t *p, size_t n)
 static void dump_note(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_note r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     fprintf(out, " %s: ", sc_report_note_name(r.code));
-    put_text(out, tail_text(SC_REC_NOTE, p, n), false);
+    put_text(out, sc_record_text(SC_REC_NOTE, p, n), false);
 }
 
 static void dump_range(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_range r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     put_times(out, r.start_ns, r.end_ns);
     fprintf(out, " tid=%u name=#%u", r.tid, r.name_id);
     if (r.domain_id)
@@ -523,7 +452,7 @@ static void dump_range(FILE *out, const uint8_t *p, size_t n)
 static void dump_end(FILE *out, const uint8_t *p, size_t n)
 {
     sc_rec_end r;
-    SC_DUMP_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, n);
     fprintf(out, " end=%" PRIu64 " dropped=%" PRIu64 " api=%" PRIu64 " activity=%" PRIu64
             " reason=%s", r.end_ns, r.dropped_records, r.api_records, r.activity_records,
             end_reason_name(r.reason));
@@ -549,7 +478,7 @@ static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record
     case SC_REC_NOTE: dump_note(out, p, n); break;
     case SC_REC_ENV:
         fputc(' ', out);
-        put_text(out, tail_text(SC_REC_ENV, p, n), false);
+        put_text(out, sc_record_text(SC_REC_ENV, p, n), false);
         break;
     case SC_REC_RANGE: dump_range(out, p, n); break;
     case SC_REC_END: dump_end(out, p, n); break;
@@ -562,56 +491,21 @@ static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record
 
 /* ---- the file ----------------------------------------------------------------------- */
 
-/* Reads the whole file; on failure puts why in err. */
-static int read_all(const char *path, uint8_t **data, size_t *size, char *err, size_t err_size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s", strerror(errno));
-        return -1;
-    }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        uint8_t *grown = realloc(buf, 2 * cap);
-        if (!grown) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = grown;
-        cap *= 2;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (!buf || failed) {
-        snprintf(err, err_size, "%s", buf ? "read error" : "out of memory");
-        free(buf);
-        return -1;
-    }
-    *data = buf;
-    *size = n;
-    return 0;
-}
-
 /* Prints the header line; returns 0 when records can be read, -1 (message printed on
  * both streams) when the header itself rules the file out. */
 static int dump_header(FILE *out, sc_dump *d)
 {
     sc_file_header h;
-    if (d->size < sizeof h || memcmp(d->data, SC_TRACE_MAGIC, sizeof SC_TRACE_MAGIC) != 0) {
-        const char *why = d->size < sizeof h ? "file too short" : "wrong magic";
+    enum sc_header_fault fault = sc_header_check(d->data, d->size, &h);
+    if (fault == SC_HEADER_TOO_SHORT || fault == SC_HEADER_BAD_MAGIC) {
+        const char *why = fault == SC_HEADER_TOO_SHORT ? "file too short" : "wrong magic";
         fprintf(out, "not a streamcheck trace (%s)\n", why);
         fprintf(stderr, "streamcheck-report: %s: not a streamcheck trace (%s)\n", d->path, why);
         return -1;
     }
-    memcpy(&h, d->data, sizeof h);
     fprintf(out, "format %u.%u, header %u bytes, file %zu bytes\n", h.version_major,
             h.version_minor, h.header_size, d->size);
-    if (h.version_major != SC_TRACE_VERSION_MAJOR) {
+    if (fault == SC_HEADER_VERSION) {
         fprintf(out, "cannot read format %u.x: this streamcheck reads format %d.x\n",
                 h.version_major, SC_TRACE_VERSION_MAJOR);
         fprintf(stderr, "streamcheck-report: %s: trace format %u.%u; this streamcheck reads "
@@ -619,7 +513,7 @@ static int dump_header(FILE *out, sc_dump *d)
                 SC_TRACE_VERSION_MAJOR);
         return -1;
     }
-    if (h.header_size < sizeof h || h.header_size > d->size || h.header_size % 8) {
+    if (fault == SC_HEADER_BAD_SIZE) {
         fprintf(out, "corrupt: header size %u\n", h.header_size);
         fprintf(stderr, "streamcheck-report: %s: corrupt trace: header size %u\n", d->path,
                 h.header_size);
@@ -671,9 +565,9 @@ int sc_dump_trace(FILE *out, const char *path)
 {
     sc_dump d = {.path = path};
     uint8_t *data = NULL;
-    char err[128];
+    const char *err;
     fprintf(out, "== %s ==\n", path);
-    if (read_all(path, &data, &d.size, err, sizeof err) != 0) {
+    if (sc_read_whole_file(path, &data, &d.size, &err) != 0) {
         fprintf(out, "cannot read: %s\n", err);
         fprintf(stderr, "streamcheck-report: %s: %s\n", path, err);
         return -1;

@@ -176,72 +176,73 @@ static size_t utf8_len(const unsigned char *p)
     return n;
 }
 
-/* A JSON string that is also safe inside <script>: no '<', '>' or '&' appear literally, so
- * neither "</script>" nor "<!--" can end or change the element. */
+/* Writes s (NULL as ""): valid UTF-8 sequences as they are, a byte that starts none as '?'
+ * (so the page never carries invalid UTF-8), and each ASCII byte through `ascii`, which
+ * escapes it for JSON or for HTML. */
+static void ob_text(obuf *o, const char *s, void (*ascii)(obuf *, unsigned))
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        if (*p < 0x80) {
+            ascii(o, *p++);
+            continue;
+        }
+        size_t len = utf8_len(p);
+        if (len == 0) {
+            ob_putc(o, '?');
+            p++;
+        } else {
+            ob_write(o, (const char *)p, len);
+            p += len;
+        }
+    }
+}
+
+/* JSON that is also safe inside <script>: no '<', '>' or '&' appear literally, so neither
+ * "</script>" nor "<!--" can end or change the element. */
+static void ob_json_char(obuf *o, unsigned c)
+{
+    switch (c) {
+    case '"': ob_puts(o, "\\\""); break;
+    case '\\': ob_puts(o, "\\\\"); break;
+    case '\n': ob_puts(o, "\\n"); break;
+    case '\t': ob_puts(o, "\\t"); break;
+    case '<': case '>': case '&':
+        ob_printf(o, "\\u%04x", c);
+        break;
+    default:
+        if (c < 0x20 || c == 0x7f)
+            ob_printf(o, "\\u%04x", c);
+        else
+            ob_putc(o, (char)c);
+    }
+}
+
+/* Text for HTML content and attribute values; control bytes become spaces. */
+static void ob_html_char(obuf *o, unsigned c)
+{
+    switch (c) {
+    case '&': ob_puts(o, "&amp;"); break;
+    case '<': ob_puts(o, "&lt;"); break;
+    case '>': ob_puts(o, "&gt;"); break;
+    case '"': ob_puts(o, "&quot;"); break;
+    case '\'': ob_puts(o, "&#39;"); break;
+    default:
+        ob_putc(o, (char)(c < 0x20 || c == 0x7f ? ' ' : c));
+    }
+}
+
+/* A JSON string for the page's data (see ob_json_char). */
 static void ob_jstr(obuf *o, const char *s)
 {
     ob_putc(o, '"');
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    while (*p) {
-        unsigned c = *p;
-        if (c >= 0x80) {
-            size_t len = utf8_len(p);
-            if (len == 0) {
-                ob_putc(o, '?');
-                p++;
-            } else {
-                ob_write(o, (const char *)p, len);
-                p += len;
-            }
-            continue;
-        }
-        switch (c) {
-        case '"': ob_puts(o, "\\\""); break;
-        case '\\': ob_puts(o, "\\\\"); break;
-        case '\n': ob_puts(o, "\\n"); break;
-        case '\t': ob_puts(o, "\\t"); break;
-        case '<': case '>': case '&':
-            ob_printf(o, "\\u%04x", c);
-            break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                ob_printf(o, "\\u%04x", c);
-            else
-                ob_putc(o, (char)c);
-        }
-        p++;
-    }
+    ob_text(o, s, ob_json_char);
     ob_putc(o, '"');
 }
 
-/* Text for HTML content and attribute values. */
 static void ob_html(obuf *o, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    while (*p) {
-        unsigned c = *p;
-        if (c >= 0x80) {
-            size_t len = utf8_len(p);
-            if (len == 0) {
-                ob_putc(o, '?');
-                p++;
-            } else {
-                ob_write(o, (const char *)p, len);
-                p += len;
-            }
-            continue;
-        }
-        switch (c) {
-        case '&': ob_puts(o, "&amp;"); break;
-        case '<': ob_puts(o, "&lt;"); break;
-        case '>': ob_puts(o, "&gt;"); break;
-        case '"': ob_puts(o, "&quot;"); break;
-        case '\'': ob_puts(o, "&#39;"); break;
-        default:
-            ob_putc(o, (char)(c < 0x20 || c == 0x7f ? ' ' : c));
-        }
-        p++;
-    }
+    ob_text(o, s, ob_html_char);
 }
 
 /* ---- interning: strings and event descriptors --------------------------------------- */
@@ -385,6 +386,22 @@ typedef struct html_ctx {
     bool oom;
 } html_ctx;
 
+/* The array v (*cap elements of `size` bytes) with room for element n: doubled, from
+ * `first` elements, when full. NULL when out of memory (c->oom set, v left as it was). */
+static void *grow(html_ctx *c, void *v, size_t n, size_t *cap, size_t size, size_t first)
+{
+    if (n < *cap)
+        return v;
+    size_t new_cap = *cap ? 2 * *cap : first;
+    void *g = realloc(v, new_cap * size);
+    if (!g) {
+        c->oom = true;
+        return NULL;
+    }
+    *cap = new_cap;
+    return g;
+}
+
 static long intern_name(html_ctx *c, const char *name, bool demangle)
 {
     if (!name)
@@ -397,16 +414,10 @@ static long intern_name(html_ctx *c, const char *name, bool demangle)
     }
     if (!added)
         return i;
-    if ((size_t)i >= c->names_cap) {
-        size_t cap = c->names_cap ? 2 * c->names_cap : 256;
-        name_info *v = realloc(c->names, cap * sizeof *v);
-        if (!v) {
-            c->oom = true;
-            return -1;
-        }
-        c->names = v;
-        c->names_cap = cap;
-    }
+    name_info *v = grow(c, c->names, (size_t)i, &c->names_cap, sizeof *v, 256);
+    if (!v)
+        return -1;
+    c->names = v;
     name_info *ni = &c->names[i];
     char *full = demangle ? sc_demangle(name) : NULL;
     ni->full = full ? full : strdup(name);
@@ -432,16 +443,10 @@ static long intern_desc(html_ctx *c, const desc_key *k, const char *detail)
     }
     if (!added)
         return i;
-    if ((size_t)i >= c->descs_cap) {
-        size_t cap = c->descs_cap ? 2 * c->descs_cap : 256;
-        desc_info *v = realloc(c->descs, cap * sizeof *v);
-        if (!v) {
-            c->oom = true;
-            return -1;
-        }
-        c->descs = v;
-        c->descs_cap = cap;
-    }
+    desc_info *v = grow(c, c->descs, (size_t)i, &c->descs_cap, sizeof *v, 256);
+    if (!v)
+        return -1;
+    c->descs = v;
     c->descs[i] = (desc_info){.kind = k->kind, .name = k->name, .sub = k->sub,
                               .detail = strdup(detail ? detail : "")};
     if (!c->descs[i].detail)
@@ -452,16 +457,10 @@ static long intern_desc(html_ctx *c, const desc_key *k, const char *detail)
 static row *add_row(html_ctx *c, size_t proc, enum row_type type, uint64_t sec, uint64_t k1,
                     uint64_t k2)
 {
-    if (c->n_rows == c->cap_rows) {
-        size_t cap = c->cap_rows ? 2 * c->cap_rows : 64;
-        row *v = realloc(c->rows, cap * sizeof *v);
-        if (!v) {
-            c->oom = true;
-            return NULL;
-        }
-        c->rows = v;
-        c->cap_rows = cap;
-    }
+    row *v = grow(c, c->rows, c->n_rows, &c->cap_rows, sizeof *v, 64);
+    if (!v)
+        return NULL;
+    c->rows = v;
     row *r = &c->rows[c->n_rows++];
     memset(r, 0, sizeof *r);
     r->proc = proc;
@@ -477,34 +476,20 @@ static void add_event(html_ctx *c, row *r, uint64_t start, uint64_t end, long de
 {
     if (desc < 0)
         return;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        event *v = realloc(r->ev, cap * sizeof *v);
-        if (!v) {
-            c->oom = true;
-            return;
-        }
-        r->ev = v;
-        r->cap = cap;
-    }
+    event *v = grow(c, r->ev, r->n, &r->cap, sizeof *v, 64);
+    if (!v)
+        return;
+    r->ev = v;
     r->ev[r->n++] = (event){.start = start, .end = end > start ? end : start,
                             .desc = (uint32_t)desc, .range = range};
 }
 
 /* ---- names of things ---------------------------------------------------------------- */
 
+/* The timeline's labels ("memcpy ?") mark a copy kind CUPTI did not know as "?". */
 static const char *copy_kind_name(unsigned k)
 {
-    static const char *const names[] = {"?", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                        "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
-    return k < sizeof names / sizeof names[0] ? names[k] : "?";
-}
-
-static const char *mem_kind_name(unsigned k)
-{
-    static const char *const names[] = {"unknown", "pageable", "pinned", "device", "array",
-                                        "managed", "device-static", "managed-static"};
-    return k < sizeof names / sizeof names[0] ? names[k] : "unknown";
+    return k ? sc_report_copy_kind(k, "?") : "?";
 }
 
 /* The calls a host thread can block in, by class; NULL for the others. */
@@ -558,6 +543,13 @@ static unsigned pid_of(const sc_trace *t)
 static uint64_t span_of(const sc_overlap *o)
 {
     return o->last_ns > o->first_ns ? o->last_ns - o->first_ns : 0;
+}
+
+/* "app (pid 1234)": how the timeline, its data and every table name a process. */
+static const char *proc_label(const sc_trace *t, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s (pid %u)", exe_base(t), pid_of(t));
+    return buf;
 }
 
 /* ---- building the rows of one process ----------------------------------------------- */
@@ -671,16 +663,27 @@ static row *work_row(html_ctx *c, size_t proc, size_t first, const sc_analysis *
     return r;
 }
 
+/* A key for an event of `kind` named `name`, zeroed first: keys are compared as bytes, so
+ * the fields a kind does not use (and any padding) must not differ. false when out of
+ * memory. */
+static bool desc_key_init(html_ctx *c, desc_key *key, enum ev_kind kind, const char *name,
+                          bool demangle)
+{
+    long ni = intern_name(c, name, demangle);
+    if (ni < 0)
+        return false;
+    memset(key, 0, sizeof *key);
+    key->kind = kind;
+    key->name = (uint32_t)ni;
+    return true;
+}
+
 static long kernel_desc(html_ctx *c, const sc_kernel *k)
 {
     const sc_rec_kernel *kr = &k->rec;
-    long name = intern_name(c, k->name, true);
-    if (name < 0)
-        return -1;
     desc_key key;
-    memset(&key, 0, sizeof key);
-    key.kind = EV_KERNEL;
-    key.name = (uint32_t)name;
+    if (!desc_key_init(c, &key, EV_KERNEL, k->name, true))
+        return -1;
     key.grid[0] = kr->grid_x, key.grid[1] = kr->grid_y, key.grid[2] = kr->grid_z;
     key.block[0] = kr->block_x, key.block[1] = kr->block_y, key.block[2] = kr->block_z;
     key.a = kr->registers_per_thread;
@@ -699,13 +702,9 @@ static long copy_desc(html_ctx *c, const sc_rec_memcpy *m)
 {
     char name[64];
     snprintf(name, sizeof name, "memcpy %s", copy_kind_name(m->copy_kind));
-    long ni = intern_name(c, name, false);
-    if (ni < 0)
-        return -1;
     desc_key key;
-    memset(&key, 0, sizeof key);
-    key.kind = EV_COPY;
-    key.name = (uint32_t)ni;
+    if (!desc_key_init(c, &key, EV_COPY, name, false))
+        return -1;
     key.sub = m->copy_kind;
     key.a = m->src_kind;
     key.b = m->dst_kind;
@@ -713,40 +712,34 @@ static long copy_desc(html_ctx *c, const sc_rec_memcpy *m)
     key.bytes = m->bytes;
     char detail[256], b1[SC_FMT_SIZE];
     snprintf(detail, sizeof detail, "%s, %s to %s%s", sc_report_fmt_bytes((double)m->bytes, b1),
-             mem_kind_name(m->src_kind), mem_kind_name(m->dst_kind),
+             sc_report_memory_kind(m->src_kind, "unknown"),
+             sc_report_memory_kind(m->dst_kind, "unknown"),
              m->flags & SC_MEMCPY_ASYNC ? ", async" : ", synchronous");
     return intern_desc(c, &key, detail);
 }
 
 static long memset_desc(html_ctx *c, const sc_rec_memset *m)
 {
-    long ni = intern_name(c, "memset", false);
-    if (ni < 0)
-        return -1;
     desc_key key;
-    memset(&key, 0, sizeof key);
-    key.kind = EV_MEMSET;
-    key.name = (uint32_t)ni;
+    if (!desc_key_init(c, &key, EV_MEMSET, "memset", false))
+        return -1;
     key.a = m->memory_kind;
     key.b = m->flags;
     key.c = m->value;
     key.bytes = m->bytes;
     char detail[256], b1[SC_FMT_SIZE];
     snprintf(detail, sizeof detail, "%s of %s memory to 0x%x%s",
-             sc_report_fmt_bytes((double)m->bytes, b1), mem_kind_name(m->memory_kind), m->value,
+             sc_report_fmt_bytes((double)m->bytes, b1),
+             sc_report_memory_kind(m->memory_kind, "unknown"), m->value,
              m->flags & 1 ? ", async" : ", synchronous");
     return intern_desc(c, &key, detail);
 }
 
 static long call_desc(html_ctx *c, const sc_api_call *call, const char *what)
 {
-    long ni = intern_name(c, call->name, false);
-    if (ni < 0)
-        return -1;
     desc_key key;
-    memset(&key, 0, sizeof key);
-    key.kind = EV_CALL;
-    key.name = (uint32_t)ni;
+    if (!desc_key_init(c, &key, EV_CALL, call->name, false))
+        return -1;
     key.sub = call->rec.call_class;
     key.bytes = call->rec.bytes;
     char detail[256], b1[SC_FMT_SIZE];
@@ -760,13 +753,9 @@ static long call_desc(html_ctx *c, const sc_api_call *call, const char *what)
 
 static long range_desc(html_ctx *c, const sc_range *rg)
 {
-    long ni = intern_name(c, rg->name, false);
-    if (ni < 0)
-        return -1;
     desc_key key;
-    memset(&key, 0, sizeof key);
-    key.kind = EV_RANGE;
-    key.name = (uint32_t)ni;
+    if (!desc_key_init(c, &key, EV_RANGE, rg->name, false))
+        return -1;
     key.a = rg->rec.domain_id;
     char detail[256];
     snprintf(detail, sizeof detail, "NVTX range%s%s", rg->domain ? ", domain " : "",
@@ -900,7 +889,7 @@ static void process_rows(html_ctx *c, size_t proc, const sc_analysis *a,
     row *r = add_row(c, proc, ROW_PROCESS, 0, 0, 0);
     if (!r)
         return;
-    snprintf(r->label, sizeof r->label, "%s (pid %u)", exe_base(t), pid_of(t));
+    proc_label(t, r->label, sizeof r->label);
     snprintf(r->sub, sizeof r->sub, "%s",
              sc_report_fmt_ns(a->run_end_ns > a->run_start_ns
                                   ? a->run_end_ns - a->run_start_ns : 0, b1));
@@ -1003,7 +992,7 @@ static void json_process(obuf *o, const html_ctx *c, size_t proc, const sc_analy
 {
     const sc_trace *t = a->trace;
     char label[256];
-    snprintf(label, sizeof label, "%s (pid %u)", exe_base(t), pid_of(t));
+    proc_label(t, label, sizeof label);
     ob_puts(o, "{\"label\":");
     ob_jstr(o, label);
     ob_puts(o, ",\"exe\":");
@@ -1203,6 +1192,57 @@ static void td(obuf *o, const char *cls, const char *text)
     ob_puts(o, "</td>");
 }
 
+static void td_count(obuf *o, uint64_t v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%" PRIu64, v);
+    td(o, "num", text);
+}
+
+/* Concurrency and speedup: "1.84x". */
+static void td_ratio(obuf *o, double x)
+{
+    char text[256];
+    snprintf(text, sizeof text, "%.2fx", x);
+    td(o, "num", text);
+}
+
+/* Copy time that overlapped kernels, of all copy time: "1.20 ms of 3.40 ms". */
+static void td_copy_compute(obuf *o, const sc_overlap *ov)
+{
+    char b1[SC_FMT_SIZE], b2[SC_FMT_SIZE], text[2 * SC_FMT_SIZE + 8];
+    snprintf(text, sizeof text, "%s of %s", sc_report_fmt_ns(ov->copy_compute_ns, b1),
+             sc_report_fmt_ns(ov->copy_busy_ns, b2));
+    td(o, "num", text);
+}
+
+/* The device work issued inside NVTX ranges, as both range tables show it: kernels, busy,
+ * concurrency, speedup, copy/compute, idle. */
+static void td_range_work(obuf *o, const sc_overlap *ov)
+{
+    char b1[SC_FMT_SIZE];
+    td_count(o, ov->kernel_count);
+    td(o, "num", sc_report_fmt_ns(ov->busy_ns, b1));
+    td_ratio(o, ov->concurrency);
+    td_ratio(o, ov->speedup);
+    td_copy_compute(o, ov);
+    td(o, "num", sc_report_fmt_ns(ov->idle_ns, b1));
+}
+
+/* "domain: name" (the default domain unnamed), then a dot per nesting level up to 8. */
+static void td_range_name(obuf *o, const char *domain, const char *name, uint32_t depth)
+{
+    ob_puts(o, "<td class=\"name\">");
+    if (domain) {
+        ob_html(o, domain);
+        ob_puts(o, ": ");
+    }
+    ob_html(o, name ? name : "?");
+    for (uint32_t d = 0; d < depth && d < 8; d++)
+        ob_puts(o, " <span class=\"depth\">&middot;</span>");
+    ob_puts(o, "</td>");
+}
+
 static void html_findings(obuf *o, const html_ctx *c, const sc_analysis *const *as, size_t n)
 {
     ob_puts(o, "<h2>Findings</h2>\n<table id=\"findings\">\n<thead><tr><th>process</th>"
@@ -1212,7 +1252,7 @@ static void html_findings(obuf *o, const html_ctx *c, const sc_analysis *const *
     for (size_t i = 0; i < n; i++) {
         const sc_analysis *a = as[i];
         char label[256], b1[SC_FMT_SIZE], num[64], site[512];
-        snprintf(label, sizeof label, "%s (pid %u)", exe_base(a->trace), pid_of(a->trace));
+        proc_label(a->trace, label, sizeof label);
         for (size_t j = 0; j < a->n_findings; j++, total++) {
             const sc_finding *f = &a->findings[j];
             ob_printf(o, "<tr class=\"finding %s\" data-p=\"%zu\" data-f=\"%zu\" "
@@ -1224,8 +1264,7 @@ static void html_findings(obuf *o, const html_ctx *c, const sc_analysis *const *
             td(o, "num", sc_report_fmt_ns(f->cost_ns, b1));
             snprintf(num, sizeof num, "%.1f%%", f->share * 100.0);
             td(o, "num", num);
-            snprintf(num, sizeof num, "%" PRIu64, f->count);
-            td(o, "num", num);
+            td_count(o, f->count);
             td(o, NULL, f->title);
             td(o, NULL, f->fix);
             td(o, "site", f->n_sites ? site_text(c->opt, a->trace, f->sites[0].call, site,
@@ -1248,42 +1287,24 @@ static void html_ranges(obuf *o, const html_ctx *c, const sc_analysis *const *as
     size_t limit = c->opt->max_range_rows ? c->opt->max_range_rows : SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         const sc_analysis *a = as[i];
-        char label[256], b1[SC_FMT_SIZE], b2[SC_FMT_SIZE], text[512];
-        snprintf(label, sizeof label, "%s (pid %u)", exe_base(a->trace), pid_of(a->trace));
+        char label[256], b1[SC_FMT_SIZE], text[512];
+        proc_label(a->trace, label, sizeof label);
         recorded += a->trace->n_ranges;
         total += a->n_ranges;
         for (size_t j = 0; j < a->n_ranges && shown < limit; j++, shown++) {
             const sc_range_summary *rs = &a->ranges[j];
             const sc_range *rg = rs->range;
-            const sc_overlap *ov = &rs->overlap;
             ob_puts(o, "<tr class=\"range\">");
             td(o, NULL, label);
-            ob_puts(o, "<td class=\"name\">");
-            if (rg && rg->domain) {
-                ob_html(o, rg->domain);
-                ob_puts(o, ": ");
-            }
-            ob_html(o, rg && rg->name ? rg->name : "?");
-            for (uint32_t d = 0; rg && d < rg->rec.depth && d < 8; d++)
-                ob_puts(o, " <span class=\"depth\">&middot;</span>");
-            ob_puts(o, "</td>");
+            td_range_name(o, rg ? rg->domain : NULL, rg ? rg->name : NULL,
+                          rg ? rg->rec.depth : 0);
             snprintf(text, sizeof text, "%u", rg ? rg->rec.tid : 0);
             td(o, "num", text);
             snprintf(text, sizeof text, "+%s", sc_report_fmt_ns(rg ? rel(c, i, rg->rec.start_ns)
                                                                    : 0, b1));
             td(o, "num", text);
             td(o, "num", sc_report_fmt_ns(rs->wall_ns, b1));
-            snprintf(text, sizeof text, "%" PRIu64, ov->kernel_count);
-            td(o, "num", text);
-            td(o, "num", sc_report_fmt_ns(ov->busy_ns, b1));
-            snprintf(text, sizeof text, "%.2fx", ov->concurrency);
-            td(o, "num", text);
-            snprintf(text, sizeof text, "%.2fx", ov->speedup);
-            td(o, "num", text);
-            snprintf(text, sizeof text, "%s of %s", sc_report_fmt_ns(ov->copy_compute_ns, b1),
-                     sc_report_fmt_ns(ov->copy_busy_ns, b2));
-            td(o, "num", text);
-            td(o, "num", sc_report_fmt_ns(ov->idle_ns, b1));
+            td_range_work(o, &rs->overlap);
             range_findings_text(rs, text, sizeof text);
             td(o, NULL, text[0] ? text : "-");
             ob_puts(o, "</tr>\n");
@@ -1315,35 +1336,17 @@ static void html_range_names(obuf *o, const html_ctx *c, const sc_analysis *cons
                "<th>copy/compute</th><th>idle</th></tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < n; i++) {
         const sc_analysis *a = as[i];
-        char label[256], b1[SC_FMT_SIZE], b2[SC_FMT_SIZE], text[256];
-        snprintf(label, sizeof label, "%s (pid %u)", exe_base(a->trace), pid_of(a->trace));
+        char label[256], b1[SC_FMT_SIZE];
+        proc_label(a->trace, label, sizeof label);
         for (size_t j = 0; j < a->n_range_names && shown < limit; j++, shown++) {
             const sc_range_name_summary *rn = &a->range_names[j];
-            const sc_overlap *ov = &rn->overlap;
             ob_puts(o, "<tr class=\"range-name\">");
             td(o, NULL, label);
-            ob_puts(o, "<td class=\"name\">");
-            if (rn->domain) {
-                ob_html(o, rn->domain);
-                ob_puts(o, ": ");
-            }
-            ob_html(o, rn->name ? rn->name : "?");
-            ob_puts(o, "</td>");
-            snprintf(text, sizeof text, "%" PRIu64, rn->count);
-            td(o, "num", text);
+            td_range_name(o, rn->domain, rn->name, 0);
+            td_count(o, rn->count);
             td(o, "num", sc_report_fmt_ns(rn->wall_ns, b1));
             td(o, "num", sc_report_fmt_ns(rn->max_wall_ns, b1));
-            snprintf(text, sizeof text, "%" PRIu64, ov->kernel_count);
-            td(o, "num", text);
-            td(o, "num", sc_report_fmt_ns(ov->busy_ns, b1));
-            snprintf(text, sizeof text, "%.2fx", ov->concurrency);
-            td(o, "num", text);
-            snprintf(text, sizeof text, "%.2fx", ov->speedup);
-            td(o, "num", text);
-            snprintf(text, sizeof text, "%s of %s", sc_report_fmt_ns(ov->copy_compute_ns, b1),
-                     sc_report_fmt_ns(ov->copy_busy_ns, b2));
-            td(o, "num", text);
-            td(o, "num", sc_report_fmt_ns(ov->idle_ns, b1));
+            td_range_work(o, &rn->overlap);
             ob_puts(o, "</tr>\n");
         }
     }
@@ -1363,7 +1366,7 @@ static void html_devices(obuf *o, const sc_analysis *const *as, size_t n)
     for (size_t i = 0; i < n; i++) {
         const sc_analysis *a = as[i];
         char label[256], b1[SC_FMT_SIZE], b2[SC_FMT_SIZE], text[256];
-        snprintf(label, sizeof label, "%s (pid %u)", exe_base(a->trace), pid_of(a->trace));
+        proc_label(a->trace, label, sizeof label);
         for (size_t j = 0; j < a->n_devices; j++, total++) {
             const sc_device_summary *d = &a->devices[j];
             const sc_overlap *ov = &d->overlap;
@@ -1373,21 +1376,17 @@ static void html_devices(obuf *o, const sc_analysis *const *as, size_t n)
             snprintf(text, sizeof text, "%u %s", d->device,
                      d->info && d->info->name ? d->info->name : "");
             td(o, NULL, text);
-            snprintf(text, sizeof text, "%" PRIu64, ov->kernel_count);
-            td(o, "num", text);
+            td_count(o, ov->kernel_count);
             td(o, "num", sc_report_fmt_ns(span, b1));
             snprintf(text, sizeof text, "%s (%.1f%%)", sc_report_fmt_ns(ov->busy_ns, b1),
                      span ? 100.0 * (double)ov->busy_ns / (double)span : 0.0);
             td(o, "num", text);
-            snprintf(text, sizeof text, "%.2fx", ov->concurrency);
-            td(o, "num", text);
+            td_ratio(o, ov->concurrency);
             td(o, "num", sc_report_fmt_ns(ov->overlap_ns, b1));
             snprintf(text, sizeof text, "%.2fx (%" PRIu64 " of %" PRIu64 " timed solo)",
                      ov->speedup, ov->solo_known, ov->kernel_count);
             td(o, "num", text);
-            snprintf(text, sizeof text, "%s of %s", sc_report_fmt_ns(ov->copy_compute_ns, b1),
-                     sc_report_fmt_ns(ov->copy_busy_ns, b2));
-            td(o, "num", text);
+            td_copy_compute(o, ov);
             snprintf(text, sizeof text, "%s in %" PRIu64 ", longest %s",
                      sc_report_fmt_ns(ov->idle_ns, b1), ov->gap_count,
                      sc_report_fmt_ns(ov->longest_gap_ns, b2));

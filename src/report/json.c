@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report/demangle.h"
+#include "report/json_str.h"
 #include "report/merge.h"
 #include "report/names.h"
 #include "report/text.h"
@@ -22,26 +23,6 @@ static json_t *jint(uint64_t v)
 static json_t *jreal(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* jansson refuses invalid UTF-8 (a path or a kernel name can hold any bytes): such a string
- * goes out with its non-ASCII bytes replaced by '?' rather than going missing. */
-static json_t *jstr(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char *copy = strdup(s);
-    if (!copy)
-        return json_null();
-    for (char *c = copy; *c; c++)
-        if ((unsigned char)*c >= 0x80)
-            *c = '?';
-    j = json_string(copy);
-    free(copy);
-    return j ? j : json_null();
 }
 
 static json_t *jhex(uint64_t v)
@@ -57,11 +38,11 @@ static json_t *frame_json(const sc_frame *f)
 {
     json_t *o = json_object();
     json_object_set_new(o, "addr", jhex(f->addr));
-    json_object_set_new(o, "module", jstr(f->module));
+    json_object_set_new(o, "module", sc_json_str(f->module));
     json_object_set_new(o, "module_offset", f->module ? jhex(f->module_offset) : json_null());
-    json_object_set_new(o, "function", jstr(f->function));
+    json_object_set_new(o, "function", sc_json_str(f->function));
     json_object_set_new(o, "offset", f->function ? jint(f->offset) : json_null());
-    json_object_set_new(o, "file", jstr(f->file));
+    json_object_set_new(o, "file", sc_json_str(f->file));
     json_object_set_new(o, "line", f->line ? jint(f->line) : json_null());
     json_object_set_new(o, "internal", json_boolean(sc_frame_is_internal(f)));
     return o;
@@ -86,7 +67,7 @@ static json_t *call_json(const sc_trace *t, const sc_api_call *call, const sc_js
     if (!call)
         return json_null();
     json_t *o = json_object();
-    json_object_set_new(o, "api", jstr(call->name));
+    json_object_set_new(o, "api", sc_json_str(call->name));
     json_object_set_new(o, "start_ns", jint(call->rec.start_ns));
     json_object_set_new(o, "end_ns", jint(call->rec.end_ns));
     json_object_set_new(o, "tid", jint(call->rec.tid));
@@ -118,7 +99,7 @@ static json_t *instance_json(const sc_trace *t, const sc_instance *in,
     json_object_set_new(o, "start_ns", jint(in->start_ns));
     json_object_set_new(o, "end_ns", jint(in->end_ns));
     json_object_set_new(o, "cost_ns", jint(in->cost_ns));
-    json_object_set_new(o, "text", jstr(in->text));
+    json_object_set_new(o, "text", sc_json_str(in->text));
     json_object_set_new(o, "evidence", evidence_json(in->evidence, in->n_evidence));
     json_object_set_new(o, "call", call_json(t, in->call, opt));
     return o;
@@ -127,10 +108,10 @@ static json_t *instance_json(const sc_trace *t, const sc_instance *in,
 static json_t *finding_json(const sc_trace *t, const sc_finding *f, const sc_json_options *opt)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "rule", jstr(f->rule));
+    json_object_set_new(o, "rule", sc_json_str(f->rule));
     json_object_set_new(o, "severity", json_string(sc_severity_name(f->severity)));
-    json_object_set_new(o, "title", jstr(f->title));
-    json_object_set_new(o, "fix", jstr(f->fix));
+    json_object_set_new(o, "title", sc_json_str(f->title));
+    json_object_set_new(o, "fix", sc_json_str(f->fix));
     json_object_set_new(o, "count", jint(f->count));
     json_object_set_new(o, "cost_ns", jint(f->cost_ns));
     json_object_set_new(o, "share", jreal(f->share));
@@ -179,8 +160,8 @@ static json_t *kernel_json(const sc_trace *t, size_t idx)
     const sc_kernel *k = &t->kernels[idx];
     json_t *o = json_object();
     char *dem = sc_demangle(k->name);
-    json_object_set_new(o, "name", jstr(k->name));
-    json_object_set_new(o, "demangled", jstr(dem ? dem : k->name));
+    json_object_set_new(o, "name", sc_json_str(k->name));
+    json_object_set_new(o, "demangled", sc_json_str(dem ? dem : k->name));
     free(dem);
     json_object_set_new(o, "stream_id", jint(k->rec.stream_id));
     json_object_set_new(o, "start_ns", jint(k->rec.start_ns));
@@ -192,7 +173,7 @@ static json_t *device_json(const sc_trace *t, const sc_device_summary *d)
 {
     json_t *o = json_object();
     json_object_set_new(o, "device", jint(d->device));
-    json_object_set_new(o, "name", d->info ? jstr(d->info->name) : json_null());
+    json_object_set_new(o, "name", d->info ? sc_json_str(d->info->name) : json_null());
     json_object_set_new(o, "sm_count", d->info ? jint(d->info->rec.sm_count) : json_null());
     if (d->info) {
         char cc[16];
@@ -244,7 +225,7 @@ static json_t *range_findings_json(const sc_range_finding *f, size_t n)
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
         json_t *j = json_object();
-        json_object_set_new(j, "rule", jstr(f[i].rule));
+        json_object_set_new(j, "rule", sc_json_str(f[i].rule));
         json_object_set_new(j, "severity", json_string(sc_severity_name(f[i].severity)));
         json_object_set_new(j, "count", jint(f[i].count));
         json_object_set_new(j, "cost_ns", jint(f[i].cost_ns));
@@ -254,41 +235,46 @@ static json_t *range_findings_json(const sc_range_finding *f, size_t n)
     return arr;
 }
 
+/* What a range, or the ranges of a name, issued: the members both objects end with. */
+static void range_work_into(json_t *o, uint64_t calls, uint64_t copies, uint64_t memsets,
+                            const sc_overlap *ov, const sc_range_finding *findings, size_t n)
+{
+    json_object_set_new(o, "call_count", jint(calls));
+    json_object_set_new(o, "copy_count", jint(copies));
+    json_object_set_new(o, "memset_count", jint(memsets));
+    overlap_into(o, ov);
+    json_object_set_new(o, "findings", range_findings_json(findings, n));
+}
+
 static json_t *range_json(const sc_range_summary *r)
 {
     const sc_rec_range *rec = &r->range->rec;
     bool any_thread = rec->depth == UINT32_MAX;     /* start/end: not bound to a thread */
     json_t *o = json_object();
-    json_object_set_new(o, "name", jstr(r->range->name));
-    json_object_set_new(o, "domain", jstr(r->range->domain));
+    json_object_set_new(o, "name", sc_json_str(r->range->name));
+    json_object_set_new(o, "domain", sc_json_str(r->range->domain));
     json_object_set_new(o, "kind", json_string(any_thread ? "start-end" : "push-pop"));
     json_object_set_new(o, "tid", jint(rec->tid));
     json_object_set_new(o, "depth", any_thread ? json_null() : jint(rec->depth));
     json_object_set_new(o, "start_ns", jint(rec->start_ns));
     json_object_set_new(o, "end_ns", jint(rec->end_ns));
     json_object_set_new(o, "wall_ns", jint(r->wall_ns));
-    json_object_set_new(o, "call_count", jint(r->call_count));
-    json_object_set_new(o, "copy_count", jint(r->copy_count));
-    json_object_set_new(o, "memset_count", jint(r->memset_count));
-    overlap_into(o, &r->overlap);
-    json_object_set_new(o, "findings", range_findings_json(r->findings, r->n_findings));
+    range_work_into(o, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
+                    r->n_findings);
     return o;
 }
 
 static json_t *range_name_json(const sc_range_name_summary *r)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "name", jstr(r->name));
-    json_object_set_new(o, "domain", jstr(r->domain));
+    json_object_set_new(o, "name", sc_json_str(r->name));
+    json_object_set_new(o, "domain", sc_json_str(r->domain));
     json_object_set_new(o, "count", jint(r->count));
     json_object_set_new(o, "wall_ns", jint(r->wall_ns));
     json_object_set_new(o, "mean_wall_ns", jint(r->count ? r->wall_ns / r->count : 0));
     json_object_set_new(o, "max_wall_ns", jint(r->max_wall_ns));
-    json_object_set_new(o, "call_count", jint(r->call_count));
-    json_object_set_new(o, "copy_count", jint(r->copy_count));
-    json_object_set_new(o, "memset_count", jint(r->memset_count));
-    overlap_into(o, &r->overlap);
-    json_object_set_new(o, "findings", range_findings_json(r->findings, r->n_findings));
+    range_work_into(o, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
+                    r->n_findings);
     return o;
 }
 
@@ -300,8 +286,8 @@ static json_t *process_json(const sc_analysis *a, const sc_json_options *opt)
     json_t *o = json_object();
     char ver[16];
     snprintf(ver, sizeof ver, "%u.%u", t->version_major, t->version_minor);
-    json_object_set_new(o, "path", jstr(t->path));
-    json_object_set_new(o, "exe", jstr(t->exe));
+    json_object_set_new(o, "path", sc_json_str(t->path));
+    json_object_set_new(o, "exe", sc_json_str(t->exe));
     json_object_set_new(o, "pid", t->has_process ? jint(t->process.pid) : json_null());
     json_object_set_new(o, "ppid", t->has_process ? jint(t->process.ppid) : json_null());
     json_object_set_new(o, "attach", t->has_process ? json_string(sc_report_attach_name(
@@ -312,7 +298,7 @@ static json_t *process_json(const sc_analysis *a, const sc_json_options *opt)
     json_object_set_new(o, "trace_version", json_string(ver));
     json_object_set_new(o, "status", json_string(sc_report_status_name(t->status)));
     json_object_set_new(o, "status_detail", t->status == SC_TRACE_COMPLETE
-                                                ? json_null() : jstr(t->status_detail));
+                                                ? json_null() : sc_json_str(t->status_detail));
     json_object_set_new(o, "dropped_records", t->has_end ? jint(t->end.dropped_records)
                                                          : json_null());
     json_object_set_new(o, "run_start_ns", jint(a->run_start_ns));
@@ -330,13 +316,13 @@ static json_t *process_json(const sc_analysis *a, const sc_json_options *opt)
     for (size_t i = 0; i < t->n_notes; i++) {
         json_t *n = json_object();
         json_object_set_new(n, "code", json_string(sc_report_note_name(t->notes[i].code)));
-        json_object_set_new(n, "text", jstr(t->notes[i].text));
+        json_object_set_new(n, "text", sc_json_str(t->notes[i].text));
         json_array_append_new(notes, n);
     }
     json_object_set_new(o, "notes", notes);
     json_t *env = json_array();
     for (size_t i = 0; i < t->n_env; i++)
-        json_array_append_new(env, jstr(t->env[i]));
+        json_array_append_new(env, sc_json_str(t->env[i]));
     json_object_set_new(o, "env", env);
 
     json_t *devs = json_array(), *streams = json_array(), *findings = json_array();
@@ -399,7 +385,7 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
     json_object_set_new(doc, "schema", json_string(SC_JSON_SCHEMA));
     json_t *tool = json_object();
     json_object_set_new(tool, "name", json_string("streamcheck-report"));
-    json_object_set_new(tool, "version", jstr(opt->tool_version));
+    json_object_set_new(tool, "version", sc_json_str(opt->tool_version));
     json_object_set_new(doc, "tool", tool);
     json_t *procs = json_array();
     for (size_t i = 0; i < n; i++)
@@ -408,8 +394,8 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
     json_t *errs = json_array();
     for (size_t i = 0; i < n_errors; i++) {
         json_t *e = json_object();
-        json_object_set_new(e, "path", jstr(errors[i].path));
-        json_object_set_new(e, "message", jstr(errors[i].message));
+        json_object_set_new(e, "path", sc_json_str(errors[i].path));
+        json_object_set_new(e, "message", sc_json_str(errors[i].message));
         json_array_append_new(errs, e);
     }
     json_object_set_new(doc, "errors", errs);

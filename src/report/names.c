@@ -44,6 +44,20 @@ const char *sc_report_attach_name(uint32_t attach)
     }
 }
 
+const char *sc_report_copy_kind(unsigned kind, const char *beyond)
+{
+    static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                        "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
+    return kind < sizeof names / sizeof names[0] ? names[kind] : beyond;
+}
+
+const char *sc_report_memory_kind(unsigned kind, const char *beyond)
+{
+    static const char *const names[] = {"unknown", "pageable", "pinned", "device", "array",
+                                        "managed", "device-static", "managed-static"};
+    return kind < sizeof names / sizeof names[0] ? names[kind] : beyond;
+}
+
 int sc_report_parse_severity(const char *name)
 {
     static const sc_severity all[] = {SC_SEV_NOTE, SC_SEV_WARNING, SC_SEV_ERROR};

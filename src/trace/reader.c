@@ -4,13 +4,14 @@
  * parts are copied into typed arrays (so a record written by a newer minor version, which
  * only appends fields, still loads). Device work and calls are then sorted by start time
  * with a stable sort, so equal times keep file order and the result is deterministic. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "streamcheck/trace.h"
+#include "trace/read_file.h"
 #include "trace/sort.h"
+#include "trace/validate.h"
 
 typedef struct sc_name_entry {
     uint32_t key;
@@ -47,14 +48,6 @@ static void *sc_push(void **array, size_t *n, size_t *cap, size_t size)
 #define SC_PUSH(ld, field, count, capfield) \
     sc_push((void **)&(ld)->t->field, &(ld)->t->count, &(ld)->capfield, sizeof *(ld)->t->field)
 
-/* The NUL-terminated text that follows a fixed part, or NULL if it is not terminated. */
-static const char *sc_tail_text(const uint8_t *payload, size_t payload_size, size_t fixed_size)
-{
-    if (payload_size <= fixed_size) return "";
-    const char *s = (const char *)payload + fixed_size;
-    return memchr(s, '\0', payload_size - fixed_size) ? s : NULL;
-}
-
 static int sc_fail(sc_loader *ld, size_t offset, const char *what)
 {
     snprintf(ld->err, ld->err_size, "%s: corrupt trace: %s at byte %zu", ld->t->path, what,
@@ -62,9 +55,9 @@ static int sc_fail(sc_loader *ld, size_t offset, const char *what)
     return -1;
 }
 
+/* id is one sc_record_check accepted: 1 to SC_RECORD_MAX_STRING_ID. */
 static int sc_set_string(sc_loader *ld, uint32_t id, const char *text)
 {
-    if (id == 0 || id > (1u << 26)) return -1;
     if (id >= ld->n_strings) {
         size_t n = (size_t)id + 1 > ld->n_strings * 2 ? (size_t)id + 1 : ld->n_strings * 2;
         const char **p = realloc(ld->strings, n * sizeof *p);
@@ -88,86 +81,42 @@ static int sc_name_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Copies a fixed part, zero-filling fields an older writer did not have. */
-#define SC_COPY_FIXED(dst, payload, payload_size)                                   \
-    do {                                                                            \
-        memset(&(dst), 0, sizeof(dst));                                             \
-        memcpy(&(dst), (payload), (payload_size) < sizeof(dst) ? (payload_size) : sizeof(dst)); \
-    } while (0)
-
-/* Minimum payload sizes: the fields of version 1.0. A record shorter than that is corrupt. */
-static size_t sc_fixed_size(uint16_t kind)
-{
-    switch (kind) {
-    case SC_REC_PROCESS: return sizeof(sc_rec_process);
-    case SC_REC_MODULE: return sizeof(sc_rec_module);
-    case SC_REC_DEVICE: return sizeof(sc_rec_device);
-    case SC_REC_STRING: return sizeof(sc_rec_string);
-    case SC_REC_CALL_NAME: return sizeof(sc_rec_call_name);
-    case SC_REC_API: return sizeof(sc_rec_api);
-    case SC_REC_KERNEL: return sizeof(sc_rec_kernel);
-    case SC_REC_MEMCPY: return sizeof(sc_rec_memcpy);
-    case SC_REC_MEMSET: return sizeof(sc_rec_memset);
-    case SC_REC_STREAM: return sizeof(sc_rec_stream);
-    case SC_REC_SYNC: return sizeof(sc_rec_sync);
-    case SC_REC_NOTE: return sizeof(sc_rec_note);
-    case SC_REC_ENV: return 0;
-    case SC_REC_RANGE: return sizeof(sc_rec_range);
-    case SC_REC_END: return sizeof(sc_rec_end);
-    default: return 0;
-    }
-}
-
 static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t n,
                           size_t offset)
 {
     sc_trace *t = ld->t;
-    size_t fixed = sc_fixed_size(kind);
-    const char *text = NULL;
-    if (n < fixed) return sc_fail(ld, offset, "record shorter than its kind");
+    /* sc_parse checked the record: its text (for kinds with one) is terminated. */
+    const char *text = sc_record_has_text(kind) ? sc_record_text(kind, p, n) : NULL;
     switch (kind) {
     case SC_REC_PROCESS:
-    case SC_REC_MODULE:
-    case SC_REC_DEVICE:
-    case SC_REC_STRING:
-    case SC_REC_CALL_NAME:
-    case SC_REC_NOTE:
-    case SC_REC_ENV:
-        text = sc_tail_text(p, n, fixed);
-        if (!text) return sc_fail(ld, offset, "unterminated text");
-        break;
-    default:
-        break;
-    }
-    switch (kind) {
-    case SC_REC_PROCESS:
-        SC_COPY_FIXED(t->process, p, n);
+        SC_RECORD_COPY_FIXED(t->process, p, n);
         t->has_process = true;
         t->exe = text;
         return 0;
     case SC_REC_MODULE: {
         sc_module *m = SC_PUSH(ld, modules, n_modules, cap_modules);
         if (!m) break;
-        SC_COPY_FIXED(m->rec, p, n);
+        SC_RECORD_COPY_FIXED(m->rec, p, n);
         m->path = text;
         return 0;
     }
     case SC_REC_DEVICE: {
         sc_device *d = SC_PUSH(ld, devices, n_devices, cap_devices);
         if (!d) break;
-        SC_COPY_FIXED(d->rec, p, n);
+        SC_RECORD_COPY_FIXED(d->rec, p, n);
         d->name = text;
         return 0;
     }
     case SC_REC_STRING: {
         sc_rec_string s;
-        SC_COPY_FIXED(s, p, n);
-        if (sc_set_string(ld, s.id, text) != 0) return sc_fail(ld, offset, "bad string id");
-        return 0;
+        SC_RECORD_COPY_FIXED(s, p, n);
+        /* The id was checked (validate.c): only memory can fail here. */
+        if (sc_set_string(ld, s.id, text) == 0) return 0;
+        break;
     }
     case SC_REC_CALL_NAME: {
         sc_rec_call_name c;
-        SC_COPY_FIXED(c, p, n);
+        SC_RECORD_COPY_FIXED(c, p, n);
         sc_name_entry *e = sc_push((void **)&ld->call_names, &ld->n_call_names,
                                    &ld->cap_call_names, sizeof *e);
         if (!e) break;
@@ -178,49 +127,47 @@ static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t
     case SC_REC_API: {
         sc_api_call *c = SC_PUSH(ld, calls, n_calls, cap_calls);
         if (!c) break;
-        SC_COPY_FIXED(c->rec, p, n);
-        /* Frames follow the fixed part as written by this major version; a newer minor
-         * version could only grow the fixed part, so frames are found from the end. */
-        size_t frames_size = (size_t)c->rec.n_frames * sizeof(uint64_t);
-        if (frames_size > n - sizeof(sc_rec_api)) return sc_fail(ld, offset, "frames overrun");
+        SC_RECORD_COPY_FIXED(c->rec, p, n);
+        /* Frames follow the fixed part as written by this major version (sc_parse checked
+         * that they fit). */
         c->frames = (const uint64_t *)(p + sizeof(sc_rec_api));
         return 0;
     }
     case SC_REC_KERNEL: {
         sc_kernel *k = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
         if (!k) break;
-        SC_COPY_FIXED(k->rec, p, n);
+        SC_RECORD_COPY_FIXED(k->rec, p, n);
         return 0;
     }
     case SC_REC_MEMCPY: {
         sc_rec_memcpy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
         if (!c) break;
-        SC_COPY_FIXED(*c, p, n);
+        SC_RECORD_COPY_FIXED(*c, p, n);
         return 0;
     }
     case SC_REC_MEMSET: {
         sc_rec_memset *s = SC_PUSH(ld, memsets, n_memsets, cap_memsets);
         if (!s) break;
-        SC_COPY_FIXED(*s, p, n);
+        SC_RECORD_COPY_FIXED(*s, p, n);
         return 0;
     }
     case SC_REC_STREAM: {
         sc_rec_stream *s = SC_PUSH(ld, streams, n_streams, cap_streams);
         if (!s) break;
-        SC_COPY_FIXED(*s, p, n);
+        SC_RECORD_COPY_FIXED(*s, p, n);
         return 0;
     }
     case SC_REC_SYNC: {
         sc_rec_sync *s = SC_PUSH(ld, syncs, n_syncs, cap_syncs);
         if (!s) break;
-        SC_COPY_FIXED(*s, p, n);
+        SC_RECORD_COPY_FIXED(*s, p, n);
         return 0;
     }
     case SC_REC_NOTE: {
         sc_note *note = SC_PUSH(ld, notes, n_notes, cap_notes);
         if (!note) break;
         sc_rec_note r;
-        SC_COPY_FIXED(r, p, n);
+        SC_RECORD_COPY_FIXED(r, p, n);
         note->code = r.code;
         note->text = text;
         return 0;
@@ -234,11 +181,11 @@ static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t
     case SC_REC_RANGE: {
         sc_range *r = SC_PUSH(ld, ranges, n_ranges, cap_ranges);
         if (!r) break;
-        SC_COPY_FIXED(r->rec, p, n);
+        SC_RECORD_COPY_FIXED(r->rec, p, n);
         return 0;
     }
     case SC_REC_END:
-        SC_COPY_FIXED(t->end, p, n);
+        SC_RECORD_COPY_FIXED(t->end, p, n);
         t->has_end = true;
         return 0;
     default:
@@ -351,52 +298,19 @@ static int sc_finish_load(sc_loader *ld)
     return 0;
 }
 
-static int sc_read_file(const char *path, uint8_t **data, size_t *size, char *err, size_t err_size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
-        uint8_t *p = realloc(buf, cap * 2);
-        if (!p) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = p;
-        cap *= 2;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (!buf || failed) {
-        snprintf(err, err_size, "%s: %s", path, buf ? "read error" : "out of memory");
-        free(buf);
-        return -1;
-    }
-    *data = buf;
-    *size = n;
-    return 0;
-}
-
 static int sc_check_header(sc_loader *ld)
 {
     sc_trace *t = ld->t;
     sc_file_header h;
-    if (ld->size < sizeof h || memcmp(ld->data, SC_TRACE_MAGIC, sizeof SC_TRACE_MAGIC) != 0) {
+    enum sc_header_fault fault = sc_header_check(ld->data, ld->size, &h);
+    if (fault == SC_HEADER_TOO_SHORT || fault == SC_HEADER_BAD_MAGIC) {
         snprintf(ld->err, ld->err_size, "%s: not a streamcheck trace (%s)", t->path,
-                 ld->size < sizeof h ? "file too short" : "wrong magic");
+                 fault == SC_HEADER_TOO_SHORT ? "file too short" : "wrong magic");
         return -1;
     }
-    memcpy(&h, ld->data, sizeof h);
     t->version_major = h.version_major;
     t->version_minor = h.version_minor;
-    if (h.version_major != SC_TRACE_VERSION_MAJOR) {
+    if (fault == SC_HEADER_VERSION) {
         snprintf(ld->err, ld->err_size,
                  "%s: trace format %u.%u %s; this streamcheck reads format %d.x",
                  t->path, h.version_major, h.version_minor,
@@ -405,12 +319,26 @@ static int sc_check_header(sc_loader *ld)
                  SC_TRACE_VERSION_MAJOR);
         return -1;
     }
-    if (h.header_size < sizeof h || h.header_size > ld->size || h.header_size % 8) {
+    if (fault == SC_HEADER_BAD_SIZE) {
         snprintf(ld->err, ld->err_size, "%s: corrupt trace: header size %u", t->path,
                  h.header_size);
         return -1;
     }
     return (int)h.header_size;
+}
+
+/* The loader's words for a corrupt record (sc_fail adds the path and the offset). */
+static const char *sc_fault_words(enum sc_record_fault fault)
+{
+    switch (fault) {
+    case SC_RECORD_BAD_SIZE: return "bad record size";
+    case SC_RECORD_AFTER_END: return "record after the end record";
+    case SC_RECORD_SHORT: return "record shorter than its kind";
+    case SC_RECORD_UNTERMINATED: return "unterminated text";
+    case SC_RECORD_FRAMES_OVERRUN: return "frames overrun";
+    case SC_RECORD_BAD_STRING_ID: return "bad string id";
+    default: return "bad record";
+    }
 }
 
 static int sc_parse(sc_loader *ld)
@@ -421,11 +349,9 @@ static int sc_parse(sc_loader *ld)
     size_t off = (size_t)start;
     while (off < ld->size) {
         sc_record_header h;
-        if (ld->size - off < sizeof h) break; /* truncated: handled below */
-        memcpy(&h, ld->data + off, sizeof h);
-        if (h.size < sizeof h || h.size % 8) return sc_fail(ld, off, "bad record size");
-        if (h.size > ld->size - off) break;
-        if (t->has_end) return sc_fail(ld, off, "record after the end record");
+        enum sc_record_fault fault = sc_record_check(ld->data, ld->size, off, t->has_end, &h);
+        if (fault == SC_RECORD_STRAY || fault == SC_RECORD_CUT_SHORT) break; /* truncated: below */
+        if (fault != SC_RECORD_OK) return sc_fail(ld, off, sc_fault_words(fault));
         if (sc_load_record(ld, h.kind, ld->data + off + sizeof h, h.size - sizeof h, off) != 0)
             return -1;
         off += h.size;
@@ -455,7 +381,9 @@ int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size)
     }
     uint8_t *data = NULL;
     size_t size = 0;
-    if (sc_read_file(path, &data, &size, err, err_size) != 0) {
+    const char *why;
+    if (sc_read_whole_file(path, &data, &size, &why) != 0) {
+        snprintf(err, err_size, "%s: %s", path, why);
         sc_trace_free(out);
         return -1;
     }

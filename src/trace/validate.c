@@ -1,0 +1,91 @@
+/* The checks of validate.h. Their order is part of the contract: the loader's and the dump's
+ * messages name the first rule a record breaks, so both must meet the rules in one order. */
+#include "trace/validate.h"
+
+enum sc_header_fault sc_header_check(const uint8_t *data, size_t size, sc_file_header *h)
+{
+    if (size < sizeof *h) return SC_HEADER_TOO_SHORT;
+    if (memcmp(data, SC_TRACE_MAGIC, sizeof SC_TRACE_MAGIC) != 0) return SC_HEADER_BAD_MAGIC;
+    memcpy(h, data, sizeof *h);
+    if (h->version_major != SC_TRACE_VERSION_MAJOR) return SC_HEADER_VERSION;
+    if (h->header_size < sizeof *h || h->header_size > size || h->header_size % 8)
+        return SC_HEADER_BAD_SIZE;
+    return SC_HEADER_OK;
+}
+
+size_t sc_record_fixed_size(uint16_t kind)
+{
+    switch (kind) {
+    case SC_REC_PROCESS: return sizeof(sc_rec_process);
+    case SC_REC_MODULE: return sizeof(sc_rec_module);
+    case SC_REC_DEVICE: return sizeof(sc_rec_device);
+    case SC_REC_STRING: return sizeof(sc_rec_string);
+    case SC_REC_CALL_NAME: return sizeof(sc_rec_call_name);
+    case SC_REC_API: return sizeof(sc_rec_api);
+    case SC_REC_KERNEL: return sizeof(sc_rec_kernel);
+    case SC_REC_MEMCPY: return sizeof(sc_rec_memcpy);
+    case SC_REC_MEMSET: return sizeof(sc_rec_memset);
+    case SC_REC_STREAM: return sizeof(sc_rec_stream);
+    case SC_REC_SYNC: return sizeof(sc_rec_sync);
+    case SC_REC_NOTE: return sizeof(sc_rec_note);
+    case SC_REC_ENV: return 0;  /* all text */
+    case SC_REC_RANGE: return sizeof(sc_rec_range);
+    case SC_REC_END: return sizeof(sc_rec_end);
+    default: return 0;
+    }
+}
+
+bool sc_record_has_text(uint16_t kind)
+{
+    switch (kind) {
+    case SC_REC_PROCESS:
+    case SC_REC_MODULE:
+    case SC_REC_DEVICE:
+    case SC_REC_STRING:
+    case SC_REC_CALL_NAME:
+    case SC_REC_NOTE:
+    case SC_REC_ENV:
+        return true;
+    default:
+        return false;
+    }
+}
+
+const char *sc_record_text(uint16_t kind, const uint8_t *payload, size_t n)
+{
+    size_t fixed = sc_record_fixed_size(kind);
+    if (n <= fixed) return "";
+    const char *s = (const char *)payload + fixed;
+    return memchr(s, '\0', n - fixed) ? s : NULL;
+}
+
+/* The rules of one kind's payload, once its header is known to be sound. */
+static enum sc_record_fault sc_payload_check(uint16_t kind, const uint8_t *p, size_t n)
+{
+    if (n < sc_record_fixed_size(kind)) return SC_RECORD_SHORT;
+    if (sc_record_has_text(kind) && !sc_record_text(kind, p, n)) return SC_RECORD_UNTERMINATED;
+    if (kind == SC_REC_API) {
+        sc_rec_api a;
+        SC_RECORD_COPY_FIXED(a, p, n);
+        /* The frames follow the 1.0 fixed part, where the loader and the dump read them. */
+        if ((size_t)a.n_frames * sizeof(uint64_t) > n - sizeof a) return SC_RECORD_FRAMES_OVERRUN;
+    }
+    if (kind == SC_REC_STRING) {
+        sc_rec_string s;
+        SC_RECORD_COPY_FIXED(s, p, n);
+        if (s.id == 0 || s.id > SC_RECORD_MAX_STRING_ID) return SC_RECORD_BAD_STRING_ID;
+    }
+    return SC_RECORD_OK;
+}
+
+enum sc_record_fault sc_record_check(const uint8_t *data, size_t size, size_t off,
+                                     bool after_end, sc_record_header *h)
+{
+    size_t left = size - off;
+    if (left < sizeof *h) return SC_RECORD_STRAY;
+    memcpy(h, data + off, sizeof *h);
+    if (h->size < sizeof *h || h->size % 8) return SC_RECORD_BAD_SIZE;
+    if (h->size > left) return SC_RECORD_CUT_SHORT;
+    if (after_end) return SC_RECORD_AFTER_END;
+    return sc_payload_check(h->kind, data + off + sizeof *h, h->size - sizeof *h);
+}

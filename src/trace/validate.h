@@ -1,0 +1,78 @@
+/* The rules a trace file must meet to be read, in one place: the loader (reader.c) and
+ * streamcheck-report --dump apply the same checks in the same order, so a file the dump
+ * calls corrupt is exactly one the report refuses. The checks return what is wrong as a
+ * code; each caller puts it in its own words (the loader tersely, the dump with values).
+ *
+ * Also here: taking a checked payload apart (its fixed part, its text), which relies on
+ * what the checks guarantee. */
+#ifndef SC_TRACE_VALIDATE_H
+#define SC_TRACE_VALIDATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "streamcheck/trace_format.h"
+
+enum sc_header_fault {
+    SC_HEADER_OK,
+    SC_HEADER_TOO_SHORT,        /* shorter than a file header: not a trace */
+    SC_HEADER_BAD_MAGIC,        /* not a trace */
+    SC_HEADER_VERSION,          /* a major version this reader does not read */
+    SC_HEADER_BAD_SIZE,         /* header_size too small, past the file or not 8-aligned */
+};
+
+/* Checks the file header of a file of `size` bytes. *h receives the header whenever there is
+ * one to read (every fault but TOO_SHORT and BAD_MAGIC), so callers can name its version. */
+enum sc_header_fault sc_header_check(const uint8_t *data, size_t size, sc_file_header *h);
+
+/* In the order they are checked. STRAY and CUT_SHORT mean the file ends inside a record (a
+ * process stopped while writing: truncated, the records before it are kept); every other
+ * fault makes the file corrupt. */
+enum sc_record_fault {
+    SC_RECORD_OK,
+    SC_RECORD_STRAY,            /* fewer bytes left than a record header */
+    SC_RECORD_BAD_SIZE,         /* size below a record header's or not a multiple of 8 */
+    SC_RECORD_CUT_SHORT,        /* the record runs past the end of the file */
+    SC_RECORD_AFTER_END,        /* a record follows the END record */
+    SC_RECORD_SHORT,            /* payload shorter than its kind's fixed part in format 1.0 */
+    SC_RECORD_UNTERMINATED,     /* a kind with text whose text has no NUL */
+    SC_RECORD_FRAMES_OVERRUN,   /* API: n_frames return addresses do not fit the payload */
+    SC_RECORD_BAD_STRING_ID,    /* STRING: id 0 (none) or above SC_RECORD_MAX_STRING_ID */
+};
+
+/* Ids beyond this are refused rather than trusted to size the loader's table. */
+#define SC_RECORD_MAX_STRING_ID (1u << 26)
+
+/* Checks the record at byte off (< size) of data; *h receives its header whenever one fits
+ * (every fault but STRAY). after_end: the END record came before it. The payload of an OK
+ * record is data + off + sizeof *h, h->size - sizeof *h bytes. */
+enum sc_record_fault sc_record_check(const uint8_t *data, size_t size, size_t off,
+                                     bool after_end, sc_record_header *h);
+
+/* The fixed part of each kind in format 1.0: shorter is corrupt, longer is a newer minor
+ * version's appended fields. Variable parts (text, frames) start right after it. 0 for
+ * kinds without one (ENV) and kinds this version does not know. */
+size_t sc_record_fixed_size(uint16_t kind);
+
+/* Whether the kind's fixed part is followed by a NUL-terminated text. */
+bool sc_record_has_text(uint16_t kind);
+
+/* The text after a payload's fixed part: "" when there is none, NULL when it is not
+ * NUL-terminated (never, for a record sc_record_check accepted). */
+const char *sc_record_text(uint16_t kind, const uint8_t *payload, size_t n);
+
+/* Copies a fixed part into a zeroed struct: fields an older writer lacked read as 0, fields a
+ * newer one appended are ignored. Inline: the loader calls it for every record. */
+static inline void sc_record_copy_fixed(void *dst, size_t dst_size, const uint8_t *payload,
+                                        size_t n)
+{
+    memset(dst, 0, dst_size);
+    memcpy(dst, payload, n < dst_size ? n : dst_size);
+}
+
+#define SC_RECORD_COPY_FIXED(dst, payload, n) \
+    sc_record_copy_fixed(&(dst), sizeof(dst), (payload), (n))
+
+#endif

@@ -81,8 +81,7 @@ static int sc_name_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t n,
-                          size_t offset)
+static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t n)
 {
     sc_trace *t = ld->t;
     /* sc_parse checked the record: its text (for kinds with one) is terminated. */
@@ -352,7 +351,7 @@ static int sc_parse(sc_loader *ld)
         enum sc_record_fault fault = sc_record_check(ld->data, ld->size, off, t->has_end, &h);
         if (fault == SC_RECORD_STRAY || fault == SC_RECORD_CUT_SHORT) break; /* truncated: below */
         if (fault != SC_RECORD_OK) return sc_fail(ld, off, sc_fault_words(fault));
-        if (sc_load_record(ld, h.kind, ld->data + off + sizeof h, h.size - sizeof h, off) != 0)
+        if (sc_load_record(ld, h.kind, ld->data + off + sizeof h, h.size - sizeof h) != 0)
             return -1;
         off += h.size;
     }

@@ -414,7 +414,13 @@ static void setup(Ctx &c)
         bytes = c.prop.totalGlobalMem / 8;
     c.sweep_n4 = bytes / sizeof(float4);
     c.sweep2_n4 = c.sweep_n4 / 2;
-    c.sweep_blocks = sc_filling_blocks(sweep_kernel, SWEEP_THREADS, c.prop);
+    // One full wave on every SM, less one block slot for each of the spin's blocks: a sweep
+    // that took every slot would leave the spin no room when both are ready at once (and,
+    // started beside the spin, would need a second wave for its last blocks, doubling its
+    // time). Measured on an H200 with the full 1056 blocks: the nonblocking arrangement was
+    // no faster than the legacy one, concurrency 1.61x but productive speedup 0.99x, and
+    // streamcheck said why (no-room). Every SM still runs sweep blocks.
+    c.sweep_blocks = sc_filling_blocks(sweep_kernel, SWEEP_THREADS, c.prop) - SPIN_BLOCKS;
     c.sweep2_blocks = sc_filling_blocks(sweep2_kernel, SWEEP2_THREADS, c.prop);
 
     SC_CHECK(cudaMalloc(&c.spin_out, SPIN_BLOCKS * SPIN_THREADS * sizeof(float)));

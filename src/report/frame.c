@@ -49,6 +49,10 @@ static bool internal_function(const char *name)
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (has_prefix(name, prefixes[i]))
             return true;
+    /* nvcc's host stub of a kernel (__device_stub__Z...), demangled or mangled inside an
+     * _Z name: the launch site is its caller. */
+    if (strstr(name, "__device_stub_"))
+        return true;
     /* Driver API entry points: cuLaunchKernel, cuMemcpyAsync, ... but not "cub::" or
      * a user's "cumsum". */
     return name[0] == 'c' && name[1] == 'u' && isupper((unsigned char)name[2]);

@@ -156,9 +156,11 @@ def test_partial_and_dropped_and_notes(run_report, tmp_path):
 SITE_C = """\
 #include <stdio.h>
 __attribute__((noinline)) void cudaLaunchFake(void) { puts("x"); }
+/* what nvcc generates for a <<<>>> launch: a host stub per kernel */
+__attribute__((noinline)) void __device_stub__Z4spinv(void) { cudaLaunchFake(); }
 __attribute__((noinline)) void launch_site(void)
 {
-    cudaLaunchFake();
+    __device_stub__Z4spinv();
 }
 int main(void) { launch_site(); return 0; }
 """
@@ -197,6 +199,7 @@ def site_trace(binary, tmp_path, build_id=b"", extra_frames=()):
     syms = symbols_of(binary)
     t = legacy_with_pageable(None, frames=(*extra_frames,
                                            BIAS + syms["cudaLaunchFake"] + 4,
+                                           BIAS + syms["__device_stub__Z4spinv"] + 9,
                                            BIAS + syms["launch_site"] + 9,
                                            BIAS + syms["main"] + 9))
     t.module(str(binary), BIAS, BIAS + 0x100000, bias=BIAS, build_id=build_id)
@@ -213,19 +216,22 @@ def call_site(doc):
 def test_call_site_symbolized_with_line(run_report, site_binary, tmp_path):
     path = site_trace(site_binary, tmp_path, extra_frames=(0x7f0000001234,))
     call = call_site(report_json(run_report, path))
-    # frame 0 is in libcudart, frame 1 in a function named cuda*: both internal
-    assert call["call_site_index"] == 2
+    # frame 0 is in libcudart, frame 1 in a function named cuda*, frame 2 nvcc's launch
+    # stub: all internal; the site is the program's function that launched
+    assert call["call_site_index"] == 3
     site = call["call_site"]
     assert site["function"] == "launch_site"
     assert site["module"] == str(site_binary)
     assert site["offset"] == 9
     if shutil.which("addr2line"):
-        assert site["file"].endswith("site.c") and 3 <= site["line"] <= 6
+        # launch_site's body is lines 5-8 of SITE_C
+        assert site["file"].endswith("site.c") and 5 <= site["line"] <= 8
     frames = call["frames"]
     assert frames[0]["module"].endswith("libcudart.so.13") and frames[0]["internal"]
     assert frames[0]["function"] is None and frames[0]["module_offset"] == "0x1234"
     assert frames[1]["function"] == "cudaLaunchFake" and frames[1]["internal"]
-    assert frames[3]["function"] == "main"
+    assert frames[2]["function"] == "__device_stub__Z4spinv" and frames[2]["internal"]
+    assert frames[4]["function"] == "main"
     out = run_report(path).stdout
     assert "launch_site" in out and "(site+0x" in out
 

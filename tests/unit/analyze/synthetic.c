@@ -1,8 +1,12 @@
 /* Test helper: see synthetic.h. */
 #include "synthetic.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 /* Grows an array by one zeroed element; tests abort on out of memory. */
 static void *syn_grow(void **items, size_t *n, size_t *cap, size_t size)
@@ -67,6 +71,13 @@ void syn_finish(syn *s)
     syn_sort(s->t.copies, s->t.n_copies, sizeof(sc_rec_memcpy), 0);
     syn_sort(s->t.memsets, s->t.n_memsets, sizeof(sc_rec_memset), 0);
     syn_sort(s->t.ranges, s->t.n_ranges, sizeof(sc_range), 0);
+}
+
+void syn_analyze(syn *s, sc_analysis *a)
+{
+    char err[256];
+    syn_finish(s);
+    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
 }
 
 sc_device *syn_device(syn *s, uint32_t device, uint32_t sm_count)
@@ -188,10 +199,31 @@ const sc_finding *syn_finding(const sc_analysis *a, const char *rule)
     return NULL;
 }
 
+const sc_finding *syn_finding_sev(const sc_analysis *a, const char *rule, sc_severity sev)
+{
+    for (size_t i = 0; i < a->n_findings; i++)
+        if (strcmp(a->findings[i].rule, rule) == 0 && a->findings[i].severity == sev)
+            return &a->findings[i];
+    return NULL;
+}
+
+size_t syn_finding_count(const sc_analysis *a, const char *rule)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_findings; i++)
+        n += strcmp(a->findings[i].rule, rule) == 0;
+    return n;
+}
+
 double syn_evidence(const sc_evidence *ev, size_t n, const char *key)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(ev[i].key, key) == 0)
             return ev[i].value;
     return -1;
+}
+
+double syn_ev(const sc_instance *inst, const char *key)
+{
+    return syn_evidence(inst->evidence, inst->n_evidence, key);
 }

@@ -45,10 +45,19 @@ sc_rec_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t sta
 sc_range *syn_range(syn *s, const char *name, uint64_t start, uint64_t end, uint32_t tid,
                     uint32_t depth);
 
+/* syn_finish(), then sc_analyze() into a, which must succeed (a cmocka failure if not). */
+void syn_analyze(syn *s, sc_analysis *a);
+
 /* The finding of a rule, or NULL. */
 const sc_finding *syn_finding(const sc_analysis *a, const char *rule);
+/* The finding of a rule with this severity, or NULL. */
+const sc_finding *syn_finding_sev(const sc_analysis *a, const char *rule, sc_severity sev);
+/* How many findings a rule made. */
+size_t syn_finding_count(const sc_analysis *a, const char *rule);
 /* The value of a named evidence, or -1 when it is missing. */
 double syn_evidence(const sc_evidence *ev, size_t n, const char *key);
+/* syn_evidence() of one instance of a finding. */
+double syn_ev(const sc_instance *inst, const char *key);
 
 /* A fixed-seed generator, the same on every platform. */
 uint64_t syn_rand(uint64_t *state);

@@ -10,13 +10,6 @@
 
 #include "synthetic.h"
 
-static void analyze(syn *s, sc_analysis *a)
-{
-    char err[256];
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
 static sc_kernel *kernel(syn *s, uint32_t stream, uint64_t start, uint64_t end, uint32_t name,
                          int32_t grid)
 {
@@ -40,7 +33,7 @@ static void test_productive_small_inside_big(void **state)
     kernel(&s, 20, US(3000), US(4000), 1, 1024);
     kernel(&s, 21, US(3200), US(3300), 2, 1);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_int_equal(a.n_devices, 1);
     const sc_overlap *m = &a.devices[0].overlap;
     assert_int_equal(m->busy_ns, US(2100));
@@ -70,7 +63,7 @@ static void test_productive_interleaved_saves_nothing(void **state)
     kernel(&s, 20, US(1000), US(1200), 1, 1024);
     kernel(&s, 21, US(1000), US(1200), 2, 1024);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_overlap *m = &a.devices[0].overlap;
     assert_int_equal(m->busy_ns, US(400));
     assert_true(m->concurrency > 1.49 && m->concurrency < 1.51);
@@ -100,7 +93,7 @@ static void test_solo_median_and_shape(void **state)
     kernel(&s, 21, US(3100), US(3150), 2, 1);
     kernel(&s, 20, US(4000), US(4070), 1, 2);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_overlap *m = &a.devices[0].overlap;
     /* Kernel 20 (1x1) ran alone three times (100, 400, 200 us): those count their own time;
      * the instance that shared the device with kernel 21 borrows their median, 200 us.
@@ -130,7 +123,7 @@ static void test_internal_streams_have_no_creator(void **state)
     syn_call(&s, SC_CALL_MALLOC, US(1000), US(1001), 120, "cudaMalloc", NULL, 0);
     for (uint32_t id = 6; id <= 14; id++) syn_kernel(&s, 0, id, US(2000 + id), US(2001 + id), 0);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_stream_summary *by_id[15] = {0};
     for (size_t i = 0; i < a.n_streams; i++) by_id[a.streams[i].stream_id] = &a.streams[i];
     assert_null(by_id[6]->created_by);
@@ -159,7 +152,7 @@ static void test_stream_summaries(void **state)
     syn_memset(&s, 0, 13, US(40), US(50), 0);
     syn_copy(&s, 0, 7, US(40), US(45), 8, 0, 0, SC_MEM_DEVICE, SC_MEM_PINNED);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_int_equal(a.n_streams, 3);
     assert_int_equal(a.streams[0].stream_id, 7);
     assert_int_equal(a.streams[0].flag, SC_STREAM_FLAG_LEGACY);
@@ -199,7 +192,7 @@ static void test_device_interval_cap(void **state)
         syn_kernel(&s, 0, 21, US(100 * i + 10), US(100 * i + 60), 0);
     }
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_int_equal(a.devices[0].n_intervals, SC_MAX_INTERVALS);
     assert_int_equal(a.devices[0].n_intervals_total, SC_MAX_INTERVALS + 5);
     assert_int_equal(a.devices[0].overlap.overlap_ns, US(40) * (SC_MAX_INTERVALS + 5));
@@ -230,7 +223,7 @@ static void test_findings_sorted_by_cost(void **state)
     syn s;
     build_mixed(&s);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_int_equal(a.n_findings, 2);
     assert_string_equal(a.findings[0].rule, "legacy-stream");
     assert_int_equal(a.findings[0].cost_ns, US(9990));
@@ -264,8 +257,8 @@ static void test_deterministic(void **state)
     syn s;
     build_mixed(&s);
     sc_analysis a, b;
-    analyze(&s, &a);
-    analyze(&s, &b);
+    syn_analyze(&s, &a);
+    syn_analyze(&s, &b);
     assert_int_equal(a.n_findings, b.n_findings);
     for (size_t i = 0; i < a.n_findings; i++)
         assert_same_finding(&a.findings[i], &b.findings[i]);
@@ -290,7 +283,7 @@ static void test_empty_trace(void **state)
     syn s;
     syn_init(&s);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_ptr_equal(a.trace, &s.t);
     assert_int_equal(a.n_devices, 0);
     assert_int_equal(a.n_streams, 0);

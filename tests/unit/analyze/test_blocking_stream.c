@@ -21,13 +21,6 @@
 static const uint64_t stack_13[] = {0x1300, 0x2000};
 static const uint64_t stack_14[] = {0x1400, 0x2000};
 
-static void analyze(syn *s, sc_analysis *a)
-{
-    char err[256];
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
 static void streams(syn *s)
 {
     syn_stream(s, 0, LEGACY, SC_STREAM_FLAG_LEGACY, 0);
@@ -45,23 +38,6 @@ static void launch(syn *s, uint32_t stream, uint64_t call_start, uint64_t start,
 {
     syn_call(s, SC_CALL_LAUNCH, call_start, call_start + US(5), corr, NULL, NULL, 0);
     syn_kernel(s, 0, stream, start, end, corr);
-}
-
-/* The blocking-stream finding of one severity, or NULL. */
-static const sc_finding *finding(const sc_analysis *a, sc_severity sev)
-{
-    for (size_t i = 0; i < a->n_findings; i++)
-        if (strcmp(a->findings[i].rule, "blocking-stream") == 0 && a->findings[i].severity == sev)
-            return &a->findings[i];
-    return NULL;
-}
-
-static size_t count_rule(const sc_analysis *a, const char *rule)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < a->n_findings; i++)
-        n += strcmp(a->findings[i].rule, rule) == 0;
-    return n;
 }
 
 /* The trap of the legacy-stream tests, plus a second blocking stream that merely ran beside
@@ -84,9 +60,9 @@ static void test_serialized_stream_is_error_with_cost(void **state)
     launch(&s, BLOCKING2, US(10150), US(10200), US(10300), 3);
     launch(&s, INTERNAL, US(10400), US(10410), US(10420), 4);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
 
-    const sc_finding *e = finding(&a, SC_SEV_ERROR);
+    const sc_finding *e = syn_finding_sev(&a, "blocking-stream", SC_SEV_ERROR);
     assert_non_null(e);
     assert_int_equal(e->count, 1);
     assert_int_equal(e->cost_ns, US(9990));
@@ -103,14 +79,14 @@ static void test_serialized_stream_is_error_with_cost(void **state)
     assert_string_equal(e->title, "blocking stream(s) 13 serialized with legacy-stream work: 1 "
                                   "operations waited 9.990 ms");
 
-    const sc_finding *w = finding(&a, SC_SEV_WARNING);
+    const sc_finding *w = syn_finding_sev(&a, "blocking-stream", SC_SEV_WARNING);
     assert_non_null(w);
     assert_int_equal(w->count, 1);     /* 14 only: 30 has no creating call */
     assert_int_equal(w->cost_ns, 0);
     assert_int_equal(w->worst.call->rec.correlation_id, 102);
     assert_true(syn_evidence(w->worst.evidence, w->worst.n_evidence, "stream") == BLOCKING2);
-    assert_null(finding(&a, SC_SEV_NOTE));
-    assert_int_equal(count_rule(&a, "blocking-stream"), 2);
+    assert_null(syn_finding_sev(&a, "blocking-stream", SC_SEV_NOTE));
+    assert_int_equal(syn_finding_count(&a, "blocking-stream"), 2);
     /* the same wait is legacy-stream's cost too, charged to the legacy operation */
     const sc_finding *l = syn_finding(&a, "legacy-stream");
     assert_non_null(l);
@@ -138,8 +114,8 @@ static void test_both_directions_and_two_streams(void **state)
     launch(&s, BLOCKING2, US(6000), US(6010), US(8010), 3);
     launch(&s, LEGACY, US(6020), US(8011), US(8111), 4);
     sc_analysis a;
-    analyze(&s, &a);
-    const sc_finding *e = finding(&a, SC_SEV_ERROR);
+    syn_analyze(&s, &a);
+    const sc_finding *e = syn_finding_sev(&a, "blocking-stream", SC_SEV_ERROR);
     assert_non_null(e);
     assert_int_equal(e->count, 2);
     assert_int_equal(e->cost_ns, US(6980));
@@ -154,7 +130,7 @@ static void test_both_directions_and_two_streams(void **state)
     assert_true(syn_evidence(e->totals, e->n_totals, "serialized") == 2.0);
     assert_true(syn_evidence(e->totals, e->n_totals, "wait_us") == 6980.0);
     assert_non_null(strstr(e->title, "13, 14"));
-    assert_int_equal(count_rule(&a, "blocking-stream"), 1);
+    assert_int_equal(syn_finding_count(&a, "blocking-stream"), 1);
     sc_analysis_free(&a);
     syn_free(&s);
 }
@@ -170,9 +146,9 @@ static void test_without_legacy_work_is_note(void **state)
     launch(&s, BLOCKING, US(10), US(20), US(120), 1);
     launch(&s, NONBLOCKING, US(30), US(40), US(140), 2);
     sc_analysis a;
-    analyze(&s, &a);
-    assert_int_equal(count_rule(&a, "blocking-stream"), 1);
-    const sc_finding *n = finding(&a, SC_SEV_NOTE);
+    syn_analyze(&s, &a);
+    assert_int_equal(syn_finding_count(&a, "blocking-stream"), 1);
+    const sc_finding *n = syn_finding_sev(&a, "blocking-stream", SC_SEV_NOTE);
     assert_non_null(n);
     assert_int_equal(n->count, 2);
     assert_int_equal(n->cost_ns, 0);
@@ -200,8 +176,8 @@ static void test_nonblocking_and_internal_streams_are_not_reported(void **state)
     launch(&s, LEGACY, US(30), US(40), US(140), 2);
     launch(&s, INTERNAL, US(200), US(210), US(220), 3);
     sc_analysis a;
-    analyze(&s, &a);
-    assert_int_equal(count_rule(&a, "blocking-stream"), 0);
+    syn_analyze(&s, &a);
+    assert_int_equal(syn_finding_count(&a, "blocking-stream"), 0);
     sc_analysis_free(&a);
     syn_free(&s);
 }

@@ -13,18 +13,6 @@
 
 #define STREAM 20
 
-static void analyze(syn *s, sc_analysis *a)
-{
-    char err[256];
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
-static double ev(const sc_instance *inst, const char *key)
-{
-    return syn_evidence(inst->evidence, inst->n_evidence, key);
-}
-
 static double total(const sc_finding *f, const char *key)
 {
     return syn_evidence(f->totals, f->n_totals, key);
@@ -55,7 +43,7 @@ static void test_item_every_step_is_warning(void **state)
     for (uint32_t k = 0; k < 4; k++)
         item_step(&s, US(1100) * k, 1 + 2 * k);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
 
     const sc_finding *f = syn_finding(&a, "host-sync");
     assert_non_null(f);
@@ -71,8 +59,8 @@ static void test_item_every_step_is_warning(void **state)
     const sc_instance *w = &f->worst;
     assert_int_equal(w->cost_ns, US(100));
     assert_int_equal(w->start_ns, US(20));     /* ties go to the first */
-    assert_true(ev(w, "wait_us") == 990.0);     /* kernel end 1010 - sync start 20 */
-    assert_true(ev(w, "drained_streams") == 1.0);
+    assert_true(syn_ev(w, "wait_us") == 990.0); /* kernel end 1010 - sync start 20 */
+    assert_true(syn_ev(w, "drained_streams") == 1.0);
     assert_int_equal(f->n_sites, 1);
     assert_int_equal(f->sites[0].count, 4);
     sc_analysis_free(&a);
@@ -90,12 +78,12 @@ static void test_item_with_long_host_gap_is_error(void **state)
     item_step(&s, 0, 1);
     item_step(&s, US(1500), 3);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "host-sync");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_ERROR);
     assert_int_equal(f->cost_ns, US(500));
-    assert_true(ev(&f->worst, "starve_us") == 495.0);
+    assert_true(syn_ev(&f->worst, "starve_us") == 495.0);
     sc_analysis_free(&a);
     syn_free(&s);
 }
@@ -115,11 +103,11 @@ static void test_cost_capped_at_blocked_time(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(5000), US(5005), 3, NULL, NULL, 0);
     syn_kernel(&s, 0, STREAM, US(5010), US(5100), 3);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "host-sync");
     assert_non_null(f);
     assert_int_equal(f->cost_ns, US(15));
-    assert_true(ev(&f->worst, "starve_us") == 3995.0);
+    assert_true(syn_ev(&f->worst, "starve_us") == 3995.0);
     assert_int_equal(f->severity, SC_SEV_NOTE);
     sc_analysis_free(&a);
     syn_free(&s);
@@ -137,15 +125,15 @@ static void test_final_sync_costs_almost_nothing(void **state)
     syn_kernel(&s, 0, STREAM, US(10), US(1000), 1);
     syn_call(&s, SC_CALL_DEVICE_SYNC, US(20), US(1002), 2, "cudaDeviceSynchronize", NULL, 0);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "host-sync");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_NOTE);
     assert_int_equal(f->count, 1);
     assert_int_equal(f->cost_ns, 0);
-    assert_true(ev(&f->worst, "host_blocked_us") == 982.0);
-    assert_true(ev(&f->worst, "idle_us") == 2.0);
-    assert_true(ev(&f->worst, "starve_us") == 0.0);
+    assert_true(syn_ev(&f->worst, "host_blocked_us") == 982.0);
+    assert_true(syn_ev(&f->worst, "idle_us") == 2.0);
+    assert_true(syn_ev(&f->worst, "starve_us") == 0.0);
     sc_analysis_free(&a);
     syn_free(&s);
 }
@@ -186,17 +174,17 @@ static void test_stream_query_polling_is_one_episode(void **state)
     query(&s, SC_CALL_STREAM_QUERY, US(1000), 0x21, 7);
     query(&s, SC_CALL_STREAM_QUERY, US(1010), 0x21, 7);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "host-sync");
     assert_non_null(f);
     assert_int_equal(f->count, 1);
     assert_true(total(f, "polling_episodes") == 1.0);
     assert_int_equal(f->cost_ns, US(105));
     const sc_instance *w = &f->worst;
-    assert_true(ev(w, "queries") == 26.0);
-    assert_true(ev(w, "host_blocked_us") == 502.0);
-    assert_true(ev(w, "idle_us") == 12.0);
-    assert_true(ev(w, "starve_us") == 93.0);
+    assert_true(syn_ev(w, "queries") == 26.0);
+    assert_true(syn_ev(w, "host_blocked_us") == 502.0);
+    assert_true(syn_ev(w, "idle_us") == 12.0);
+    assert_true(syn_ev(w, "starve_us") == 93.0);
     assert_int_equal(w->start_ns, US(10));
     assert_non_null(strstr(w->text, "polled 26 times"));
     assert_int_equal(f->severity, SC_SEV_ERROR);
@@ -217,7 +205,7 @@ static void test_event_query_polling_grouped_by_event(void **state)
     for (uint64_t i = 0; i < 4; i++)
         query(&s, SC_CALL_EVENT_QUERY, US(1000 + 10 * i), 0xC, 1 + (uint32_t)(i % 2));
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "host-sync");
     assert_non_null(f);
     assert_int_equal(f->count, 2);
@@ -241,7 +229,7 @@ static void test_lone_queries_are_not_flagged(void **state)
     query(&s, SC_CALL_STREAM_QUERY, US(100), 0x20, 1);
     query(&s, SC_CALL_STREAM_QUERY, US(110), 0x20, 1);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "host-sync"));
     sc_analysis_free(&a);
     syn_free(&s);

@@ -11,18 +11,6 @@
 
 #include "synthetic.h"
 
-static void analyze(syn *s, sc_analysis *a)
-{
-    char err[256];
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
-static double ev(const sc_instance *inst, const char *key)
-{
-    return syn_evidence(inst->evidence, inst->n_evidence, key);
-}
-
 /*   kernel K1 on 20   launch 0 .. 5 us, runs 10 .. 1000 us
  *   cudaFree          200 .. 1010 us (a driver cuMemFree inside it, same correlation id)
  *   kernel K2 on 21   launch 1100 .. 1105 us, runs 1110 .. 1200 us
@@ -44,7 +32,7 @@ static void test_free_draining_other_stream_is_error(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(1100), US(1105), 3, NULL, NULL, 0);
     syn_kernel(&s, 0, 21, US(1110), US(1200), 3);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
 
     const sc_finding *f = syn_finding(&a, "implicit-sync");
     assert_non_null(f);
@@ -55,13 +43,13 @@ static void test_free_draining_other_stream_is_error(void **state)
     const sc_instance *w = &f->worst;
     assert_non_null(w->call);
     assert_string_equal(w->call->name, "cudaFree");
-    assert_true(ev(w, "host_blocked_us") == 810.0);
-    assert_true(ev(w, "wait_us") == 800.0);
-    assert_true(ev(w, "idle_us") == 10.0);
-    assert_true(ev(w, "starve_us") == 100.0);
-    assert_true(ev(w, "cost_us") == 110.0);
-    assert_true(ev(w, "drained_streams") == 1.0);
-    assert_true(ev(w, "drained_stream") == 20.0);
+    assert_true(syn_ev(w, "host_blocked_us") == 810.0);
+    assert_true(syn_ev(w, "wait_us") == 800.0);
+    assert_true(syn_ev(w, "idle_us") == 10.0);
+    assert_true(syn_ev(w, "starve_us") == 100.0);
+    assert_true(syn_ev(w, "cost_us") == 110.0);
+    assert_true(syn_ev(w, "drained_streams") == 1.0);
+    assert_true(syn_ev(w, "drained_stream") == 20.0);
     assert_non_null(strstr(w->text, "stream(s) 20;"));
     assert_true(syn_evidence(f->totals, f->n_totals, "checked_calls") == 1.0);
     assert_non_null(strstr(f->title, "cudaFree"));
@@ -85,17 +73,17 @@ static void test_free_draining_two_streams_nothing_after_is_warning(void **state
     syn_kernel(&s, 0, 21, US(10), US(1000), 2);
     syn_call(&s, SC_CALL_FREE, US(200), US(1010), 3, "cudaFree", NULL, 0);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
 
     const sc_finding *f = syn_finding(&a, "implicit-sync");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_WARNING);
     assert_int_equal(f->cost_ns, 0);
     const sc_instance *w = &f->worst;
-    assert_true(ev(w, "idle_us") == 10.0);
-    assert_true(ev(w, "drained_streams") == 2.0);
-    assert_true(ev(w, "drained_stream") == 21.0);
-    assert_true(ev(w, "starve_us") == 0.0);
+    assert_true(syn_ev(w, "idle_us") == 10.0);
+    assert_true(syn_ev(w, "drained_streams") == 2.0);
+    assert_true(syn_ev(w, "drained_stream") == 21.0);
+    assert_true(syn_ev(w, "starve_us") == 0.0);
     assert_non_null(strstr(w->text, "stream(s) 20, 21;"));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -115,7 +103,7 @@ static void test_slow_malloc_with_nothing_in_flight_is_not_flagged(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(510), US(515), 3, NULL, NULL, 0);
     syn_kernel(&s, 0, 20, US(520), US(600), 3);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "implicit-sync"));
     assert_null(syn_finding(&a, "host-sync"));
     sc_analysis_free(&a);
@@ -139,7 +127,7 @@ static void test_work_not_waited_for_is_not_flagged(void **state)
     syn_kernel(&s, 0, 21, US(1010), US(1300), 3);
     syn_call(&s, SC_CALL_MALLOC, US(1100), US(3000), 4, "cudaMalloc", NULL, 0);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "implicit-sync"));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -158,7 +146,7 @@ static void test_sync_memcpy_own_stream_is_not_flagged(void **state)
     syn_call(&s, SC_CALL_MEMCPY, US(100), US(1100), 2, "cudaMemcpy", NULL, 0);
     syn_copy(&s, 0, 7, US(1005), US(1095), 4096, 2, 0, SC_MEM_PAGEABLE, SC_MEM_DEVICE);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "implicit-sync"));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -180,16 +168,16 @@ static void test_sync_memcpy_draining_other_stream_is_warning(void **state)
     syn_call(&s, SC_CALL_MEMCPY, US(100), US(1100), 2, "cudaMemcpy", NULL, 0);
     syn_copy(&s, 0, 7, US(1005), US(1095), 4096, 2, 0, SC_MEM_PAGEABLE, SC_MEM_DEVICE);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "implicit-sync");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_WARNING);
     assert_int_equal(f->count, 1);
     assert_int_equal(f->cost_ns, US(5));
     const sc_instance *w = &f->worst;
-    assert_true(ev(w, "wait_us") == 900.0);
-    assert_true(ev(w, "idle_us") == 10.0);
-    assert_true(ev(w, "drained_stream") == 13.0);
+    assert_true(syn_ev(w, "wait_us") == 900.0);
+    assert_true(syn_ev(w, "idle_us") == 10.0);
+    assert_true(syn_ev(w, "drained_stream") == 13.0);
     assert_non_null(strstr(f->fix, "cudaMemcpyAsync"));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -207,7 +195,7 @@ static void test_stream_ordered_free_is_not_looked_at(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(1100), US(1105), 3, NULL, NULL, 0);
     syn_kernel(&s, 0, 21, US(1110), US(1200), 3);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "implicit-sync"));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -232,14 +220,14 @@ static void test_fix_follows_worst_call(void **state)
     syn_kernel(&s, 0, 20, US(300), US(1000), 3);
     syn_call(&s, SC_CALL_HOST_REGISTER, US(400), US(1010), 4, "cudaHostRegister", NULL, 0);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "implicit-sync");
     assert_non_null(f);
     assert_int_equal(f->count, 2);
     assert_int_equal(f->cost_ns, US(55));
     assert_int_equal(f->worst.cost_ns, US(55));
     assert_string_equal(f->worst.call->name, "cudaFreeHost");
-    assert_true(ev(&f->worst, "starve_us") == 195.0);
+    assert_true(syn_ev(&f->worst, "starve_us") == 195.0);
     assert_non_null(strstr(f->fix, "pinned host buffers"));
     /* 55 us of a 1010 us run is over 1%: error */
     assert_int_equal(f->severity, SC_SEV_ERROR);
@@ -266,14 +254,14 @@ static void test_other_device_work_is_not_counted(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(1100), US(1105), 3, NULL, NULL, 0);
     syn_kernel(&s, 0, 21, US(1110), US(1200), 3);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "implicit-sync");
     assert_non_null(f);
     assert_int_equal(f->count, 1);
     assert_int_equal(f->cost_ns, US(110));
-    assert_true(ev(&f->worst, "drained_streams") == 1.0);
-    assert_true(ev(&f->worst, "drained_stream") == 20.0);
-    assert_true(ev(&f->worst, "idle_us") == 10.0);
+    assert_true(syn_ev(&f->worst, "drained_streams") == 1.0);
+    assert_true(syn_ev(&f->worst, "drained_stream") == 20.0);
+    assert_true(syn_ev(&f->worst, "idle_us") == 10.0);
     sc_analysis_free(&a);
     syn_free(&s);
 }

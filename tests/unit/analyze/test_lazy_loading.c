@@ -22,13 +22,6 @@
 
 static const char *const names[] = {"?", "spin_kernel", "sweep_kernel", "tail_kernel"};
 
-static void analyze(syn *s, sc_analysis *a)
-{
-    char err[256];
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
 static void streams(syn *s)
 {
     syn_stream(s, 0, LEGACY, SC_STREAM_FLAG_LEGACY, 0);
@@ -75,7 +68,7 @@ static void test_first_launch_behind_other_stream_is_error(void **state)
     s.t.env = env;
     s.t.n_env = 1;
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "lazy-loading");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_ERROR);
@@ -121,7 +114,7 @@ static void test_long_first_call_corroborates(void **state)
     launch(&s, B, SWEEP, US(2000), US(2004), US(2010), US(2110), 3);
     launch(&s, B, SWEEP, US(2200), US(2206), US(2210), US(2310), 4);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "lazy-loading");
     assert_non_null(f);
     assert_int_equal(f->cost_ns, US(990));
@@ -148,7 +141,7 @@ static void test_uncorroborated_wait_is_silent(void **state)
     launch(&s, A, SPIN, US(2000), US(2005), US(2010), US(3010), 3);
     launch(&s, B, SWEEP, US(2020), US(2025), US(3012), US(3112), 4);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "lazy-loading"));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -165,7 +158,7 @@ static void test_eager_loading_is_silent(void **state)
     s.t.env = env;
     s.t.n_env = 2;
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "lazy-loading"));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -186,7 +179,7 @@ static void test_legacy_blocking_pair_is_silent(void **state)
     launch(&s, A, SPIN, US(2000), US(2005), US(2010), US(3010), 3);
     launch(&s, B, SWEEP, US(2020), US(2025), US(2033), US(2133), 4);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "lazy-loading"));
     assert_non_null(syn_finding(&a, "legacy-stream"));
     sc_analysis_free(&a);
@@ -208,7 +201,7 @@ static void test_overlapped_or_late_first_launch_is_silent(void **state)
         launch(&s, A, SPIN, US(2000), US(2005), US(2010), US(3010), 3);
         launch(&s, B, SWEEP, US(2020), US(2025), US(2033), US(2133), 4);
         sc_analysis a;
-        analyze(&s, &a);
+        syn_analyze(&s, &a);
         assert_null(syn_finding(&a, "lazy-loading"));
         sc_analysis_free(&a);
         syn_free(&s);
@@ -227,7 +220,7 @@ static void test_own_stream_busy_is_silent(void **state)
     syn_copy(&s, 0, B, US(30), US(1012), 4096, 9, SC_MEMCPY_ASYNC, SC_MEM_PINNED,
              SC_MEM_DEVICE);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "lazy-loading"));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -252,7 +245,7 @@ static void test_short_delay_is_warning(void **state)
     launch(&s, B, SWEEP, US(2020), US(2025), US(2033), US(2133), 4);
     launch(&s, A, TAIL, US(8990), US(8995), US(9000), US(10000), 5);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "lazy-loading");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_WARNING);

@@ -14,13 +14,6 @@
 #define BLOCKING 13
 #define NONBLOCKING 20
 
-static void analyze(syn *s, sc_analysis *a)
-{
-    char err[256];
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
 static void streams(syn *s)
 {
     syn_stream(s, 0, LEGACY, SC_STREAM_FLAG_LEGACY, 0);
@@ -52,7 +45,7 @@ static void test_legacy_trap_is_error_with_wait(void **state)
     syn_call(&s, SC_CALL_MEMSET_ASYNC, US(50), US(55), 4, "cudaMemsetAsync", NULL, 0);
     syn_memset(&s, 0, LEGACY, US(10224), US(10230), 4);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
 
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
@@ -95,7 +88,7 @@ static void test_legacy_with_nonblocking_is_not_error(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(50), US(55), 3, NULL, NULL, 0);
     syn_kernel(&s, 0, LEGACY, US(10022), US(10122), 3);   /* late, but not serialized */
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_NOTE);
@@ -118,7 +111,7 @@ static void test_legacy_alone_is_note(void **state)
     syn_call(&s, SC_CALL_MEMCPY, US(6), US(40), 2, "cudaMemcpy", NULL, 0);
     syn_copy(&s, 0, LEGACY, US(25), US(35), 4096, 2, 0, SC_MEM_DEVICE, SC_MEM_PINNED);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_int_equal(a.n_findings, 1);
     const sc_finding *f = &a.findings[0];
     assert_string_equal(f->rule, "legacy-stream");
@@ -143,7 +136,7 @@ static void test_legacy_beside_idle_blocking_is_warning(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(200), US(205), 2, NULL, NULL, 0);
     syn_kernel(&s, 0, LEGACY, US(210), US(310), 2);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_WARNING);
@@ -166,7 +159,7 @@ static void test_blocking_waits_behind_legacy(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(20), US(25), 2, NULL, NULL, 0);
     syn_kernel(&s, 0, BLOCKING, US(5012), US(5112), 2);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_ERROR);
@@ -193,7 +186,7 @@ static void test_blocking_that_did_not_wait_costs_nothing(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(20), US(25), 2, NULL, NULL, 0);
     syn_kernel(&s, 0, BLOCKING, US(3000), US(3100), 2);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_WARNING);
@@ -215,7 +208,7 @@ static void test_legacy_other_device_is_independent(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(30), US(35), 2, NULL, NULL, 0);
     syn_kernel(&s, 0, LEGACY, US(10022), US(10122), 2);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
     assert_int_equal(f->cost_ns, 0);
@@ -241,7 +234,7 @@ static void test_legacy_sites_dedup_by_stack(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(8), US(9), 3, NULL, stack_a, 2);
     syn_kernel(&s, 0, LEGACY, US(10), US(11), 3);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
     assert_int_equal(f->n_sites, 2);
@@ -272,7 +265,7 @@ static void test_shared_stack_counts_at_sampled_site(void **state)
         syn_kernel(&s, 0, LEGACY, US(4 * i + 2), US(4 * i + 3), i);
     }
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
     assert_int_equal(f->count, 4);

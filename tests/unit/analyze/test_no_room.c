@@ -20,13 +20,6 @@
 
 static const char *const names[] = {"?", "sweep_kernel", "small_kernel", "grid_b"};
 
-static void analyze(syn *s, sc_analysis *a)
-{
-    char err[256];
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
 static sc_rec_device h200(uint32_t cc_major)
 {
     return (sc_rec_device){.device = 0, .sm_count = 132, .max_threads_per_sm = 2048,
@@ -64,15 +57,6 @@ static sc_rec_kernel shape(int32_t grid, int32_t block, uint32_t regs, uint32_t 
     return (sc_rec_kernel){.grid_x = grid, .grid_y = 1, .grid_z = 1, .block_x = block,
                            .block_y = 1, .block_z = 1, .registers_per_thread = regs,
                            .static_shared = shared_static, .dynamic_shared = shared_dynamic};
-}
-
-/* The no-room finding of one severity, or NULL. */
-static const sc_finding *finding(const sc_analysis *a, sc_severity sev)
-{
-    for (size_t i = 0; i < a->n_findings; i++)
-        if (strcmp(a->findings[i].rule, "no-room") == 0 && a->findings[i].severity == sev)
-            return &a->findings[i];
-    return NULL;
 }
 
 /* Each limit in turn:
@@ -159,8 +143,8 @@ static void test_full_grid_then_small_kernel_waited(void **state)
     syn_init(&s);
     full_grid_then_small(&s, 1056);
     sc_analysis a;
-    analyze(&s, &a);
-    const sc_finding *f = finding(&a, SC_SEV_ERROR);
+    syn_analyze(&s, &a);
+    const sc_finding *f = syn_finding_sev(&a, "no-room", SC_SEV_ERROR);
     assert_non_null(f);
     assert_int_equal(f->count, 1);
     assert_int_equal(f->cost_ns, US(987));
@@ -194,12 +178,12 @@ static void test_short_wait_in_long_run_is_warning(void **state)
     full_grid_then_small(&s, 1056);
     launch(&s, S15, 2, US(19985), US(19990), US(20000), 1, 128, 16, 3);
     sc_analysis a;
-    analyze(&s, &a);
-    const sc_finding *f = finding(&a, SC_SEV_WARNING);
+    syn_analyze(&s, &a);
+    const sc_finding *f = syn_finding_sev(&a, "no-room", SC_SEV_WARNING);
     assert_non_null(f);
     assert_int_equal(f->count, 1);
     assert_int_equal(f->cost_ns, US(987));
-    assert_null(finding(&a, SC_SEV_ERROR));
+    assert_null(syn_finding_sev(&a, "no-room", SC_SEV_ERROR));
     sc_analysis_free(&a);
     syn_free(&s);
 }
@@ -212,7 +196,7 @@ static void test_partial_grid_is_silent(void **state)
     syn_init(&s);
     full_grid_then_small(&s, 1000);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "no-room"));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -231,7 +215,7 @@ static void test_register_limited_grid(void **state)
         launch(&s, S14, 1, 0, US(10), US(1010), grids[i], 256, 37, 1);
         launch(&s, S15, 2, US(20), US(1012), US(1050), 1, 128, 16, 2);
         sc_analysis a;
-        analyze(&s, &a);
+        syn_analyze(&s, &a);
         const sc_finding *f = syn_finding(&a, "no-room");
         if (i == 0) {
             assert_non_null(f);
@@ -265,7 +249,7 @@ static void test_shared_limited_grid_last_wave(void **state)
     k->rec.dynamic_shared = 25600;
     launch(&s, S15, 2, US(20), US(512), US(560), 1, 128, 16, 2);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "no-room");
     assert_non_null(f);
     assert_int_equal(f->cost_ns, US(487));
@@ -287,7 +271,7 @@ static void test_legacy_blocking_pair_is_silent(void **state)
     launch(&s, BLOCKING, 1, 0, US(10), US(1010), 1056, 256, 16, 1);
     launch(&s, LEGACY, 2, US(20), US(1012), US(1050), 1, 128, 16, 2);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "no-room"));
     assert_non_null(syn_finding(&a, "legacy-stream"));
     sc_analysis_free(&a);
@@ -313,7 +297,7 @@ static void test_two_full_grids_overlapped_without_gain(void **state)
     launch(&s, S14, 1, US(1000), US(1010), US(1210), 1056, 256, 16, 3);
     launch(&s, S15, 3, US(1001), US(1012), US(1212), 1056, 256, 16, 4);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "no-room");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_NOTE);
@@ -327,8 +311,8 @@ static void test_two_full_grids_overlapped_without_gain(void **state)
     assert_true(syn_evidence(ev, n, "solo_sum_us") == 200.0);
     double speedup = syn_evidence(ev, n, "speedup");
     assert_true(speedup > 200.0 / 202.0 - 1e-9 && speedup < 200.0 / 202.0 + 1e-9);
-    assert_null(finding(&a, SC_SEV_WARNING));
-    assert_null(finding(&a, SC_SEV_ERROR));
+    assert_null(syn_finding_sev(&a, "no-room", SC_SEV_WARNING));
+    assert_null(syn_finding_sev(&a, "no-room", SC_SEV_ERROR));
     sc_analysis_free(&a);
     syn_free(&s);
 }

@@ -12,13 +12,6 @@
 
 #define STREAM 20
 
-static void analyze(syn *s, sc_analysis *a)
-{
-    char err[256];
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
 /*   kernel          0 .. 1000 us (launch call 0 .. 5 us)
  *   cudaMemcpyAsync 900 .. 1500 us, pageable -> device, 1 MiB; the copy runs 1200 .. 1450 us
  *                   (a driver call inside it carries the same correlation id)
@@ -48,7 +41,7 @@ static void test_pageable_async_flagged(void **state)
     syn_call(&s, SC_CALL_MEMCPY, US(1800), US(2000), 4, "cudaMemcpy", NULL, 0);
     syn_copy(&s, 0, STREAM, US(1850), US(1950), 1u << 20, 4, 0, SC_MEM_PAGEABLE, SC_MEM_DEVICE);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
 
     const sc_finding *f = syn_finding(&a, "pageable-async");
     assert_non_null(f);
@@ -92,7 +85,7 @@ static void test_pinned_and_sync_not_flagged(void **state)
     syn_call(&s, SC_CALL_MEMCPY, US(100), US(300), 2, "cudaMemcpy", NULL, 0);
     syn_copy(&s, 0, STREAM, US(150), US(250), 4096, 2, 0, SC_MEM_DEVICE, SC_MEM_PAGEABLE);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "pageable-async"));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -111,7 +104,7 @@ static void test_pageable_while_busy_is_warning(void **state)
     syn_copy(&s, 0, STREAM + 1, US(150), US(190), 4096, 2, SC_MEMCPY_ASYNC, SC_MEM_DEVICE,
              SC_MEM_PAGEABLE);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "pageable-async");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_WARNING);
@@ -140,7 +133,7 @@ static void test_pageable_small_cost_is_warning(void **state)
     syn_copy(&s, 0, STREAM, US(10000), US(10004), 4096, 2, SC_MEMCPY_ASYNC, SC_MEM_PAGEABLE,
              SC_MEM_DEVICE);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "pageable-async");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_WARNING);
@@ -181,7 +174,7 @@ static void test_pinned_estimate_uses_median_rate_of_direction(void **state)
     syn_copy(&s, 0, STREAM, US(2010), US(2190), 8 * mib, 2, SC_MEMCPY_ASYNC, SC_MEM_PAGEABLE,
              SC_MEM_DEVICE);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "pageable-async");
     assert_non_null(f);
     assert_int_equal(f->count, 2);

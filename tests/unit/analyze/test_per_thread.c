@@ -19,13 +19,6 @@
 #define HANDLE_LEGACY 0x1u
 #define HANDLE_PER_THREAD 0x2u
 
-static void analyze(syn *s, sc_analysis *a)
-{
-    char err[256];
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
 /* A launch call with the given stream handle and flags, and its kernel. */
 static void launch(syn *s, uint32_t stream, uint64_t handle, uint32_t flags,
                    uint64_t call_start, uint64_t start, uint64_t end, uint32_t corr)
@@ -58,7 +51,7 @@ static void test_per_thread_work_is_not_legacy(void **state)
     launch(&s, PER_THREAD, 0, SC_API_PER_THREAD, US(0), US(10), US(20), 1);
     launch(&s, PER_THREAD, HANDLE_PER_THREAD, 0, US(30), US(40), US(50), 2);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "legacy-stream"));
     assert_null(syn_finding(&a, "blocking-stream"));
     const sc_stream_summary *pt = stream(&a, PER_THREAD);
@@ -80,7 +73,7 @@ static void test_per_thread_wins_over_a_legacy_flag(void **state)
     syn_stream(&s, 0, PER_THREAD, SC_STREAM_FLAG_LEGACY, 0);
     launch(&s, PER_THREAD, 0, SC_API_PER_THREAD, US(0), US(10), US(20), 1);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_true(stream(&a, PER_THREAD)->per_thread);
     assert_null(syn_finding(&a, "legacy-stream"));
     sc_analysis_free(&a);
@@ -97,7 +90,7 @@ static void test_named_legacy_stream_is_still_reported(void **state)
     syn_stream(&s, 0, LEGACY, SC_STREAM_FLAG_LEGACY, 0);
     launch(&s, LEGACY, HANDLE_LEGACY, SC_API_PER_THREAD, US(0), US(10), US(20), 1);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_false(stream(&a, LEGACY)->per_thread);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
@@ -122,7 +115,7 @@ static void test_per_thread_serializes_with_legacy(void **state)
     launch(&s, PER_THREAD, 0, SC_API_PER_THREAD, US(10), US(20), US(10020), 1);
     launch(&s, LEGACY, HANDLE_LEGACY, SC_API_PER_THREAD, US(30), US(10022), US(10122), 2);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
     assert_int_equal(f->severity, SC_SEV_ERROR);
@@ -153,7 +146,7 @@ static void test_which_calls_mark_a_stream(void **state)
     launch(&s, 12, HANDLE_PER_THREAD, 0, US(70), US(80), US(90), 3);
     launch(&s, 12, 0, 0, US(100), US(110), US(120), 4);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_true(stream(&a, PER_THREAD)->per_thread);
     assert_false(stream(&a, 21)->per_thread);
     assert_false(stream(&a, 12)->per_thread);

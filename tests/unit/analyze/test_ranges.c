@@ -16,13 +16,6 @@
 #define T2 2u
 #define ANY UINT32_MAX      /* depth of a start/end range */
 
-static void analyze(syn *s, sc_analysis *a)
-{
-    char err[256];
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
 static sc_api_call *call_on(syn *s, uint32_t tid, uint16_t call_class, uint64_t start,
                             uint32_t corr, const char *name)
 {
@@ -109,7 +102,7 @@ static void test_ranges_membership(void **state)
     syn_init(&s);
     build_membership(&s);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_int_equal(a.n_ranges, 3);
     assert_string_equal(a.ranges[0].range->name, "step");   /* trace order: by start */
 
@@ -177,7 +170,7 @@ static void test_ranges_findings_and_names(void **state)
                  SC_MEM_PAGEABLE, SC_MEM_DEVICE);
     }
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "pageable-async");
     assert_non_null(f);
     assert_int_equal(f->cost_ns, US(450));
@@ -242,7 +235,7 @@ static void test_ranges_name_row_sums(void **state)
     }
     syn_range(&s, "setup", US(5000), US(5100), T2, ANY);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     const sc_range_summary *s1 = range_at(&a, "step", US(1000));
     assert_true(s1->overlap.concurrency == 2.0);
     assert_true(s1->overlap.speedup == 2.0);
@@ -312,7 +305,7 @@ static void test_ranges_none(void **state)
     syn_init(&s);
     syn_kernel(&s, 0, 20, US(0), US(10), 0);
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_int_equal(a.n_ranges, 0);
     assert_null(a.ranges);
     assert_int_equal(a.n_range_names, 0);
@@ -339,7 +332,7 @@ static void test_ranges_many(void **state)
         syn_kernel(&s, 0, 20, t0 + US(2), t0 + US(7), i + 1);
     }
     sc_analysis a;
-    analyze(&s, &a);
+    syn_analyze(&s, &a);
     assert_int_equal(a.n_ranges, N + 1);
     for (size_t i = 1; i < a.n_ranges; i++) {
         assert_int_equal(a.ranges[i].overlap.kernel_count, 1);

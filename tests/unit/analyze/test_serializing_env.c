@@ -13,24 +13,13 @@
 static void analyze_env(syn *s, sc_analysis *a, const char **env, size_t n_env,
                         const uint32_t *streams, size_t n_streams)
 {
-    char err[256];
     for (size_t i = 0; i < n_streams; i++) {
         syn_call(s, SC_CALL_LAUNCH, US(10 * i), US(10 * i + 5), (uint32_t)i + 1, NULL, NULL, 0);
         syn_kernel(s, 0, streams[i], US(10 * i + 5), US(10 * i + 8), (uint32_t)i + 1);
     }
     s->t.env = env;
     s->t.n_env = n_env;
-    syn_finish(s);
-    assert_int_equal(sc_analyze(&s->t, a, err, sizeof(err)), 0);
-}
-
-/* The findings of the rule, counted. */
-static size_t env_findings(const sc_analysis *a)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < a->n_findings; i++)
-        n += strcmp(a->findings[i].rule, "serializing-env") == 0;
-    return n;
+    syn_analyze(s, a);
 }
 
 static void test_launch_blocking_is_error(void **state)
@@ -44,7 +33,7 @@ static void test_launch_blocking_is_error(void **state)
     analyze_env(&s, &a, env, 2, streams, 2);
     const sc_finding *f = syn_finding(&a, "serializing-env");
     assert_non_null(f);
-    assert_int_equal(env_findings(&a), 1);
+    assert_int_equal(syn_finding_count(&a, "serializing-env"), 1);
     assert_int_equal(f->severity, SC_SEV_ERROR);
     assert_int_equal(f->cost_ns, 0);     /* not measured: the trace has no run without it */
     assert_non_null(strstr(f->title, "CUDA_LAUNCH_BLOCKING=1"));
@@ -68,7 +57,7 @@ static void test_harmless_values_are_quiet(void **state)
     const uint32_t streams[] = {20, 21};
     sc_analysis a;
     analyze_env(&s, &a, env, 5, streams, 2);
-    assert_int_equal(env_findings(&a), 0);
+    assert_int_equal(syn_finding_count(&a, "serializing-env"), 0);
     sc_analysis_free(&a);
     syn_free(&s);
 }
@@ -123,7 +112,7 @@ static void test_no_caching_and_lazy_are_separate_findings(void **state)
     const uint32_t streams[] = {20};
     sc_analysis a;
     analyze_env(&s, &a, env, 2, streams, 1);
-    assert_int_equal(env_findings(&a), 2);
+    assert_int_equal(syn_finding_count(&a, "serializing-env"), 2);
     bool saw_caching = false, saw_lazy = false;
     for (size_t i = 0; i < a.n_findings; i++) {
         const sc_finding *f = &a.findings[i];

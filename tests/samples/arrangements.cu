@@ -446,37 +446,14 @@ int main(int argc, char **argv)
 {
     const char *name = nullptr;
     int reps = 3;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            char *end = nullptr;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || v < 1 || v > 100000) {
-                fprintf(stderr, "--reps wants a positive integer\n");
-                return 2;
-            }
-            reps = (int)v;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (name == nullptr && argv[i][0] != '-') {
-            name = argv[i];
-        } else {
-            usage(stderr);
-            return 2;
-        }
-    }
-    int which = -1;  // N_ARR means all
-    if (name != nullptr && strcmp(name, "all") == 0)
-        which = N_ARR;
-    for (int i = 0; name != nullptr && i < N_ARR; ++i)
-        if (strcmp(name, k_arrangements[i].name) == 0)
-            which = i;
-    if (which < 0) {
-        if (name != nullptr)
-            fprintf(stderr, "unknown arrangement '%s'\n", name);
-        usage(stderr);
+    int status = sc_parse_args(argc, argv, "--reps", &reps, &name, true, usage);
+    if (status >= 0)
+        return status;
+    int which = name != nullptr && strcmp(name, "all") == 0  // N_ARR means all
+                    ? N_ARR
+                    : sc_lookup(name, k_arrangements, N_ARR, "arrangement", usage);
+    if (which < 0)
         return 2;
-    }
 
     Ctx c;
     setup(c);

@@ -872,35 +872,12 @@ int main(int argc, char **argv)
 {
     const char *name = nullptr;
     int steps = 0;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
-            char *end_p = nullptr;
-            long v = strtol(argv[++i], &end_p, 10);
-            if (*end_p != '\0' || v < 1 || v > 100000) {
-                fprintf(stderr, "--steps wants a positive integer\n");
-                return 2;
-            }
-            steps = (int)v;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (name == nullptr && argv[i][0] != '-') {
-            name = argv[i];
-        } else {
-            usage(stderr);
-            return 2;
-        }
-    }
-    int which = -1;
-    for (int i = 0; name != nullptr && i < M_COUNT; ++i)
-        if (strcmp(name, k_modes[i].name) == 0)
-            which = i;
-    if (which < 0) {
-        if (name != nullptr)
-            fprintf(stderr, "unknown mode '%s'\n", name);
-        usage(stderr);
+    int status = sc_parse_args(argc, argv, "--steps", &steps, &name, true, usage);
+    if (status >= 0)
+        return status;
+    int which = sc_lookup(name, k_modes, M_COUNT, "mode", usage);
+    if (which < 0)
         return 2;
-    }
 
     Ctx c;
     memset(&c, 0, sizeof c);

@@ -91,28 +91,21 @@ static void verify(const float *out, size_t n)
     printf("# verified %zu elements ok\n", n);
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: pipeline pinned|pageable [--reps N]\n");
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = nullptr;
     int reps = 1;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            char *end = nullptr;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || v < 1 || v > 100000) {
-                fprintf(stderr, "--reps wants a positive integer\n");
-                return 2;
-            }
-            reps = (int)v;
-        } else if (mode == nullptr && argv[i][0] != '-') {
-            mode = argv[i];
-        } else {
-            mode = nullptr;
-            break;
-        }
-    }
+    // No -h/--help here: any argument starting with '-' other than --reps is a bad one.
+    int status = sc_parse_args(argc, argv, "--reps", &reps, &mode, false, usage);
+    if (status >= 0)
+        return status;
     if (mode == nullptr || (strcmp(mode, "pinned") != 0 && strcmp(mode, "pageable") != 0)) {
-        fprintf(stderr, "usage: pipeline pinned|pageable [--reps N]\n");
+        usage(stderr);
         return 2;
     }
     const bool pinned = strcmp(mode, "pinned") == 0;

@@ -1008,15 +1008,22 @@ static bool check_one(const expectation *e, const sc_analysis *const *as, size_t
     return pass;
 }
 
-size_t sc_expect_check(const sc_expect_set *set, const sc_analysis *const *as, size_t n,
-                       FILE *out)
+size_t sc_expect_evaluate(const sc_expect_set *set, const sc_analysis *const *as, size_t n,
+                          sc_expect_result *results)
 {
     size_t failed = 0;
     for (size_t i = 0; set && i < set->n; i++) {
-        char detail[1024];
-        bool pass = check_one(&set->v[i], as, n, detail, sizeof detail);
-        failed += !pass;
-        fprintf(out, "expect: %s %s (%s)\n", pass ? "PASS" : "FAIL", set->v[i].text, detail);
+        results[i].text = set->v[i].text;
+        results[i].pass = check_one(&set->v[i], as, n, results[i].detail,
+                                    sizeof results[i].detail);
+        failed += !results[i].pass;
     }
     return failed;
+}
+
+void sc_expect_print(const sc_expect_result *results, size_t n, FILE *out)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "expect: %s %s (%s)\n", results[i].pass ? "PASS" : "FAIL",
+                results[i].text, results[i].detail);
 }

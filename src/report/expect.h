@@ -56,11 +56,20 @@ int sc_expect_add_file(sc_expect_set *set, const char *path, char *err, size_t e
 
 size_t sc_expect_count(const sc_expect_set *set);
 
-/* Checks every expectation against the analyses and prints one line each to out:
+/* One expectation's verdict. */
+typedef struct sc_expect_result {
+    const char *text;           /* the expectation as given (owned by the set) */
+    bool pass;
+    char detail[1024];          /* what was measured, or why it could not be */
+} sc_expect_result;
+
+/* Checks every expectation; results has sc_expect_count(set) entries. Returns the number
+ * that failed. */
+size_t sc_expect_evaluate(const sc_expect_set *set, const sc_analysis *const *analyses,
+                          size_t n, sc_expect_result *results);
+/* Prints one line per verdict:
  *   expect: PASS range=nonblocking concurrency>=1.3 (measured 1.61)
- *   expect: FAIL range=x busy > 1ms (no range named "x")
- * Returns how many failed. */
-size_t sc_expect_check(const sc_expect_set *set, const sc_analysis *const *analyses, size_t n,
-                       FILE *out);
+ *   expect: FAIL range=x busy > 1ms (no range named "x") */
+void sc_expect_print(const sc_expect_result *results, size_t n, FILE *out);
 
 #endif

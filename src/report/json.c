@@ -376,6 +376,20 @@ static json_t *summary_json(const sc_analysis *const *as, size_t n, size_t n_err
     return o;
 }
 
+/* The verdicts of --expect, in the order given: what a CI job reads back. */
+static json_t *expectations_json(const sc_expect_result *r, size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "expectation", sc_json_str(r[i].text));
+        json_object_set_new(o, "passed", json_boolean(r[i].pass));
+        json_object_set_new(o, "measured", sc_json_str(r[i].detail));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
                   const sc_json_error *errors, size_t n_errors, const sc_json_options *opt)
 {
@@ -400,6 +414,9 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
     }
     json_object_set_new(doc, "errors", errs);
     json_object_set_new(doc, "summary", summary_json(as, n, n_errors));
+    if (opt->n_expectations)
+        json_object_set_new(doc, "expectations",
+                            expectations_json(opt->expectations, opt->n_expectations));
 
     int rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 ? 0 : -1;
     if (rc == 0 && fputc('\n', out) == EOF)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "report/frame.h"
+#include "report/expect.h"
 #include "streamcheck/analysis.h"
 
 #define SC_JSON_SCHEMA "streamcheck-report/1"
@@ -19,6 +20,8 @@ typedef struct sc_json_options {
     sc_frame_resolver resolve;  /* NULL: frames carry module + module_offset only */
     void *resolve_ctx;
     const char *tool_version;
+    const sc_expect_result *expectations;   /* verdicts of --expect; none: no member */
+    size_t n_expectations;
 } sc_json_options;
 
 /* Writes the whole document (processes, errors, merged summary) to out, indented, with a

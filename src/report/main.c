@@ -223,7 +223,8 @@ static int write_text(const sc_report_options *opt, const sc_analysis *const *as
 }
 
 static int write_json(const sc_report_options *opt, const report_run *r,
-                      const sc_analysis *const *as, sc_symbolizer *sym)
+                      const sc_analysis *const *as, sc_symbolizer *sym,
+                      const sc_expect_result *verdicts, size_t n_verdicts)
 {
     bool to_stdout = sc_report_json_to_stdout(opt);
     FILE *out = to_stdout ? stdout : fopen(opt->json_path, "w");
@@ -236,6 +237,8 @@ static int write_json(const sc_report_options *opt, const report_run *r,
         .resolve = sym ? sc_sym_resolve : NULL,
         .resolve_ctx = sym,
         .tool_version = SC_VERSION,
+        .expectations = verdicts,
+        .n_expectations = n_verdicts,
     };
     int rc = sc_json_write(out, as, r->n_procs, r->errors, r->n_errors, &j);
     if (!to_stdout && fclose(out) != 0)
@@ -421,12 +424,23 @@ int main(int argc, char **argv)
         sc_compare_side c = compare_side(&r, as, (const char *const *)opt.paths, opt.n_paths);
         if (write_comparison(&opt, &o, &c) != 0)
             status = EXIT_READ;
+    }
+    /* Verdicts first: the JSON report carries them too. */
+    size_t n_verdicts = sc_expect_count(expect), failed = 0;
+    sc_expect_result *verdicts = calloc(n_verdicts ? n_verdicts : 1, sizeof *verdicts);
+    if (!verdicts) {
+        fprintf(stderr, "streamcheck-report: out of memory\n");
+        status = EXIT_READ;
+        n_verdicts = 0;
     } else {
+        failed = sc_expect_evaluate(expect, as, r.n_procs, verdicts);
+    }
+    if (!opt.baseline) {
         bool text = !sc_report_stdout_taken(&opt) || opt.text_path;
         if (text && (r.n_procs > 0 || r.n_errors == 0) &&
             write_text(&opt, as, r.n_procs, sym) != 0)
             status = EXIT_READ;
-        if (opt.json && write_json(&opt, &r, as, sym) != 0)
+        if (opt.json && write_json(&opt, &r, as, sym, verdicts, n_verdicts) != 0)
             status = EXIT_READ;
     }
     if (opt.chrome_path && write_chrome(&opt, as, r.n_procs, sym) != 0)
@@ -436,8 +450,8 @@ int main(int argc, char **argv)
 
     /* The verdicts go where the text report would, or to stderr when stdout carries a
      * document. */
-    size_t failed = sc_expect_check(expect, as, r.n_procs,
-                                    sc_report_stdout_taken(&opt) ? stderr : stdout);
+    sc_expect_print(verdicts, n_verdicts, sc_report_stdout_taken(&opt) ? stderr : stdout);
+    free(verdicts);
     if (status == 0 && failed)
         status = EXIT_EXPECT;
     if (status == 0 && fails(&r, opt.fail_on))

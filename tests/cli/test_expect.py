@@ -153,6 +153,19 @@ def test_expectations_go_to_stderr_when_json_takes_stdout(run_report, trace):
     assert "expect: PASS kernels == 7 (measured 7)" in r.stderr
 
 
+def test_verdicts_are_in_the_json_report(run_report, trace):
+    """A CI job reading the JSON gets the verdicts too, in the order given; without --expect
+    the document has no such member."""
+    r = run_report("--json", "--expect", "kernels == 7", "--expect", "kernels > 10", trace)
+    assert r.returncode == 4
+    doc = json.loads(r.stdout)
+    assert doc["expectations"] == [
+        {"expectation": "kernels == 7", "passed": True, "measured": "measured 7"},
+        {"expectation": "kernels > 10", "passed": False, "measured": "measured 7"},
+    ]
+    assert "expectations" not in json.loads(run_report("--json", trace).stdout)
+
+
 @pytest.mark.parametrize("expr, message", [
     ("range=x concurency>=1.3", "unknown metric 'concurency'"),
     ("range=x concurrency", "expected a comparison (>=, <=, >, <, ==) at the end"),

@@ -73,6 +73,7 @@ typedef struct sc_trace {
     sc_rec_stream *streams;  size_t n_streams;
     sc_rec_sync *syncs;      size_t n_syncs;      /* sorted by start_ns */
     sc_range *ranges;        size_t n_ranges;     /* sorted by rec.start_ns */
+    sc_rec_overhead *overheads; size_t n_overheads; /* sorted by start_ns */
     sc_note *notes;          size_t n_notes;
     const char **env;        size_t n_env;        /* "NAME=value" */
 

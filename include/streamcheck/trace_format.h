@@ -26,7 +26,7 @@
 
 #define SC_TRACE_MAGIC "SCTRACE"          /* 7 characters and the terminating NUL */
 #define SC_TRACE_VERSION_MAJOR 1
-#define SC_TRACE_VERSION_MINOR 0
+#define SC_TRACE_VERSION_MINOR 1          /* 1.1: OVERHEAD records */
 #define SC_TRACE_SUFFIX ".sctrace"
 #define SC_TRACE_PARTIAL_SUFFIX ".partial" /* appended while the process runs */
 
@@ -59,7 +59,9 @@ enum sc_record_kind {
     SC_REC_ENV = 13,        /* text "NAME=value": an environment variable that matters */
     SC_REC_RANGE = 14,      /* sc_rec_range: an NVTX range (name is a STRING id) */
     SC_REC_END = 15,        /* sc_rec_end: the process finished and everything was flushed */
+    SC_REC_OVERHEAD = 16,   /* sc_rec_overhead: time CUDA or CUPTI spent on their own (1.1) */
 };
+#define SC_REC_KIND_LAST SC_REC_OVERHEAD    /* the highest kind this version knows */
 
 /* Variable parts (paths, names, texts) follow the fixed struct as a NUL-terminated string,
  * zero-padded up to the record size. */
@@ -268,6 +270,30 @@ typedef struct sc_rec_end {
 
 enum sc_end_reason { SC_END_EXIT = 1, SC_END_EXEC = 2, SC_END_DETACH = 3 };
 
+/* CUPTI's OVERHEAD activity: a stretch in which the driver or CUPTI did work of its own on a
+ * thread. The kinds that matter to the analysis (CUpti_ActivityOverheadKind values):
+ * loading a kernel's module on its first launch under lazy loading, and the host blocked
+ * because the launch queue was full; the others (CUPTI's buffers and resources) say what
+ * tracing itself cost. `correlation_id` is the API call it happened inside (0: none). */
+enum sc_overhead_kind {
+    SC_OVERHEAD_CUPTI_BUFFER_FLUSH = 1u << 16,
+    SC_OVERHEAD_CUPTI_INSTRUMENTATION = 2u << 16,
+    SC_OVERHEAD_CUPTI_RESOURCE = 3u << 16,
+    SC_OVERHEAD_MODULE_LOADING = 4u << 16,      /* runtime-triggered module loading */
+    SC_OVERHEAD_LAZY_FUNCTION_LOADING = 5u << 16,
+    SC_OVERHEAD_COMMAND_BUFFER_FULL = 6u << 16,
+    SC_OVERHEAD_ACTIVITY_BUFFER_REQUEST = 7u << 16,
+};
+
+typedef struct sc_rec_overhead {
+    uint64_t start_ns, end_ns;
+    uint32_t kind;                  /* enum sc_overhead_kind (CUPTI's value, kept as is) */
+    uint32_t object_kind;           /* CUpti_ActivityObjectKind: 1 process, 2 thread, 3 device,
+                                       4 context, 5 stream */
+    uint32_t object_id[3];          /* process/thread ids, or device, context, stream ids */
+    uint32_t correlation_id;
+} sc_rec_overhead;
+
 #define SC_ASSERT_SIZE(type, size) _Static_assert(sizeof(type) == (size), #type " layout changed")
 SC_ASSERT_SIZE(sc_file_header, 16);
 SC_ASSERT_SIZE(sc_record_header, 8);
@@ -285,5 +311,6 @@ SC_ASSERT_SIZE(sc_rec_sync, 40);
 SC_ASSERT_SIZE(sc_rec_note, 8);
 SC_ASSERT_SIZE(sc_rec_range, 32);
 SC_ASSERT_SIZE(sc_rec_end, 40);
+SC_ASSERT_SIZE(sc_rec_overhead, 40);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "preload/cupti_loader.h"
@@ -17,12 +18,26 @@ enum { SC_ACTIVITY_BUFFER = 8 * 1024 * 1024, SC_CHECKPOINT_MS = 200 };
 
 static atomic_uint_fast64_t sc_activity_count;
 
+/* CUPTI asks for a buffer on whichever application thread produces the record that needs
+ * one, and by default zeroes it there: 8 MiB of fresh pages, 4-5 ms on the H200 machine, and
+ * with per-thread buffers (CUPTI's default) under a lock that made two threads' first
+ * launches run one after the other (GPU-FACTS.md, "Observer effect"). So buffers are shared
+ * by all threads (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER = 0), and they come from
+ * mmap, whose pages are zero already (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER = 1):
+ * the request costs one system call, and pages are touched only as records fill them. */
 static void CUPTIAPI sc_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    /* CUPTI wants 8-byte alignment; malloc gives 16. */
-    *buffer = malloc(SC_ACTIVITY_BUFFER);
+    void *p = mmap(NULL, SC_ACTIVITY_BUFFER, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    *buffer = p == MAP_FAILED ? NULL : p;
     *size = *buffer ? SC_ACTIVITY_BUFFER : 0;
     *max_records = 0;
+}
+
+static void sc_set_attribute(CUpti_ActivityAttribute attr, uint8_t value)
+{
+    size_t size = sizeof value;
+    if (sc_cupti_api.ActivitySetAttribute) sc_cupti_api.ActivitySetAttribute(attr, &size, &value);
 }
 
 static void sc_put_kernel(const CUpti_ActivityKernel10 *k)
@@ -101,6 +116,23 @@ static void sc_put_device(const CUpti_ActivityDevice5 *d)
     sc_tbuf_put(SC_REC_DEVICE, &r, sizeof r, name, strlen(name) + 1);
 }
 
+static void sc_put_overhead(const CUpti_ActivityOverhead3 *o)
+{
+    sc_rec_overhead r = {
+        .start_ns = o->start, .end_ns = o->end, .kind = (uint32_t)o->overheadKind,
+        .object_kind = (uint32_t)o->objectKind, .correlation_id = o->correlationId,
+    };
+    if (o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS || o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) {
+        r.object_id[0] = o->objectId.pt.processId;
+        r.object_id[1] = o->objectId.pt.threadId;
+    } else {
+        r.object_id[0] = o->objectId.dcs.deviceId;
+        r.object_id[1] = o->objectId.dcs.contextId;
+        r.object_id[2] = o->objectId.dcs.streamId;
+    }
+    sc_tbuf_put(SC_REC_OVERHEAD, &r, sizeof r, NULL, 0);
+}
+
 static void sc_convert(const CUpti_Activity *a)
 {
     switch (a->kind) {
@@ -115,6 +147,7 @@ static void sc_convert(const CUpti_Activity *a)
         sc_put_sync((const CUpti_ActivitySynchronization2 *)a);
         break;
     case CUPTI_ACTIVITY_KIND_DEVICE: sc_put_device((const CUpti_ActivityDevice5 *)a); break;
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: sc_put_overhead((const CUpti_ActivityOverhead3 *)a); break;
     default: return;
     }
     atomic_fetch_add_explicit(&sc_activity_count, 1, memory_order_relaxed);
@@ -130,7 +163,7 @@ static void CUPTIAPI sc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
     while (valid > 0 &&
            sc_cupti_api.ActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS)
         sc_convert(record);
-    free(buffer);
+    munmap(buffer, size);
     /* Off the hot path: a good moment to notice libraries loaded since the last look, and
      * to write out what idle threads hold, so that a crash loses little. */
     sc_modules_update();
@@ -149,8 +182,14 @@ int sc_activity_start(char *failed, size_t failed_size)
         {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
         {CUPTI_ACTIVITY_KIND_STREAM, "STREAM"},
         {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"},
+        /* module loads on first launch (lazy-loading's evidence), a full launch queue, and
+         * what tracing itself cost */
+        {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
     };
     failed[0] = '\0';
+    /* Both before the callbacks are registered and any kind is enabled (CUPTI's rule). */
+    sc_set_attribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, 0);
+    sc_set_attribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, 1);
     CUptiResult rc = sc_cupti_api.ActivityRegisterCallbacks(sc_buffer_requested, sc_buffer_completed);
     if (rc != CUPTI_SUCCESS) {
         snprintf(failed, failed_size, "buffer callbacks (%s)", sc_cupti_error(rc));

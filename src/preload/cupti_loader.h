@@ -25,6 +25,7 @@ typedef struct sc_cupti {
     __typeof__(&cuptiGetResultString) GetResultString;
     __typeof__(&cuptiGetVersion) GetVersion;
     __typeof__(&cuptiActivityFlushPeriod) ActivityFlushPeriod;  /* optional: may be NULL */
+    __typeof__(&cuptiActivitySetAttribute) ActivitySetAttribute;  /* optional: may be NULL */
 } sc_cupti;
 
 extern sc_cupti sc_cupti_api;

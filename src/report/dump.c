@@ -36,23 +36,24 @@ typedef struct sc_dump {
     char what[256];             /* the damage in words */
     bool has_end;
     size_t n_records;
-    size_t counts[SC_REC_END + 1];  /* by kind; [0] counts kinds this version does not know */
+    size_t counts[SC_REC_KIND_LAST + 1];  /* by kind; [0] counts kinds this version does not know */
     sc_dump_name *names;
     size_t n_names, cap_names;
 } sc_dump;
 
-static const char *const sc_dump_kind_names[SC_REC_END + 1] = {
+static const char *const sc_dump_kind_names[SC_REC_KIND_LAST + 1] = {
     [SC_REC_PROCESS] = "PROCESS", [SC_REC_MODULE] = "MODULE", [SC_REC_DEVICE] = "DEVICE",
     [SC_REC_STRING] = "STRING",   [SC_REC_CALL_NAME] = "CALL_NAME", [SC_REC_API] = "API",
     [SC_REC_KERNEL] = "KERNEL",   [SC_REC_MEMCPY] = "MEMCPY", [SC_REC_MEMSET] = "MEMSET",
     [SC_REC_STREAM] = "STREAM",   [SC_REC_SYNC] = "SYNC",     [SC_REC_NOTE] = "NOTE",
     [SC_REC_ENV] = "ENV",         [SC_REC_RANGE] = "RANGE",   [SC_REC_END] = "END",
+    [SC_REC_OVERHEAD] = "OVERHEAD",
 };
 
 static const char *kind_name(uint16_t kind)
 {
-    return kind <= SC_REC_END && sc_dump_kind_names[kind] ? sc_dump_kind_names[kind]
-                                                          : "unknown";
+    return kind <= SC_REC_KIND_LAST && sc_dump_kind_names[kind] ? sc_dump_kind_names[kind]
+                                                                : "unknown";
 }
 
 /* ---- pass 1: where the readable part ends ------------------------------------------- */
@@ -159,7 +160,7 @@ static void scan(sc_dump *d)
             add_call_name(d, p, n);
         if (h.kind == SC_REC_END)
             d->has_end = true;
-        d->counts[h.kind <= SC_REC_END ? h.kind : 0]++;
+        d->counts[h.kind <= SC_REC_KIND_LAST ? h.kind : 0]++;
         d->n_records++;
         off += h.size;
     }
@@ -458,6 +459,30 @@ static void dump_end(FILE *out, const uint8_t *p, size_t n)
             end_reason_name(r.reason));
 }
 
+static const char *overhead_kind_name(uint32_t kind)
+{
+    switch (kind) {
+    case SC_OVERHEAD_CUPTI_BUFFER_FLUSH: return "cupti-buffer-flush";
+    case SC_OVERHEAD_CUPTI_INSTRUMENTATION: return "cupti-instrumentation";
+    case SC_OVERHEAD_CUPTI_RESOURCE: return "cupti-resource";
+    case SC_OVERHEAD_MODULE_LOADING: return "module-loading";
+    case SC_OVERHEAD_LAZY_FUNCTION_LOADING: return "lazy-function-loading";
+    case SC_OVERHEAD_COMMAND_BUFFER_FULL: return "command-buffer-full";
+    case SC_OVERHEAD_ACTIVITY_BUFFER_REQUEST: return "activity-buffer-request";
+    default: return "other";
+    }
+}
+
+static void dump_overhead(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_overhead r;
+    SC_RECORD_COPY_FIXED(r, p, n);
+    put_times(out, r.start_ns, r.end_ns);
+    fprintf(out, " kind=%s(0x%x) object=%u ids=%u,%u,%u corr=%u", overhead_kind_name(r.kind),
+            r.kind, r.object_kind, r.object_id[0], r.object_id[1], r.object_id[2],
+            r.correlation_id);
+}
+
 static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record_header *h)
 {
     const uint8_t *p = d->data + off + sizeof *h;
@@ -482,6 +507,7 @@ static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record
         break;
     case SC_REC_RANGE: dump_range(out, p, n); break;
     case SC_REC_END: dump_end(out, p, n); break;
+    case SC_REC_OVERHEAD: dump_overhead(out, p, n); break;
     default:
         fprintf(out, " kind=%u size=%u: not known to this version, skipped", h->kind, h->size);
         break;
@@ -550,7 +576,7 @@ static void dump_counts(FILE *out, const sc_dump *d)
 {
     fprintf(out, "records: %zu", d->n_records);
     const char *sep = " (";
-    for (uint16_t k = 1; k <= SC_REC_END; k++) {
+    for (uint16_t k = 1; k <= SC_REC_KIND_LAST; k++) {
         if (!d->counts[k])
             continue;
         fprintf(out, "%s%s %zu", sep, kind_name(k), d->counts[k]);

@@ -31,6 +31,7 @@ size_t sc_record_fixed_size(uint16_t kind)
     case SC_REC_ENV: return 0;  /* all text */
     case SC_REC_RANGE: return sizeof(sc_rec_range);
     case SC_REC_END: return sizeof(sc_rec_end);
+    case SC_REC_OVERHEAD: return sizeof(sc_rec_overhead);
     default: return 0;
     }
 }

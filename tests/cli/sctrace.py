@@ -21,11 +21,12 @@ import struct
 
 MAGIC = b"SCTRACE\0"
 VERSION_MAJOR = 1
-VERSION_MINOR = 0
+VERSION_MINOR = 1
 
 # enum sc_record_kind
 REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, REC_API, REC_KERNEL = range(1, 8)
 REC_MEMCPY, REC_MEMSET, REC_STREAM, REC_SYNC, REC_NOTE, REC_ENV, REC_RANGE, REC_END = range(8, 16)
+REC_OVERHEAD = 16
 
 # enum sc_stream_flag
 UNKNOWN, BLOCKING, NON_BLOCKING, LEGACY = 0, 1, 2, 3
@@ -49,6 +50,10 @@ DOMAIN_DRIVER, DOMAIN_RUNTIME = 1, 2     # CUPTI_CB_DOMAIN_DRIVER_API, _RUNTIME_
 # CUpti_ActivitySynchronizationType
 SYNC_EVENT, SYNC_STREAM_WAIT_EVENT, SYNC_STREAM, SYNC_CONTEXT = 1, 2, 3, 4
 
+# enum sc_overhead_kind (CUPTI's CUpti_ActivityOverheadKind values)
+OVERHEAD_LAZY_FUNCTION_LOADING, OVERHEAD_COMMAND_BUFFER_FULL = 5 << 16, 6 << 16
+OVERHEAD_ACTIVITY_BUFFER_REQUEST = 7 << 16
+
 # enum sc_end_reason
 END_EXIT, END_EXEC, END_DETACH = 1, 2, 3
 
@@ -68,11 +73,12 @@ SYNC = struct.Struct("<2Q6I")
 NOTE = struct.Struct("<II")
 RANGE = struct.Struct("<2Q4I")
 END = struct.Struct("<4QII")
+OVERHEAD = struct.Struct("<2Q6I")
 
 for _s, _n in [(FILE_HEADER, 16), (RECORD_HEADER, 8), (PROCESS, 32), (MODULE, 48),
                (DEVICE, 56), (STRING, 8), (CALL_NAME, 8), (API, 72), (KERNEL, 88),
                (MEMCPY, 56), (MEMSET, 48), (STREAM, 24), (SYNC, 40), (NOTE, 8),
-               (RANGE, 32), (END, 40)]:
+               (RANGE, 32), (END, 40), (OVERHEAD, 40)]:
     assert _s.size == _n, (_s.format, _s.size, _n)
 
 
@@ -181,6 +187,11 @@ class Trace:
         self.records.append(record(REC_RANGE, RANGE.pack(
             self._t(start), self._t(end), tid, self.string(name), domain_id, depth)))
 
+    def overhead(self, kind, start, end, correlation_id=0, object_kind=2, ids=(0, 0, 0)):
+        """CUPTI's OVERHEAD activity, e.g. OVERHEAD_LAZY_FUNCTION_LOADING inside a launch."""
+        self.records.append(record(REC_OVERHEAD, OVERHEAD.pack(
+            self._t(start), self._t(end), kind, object_kind, *ids, correlation_id)))
+
     def call_name(self, name, cbid, domain=DOMAIN_RUNTIME):
         """A CALL_NAME record on its own (the library writes one on a call's first exit)."""
         self.records.append(record(REC_CALL_NAME, CALL_NAME.pack(domain, cbid, 0), name))
@@ -240,6 +251,8 @@ _LAYOUTS = {
     REC_ENV: (None, ""),
     REC_RANGE: (RANGE, "start_ns end_ns tid name_id domain_id depth"),
     REC_END: (END, "end_ns dropped_records api_records activity_records reason reserved"),
+    REC_OVERHEAD: (OVERHEAD, "start_ns end_ns kind object_kind object_id0 object_id1 object_id2 "
+                             "correlation_id"),
 }
 for _kind, (_s, _names) in _LAYOUTS.items():
     assert _s is None or len(_names.split()) == len(_s.unpack(b"\0" * _s.size)), _kind
@@ -249,7 +262,7 @@ _TEXT_KINDS = {REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, R
 # Which list of the result each repeated kind goes to.
 _LISTS = {REC_MODULE: "modules", REC_DEVICE: "devices", REC_API: "calls", REC_KERNEL: "kernels",
           REC_MEMCPY: "copies", REC_MEMSET: "memsets", REC_STREAM: "streams", REC_SYNC: "syncs",
-          REC_NOTE: "notes", REC_ENV: "env", REC_RANGE: "ranges"}
+          REC_NOTE: "notes", REC_ENV: "env", REC_RANGE: "ranges", REC_OVERHEAD: "overheads"}
 
 
 def _fields(kind, payload):

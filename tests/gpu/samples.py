@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -48,3 +49,43 @@ def sample(build, name):
         import pytest
         pytest.skip(f"{path} not built")
     return path
+
+
+# --- reading a run's output and findings (shared by the suites over the killer samples) ------
+
+# host-sync reports every synchronization, a cheap one (the final synchronize of any
+# program) as a note: for it, "absent" means no warning and no error.
+NOTE_TOLERANT = {"host-sync"}
+
+
+def printed(run, key):
+    """The value of `key=VALUE` in the program's own diagnostics."""
+    m = re.search(rf"\b{re.escape(key)}=(\S+)", run.proc.stdout)
+    assert m, f"{key}= not printed:\n{run.proc.stdout}"
+    return m.group(1)
+
+
+def errors(run):
+    return [f for f in run.findings() if f["severity"] == "error"]
+
+
+def killer_findings(findings, rules):
+    return [f for f in findings if f["rule"] in rules and
+            not (f["rule"] in NOTE_TOLERANT and f["severity"] == "note")]
+
+
+def assert_clean(run, *rules):
+    """None of `rules` reported (host-sync notes aside), and no error at all."""
+    found = killer_findings(run.findings(), rules)
+    assert not found, found
+    assert not errors(run), errors(run)
+
+
+def site_apis(findings):
+    return [s["call"]["api"] for f in findings for s in f["sites"] if s.get("call")]
+
+
+def shown(findings):
+    """What the findings say in words: titles and their worst instances' text."""
+    return " ".join(f["title"] + " " + ((f.get("worst") or {}).get("text") or "")
+                    for f in findings)

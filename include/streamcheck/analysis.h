@@ -106,14 +106,33 @@ typedef struct sc_site {
 
 #define SC_MAX_SITES 5
 
+/* Severity follows what the fix would save, as a share of the run (streamcheck-rules(7)):
+ * an error saves at least SC_ERROR_SHARE of the run and SC_ERROR_MIN_NS, a warning at least
+ * SC_WARNING_SHARE and SC_WARNING_MIN_NS; anything less, a saving of nothing included, is a
+ * note. */
+#define SC_ERROR_SHARE 0.05
+#define SC_ERROR_MIN_NS 100000u     /* 100 us */
+#define SC_WARNING_SHARE 0.01
+#define SC_WARNING_MIN_NS 20000u    /* 20 us */
+
 typedef struct sc_finding {
     const char *rule;               /* stable id: "legacy-stream", "pageable-async", ... */
     sc_severity severity;
     char title[200];                /* one line: what is wrong, with the key number */
     const char *fix;                /* one line: what to change */
     uint64_t count;
-    uint64_t cost_ns;               /* what the device lost, measured */
+    /* What fixing it would save: the run replayed as recorded minus the run replayed
+     * without this killer (replay.h). Instances and sites share it in proportion to what
+     * each of them measured (waited_ns). */
+    uint64_t cost_ns;
     double share;                   /* cost_ns / the run's span */
+    uint64_t waited_ns;             /* what its instances measured: waits, device idle */
+    /* It waited, but removing the wait saves (almost) nothing: the run, or a later
+     * synchronization, waits for the same work anyway. A join the program needs. */
+    bool join;
+    /* Another finding describes the same wait (legacy-stream and blocking-stream): the
+     * saving is one, shown on both, counted once. NULL when none. */
+    const char *same_wait_as;
     sc_instance first, worst;
     sc_site sites[SC_MAX_SITES];    /* by cost, then count */
     size_t n_sites;
@@ -151,6 +170,9 @@ typedef struct sc_range_summary {
     uint64_t copy_count, memset_count;
     sc_range_finding findings[SC_MAX_RANGE_FINDINGS];   /* by cost, largest first */
     size_t n_findings;
+    /* The range's wall time replayed as recorded and with every finding fixed (0 when the
+     * replay did not run): their difference is what the fixes would save inside it. */
+    uint64_t replay_wall_ns, fixed_wall_ns;
 } sc_range_summary;
 
 /* The ranges of one name (and domain) together: a training loop has thousands of "step"
@@ -170,6 +192,25 @@ typedef struct sc_range_name_summary {
     size_t n_findings;
 } sc_range_name_summary;
 
+/* The replay that costs the findings (replay.h in the analyzer): how well it reproduces the
+ * recorded run, and the run with every finding fixed. */
+typedef struct sc_replay_summary {
+    bool done;                  /* false: nothing to replay (no calls, no device work) */
+    uint64_t recorded_span_ns;  /* the run's span as recorded */
+    uint64_t replay_span_ns;    /* the run replayed unchanged by the model */
+    double error;               /* (replay - recorded) / recorded, signed */
+    bool trusted;               /* |error| <= SC_REPLAY_TRUST */
+    uint64_t fixed_span_ns;     /* replayed with every finding's fix applied */
+    uint64_t ops, calls;        /* device work and host calls in the graph */
+    uint64_t held;              /* work held by other work for a reason the trace does not
+                                   name (room, a module load): kept, with its lag */
+    uint64_t unexplained;       /* work that started later than the model explains and after
+                                   no other work: its delay is kept as recorded */
+    uint64_t unexplained_ns;    /* those delays, summed */
+} sc_replay_summary;
+
+#define SC_REPLAY_TRUST 0.05        /* within 5% of the recorded span */
+
 typedef struct sc_analysis {
     const sc_trace *trace;
     uint64_t run_start_ns, run_end_ns;  /* first to last event of any kind */
@@ -179,6 +220,7 @@ typedef struct sc_analysis {
     sc_range_summary *ranges;    size_t n_ranges;    /* in trace->ranges order (by start) */
     sc_range_name_summary *range_names; size_t n_range_names; /* by summed wall time, largest
                                                                   first; then first seen */
+    sc_replay_summary replay;
 } sc_analysis;
 
 /* Returns 0, or -1 with a message in err (out of memory, inconsistent trace). */

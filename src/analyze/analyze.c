@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/costs.h"
 #include "analyze/findings.h"
 #include "analyze/internal.h"
+#include "analyze/occupancy.h"
 #include "analyze/overlap.h"
 #include "analyze/ranges.h"
 #include "analyze/rules.h"
@@ -70,6 +72,23 @@ const sc_stream_summary *sc_ctx_stream(const sc_ctx *ctx, uint32_t device, uint3
                            stream_id);
 }
 
+const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device)
+{
+    for (size_t i = 0; i < ctx->analysis->n_devices; i++)
+        if (ctx->analysis->devices[i].device == device)
+            return ctx->analysis->devices[i].info;
+    return NULL;
+}
+
+bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel, sc_occupancy *occ)
+{
+    const sc_rec_kernel *k = &ctx->trace->kernels[kernel].rec;
+    const sc_device *dev = sc_ctx_device_info(ctx, k->device);
+    sc_occupancy local;
+    sc_occupancy *o = occ ? occ : &local;
+    return dev && sc_occupancy_compute(&dev->rec, k, o) && sc_occupancy_full(o);
+}
+
 const sc_busy_list *sc_ctx_busy(const sc_ctx *ctx, uint32_t device)
 {
     for (size_t i = 0; i < ctx->analysis->n_devices; i++)
@@ -91,7 +110,8 @@ static void sc_span_extend(uint64_t start, uint64_t end, bool *any, uint64_t *lo
     *any = true;
 }
 
-/* First to last event of any kind: what a finding's share is measured against. */
+/* First to last call, device work or NVTX range: what a finding's share is measured
+ * against. */
 static void sc_run_span(const sc_trace *t, sc_analysis *a)
 {
     bool any = false;
@@ -104,8 +124,8 @@ static void sc_run_span(const sc_trace *t, sc_analysis *a)
         sc_span_extend(t->copies[i].start_ns, t->copies[i].end_ns, &any, &lo, &hi);
     for (size_t i = 0; i < t->n_memsets; i++)
         sc_span_extend(t->memsets[i].start_ns, t->memsets[i].end_ns, &any, &lo, &hi);
-    for (size_t i = 0; i < t->n_syncs; i++)
-        sc_span_extend(t->syncs[i].start_ns, t->syncs[i].end_ns, &any, &lo, &hi);
+    /* SYNC records are left out: each lies inside the call that synchronized, and the one
+     * without a call is streamcheck's own at exit, which is not the program's time. */
     for (size_t i = 0; i < t->n_ranges; i++)
         sc_span_extend(t->ranges[i].rec.start_ns, t->ranges[i].rec.end_ns, &any, &lo, &hi);
     a->run_start_ns = lo;
@@ -291,17 +311,27 @@ static int sc_rules_run(const sc_ctx *ctx, sc_analysis *a, char *err, size_t err
             return -1;
         }
     }
-    if (sc_finding_list_sort(&list) != 0) {
+    uint64_t *walls = NULL;
+    if (sc_costs_compute(ctx, &list, &a->replay, &walls) != 0 ||
+        sc_finding_list_sort(&list) != 0) {
         sc_finding_list_free(&list);
+        free(walls);
         if (err && err_size)
             snprintf(err, err_size, "findings: out of memory");
         return -1;
     }
+    sc_finding_list_drop_fixes(&list);
     a->findings = list.items;
     a->n_findings = list.n;
     /* ranges count findings from their instances' marks, which only the list holds */
     int rc = sc_ranges_build(ctx, &list, a);
     sc_finding_list_drop_marks(&list);
+    for (size_t i = 0; rc == 0 && walls && i < a->n_ranges; i++) {
+        size_t g = (size_t)(a->ranges[i].range - ctx->trace->ranges);
+        a->ranges[i].replay_wall_ns = walls[2 * g];
+        a->ranges[i].fixed_wall_ns = walls[2 * g + 1];
+    }
+    free(walls);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "NVTX ranges: out of memory");
     return rc;

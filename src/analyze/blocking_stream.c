@@ -166,7 +166,7 @@ static void sc_bs_conclude(const sc_ctx *ctx, const sc_bs_tally *t, sc_severity 
     if (sev == SC_SEV_ERROR)
         snprintf(f->title, sizeof(f->title),
                  "blocking stream(s) %s serialized with legacy-stream work: %llu operations "
-                 "waited %.3f ms", list, (unsigned long long)serialized, f->cost_ns / 1e6);
+                 "waited %.3f ms", list, (unsigned long long)serialized, f->waited_ns / 1e6);
     else if (sev == SC_SEV_WARNING)
         snprintf(f->title, sizeof(f->title),
                  "blocking stream(s) %s ran beside legacy-stream work; nothing serialized in "
@@ -179,7 +179,7 @@ static void sc_bs_conclude(const sc_ctx *ctx, const sc_bs_tally *t, sc_severity 
         f->fix = sc_blocking_stream_fix_note;
     sc_finding_total(b, "streams", (double)f->count, "count");
     sc_finding_total(b, "serialized", (double)serialized, "count");
-    sc_finding_total(b, "wait_us", sc_ns_to_us(f->cost_ns), "us");
+    sc_finding_total(b, "wait_us", sc_ns_to_us(f->waited_ns), "us");
 }
 
 /* One finding for the streams of one severity, none when there are none. */
@@ -198,6 +198,8 @@ static int sc_bs_report(const sc_ctx *ctx, const sc_bs_tally *t, sc_severity sev
         sc_bs_instance(ctx, t, i, &inst);
         serialized += t->serialized[i];
         rc = sc_finding_add(&b, &inst);
+        if (rc == 0)    /* the fix: this stream made non-blocking */
+            rc = sc_finding_fix(&b, SC_FIX_BARRIER, i);
     }
     if (rc != 0 || !b.has_instance) {
         sc_finding_discard(&b);

@@ -3,12 +3,13 @@
 #include <stdlib.h>
 
 /* (context, handle, per-thread) -> stream id */
-typedef struct sc_handle_entry {
+struct sc_handle_entry {
     uint32_t context_id;
     uint32_t per_thread;
     uint64_t handle;
     uint32_t stream_id;
-} sc_handle_entry;
+};
+typedef struct sc_handle_entry sc_handle_entry;
 
 typedef struct sc_corr_stream {
     uint32_t correlation_id, stream_id;
@@ -125,10 +126,11 @@ static bool sc_handle_lookup(const sc_handle_entry *h, size_t n, const sc_api_ca
     return e != NULL;
 }
 
-typedef struct sc_record_ref {
+struct sc_record_ref {
     uint64_t event, start_ns;
     const sc_api_call *call;
-} sc_record_ref;
+};
+typedef struct sc_record_ref sc_record_ref;
 
 static int sc_record_cmp(const void *pa, const void *pb)
 {
@@ -169,16 +171,14 @@ static sc_record_ref *sc_records(const sc_trace *t, size_t *n)
 
 int sc_deps_build(const sc_trace *t, sc_deps *out)
 {
-    out->edges = NULL;
-    out->n_edges = 0;
+    *out = (sc_deps){0};
     size_t n_waits = 0;
     for (size_t i = 0; i < t->n_calls; i++)
         n_waits += t->calls[i].rec.call_class == SC_CALL_EVENT_WAIT;
-    if (!n_waits) return 0;
     size_t n_handles = 0, n_records = 0;
     sc_handle_entry *handles = sc_handles(t, &n_handles);
     sc_record_ref *records = sc_records(t, &n_records);
-    out->edges = malloc(n_waits * sizeof *out->edges);
+    out->edges = malloc((n_waits ? n_waits : 1) * sizeof *out->edges);
     if (!handles || !records || !out->edges) {
         free(handles);
         free(records);
@@ -186,6 +186,10 @@ int sc_deps_build(const sc_trace *t, sc_deps *out)
         out->edges = NULL;
         return -1;
     }
+    out->handles = handles;
+    out->n_handles = n_handles;
+    out->records = records;
+    out->n_records = n_records;
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *w = &t->calls[i];
         if (w->rec.call_class != SC_CALL_EVENT_WAIT) continue;
@@ -197,8 +201,6 @@ int sc_deps_build(const sc_trace *t, sc_deps *out)
         out->edges[out->n_edges++] = (sc_dep_edge){w->rec.context_id, from, to,
                                                    r->rec.start_ns, w->rec.start_ns};
     }
-    free(handles);
-    free(records);
     qsort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
     return 0;
 }
@@ -206,8 +208,20 @@ int sc_deps_build(const sc_trace *t, sc_deps *out)
 void sc_deps_free(sc_deps *deps)
 {
     free(deps->edges);
-    deps->edges = NULL;
-    deps->n_edges = 0;
+    free(deps->handles);
+    free(deps->records);
+    *deps = (sc_deps){0};
+}
+
+bool sc_deps_stream_of(const sc_deps *d, const sc_api_call *call, uint32_t *stream_id)
+{
+    return call->rec.stream != SC_STREAM_NONE &&
+           sc_handle_lookup(d->handles, d->n_handles, call, stream_id);
+}
+
+const sc_api_call *sc_deps_last_record(const sc_deps *d, uint64_t event, uint64_t before_ns)
+{
+    return sc_last_record(d->records, d->n_records, event, before_ns);
 }
 
 bool sc_deps_ordered(const sc_deps *d, uint32_t context_id, uint32_t from, uint64_t after_ns,

@@ -23,9 +23,16 @@ typedef struct sc_dep_edge {
     uint64_t wait_ns;                   /* the wait call's start */
 } sc_dep_edge;
 
+struct sc_handle_entry;
+struct sc_record_ref;
+
 typedef struct sc_deps {
     sc_dep_edge *edges;                 /* by (context, to_stream, wait_ns) */
     size_t n_edges;
+    struct sc_handle_entry *handles;    /* stream handle -> stream id, learned from the calls */
+    size_t n_handles;
+    struct sc_record_ref *records;      /* cudaEventRecord calls by (event, start) */
+    size_t n_records;
 } sc_deps;
 
 /* Returns 0, or -1 when out of memory. */
@@ -37,5 +44,12 @@ void sc_deps_free(sc_deps *deps);
  * before the record. */
 bool sc_deps_ordered(const sc_deps *deps, uint32_t context_id, uint32_t from, uint64_t after_ns,
                      uint32_t to, uint64_t before_ns);
+
+/* The CUPTI stream id of the stream a call names (its handle argument), when the trace
+ * tells it: false for calls without a stream argument and handles never seen with work. */
+bool sc_deps_stream_of(const sc_deps *deps, const sc_api_call *call, uint32_t *stream_id);
+
+/* The last cudaEventRecord of `event` that started before `before_ns`, or NULL. */
+const sc_api_call *sc_deps_last_record(const sc_deps *deps, uint64_t event, uint64_t before_ns);
 
 #endif

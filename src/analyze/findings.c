@@ -97,10 +97,37 @@ int sc_finding_add(sc_finding_builder *b, const sc_instance *inst)
         f->worst = *inst;
     b->has_instance = true;
     f->count++;
-    f->cost_ns += inst->cost_ns;
+    f->waited_ns += inst->cost_ns;
     if (sc_mark_push(&b->marks, inst) != 0)
         return -1;
     return inst->call ? sc_site_entry_push(b, inst->call, inst->cost_ns) : 0;
+}
+
+int sc_finding_fix(sc_finding_builder *b, sc_fix_kind kind, size_t index)
+{
+    sc_fix_list *l = &b->fixes;
+    if (l->n && l->items[l->n - 1].kind == (uint32_t)kind && l->items[l->n - 1].index == index)
+        return 0;   /* the same as the last one: rules often name one stream many times */
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        sc_fix *p = realloc(l->items, cap * sizeof(*p));
+        if (!p)
+            return -1;
+        l->items = p;
+        l->cap = cap;
+    }
+    l->items[l->n++] = (sc_fix){(uint32_t)kind, index};
+    return 0;
+}
+
+sc_severity sc_severity_of_saving(uint64_t saving_ns, uint64_t run_span_ns)
+{
+    double share = run_span_ns ? (double)saving_ns / (double)run_span_ns : 0.0;
+    if (saving_ns >= SC_ERROR_MIN_NS && share >= SC_ERROR_SHARE)
+        return SC_SEV_ERROR;
+    if (saving_ns >= SC_WARNING_MIN_NS && share >= SC_WARNING_SHARE)
+        return SC_SEV_WARNING;
+    return SC_SEV_NOTE;
 }
 
 /* Orders entries so that the same stack is contiguous, earliest first. */
@@ -168,7 +195,7 @@ static int sc_finding_sites(sc_finding_builder *b)
     return 0;
 }
 
-/* Room for one more finding and its marks: both arrays always have out->cap entries. */
+/* Room for one more finding, its marks and fixes: the arrays always have out->cap entries. */
 static int sc_finding_list_grow(sc_finding_list *out)
 {
     if (out->n < out->cap)
@@ -182,6 +209,10 @@ static int sc_finding_list_grow(sc_finding_list *out)
     if (!m)
         return -1;  /* cap unchanged: the larger items array is merely unused */
     out->marks = m;
+    sc_fix_list *x = realloc(out->fixes, cap * sizeof(*x));
+    if (!x)
+        return -1;
+    out->fixes = x;
     out->cap = cap;
     return 0;
 }
@@ -207,6 +238,8 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
             out->marks[out->n] = b->marks;
             b->marks = (sc_mark_list){0};
         }
+        out->fixes[out->n] = b->fixes;
+        b->fixes = (sc_fix_list){0};
         out->items[out->n++] = *f;
     }
     sc_finding_discard(b);
@@ -220,6 +253,8 @@ void sc_finding_discard(sc_finding_builder *b)
     b->n_entries = b->cap_entries = 0;
     free(b->marks.items);
     b->marks = (sc_mark_list){0};
+    free(b->fixes.items);
+    b->fixes = (sc_fix_list){0};
 }
 
 static int sc_finding_cmp(const void *pa, const void *pb)
@@ -244,10 +279,11 @@ void sc_findings_sort(sc_finding *findings, size_t n)
         qsort(findings, n, sizeof(*findings), sc_finding_cmp);
 }
 
-/* A finding and its marks, sorted as one. */
+/* A finding, its marks and fixes, sorted as one. */
 typedef struct sc_finding_pair {
     sc_finding finding;
     sc_mark_list marks;
+    sc_fix_list fixes;
 } sc_finding_pair;
 
 static int sc_finding_pair_cmp(const void *pa, const void *pb)
@@ -264,11 +300,14 @@ int sc_finding_list_sort(sc_finding_list *list)
     if (!pairs)
         return -1;
     for (size_t i = 0; i < list->n; i++)
-        pairs[i] = (sc_finding_pair){list->items[i], list->marks[i]};
+        pairs[i] = (sc_finding_pair){list->items[i], list->marks[i],
+                                     list->fixes ? list->fixes[i] : (sc_fix_list){0}};
     qsort(pairs, list->n, sizeof(*pairs), sc_finding_pair_cmp);
     for (size_t i = 0; i < list->n; i++) {
         list->items[i] = pairs[i].finding;
         list->marks[i] = pairs[i].marks;
+        if (list->fixes)
+            list->fixes[i] = pairs[i].fixes;
     }
     free(pairs);
     return 0;
@@ -282,9 +321,18 @@ void sc_finding_list_drop_marks(sc_finding_list *list)
     list->marks = NULL;
 }
 
+void sc_finding_list_drop_fixes(sc_finding_list *list)
+{
+    for (size_t i = 0; list->fixes && i < list->n; i++)
+        free(list->fixes[i].items);
+    free(list->fixes);
+    list->fixes = NULL;
+}
+
 void sc_finding_list_free(sc_finding_list *list)
 {
     sc_finding_list_drop_marks(list);
+    sc_finding_list_drop_fixes(list);
     free(list->items);
     memset(list, 0, sizeof(*list));
 }

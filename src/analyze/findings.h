@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "analyze/internal.h"
+#include "analyze/replay.h"
 
 /* One instance's contribution to the sites: kept until sc_finding_finish() groups them. */
 typedef struct sc_site_entry {
@@ -33,12 +34,19 @@ typedef struct sc_mark_list {
     size_t n, cap;
 } sc_mark_list;
 
+/* What removing a finding's killer changes in the replay (replay.h). */
+typedef struct sc_fix_list {
+    sc_fix *items;
+    size_t n, cap;
+} sc_fix_list;
+
 typedef struct sc_finding_builder {
-    sc_finding finding;         /* filled as instances come; the rule sets title and severity */
+    sc_finding finding;         /* filled as instances come; the rule sets the title */
     bool has_instance;
     sc_site_entry *entries;
     size_t n_entries, cap_entries;
     sc_mark_list marks;         /* one per instance: as much memory as the site entries */
+    sc_fix_list fixes;
 } sc_finding_builder;
 
 typedef struct sc_finding_list {
@@ -47,6 +55,7 @@ typedef struct sc_finding_list {
     /* Per item, same order: its instances' marks while the ranges are measured (empty when
      * the trace has no range); sc_finding_list_drop_marks() frees them. */
     sc_mark_list *marks;
+    sc_fix_list *fixes;         /* per item, same order, until the costs are set (costs.c) */
 } sc_finding_list;
 
 /* A rule's entry in the table of analyze.c. It appends zero or more findings to out and
@@ -58,8 +67,13 @@ typedef struct sc_rule {
 } sc_rule;
 
 void sc_finding_begin(sc_finding_builder *b, const char *rule, const char *fix);
-/* Counts an instance: cost, first (earliest start), worst (cost, then duration), its site. */
+/* Counts an instance: first (earliest start), worst (cost, then duration), its site. The
+ * instance's cost_ns is what it measured (a wait, device idle): it adds to the finding's
+ * waited_ns, and the finding's saving (costs.c) is shared among instances in proportion. */
 int sc_finding_add(sc_finding_builder *b, const sc_instance *inst);
+/* Says what fixing the finding removes from the replay; duplicates are harmless. Returns 0,
+ * or -1 when out of memory. */
+int sc_finding_fix(sc_finding_builder *b, sc_fix_kind kind, size_t index);
 /* Adds a named total to the finding (ignored past SC_MAX_EVIDENCE). */
 void sc_finding_total(sc_finding_builder *b, const char *key, double value, const char *unit);
 /* Picks the top sites and the share of the run, appends the finding to out, frees the
@@ -71,6 +85,9 @@ void sc_finding_discard(sc_finding_builder *b);
 /* Adds a named number to an instance (ignored past SC_MAX_EVIDENCE). */
 void sc_instance_evidence(sc_instance *inst, const char *key, double value, const char *unit);
 
+/* The severity of a saving, as a share of a run (analysis.h's thresholds). */
+sc_severity sc_severity_of_saving(uint64_t saving_ns, uint64_t run_span_ns);
+
 /* By cost (largest first), then severity (worst first), then rule id. */
 void sc_findings_sort(sc_finding *findings, size_t n);
 /* The same order, for a list: its marks move with their findings. Returns 0, or -1 when out
@@ -78,6 +95,8 @@ void sc_findings_sort(sc_finding *findings, size_t n);
 int sc_finding_list_sort(sc_finding_list *list);
 /* Frees the marks only: the items stay (they go to the analysis). */
 void sc_finding_list_drop_marks(sc_finding_list *list);
+/* Frees the fixes only. */
+void sc_finding_list_drop_fixes(sc_finding_list *list);
 void sc_finding_list_free(sc_finding_list *list);
 
 #endif

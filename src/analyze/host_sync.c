@@ -1,10 +1,9 @@
 /* Rule "host-sync": the host waited for the device on purpose.
  *
  * cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize (and their driver
- * twins), and polling loops of cudaStreamQuery/cudaEventQuery: a run of at least
- * SC_POLL_MIN_QUERIES queries from one thread on one stream or event, each starting less
- * than SC_POLL_GAP_NS after the previous one returned, is one episode, blocked from the
- * first query's start to the last one's end. A lone query is a cheap check and not counted.
+ * twins), and polling loops of cudaStreamQuery/cudaEventQuery (polls.h), a loop blocked from
+ * its first query's start to its last one's end. A lone query is a cheap check and not
+ * counted.
  *
  * Every synchronization is an instance; its cost is blocking.h's: the time the device had
  * nothing of the process's to run while the host waited and, right after, until the host
@@ -17,10 +16,9 @@
 
 #include "analyze/blocking.h"
 #include "analyze/findings.h"
+#include "analyze/polls.h"
 #include "analyze/rules.h"
 
-#define SC_POLL_MIN_QUERIES 3
-#define SC_POLL_GAP_NS 50000u           /* 50 us between queries: still the same loop */
 #define SC_HOSTSYNC_ERROR_SHARE 0.10    /* a tenth of the run starved by syncs */
 #define SC_HOSTSYNC_WARN_SHARE 0.01
 #define SC_HOSTSYNC_WARN_NS 1000000u    /* 1 ms */
@@ -34,35 +32,9 @@ typedef struct sc_hostsync_totals {
     uint64_t count, episodes, blocked_ns, worst_blocked_ns, idle_ns, starve_ns, cost_ns;
 } sc_hostsync_totals;
 
-/* A query call, keyed for grouping into polling episodes. */
-typedef struct sc_query {
-    uint32_t tid;
-    uint16_t call_class;
-    uint64_t handle;            /* stream or event */
-    uint64_t start_ns, end_ns;
-    const sc_api_call *call;
-} sc_query;
-
-static int sc_query_cmp(const void *pa, const void *pb)
-{
-    const sc_query *x = pa, *y = pb;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->call_class != y->call_class)
-        return x->call_class < y->call_class ? -1 : 1;
-    if (x->handle != y->handle)
-        return x->handle < y->handle ? -1 : 1;
-    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
-}
-
 static bool sc_is_sync(uint16_t c)
 {
     return c == SC_CALL_DEVICE_SYNC || c == SC_CALL_STREAM_SYNC || c == SC_CALL_EVENT_SYNC;
-}
-
-static bool sc_is_query(uint16_t c)
-{
-    return c == SC_CALL_STREAM_QUERY || c == SC_CALL_EVENT_QUERY;
 }
 
 static void sc_hostsync_instance(const sc_api_call *call, uint64_t start, uint64_t queries,
@@ -100,6 +72,9 @@ static int sc_hostsync_add(const sc_blocking_index *ix, const sc_api_call *call,
                            uint64_t end, uint64_t queries, sc_finding_builder *b,
                            sc_hostsync_totals *tot)
 {
+    /* the fix: the host does not wait here (the call, or the polling loop it starts) */
+    if (sc_finding_fix(b, SC_FIX_UNWAIT, (size_t)(call - ix->ctx->trace->calls)) != 0)
+        return -1;
     sc_blocking_call q = {start, end, call->rec.context_id, 0, false};
     sc_blocking m;
     sc_blocking_measure(ix, &q, &m);
@@ -116,53 +91,27 @@ static int sc_hostsync_add(const sc_blocking_index *ix, const sc_api_call *call,
     return sc_finding_add(b, &inst);
 }
 
-/* Groups the queries by thread and handle, and adds each run long and dense enough. */
-static int sc_hostsync_polls(const sc_blocking_index *ix, sc_query *qs, size_t n,
-                             sc_finding_builder *b, sc_hostsync_totals *tot)
-{
-    qsort(qs, n, sizeof(*qs), sc_query_cmp);
-    size_t first = 0;
-    for (size_t i = 1; i <= n; i++) {
-        bool same = i < n && qs[i].tid == qs[first].tid &&
-                    qs[i].call_class == qs[first].call_class &&
-                    qs[i].handle == qs[first].handle &&
-                    qs[i].start_ns < qs[i - 1].end_ns + SC_POLL_GAP_NS;
-        if (same)
-            continue;
-        size_t len = i - first;
-        if (len >= SC_POLL_MIN_QUERIES &&
-            sc_hostsync_add(ix, qs[first].call, qs[first].start_ns, qs[i - 1].end_ns, len, b,
-                            tot) != 0)
-            return -1;
-        first = i;
-    }
-    return 0;
-}
-
+/* Every synchronization call, then every polling loop (polls.h). */
 static int sc_hostsync_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
                             sc_finding_builder *b, sc_hostsync_totals *tot)
 {
     const sc_trace *t = ctx->trace;
-    sc_query *qs = malloc((t->n_calls ? t->n_calls : 1) * sizeof(*qs));
-    if (!qs)
-        return -1;
-    size_t n = 0;
     int rc = 0;
     for (size_t i = 0; i < t->n_calls && rc == 0; i++) {
         const sc_api_call *call = &t->calls[i];
-        uint16_t c = call->rec.call_class;
-        if (sc_blocking_is_inner(ctx, call))
-            continue;
-        if (sc_is_sync(c))
+        if (sc_is_sync(call->rec.call_class) && !sc_blocking_is_inner(ctx, call))
             rc = sc_hostsync_add(ix, call, call->rec.start_ns, call->rec.end_ns, 0, b, tot);
-        else if (sc_is_query(c))
-            qs[n++] = (sc_query){call->rec.tid, c,
-                                 c == SC_CALL_STREAM_QUERY ? call->rec.stream : call->rec.aux,
-                                 call->rec.start_ns, call->rec.end_ns, call};
     }
+    sc_poll_loop *loops = NULL;
+    size_t n = 0;
     if (rc == 0)
-        rc = sc_hostsync_polls(ix, qs, n, b, tot);
-    free(qs);
+        rc = sc_polls_find(ctx, &loops, &n);
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const sc_api_call *first = &t->calls[loops[k].first];
+        rc = sc_hostsync_add(ix, first, first->rec.start_ns, t->calls[loops[k].last].rec.end_ns,
+                             loops[k].queries, b, tot);
+    }
+    free(loops);
     return rc;
 }
 

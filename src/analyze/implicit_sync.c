@@ -132,7 +132,8 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
         tot->idle_ns += m.idle_ns;
         tot->starve_ns += m.starve_ns;
         tot->cost_ns += m.cost_ns;
-        if (sc_finding_add(b, &inst) != 0)
+        if (sc_finding_add(b, &inst) != 0 ||
+            sc_finding_fix(b, SC_FIX_UNWAIT, (size_t)(call - t->calls)) != 0)
             return -1;
     }
     return 0;

@@ -53,6 +53,12 @@ const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call);
 /* The summary of a stream, or NULL when the trace never mentioned it. */
 const sc_stream_summary *sc_ctx_stream(const sc_ctx *ctx, uint32_t device, uint32_t context_id,
                                        uint32_t stream_id);
+/* The device record of a device ordinal, or NULL when the trace has none. */
+const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device);
+/* Kernel k fills its device (occupancy.h), with the arithmetic in *occ (optional). False
+ * when it does not, or when the device record cannot tell. */
+struct sc_occupancy;
+bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel, struct sc_occupancy *occ);
 /* The busy list of a device ordinal, or NULL when it ran no kernel. */
 const sc_busy_list *sc_ctx_busy(const sc_ctx *ctx, uint32_t device);
 

@@ -218,9 +218,9 @@ static void sc_lazy_conclude(const sc_ctx *ctx, sc_finding_builder *b)
     else
         snprintf(f->title, sizeof(f->title),
                  "%llu kernels waited for other streams' work on their first launch (lazy "
-                 "module loading): %.3f ms", (unsigned long long)f->count, f->cost_ns / 1e6);
+                 "module loading): %.3f ms", (unsigned long long)f->count, f->waited_ns / 1e6);
     sc_finding_total(b, "kernels", (double)f->count, "count");
-    sc_finding_total(b, "delay_us", sc_ns_to_us(f->cost_ns), "us");
+    sc_finding_total(b, "delay_us", sc_ns_to_us(f->waited_ns), "us");
     sc_finding_total(b, "worst_delay_us", sc_ns_to_us(f->worst.cost_ns), "us");
 }
 
@@ -262,7 +262,10 @@ static int sc_lazy_scan(const sc_ctx *ctx, const sc_launch *launches, const sc_l
             continue;
         sc_instance inst;
         sc_lazy_instance(ctx, keys[g].kernel, l, &later, &v, &inst);
-        if (sc_finding_add(b, &inst) != 0)
+        /* the fix: the kernel loaded before, not held, its call without the load */
+        if (sc_finding_add(b, &inst) != 0 ||
+            sc_finding_fix(b, SC_FIX_UNHOLD, keys[g].kernel) != 0 ||
+            sc_finding_fix(b, SC_FIX_NO_LOAD, (size_t)(l->call - ctx->trace->calls)) != 0)
             return -1;
     }
     return 0;

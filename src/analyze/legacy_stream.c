@@ -153,10 +153,14 @@ static int sc_legacy_report(const sc_ctx *ctx, const sc_legacy_waits *set, sc_fi
     sc_finding_begin(&b, "legacy-stream", sc_legacy_fix);
     int rc = 0;
     for (size_t i = 0; i < set->n && rc == 0; i++) {
-        if (!set->ops[i].legacy)
+        const sc_legacy_op *op = &set->ops[i];
+        /* the fix: the streams that waited or were waited for no longer sync with it */
+        if (op->wait_ns > 0)
+            rc = sc_finding_fix(&b, SC_FIX_BARRIER, sc_legacy_waits_blocking_slot(set, op));
+        if (rc != 0 || !op->legacy)
             continue;
         sc_instance inst;
-        sc_legacy_instance(ctx, set, &set->ops[i], &inst);
+        sc_legacy_instance(ctx, set, op, &inst);
         rc = sc_finding_add(&b, &inst);
     }
     sc_legacy_conclude(ctx, &tot, &b);

@@ -58,15 +58,11 @@ typedef struct sc_noroom_run {
     sc_finding_builder waited, no_gain;
 } sc_noroom_run;
 
-/* The occupancy of kernel k on its device, when the device record allows it. */
+/* The occupancy of kernel k on its device, when the device record allows it and it fills
+ * the device. */
 static bool sc_noroom_occupancy(const sc_ctx *ctx, size_t k, sc_occupancy *o)
 {
-    const sc_rec_kernel *r = &ctx->trace->kernels[k].rec;
-    const sc_device *dev = NULL;
-    for (size_t i = 0; i < ctx->analysis->n_devices && !dev; i++)
-        if (ctx->analysis->devices[i].device == r->device)
-            dev = ctx->analysis->devices[i].info;
-    return dev && sc_occupancy_compute(&dev->rec, r, o) && sc_occupancy_full(o);
+    return sc_ctx_kernel_full(ctx, k, o);
 }
 
 /* T - W/4 above: from then on another stream's block may find room beside A. */
@@ -251,6 +247,10 @@ static int sc_noroom_visit(sc_noroom_run *r, size_t b)
         return 0;
     sc_instance inst;
     sc_noroom_waited_instance(r, best, b, &best_occ, best_wait, &inst);
+    /* the fix: the grid leaves room, so b is not held behind it */
+    if (sc_finding_fix(&r->waited, SC_FIX_ROOM, best) != 0 ||
+        sc_finding_fix(&r->waited, SC_FIX_UNHOLD, b) != 0)
+        return -1;
     return sc_finding_add(&r->waited, &inst);
 }
 
@@ -290,9 +290,9 @@ static int sc_noroom_finish_waited(sc_noroom_run *r, sc_finding_list *out)
         snprintf(f->title, sizeof(f->title), "%s", f->worst.text);
     else
         snprintf(f->title, sizeof(f->title), "%.150s; %llu kernels waited %.3f ms in all",
-                 f->worst.text, (unsigned long long)f->count, f->cost_ns / 1e6);
+                 f->worst.text, (unsigned long long)f->count, f->waited_ns / 1e6);
     sc_finding_total(b, "kernels", (double)f->count, "count");
-    sc_finding_total(b, "wait_us", sc_ns_to_us(f->cost_ns), "us");
+    sc_finding_total(b, "wait_us", sc_ns_to_us(f->waited_ns), "us");
     sc_finding_total(b, "worst_wait_us", sc_ns_to_us(f->worst.cost_ns), "us");
     return sc_finding_finish(b, r->ctx, out);
 }

@@ -137,6 +137,8 @@ int sc_rule_pageable_async(const sc_ctx *ctx, sc_finding_list *out, char *err, s
         tot.blocked_ns += blocked;
         tot.cost_ns += inst.cost_ns;
         rc = sc_finding_add(&b, &inst);
+        if (rc == 0)    /* the fix: the host buffer pinned */
+            rc = sc_finding_fix(&b, SC_FIX_PINNED, i);
     }
     if (rc == 0 && tot.count > 0) {
         sc_pageable_conclude(ctx, &tot, &b);

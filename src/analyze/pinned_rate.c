@@ -1,6 +1,7 @@
 /* Pinned copy rates measured in the trace: see pinned_rate.h. */
 #include "analyze/pinned_rate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 enum { SC_COPY_HTOD = 1, SC_COPY_DTOH = 2 };    /* CUpti_ActivityMemcpyKind */
@@ -59,4 +60,22 @@ bool sc_pinned_rate_estimate(const sc_pinned_rate *r, const sc_rec_memcpy *c, ui
         return false;
     *ns = (uint64_t)((double)c->bytes / rate + 0.5);
     return true;
+}
+
+bool sc_pinned_rate_for(const sc_pinned_rate *r, const sc_device *d, const sc_rec_memcpy *c,
+                        uint64_t *ns, char *basis, size_t basis_size)
+{
+    if (sc_pinned_rate_estimate(r, c, ns)) {
+        double rate = c->copy_kind == SC_COPY_HTOD ? r->h2d_bytes_per_ns : r->d2h_bytes_per_ns;
+        snprintf(basis, basis_size, "%.1f GB/s, the median of this run's pinned %s copies of "
+                 "1 MiB or more", rate, c->copy_kind == SC_COPY_HTOD ? "host-to-device"
+                                                                    : "device-to-host");
+        return true;
+    }
+    uint32_t cc = d ? d->rec.cc_major : 0;
+    double gbs = cc >= 9 ? 50.0 : cc >= 8 ? 25.0 : 12.0;   /* GB/s is bytes per ns */
+    *ns = SC_PINNED_COPY_LATENCY_NS + (uint64_t)((double)c->bytes / gbs);
+    snprintf(basis, basis_size, "%.0f GB/s, the default for compute capability %u.x (this run "
+             "has no pinned copy of that direction to measure)", gbs, cc);
+    return false;
 }

@@ -1,10 +1,10 @@
-/* How fast this trace's pinned copies ran: the yardstick for "what pinned memory would have
- * saved" (pageable-async).
+/* How fast a copy from pinned memory would run: the yardstick for "what pinned memory would
+ * save" (pageable-async, and its fix in the replay).
  *
- * Measured, never assumed: per direction, the median rate (bytes per ns) of the async copies
- * between device and pinned host memory of at least SC_PINNED_RATE_MIN_BYTES (small copies
- * measure latency, not bandwidth). A direction without such copies has no rate, and then no
- * estimate is made: a constant per device generation would be a guess.
+ * Measured where the trace can: per direction, the median rate (bytes per ns) of the async
+ * copies between device and pinned host memory of at least SC_PINNED_RATE_MIN_BYTES (small
+ * copies measure latency, not bandwidth). A direction without such copies falls back to a
+ * documented default per device generation (sc_pinned_rate_for), and says so.
  */
 #ifndef SC_ANALYZE_PINNED_RATE_H
 #define SC_ANALYZE_PINNED_RATE_H
@@ -27,5 +27,15 @@ int sc_pinned_rate_measure(const sc_trace *t, sc_pinned_rate *out);
 /* The duration copy c would have had at the measured pinned rate of its direction
  * (host-to-device or device-to-host). False when that direction has no rate. */
 bool sc_pinned_rate_estimate(const sc_pinned_rate *r, const sc_rec_memcpy *c, uint64_t *ns);
+
+/* The duration copy c would have from pinned memory: at the measured rate of its direction
+ * when there is one, else at the default rate of a PCIe x16 link of its device's generation
+ * (50 GB/s for compute capability 9.x, what an H200 measured; 25 for 8.x; 12 before), plus
+ * SC_PINNED_COPY_LATENCY_NS. `device` is the copy's device record (NULL when the trace
+ * has none). `basis` receives where the rate came from, in words. Returns
+ * whether the rate was measured. */
+#define SC_PINNED_COPY_LATENCY_NS 2000u
+bool sc_pinned_rate_for(const sc_pinned_rate *r, const sc_device *device, const sc_rec_memcpy *c,
+                        uint64_t *ns, char *basis, size_t basis_size);
 
 #endif

@@ -2,17 +2,19 @@
  * process, read from the trace's ENV records ("NAME=value", the CUDA_*, PYTORCH_*, NCCL_*
  * and TORCH_* variables the library saw at start).
  *
- * One finding per variable that is set to its harmful value. Their cost is reported as 0:
- * what the variable took away (every launch waiting, one hardware queue) is spread over the
- * whole run and the trace holds no run without it to compare with, so the finding says what
- * the variable does instead of guessing a number. Other rules (host-sync, legacy-stream,
- * no-room) measure the effects they can see.
+ * One finding per variable that is set to its harmful value. Its cost is the replay's
+ * (costs.c), with the fix the variable's removal means: CUDA_LAUNCH_BLOCKING=1 gone, no
+ * launch waits for its kernel; CUDA_DEVICE_MAX_CONNECTIONS=1 gone, no work is held behind
+ * another stream's work for a reason the trace does not name (one queue is such a reason);
+ * PYTORCH_NO_CUDA_MEMORY_CACHING=1 gone, no cudaMalloc or cudaFree waits. An explicit
+ * CUDA_MODULE_LOADING=LAZY is only named: the lazy-loading rule costs its effects.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "analyze/blocking.h"
 #include "analyze/findings.h"
 #include "analyze/rules.h"
 
@@ -20,7 +22,7 @@
 typedef struct sc_env_rule {
     const char *name;
     const char *value;          /* the harmful value, compared ignoring case */
-    void (*judge)(const sc_ctx *ctx, sc_finding *f, sc_instance *inst);
+    int (*judge)(const sc_ctx *ctx, sc_finding_builder *b, sc_instance *inst);
     const char *fix;
 } sc_env_rule;
 
@@ -42,16 +44,30 @@ static uint64_t sc_count_launches(const sc_trace *t)
     return n;
 }
 
-static void sc_env_launch_blocking(const sc_ctx *ctx, sc_finding *f, sc_instance *inst)
+/* Fixes: every outermost call of one of two classes no longer waits. */
+static int sc_env_unwait(const sc_ctx *ctx, sc_finding_builder *b, uint16_t a, uint16_t c)
 {
+    const sc_trace *t = ctx->trace;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        uint16_t k = t->calls[i].rec.call_class;
+        if ((k == a || k == c) && !sc_blocking_is_inner(ctx, &t->calls[i]) &&
+            sc_finding_fix(b, SC_FIX_UNWAIT, i) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int sc_env_launch_blocking(const sc_ctx *ctx, sc_finding_builder *b, sc_instance *inst)
+{
+    sc_finding *f = &b->finding;
     uint64_t launches = sc_count_launches(ctx->trace);
-    f->severity = SC_SEV_ERROR;
     snprintf(f->title, sizeof(f->title),
              "CUDA_LAUNCH_BLOCKING=1: each of the %llu kernel launches waited for its kernel "
              "to finish; no two kernels can overlap and the host never runs ahead",
              (unsigned long long)launches);
     sc_instance_evidence(inst, "launches", (double)launches, "count");
     sc_instance_evidence(inst, "kernels", (double)ctx->trace->n_kernels, "count");
+    return sc_env_unwait(ctx, b, SC_CALL_LAUNCH, SC_CALL_LAUNCH);
 }
 
 /* Streams that ran at least one kernel: with one hardware queue they are what serializes. */
@@ -63,15 +79,16 @@ static uint64_t sc_kernel_streams(const sc_ctx *ctx)
     return n;
 }
 
-static void sc_env_max_connections(const sc_ctx *ctx, sc_finding *f, sc_instance *inst)
+static int sc_env_max_connections(const sc_ctx *ctx, sc_finding_builder *b, sc_instance *inst)
 {
+    sc_finding *f = &b->finding;
     uint64_t streams = sc_kernel_streams(ctx);
-    f->severity = streams >= 2 ? SC_SEV_ERROR : SC_SEV_WARNING;
     snprintf(f->title, sizeof(f->title),
              "CUDA_DEVICE_MAX_CONNECTIONS=1: one hardware work queue, so the %llu streams "
              "with kernels feed the device through one queue and independent work serializes",
              (unsigned long long)streams);
     sc_instance_evidence(inst, "kernel_streams", (double)streams, "count");
+    return sc_finding_fix(b, SC_FIX_UNHOLD, SC_FIX_ALL);
 }
 
 static uint64_t sc_count_class(const sc_trace *t, uint16_t a, uint16_t b)
@@ -82,25 +99,26 @@ static uint64_t sc_count_class(const sc_trace *t, uint16_t a, uint16_t b)
     return n;
 }
 
-static void sc_env_no_caching(const sc_ctx *ctx, sc_finding *f, sc_instance *inst)
+static int sc_env_no_caching(const sc_ctx *ctx, sc_finding_builder *b, sc_instance *inst)
 {
+    sc_finding *f = &b->finding;
     uint64_t allocs = sc_count_class(ctx->trace, SC_CALL_MALLOC, SC_CALL_FREE);
-    f->severity = SC_SEV_WARNING;
     snprintf(f->title, sizeof(f->title),
              "PYTORCH_NO_CUDA_MEMORY_CACHING=1: every tensor allocation is a cudaMalloc and "
              "every release a cudaFree (%llu calls), each of which may synchronize the device",
              (unsigned long long)allocs);
     sc_instance_evidence(inst, "malloc_free_calls", (double)allocs, "count");
+    return sc_env_unwait(ctx, b, SC_CALL_MALLOC, SC_CALL_FREE);
 }
 
-static void sc_env_lazy(const sc_ctx *ctx, sc_finding *f, sc_instance *inst)
+static int sc_env_lazy(const sc_ctx *ctx, sc_finding_builder *b, sc_instance *inst)
 {
     (void)ctx;
     (void)inst;
-    f->severity = SC_SEV_NOTE;
-    snprintf(f->title, sizeof(f->title),
+    snprintf(b->finding.title, sizeof(b->finding.title),
              "CUDA_MODULE_LOADING=LAZY set explicitly: a kernel's module loads at its first "
              "launch, which can delay work on other streams (see lazy-loading)");
+    return 0;
 }
 
 static const sc_env_rule sc_env_rules[] = {
@@ -132,8 +150,7 @@ static int sc_env_report(const sc_ctx *ctx, const sc_env_rule *r, const char *va
     double v = strtod(value, &end);
     if (end && end != value && *end == '\0')
         sc_instance_evidence(&inst, "value", v, "");
-    r->judge(ctx, &b.finding, &inst);
-    if (sc_finding_add(&b, &inst) != 0) {
+    if (r->judge(ctx, &b, &inst) != 0 || sc_finding_add(&b, &inst) != 0) {
         sc_finding_discard(&b);
         return -1;
     }

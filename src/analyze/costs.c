@@ -1,0 +1,140 @@
+/* A finding's cost is what its fix would save: the run replayed as recorded minus the run
+ * replayed without the killer (replay.h). Set here for every finding, after the rules, so
+ * that every rule is costed one way:
+ *   cost       max(0, span(replay) - span(replay with the finding's fixes))
+ *   instances  share the cost in proportion to what each measured (its wait, its idle time);
+ *              so do the sites and the per-range counts
+ *   severity   from the cost's share of the run (analysis.h's thresholds): a finding that
+ *              saves nothing is a note
+ *   join       it waited at least SC_WARNING_MIN_NS, yet its fix saves less than a twentieth
+ *              of that and too little to be more than a note: the run, or a later
+ *              synchronization, waits for the same work anyway
+ *   same wait  two findings whose fixes remove the same edges (legacy-stream and
+ *              blocking-stream name one barrier from both sides): both show the saving, the
+ *              total counts it once
+ * The summary keeps the replay's fidelity and the span with every fix applied; the ranges
+ * keep their replayed wall times with and without the fixes. */
+#include "analyze/costs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/replay.h"
+
+#define SC_JOIN_SHARE 0.05
+
+static uint64_t sc_scale(uint64_t v, double factor)
+{
+    double x = (double)v * factor;
+    return x <= 0.0 ? 0 : (uint64_t)(x + 0.5);
+}
+
+/* Spreads the finding's saving over what its instances, sites and marks measured. */
+static void sc_cost_apportion(sc_finding *f, sc_mark_list *marks, uint64_t saving)
+{
+    double factor = f->waited_ns ? (double)saving / (double)f->waited_ns : 0.0;
+    bool equal = f->waited_ns == 0 && f->count > 0;     /* nothing measured: equal shares */
+    uint64_t each = equal ? saving / f->count : 0;
+    f->first.cost_ns = equal ? each : sc_scale(f->first.cost_ns, factor);
+    f->worst.cost_ns = equal ? each : sc_scale(f->worst.cost_ns, factor);
+    for (size_t s = 0; s < f->n_sites; s++)
+        f->sites[s].cost_ns = equal ? each * f->sites[s].count
+                                    : sc_scale(f->sites[s].cost_ns, factor);
+    for (size_t k = 0; marks && k < marks->n; k++)
+        marks->items[k].cost_ns = equal ? each : sc_scale(marks->items[k].cost_ns, factor);
+    f->cost_ns = saving;
+}
+
+static bool sc_fix_equal(const sc_fix *a, const sc_fix *b)
+{
+    return a->kind == b->kind && a->index == b->index;
+}
+
+/* Two fix lists that remove an edge in common describe the same wait. */
+static bool sc_fixes_share(const sc_fix_list *a, const sc_fix_list *b)
+{
+    for (size_t i = 0; i < a->n; i++)
+        for (size_t j = 0; j < b->n; j++)
+            if (sc_fix_equal(&a->items[i], &b->items[j]))
+                return true;
+    return false;
+}
+
+/* Every finding's fixes in one list: the run with all of them fixed. */
+static sc_fix *sc_fixes_union(const sc_finding_list *list, size_t *n_out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < list->n; i++)
+        n += list->fixes[i].n;
+    sc_fix *all = malloc((n ? n : 1) * sizeof *all);
+    if (!all)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < list->n; i++) {
+        memcpy(all + k, list->fixes[i].items, list->fixes[i].n * sizeof *all);
+        k += list->fixes[i].n;
+    }
+    *n_out = k;
+    return all;
+}
+
+static void sc_cost_judge(const sc_ctx *ctx, sc_finding *f, bool replayed)
+{
+    f->share = ctx->run_span_ns ? (double)f->cost_ns / (double)ctx->run_span_ns : 0.0;
+    f->severity = sc_severity_of_saving(f->cost_ns, ctx->run_span_ns);
+    f->join = replayed && f->severity == SC_SEV_NOTE && f->waited_ns >= SC_WARNING_MIN_NS &&
+              (double)f->cost_ns < SC_JOIN_SHARE * (double)f->waited_ns;
+}
+
+static void sc_cost_same_waits(sc_finding_list *list)
+{
+    for (size_t i = 0; i < list->n; i++)
+        for (size_t j = 0; j < list->n && !list->items[i].same_wait_as; j++)
+            if (i != j && strcmp(list->items[i].rule, list->items[j].rule) != 0 &&
+                sc_fixes_share(&list->fixes[i], &list->fixes[j]))
+                list->items[i].same_wait_as = list->items[j].rule;
+}
+
+int sc_costs_compute(const sc_ctx *ctx, sc_finding_list *list, sc_replay_summary *summary,
+                     uint64_t **range_walls)
+{
+    const sc_trace *t = ctx->trace;
+    sc_replay *r = NULL;
+    if (sc_replay_build(ctx, &r) != 0) {
+        sc_replay_free(r);
+        return -1;
+    }
+    sc_replay_describe(r, summary);
+    uint64_t base = summary->replay_span_ns;
+    uint64_t *walls = calloc(2 * t->n_ranges + 1, sizeof *walls);
+    if (!walls) {
+        sc_replay_free(r);
+        return -1;
+    }
+    sc_replay_run(r, NULL, 0);
+    for (size_t g = 0; g < t->n_ranges; g++)
+        walls[2 * g] = sc_replay_range_wall(r, g);
+    for (size_t i = 0; i < list->n; i++) {
+        sc_finding *f = &list->items[i];
+        uint64_t span = list->fixes[i].n ? sc_replay_run(r, list->fixes[i].items,
+                                                         list->fixes[i].n)
+                                         : base;
+        sc_cost_apportion(f, list->marks ? &list->marks[i] : NULL, base > span ? base - span : 0);
+        sc_cost_judge(ctx, f, summary->done);
+    }
+    sc_cost_same_waits(list);
+    size_t n_all = 0;
+    sc_fix *all = sc_fixes_union(list, &n_all);
+    int rc = all ? 0 : -1;
+    if (rc == 0) {
+        summary->fixed_span_ns = sc_replay_run(r, all, n_all);
+        for (size_t g = 0; g < t->n_ranges; g++)
+            walls[2 * g + 1] = sc_replay_range_wall(r, g);
+        *range_walls = walls;
+    } else {
+        free(walls);
+    }
+    free(all);
+    sc_replay_free(r);
+    return rc;
+}

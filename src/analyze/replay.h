@@ -1,0 +1,86 @@
+/* The what-if replay: a dependency graph of the recorded run that re-times it, so that a
+ * finding's cost is what its fix would save, not how long something waited.
+ *
+ * The graph (replay_build.c) holds every host call and every piece of device work with its
+ * measured duration, and the orderings that made the run what it was:
+ *   host      each thread issues its calls in order, with the host time between them kept;
+ *             a call that waited for the device (a synchronization, an implicit sync, a
+ *             pageable copy, a launch under CUDA_LAUNCH_BLOCKING) returns once what it
+ *             waited for has ended, plus its own time after the wait
+ *   stream    work on one stream runs in issue order
+ *   events    cudaEventRecord + cudaStreamWaitEvent: work issued after the wait runs after
+ *             the recorded stream's work issued before the record
+ *   legacy    the legacy NULL stream and the streams that synchronize with it (blocking and
+ *             per-thread default streams) wait for each other's earlier work
+ *   engines   copies of one direction on one device that did not overlap keep their order
+ *   room      a kernel does not start while a grid that fills the device runs, unless the
+ *             recording shows it did
+ *   held      work that started later than all of the above allow, right after some other
+ *             work of the device ended, waited for that work (room, a module load): the
+ *             edge is kept, with the recorded lag
+ * Each edge carries the typical lag of its kind, measured in the trace (launch latency,
+ * back-to-back gap), not the recorded lag of each instance, so replaying the run unchanged
+ * tests the model: the difference from the recorded span is the model's error. Work that
+ * started later than the model explains with no candidate cause keeps its recorded delay
+ * and is counted.
+ *
+ * A pass (replay_run.c) walks the nodes once in recorded time order (every edge points to
+ * something that happened earlier in the recording) and takes for each the latest of its
+ * constraints: linear in the trace, one pass per what-if. A what-if is a list of fixes.
+ */
+#ifndef SC_ANALYZE_REPLAY_H
+#define SC_ANALYZE_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/internal.h"
+
+/* What a fix removes from the replay. */
+typedef enum sc_fix_kind {
+    SC_FIX_BARRIER = 1,     /* index: a stream slot (analysis->streams): the legacy-stream
+                               barrier edges between it and the legacy stream are gone */
+    SC_FIX_UNWAIT = 2,      /* index: trace->calls: the call (or the polling loop it starts)
+                               no longer waits; its thread issues on */
+    SC_FIX_PINNED = 3,      /* index: trace->copies: the host memory is pinned: the call
+                               returns at once and the copy runs at the pinned rate */
+    SC_FIX_UNHOLD = 4,      /* index: a work position (sc_work_at), or SC_FIX_ALL: the work
+                               is not held by the work that ended right before it started */
+    SC_FIX_ROOM = 5,        /* index: trace->kernels: the grid leaves room beside it */
+    SC_FIX_NO_LOAD = 6,     /* index: trace->calls: a launch without the module load inside
+                               its call (the load's time comes off the call) */
+} sc_fix_kind;
+
+#define SC_FIX_ALL SIZE_MAX
+
+typedef struct sc_fix {
+    uint32_t kind;          /* sc_fix_kind */
+    size_t index;
+} sc_fix;
+
+typedef struct sc_replay sc_replay;
+
+/* Builds the graph and replays the run unchanged once (the model's fidelity). Returns 0,
+ * or -1 when out of memory. */
+int sc_replay_build(const sc_ctx *ctx, sc_replay **out);
+void sc_replay_free(sc_replay *r);
+
+/* Re-times the run with the fixes applied; returns the replayed span (the first recorded
+ * event to the last replayed end). Fixes that name nothing in the graph are ignored. */
+uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes);
+
+/* After a run: the replayed wall time of NVTX range i (trace->ranges order). */
+uint64_t sc_replay_range_wall(const sc_replay *r, size_t range);
+
+/* What the graph and the unchanged replay say about the model. */
+void sc_replay_describe(const sc_replay *r, sc_replay_summary *out);
+
+/* The duration a copy would have from pinned memory, and where the rate came from. */
+bool sc_replay_pinned_estimate(const sc_replay *r, size_t copy, uint64_t *ns,
+                               const char **basis);
+
+/* The module-load time inside a launch call (from CUPTI's overhead records), or 0. */
+uint64_t sc_replay_load_ns(const sc_replay *r, size_t call);
+
+#endif

@@ -1,0 +1,467 @@
+/* Building the replay's graph: the device side (work, streams, events, the legacy barrier,
+ * copy engines, room) and the assembly of the whole. The host side is replay_host.c, the
+ * typical lags and what the model cannot explain replay_lags.c, the pass replay_run.c. */
+#include "analyze/replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/replay_graph.h"
+#include "analyze/replay_parts.h"
+#include "analyze/stream_kind.h"
+#include "analyze/work.h"
+
+#define SC_RP_ROOM_LOOKBACK 8       /* full grids before a kernel that may hold it */
+#define SC_RP_TOUCH_NS 1000u        /* "ended when the other started": clock noise */
+
+/* ---- growing arrays ----------------------------------------------------------------- */
+
+int sc_rp_push_edge(sc_replay *r, size_t *cap, sc_rp_edge e)
+{
+    if (r->n_edges == *cap) {
+        size_t n = *cap ? *cap * 2 : 256;
+        sc_rp_edge *p = realloc(r->edges, n * sizeof *p);
+        if (!p)
+            return -1;
+        r->edges = p;
+        *cap = n;
+    }
+    r->edges[r->n_edges++] = e;
+    return 0;
+}
+
+/* ---- work and its order ------------------------------------------------------------- */
+
+static size_t sc_rp_device_index(const sc_analysis *a, uint32_t device)
+{
+    size_t d = 0;
+    while (d + 1 < a->n_devices && a->devices[d].device != device)
+        d++;
+    return d;
+}
+
+static const sc_replay *sc_rp_sort_ctx;     /* qsort has no context argument */
+
+static int sc_rp_issue_cmp(const void *pa, const void *pb)
+{
+    const sc_rp_op *x = &sc_rp_sort_ctx->ops[*(const int32_t *)pa];
+    const sc_rp_op *y = &sc_rp_sort_ctx->ops[*(const int32_t *)pb];
+    if (x->issue_ns != y->issue_ns)
+        return x->issue_ns < y->issue_ns ? -1 : 1;
+    if (x->rec_start != y->rec_start)
+        return x->rec_start < y->rec_start ? -1 : 1;
+    return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
+}
+
+/* Groups the work by a key (stream slot or device) in issue order: first[k], count[k] and
+ * order[] (op indices). */
+static int sc_rp_group(sc_replay *r, size_t n_keys, const uint32_t *key, size_t **first_out,
+                       size_t **count_out, int32_t **order_out)
+{
+    size_t *first = calloc(n_keys + 1, sizeof *first);
+    size_t *count = calloc(n_keys + 1, sizeof *count);
+    int32_t *order = malloc((r->n_ops ? r->n_ops : 1) * sizeof *order);
+    size_t *fill = calloc(n_keys + 1, sizeof *fill);
+    if (!first || !count || !order || !fill) {
+        free(first);
+        free(count);
+        free(order);
+        free(fill);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n_ops; i++)
+        count[key[i]]++;
+    for (size_t k = 1; k < n_keys; k++)
+        first[k] = first[k - 1] + count[k - 1];
+    for (size_t i = 0; i < r->n_ops; i++)
+        order[first[key[i]] + fill[key[i]]++] = (int32_t)i;
+    sc_rp_sort_ctx = r;
+    for (size_t k = 0; k < n_keys; k++)
+        qsort(order + first[k], count[k], sizeof *order, sc_rp_issue_cmp);
+    free(fill);
+    *first_out = first;
+    *count_out = count;
+    *order_out = order;
+    return 0;
+}
+
+static int sc_rp_ops_fill(sc_replay *r)
+{
+    const sc_ctx *ctx = r->ctx;
+    const sc_trace *t = ctx->trace;
+    r->n_ops = sc_work_count(t);
+    r->ops = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->ops);
+    if (!r->ops)
+        return -1;
+    for (size_t i = 0; i < r->n_ops; i++) {
+        sc_work w = sc_work_at(t, i);
+        const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
+        const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
+        int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
+        sc_rp_op *o = &r->ops[i];
+        *o = (sc_rp_op){.rec_start = w.start_ns, .rec_end = w.end_ns,
+                        .dur = w.end_ns - w.start_ns, .issue_ns = w.start_ns, .item = item,
+                        .stream_prev = SC_RP_NONE, .engine_prev = SC_RP_NONE,
+                        .held_by = SC_RP_NONE,
+                        .slot = s ? (uint32_t)(s - ctx->analysis->streams)
+                                  : (uint32_t)ctx->analysis->n_streams,
+                        .dev = (uint32_t)sc_rp_device_index(ctx->analysis, w.device),
+                        .kind = w.kind};
+        if (item != SC_RP_NONE && call->rec.start_ns <= w.start_ns)
+            o->issue_ns = call->rec.start_ns;
+    }
+    return 0;
+}
+
+/* Stream order, and the per-slot and per-device issue orders the other edges look up. */
+static int sc_rp_orders(sc_replay *r)
+{
+    size_t n = r->n_ops ? r->n_ops : 1;
+    uint32_t *key = malloc(n * sizeof *key);
+    if (!key)
+        return -1;
+    for (size_t i = 0; i < r->n_ops; i++)
+        key[i] = r->ops[i].slot;
+    int rc = sc_rp_group(r, r->n_slots + 1, key, &r->slot_first, &r->slot_count, &r->slot_ops);
+    for (size_t s = 0; rc == 0 && s <= r->n_slots; s++)
+        for (size_t k = 1; s < r->n_slots && k < r->slot_count[s]; k++)
+            r->ops[r->slot_ops[r->slot_first[s] + k]].stream_prev =
+                r->slot_ops[r->slot_first[s] + k - 1];
+    int32_t *dev_order = NULL;
+    for (size_t i = 0; rc == 0 && i < r->n_ops; i++)
+        key[i] = r->ops[i].dev;
+    if (rc == 0)
+        rc = sc_rp_group(r, r->n_devs, key, &r->dev_first, &r->dev_count, &dev_order);
+    free(key);
+    if (rc != 0)
+        return -1;
+    r->dev_issue = malloc(n * sizeof *r->dev_issue);
+    r->dev_tree = calloc(n, sizeof *r->dev_tree);
+    if (!r->dev_issue || !r->dev_tree) {
+        free(dev_order);
+        return -1;
+    }
+    for (size_t d = 0; d < r->n_devs; d++)
+        for (size_t k = 0; k < r->dev_count[d]; k++) {
+            size_t pos = r->dev_first[d] + k;
+            sc_rp_op *o = &r->ops[dev_order[pos]];
+            o->dev_pos = (uint32_t)k;
+            r->dev_issue[pos] = o->issue_ns;
+        }
+    free(dev_order);
+    return 0;
+}
+
+int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t before_ns,
+                                 size_t *pos_out)
+{
+    if (slot >= r->n_slots)
+        return SC_RP_NONE;
+    const int32_t *ops = r->slot_ops + r->slot_first[slot];
+    size_t lo = 0, hi = r->slot_count[slot];
+    while (lo < hi) {   /* first work issued at or after before_ns */
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->ops[ops[mid]].issue_ns < before_ns)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (pos_out)
+        *pos_out = lo;
+    return lo > 0 ? ops[lo - 1] : SC_RP_NONE;
+}
+
+/* ---- edges ------------------------------------------------------------------------------ */
+
+/* cudaStreamWaitEvent: work on `to` issued after a wait (and after the previous work on `to`,
+ * which carries the earlier waits) runs after the recorded stream's work issued before the
+ * record. */
+static int sc_rp_event_edges(sc_replay *r, int32_t i, size_t *cap)
+{
+    const sc_ctx *ctx = r->ctx;
+    const sc_deps *d = &ctx->deps;
+    sc_rp_op *o = &r->ops[i];
+    if (o->slot >= r->n_slots || d->n_edges == 0)
+        return 0;
+    const sc_stream_summary *s = &ctx->analysis->streams[o->slot];
+    uint64_t after = o->stream_prev != SC_RP_NONE ? r->ops[o->stream_prev].issue_ns : 0;
+    for (size_t k = 0; k < d->n_edges; k++) {
+        const sc_dep_edge *e = &d->edges[k];
+        if (e->context_id != s->context_id || e->to_stream != s->stream_id ||
+            e->wait_ns < after || e->wait_ns >= o->issue_ns)
+            continue;
+        const sc_stream_summary *from =
+            sc_ctx_stream(ctx, s->device, e->context_id, e->from_stream);
+        if (!from)
+            continue;
+        int32_t p = sc_rp_last_issued_before(r, (uint32_t)(from - ctx->analysis->streams),
+                                             e->record_ns, NULL);
+        if (p != SC_RP_NONE &&
+            sc_rp_push_edge(r, cap, (sc_rp_edge){p, SC_RP_EDGE_EVENT, 0}) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The legacy-stream barrier of one context, walked in issue order: each piece of work waits
+ * for the other side's latest work issued before it, once per new piece (older pieces are
+ * behind it on their own stream). seen[0][k]: how many pieces of syncing stream k the legacy
+ * stream already waited for; seen[1][s]: how many legacy pieces stream s already waited
+ * for. */
+static int sc_rp_barrier_edges(sc_replay *r, int32_t i, size_t *seen[2], size_t *cap)
+{
+    const sc_stream_summary *streams = r->ctx->analysis->streams;
+    sc_rp_op *o = &r->ops[i];
+    if (o->slot >= r->n_slots)
+        return 0;
+    const sc_stream_summary *s = &streams[o->slot];
+    bool legacy = sc_stream_is_legacy(s);
+    if (!legacy && !sc_stream_syncs_with_legacy(s))
+        return 0;
+    for (size_t k = 0; k < r->n_slots; k++) {
+        const sc_stream_summary *x = &streams[k];
+        if (x->device != s->device || x->context_id != s->context_id || k == o->slot)
+            continue;
+        bool other = legacy ? sc_stream_syncs_with_legacy(x) : sc_stream_is_legacy(x);
+        if (!other)
+            continue;
+        size_t pos;
+        int32_t p = sc_rp_last_issued_before(r, (uint32_t)k, o->issue_ns, &pos);
+        size_t *mark = legacy ? &seen[0][k] : &seen[1][o->slot];
+        if (p == SC_RP_NONE || pos <= *mark)
+            continue;
+        *mark = pos;
+        uint32_t syncing = legacy ? (uint32_t)k : o->slot;
+        if (sc_rp_push_edge(r, cap, (sc_rp_edge){p, SC_RP_EDGE_BARRIER, syncing}) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A kernel waits for a full grid of another stream that ran before it and did not overlap it
+ * in the recording: if the replay puts it inside that grid, it waits for the grid's end. */
+static int sc_rp_room_edges(sc_replay *r, int32_t i, const int32_t *full, size_t n_full,
+                            size_t *cap)
+{
+    sc_rp_op *o = &r->ops[i];
+    if (o->kind != SC_WORK_KERNEL)
+        return 0;
+    size_t lo = 0, hi = n_full;
+    while (lo < hi) {   /* full grids that started before it */
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->ops[full[mid]].rec_start < o->rec_start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t looked = 0;
+    for (size_t k = lo; k-- > 0 && looked < SC_RP_ROOM_LOOKBACK;) {
+        const sc_rp_op *a = &r->ops[full[k]];
+        if (a->dev != o->dev)
+            continue;
+        looked++;
+        if (a->slot == o->slot || a->rec_end > o->rec_start + SC_RP_TOUCH_NS)
+            continue;   /* its own stream orders it already; or they overlapped: room was */
+        if (sc_rp_push_edge(r, cap, (sc_rp_edge){full[k], SC_RP_EDGE_ROOM, 0}) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int sc_rp_start_cmp(const void *pa, const void *pb)
+{
+    const sc_rp_op *x = &sc_rp_sort_ctx->ops[*(const int32_t *)pa];
+    const sc_rp_op *y = &sc_rp_sort_ctx->ops[*(const int32_t *)pb];
+    if (x->rec_start != y->rec_start)
+        return x->rec_start < y->rec_start ? -1 : 1;
+    return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
+}
+
+/* Kernels filling their device, by recorded start. */
+static int32_t *sc_rp_full_grids(sc_replay *r, size_t *n_out)
+{
+    const sc_trace *t = r->ctx->trace;
+    int32_t *full = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *full);
+    if (!full)
+        return NULL;
+    size_t n = 0;
+    for (size_t k = 0; k < t->n_kernels; k++)
+        if (sc_ctx_kernel_full(r->ctx, k, NULL))
+            full[n++] = (int32_t)k;    /* kernels come first among the work positions */
+    sc_rp_sort_ctx = r;
+    qsort(full, n, sizeof *full, sc_rp_start_cmp);
+    *n_out = n;
+    return full;
+}
+
+/* Copies of one direction on one device that ran one after the other keep that order: one
+ * engine per direction did them. Copies that overlapped had engines enough. */
+static void sc_rp_engine_order(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    int32_t last[2] = {SC_RP_NONE, SC_RP_NONE};   /* per direction, on the current device */
+    /* copies are sorted by start in the trace; devices are few, so one walk per device */
+    for (size_t d = 0; d < r->n_devs; d++) {
+        last[0] = last[1] = SC_RP_NONE;
+        for (size_t c = 0; c < t->n_copies; c++) {
+            int32_t i = (int32_t)(t->n_kernels + c);
+            sc_rp_op *o = &r->ops[i];
+            int dir = t->copies[c].copy_kind == 1 ? 0 : t->copies[c].copy_kind == 2 ? 1 : -1;
+            if (o->dev != d || dir < 0)
+                continue;
+            int32_t p = last[dir];
+            if (p != SC_RP_NONE && r->ops[p].slot != o->slot &&
+                r->ops[p].rec_end <= o->rec_start + SC_RP_TOUCH_NS)
+                o->engine_prev = p;
+            last[dir] = i;
+        }
+    }
+}
+
+static int sc_rp_edges(sc_replay *r)
+{
+    size_t cap = 0, n_full = 0;
+    size_t *seen[2] = {calloc(r->n_slots + 1, sizeof(size_t)),
+                       calloc(r->n_slots + 1, sizeof(size_t))};
+    int32_t *full = sc_rp_full_grids(r, &n_full);
+    int rc = seen[0] && seen[1] && full ? 0 : -1;
+    int32_t *order = NULL;
+    size_t *first = NULL, *count = NULL;
+    uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
+    if (rc == 0 && key) {
+        for (size_t i = 0; i < r->n_ops; i++)
+            key[i] = 0;
+        rc = sc_rp_group(r, 1, key, &first, &count, &order);   /* all work, issue order */
+    } else {
+        rc = -1;
+    }
+    for (size_t k = 0; rc == 0 && k < r->n_ops; k++) {
+        int32_t i = order[k];
+        r->ops[i].edge_first = (uint32_t)r->n_edges;
+        rc = sc_rp_event_edges(r, i, &cap);
+        if (rc == 0)
+            rc = sc_rp_barrier_edges(r, i, seen, &cap);
+        if (rc == 0)
+            rc = sc_rp_room_edges(r, i, full, n_full, &cap);
+        r->ops[i].n_edges = (uint32_t)(r->n_edges - r->ops[i].edge_first);
+    }
+    if (rc == 0)
+        sc_rp_engine_order(r);
+    free(seen[0]);
+    free(seen[1]);
+    free(full);
+    free(key);
+    free(order);
+    free(first);
+    free(count);
+    return rc;
+}
+
+/* ---- assembly ----------------------------------------------------------------------- */
+
+static int sc_rp_scratch(sc_replay *r)
+{
+    size_t no = r->n_ops ? r->n_ops : 1, ni = r->n_items ? r->n_items : 1;
+    r->op_start = malloc(no * sizeof(uint64_t));
+    r->op_end = malloc(no * sizeof(uint64_t));
+    r->item_start = malloc(ni * sizeof(uint64_t));
+    r->item_end = malloc(ni * sizeof(uint64_t));
+    r->item_started = malloc(ni * sizeof(bool));
+    r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
+    r->fix_barrier = calloc(r->n_slots + 1, 1);
+    r->fix_unwait = calloc(ni, 1);
+    r->fix_no_load = calloc(ni, 1);
+    r->fix_pinned = calloc(no, 1);
+    r->fix_unhold = calloc(no, 1);
+    r->fix_room = calloc(no, 1);
+    return r->op_start && r->op_end && r->item_start && r->item_end && r->item_started &&
+                   r->thread_shift && r->fix_barrier && r->fix_unwait && r->fix_no_load &&
+                   r->fix_pinned && r->fix_unhold && r->fix_room
+               ? 0
+               : -1;
+}
+
+static int sc_rp_node_cmp(const void *pa, const void *pb)
+{
+    const sc_rp_node *x = pa, *y = pb;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->is_item != y->is_item)   /* at a tie, work first: an item may wait for it */
+        return x->is_item < y->is_item ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int sc_rp_nodes(sc_replay *r)
+{
+    r->n_nodes = r->n_ops + r->n_items;
+    r->nodes = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *r->nodes);
+    if (!r->nodes)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_ops; i++)
+        r->nodes[k++] = (sc_rp_node){r->ops[i].rec_start, 0, (uint32_t)i};
+    for (size_t i = 0; i < r->n_items; i++)
+        r->nodes[k++] = (sc_rp_node){r->items[i].rec_end, 1, (uint32_t)i};
+    qsort(r->nodes, r->n_nodes, sizeof *r->nodes, sc_rp_node_cmp);
+    return 0;
+}
+
+int sc_replay_build(const sc_ctx *ctx, sc_replay **out)
+{
+    sc_replay *r = calloc(1, sizeof *r);
+    *out = r;
+    if (!r)
+        return -1;
+    r->ctx = ctx;
+    r->run_start_ns = ctx->analysis->run_start_ns;
+    r->n_slots = ctx->analysis->n_streams;
+    r->n_devs = ctx->analysis->n_devices ? ctx->analysis->n_devices : 1;
+    if (sc_rp_host_items(r) != 0 || sc_rp_ops_fill(r) != 0 || sc_rp_orders(r) != 0 ||
+        sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0 || sc_rp_lags(r) != 0 ||
+        sc_rp_nodes(r) != 0 || sc_rp_scratch(r) != 0)
+        return -1;
+    sc_rp_describe_fidelity(r);
+    return 0;
+}
+
+void sc_replay_free(sc_replay *r)
+{
+    if (!r)
+        return;
+    free(r->ops);
+    free(r->items);
+    free(r->edges);
+    free(r->cond_ops);
+    free(r->nodes);
+    free(r->call_item);
+    free(r->range_marks);
+    free(r->item_thread_first);
+    free(r->slot_first);
+    free(r->slot_count);
+    free(r->slot_ops);
+    free(r->dev_first);
+    free(r->dev_count);
+    free(r->dev_issue);
+    free(r->dev_tree);
+    free(r->item_dev_limit);
+    free(r->pinned_ns);
+    free(r->load_ns);
+    free(r->op_start);
+    free(r->op_end);
+    free(r->item_start);
+    free(r->item_end);
+    free(r->item_started);
+    free(r->thread_shift);
+    free(r->fix_barrier);
+    free(r->fix_unwait);
+    free(r->fix_no_load);
+    free(r->fix_pinned);
+    free(r->fix_unhold);
+    free(r->fix_room);
+    free(r);
+}
+
+void sc_replay_describe(const sc_replay *r, sc_replay_summary *out)
+{
+    *out = r->summary;
+}

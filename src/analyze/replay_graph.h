@@ -1,0 +1,145 @@
+/* The replay's graph, shared by the file that builds it (replay_build.c) and the file that
+ * runs it (replay_run.c). Nobody else looks inside: see replay.h for what it means. */
+#ifndef SC_ANALYZE_REPLAY_GRAPH_H
+#define SC_ANALYZE_REPLAY_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/replay.h"
+
+#define SC_RP_NONE (-1)
+
+/* An edge into a piece of work from earlier work. */
+typedef enum sc_rp_edge_kind {
+    SC_RP_EDGE_EVENT = 0,       /* cudaStreamWaitEvent: never removed */
+    SC_RP_EDGE_BARRIER = 1,     /* legacy stream <-> a stream that syncs with it: removed by
+                                   SC_FIX_BARRIER on `slot` */
+    SC_RP_EDGE_ROOM = 2,        /* a full grid that ran before: removed by SC_FIX_ROOM on it */
+} sc_rp_edge_kind;
+
+typedef struct sc_rp_edge {
+    int32_t op;                 /* the earlier work */
+    uint32_t kind;              /* sc_rp_edge_kind */
+    uint32_t slot;              /* SC_RP_EDGE_BARRIER: the syncing stream's slot */
+} sc_rp_edge;
+
+/* One piece of device work. Its index is its work position (sc_work_at). */
+typedef struct sc_rp_op {
+    uint64_t rec_start, rec_end, dur;
+    uint64_t issue_ns;          /* recorded start of the issuing call, or rec_start */
+    int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
+    int32_t stream_prev;        /* the work before it on its stream */
+    int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
+    int32_t held_by;            /* the work it was held behind (replay.h, "held") */
+    int64_t held_lag;           /* from the end of held_by to its recorded start: negative
+                                   when it started in the last part of a full grid */
+    uint64_t extra_lag;         /* unexplained delay, kept as recorded */
+    uint32_t edge_first, n_edges;   /* into sc_replay.edges */
+    uint32_t slot;              /* its stream: index into analysis->streams */
+    uint32_t dev;               /* index into analysis->devices */
+    uint32_t dev_pos;           /* its place in its device's issue order */
+    uint8_t kind;               /* sc_work_kind */
+} sc_rp_op;
+
+typedef enum sc_rp_wait {
+    SC_RP_WAIT_NONE = 0,
+    SC_RP_WAIT_OPS = 1,         /* until the listed work ended (cond_first, n_cond) */
+    SC_RP_WAIT_DEVICE = 2,      /* until the work of a device issued before it ended */
+} sc_rp_wait;
+
+/* One host item: a call, a polling loop taken as one wait, or an NVTX range mark. */
+typedef struct sc_rp_item {
+    uint64_t rec_start, rec_end;
+    uint64_t gap;               /* host time since the previous item of its thread ended */
+    int32_t next;               /* the next item of its thread, SC_RP_NONE at the end */
+    bool first;                 /* the first item of its thread: anchored at rec_start */
+    uint8_t wait;               /* sc_rp_wait */
+    bool waited;                /* the recorded call returned because its wait ended */
+    int64_t post;               /* when it waited: its return minus the end of what it
+                                   waited for (negative: it returned a little before) */
+    uint32_t cond_first, n_cond;    /* SC_RP_WAIT_OPS: into sc_replay.cond_ops */
+    uint32_t cond_dev;          /* SC_RP_WAIT_DEVICE: device index, UINT32_MAX for all */
+    uint32_t thread;            /* index of its thread */
+    int32_t call;               /* trace->calls index (first query of a loop), SC_RP_NONE */
+    int32_t pinned_copy;        /* a pageable async copy call: the op of its copy */
+    int32_t range;              /* a range mark: trace->ranges index, else SC_RP_NONE */
+} sc_rp_item;
+
+/* A node of the pass: device work at its recorded start, a host item at its recorded end. */
+typedef struct sc_rp_node {
+    uint64_t t;
+    uint32_t is_item;
+    uint32_t index;
+} sc_rp_node;
+
+struct sc_replay {
+    const sc_ctx *ctx;
+    uint64_t run_start_ns;
+
+    sc_rp_op *ops;              size_t n_ops;
+    sc_rp_item *items;          size_t n_items;
+    sc_rp_edge *edges;          size_t n_edges;
+    int32_t *cond_ops;          size_t n_cond_ops;
+    sc_rp_node *nodes;          size_t n_nodes;
+    size_t n_threads;
+    int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE */
+    int32_t *range_marks;       /* per trace->ranges: start item, end item */
+    int32_t *item_thread_first; /* per thread: its first item */
+
+    /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]) */
+    size_t *slot_first, *slot_count;
+    int32_t *slot_ops;
+
+    /* per device, for SC_RP_WAIT_DEVICE: the issue times of its work in issue order and a
+     * prefix-maximum tree over the replayed ends in that order */
+    size_t n_devs;
+    size_t *dev_first, *dev_count;
+    uint64_t *dev_issue;        /* issue times, per device in issue order */
+    uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout */
+    uint64_t *item_dev_limit;   /* SC_RP_WAIT_DEVICE items: how many of the device's work
+                                   (by issue) precede the call (for cond_dev != all) */
+
+    /* typical lags, measured in the trace */
+    uint64_t lag_issue[3];      /* call start to start, per sc_work_kind */
+    uint64_t lag_stream;        /* end of the previous work on the stream to start */
+    uint64_t lag_cross;         /* end of the work an event or barrier waited for to start */
+    uint64_t wake_ns;           /* end of what a waiting call waited for to its return */
+    uint64_t async_call_ns;     /* an async copy call from pinned memory */
+    uint64_t *pinned_ns;        /* per op: its duration from pinned memory (copies) */
+    char pinned_basis[200];     /* where the first pageable copy's pinned rate came from */
+    uint64_t *load_ns;          /* per item: module load inside the call */
+
+    /* what a pass uses */
+    uint64_t *op_start, *op_end;
+    uint64_t *item_start, *item_end;
+    bool *item_started;
+    uint64_t *thread_shift;     /* replayed minus recorded end of the thread's last item */
+    uint8_t *fix_barrier;       /* per stream slot */
+    uint8_t *fix_unwait, *fix_no_load;  /* per item */
+    uint8_t *fix_pinned, *fix_unhold, *fix_room;    /* per op */
+    size_t n_slots;
+
+    sc_replay_summary summary;
+};
+
+/* Fenwick tree of maxima over [0, n): set position i (0-based) to at least v; query the
+ * maximum over [0, k). */
+static inline void sc_rp_tree_raise(uint64_t *tree, size_t n, size_t i, uint64_t v)
+{
+    for (size_t j = i + 1; j <= n; j += j & (~j + 1))
+        if (tree[j - 1] < v)
+            tree[j - 1] = v;
+}
+
+static inline uint64_t sc_rp_tree_max(const uint64_t *tree, size_t k)
+{
+    uint64_t m = 0;
+    for (size_t j = k; j > 0; j -= j & (~j + 1))
+        if (tree[j - 1] > m)
+            m = tree[j - 1];
+    return m;
+}
+
+#endif

@@ -1,0 +1,510 @@
+/* The replay's host side: each thread's items in order (calls, polling loops, NVTX range
+ * marks) and what a waiting call waits for (replay.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyze/blocking.h"
+#include "analyze/polls.h"
+#include "analyze/replay_parts.h"
+#include "analyze/stream_kind.h"
+#include "analyze/work.h"
+
+#define SC_RP_DRAIN_TOL_NS 20000u   /* blocking.h's: a return explained by work that ended */
+#define SC_RP_DRAIN_TOL_SHARE 0.05
+#define SC_RP_MAX_DRAINED 64        /* drained work kept per call: the latest-ending */
+
+/* ---- items ---------------------------------------------------------------------------- */
+
+typedef struct sc_rp_entry {
+    uint64_t start, end;
+    uint32_t tid;
+    int32_t call;               /* trace->calls index, or SC_RP_NONE for a mark */
+    int32_t range;              /* trace->ranges index for a mark */
+    size_t order;
+} sc_rp_entry;
+
+static int sc_rp_entry_cmp(const void *pa, const void *pb)
+{
+    const sc_rp_entry *x = pa, *y = pb;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static bool sc_rp_is_query(uint16_t c)
+{
+    return c == SC_CALL_STREAM_QUERY || c == SC_CALL_EVENT_QUERY;
+}
+
+/* Polling loops (polls.h): loop_of[call] = the loop's first query, and loop_end[first] its
+ * last query's end; SC_RP_NONE for every other call. */
+static int sc_rp_loops(const sc_replay *r, int32_t *loop_of, uint64_t *loop_end)
+{
+    const sc_trace *t = r->ctx->trace;
+    sc_poll_loop *loops = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_calls; i++)
+        loop_of[i] = SC_RP_NONE;
+    if (sc_polls_find(r->ctx, &loops, &n) != 0)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        for (size_t c = loops[k].first; c <= loops[k].last; c++)
+            if (t->calls[c].rec.tid == t->calls[loops[k].first].rec.tid &&
+                sc_rp_is_query(t->calls[c].rec.call_class))
+                loop_of[c] = (int32_t)loops[k].first;
+        loop_end[loops[k].first] = t->calls[loops[k].last].rec.end_ns;
+    }
+    free(loops);
+    return 0;
+}
+
+static sc_rp_entry *sc_rp_entries(const sc_replay *r, const int32_t *loop_of,
+                                  const uint64_t *loop_end, size_t *n_out)
+{
+    const sc_trace *t = r->ctx->trace;
+    sc_rp_entry *e = malloc((t->n_calls + 2 * t->n_ranges + 1) * sizeof *e);
+    if (!e)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        if (sc_blocking_is_inner(r->ctx, c) || (loop_of[i] != SC_RP_NONE && loop_of[i] != (int32_t)i))
+            continue;
+        uint64_t end = loop_of[i] == (int32_t)i ? loop_end[i] : c->rec.end_ns;
+        e[n] = (sc_rp_entry){c->rec.start_ns, end > c->rec.start_ns ? end : c->rec.start_ns,
+                             c->rec.tid, (int32_t)i, SC_RP_NONE, n};
+        n++;
+    }
+    for (size_t j = 0; j < t->n_ranges; j++) {
+        const sc_rec_range *g = &t->ranges[j].rec;
+        uint64_t end = g->end_ns > g->start_ns ? g->end_ns : g->start_ns;
+        e[n] = (sc_rp_entry){g->start_ns, g->start_ns, g->tid, SC_RP_NONE, (int32_t)j, n};
+        n++;
+        e[n] = (sc_rp_entry){end, end, g->tid, SC_RP_NONE, (int32_t)j, n};
+        n++;
+    }
+    qsort(e, n, sizeof *e, sc_rp_entry_cmp);
+    *n_out = n;
+    return e;
+}
+
+/* Lays the entries out as items, thread after thread. A call inside the previous call of its
+ * thread (a callback's calls, a nested call CUPTI numbered apart) belongs to that item. */
+static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const int32_t *loop_of)
+{
+    const sc_trace *t = r->ctx->trace;
+    r->items = calloc(n ? n : 1, sizeof *r->items);
+    r->range_marks = malloc((2 * t->n_ranges + 1) * sizeof *r->range_marks);
+    r->item_thread_first = malloc((n + 1) * sizeof *r->item_thread_first);
+    if (!r->items || !r->range_marks || !r->item_thread_first)
+        return -1;
+    for (size_t j = 0; j < 2 * t->n_ranges; j++)
+        r->range_marks[j] = SC_RP_NONE;
+    int32_t prev = SC_RP_NONE;
+    for (size_t k = 0; k < n; k++) {
+        bool new_thread = k == 0 || e[k].tid != e[k - 1].tid;
+        if (new_thread)
+            prev = SC_RP_NONE;
+        if (!new_thread && prev != SC_RP_NONE && e[k].call != SC_RP_NONE &&
+            r->items[prev].call != SC_RP_NONE && e[k].end <= r->items[prev].rec_end) {
+            r->call_item[e[k].call] = prev;     /* nested in the previous call */
+            continue;
+        }
+        int32_t i = (int32_t)r->n_items++;
+        sc_rp_item *it = &r->items[i];
+        *it = (sc_rp_item){.rec_start = e[k].start, .rec_end = e[k].end, .next = SC_RP_NONE,
+                           .call = e[k].call, .range = e[k].range, .pinned_copy = SC_RP_NONE,
+                           .cond_dev = UINT32_MAX};
+        if (prev == SC_RP_NONE) {
+            it->first = true;
+            it->thread = (uint32_t)r->n_threads;
+            r->item_thread_first[r->n_threads++] = i;
+        } else {
+            sc_rp_item *p = &r->items[prev];
+            it->thread = p->thread;
+            it->gap = e[k].start > p->rec_end ? e[k].start - p->rec_end : 0;
+            p->next = i;
+        }
+        if (e[k].call != SC_RP_NONE)
+            r->call_item[e[k].call] = i;
+        else   /* a range's start mark sorts before its end mark */
+            r->range_marks[2 * e[k].range + (r->range_marks[2 * e[k].range] != SC_RP_NONE)] = i;
+        prev = i;
+    }
+    /* the other queries of a polling loop belong to the loop's item */
+    for (size_t c = 0; c < t->n_calls; c++)
+        if (loop_of[c] != SC_RP_NONE && loop_of[c] != (int32_t)c)
+            r->call_item[c] = r->call_item[loop_of[c]];
+    return 0;
+}
+
+int sc_rp_host_items(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    size_t nc = t->n_calls ? t->n_calls : 1;
+    r->call_item = malloc(nc * sizeof *r->call_item);
+    int32_t *loop_of = malloc(nc * sizeof *loop_of);
+    uint64_t *loop_end = malloc(nc * sizeof *loop_end);
+    int rc = r->call_item && loop_of && loop_end ? sc_rp_loops(r, loop_of, loop_end) : -1;
+    sc_rp_entry *e = NULL;
+    size_t n = 0;
+    if (rc == 0) {
+        for (size_t i = 0; i < t->n_calls; i++)
+            r->call_item[i] = SC_RP_NONE;
+        e = sc_rp_entries(r, loop_of, loop_end, &n);
+        rc = e ? 0 : -1;
+    }
+    if (rc == 0)
+        rc = sc_rp_items_from(r, e, n, loop_of);
+    free(e);
+    free(loop_of);
+    free(loop_end);
+    return rc;
+}
+
+/* ---- what a waiting item waits for -------------------------------------------------- */
+
+/* Built for the waits only: each item's own work, each device's work by end, and the latest
+ * recorded end of each device's work in issue order. */
+typedef struct sc_rp_wait_index {
+    size_t *own_first, *own_count;  /* per item, into own_ops */
+    int32_t *own_ops;
+    int32_t *by_end;                /* per device (dev_first/dev_count layout), by rec_end */
+    uint64_t *prefix_end;           /* per device, issue order: max rec_end so far */
+    bool launch_blocking;           /* CUDA_LAUNCH_BLOCKING=1 in the recorded environment */
+    uint32_t ctx_id[64], ctx_dev[64];   /* context -> device index, from the work */
+    size_t n_ctx;
+} sc_rp_wait_index;
+
+static const sc_replay *sc_rp_wait_sort;
+
+static int sc_rp_end_cmp(const void *pa, const void *pb)
+{
+    const sc_rp_op *x = &sc_rp_wait_sort->ops[*(const int32_t *)pa];
+    const sc_rp_op *y = &sc_rp_wait_sort->ops[*(const int32_t *)pb];
+    if (x->rec_end != y->rec_end)
+        return x->rec_end < y->rec_end ? -1 : 1;
+    return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
+}
+
+static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
+{
+    size_t n = strlen(var);
+    for (size_t i = 0; i < t->n_env; i++)
+        if (t->env[i] && strncmp(t->env[i], var, n) == 0 && t->env[i][n] == '=' &&
+            strcasecmp(t->env[i] + n + 1, value) == 0)
+            return true;
+    return false;
+}
+
+static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
+{
+    size_t no = r->n_ops ? r->n_ops : 1;
+    w->own_first = calloc(r->n_items + 1, sizeof *w->own_first);
+    w->own_count = calloc(r->n_items + 1, sizeof *w->own_count);
+    w->own_ops = malloc(no * sizeof *w->own_ops);
+    w->by_end = malloc(no * sizeof *w->by_end);
+    w->prefix_end = malloc(no * sizeof *w->prefix_end);
+    size_t *fill = calloc(r->n_items + 1, sizeof *fill);
+    if (!w->own_first || !w->own_count || !w->own_ops || !w->by_end || !w->prefix_end || !fill) {
+        free(fill);
+        return -1;
+    }
+    const sc_trace *t = r->ctx->trace;
+    w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
+    for (size_t i = 0; i < r->n_ops; i++)
+        if (r->ops[i].item != SC_RP_NONE)
+            w->own_count[r->ops[i].item]++;
+    for (size_t k = 1; k <= r->n_items; k++)
+        w->own_first[k] = w->own_first[k - 1] + w->own_count[k - 1];
+    for (size_t i = 0; i < r->n_ops; i++) {
+        int32_t it = r->ops[i].item;
+        if (it != SC_RP_NONE)
+            w->own_ops[w->own_first[it] + fill[it]++] = (int32_t)i;
+    }
+    free(fill);
+    for (size_t i = 0; i < r->n_ops; i++) {
+        const sc_rp_op *o = &r->ops[i];
+        uint32_t context = sc_work_at(t, i).context_id;
+        size_t k = 0;
+        while (k < w->n_ctx && w->ctx_id[k] != context)
+            k++;
+        if (k == w->n_ctx && w->n_ctx < sizeof w->ctx_id / sizeof *w->ctx_id) {
+            w->ctx_id[w->n_ctx] = context;
+            w->ctx_dev[w->n_ctx++] = o->dev;
+        }
+        w->by_end[r->dev_first[o->dev] + o->dev_pos] = (int32_t)i;
+        w->prefix_end[r->dev_first[o->dev] + o->dev_pos] = o->rec_end;
+    }
+    sc_rp_wait_sort = r;
+    for (size_t d = 0; d < r->n_devs; d++) {
+        qsort(w->by_end + r->dev_first[d], r->dev_count[d], sizeof *w->by_end, sc_rp_end_cmp);
+        for (size_t k = 1; k < r->dev_count[d]; k++) {
+            uint64_t *p = &w->prefix_end[r->dev_first[d] + k];
+            if (p[-1] > *p)
+                *p = p[-1];
+        }
+    }
+    return 0;
+}
+
+static void sc_rp_wait_index_free(sc_rp_wait_index *w)
+{
+    free(w->own_first);
+    free(w->own_count);
+    free(w->own_ops);
+    free(w->by_end);
+    free(w->prefix_end);
+}
+
+/* The device (index) of a context: the device of its work; n_devs when it ran none. */
+static uint32_t sc_rp_context_dev(const sc_replay *r, const sc_rp_wait_index *w,
+                                  uint32_t context_id)
+{
+    for (size_t k = 0; k < w->n_ctx; k++)
+        if (w->ctx_id[k] == context_id)
+            return w->ctx_dev[k];
+    return (uint32_t)r->n_devs;
+}
+
+/* How many of a device's pieces (in issue order) were issued before t. */
+static size_t sc_rp_dev_issued_before(const sc_replay *r, size_t dev, uint64_t t)
+{
+    const uint64_t *issue = r->dev_issue + r->dev_first[dev];
+    size_t lo = 0, hi = r->dev_count[dev];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (issue[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+typedef struct sc_rp_conds {
+    int32_t *ops;
+    size_t n, cap;
+} sc_rp_conds;
+
+static int sc_rp_cond_add(sc_rp_conds *c, int32_t op)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        int32_t *p = realloc(c->ops, cap * sizeof *p);
+        if (!p)
+            return -1;
+        c->ops = p;
+        c->cap = cap;
+    }
+    c->ops[c->n++] = op;
+    return 0;
+}
+
+/* The stream slot a call names, when the trace can tell; n_slots when not. */
+static uint32_t sc_rp_call_slot(const sc_replay *r, const sc_api_call *c, uint32_t dev)
+{
+    const sc_ctx *ctx = r->ctx;
+    uint32_t sid;
+    if (dev >= r->n_devs)
+        return (uint32_t)r->n_slots;
+    uint32_t device = ctx->analysis->devices[dev].device;
+    if (sc_deps_stream_of(&ctx->deps, c, &sid)) {
+        const sc_stream_summary *s = sc_ctx_stream(ctx, device, c->rec.context_id, sid);
+        if (s)
+            return (uint32_t)(s - ctx->analysis->streams);
+    }
+    if (c->rec.stream == 0 && !(c->rec.flags & SC_API_PER_THREAD))
+        for (size_t k = 0; k < r->n_slots; k++) {   /* handle 0: the legacy stream */
+            const sc_stream_summary *s = &ctx->analysis->streams[k];
+            if (s->device == device && s->context_id == c->rec.context_id &&
+                sc_stream_is_legacy(s))
+                return (uint32_t)k;
+        }
+    return (uint32_t)r->n_slots;
+}
+
+/* Work of the device in flight when the call began that ended inside it before its wait
+ * point, when that explains the return (blocking.h's "explained"). */
+static int sc_rp_drained(sc_replay *r, const sc_rp_wait_index *w, const sc_rp_item *it,
+                         const sc_api_call *c, uint32_t dev, sc_rp_conds *conds)
+{
+    if (dev >= r->n_devs)
+        return 0;
+    uint64_t wait_point = it->rec_end;
+    int32_t own_slot = -1;
+    for (size_t k = 0; k < w->own_count[it - r->items]; k++) {
+        const sc_rp_op *o = &r->ops[w->own_ops[w->own_first[it - r->items] + k]];
+        if (o->rec_start >= it->rec_start && o->rec_start < wait_point)
+            wait_point = o->rec_start;
+        own_slot = (int32_t)o->slot;
+    }
+    bool skip_own_stream = c->rec.call_class == SC_CALL_MEMCPY ||
+                           c->rec.call_class == SC_CALL_MEMSET;
+    const int32_t *by_end = w->by_end + r->dev_first[dev];
+    size_t n = r->dev_count[dev], lo = 0, hi = n;
+    while (lo < hi) {   /* first work ending after the call began */
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->ops[by_end[mid]].rec_end <= it->rec_start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t first = conds->n, kept = 0;
+    uint64_t last_end = 0;
+    for (size_t k = lo; k < n && r->ops[by_end[k]].rec_end <= wait_point; k++) {
+        const sc_rp_op *o = &r->ops[by_end[k]];
+        if (o->issue_ns >= it->rec_start || o->item == (int32_t)(it - r->items) ||
+            (skip_own_stream && (int32_t)o->slot == own_slot))
+            continue;
+        last_end = o->rec_end;
+        if (kept == SC_RP_MAX_DRAINED) {    /* keep the latest-ending ones */
+            memmove(conds->ops + first, conds->ops + first + 1,
+                    (SC_RP_MAX_DRAINED - 1) * sizeof *conds->ops);
+            conds->n--;
+            kept--;
+        }
+        if (sc_rp_cond_add(conds, by_end[k]) != 0)
+            return -1;
+        kept++;
+    }
+    uint64_t blocked = it->rec_end - it->rec_start;
+    uint64_t tol = (uint64_t)(SC_RP_DRAIN_TOL_SHARE * (double)blocked);
+    if (tol < SC_RP_DRAIN_TOL_NS)
+        tol = SC_RP_DRAIN_TOL_NS;
+    if (kept == 0 || wait_point - last_end > tol)
+        conds->n = first;   /* nothing drained, or not what the call waited for */
+    return 0;
+}
+
+static bool sc_rp_implicit_class(uint16_t c)
+{
+    switch (c) {
+    case SC_CALL_MALLOC: case SC_CALL_FREE: case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
+    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: case SC_CALL_SET_LIMIT:
+    case SC_CALL_MEMCPY: case SC_CALL_MEMSET:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool sc_rp_pageable_copy(const sc_trace *t, size_t copy)
+{
+    const sc_rec_memcpy *m = &t->copies[copy];
+    return (m->flags & SC_MEMCPY_ASYNC) &&
+           (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE);
+}
+
+/* Fills the item's condition (kind and list); the recorded end of it is computed after. */
+static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
+                           sc_rp_conds *conds)
+{
+    const sc_trace *t = r->ctx->trace;
+    sc_rp_item *it = &r->items[i];
+    const sc_api_call *c = &t->calls[it->call];
+    uint16_t cls = c->rec.call_class;
+    uint32_t dev = sc_rp_context_dev(r, w, c->rec.context_id);
+    bool loop = sc_rp_is_query(cls) && it->rec_end > c->rec.end_ns;
+    size_t first = conds->n;
+    int32_t p = SC_RP_NONE;
+    const size_t *own_first = w->own_first, *own_count = w->own_count;
+    if (cls == SC_CALL_DEVICE_SYNC) {
+        it->wait = SC_RP_WAIT_DEVICE;
+        it->cond_dev = dev < r->n_devs ? dev : UINT32_MAX;
+        return 0;
+    }
+    if (cls == SC_CALL_STREAM_SYNC || (loop && cls == SC_CALL_STREAM_QUERY)) {
+        uint32_t slot = sc_rp_call_slot(r, c, dev);
+        if (slot >= r->n_slots) {   /* a stream the trace cannot name: the whole device */
+            it->wait = SC_RP_WAIT_DEVICE;
+            it->cond_dev = dev < r->n_devs ? dev : UINT32_MAX;
+            return 0;
+        }
+        p = sc_rp_last_issued_before(r, slot, it->rec_start, NULL);
+    } else if (cls == SC_CALL_EVENT_SYNC || (loop && cls == SC_CALL_EVENT_QUERY)) {
+        const sc_api_call *rec = sc_deps_last_record(&r->ctx->deps, c->rec.aux, it->rec_start);
+        uint32_t slot = rec ? sc_rp_call_slot(r, rec, dev) : (uint32_t)r->n_slots;
+        if (slot < r->n_slots)
+            p = sc_rp_last_issued_before(r, slot, rec->rec.start_ns, NULL);
+    } else if (sc_rp_implicit_class(cls)) {
+        if (sc_rp_drained(r, w, it, c, dev, conds) != 0)
+            return -1;
+        if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */
+            for (size_t k = 0; k < own_count[i]; k++)
+                if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
+                    return -1;
+    } else if (cls == SC_CALL_MEMCPY_ASYNC) {
+        for (size_t k = 0; k < own_count[i]; k++) {
+            int32_t op = w->own_ops[own_first[i] + k];
+            if (r->ops[op].kind == SC_WORK_MEMCPY &&
+                sc_rp_pageable_copy(t, (size_t)op - t->n_kernels)) {
+                it->pinned_copy = op;
+                p = op;
+            }
+        }
+    } else if (cls == SC_CALL_LAUNCH && w->launch_blocking) {
+        for (size_t k = 0; k < own_count[i]; k++)
+            if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
+                return -1;
+    }
+    if (p != SC_RP_NONE && sc_rp_cond_add(conds, p) != 0)
+        return -1;
+    if (conds->n > first) {
+        it->wait = SC_RP_WAIT_OPS;
+        it->cond_first = (uint32_t)first;
+        it->n_cond = (uint32_t)(conds->n - first);
+    }
+    return 0;
+}
+
+/* The recorded end of what an item waited for. */
+static uint64_t sc_rp_cond_recorded(const sc_replay *r, const sc_rp_wait_index *w,
+                                    const sc_rp_item *it, const int32_t *cond_ops)
+{
+    uint64_t end = 0;
+    if (it->wait == SC_RP_WAIT_OPS) {
+        for (uint32_t k = 0; k < it->n_cond; k++)
+            if (r->ops[cond_ops[it->cond_first + k]].rec_end > end)
+                end = r->ops[cond_ops[it->cond_first + k]].rec_end;
+    } else if (it->wait == SC_RP_WAIT_DEVICE) {
+        for (size_t d = 0; d < r->n_devs; d++) {
+            if (it->cond_dev != UINT32_MAX && it->cond_dev != d)
+                continue;
+            size_t k = sc_rp_dev_issued_before(r, d, it->rec_start);
+            if (k > 0 && w->prefix_end[r->dev_first[d] + k - 1] > end)
+                end = w->prefix_end[r->dev_first[d] + k - 1];
+        }
+    }
+    return end;
+}
+
+int sc_rp_host_waits(sc_replay *r)
+{
+    sc_rp_wait_index w = {0};
+    sc_rp_conds conds = {0};
+    int rc = sc_rp_wait_index_build(r, &w);
+    r->item_dev_limit = calloc(r->n_items + 1, sizeof *r->item_dev_limit);
+    if (!r->item_dev_limit)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
+        if (r->items[i].call != SC_RP_NONE)
+            rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
+    for (size_t i = 0; rc == 0 && i < r->n_items; i++) {
+        sc_rp_item *it = &r->items[i];
+        if (it->wait == SC_RP_WAIT_NONE)
+            continue;
+        if (it->wait == SC_RP_WAIT_DEVICE && it->cond_dev != UINT32_MAX)
+            r->item_dev_limit[i] = sc_rp_dev_issued_before(r, it->cond_dev, it->rec_start);
+        uint64_t cond = sc_rp_cond_recorded(r, &w, it, conds.ops);
+        it->waited = cond > it->rec_start;
+        it->post = it->waited ? (int64_t)it->rec_end - (int64_t)cond : 0;
+    }
+    r->cond_ops = conds.ops;
+    r->n_cond_ops = conds.n;
+    sc_rp_wait_index_free(&w);
+    return rc;
+}

@@ -1,0 +1,320 @@
+/* The replay's measured constants: the typical lag of each kind of edge, the work the model
+ * does not explain (held or late), how long a pageable copy would take from pinned memory,
+ * and the module loads inside launch calls. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/pinned_rate.h"
+#include "analyze/replay_parts.h"
+#include "analyze/work.h"
+
+#define SC_RP_LATE_NS 20000u        /* later than the model by more than this: look for why */
+#define SC_RP_HELD_WINDOW_NS 30000u /* ...and it started this soon after other work ended */
+#define SC_RP_TOUCH_NS 1000u
+
+/* Defaults for what a trace has no sample of (an H200 with CUDA 13: GPU-FACTS.md). */
+#define SC_RP_DEFAULT_ISSUE_NS 5000u
+#define SC_RP_DEFAULT_STREAM_NS 1000u
+#define SC_RP_DEFAULT_CROSS_NS 2000u
+#define SC_RP_DEFAULT_WAKE_NS 5000u
+#define SC_RP_DEFAULT_ASYNC_CALL_NS 5000u
+
+typedef enum { SC_BIND_ISSUE, SC_BIND_STREAM, SC_BIND_CROSS, SC_BIND_ROOM } sc_rp_bind;
+
+typedef struct sc_rp_samples {
+    uint64_t *v;
+    size_t n;
+} sc_rp_samples;
+
+static int sc_u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static uint64_t sc_rp_median(sc_rp_samples *s, uint64_t fallback)
+{
+    if (s->n == 0)
+        return fallback;
+    qsort(s->v, s->n, sizeof *s->v, sc_u64_cmp);
+    return s->n % 2 ? s->v[s->n / 2] : (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
+}
+
+/* The recorded time each constraint of a piece of work allowed it to start, before any lag:
+ * the latest of them and which kind it was. */
+static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_rp_bind *bind,
+                                     const uint64_t lag[4])
+{
+    uint64_t best = 0;
+    *bind = SC_BIND_ISSUE;
+    uint64_t cand[4] = {0, 0, 0, 0};
+    bool has[4] = {false, false, false, false};
+    if (o->item != SC_RP_NONE) {
+        cand[SC_BIND_ISSUE] = o->issue_ns;
+        has[SC_BIND_ISSUE] = true;
+    }
+    if (o->stream_prev != SC_RP_NONE) {
+        cand[SC_BIND_STREAM] = r->ops[o->stream_prev].rec_end;
+        has[SC_BIND_STREAM] = true;
+    }
+    if (o->engine_prev != SC_RP_NONE && r->ops[o->engine_prev].rec_end > cand[SC_BIND_STREAM]) {
+        cand[SC_BIND_STREAM] = r->ops[o->engine_prev].rec_end;
+        has[SC_BIND_STREAM] = true;
+    }
+    for (uint32_t k = 0; k < o->n_edges; k++) {
+        const sc_rp_edge *e = &r->edges[o->edge_first + k];
+        const sc_rp_op *p = &r->ops[e->op];
+        int b = e->kind == SC_RP_EDGE_ROOM ? SC_BIND_ROOM : SC_BIND_CROSS;
+        if (!has[b] || p->rec_end > cand[b]) {
+            cand[b] = p->rec_end;
+            has[b] = true;
+        }
+    }
+    bool any = false;
+    for (int b = 0; b < 4; b++) {
+        if (!has[b])
+            continue;
+        uint64_t v = cand[b] + (lag ? lag[b] : 0);
+        if (!any || v > best) {
+            best = v;
+            *bind = (sc_rp_bind)b;
+            any = true;
+        }
+    }
+    return any ? best : o->rec_start;
+}
+
+static int sc_rp_measure_lags(sc_replay *r)
+{
+    size_t n = r->n_ops ? r->n_ops : 1;
+    sc_rp_samples issue[3] = {{malloc(n * sizeof(uint64_t)), 0}, {malloc(n * sizeof(uint64_t)), 0},
+                              {malloc(n * sizeof(uint64_t)), 0}};
+    sc_rp_samples stream = {malloc(n * sizeof(uint64_t)), 0};
+    sc_rp_samples cross = {malloc(n * sizeof(uint64_t)), 0};
+    int rc = issue[0].v && issue[1].v && issue[2].v && stream.v && cross.v ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < r->n_ops; i++) {
+        const sc_rp_op *o = &r->ops[i];
+        sc_rp_bind bind;
+        uint64_t t = sc_rp_recorded_bound(r, o, &bind, NULL);
+        if (o->rec_start < t || (o->item == SC_RP_NONE && bind == SC_BIND_ISSUE))
+            continue;   /* started before its bound (clock noise), or an anchored piece */
+        uint64_t lag = o->rec_start - t;
+        if (bind == SC_BIND_ISSUE)
+            issue[o->kind].v[issue[o->kind].n++] = lag;
+        else if (bind == SC_BIND_STREAM)
+            stream.v[stream.n++] = lag;
+        else if (bind == SC_BIND_CROSS)
+            cross.v[cross.n++] = lag;
+    }
+    if (rc == 0) {
+        for (int k = 0; k < 3; k++)
+            r->lag_issue[k] = sc_rp_median(&issue[k], SC_RP_DEFAULT_ISSUE_NS);
+        r->lag_stream = sc_rp_median(&stream, SC_RP_DEFAULT_STREAM_NS);
+        r->lag_cross = sc_rp_median(&cross, SC_RP_DEFAULT_CROSS_NS);
+    }
+    for (int k = 0; k < 3; k++)
+        free(issue[k].v);
+    free(stream.v);
+    free(cross.v);
+    return rc;
+}
+
+/* The host side's constants: how soon a waiting call returns once its wait is over, and how
+ * long an async copy call from pinned memory takes. */
+static int sc_rp_measure_host(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    size_t n = r->n_items ? r->n_items : 1;
+    sc_rp_samples wake = {malloc(n * sizeof(uint64_t)), 0};
+    sc_rp_samples async = {malloc(n * sizeof(uint64_t)), 0};
+    if (!wake.v || !async.v) {
+        free(wake.v);
+        free(async.v);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n_items; i++) {
+        const sc_rp_item *it = &r->items[i];
+        if (it->call == SC_RP_NONE)
+            continue;
+        uint16_t cls = t->calls[it->call].rec.call_class;
+        if (it->waited && it->post >= 0 &&
+            (cls == SC_CALL_DEVICE_SYNC || cls == SC_CALL_STREAM_SYNC ||
+             cls == SC_CALL_EVENT_SYNC))
+            wake.v[wake.n++] = (uint64_t)it->post;
+        if (cls == SC_CALL_MEMCPY_ASYNC && it->pinned_copy == SC_RP_NONE)
+            async.v[async.n++] = it->rec_end - it->rec_start;
+    }
+    r->wake_ns = sc_rp_median(&wake, SC_RP_DEFAULT_WAKE_NS);
+    r->async_call_ns = sc_rp_median(&async, SC_RP_DEFAULT_ASYNC_CALL_NS);
+    free(wake.v);
+    free(async.v);
+    return 0;
+}
+
+static const sc_replay *sc_rp_lag_sort;
+
+static int sc_rp_end_cmp(const void *pa, const void *pb)
+{
+    const sc_rp_op *x = &sc_rp_lag_sort->ops[*(const int32_t *)pa];
+    const sc_rp_op *y = &sc_rp_lag_sort->ops[*(const int32_t *)pb];
+    if (x->rec_end != y->rec_end)
+        return x->rec_end < y->rec_end ? -1 : 1;
+    return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
+}
+
+/* A full grid of another stream of o's device that was running when o became ready (at
+ * `model`) and until o started, or not long before: o started in its last part, as its
+ * blocks retired. The latest-starting one; SC_RP_NONE when none. */
+static int32_t sc_rp_running_grid(const sc_replay *r, const int32_t *full, size_t n_full,
+                                  const sc_rp_op *o, uint64_t model)
+{
+    size_t lo = 0, hi = n_full;
+    while (lo < hi) {   /* full grids that started before o was ready */
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->ops[full[mid]].rec_start < model)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo, looked = 0; k-- > 0 && looked < 8; looked++) {
+        const sc_rp_op *a = &r->ops[full[k]];
+        if (a->dev == o->dev && a->slot != o->slot && a->rec_end > model &&
+            o->rec_start <= a->rec_end + SC_RP_HELD_WINDOW_NS)
+            return full[k];
+    }
+    return SC_RP_NONE;
+}
+
+/* Work that started later than the model allows: held by a full grid of another stream that
+ * ran when it was ready (no room), or by the work of another stream that ended right before
+ * it (kept as an edge with its lag); or, with neither, late for a reason the trace does not
+ * show (its delay kept as recorded). */
+static int sc_rp_late_work(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    int32_t *by_end = malloc((r->n_ops ? r->n_ops : 1) * sizeof *by_end);
+    int32_t *full = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *full);
+    if (!by_end || !full) {
+        free(by_end);
+        free(full);
+        return -1;
+    }
+    size_t n_full = 0;
+    for (size_t k = 0; k < t->n_kernels; k++)   /* kernels are sorted by start */
+        if (sc_ctx_kernel_full(r->ctx, k, NULL))
+            full[n_full++] = (int32_t)k;
+    for (size_t i = 0; i < r->n_ops; i++)
+        by_end[i] = (int32_t)i;
+    sc_rp_lag_sort = r;
+    qsort(by_end, r->n_ops, sizeof *by_end, sc_rp_end_cmp);
+    uint64_t lag[4] = {0, r->lag_stream, r->lag_cross, 0};
+    for (size_t i = 0; i < r->n_ops; i++) {
+        sc_rp_op *o = &r->ops[i];
+        lag[SC_BIND_ISSUE] = r->lag_issue[o->kind <= SC_WORK_MEMSET ? o->kind : 0];
+        sc_rp_bind bind;
+        uint64_t model = sc_rp_recorded_bound(r, o, &bind, lag);
+        if (o->item == SC_RP_NONE && bind == SC_BIND_ISSUE)
+            continue;   /* anchored at its recorded start */
+        if (o->rec_start <= model + SC_RP_LATE_NS)
+            continue;
+        size_t lo = 0, hi = r->n_ops;
+        while (lo < hi) {   /* first work ending after o started */
+            size_t mid = lo + (hi - lo) / 2;
+            if (r->ops[by_end[mid]].rec_end <= o->rec_start)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        int32_t held = sc_rp_running_grid(r, full, n_full, o, model);
+        for (size_t k = lo; held == SC_RP_NONE && k-- > 0;) {
+            const sc_rp_op *h = &r->ops[by_end[k]];
+            if (h->rec_end + SC_RP_HELD_WINDOW_NS < o->rec_start)
+                break;
+            if (h->dev == o->dev && h->slot != o->slot && h->rec_start < model) {
+                held = by_end[k];
+                break;
+            }
+        }
+        if (held != SC_RP_NONE) {
+            o->held_by = held;
+            o->held_lag = (int64_t)o->rec_start - (int64_t)r->ops[held].rec_end;
+            r->summary.held++;
+        } else {
+            o->extra_lag = o->rec_start - model;
+            r->summary.unexplained++;
+            r->summary.unexplained_ns += o->extra_lag;
+        }
+    }
+    free(by_end);
+    free(full);
+    return 0;
+}
+
+static int sc_rp_pinned(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    sc_pinned_rate rate;
+    r->pinned_ns = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->pinned_ns);
+    if (!r->pinned_ns || sc_pinned_rate_measure(t, &rate) != 0)
+        return -1;
+    for (size_t c = 0; c < t->n_copies; c++) {
+        size_t i = t->n_kernels + c;
+        const sc_rec_memcpy *m = &t->copies[c];
+        r->pinned_ns[i] = r->ops[i].dur;
+        char basis[sizeof r->pinned_basis];
+        if ((m->flags & SC_MEMCPY_ASYNC) &&
+            (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
+            sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &r->pinned_ns[i],
+                               basis, sizeof basis);
+            if (r->pinned_ns[i] > r->ops[i].dur)    /* pinned is never the slower path */
+                r->pinned_ns[i] = r->ops[i].dur;
+            if (!r->pinned_basis[0])
+                snprintf(r->pinned_basis, sizeof r->pinned_basis, "%s", basis);
+        }
+    }
+    return 0;
+}
+
+/* Module loads CUPTI saw inside launch calls (OVERHEAD records, same correlation id). */
+static int sc_rp_loads(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    r->load_ns = calloc(r->n_items ? r->n_items : 1, sizeof *r->load_ns);
+    if (!r->load_ns)
+        return -1;
+    for (size_t k = 0; k < t->n_overheads; k++) {
+        const sc_rec_overhead *o = &t->overheads[k];
+        if (o->kind != SC_OVERHEAD_LAZY_FUNCTION_LOADING && o->kind != SC_OVERHEAD_MODULE_LOADING)
+            continue;
+        const sc_api_call *c = sc_ctx_call(r->ctx, o->correlation_id);
+        int32_t it = c ? r->call_item[c - t->calls] : SC_RP_NONE;
+        if (it != SC_RP_NONE && o->end_ns > o->start_ns)
+            r->load_ns[it] += o->end_ns - o->start_ns;
+    }
+    return 0;
+}
+
+int sc_rp_lags(sc_replay *r)
+{
+    if (sc_rp_measure_lags(r) != 0 || sc_rp_measure_host(r) != 0 || sc_rp_late_work(r) != 0 ||
+        sc_rp_pinned(r) != 0 || sc_rp_loads(r) != 0)
+        return -1;
+    return 0;
+}
+
+bool sc_replay_pinned_estimate(const sc_replay *r, size_t copy, uint64_t *ns, const char **basis)
+{
+    size_t i = r->ctx->trace->n_kernels + copy;
+    if (copy >= r->ctx->trace->n_copies || r->pinned_ns[i] == r->ops[i].dur)
+        return false;
+    *ns = r->pinned_ns[i];
+    *basis = r->pinned_basis;
+    return true;
+}
+
+uint64_t sc_replay_load_ns(const sc_replay *r, size_t call)
+{
+    int32_t it = call < r->ctx->trace->n_calls ? r->call_item[call] : SC_RP_NONE;
+    return it != SC_RP_NONE ? r->load_ns[it] : 0;
+}

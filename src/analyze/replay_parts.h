@@ -1,0 +1,24 @@
+/* The steps of building the replay (replay_build.c assembles them), one file each. */
+#ifndef SC_ANALYZE_REPLAY_PARTS_H
+#define SC_ANALYZE_REPLAY_PARTS_H
+
+#include "analyze/replay_graph.h"
+
+/* replay_host.c: the host items of every thread (calls, polling loops, range marks), before
+ * the work exists: the work looks up its issuing item in r->call_item. */
+int sc_rp_host_items(sc_replay *r);
+/* replay_host.c: what each waiting item waits for; needs the work and its orders. */
+int sc_rp_host_waits(sc_replay *r);
+/* replay_lags.c: typical lags, held and unexplained work, pinned durations, module loads. */
+int sc_rp_lags(sc_replay *r);
+/* replay_run.c: replays the run unchanged and fills r->summary. */
+void sc_rp_describe_fidelity(sc_replay *r);
+
+/* replay_build.c */
+int sc_rp_push_edge(sc_replay *r, size_t *cap, sc_rp_edge e);
+/* The last work of a stream slot issued before `before_ns` (SC_RP_NONE if none); *pos_out
+ * (optional) receives how many of the slot's pieces were issued before it. */
+int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t before_ns,
+                                 size_t *pos_out);
+
+#endif

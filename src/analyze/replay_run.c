@@ -1,0 +1,211 @@
+/* The replay's pass: every node once, in recorded time order, each taking the latest of its
+ * constraints (replay.h). */
+#include <math.h>
+#include <string.h>
+
+#include "analyze/replay_parts.h"
+#include "analyze/work.h"
+
+static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, uint8_t value)
+{
+    const sc_trace *t = r->ctx->trace;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = fixes[k].index;
+        switch (fixes[k].kind) {
+        case SC_FIX_BARRIER:
+            if (i < r->n_slots) r->fix_barrier[i] = value;
+            break;
+        case SC_FIX_UNWAIT:
+            if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
+                r->fix_unwait[r->call_item[i]] = value;
+            break;
+        case SC_FIX_NO_LOAD:
+            if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
+                r->fix_no_load[r->call_item[i]] = value;
+            break;
+        case SC_FIX_PINNED:
+            if (i < t->n_copies) r->fix_pinned[t->n_kernels + i] = value;
+            break;
+        case SC_FIX_UNHOLD:
+            if (i == SC_FIX_ALL)
+                memset(r->fix_unhold, value, r->n_ops);
+            else if (i < r->n_ops)
+                r->fix_unhold[i] = value;
+            break;
+        case SC_FIX_ROOM:
+            if (i < t->n_kernels) r->fix_room[i] = value;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* When the item that issued a piece of work started: known once the item before it on its
+ * thread has ended; otherwise (a tie in recorded time) its recorded start moved as its thread
+ * has moved so far. */
+static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
+{
+    const sc_rp_item *it = &r->items[i];
+    if (r->item_started[i])
+        return r->item_start[i];
+    return it->rec_start + r->thread_shift[it->thread];
+}
+
+static uint64_t sc_rp_max(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+static void sc_rp_run_op(sc_replay *r, int32_t i)
+{
+    const sc_rp_op *o = &r->ops[i];
+    uint64_t t = o->item != SC_RP_NONE ? sc_rp_item_start(r, o->item) + r->lag_issue[o->kind]
+                                       : o->rec_start;
+    if (o->stream_prev != SC_RP_NONE)
+        t = sc_rp_max(t, r->op_end[o->stream_prev] + r->lag_stream);
+    if (o->engine_prev != SC_RP_NONE)
+        t = sc_rp_max(t, r->op_end[o->engine_prev] + r->lag_stream);
+    for (uint32_t k = 0; k < o->n_edges; k++) {
+        const sc_rp_edge *e = &r->edges[o->edge_first + k];
+        if (e->kind == SC_RP_EDGE_EVENT ||
+            (e->kind == SC_RP_EDGE_BARRIER && !r->fix_barrier[e->slot]))
+            t = sc_rp_max(t, r->op_end[e->op] + r->lag_cross);
+    }
+    if (o->held_by != SC_RP_NONE && !r->fix_unhold[i]) {
+        int64_t h = (int64_t)r->op_end[o->held_by] + o->held_lag;
+        t = sc_rp_max(t, h > 0 ? (uint64_t)h : 0);
+    }
+    t += o->extra_lag;
+    /* a full grid running when it would start leaves it no room: it starts at the grid's end
+     * (twice: moving past one grid may land inside the next) */
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t k = 0; k < o->n_edges; k++) {
+            const sc_rp_edge *e = &r->edges[o->edge_first + k];
+            if (e->kind == SC_RP_EDGE_ROOM && !r->fix_room[e->op] && r->op_start[e->op] <= t &&
+                t < r->op_end[e->op])
+                t = r->op_end[e->op];
+        }
+    r->op_start[i] = t;
+    r->op_end[i] = t + (r->fix_pinned[i] ? r->pinned_ns[i] : o->dur);
+    size_t d = o->dev;
+    sc_rp_tree_raise(r->dev_tree + r->dev_first[d], r->dev_count[d], o->dev_pos, r->op_end[i]);
+}
+
+/* When what a waiting item waits for has ended, in the replay. */
+static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
+{
+    const sc_rp_item *it = &r->items[i];
+    uint64_t end = 0;
+    if (it->wait == SC_RP_WAIT_OPS) {
+        for (uint32_t k = 0; k < it->n_cond; k++)
+            end = sc_rp_max(end, r->op_end[r->cond_ops[it->cond_first + k]]);
+        return end;
+    }
+    for (size_t d = 0; d < r->n_devs; d++) {
+        if (it->cond_dev != UINT32_MAX && it->cond_dev != d)
+            continue;
+        size_t limit = r->item_dev_limit[i];
+        if (it->cond_dev == UINT32_MAX) {   /* all devices: how many of this one's preceded */
+            const uint64_t *issue = r->dev_issue + r->dev_first[d];
+            size_t lo = 0, hi = r->dev_count[d];
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (issue[mid] < it->rec_start)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            limit = lo;
+        }
+        end = sc_rp_max(end, sc_rp_tree_max(r->dev_tree + r->dev_first[d], limit));
+    }
+    return end;
+}
+
+static void sc_rp_run_item(sc_replay *r, int32_t i)
+{
+    const sc_rp_item *it = &r->items[i];
+    uint64_t start = it->first ? it->rec_start : sc_rp_item_start(r, i);
+    uint64_t own = it->rec_end - it->rec_start, end;
+    if (it->call == SC_RP_NONE) {
+        end = start;    /* a range mark */
+    } else if (it->pinned_copy != SC_RP_NONE && r->fix_pinned[it->pinned_copy]) {
+        /* from pinned memory the call returns at once; what it did after its copy ended (a
+         * stall of its own) it would still do */
+        end = start + r->async_call_ns + (uint64_t)(it->waited && it->post > 0 ? it->post : 0);
+    } else if (it->wait == SC_RP_WAIT_NONE || r->fix_unwait[i]) {
+        /* what the call does beside waiting: all of it, or its part after the wait */
+        end = start + (it->waited ? (uint64_t)(it->post > 0 ? it->post : 0) : own);
+    } else {
+        uint64_t cond = sc_rp_cond_end(r, i);
+        if (it->waited) {
+            int64_t e = (int64_t)sc_rp_max(start, cond) + it->post;
+            end = e > (int64_t)start ? (uint64_t)e : start;
+        } else {
+            end = sc_rp_max(start + own, cond + r->wake_ns);
+        }
+    }
+    if (r->fix_no_load[i]) {
+        uint64_t load = r->load_ns[i] < end - start ? r->load_ns[i] : end - start;
+        end -= load;
+    }
+    r->item_start[i] = start;
+    r->item_started[i] = true;
+    r->item_end[i] = end;
+    r->thread_shift[it->thread] = end - it->rec_end;
+    if (it->next != SC_RP_NONE) {
+        r->item_start[it->next] = end + r->items[it->next].gap;
+        r->item_started[it->next] = true;
+    }
+}
+
+uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
+{
+    sc_rp_apply(r, fixes, n_fixes, 1);
+    for (size_t i = 0; i < r->n_ops; i++) {
+        r->op_start[i] = r->ops[i].rec_start;
+        r->op_end[i] = r->ops[i].rec_end;  /* read only in recorded ties (see the nodes) */
+    }
+    memset(r->item_started, 0, r->n_items * sizeof *r->item_started);
+    memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
+    memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
+    for (size_t k = 0; k < r->n_nodes; k++) {
+        if (r->nodes[k].is_item)
+            sc_rp_run_item(r, (int32_t)r->nodes[k].index);
+        else
+            sc_rp_run_op(r, (int32_t)r->nodes[k].index);
+    }
+    sc_rp_apply(r, fixes, n_fixes, 0);
+    uint64_t last = r->run_start_ns;
+    for (size_t i = 0; i < r->n_ops; i++)
+        last = sc_rp_max(last, r->op_end[i]);
+    for (size_t i = 0; i < r->n_items; i++)
+        last = sc_rp_max(last, r->item_end[i]);
+    return last - r->run_start_ns;
+}
+
+uint64_t sc_replay_range_wall(const sc_replay *r, size_t range)
+{
+    if (range >= r->ctx->trace->n_ranges)
+        return 0;
+    int32_t a = r->range_marks[2 * range], b = r->range_marks[2 * range + 1];
+    if (a == SC_RP_NONE || b == SC_RP_NONE || r->item_end[b] < r->item_start[a])
+        return 0;
+    return r->item_end[b] - r->item_start[a];
+}
+
+void sc_rp_describe_fidelity(sc_replay *r)
+{
+    sc_replay_summary *s = &r->summary;
+    s->done = r->n_ops + r->n_items > 0;
+    s->recorded_span_ns = r->ctx->run_span_ns;
+    s->replay_span_ns = sc_replay_run(r, NULL, 0);
+    s->error = s->recorded_span_ns
+                   ? ((double)s->replay_span_ns - (double)s->recorded_span_ns) /
+                         (double)s->recorded_span_ns
+                   : 0.0;
+    s->trusted = fabs(s->error) <= SC_REPLAY_TRUST;
+    s->ops = r->n_ops;
+    s->calls = r->n_items;
+}

@@ -115,6 +115,10 @@ static json_t *finding_json(const sc_trace *t, const sc_finding *f, const sc_jso
     json_object_set_new(o, "count", jint(f->count));
     json_object_set_new(o, "cost_ns", jint(f->cost_ns));
     json_object_set_new(o, "share", jreal(f->share));
+    json_object_set_new(o, "waited_ns", jint(f->waited_ns));
+    json_object_set_new(o, "join", json_boolean(f->join));
+    json_object_set_new(o, "same_wait_as", f->same_wait_as ? sc_json_str(f->same_wait_as)
+                                                           : json_null());
     json_object_set_new(o, "totals", evidence_json(f->totals, f->n_totals));
     json_object_set_new(o, "first", instance_json(t, &f->first, opt));
     json_object_set_new(o, "worst", instance_json(t, &f->worst, opt));
@@ -259,8 +263,30 @@ static json_t *range_json(const sc_range_summary *r)
     json_object_set_new(o, "start_ns", jint(rec->start_ns));
     json_object_set_new(o, "end_ns", jint(rec->end_ns));
     json_object_set_new(o, "wall_ns", jint(r->wall_ns));
+    json_object_set_new(o, "replay_wall_ns", r->replay_wall_ns ? jint(r->replay_wall_ns)
+                                                               : json_null());
+    json_object_set_new(o, "fixed_wall_ns", r->replay_wall_ns ? jint(r->fixed_wall_ns)
+                                                              : json_null());
     range_work_into(o, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
                     r->n_findings);
+    return o;
+}
+
+static json_t *replay_json(const sc_replay_summary *r)
+{
+    if (!r->done)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "recorded_span_ns", jint(r->recorded_span_ns));
+    json_object_set_new(o, "replay_span_ns", jint(r->replay_span_ns));
+    json_object_set_new(o, "error", jreal(r->error));
+    json_object_set_new(o, "trusted", json_boolean(r->trusted));
+    json_object_set_new(o, "fixed_span_ns", jint(r->fixed_span_ns));
+    json_object_set_new(o, "operations", jint(r->ops));
+    json_object_set_new(o, "host_items", jint(r->calls));
+    json_object_set_new(o, "held", jint(r->held));
+    json_object_set_new(o, "unexplained", jint(r->unexplained));
+    json_object_set_new(o, "unexplained_ns", jint(r->unexplained_ns));
     return o;
 }
 
@@ -342,6 +368,7 @@ static json_t *process_json(const sc_analysis *a, const sc_json_options *opt)
         json_array_append_new(names, range_name_json(&a->range_names[i]));
     json_object_set_new(o, "ranges", ranges);
     json_object_set_new(o, "range_names", names);
+    json_object_set_new(o, "replay", replay_json(&a->replay));
     return o;
 }
 

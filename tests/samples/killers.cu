@@ -13,7 +13,10 @@
 //   lazy-cold             lazy-warm             lazy-loading (run lazy-cold with
 //                                               CUDA_MODULE_LOADING=EAGER for a clean run too)
 //   no-room               room                  no-room (a grid fills every SM)
-//   blocking              nonblocking           blocking-stream, legacy-stream
+//   blocking              blocking-fixed        blocking-stream, legacy-stream (blocking-fixed
+//                                               is the fix itself: the spin's stream made
+//                                               non-blocking; nonblocking is a tidier twin that
+//                                               joins the two streams every repetition)
 //   pageable-2d           pinned-2d             pageable-async (cudaMemcpy2DAsync)
 //   pageable-driver       pinned-2d             pageable-async (cuMemcpyHtoDAsync)
 //   launch-blocking       (itself)              serializing-env under CUDA_LAUNCH_BLOCKING=1;
@@ -122,7 +125,8 @@ static const size_t DEV_SCRATCH_BYTES = 512u << 10;
 enum ModeId {
     M_MALLOC_IN_LOOP, M_MALLOC_BEFORE_LOOP, M_SYNC_COPY, M_ASYNC_COPY, M_DEVICE_SYNC,
     M_QUERY_POLL, M_EVENTS, M_LAZY_COLD, M_LAZY_WARM, M_NO_ROOM, M_ROOM, M_BLOCKING,
-    M_NONBLOCKING, M_PAGEABLE_2D, M_PAGEABLE_DRIVER, M_PINNED_2D, M_LAUNCH_BLOCKING, M_COUNT
+    M_NONBLOCKING, M_PAGEABLE_2D, M_PAGEABLE_DRIVER, M_PINNED_2D, M_LAUNCH_BLOCKING,
+    M_BLOCKING_FIXED, M_COUNT
 };
 
 struct Mode {
@@ -149,6 +153,7 @@ static const Mode k_modes[M_COUNT] = {
     {"pageable-driver", 1, "cuMemcpyHtoDAsync from malloc'd (pageable) host memory"},
     {"pinned-2d", 1, "cudaMemcpy2DAsync from pinned host memory"},
     {"launch-blocking", 3, "two non-blocking streams that overlap (run it with CUDA_LAUNCH_BLOCKING=1)"},
+    {"blocking-fixed", 3, "blocking with its fix: the spin's stream non-blocking, sweeps on the legacy stream"},
 };
 
 // Target durations at the peak clock, in microseconds.
@@ -303,7 +308,7 @@ static void allocate(Ctx &c)
     }
     bool lazy = m == M_LAZY_COLD || m == M_LAZY_WARM;
     bool sweeps = m == M_NO_ROOM || m == M_ROOM || m == M_BLOCKING || m == M_NONBLOCKING ||
-                  m == M_LAUNCH_BLOCKING;
+                  m == M_LAUNCH_BLOCKING || m == M_BLOCKING_FIXED;
     if (lazy || sweeps) {
         size_t bytes = lazy ? LAZY_BYTES : BIG_BYTES;
         if (bytes > c.prop.totalGlobalMem / 8)
@@ -787,20 +792,22 @@ static void mode_room(Ctx &c, bool fill)
 // --- blocking / nonblocking / launch-blocking ---------------------------------------------
 
 // A 5 ms spin and four sweeps per repetition. blocking: the spin on a cudaStreamCreate stream
-// and the sweeps on the legacy stream, which waits for it (and it for them). nonblocking and
-// launch-blocking: A and B, both non-blocking; the sweeps run inside the spin, unless
+// and the sweeps on the legacy stream, which waits for it (and it for them). blocking-fixed:
+// the same program with the fix blocking-stream names, the spin's stream non-blocking (A), so
+// the legacy-stream sweeps run beside the spins. nonblocking and launch-blocking: A and B,
+// both non-blocking, joined every repetition; the sweeps run inside the spin, unless
 // CUDA_LAUNCH_BLOCKING=1 makes every launch wait for the kernel before returning.
 static void mode_overlap(Ctx &c)
 {
-    const bool trap = c.mode == M_BLOCKING;
-    cudaStream_t spin_s = trap ? c.blocking : c.a;
-    cudaStream_t sweep_s = trap ? (cudaStream_t)0 : c.b;
+    const bool legacy_sweeps = c.mode == M_BLOCKING || c.mode == M_BLOCKING_FIXED;
+    cudaStream_t spin_s = c.mode == M_BLOCKING ? c.blocking : c.a;
+    cudaStream_t sweep_s = legacy_sweeps ? (cudaStream_t)0 : c.b;
     measure_begin(c);
     for (int r = 0; r < c.steps; ++r) {
         launch_spin(c, spin_s, c.it_overlap_spin);
         for (int k = 0; k < OVERLAP_SWEEPS; ++k)
             launch_sweep(c, sweep_s, c.fill_blocks, OVERLAP_PASSES, nullptr, 0);
-        if (!trap)
+        if (!legacy_sweeps)
             join(c, c.a, c.b);
     }
     measure_end(c);
@@ -921,6 +928,7 @@ int main(int argc, char **argv)
     case M_NO_ROOM: mode_room(c, true); break;
     case M_ROOM: mode_room(c, false); break;
     case M_BLOCKING:
+    case M_BLOCKING_FIXED:
     case M_NONBLOCKING:
     case M_LAUNCH_BLOCKING: mode_overlap(c); break;
     case M_PAGEABLE_2D:

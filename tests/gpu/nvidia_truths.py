@@ -211,7 +211,29 @@ def hyperq_join_is_needed(s):
     assert total["start_ns"] >= max(k["end_ns"] for k in s.kernels("kernel_B"))
     for rule in ("legacy-stream", "blocking-stream", "implicit-sync", "host-sync"):
         at_most(s, rule, "note")
-    no_error(s)
+
+
+def hyperq_lazy_loading_is_reported_exactly_when_it_held_the_streams(s):
+    """Under lazy module loading (CUDA's default) kernel_B is loaded at its first launch, right
+    after stream 0's kernel_A. Where the trace shows the other streams' kernel_A, issued after
+    that launch while stream 0's kernel_A ran, starting only when it ended, the loading held
+    them back: lazy-loading must be reported, costing at least half of that hold. Where they
+    ran beside it (CUDA_MODULE_LOADING=EAGER), it must be a note at most."""
+    launch = {c["correlation_id"]: c for c in s.calls(sctrace.CALL_LAUNCH)}
+    first_a = min(s.kernels("kernel_A"), key=lambda k: k["start_ns"])
+    first_b = min(s.kernels("kernel_B"), key=lambda k: launch[k["correlation_id"]]["start_ns"])
+    after = launch[first_b["correlation_id"]]["start_ns"]
+    issued = [k for k in s.kernels("kernel_A")
+              if k["stream_id"] != first_a["stream_id"] and
+              after < launch[k["correlation_id"]]["start_ns"] and
+              launch[k["correlation_id"]]["end_ns"] < first_a["end_ns"]]
+    held = bool(issued) and all(k["start_ns"] >= first_a["end_ns"] for k in issued)
+    if not held:
+        at_most(s, "lazy-loading", "note")
+        return
+    hold = first_a["end_ns"] - max(launch[k["correlation_id"]]["end_ns"] for k in issued)
+    cost = sum(f["cost_ns"] for f in s.findings("lazy-loading"))
+    assert cost >= hold / 2, (cost, hold, [f["title"] for f in s.findings()])
 
 
 # ---- simpleStreams ----------------------------------------------------------------------------
@@ -394,7 +416,8 @@ CHECKS = {
     "asyncAPI": COMMON + [async_api_runs_on_the_legacy_stream_alone,
                           async_api_has_nothing_to_fix],
     "simpleHyperQ": COMMON + [hyperq_streams_hold_one_pair_each, hyperq_streams_run_at_once,
-                              hyperq_join_is_needed],
+                              hyperq_join_is_needed,
+                              hyperq_lazy_loading_is_reported_exactly_when_it_held_the_streams],
     "simpleStreams": COMMON + [streams_and_legacy_as_in_source, streamed_copies_overlap_kernels,
                                streams_copies_are_pinned, full_grids_run_one_at_a_time,
                                simple_streams_serializes_nothing],

@@ -58,11 +58,25 @@ static bool internal_function(const char *name)
     return name[0] == 'c' && name[1] == 'u' && isupper((unsigned char)name[2]);
 }
 
+/* CUDA's headers (cuda_runtime.h's template wrappers, crt/...) by their file name. */
+static bool cuda_header(const char *file)
+{
+    return has_prefix(sc_frame_basename(file), "cuda") || strstr(file, "/crt/") != NULL;
+}
+
 bool sc_frame_is_internal(const sc_frame *frame)
 {
     if (frame->module && internal_module(frame->module))
         return true;
-    return frame->function && internal_function(frame->function);
+    if (!frame->function)
+        return false;
+    /* The runtime linked into a program carries no line tables; a cuda* function with a line
+     * in a file of the program's is the program's own (NVIDIA's simpleCudaGraphs launches its
+     * graphs from cudaGraphsManual()). */
+    if (has_prefix(frame->function, "cuda") && frame->file && frame->line &&
+        !cuda_header(frame->file))
+        return false;
+    return internal_function(frame->function);
 }
 
 long sc_frame_call_site(sc_frame_resolver resolve, void *ctx, const sc_trace *trace,

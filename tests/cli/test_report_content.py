@@ -155,14 +155,22 @@ def test_partial_and_dropped_and_notes(run_report, tmp_path):
 
 SITE_C = """\
 #include <stdio.h>
-__attribute__((noinline)) void cudaLaunchFake(void) { puts("x"); }
+void cudaLaunchFake(void);
 /* what nvcc generates for a <<<>>> launch: a host stub per kernel */
 __attribute__((noinline)) void __device_stub__Z4spinv(void) { cudaLaunchFake(); }
 __attribute__((noinline)) void launch_site(void)
 {
     __device_stub__Z4spinv();
 }
-int main(void) { launch_site(); return 0; }
+/* the program's own function, named like CUDA's (NVIDIA's simpleCudaGraphs has two) */
+__attribute__((noinline)) void cudaGraphsManual(void) { cudaLaunchFake(); }
+int main(void) { launch_site(); cudaGraphsManual(); return 0; }
+"""
+
+# Stands in for the CUDA runtime that nvcc links into a program: built without line tables.
+RUNTIME_C = """\
+#include <stdio.h>
+__attribute__((noinline)) void cudaLaunchFake(void) { puts("x"); }
 """
 
 SITE_CXX = """\
@@ -187,8 +195,12 @@ def site_binary(tmp_path_factory):
         pytest.skip("needs a C compiler and nm")
     d = tmp_path_factory.mktemp("site")
     (d / "site.c").write_text(SITE_C)
+    (d / "runtime.c").write_text(RUNTIME_C)
     binary = d / "site"
-    subprocess.run([cc, "-g", "-O0", "-o", str(binary), str(d / "site.c")], check=True)
+    subprocess.run([cc, "-O0", "-c", "-o", str(d / "runtime.o"), str(d / "runtime.c")],
+                   check=True)
+    subprocess.run([cc, "-g", "-O0", "-o", str(binary), str(d / "site.c"), str(d / "runtime.o")],
+                   check=True)
     return binary
 
 
@@ -234,6 +246,22 @@ def test_call_site_symbolized_with_line(run_report, site_binary, tmp_path):
     assert frames[4]["function"] == "main"
     out = run_report(path).stdout
     assert "launch_site" in out and "(site+0x" in out
+
+
+def test_program_function_named_like_cuda_is_the_site(run_report, site_binary, tmp_path):
+    syms = symbols_of(site_binary)
+    t = legacy_with_pageable(None, frames=(BIAS + syms["cudaLaunchFake"] + 4,
+                                           BIAS + syms["cudaGraphsManual"] + 9,
+                                           BIAS + syms["main"] + 9))
+    t.module(str(site_binary), BIAS, BIAS + 0x100000, bias=BIAS)
+    call = call_site(report_json(run_report, t.write(tmp_path / "graphs-4242.sctrace")))
+    if not shutil.which("addr2line"):
+        pytest.skip("needs addr2line: line tables tell the program's code from CUDA's")
+    # cudaLaunchFake has no line tables (CUDA's runtime); cudaGraphsManual has one in site.c
+    assert call["frames"][0]["internal"] and not call["frames"][1]["internal"]
+    assert call["call_site_index"] == 1
+    assert call["call_site"]["function"] == "cudaGraphsManual"
+    assert call["call_site"]["file"].endswith("site.c") and call["call_site"]["line"] == 10
 
 
 def test_no_symbols_flag(run_report, site_binary, tmp_path):

@@ -85,7 +85,7 @@ typedef struct sc_evidence {
     const char *unit;               /* "us", "bytes", "count", "ratio", "" */
 } sc_evidence;
 
-#define SC_MAX_EVIDENCE 8
+#define SC_MAX_EVIDENCE 10
 
 /* One occurrence of a finding. */
 typedef struct sc_instance {

@@ -138,6 +138,7 @@ enum sc_call_class {
     SC_CALL_MALLOC_ASYNC = 23,  /* stream-ordered allocation: no implicit sync */
     SC_CALL_FREE_ASYNC = 24,
 };
+#define SC_CALL_CLASS_COUNT 25     /* one more than the highest class */
 
 /* sc_rec_api.stream when the call takes no stream argument */
 #define SC_STREAM_NONE UINT64_MAX

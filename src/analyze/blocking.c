@@ -93,11 +93,12 @@ static bool sc_index_has_all(const sc_blocking_index *ix)
 }
 
 /* Adds one piece of work to its device's scope and to the all-devices scope. */
-static void sc_index_put(sc_blocking_index *ix, const sc_work *w)
+static void sc_index_put(sc_blocking_index *ix, const sc_work *w, size_t position)
 {
     const sc_api_call *call = sc_ctx_call(ix->ctx, w->correlation_id);
     uint64_t issue = call && call->rec.start_ns < w->start_ns ? call->rec.start_ns : w->start_ns;
-    sc_blocking_work bw = {issue, w->start_ns, w->end_ns, w->stream_id, w->correlation_id};
+    sc_blocking_work bw = {issue, w->start_ns, w->end_ns, w->stream_id, w->correlation_id,
+                           call ? call->rec.tid : 0, position};
     sc_blocking_scope *dev = &ix->devices[sc_index_device(ix, w->device)];
     dev->by_end[dev->n++] = bw;
     if (sc_index_has_all(ix))
@@ -122,6 +123,51 @@ static int sc_index_alloc(sc_blocking_index *ix)
     return rc;
 }
 
+static const sc_blocking_scope *sc_scope_of(const sc_blocking_index *ix, uint32_t context_id);
+static size_t sc_first_end_after(const sc_blocking_scope *s, uint64_t t);
+
+static int sc_u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Whether any work of the call's scope was in flight when it began. */
+static bool sc_in_flight_at(const sc_blocking_index *ix, const sc_api_call *c)
+{
+    const sc_blocking_scope *s = sc_scope_of(ix, c->rec.context_id);
+    for (size_t i = sc_first_end_after(s, c->rec.start_ns); i < s->n; i++)
+        if (s->by_end[i].issue_ns < c->rec.start_ns)
+            return true;
+    return false;
+}
+
+/* Per call class, what its calls took with nothing in flight: the lower quartile of those
+ * durations (a call never takes less than its own work; the quartile keeps a call slowed by
+ * something else out). 0 for a class without such a call. */
+static int sc_own_times(sc_blocking_index *ix)
+{
+    const sc_trace *t = ix->ctx->trace;
+    uint64_t *d = malloc((t->n_calls ? t->n_calls : 1) * sizeof(*d));
+    if (!d)
+        return -1;
+    for (uint16_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++) {
+        size_t n = 0;
+        for (size_t i = 0; i < t->n_calls; i++) {
+            const sc_api_call *c = &t->calls[i];
+            if (c->rec.call_class == cls && !sc_blocking_is_inner(ix->ctx, c) &&
+                !sc_in_flight_at(ix, c))
+                d[n++] = c->rec.end_ns > c->rec.start_ns ? c->rec.end_ns - c->rec.start_ns : 0;
+        }
+        if (n == 0)
+            continue;
+        qsort(d, n, sizeof(*d), sc_u64_cmp);
+        ix->own_ns[cls] = d[(n - 1) / 4];
+    }
+    free(d);
+    return 0;
+}
+
 int sc_blocking_index_build(const sc_ctx *ctx, sc_blocking_index *ix)
 {
     size_t n_dev = ctx->analysis->n_devices;
@@ -134,12 +180,14 @@ int sc_blocking_index_build(const sc_ctx *ctx, sc_blocking_index *ix)
         return -1;
     for (size_t i = 0; n_dev && i < n; i++) {
         sc_work w = sc_work_at(ctx->trace, i);
-        sc_index_put(ix, &w);
+        sc_index_put(ix, &w, i);
     }
     for (size_t d = 0; d < n_dev; d++)
         if (sc_scope_finish(&ix->devices[d]) != 0)
             return -1;
-    return sc_scope_finish(&ix->all);
+    if (sc_scope_finish(&ix->all) != 0)
+        return -1;
+    return sc_own_times(ix);
 }
 
 void sc_blocking_index_free(sc_blocking_index *ix)
@@ -235,7 +283,7 @@ static void sc_drained_stream(sc_blocking *m, uint32_t *seen, size_t *n_seen, ui
 }
 
 static void sc_measure_drained(const sc_blocking_scope *s, const sc_blocking_call *c,
-                               sc_blocking *m)
+                               uint64_t own_ns, sc_blocking *m)
 {
     uint32_t seen[SC_BLOCKING_DISTINCT];
     size_t n_seen = 0;
@@ -251,11 +299,17 @@ static void sc_measure_drained(const sc_blocking_scope *s, const sc_blocking_cal
         m->n_drained++;
         m->drained_end_ns = w->end_ns;     /* by_end is ascending: the last one wins */
         m->last_stream = w->stream_id;
+        m->last_work = w->work;
+        m->last_tid = w->tid;
+        if (w->tid && c->tid && w->tid != c->tid)
+            m->other_thread = true;
         sc_drained_stream(m, seen, &n_seen, w->stream_id);
     }
     uint64_t tol = (uint64_t)(SC_BLOCKING_TOL_SHARE * (double)m->blocked_ns);
     if (tol < SC_BLOCKING_TOL_NS)
         tol = SC_BLOCKING_TOL_NS;
+    if (c->call_class < SC_CALL_CLASS_COUNT && !m->has_own)
+        tol += own_ns;      /* what the call does after its wait */
     m->explained = m->n_drained > 0 && m->wait_point_ns - m->drained_end_ns <= tol;
 }
 
@@ -302,7 +356,8 @@ void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *c,
         if (own->start_ns >= c->start_ns && own->start_ns < end)
             m->wait_point_ns = own->start_ns;
     }
-    sc_measure_drained(s, c, m);
+    sc_measure_drained(s, c, c->call_class < SC_CALL_CLASS_COUNT ? ix->own_ns[c->call_class] : 0,
+                       m);
     m->idle_ns = sc_busy_uncovered(&s->busy, c->start_ns, end);
     const sc_ival *after = sc_busy_from(&s->busy, end);
     m->followed = after != NULL;

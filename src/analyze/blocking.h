@@ -14,10 +14,14 @@
  *                 ended inside the call, in (S, W]. Optionally work on the stream of the
  *                 call's own work is left out (a synchronous copy waits for its own stream by
  *                 design).
- *   explained     drained is not empty and W comes at most max(20 us, 5% of blocked) after
- *                 the end of the drained work that ended last: the call returned (or its own
- *                 work started) because that work was done. Work that merely happened to
- *                 end during a long call does not explain it.
+ *   explained     drained is not empty and W comes at most max(20 us, 5% of blocked) plus the
+ *                 call's own time after the end of the drained work that ended last: the
+ *                 call returned (or its own work started) because that work was done. Work
+ *                 that merely happened to end during a long call does not explain it. The
+ *                 call's own time is what calls of its class took with nothing in flight in
+ *                 this trace (their lower quartile; 0 when none did): a cudaFree of 64 MiB
+ *                 that waited for another thread's kernel still frees after it, 75 us on an
+ *                 H200 (GPU-FACTS.md).
  *   idle          the part of [S, E] in which D ran none of the process's kernels, copies
  *                 or memsets (the union of all three, not kernels only).
  *   starve        after the call returns: when D is idle at E and its next work starts at
@@ -56,6 +60,8 @@ typedef struct sc_blocking_work {
     uint64_t issue_ns;          /* start of the issuing call, or start_ns when unknown */
     uint64_t start_ns, end_ns;
     uint32_t stream_id, correlation_id;
+    uint32_t tid;               /* thread of the issuing call, 0 when unknown */
+    size_t work;                /* its position (sc_work_at) */
 } sc_blocking_work;
 
 /* The work of one device, or of all devices together. */
@@ -78,11 +84,15 @@ typedef struct sc_blocking_index {
     sc_blocking_scope all;      /* every device's work together; empty with one device */
     sc_blocking_context *contexts;  /* context -> device, from the device work */
     size_t n_contexts;
+    /* per sc_call_class: what a call of the class takes with nothing in flight (0: unknown) */
+    uint64_t own_ns[SC_CALL_CLASS_COUNT];
 } sc_blocking_index;
 
 /* A call to measure. */
 typedef struct sc_blocking_call {
     uint64_t start_ns, end_ns;
+    uint32_t tid;               /* the calling thread */
+    uint16_t call_class;        /* its own time (own_ns) comes from its class */
     uint32_t context_id;        /* picks the device; unknown context: all devices */
     uint32_t correlation_id;    /* work with this id is the call's own (0: none) */
     bool skip_own_stream;       /* drained work on the own work's stream does not count */
@@ -98,6 +108,9 @@ typedef struct sc_blocking {
     uint32_t streams[SC_BLOCKING_MAX_STREAMS];  /* the first n_streams of them, ascending */
     uint32_t last_stream;       /* stream of the drained work that ended last */
     uint64_t drained_end_ns;    /* when that work ended; 0 when nothing drained */
+    size_t last_work;           /* its position (sc_work_at) */
+    uint32_t last_tid;          /* the thread that issued it (0: unknown) */
+    bool other_thread;          /* some drained work was issued by another thread */
     bool explained;
     bool followed;
     uint64_t idle_ns, starve_ns, cost_ns;

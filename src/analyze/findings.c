@@ -1,6 +1,8 @@
 /* Assembling findings: see findings.h. */
 #include "analyze/findings.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,18 @@ static void sc_evidence_put(sc_evidence *ev, size_t *n, const char *key, double 
     if (*n >= SC_MAX_EVIDENCE)
         return;
     ev[(*n)++] = (sc_evidence){key, value, unit};
+}
+
+void sc_text_append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+    if (*used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *used = *used + (size_t)w < size ? *used + (size_t)w : size - 1;
 }
 
 void sc_instance_evidence(sc_instance *inst, const char *key, double value, const char *unit)

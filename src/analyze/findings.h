@@ -82,6 +82,11 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
 /* Frees the builder without producing a finding. */
 void sc_finding_discard(sc_finding_builder *b);
 
+/* Appends to a one-line text of `size` bytes, cut silently at its end (texts are for people;
+ * the evidence keeps the numbers). *used is how much of it is written. */
+__attribute__((format(printf, 4, 5)))
+void sc_text_append(char *buf, size_t size, size_t *used, const char *fmt, ...);
+
 /* Adds a named number to an instance (ignored past SC_MAX_EVIDENCE). */
 void sc_instance_evidence(sc_instance *inst, const char *key, double value, const char *unit);
 

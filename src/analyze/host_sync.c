@@ -19,9 +19,6 @@
 #include "analyze/polls.h"
 #include "analyze/rules.h"
 
-#define SC_HOSTSYNC_ERROR_SHARE 0.10    /* a tenth of the run starved by syncs */
-#define SC_HOSTSYNC_WARN_SHARE 0.01
-#define SC_HOSTSYNC_WARN_NS 1000000u    /* 1 ms */
 
 static const char *const sc_hostsync_fix =
     "synchronize less: wait on an event for the one result you need, keep values on the "
@@ -75,7 +72,8 @@ static int sc_hostsync_add(const sc_blocking_index *ix, const sc_api_call *call,
     /* the fix: the host does not wait here (the call, or the polling loop it starts) */
     if (sc_finding_fix(b, SC_FIX_UNWAIT, (size_t)(call - ix->ctx->trace->calls)) != 0)
         return -1;
-    sc_blocking_call q = {start, end, call->rec.context_id, 0, false};
+    sc_blocking_call q = {.start_ns = start, .end_ns = end, .tid = call->rec.tid,
+                          .call_class = call->rec.call_class, .context_id = call->rec.context_id};
     sc_blocking m;
     sc_blocking_measure(ix, &q, &m);
     sc_instance inst;
@@ -115,18 +113,10 @@ static int sc_hostsync_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
     return rc;
 }
 
-static void sc_hostsync_conclude(const sc_ctx *ctx, const sc_hostsync_totals *tot,
+static void sc_hostsync_conclude(const sc_hostsync_totals *tot,
                                  sc_finding_builder *b)
 {
     sc_finding *f = &b->finding;
-    double run = (double)ctx->run_span_ns, cost = (double)tot->cost_ns;
-    if (cost > 0 && cost >= SC_HOSTSYNC_ERROR_SHARE * run)
-        f->severity = SC_SEV_ERROR;
-    else if (cost > 0 && (cost >= SC_HOSTSYNC_WARN_SHARE * run ||
-                          tot->cost_ns >= SC_HOSTSYNC_WARN_NS))
-        f->severity = SC_SEV_WARNING;
-    else
-        f->severity = SC_SEV_NOTE;
     char polls[48] = "";
     if (tot->episodes > 0)
         snprintf(polls, sizeof(polls), " (%llu of them polling loops)",
@@ -154,7 +144,7 @@ int sc_rule_host_sync(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t
     if (rc == 0)
         rc = sc_hostsync_scan(ctx, &ix, &b, &tot);
     if (rc == 0 && tot.count > 0) {
-        sc_hostsync_conclude(ctx, &tot, &b);
+        sc_hostsync_conclude(&tot, &b);
         rc = sc_finding_finish(&b, ctx, out);
     } else {
         sc_finding_discard(&b);

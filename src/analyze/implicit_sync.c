@@ -18,8 +18,6 @@
 #include "analyze/findings.h"
 #include "analyze/rules.h"
 
-#define SC_IMPLICIT_ERROR_NS 100000u    /* 100 us lost is worth an error on any run */
-#define SC_IMPLICIT_ERROR_SHARE 0.01    /* so is 1% of the run */
 
 typedef struct sc_implicit_totals {
     uint64_t checked, count, blocked_ns, idle_ns, starve_ns, cost_ns;
@@ -61,8 +59,22 @@ static const char *sc_implicit_fix(uint16_t call_class)
     }
 }
 
-static void sc_implicit_instance(const sc_api_call *call, const sc_blocking *m,
-                                 sc_instance *inst)
+/* The next call of the same thread after `call` returned: what it could not issue while it
+ * waited. NULL when the thread made no other call. */
+static const sc_api_call *sc_implicit_next(const sc_ctx *ctx, const sc_api_call *call)
+{
+    const sc_trace *t = ctx->trace;
+    for (size_t i = (size_t)(call - t->calls) + 1; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        if (c->rec.tid == call->rec.tid && c->rec.start_ns >= call->rec.end_ns &&
+            !sc_blocking_is_inner(ctx, c))
+            return c;
+    }
+    return NULL;
+}
+
+static void sc_implicit_instance(const sc_ctx *ctx, const sc_api_call *call,
+                                 const sc_blocking *m, sc_instance *inst)
 {
     char streams[64];
     sc_blocking_streams_text(m, streams, sizeof(streams));
@@ -71,11 +83,20 @@ static void sc_implicit_instance(const sc_api_call *call, const sc_blocking *m,
     inst->end_ns = call->rec.start_ns + m->blocked_ns;
     inst->cost_ns = m->cost_ns;
     inst->call = call;
-    snprintf(inst->text, sizeof(inst->text),
-             "%s blocked the host %.1f us waiting for stream(s) %s; device idle %.1f us in it "
-             "and %.1f us after it",
-             call->name, sc_ns_to_us(m->blocked_ns), streams, sc_ns_to_us(m->idle_ns),
-             sc_ns_to_us(m->starve_ns));
+    size_t used = 0;
+    sc_text_append(inst->text, sizeof(inst->text), &used,
+                   "%.32s blocked the host %.1f us waiting for stream(s) %s", call->name,
+                   sc_ns_to_us(m->blocked_ns), streams);
+    if (m->other_thread)    /* a thread held up by another thread's work */
+        sc_text_append(inst->text, sizeof(inst->text), &used, " of thread %u",
+                       (unsigned)m->last_tid);
+    const sc_api_call *next = sc_implicit_next(ctx, call);
+    if (next)
+        sc_text_append(inst->text, sizeof(inst->text), &used, "; its thread's next call, %.32s,"
+                       " waited with it", next->name);
+    sc_text_append(inst->text, sizeof(inst->text), &used,
+                   "; device idle %.1f us in it and %.1f us after it", sc_ns_to_us(m->idle_ns),
+                   sc_ns_to_us(m->starve_ns));
     sc_instance_evidence(inst, "host_blocked_us", sc_ns_to_us(m->blocked_ns), "us");
     /* how far into the call the drained work ended: the wait itself */
     sc_instance_evidence(inst, "wait_us", sc_ns_to_us(m->drained_end_ns - call->rec.start_ns),
@@ -85,15 +106,15 @@ static void sc_implicit_instance(const sc_api_call *call, const sc_blocking *m,
     sc_instance_evidence(inst, "cost_us", sc_ns_to_us(m->cost_ns), "us");
     sc_instance_evidence(inst, "drained_streams", (double)m->n_streams, "count");
     sc_instance_evidence(inst, "drained_stream", (double)m->last_stream, "");
+    sc_instance_evidence(inst, "other_thread", m->other_thread ? 1.0 : 0.0, "");
+    if (m->last_tid)
+        sc_instance_evidence(inst, "waited_for_thread", (double)m->last_tid, "");
 }
 
-static void sc_implicit_conclude(const sc_ctx *ctx, const sc_implicit_totals *tot,
+static void sc_implicit_conclude(const sc_implicit_totals *tot,
                                  sc_finding_builder *b)
 {
     sc_finding *f = &b->finding;
-    bool costly = tot->cost_ns >= SC_IMPLICIT_ERROR_NS ||
-                  (double)tot->cost_ns >= SC_IMPLICIT_ERROR_SHARE * (double)ctx->run_span_ns;
-    f->severity = tot->cost_ns > 0 && costly ? SC_SEV_ERROR : SC_SEV_WARNING;
     f->fix = sc_implicit_fix(f->worst.call ? f->worst.call->rec.call_class : SC_CALL_OTHER);
     snprintf(f->title, sizeof(f->title),
              "%llu calls waited for other streams' work (worst: %s): host blocked %.3f ms, "
@@ -119,14 +140,17 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
         tot->checked++;
         bool copy_or_set = call->rec.call_class == SC_CALL_MEMCPY ||
                            call->rec.call_class == SC_CALL_MEMSET;
-        sc_blocking_call q = {call->rec.start_ns, call->rec.end_ns, call->rec.context_id,
-                              call->rec.correlation_id, copy_or_set};
+        sc_blocking_call q = {.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
+                              .tid = call->rec.tid, .call_class = call->rec.call_class,
+                              .context_id = call->rec.context_id,
+                              .correlation_id = call->rec.correlation_id,
+                              .skip_own_stream = copy_or_set};
         sc_blocking m;
         sc_blocking_measure(ix, &q, &m);
         if (!m.explained)
             continue;   /* it waited for nothing, or not for what happened to end inside it */
         sc_instance inst;
-        sc_implicit_instance(call, &m, &inst);
+        sc_implicit_instance(ctx, call, &m, &inst);
         tot->count++;
         tot->blocked_ns += m.blocked_ns;
         tot->idle_ns += m.idle_ns;
@@ -149,7 +173,7 @@ int sc_rule_implicit_sync(const sc_ctx *ctx, sc_finding_list *out, char *err, si
     if (rc == 0)
         rc = sc_implicit_scan(ctx, &ix, &b, &tot);
     if (rc == 0 && tot.count > 0) {
-        sc_implicit_conclude(ctx, &tot, &b);
+        sc_implicit_conclude(&tot, &b);
         rc = sc_finding_finish(&b, ctx, out);
     } else {
         sc_finding_discard(&b);

@@ -1,6 +1,20 @@
 /* Rule "lazy-loading": a kernel's first launch under lazy module loading waited for the
  * work of other streams instead of running beside it.
  *
+ * From direct evidence, where the trace has CUPTI's OVERHEAD records (format 1.1): a
+ * LAZY_FUNCTION_LOADING (or module-loading) record inside a launch call says the kernel's
+ * module was loaded there. The load waits for the device: work of other streams in flight at
+ * the call (the front) runs to its end, and the kernel, and any other work issued after the
+ * load, starts only then (measured on an H200: a kernel launched once beside a 2.56 ms kernel
+ * of another stream started 3.6 us after that kernel ended; under EAGER, during it). An
+ * instance is such a load whose kernel, or work issued after it, started within 20 us of the
+ * front's end though it was ready before (its own stream idle, its call over), on streams
+ * independent of the front's, not ordered behind it by an event, and not behind a grid that
+ * filled the device (no-room's). Its fix: the load done before (CUDA_MODULE_LOADING=EAGER or
+ * a warm-up): that work not held, the load's time off the launch call. A load that held
+ * nothing is not reported. Without OVERHEAD records (older traces), the corroborated
+ * inference below:
+ *
  * With CUDA_MODULE_LOADING=LAZY (the default since CUDA 12.2) a kernel's module is loaded at
  * its first launch, and the load waits for the device: measured on an H200 (GPU-FACTS.md),
  * the first sweep on stream B started 5 us after the spin on stream A ended; warm, or with
@@ -40,8 +54,6 @@
 #define SC_LAZY_AFTER_NS 20000u         /* started at most this long after the work ended */
 #define SC_LAZY_LONG_FACTOR 5u          /* a first call this many times the usual one ... */
 #define SC_LAZY_LONG_EXTRA_NS 20000u    /* ... and this much longer loaded a module */
-#define SC_LAZY_ERROR_NS 100000u        /* 100 us lost is worth an error on any run */
-#define SC_LAZY_ERROR_SHARE 0.01        /* so is 1% of the run */
 
 static const char *const sc_lazy_fix =
     "launch each kernel once before the concurrent part (a warm-up), or run with "
@@ -207,12 +219,9 @@ static void sc_lazy_instance(const sc_ctx *ctx, size_t kernel, const sc_launch *
     sc_instance_evidence(inst, "long_first_call", v->long_call ? 1.0 : 0.0, "");
 }
 
-static void sc_lazy_conclude(const sc_ctx *ctx, sc_finding_builder *b)
+static void sc_lazy_conclude(sc_finding_builder *b)
 {
     sc_finding *f = &b->finding;
-    bool costly = f->cost_ns >= SC_LAZY_ERROR_NS ||
-                  (double)f->cost_ns >= SC_LAZY_ERROR_SHARE * (double)ctx->run_span_ns;
-    f->severity = costly ? SC_SEV_ERROR : SC_SEV_WARNING;
     if (f->count == 1)
         snprintf(f->title, sizeof(f->title), "%.175s (lazy module loading)", f->worst.text);
     else
@@ -271,10 +280,154 @@ static int sc_lazy_scan(const sc_ctx *ctx, const sc_launch *launches, const sc_l
     return 0;
 }
 
+/* ---- from direct evidence (OVERHEAD records) ----------------------------------------- */
+
+/* The kernel issued by a call (the same correlation id), or SIZE_MAX. */
+static size_t sc_lazy_kernel_of(const sc_trace *t, const sc_api_call *call)
+{
+    for (size_t k = 0; k < t->n_kernels; k++)
+        if (t->kernels[k].rec.correlation_id == call->rec.correlation_id)
+            return k;
+    return SIZE_MAX;
+}
+
+/* Work held by the load: issued at or after the load's call began, on a stream independent
+ * of the front's, started within SC_LAZY_AFTER_NS of the front's end and not before it,
+ * ready before it (its call over and its own stream idle by then). Adds a fix per piece and
+ * returns how many, with their summed delay in *delay. */
+static int sc_lazy_victims(const sc_ctx *ctx, const sc_launch *l, const sc_api_call *call,
+                           uint32_t device, uint64_t load, sc_finding_builder *b,
+                           uint64_t *delay, size_t *count)
+{
+    const sc_trace *t = ctx->trace;
+    const sc_stream_summary *streams = ctx->analysis->streams;
+    uint64_t front_end = l->front_end_ns;
+    *delay = 0;
+    *count = 0;
+    uint64_t *last_end = calloc(ctx->analysis->n_streams + 1, sizeof(uint64_t));
+    if (!last_end)
+        return -1;
+    size_t n = sc_work_count(t);
+    for (size_t i = 0; i < n; i++) {    /* each stream's latest end before the front's end */
+        sc_work w = sc_work_at(t, i);
+        const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
+        if (s && w.end_ns <= front_end && w.end_ns > last_end[s - streams])
+            last_end[s - streams] = w.end_ns;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sc_work w = sc_work_at(t, i);
+        const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
+        const sc_api_call *c = sc_ctx_call(ctx, w.correlation_id);
+        if (!s || !c || c->rec.start_ns < call->rec.start_ns || w.device != device ||
+            !sc_streams_independent(s, &streams[l->front_slot]) ||
+            w.start_ns + SC_LAZY_TOL_NS < front_end || w.start_ns > front_end + SC_LAZY_AFTER_NS)
+            continue;
+        /* the loading call itself would have returned sooner by the load */
+        uint64_t call_end = c == call ? c->rec.end_ns - (load < sc_dur(c->rec.start_ns,
+                                                                        c->rec.end_ns)
+                                                             ? load
+                                                             : sc_dur(c->rec.start_ns,
+                                                                      c->rec.end_ns))
+                                      : c->rec.end_ns;
+        uint64_t ready = call_end > last_end[s - streams] ? call_end : last_end[s - streams];
+        if (ready + SC_LAZY_TOL_NS >= front_end)
+            continue;   /* it could not have started earlier anyway */
+        *delay += w.start_ns - ready;
+        (*count)++;
+        rc = sc_finding_fix(b, SC_FIX_UNHOLD, i);
+    }
+    free(last_end);
+    return rc;
+}
+
+/* One load: an instance when it held work (sc_lazy_victims). */
+static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
+                              const sc_rec_overhead *o, sc_finding_builder *b)
+{
+    const sc_trace *t = ctx->trace;
+    const sc_api_call *call = sc_ctx_call(ctx, o->correlation_id);
+    size_t k = call && call->rec.call_class == SC_CALL_LAUNCH ? sc_lazy_kernel_of(t, call)
+                                                               : SIZE_MAX;
+    if (k == SIZE_MAX)
+        return 0;
+    const sc_launch *l = &launches[k];
+    const sc_rec_kernel *kr = &t->kernels[k].rec;
+    if (!sc_lazy_front_independent(ctx, l) || sc_lazy_front_ordered(ctx, l, kr) ||
+        sc_ctx_kernel_full(ctx, sc_work_at(t, l->front_work).kind == SC_WORK_KERNEL
+                                    ? sc_work_at(t, l->front_work).index : SIZE_MAX, NULL))
+        return 0;   /* nothing independent in flight, ordered on purpose, or no room */
+    uint64_t delay = 0, load = sc_dur(o->start_ns, o->end_ns);
+    size_t held = 0;
+    if (sc_lazy_victims(ctx, l, call, kr->device, load, b, &delay, &held) != 0)
+        return -1;
+    if (held == 0)
+        return 0;
+    const sc_stream_summary *s = ctx->analysis->streams;
+    sc_instance inst;
+    memset(&inst, 0, sizeof(inst));
+    inst.start_ns = kr->start_ns;
+    inst.end_ns = kr->end_ns > kr->start_ns ? kr->end_ns : kr->start_ns;
+    inst.cost_ns = delay;
+    inst.call = call;
+    size_t used = 0;
+    sc_text_append(inst.text, sizeof(inst.text), &used,
+                   "first launch of %.40s on stream %u loaded its module (%.1f us): ",
+                   t->kernels[k].name ? t->kernels[k].name : "?", s[l->slot].stream_id,
+                   sc_ns_to_us(load));
+    sc_text_append(inst.text, sizeof(inst.text), &used,
+                   "%zu operation%s waited %.1f us for %.32s on stream %u to end", held,
+                   held == 1 ? "" : "s", sc_ns_to_us(delay), sc_lazy_work_name(t, l->front_work),
+                   s[l->front_slot].stream_id);
+    sc_instance_evidence(&inst, "load_us", sc_ns_to_us(load), "us");
+    sc_instance_evidence(&inst, "delay_us", sc_ns_to_us(delay), "us");
+    sc_instance_evidence(&inst, "held_operations", (double)held, "count");
+    sc_instance_evidence(&inst, "stream", s[l->slot].stream_id, "");
+    sc_instance_evidence(&inst, "waited_behind_stream", s[l->front_slot].stream_id, "");
+    if (sc_finding_fix(b, SC_FIX_NO_LOAD, (size_t)(call - t->calls)) != 0)
+        return -1;
+    return sc_finding_add(b, &inst);
+}
+
+static int sc_lazy_direct(const sc_ctx *ctx, const sc_launch *launches, sc_finding_builder *b)
+{
+    const sc_trace *t = ctx->trace;
+    for (size_t i = 0; i < t->n_overheads; i++) {
+        const sc_rec_overhead *o = &t->overheads[i];
+        if ((o->kind == SC_OVERHEAD_LAZY_FUNCTION_LOADING ||
+             o->kind == SC_OVERHEAD_MODULE_LOADING) &&
+            sc_lazy_direct_one(ctx, launches, o, b) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int sc_rule_lazy_loading(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
 {
     const sc_trace *t = ctx->trace;
-    if (t->n_kernels == 0 || sc_lazy_eager(t))
+    if (t->n_kernels == 0)
+        return 0;
+    /* CUPTI said what was loaded where: only that evidence counts (and EAGER loads nothing
+     * lazily, so it says nothing then) */
+    if (t->n_overheads > 0) {
+        sc_launch *launches = NULL;
+        sc_finding_builder b;
+        sc_finding_begin(&b, "lazy-loading", sc_lazy_fix);
+        int rc = sc_launches_build(ctx, &launches);
+        if (rc == 0)
+            rc = sc_lazy_direct(ctx, launches, &b);
+        if (rc == 0 && b.has_instance) {
+            sc_lazy_conclude(&b);
+            rc = sc_finding_finish(&b, ctx, out);
+        } else {
+            sc_finding_discard(&b);
+        }
+        free(launches);
+        if (rc != 0 && err && err_size)
+            snprintf(err, err_size, "lazy-loading: out of memory");
+        return rc;
+    }
+    if (sc_lazy_eager(t))
         return 0;
     sc_launch *launches = NULL;
     sc_lazy_key *keys = NULL;
@@ -286,7 +439,7 @@ int sc_rule_lazy_loading(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
         sc_lazy_keys(t, launches, &keys) == 0)
         rc = sc_lazy_scan(ctx, launches, keys, scratch, &b);
     if (rc == 0 && b.has_instance) {
-        sc_lazy_conclude(ctx, &b);
+        sc_lazy_conclude(&b);
         rc = sc_finding_finish(&b, ctx, out);
     } else {
         sc_finding_discard(&b);

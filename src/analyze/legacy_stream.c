@@ -114,19 +114,16 @@ static void sc_legacy_conclude(const sc_ctx *ctx, const sc_legacy_totals *tot,
     if (tot->wait_ns > 0) {
         char streams[64];
         sc_legacy_stream_list(ctx, tot, streams, sizeof(streams));
-        f->severity = SC_SEV_ERROR;
         snprintf(f->title, sizeof(f->title),
                  "legacy stream serialized with blocking stream(s) %s: %llu operations "
                  "waited %.3f ms",
                  streams, (unsigned long long)tot->serialized, tot->wait_ns / 1e6);
     } else if (tot->blocking_work > 0) {
-        f->severity = SC_SEV_WARNING;
         f->fix = sc_legacy_fix;
         snprintf(f->title, sizeof(f->title),
                  "%llu operations on the legacy stream beside blocking streams; nothing "
                  "serialized in this run", ops);
     } else {
-        f->severity = SC_SEV_NOTE;
         f->fix = sc_legacy_fix_note;
         snprintf(f->title, sizeof(f->title),
                  "%llu operations on the legacy stream; nothing serialized", ops);

@@ -25,7 +25,6 @@
  * instances that ran alone (solo.h). Nothing was lost against running them in order, so its
  * cost is 0 and it is a note: the streams bought nothing there.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +38,6 @@
 #define SC_NOROOM_TOL_NS 1000u          /* clock noise between "ended" and "started" */
 #define SC_NOROOM_AFTER_NS 20000u       /* started at most this long after A ended */
 #define SC_NOROOM_MIN_WAIT_NS 20000u    /* less is what any launch takes: not a wait for room */
-#define SC_NOROOM_ERROR_SHARE 0.10      /* waits of 10% of the run are an error */
 #define SC_NOROOM_NO_GAIN 1.05          /* a pair speedup at most this saved nothing */
 
 static const char *const sc_noroom_fix =
@@ -94,20 +92,6 @@ static uint64_t sc_noroom_ready(const sc_launch *l)
     return l->own_prev_end_ns > r ? l->own_prev_end_ns : r;
 }
 
-/* Appends to a fixed-size text, silently cut at its end (texts are one line for people). */
-__attribute__((format(printf, 4, 5)))
-static void sc_noroom_append(char *buf, size_t size, size_t *used, const char *fmt, ...)
-{
-    if (*used + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(buf + *used, size - *used, fmt, ap);
-    va_end(ap);
-    if (w > 0)
-        *used = *used + (size_t)w < size ? *used + (size_t)w : size - 1;
-}
-
 /* ---- waited for room ---------------------------------------------------------------- */
 
 /* The wait of B behind A, 0 when A is not what B waited for: B was ready (its call had
@@ -151,11 +135,11 @@ static void sc_noroom_waited_instance(const sc_noroom_run *r, size_t a, size_t b
     inst->call = r->launches[b].call;
     /* A one-line text: long kernel names may cut it short; the evidence keeps the numbers. */
     size_t used = 0;
-    sc_noroom_append(inst->text, sizeof(inst->text), &used,
+    sc_text_append(inst->text, sizeof(inst->text), &used,
                      "%.40s (%llu blocks of %u threads) fills all %u SMs (%s)",
                      sc_noroom_name(ctx, a), (unsigned long long)oa->blocks,
                      oa->threads_per_block, oa->sm_count, why);
-    sc_noroom_append(inst->text, sizeof(inst->text), &used,
+    sc_text_append(inst->text, sizeof(inst->text), &used,
                      " — %.40s on stream %u waited %.0f us for room", sc_noroom_name(ctx, b),
                      s[r->launches[b].slot].stream_id, sc_ns_to_us(wait));
     sc_instance_evidence(inst, "wait_us", sc_ns_to_us(wait), "us");
@@ -284,8 +268,6 @@ static int sc_noroom_finish_waited(sc_noroom_run *r, sc_finding_list *out)
         sc_finding_discard(b);
         return 0;
     }
-    f->severity = (double)f->cost_ns >= SC_NOROOM_ERROR_SHARE * (double)r->ctx->run_span_ns
-                      ? SC_SEV_ERROR : SC_SEV_WARNING;
     if (f->count == 1)
         snprintf(f->title, sizeof(f->title), "%s", f->worst.text);
     else
@@ -305,7 +287,6 @@ static int sc_noroom_finish_no_gain(sc_noroom_run *r, sc_finding_list *out)
         sc_finding_discard(b);
         return 0;
     }
-    f->severity = SC_SEV_NOTE;
     snprintf(f->title, sizeof(f->title),
              "overlapped without gain: %llu pair(s) of full grids ran side by side no faster "
              "than one after the other", (unsigned long long)f->count);

@@ -22,8 +22,6 @@
 #include "analyze/pinned_rate.h"
 #include "analyze/rules.h"
 
-#define SC_PAGEABLE_ERROR_NS 100000u    /* 100 us lost is worth an error on any run */
-#define SC_PAGEABLE_ERROR_SHARE 0.01    /* so is 1% of the run */
 
 static const char *const sc_pageable_fix =
     "pin the host buffer: allocate it with cudaMallocHost/cudaHostAlloc, register it with "
@@ -87,13 +85,10 @@ static void sc_pageable_instance(const sc_ctx *ctx, const sc_rec_memcpy *c, sc_i
     sc_instance_evidence(inst, "cost_us", sc_ns_to_us(cost), "us");
 }
 
-static void sc_pageable_conclude(const sc_ctx *ctx, const sc_pageable_totals *tot,
+static void sc_pageable_conclude(const sc_pageable_totals *tot,
                                  sc_finding_builder *b)
 {
     sc_finding *f = &b->finding;
-    bool costly = tot->cost_ns >= SC_PAGEABLE_ERROR_NS ||
-                  (double)tot->cost_ns >= SC_PAGEABLE_ERROR_SHARE * (double)ctx->run_span_ns;
-    f->severity = tot->cost_ns > 0 && costly ? SC_SEV_ERROR : SC_SEV_WARNING;
     snprintf(f->title, sizeof(f->title),
              "%llu async copies with pageable host memory (%llu bytes): host blocked %.3f ms, "
              "device idle %.3f ms of it",
@@ -141,7 +136,7 @@ int sc_rule_pageable_async(const sc_ctx *ctx, sc_finding_list *out, char *err, s
             rc = sc_finding_fix(&b, SC_FIX_PINNED, i);
     }
     if (rc == 0 && tot.count > 0) {
-        sc_pageable_conclude(ctx, &tot, &b);
+        sc_pageable_conclude(&tot, &b);
         rc = sc_finding_finish(&b, ctx, out);
     } else {
         sc_finding_discard(&b);

@@ -18,8 +18,9 @@
  *   held      work that started later than all of the above allow, right after some other
  *             work of the device ended, waited for that work (room, a module load): the
  *             edge is kept, with the recorded lag
- * Each edge carries the typical lag of its kind, measured in the trace (launch latency,
- * back-to-back gap), not the recorded lag of each instance, so replaying the run unchanged
+ * Each edge carries the typical lag of its kind, measured in the trace (the lower quartile of
+ * launch latencies, back-to-back gaps, ...: a delay only ever adds to the typical lag), not
+ * the recorded lag of each instance, so replaying the run unchanged
  * tests the model: the difference from the recorded span is the model's error. Work that
  * started later than the model explains with no candidate cause keeps its recorded delay
  * and is counted.
@@ -46,7 +47,8 @@ typedef enum sc_fix_kind {
     SC_FIX_PINNED = 3,      /* index: trace->copies: the host memory is pinned: the call
                                returns at once and the copy runs at the pinned rate */
     SC_FIX_UNHOLD = 4,      /* index: a work position (sc_work_at), or SC_FIX_ALL: the work
-                               is not held by the work that ended right before it started */
+                               is not held by the work that ended right before it started,
+                               nor late by its unexplained delay */
     SC_FIX_ROOM = 5,        /* index: trace->kernels: the grid leaves room beside it */
     SC_FIX_NO_LOAD = 6,     /* index: trace->calls: a launch without the module load inside
                                its call (the load's time comes off the call) */

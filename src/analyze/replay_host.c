@@ -10,9 +10,6 @@
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
 
-#define SC_RP_DRAIN_TOL_NS 20000u   /* blocking.h's: a return explained by work that ended */
-#define SC_RP_DRAIN_TOL_SHARE 0.05
-#define SC_RP_MAX_DRAINED 64        /* drained work kept per call: the latest-ending */
 
 /* ---- items ---------------------------------------------------------------------------- */
 
@@ -177,6 +174,7 @@ typedef struct sc_rp_wait_index {
     bool launch_blocking;           /* CUDA_LAUNCH_BLOCKING=1 in the recorded environment */
     uint32_t ctx_id[64], ctx_dev[64];   /* context -> device index, from the work */
     size_t n_ctx;
+    sc_blocking_index *blocking;    /* what implicit synchronizations drained (blocking.h) */
 } sc_rp_wait_index;
 
 static const sc_replay *sc_rp_wait_sort;
@@ -202,6 +200,9 @@ static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
 
 static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 {
+    w->blocking = calloc(1, sizeof *w->blocking);
+    if (!w->blocking || sc_blocking_index_build(r->ctx, w->blocking) != 0)
+        return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
     w->own_first = calloc(r->n_items + 1, sizeof *w->own_first);
     w->own_count = calloc(r->n_items + 1, sizeof *w->own_count);
@@ -253,6 +254,9 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 
 static void sc_rp_wait_index_free(sc_rp_wait_index *w)
 {
+    if (w->blocking)
+        sc_blocking_index_free(w->blocking);
+    free(w->blocking);
     free(w->own_first);
     free(w->own_count);
     free(w->own_ops);
@@ -327,57 +331,19 @@ static uint32_t sc_rp_call_slot(const sc_replay *r, const sc_api_call *c, uint32
     return (uint32_t)r->n_slots;
 }
 
-/* Work of the device in flight when the call began that ended inside it before its wait
- * point, when that explains the return (blocking.h's "explained"). */
-static int sc_rp_drained(sc_replay *r, const sc_rp_wait_index *w, const sc_rp_item *it,
-                         const sc_api_call *c, uint32_t dev, sc_rp_conds *conds)
+/* An implicit synchronization (blocking.h): what the call waited for, when the trace
+ * explains its return by the end of other work, is that work. */
+static int sc_rp_drained(const sc_blocking_index *ix, const sc_api_call *c, sc_rp_conds *conds)
 {
-    if (dev >= r->n_devs)
-        return 0;
-    uint64_t wait_point = it->rec_end;
-    int32_t own_slot = -1;
-    for (size_t k = 0; k < w->own_count[it - r->items]; k++) {
-        const sc_rp_op *o = &r->ops[w->own_ops[w->own_first[it - r->items] + k]];
-        if (o->rec_start >= it->rec_start && o->rec_start < wait_point)
-            wait_point = o->rec_start;
-        own_slot = (int32_t)o->slot;
-    }
-    bool skip_own_stream = c->rec.call_class == SC_CALL_MEMCPY ||
-                           c->rec.call_class == SC_CALL_MEMSET;
-    const int32_t *by_end = w->by_end + r->dev_first[dev];
-    size_t n = r->dev_count[dev], lo = 0, hi = n;
-    while (lo < hi) {   /* first work ending after the call began */
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->ops[by_end[mid]].rec_end <= it->rec_start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t first = conds->n, kept = 0;
-    uint64_t last_end = 0;
-    for (size_t k = lo; k < n && r->ops[by_end[k]].rec_end <= wait_point; k++) {
-        const sc_rp_op *o = &r->ops[by_end[k]];
-        if (o->issue_ns >= it->rec_start || o->item == (int32_t)(it - r->items) ||
-            (skip_own_stream && (int32_t)o->slot == own_slot))
-            continue;
-        last_end = o->rec_end;
-        if (kept == SC_RP_MAX_DRAINED) {    /* keep the latest-ending ones */
-            memmove(conds->ops + first, conds->ops + first + 1,
-                    (SC_RP_MAX_DRAINED - 1) * sizeof *conds->ops);
-            conds->n--;
-            kept--;
-        }
-        if (sc_rp_cond_add(conds, by_end[k]) != 0)
-            return -1;
-        kept++;
-    }
-    uint64_t blocked = it->rec_end - it->rec_start;
-    uint64_t tol = (uint64_t)(SC_RP_DRAIN_TOL_SHARE * (double)blocked);
-    if (tol < SC_RP_DRAIN_TOL_NS)
-        tol = SC_RP_DRAIN_TOL_NS;
-    if (kept == 0 || wait_point - last_end > tol)
-        conds->n = first;   /* nothing drained, or not what the call waited for */
-    return 0;
+    bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY || c->rec.call_class == SC_CALL_MEMSET;
+    sc_blocking_call q = {.start_ns = c->rec.start_ns, .end_ns = c->rec.end_ns,
+                          .tid = c->rec.tid, .call_class = c->rec.call_class,
+                          .context_id = c->rec.context_id,
+                          .correlation_id = c->rec.correlation_id,
+                          .skip_own_stream = copy_or_set};
+    sc_blocking m;
+    sc_blocking_measure(ix, &q, &m);
+    return m.explained ? sc_rp_cond_add(conds, (int32_t)m.last_work) : 0;
 }
 
 static bool sc_rp_implicit_class(uint16_t c)
@@ -431,7 +397,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         if (slot < r->n_slots)
             p = sc_rp_last_issued_before(r, slot, rec->rec.start_ns, NULL);
     } else if (sc_rp_implicit_class(cls)) {
-        if (sc_rp_drained(r, w, it, c, dev, conds) != 0)
+        if (sc_rp_drained(w->blocking, c, conds) != 0)
             return -1;
         if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */
             for (size_t k = 0; k < own_count[i]; k++)

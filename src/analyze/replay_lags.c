@@ -33,6 +33,18 @@ static int sc_u64_cmp(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
+/* The typical lag of an edge kind: its lower quartile. Lags only ever grow past the typical
+ * one (a delay is always extra), so the lower quartile keeps the delayed few, which are what
+ * the model must explain, out of what it calls typical. */
+static uint64_t sc_rp_typical(sc_rp_samples *s, uint64_t fallback)
+{
+    if (s->n == 0)
+        return fallback;
+    qsort(s->v, s->n, sizeof *s->v, sc_u64_cmp);
+    return s->v[(s->n - 1) / 4];
+}
+
+/* The middle value: for quantities that vary both ways (how long a call takes). */
 static uint64_t sc_rp_median(sc_rp_samples *s, uint64_t fallback)
 {
     if (s->n == 0)
@@ -109,9 +121,9 @@ static int sc_rp_measure_lags(sc_replay *r)
     }
     if (rc == 0) {
         for (int k = 0; k < 3; k++)
-            r->lag_issue[k] = sc_rp_median(&issue[k], SC_RP_DEFAULT_ISSUE_NS);
-        r->lag_stream = sc_rp_median(&stream, SC_RP_DEFAULT_STREAM_NS);
-        r->lag_cross = sc_rp_median(&cross, SC_RP_DEFAULT_CROSS_NS);
+            r->lag_issue[k] = sc_rp_typical(&issue[k], SC_RP_DEFAULT_ISSUE_NS);
+        r->lag_stream = sc_rp_typical(&stream, SC_RP_DEFAULT_STREAM_NS);
+        r->lag_cross = sc_rp_typical(&cross, SC_RP_DEFAULT_CROSS_NS);
     }
     for (int k = 0; k < 3; k++)
         free(issue[k].v);
@@ -145,7 +157,7 @@ static int sc_rp_measure_host(sc_replay *r)
         if (cls == SC_CALL_MEMCPY_ASYNC && it->pinned_copy == SC_RP_NONE)
             async.v[async.n++] = it->rec_end - it->rec_start;
     }
-    r->wake_ns = sc_rp_median(&wake, SC_RP_DEFAULT_WAKE_NS);
+    r->wake_ns = sc_rp_typical(&wake, SC_RP_DEFAULT_WAKE_NS);
     r->async_call_ns = sc_rp_median(&async, SC_RP_DEFAULT_ASYNC_CALL_NS);
     free(wake.v);
     free(async.v);

@@ -76,7 +76,8 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
         int64_t h = (int64_t)r->op_end[o->held_by] + o->held_lag;
         t = sc_rp_max(t, h > 0 ? (uint64_t)h : 0);
     }
-    t += o->extra_lag;
+    if (!r->fix_unhold[i])  /* late for a reason the trace does not name: the fix's to remove */
+        t += o->extra_lag;
     /* a full grid running when it would start leaves it no room: it starts at the grid's end
      * (twice: moving past one grid may land inside the next) */
     for (int pass = 0; pass < 2; pass++)

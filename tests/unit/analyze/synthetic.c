@@ -40,6 +40,7 @@ void syn_free(syn *s)
     free(s->t.streams);
     free(s->t.devices);
     free(s->t.ranges);
+    free(s->t.overheads);
     memset(s, 0, sizeof(*s));
 }
 
@@ -226,4 +227,13 @@ double syn_evidence(const sc_evidence *ev, size_t n, const char *key)
 double syn_ev(const sc_instance *inst, const char *key)
 {
     return syn_evidence(inst->evidence, inst->n_evidence, key);
+}
+
+sc_rec_overhead *syn_overhead(syn *s, uint32_t kind, uint64_t start, uint64_t end,
+                              uint32_t correlation_id)
+{
+    sc_rec_overhead *o = SYN_GROW(s, overheads, n_overheads, cap_overheads);
+    *o = (sc_rec_overhead){.start_ns = start, .end_ns = end, .kind = kind, .object_kind = 2,
+                           .correlation_id = correlation_id};
+    return o;
 }

@@ -16,7 +16,7 @@
 typedef struct syn {
     sc_trace t;
     size_t cap_calls, cap_kernels, cap_copies, cap_memsets, cap_streams, cap_devices;
-    size_t cap_ranges;
+    size_t cap_ranges, cap_overheads;
 } syn;
 
 void syn_init(syn *s);
@@ -44,6 +44,11 @@ sc_rec_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t sta
  * range (any thread), else a push/pop range of thread tid. */
 sc_range *syn_range(syn *s, const char *name, uint64_t start, uint64_t end, uint32_t tid,
                     uint32_t depth);
+
+/* CUPTI's OVERHEAD record of a kind (enum sc_overhead_kind) inside the call with this
+ * correlation id. */
+sc_rec_overhead *syn_overhead(syn *s, uint32_t kind, uint64_t start, uint64_t end,
+                              uint32_t correlation_id);
 
 /* syn_finish(), then sc_analyze() into a, which must succeed (a cmocka failure if not). */
 void syn_analyze(syn *s, sc_analysis *a);

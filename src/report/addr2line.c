@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static void parse_line(const char *text, char **file, uint32_t *line)
 static int run_batch(const char *path, const uint64_t *vaddrs, size_t n, char **files,
                      uint32_t *lines)
 {
-    char **argv = calloc(n + 5, sizeof *argv);
+    char **argv = calloc(n + 7, sizeof *argv);
     char *hex = malloc(n * 20);
     int fds[2] = {-1, -1};
     int rc = -1;
@@ -39,6 +40,8 @@ static int run_batch(const char *path, const uint64_t *vaddrs, size_t n, char **
         goto out;
     size_t k = 0;
     argv[k++] = "addr2line";
+    argv[k++] = "-a";   /* each address's block starts with the address itself ... */
+    argv[k++] = "-i";   /* ... then its inlined frames, innermost first, the caller's last */
     argv[k++] = "-e";
     argv[k++] = (char *)path;
     for (size_t i = 0; i < n; i++) {
@@ -66,14 +69,30 @@ static int run_batch(const char *path, const uint64_t *vaddrs, size_t n, char **
         goto out;
     }
     fds[0] = -1;
+    /* A call inlined from a header (the CUDA runtime's C++ wrappers) resolves to the header's
+     * line first: the last line of a block is the function the user wrote it in. */
     char *text = NULL;
     size_t cap = 0;
-    for (size_t i = 0; i < n; i++) {
-        ssize_t len = getline(&text, &cap, in);
-        if (len <= 0)
-            break;
+    size_t i = 0;
+    bool started = false;
+    while (getline(&text, &cap, in) > 0) {
+        if (strncmp(text, "0x", 2) == 0) {
+            if (started && ++i >= n)
+                break;
+            started = true;
+            continue;
+        }
         text[strcspn(text, " \n")] = '\0';    /* drop " (discriminator N)" */
-        parse_line(text, &files[i], &lines[i]);
+        char *file;
+        uint32_t line;
+        parse_line(text, &file, &line);
+        if (file && started) {
+            free(files[i]);
+            files[i] = file;
+            lines[i] = line;
+        } else {
+            free(file);
+        }
     }
     free(text);
     fclose(in);

@@ -219,43 +219,49 @@ static void sc_device_spans(const sc_trace *t, uint32_t dev, sc_overlap_input *i
     *in = (sc_overlap_input){ks, nk, cs, nc, dev};
 }
 
-/* Device overlap metrics, intervals and busy lists; marks which kernels overlapped another. */
-static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, bool *overlapped)
+/* Device overlap metrics, intervals and busy lists; marks which kernels overlapped another
+ * and the most kernels that ran beside each. */
+static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, bool *overlapped, uint32_t *peak)
 {
     const sc_trace *t = ctx->trace;
     size_t n_c = t->n_copies + t->n_memsets;
     sc_overlap_span *ks = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ks));
     sc_overlap_span *cs = malloc((n_c ? n_c : 1) * sizeof(*cs));
     bool *ov = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ov));
+    uint32_t *pk = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*pk));
     ctx->busy = calloc(a->n_devices ? a->n_devices : 1, sizeof(*ctx->busy));
-    int rc = (ks && cs && ov && ctx->busy) ? 0 : -1;
+    int rc = (ks && cs && ov && pk && ctx->busy) ? 0 : -1;
     for (size_t d = 0; rc == 0 && d < a->n_devices; d++) {
         sc_device_summary *dev = &a->devices[d];
         sc_overlap_input in;
         sc_device_spans(t, dev->device, &in, ks, cs);
         sc_overlap_output out = {.metrics = &dev->overlap, .max_intervals = SC_MAX_INTERVALS,
-                                 .busy = &ctx->busy[d], .overlapped = ov};
+                                 .busy = &ctx->busy[d], .overlapped = ov, .peak = pk};
         rc = sc_overlap_compute(&in, &out);
         dev->intervals = out.intervals;
         dev->n_intervals = out.n_intervals;
         dev->n_intervals_total = out.n_intervals_total;
-        for (size_t k = 0; k < in.n_kernels; k++)
+        for (size_t k = 0; k < in.n_kernels; k++) {
             overlapped[ks[k].index] = ov[k];
+            peak[ks[k].index] = pk[k];
+        }
     }
     free(ks);
     free(cs);
     free(ov);
+    free(pk);
     return rc;
 }
 
-static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *overlapped)
+static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *overlapped,
+                        const uint32_t *peak)
 {
     const sc_trace *t = ctx->trace;
     size_t n = t->n_kernels ? t->n_kernels : 1;
     ctx->kernel_solo_ns = calloc(n, sizeof(uint64_t));
     ctx->kernel_solo_known = calloc(n, sizeof(bool));
     if (!ctx->kernel_solo_ns || !ctx->kernel_solo_known ||
-        sc_solo_compute(t, overlapped, ctx->kernel_solo_ns, ctx->kernel_solo_known) != 0)
+        sc_solo_compute(t, overlapped, peak, ctx->kernel_solo_ns, ctx->kernel_solo_known) != 0)
         return -1;
     for (size_t d = 0; d < a->n_devices; d++) {
         uint64_t sum = 0, known = 0;
@@ -278,13 +284,15 @@ static int sc_context_build(sc_ctx *ctx, sc_analysis *a)
     if (sc_corr_build(ctx) != 0 || sc_devices_collect(t, a) != 0)
         return -1;
     bool *overlapped = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(bool));
+    uint32_t *peak = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(uint32_t));
     int rc = -1;
-    if (overlapped && sc_devices_overlap(ctx, a, overlapped) == 0 &&
-        sc_solo_fill(ctx, a, overlapped) == 0 &&
+    if (overlapped && peak && sc_devices_overlap(ctx, a, overlapped, peak) == 0 &&
+        sc_solo_fill(ctx, a, overlapped, peak) == 0 &&
         sc_streams_build(ctx, &a->streams, &a->n_streams) == 0 &&
         sc_deps_build(ctx->trace, &ctx->deps) == 0)
         rc = 0;
     free(overlapped);
+    free(peak);
     return rc;
 }
 

@@ -153,6 +153,9 @@ static int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
         sc_sweep_open_interval(s, p->t, s->active[0], p->pos);
     s->slot[p->pos] = s->n_active;
     s->active[s->n_active++] = p->pos;
+    for (size_t i = 0; s->out->peak && i < s->n_active; i++)
+        if (s->out->peak[s->active[i]] < s->n_active)
+            s->out->peak[s->active[i]] = (uint32_t)s->n_active;
     if (s->in_interval && s->n_active > s->cur.max_kernels)
         s->cur.max_kernels = (uint32_t)s->n_active;
     return 0;
@@ -254,6 +257,8 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
     out->n_intervals = out->n_intervals_total = 0;
     if (out->overlapped && in->n_kernels)
         memset(out->overlapped, 0, in->n_kernels * sizeof(bool));
+    if (out->peak && in->n_kernels)
+        memset(out->peak, 0, in->n_kernels * sizeof(uint32_t));
     sc_overlap_totals(in, out->metrics);
 
     size_t n_max = 2 * (in->n_kernels + in->n_copies);
@@ -280,5 +285,6 @@ void sc_overlap_set_solo(sc_overlap *m, uint64_t solo_sum_ns, uint64_t solo_know
 {
     m->solo_sum_ns = solo_sum_ns;
     m->solo_known = solo_known;
-    m->speedup = m->busy_ns ? (double)solo_sum_ns / (double)m->busy_ns : 0.0;
+    m->speedup = m->busy_ns && solo_known >= m->kernel_count
+                     ? (double)solo_sum_ns / (double)m->busy_ns : 0.0;
 }

@@ -37,12 +37,15 @@ typedef struct sc_overlap_output {
     size_t max_intervals;           /* 0: do not collect intervals */
     sc_busy_list *busy;             /* when kernels ran, merged */
     bool *overlapped;               /* per kernel span: it ran at the same time as another */
+    uint32_t *peak;                 /* per kernel span: most kernels running at once while it
+                                       ran, itself included */
 } sc_overlap_output;
 
 /* Returns 0, or -1 when out of memory. */
 int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out);
 
-/* Fills the productive-overlap fields from a solo sum: speedup = solo_sum / busy. */
+/* Fills the productive-overlap fields from a solo sum: speedup = solo_sum / busy, or 0
+ * (unknown) when not every kernel's solo time is known. */
 void sc_overlap_set_solo(sc_overlap *m, uint64_t solo_sum_ns, uint64_t solo_known);
 
 /* Appends [start, end) to a sorted busy list, merging with the last interval when they touch

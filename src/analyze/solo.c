@@ -62,9 +62,14 @@ static void sc_solo_key_fill(const sc_kernel *k, size_t index, bool overlapped, 
                          .index = index};
 }
 
+#define SC_SOLO_FASTER 0.9      /* sharing never made a kernel faster than this x its solo */
+/* nor slower than its fair share by more than this: two full grids sharing an H200 each took
+ * up to 2.07 x their solo time, caches thrashing beyond the halving */
+#define SC_SOLO_SLACK 1.5
+
 /* keys[lo, hi) is one kernel; its first n_alone entries ran alone, sorted by duration. */
-static void sc_solo_assign(const sc_solo_key *keys, size_t lo, size_t hi, uint64_t *solo_ns,
-                           bool *known)
+static void sc_solo_assign(const sc_solo_key *keys, size_t lo, size_t hi, const uint32_t *peak,
+                           uint64_t *solo_ns, bool *known)
 {
     size_t n_alone = 0;
     while (lo + n_alone < hi && keys[lo + n_alone].ran_alone)
@@ -78,14 +83,17 @@ static void sc_solo_assign(const sc_solo_key *keys, size_t lo, size_t hi, uint64
      * kernel that shared the device borrows the median of its solo instances. */
     for (size_t i = lo; i < hi; i++) {
         size_t k = keys[i].index;
-        bool borrow = !keys[i].ran_alone && n_alone > 0;
+        double d = (double)keys[i].dur, m = (double)median;
+        bool consistent = d >= SC_SOLO_FASTER * m &&
+                          d <= SC_SOLO_SLACK * (double)(peak[k] ? peak[k] : 1) * m;
+        bool borrow = !keys[i].ran_alone && n_alone > 0 && consistent;
         known[k] = keys[i].ran_alone || borrow;
         solo_ns[k] = borrow ? median : keys[i].dur;
     }
 }
 
-int sc_solo_compute(const sc_trace *trace, const bool *overlapped, uint64_t *solo_ns,
-                    bool *known)
+int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_t *peak,
+                    uint64_t *solo_ns, bool *known)
 {
     size_t n = trace->n_kernels;
     if (n == 0)
@@ -99,7 +107,7 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, uint64_t *sol
     size_t lo = 0;
     for (size_t i = 1; i <= n; i++) {
         if (i == n || sc_solo_same_kernel_cmp(&keys[lo], &keys[i]) != 0) {
-            sc_solo_assign(keys, lo, i, solo_ns, known);
+            sc_solo_assign(keys, lo, i, peak, solo_ns, known);
             lo = i;
         }
     }

@@ -647,8 +647,8 @@ int sc_expect_add_file(sc_expect_set *set, const char *path, char *err, size_t e
 /* What one scope measured, its instances summed. */
 typedef struct agg {
     size_t instances;
-    uint64_t wall, busy, kernel_sum, kernels, solo, copy_busy, copy_compute, idle, overlap,
-        copies;
+    uint64_t wall, busy, kernel_sum, kernels, solo, solo_known, copy_busy, copy_compute, idle,
+        overlap, copies;
 } agg;
 
 static void add_overlap(agg *g, const sc_overlap *o)
@@ -657,6 +657,7 @@ static void add_overlap(agg *g, const sc_overlap *o)
     g->kernel_sum += o->kernel_sum_ns;
     g->kernels += o->kernel_count;
     g->solo += o->solo_sum_ns;
+    g->solo_known += o->solo_known;
     g->copy_busy += o->copy_busy_ns;
     g->copy_compute += o->copy_compute_ns;
     g->idle += o->idle_ns;
@@ -835,6 +836,14 @@ static value eval(const node *n, const sc_analysis *const *as, size_t na, strbuf
             if (!g.busy) {
                 out.ok = false;
                 snprintf(out.why, sizeof out.why, "no kernels ran%s%s", in, scope);
+                return out;
+            }
+            if (metrics[n->metric].metric == M_SPEEDUP && g.solo_known < g.kernels) {
+                out.ok = false;
+                snprintf(out.why, sizeof out.why,
+                         "speedup unknown%s%s: %llu of %llu kernels have no solo time", in,
+                         scope, (unsigned long long)(g.kernels - g.solo_known),
+                         (unsigned long long)g.kernels);
                 return out;
             }
             out.v = (double)(metrics[n->metric].metric == M_CONCURRENCY ? g.kernel_sum

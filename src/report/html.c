@@ -589,12 +589,12 @@ static void device_row(html_ctx *c, size_t proc, size_t first, const sc_analysis
     snprintf(r->sub, sizeof r->sub, "%s", info && info->name ? info->name : "");
     if (d && d->overlap.kernel_count) {
         const sc_overlap *o = &d->overlap;
-        char b1[SC_FMT_SIZE], b2[SC_FMT_SIZE];
+        char b1[SC_FMT_SIZE], b2[SC_FMT_SIZE], b3[SC_FMT_SIZE];
         snprintf(r->title, sizeof r->title,
                  "device %u %s: %" PRIu64 " kernels, busy %s of a %s span, concurrency "
-                 "%.2fx, speedup %.2fx", device, info && info->name ? info->name : "",
+                 "%.2fx, speedup %s", device, info && info->name ? info->name : "",
                  o->kernel_count, sc_report_fmt_ns(o->busy_ns, b1),
-                 sc_report_fmt_ns(span_of(o), b2), o->concurrency, o->speedup);
+                 sc_report_fmt_ns(span_of(o), b2), o->concurrency, sc_report_fmt_speedup(o, b3));
     } else {
         snprintf(r->title, sizeof r->title, "device %u: no kernels ran", device);
     }
@@ -1224,7 +1224,7 @@ static void td_range_work(obuf *o, const sc_overlap *ov)
     td_count(o, ov->kernel_count);
     td(o, "num", sc_report_fmt_ns(ov->busy_ns, b1));
     td_ratio(o, ov->concurrency);
-    td_ratio(o, ov->speedup);
+    td(o, "num", sc_report_fmt_speedup(ov, b1));
     td_copy_compute(o, ov);
     td(o, "num", sc_report_fmt_ns(ov->idle_ns, b1));
 }
@@ -1383,8 +1383,8 @@ static void html_devices(obuf *o, const sc_analysis *const *as, size_t n)
             td(o, "num", text);
             td_ratio(o, ov->concurrency);
             td(o, "num", sc_report_fmt_ns(ov->overlap_ns, b1));
-            snprintf(text, sizeof text, "%.2fx (%" PRIu64 " of %" PRIu64 " timed solo)",
-                     ov->speedup, ov->solo_known, ov->kernel_count);
+            snprintf(text, sizeof text, "%s (%" PRIu64 " of %" PRIu64 " timed solo)",
+                     sc_report_fmt_speedup(ov, b1), ov->solo_known, ov->kernel_count);
             td(o, "num", text);
             td_copy_compute(o, ov);
             snprintf(text, sizeof text, "%s in %" PRIu64 ", longest %s",

@@ -149,7 +149,8 @@ static void overlap_into(json_t *o, const sc_overlap *ov)
     json_object_set_new(o, "overlap_ns", jint(ov->overlap_ns));
     json_object_set_new(o, "solo_sum_ns", jint(ov->solo_sum_ns));
     json_object_set_new(o, "solo_known", jint(ov->solo_known));
-    json_object_set_new(o, "speedup", jreal(ov->speedup));
+    /* null when not every kernel's solo time is known: no number the data cannot support */
+    json_object_set_new(o, "speedup", ov->speedup > 0.0 ? jreal(ov->speedup) : json_null());
     json_object_set_new(o, "copy_busy_ns", jint(ov->copy_busy_ns));
     json_object_set_new(o, "copy_compute_ns", jint(ov->copy_compute_ns));
     json_object_set_new(o, "idle_ns", jint(ov->idle_ns));

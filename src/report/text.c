@@ -127,8 +127,13 @@ static void print_device(FILE *out, const sc_analysis *a, const sc_device_summar
     fprintf(out, "  kernel time    %s summed\n", sc_report_fmt_ns(o->kernel_sum_ns, b1));
     fprintf(out, "  concurrency    %.2fx  (2+ kernels running for %s)\n", o->concurrency,
             sc_report_fmt_ns(o->overlap_ns, b1));
-    fprintf(out, "  productive     %.2fx speedup vs solo durations (%" PRIu64 " of %" PRIu64
-            " kernels timed solo)\n", o->speedup, o->solo_known, o->kernel_count);
+    if (o->speedup > 0.0)
+        fprintf(out, "  productive     %.2fx speedup vs solo durations (%" PRIu64 " of %" PRIu64
+                " kernels timed solo)\n", o->speedup, o->solo_known, o->kernel_count);
+    else if (o->kernel_count)
+        fprintf(out, "  productive     unknown: %" PRIu64 " of %" PRIu64 " kernels never ran "
+                "alone in the same launch shape and a duration consistent with the same work\n",
+                o->kernel_count - o->solo_known, o->kernel_count);
     if (o->copy_busy_ns)
         fprintf(out, "  copy/compute   %s of %s copy time overlapped kernels\n",
                 sc_report_fmt_ns(o->copy_compute_ns, b1), sc_report_fmt_ns(o->copy_busy_ns, b2));
@@ -321,10 +326,12 @@ static void print_brief(FILE *out, const sc_analysis *a, const sc_text_options *
     for (size_t i = 0; i < a->n_devices; i++) {
         const sc_overlap *o = &a->devices[i].overlap;
         uint64_t span = o->last_ns > o->first_ns ? o->last_ns - o->first_ns : 0;
+        char b3[SC_FMT_SIZE];
         fprintf(out, "%s%s (pid %u): device %u: %" PRIu64 " kernels, concurrency %.2fx "
-                "(busy %s of %s), productive %.2fx\n", p, sc_frame_basename(exe_name(a)),
+                "(busy %s of %s), productive %s\n", p, sc_frame_basename(exe_name(a)),
                 pid_of(a), a->devices[i].device, o->kernel_count, o->concurrency,
-                sc_report_fmt_ns(o->busy_ns, b1), sc_report_fmt_ns(span, b2), o->speedup);
+                sc_report_fmt_ns(o->busy_ns, b1), sc_report_fmt_ns(span, b2),
+                sc_report_fmt_speedup(o, b3));
     }
     for (size_t i = 0; i < a->n_findings; i++) {
         const sc_finding *f = &a->findings[i];
@@ -375,7 +382,9 @@ void sc_text_summary_line(FILE *out, const sc_analysis *a)
             continue;
         if (a->n_devices > 1)
             fprintf(out, ", device %u", a->devices[i].device);
-        fprintf(out, ", concurrency %.2fx, productive %.2fx", o->concurrency, o->speedup);
+        char b1[SC_FMT_SIZE];
+        fprintf(out, ", concurrency %.2fx, productive %s", o->concurrency,
+                sc_report_fmt_speedup(o, b1));
     }
     if (a->n_findings == 0) {
         fprintf(out, "; no findings");

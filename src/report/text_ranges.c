@@ -47,7 +47,8 @@ static void print_row(FILE *out, const sc_range_name_summary *r)
     sc_report_fmt_ns(o->idle_ns, idle);
     if (o->kernel_count) {  /* ratios of nothing would read as "0.00x", a slowdown */
         snprintf(conc, sizeof conc, "%.2fx", o->concurrency);
-        snprintf(prod, sizeof prod, "%.2fx", o->speedup);
+        char b[SC_FMT_SIZE];
+        snprintf(prod, sizeof prod, "%s", sc_report_fmt_speedup(o, b));
     }
     fprintf(out, "  %-*s %6" PRIu64 " %7" PRIu64 " %9s %9s %9s %6s %6s %9s %9s  %s\n",
             RANGE_NAME_WIDTH, name, r->count, r->call_count, wall, mean, busy, conc, prod, cc,

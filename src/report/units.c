@@ -64,3 +64,12 @@ const char *sc_report_fmt_evidence(const sc_evidence *e, char buf[SC_FMT_SIZE])
     snprintf(buf, SC_FMT_SIZE, "%.15g %s", e->value, unit);
     return buf;
 }
+
+const char *sc_report_fmt_speedup(const sc_overlap *o, char buf[SC_FMT_SIZE])
+{
+    if (o->speedup > 0.0)
+        snprintf(buf, SC_FMT_SIZE, "%.2fx", o->speedup);
+    else
+        snprintf(buf, SC_FMT_SIZE, "unknown");
+    return buf;
+}

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "report/names.h"
+#include "streamcheck/trace.h"
 #include "streamcheck/trace_format.h"
 #include "trace/read_file.h"
 #include "trace/validate.h"
@@ -36,22 +37,23 @@ typedef struct sc_dump {
     char what[256];             /* the damage in words */
     bool has_end;
     size_t n_records;
-    size_t counts[SC_REC_END + 1];  /* by kind; [0] counts kinds this version does not know */
+    size_t counts[SC_REC_LOSS + 1]; /* by kind; [0] counts kinds this version does not know */
     sc_dump_name *names;
     size_t n_names, cap_names;
 } sc_dump;
 
-static const char *const sc_dump_kind_names[SC_REC_END + 1] = {
+static const char *const sc_dump_kind_names[SC_REC_LOSS + 1] = {
     [SC_REC_PROCESS] = "PROCESS", [SC_REC_MODULE] = "MODULE", [SC_REC_DEVICE] = "DEVICE",
     [SC_REC_STRING] = "STRING",   [SC_REC_CALL_NAME] = "CALL_NAME", [SC_REC_API] = "API",
     [SC_REC_KERNEL] = "KERNEL",   [SC_REC_MEMCPY] = "MEMCPY", [SC_REC_MEMSET] = "MEMSET",
     [SC_REC_STREAM] = "STREAM",   [SC_REC_SYNC] = "SYNC",     [SC_REC_NOTE] = "NOTE",
     [SC_REC_ENV] = "ENV",         [SC_REC_RANGE] = "RANGE",   [SC_REC_END] = "END",
+    [SC_REC_LOSS] = "LOSS",
 };
 
 static const char *kind_name(uint16_t kind)
 {
-    return kind <= SC_REC_END && sc_dump_kind_names[kind] ? sc_dump_kind_names[kind]
+    return kind <= SC_REC_LOSS && sc_dump_kind_names[kind] ? sc_dump_kind_names[kind]
                                                           : "unknown";
 }
 
@@ -159,7 +161,7 @@ static void scan(sc_dump *d)
             add_call_name(d, p, n);
         if (h.kind == SC_REC_END)
             d->has_end = true;
-        d->counts[h.kind <= SC_REC_END ? h.kind : 0]++;
+        d->counts[h.kind <= SC_REC_LOSS && sc_dump_kind_names[h.kind] ? h.kind : 0]++;
         d->n_records++;
         off += h.size;
     }
@@ -458,6 +460,14 @@ static void dump_end(FILE *out, const uint8_t *p, size_t n)
             end_reason_name(r.reason));
 }
 
+static void dump_loss(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_loss r;
+    SC_RECORD_COPY_FIXED(r, p, n);
+    fprintf(out, " %s=%" PRIu64 " (cause %u: %s)", sc_loss_cause_name(r.cause), r.count, r.cause,
+            sc_loss_cause_text(r.cause));
+}
+
 static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record_header *h)
 {
     const uint8_t *p = d->data + off + sizeof *h;
@@ -482,6 +492,7 @@ static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record
         break;
     case SC_REC_RANGE: dump_range(out, p, n); break;
     case SC_REC_END: dump_end(out, p, n); break;
+    case SC_REC_LOSS: dump_loss(out, p, n); break;
     default:
         fprintf(out, " kind=%u size=%u: not known to this version, skipped", h->kind, h->size);
         break;
@@ -550,7 +561,7 @@ static void dump_counts(FILE *out, const sc_dump *d)
 {
     fprintf(out, "records: %zu", d->n_records);
     const char *sep = " (";
-    for (uint16_t k = 1; k <= SC_REC_END; k++) {
+    for (uint16_t k = 1; k <= SC_REC_LOSS; k++) {
         if (!d->counts[k])
             continue;
         fprintf(out, "%s%s %zu", sep, kind_name(k), d->counts[k]);

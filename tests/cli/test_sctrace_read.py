@@ -21,7 +21,7 @@ def test_round_trip_every_kind(tmp_path):
     t = full_trace()
     doc = sctrace.read(t.write(tmp_path / "app-482.sctrace"))
     assert doc["status"] == "complete" and doc["status_detail"] == ""
-    assert doc["version"] == (1, 0)
+    assert doc["version"] == (1, 1)
     assert doc["process"]["pid"] == 482 and doc["process"]["exe"] == "/usr/bin/app"
     assert doc["process"]["attach"] == 1 and doc["process"]["offset"] == 16
     (mod,) = doc["modules"]
@@ -55,6 +55,7 @@ def test_round_trip_every_kind(tmp_path):
     assert doc["notes"] == [{"code": sctrace.NOTE_CUPTI_TAKEN, "text": "another profiler holds "
                              "CUPTI", "offset": doc["notes"][0]["offset"]}]
     assert doc["env"] == ["CUDA_LAUNCH_BLOCKING=1"]
+    assert doc["losses"] == {sctrace.LOSS_NVTX_DEPTH: 3}
     assert doc["unknown"] == 1
     assert doc["strings"] == {1: "_Z4spinv", 2: "train", 3: "step"}
     assert doc["end"]["end_ns"] == 1_000_400_000 and doc["end"]["reason"] == sctrace.END_EXIT

@@ -187,10 +187,9 @@ CUptiResult sc_callbacks_start(void)
     const sc_hook *hooks = sc_hooks(&n);
     for (unsigned i = 0; i < n; i++)
         sc_cupti_api.EnableCallback(1, sc_subscriber, hooks[i].domain, hooks[i].cbid);
-    sc_cupti_api.EnableCallback(1, sc_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-    sc_cupti_api.EnableCallback(1, sc_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    const uint32_t *resource = sc_resource_hooks(&n);
+    for (unsigned i = 0; i < n; i++)
+        sc_cupti_api.EnableCallback(1, sc_subscriber, CUPTI_CB_DOMAIN_RESOURCE, resource[i]);
     sc_nvtx_enable(sc_subscriber);
     return CUPTI_SUCCESS;
 }

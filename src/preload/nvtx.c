@@ -10,6 +10,7 @@
 
 #include <generated_nvtx_meta.h>
 
+#include "preload/calls.h"
 #include "preload/cupti_loader.h"
 #include "preload/loss.h"
 #include "preload/options.h"
@@ -304,14 +305,8 @@ void sc_nvtx_on_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
 
 void sc_nvtx_enable(CUpti_SubscriberHandle subscriber)
 {
-    static const CUpti_CallbackId ids[] = {
-        CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushEx,
-        CUPTI_CBID_NVTX_nvtxDomainRangePushEx,  CUPTI_CBID_NVTX_nvtxRangePop,
-        CUPTI_CBID_NVTX_nvtxDomainRangePop,     CUPTI_CBID_NVTX_nvtxRangeStartA,
-        CUPTI_CBID_NVTX_nvtxRangeStartEx,       CUPTI_CBID_NVTX_nvtxDomainRangeStartEx,
-        CUPTI_CBID_NVTX_nvtxRangeEnd,           CUPTI_CBID_NVTX_nvtxDomainRangeEnd,
-        CUPTI_CBID_NVTX_nvtxDomainCreateA,      CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
-    };
-    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+    unsigned n = 0;
+    const uint32_t *ids = sc_nvtx_hooks(&n);
+    for (unsigned i = 0; i < n; i++)
         sc_cupti_api.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_NVTX, ids[i]);
 }

@@ -64,7 +64,13 @@ FAKE_EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandl
     return CUPTI_SUCCESS;
 }
 
-FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) { (void)kind; return CUPTI_SUCCESS; }
+static atomic_uchar fake_kinds[256];
+
+FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+    if ((unsigned)kind < 256) atomic_store(&fake_kinds[kind], 1);
+    return CUPTI_SUCCESS;
+}
 FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) { (void)kind; return CUPTI_SUCCESS; }
 FAKE_EXPORT CUptiResult cuptiActivityFlushPeriod(uint32_t ms) { (void)ms; return CUPTI_SUCCESS; }
 FAKE_EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute a, size_t *size, void *v)
@@ -161,6 +167,21 @@ FAKE_EXPORT int InitializeInjectionNvtx2(void *get_export_table)
 {
     (void)get_export_table;
     return 1;
+}
+
+/* FAKE_CUPTI_ENABLED=PATH: what the client enabled, written at exit, one per line:
+ * "callback DOMAIN CBID", "kind KIND". */
+__attribute__((destructor)) static void fake_report_enabled(void)
+{
+    const char *path = getenv("FAKE_CUPTI_ENABLED");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f) return;
+    for (int d = 0; d < 8; d++)
+        for (int c = 0; c < 4096; c++)
+            if (atomic_load(&fake_enabled[d][c])) fprintf(f, "callback %d %d\n", d, c);
+    for (int k = 0; k < 256; k++)
+        if (atomic_load(&fake_kinds[k])) fprintf(f, "kind %d\n", k);
+    fclose(f);
 }
 
 /* ---- what the driver calls ----------------------------------------------------------- */

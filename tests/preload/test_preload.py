@@ -35,7 +35,7 @@ def built():
             pytest.skip(f"{p} not built (needs the CUDA toolkit's CUPTI headers)")
 
 
-def run(tmp_path, *args, env=None, expect_rc=0):
+def run(tmp_path, *args, env=None, expect_rc=0, traces=True):
     out = tmp_path / "out"
     e = {k: v for k, v in os.environ.items()
          if k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")}
@@ -44,6 +44,8 @@ def run(tmp_path, *args, env=None, expect_rc=0):
     p = subprocess.run([str(DRIVER), *map(str, args)], env=e, capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == expect_rc, (p.returncode, p.stdout, p.stderr)
+    if not traces:
+        return p, None, None
     files = sorted(out.glob("*.sctrace*"))
     assert len(files) == 1, (files, p.stderr)
     fired = dict(re.findall(r"(calls|launches)=(\d+)", p.stdout))
@@ -175,6 +177,31 @@ def test_abort_leaves_a_readable_trace_with_its_losses(tmp_path):
     assert 0 < len(t["kernels"]) <= fired["launches"]
     assert set(t["losses"]) == set(range(1, sctrace.LOSS_CONTEXTS + 1))
     assert t["losses"][sctrace.LOSS_CRASH_UNWRITTEN] == 0
+
+
+def test_the_floor_enables_what_streamcheck_enables(tmp_path):
+    """The benchmark's floor (CUPTI_FLOOR_CALLBACKS=streamcheck CUPTI_FLOOR_KINDS=streamcheck)
+    is a minimal client with streamcheck's very callbacks and activity kinds."""
+    floor = BUILD / "tools" / "bench" / "libcupti_floor.so"
+    if not floor.exists():
+        pytest.skip(f"{floor} not built")
+    lib_dir = tmp_path / "lib"
+    lib_dir.mkdir()
+    (lib_dir / "libcupti.so.13").symlink_to(FAKE)     # what the floor links
+    sets = {}
+    for who, preload, extra in (("streamcheck", LIB, {}),
+                                ("floor", floor, {"CUPTI_FLOOR_CALLBACKS": "streamcheck",
+                                                  "CUPTI_FLOOR_KINDS": "streamcheck"})):
+        (tmp_path / who).mkdir()
+        enabled = tmp_path / who / "enabled"
+        run(tmp_path / who, "work", 1, 5, env={"LD_PRELOAD": str(preload),
+                                              "LD_LIBRARY_PATH": str(lib_dir),
+                                              "FAKE_CUPTI_ENABLED": str(enabled), **extra},
+            traces=who == "streamcheck")
+        sets[who] = set(enabled.read_text().splitlines())
+    assert sets["floor"] == sets["streamcheck"]
+    assert any(l.startswith("kind ") for l in sets["floor"])
+    assert sum(l.startswith("callback 5 ") for l in sets["floor"]) >= 10   # NVTX
 
 
 def test_the_report_reads_it(tmp_path):

@@ -20,6 +20,7 @@ static _Atomic(sc_thread *) sc_registry;   /* append-only: blocks are never free
 static atomic_int sc_free_blocks;
 static pthread_key_t sc_thread_key;
 static bool sc_key_made;
+static pthread_once_t sc_key_once = PTHREAD_ONCE_INIT;
 static atomic_bool sc_threads_off;           /* a forked child */
 static SC_TLS sc_thread *sc_self;
 
@@ -100,9 +101,19 @@ sc_thread *sc_thread_first(void)
     return atomic_load_explicit(&sc_registry, memory_order_acquire);
 }
 
+static void sc_thread_make_key(void)
+{
+    sc_key_made = pthread_key_create(&sc_thread_key, sc_thread_release) == 0;
+}
+
+void sc_thread_key_init(void)
+{
+    pthread_once(&sc_key_once, sc_thread_make_key);
+}
+
 void sc_thread_pool_start(void)
 {
-    if (!sc_key_made) sc_key_made = pthread_key_create(&sc_thread_key, sc_thread_release) == 0;
+    sc_thread_key_init();
     while (atomic_load(&sc_free_blocks) < SC_POOL_TARGET)
         if (!sc_thread_make(false)) break;
 }

@@ -53,6 +53,10 @@ sc_thread *sc_thread_peek(void);
 /* The registry, for walking every block (the agent, the exit and crash paths). */
 sc_thread *sc_thread_first(void);
 
+/* Creates the thread-exit key, early (the constructor): glibc keeps the first 32 keys' values
+ * in the thread itself, later ones in an array it allocates on a thread's first
+ * pthread_setspecific, which would then be on that thread's first CUDA call. */
+void sc_thread_key_init(void);
 /* Makes the first blocks (capture start, before any callback). */
 void sc_thread_pool_start(void);
 /* Keeps enough free blocks, each with a buffer, and gives owned blocks a spare buffer

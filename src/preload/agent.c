@@ -16,10 +16,10 @@
 enum { SC_AGENT_TICK_MS = 100, SC_AGENT_IDLE_FLUSH_MS = 500 };
 
 static pthread_t sc_agent_thread;
-static atomic_bool sc_agent_on;         /* running and taking work */
+static atomic_bool sc_agent_on; /* running and taking work */
 static atomic_bool sc_agent_stopping;
 static sem_t sc_agent_sem;
-static atomic_uint sc_agent_busy;       /* inside a round of work */
+static atomic_uint sc_agent_busy; /* inside a round of work */
 static atomic_bool sc_agent_want_idle, sc_agent_want_pool;
 static _Atomic uint64_t sc_agent_checkpoints_asked, sc_agent_checkpoints_done;
 
@@ -57,7 +57,8 @@ static void sc_agent_round(uint64_t *last_idle_ms)
         atomic_store(&sc_agent_want_idle, true);
     }
     uint64_t now = sc_agent_now_ms();
-    if (atomic_exchange(&sc_agent_want_idle, false) || now - *last_idle_ms >= SC_AGENT_IDLE_FLUSH_MS) {
+    if (atomic_exchange(&sc_agent_want_idle, false) ||
+        now - *last_idle_ms >= SC_AGENT_IDLE_FLUSH_MS) {
         sc_tbuf_flush_idle_now();
         *last_idle_ms = now;
     }

@@ -20,10 +20,10 @@ bool sc_agent_running(void);
 bool sc_agent_is_self(void);
 
 /* Wake-ups, all async-signal-safe and non-blocking. */
-void sc_agent_wake(void);                   /* a buffer was handed over */
+void sc_agent_wake(void); /* a buffer was handed over */
 void sc_agent_request_flush_idle(void);
-void sc_agent_request_checkpoint(void);     /* a device-wide synchronization returned */
-void sc_agent_request_pool(void);           /* a thread took a block from the pool */
+void sc_agent_request_checkpoint(void); /* a device-wide synchronization returned */
+void sc_agent_request_pool(void);       /* a thread took a block from the pool */
 
 /* The crash path: waits up to max_ms for the agent to finish what it holds (a batch of
  * buffers, a checkpoint asked for before the crash). */

@@ -62,8 +62,11 @@ bool sc_sample_take(sc_sample_cache *c, const sc_sample_key *k, uint32_t correla
      * pressure a key costs one stack each time it comes back, not SC_SAMPLE_FIRST. */
     bool evicting = victim->tag != 0;
     c->evictions += evicting;
-    *victim = (sc_sample_entry){.stream = k->stream, .kernel = k->kernel, .tag = tag,
-                                .calls = evicting ? SC_SAMPLE_FIRST : 0, .last_use = now,
+    *victim = (sc_sample_entry){.stream = k->stream,
+                                .kernel = k->kernel,
+                                .tag = tag,
+                                .calls = evicting ? SC_SAMPLE_FIRST : 0,
+                                .last_use = now,
                                 .gen = c->gen};
     return sc_sample_due(victim, correlation, shared);
 }

@@ -18,35 +18,35 @@
 #include <stdint.h>
 
 enum {
-    SC_SAMPLE_SETS = 1024,      /* x SC_SAMPLE_WAYS keys per thread, 32 bytes each: 128 KiB,
-                                   so that 4 hot keys rarely share a set even in a program
-                                   with thousands of (kernel, stream, call) keys */
+    SC_SAMPLE_SETS = 1024, /* x SC_SAMPLE_WAYS keys per thread, 32 bytes each: 128 KiB,
+                              so that 4 hot keys rarely share a set even in a program
+                              with thousands of (kernel, stream, call) keys */
     SC_SAMPLE_WAYS = 4,
     SC_SAMPLE_FIRST = 16,
     SC_SAMPLE_EVERY = 256,
 };
 
 typedef struct sc_sample_key {
-    uint64_t stream;            /* the stream argument, SC_STREAM_NONE if none */
-    const void *kernel;         /* launches: CUPTI's symbolName pointer, one per kernel */
+    uint64_t stream;    /* the stream argument, SC_STREAM_NONE if none */
+    const void *kernel; /* launches: CUPTI's symbolName pointer, one per kernel */
     uint16_t cbid;
-    uint16_t call_class;        /* enum sc_call_class */
+    uint16_t call_class; /* enum sc_call_class */
 } sc_sample_key;
 
 typedef struct sc_sample_entry {
     uint64_t stream;
     const void *kernel;
-    uint32_t tag;               /* cbid << 16 | call_class | SC_SAMPLE_VALID; 0 = empty */
-    uint32_t calls;             /* calls of the key since it entered the cache */
-    uint32_t sampled;           /* correlation id of its last call with a stack */
-    uint16_t last_use;          /* the cache's tick, for least-recently-used */
-    uint16_t gen;               /* valid only in the cache's generation */
+    uint32_t tag;      /* cbid << 16 | call_class | SC_SAMPLE_VALID; 0 = empty */
+    uint32_t calls;    /* calls of the key since it entered the cache */
+    uint32_t sampled;  /* correlation id of its last call with a stack */
+    uint16_t last_use; /* the cache's tick, for least-recently-used */
+    uint16_t gen;      /* valid only in the cache's generation */
 } sc_sample_entry;
 
 typedef struct sc_sample_cache {
     uint16_t tick;
-    uint16_t gen;               /* a reset moves on to the next generation */
-    uint64_t evictions;         /* for tests and benchmarks */
+    uint16_t gen;       /* a reset moves on to the next generation */
+    uint64_t evictions; /* for tests and benchmarks */
     sc_sample_entry sets[SC_SAMPLE_SETS][SC_SAMPLE_WAYS];
 } sc_sample_cache;
 

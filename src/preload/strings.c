@@ -15,23 +15,24 @@
 
 /* Twice the most names it holds, so probe runs stay short. */
 enum { SC_STRINGS_SLOTS = 2 * SC_STRINGS_MAX };
-#define SC_STRING_FAILED UINT32_MAX     /* a slot whose text could not be copied */
+#define SC_STRING_FAILED UINT32_MAX /* a slot whose text could not be copied */
 
 typedef struct sc_string_slot {
-    _Atomic uint64_t hash;      /* 0: empty; claimed with compare-and-swap, never released */
-    _Atomic uint32_t id;        /* 0 while the claimer fills the slot */
-    const char *text;           /* written before id is published */
+    _Atomic uint64_t hash; /* 0: empty; claimed with compare-and-swap, never released */
+    _Atomic uint32_t id;   /* 0 while the claimer fills the slot */
+    const char *text;      /* written before id is published */
 } sc_string_slot;
 
 static _Atomic(sc_string_slot *) sc_strings_table;
 static atomic_uint sc_strings_next_id = 1;
 static atomic_uint sc_strings_count, sc_strings_count_nvtx;
-static _Atomic uint32_t sc_strings_overflow_id[2];  /* [nvtx] */
+static _Atomic uint32_t sc_strings_overflow_id[2]; /* [nvtx] */
 
 static uint64_t sc_fnv1a(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
-    while (*s) h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+    while (*s)
+        h = (h ^ (uint8_t)*s++) * 1099511628211ull;
     return h ? h : 1;
 }
 
@@ -77,13 +78,13 @@ static uint32_t sc_strings_fill(sc_string_slot *s, const char *text)
     s->text = copy;
     uint32_t id = atomic_fetch_add(&sc_strings_next_id, 1);
     size_t len = strlen(copy);
-    if (len > SC_TBUF_MAX_RECORD - 64) len = SC_TBUF_MAX_RECORD - 64;  /* a name, not a novel */
+    if (len > SC_TBUF_MAX_RECORD - 64) len = SC_TBUF_MAX_RECORD - 64; /* a name, not a novel */
     sc_rec_string r = {.id = id};
     size_t size = sc_record_size(sizeof r, len + 1);
     uint8_t *dst = sc_tbuf_reserve(size);
     if (dst) {
         size_t n = sc_record_encode(dst, SC_REC_STRING, &r, sizeof r, copy, len + 1);
-        dst[sizeof(sc_record_header) + sizeof r + len] = '\0';   /* a cut name ends here */
+        dst[sizeof(sc_record_header) + sizeof r + len] = '\0'; /* a cut name ends here */
         sc_tbuf_commit(n);
     }
     atomic_store_explicit(&s->id, id, memory_order_release);
@@ -117,9 +118,8 @@ static uint32_t sc_strings_find(const char *text, bool nvtx, bool bypass_cap, bo
         }
         if (seen != h) continue;
         uint32_t id;
-        for (int spins = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0;
-             spins++)
-            if (spins > 64) sched_yield();  /* its claimer is copying the text */
+        for (int spins = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0; spins++)
+            if (spins > 64) sched_yield(); /* its claimer is copying the text */
         if (id != SC_STRING_FAILED && strcmp(s->text, text) == 0) {
             *interned = s->text;
             return id;
@@ -149,8 +149,7 @@ static uint32_t sc_string_lookup(const char *text, bool nvtx)
     if (!text) return 0;
     sc_thread *t = sc_thread_self();
     size_t slot = ((uintptr_t)text >> 4) % SC_STRING_CACHE;
-    if (t && t->strings.slot[slot].ptr == text &&
-        strcmp(t->strings.slot[slot].interned, text) == 0)
+    if (t && t->strings.slot[slot].ptr == text && strcmp(t->strings.slot[slot].interned, text) == 0)
         return t->strings.slot[slot].id;
     bool full = false;
     const char *interned = NULL;

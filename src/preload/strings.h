@@ -24,7 +24,7 @@ enum {
 typedef struct sc_string_cache {
     struct {
         const char *ptr;
-        const char *interned;   /* our copy: the text is compared, so a reused pointer is safe */
+        const char *interned; /* our copy: the text is compared, so a reused pointer is safe */
         uint32_t id;
     } slot[SC_STRING_CACHE];
 } sc_string_cache;

@@ -16,18 +16,19 @@
  * each. SC_POOL_LOW or fewer left: the agent makes more, up to SC_POOL_TARGET. */
 enum { SC_POOL_TARGET = 32, SC_POOL_LOW = 8, SC_PREFAULT_BYTES = 16 * 1024 };
 
-static _Atomic(sc_thread *) sc_registry;   /* append-only: blocks are never freed */
+static _Atomic(sc_thread *) sc_registry; /* append-only: blocks are never freed */
 static atomic_int sc_free_blocks;
 static pthread_key_t sc_thread_key;
 static bool sc_key_made;
 static pthread_once_t sc_key_once = PTHREAD_ONCE_INIT;
-static atomic_bool sc_threads_off;           /* a forked child */
+static atomic_bool sc_threads_off; /* a forked child */
 static SC_TLS sc_thread *sc_self;
 
 static void sc_thread_publish(sc_thread *t)
 {
     sc_thread *head = atomic_load_explicit(&sc_registry, memory_order_relaxed);
-    do t->next = head;
+    do
+        t->next = head;
     while (!atomic_compare_exchange_weak_explicit(&sc_registry, &head, t, memory_order_release,
                                                   memory_order_relaxed));
 }
@@ -39,7 +40,7 @@ static sc_thread *sc_thread_make(bool owned)
     if (!t) return NULL;
     atomic_flag_clear(&t->busy);
     atomic_init(&t->owned, owned);
-    t->cur = sc_tbuf_buf_new(t);    /* NULL is survivable: the first reserve tries again */
+    t->cur = sc_tbuf_buf_new(t); /* NULL is survivable: the first reserve tries again */
     /* Its first pages are touched here, not by the thread's first record: a page fault is
      * microseconds. */
     if (t->cur) memset(t->cur->data, 0, SC_PREFAULT_BYTES);

@@ -19,7 +19,7 @@
 
 enum { SC_NVTX_MAX_DEPTH = 64 };
 
-typedef struct sc_tbuf_buf sc_tbuf_buf;    /* tracebuf.h */
+typedef struct sc_tbuf_buf sc_tbuf_buf; /* tracebuf.h */
 
 typedef struct sc_nvtx_open {
     uint64_t start_ns;
@@ -27,22 +27,22 @@ typedef struct sc_nvtx_open {
 } sc_nvtx_open;
 
 typedef struct sc_thread {
-    struct sc_thread *next;         /* the registry of every block ever made */
-    atomic_bool owned;              /* a live thread uses it */
+    struct sc_thread *next; /* the registry of every block ever made */
+    atomic_bool owned;      /* a live thread uses it */
     uint32_t tid;
 
     /* Record buffer (tracebuf.c). The owner holds `busy` from reserve to commit; the agent
      * takes it only to swap an idle thread's buffer out, the exit path to write it. */
     atomic_flag busy;
     sc_tbuf_buf *cur;
-    _Atomic(sc_tbuf_buf *) spare;   /* an empty buffer for when cur fills */
-    atomic_uint in_flight;          /* its full buffers the agent has not written yet */
+    _Atomic(sc_tbuf_buf *) spare; /* an empty buffer for when cur fills */
+    atomic_uint in_flight;        /* its full buffers the agent has not written yet */
     _Atomic uint64_t api_records;
 
-    sc_sample_cache samples;        /* callbacks.c */
-    uint32_t nvtx_depth;            /* nvtx.c: pushes not yet popped, recorded or not */
+    sc_sample_cache samples; /* callbacks.c */
+    uint32_t nvtx_depth;     /* nvtx.c: pushes not yet popped, recorded or not */
     sc_nvtx_open nvtx_open[SC_NVTX_MAX_DEPTH];
-    sc_string_cache strings;        /* strings.c */
+    sc_string_cache strings; /* strings.c */
 } sc_thread;
 
 /* The calling thread's block, claimed on its first call; NULL only when none could be made

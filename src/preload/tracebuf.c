@@ -11,19 +11,20 @@
 #include "preload/loss.h"
 #include "trace/record.h"
 
-static _Atomic(sc_writer *) sc_tbuf_writer;     /* read once per use: close clears it */
-static atomic_bool sc_tbuf_accepting;           /* false once the trace is being closed */
-static _Atomic(sc_tbuf_buf *) sc_tbuf_queue;    /* handed over, not yet written: newest first */
-static _Atomic uint64_t sc_tbuf_unwritten;      /* records a failed write lost */
+static _Atomic(sc_writer *) sc_tbuf_writer;  /* read once per use: close clears it */
+static atomic_bool sc_tbuf_accepting;        /* false once the trace is being closed */
+static _Atomic(sc_tbuf_buf *) sc_tbuf_queue; /* handed over, not yet written: newest first */
+static _Atomic uint64_t sc_tbuf_unwritten;   /* records a failed write lost */
 /* Idle flushes: the agent's, or CUPTI's buffer thread's where no agent runs. */
 static pthread_mutex_t sc_tbuf_idle_lock = PTHREAD_MUTEX_INITIALIZER;
-static sc_tbuf_buf *sc_tbuf_replacement;        /* under sc_tbuf_idle_lock */
+static sc_tbuf_buf *sc_tbuf_replacement; /* under sc_tbuf_idle_lock */
 
 /* A test-and-set flag costs less than a mutex on a path taken on every CUDA call. Only the
  * owner holds it for long (a record); others hold it for a pointer swap, or at exit. */
 static void sc_tbuf_lock(sc_thread *t)
 {
-    while (atomic_flag_test_and_set_explicit(&t->busy, memory_order_acquire)) sched_yield();
+    while (atomic_flag_test_and_set_explicit(&t->busy, memory_order_acquire))
+        sched_yield();
 }
 
 static void sc_tbuf_unlock(sc_thread *t)
@@ -65,7 +66,8 @@ static void sc_tbuf_write(sc_tbuf_buf *b)
     size_t used = sc_tbuf_used(b);
     if (!used) return;
     sc_writer *w = atomic_load(&sc_tbuf_writer);
-    if (!w) sc_loss_add(SC_LOSS_AFTER_CLOSE, sc_tbuf_count_records(b->data, used));
+    if (!w)
+        sc_loss_add(SC_LOSS_AFTER_CLOSE, sc_tbuf_count_records(b->data, used));
     else if (sc_writer_append(w, b->data, used) != 0)
         atomic_fetch_add(&sc_tbuf_unwritten, sc_tbuf_count_records(b->data, used));
     atomic_store_explicit(&b->used, 0, memory_order_release);
@@ -86,10 +88,10 @@ static void sc_tbuf_hand_over(sc_tbuf_buf *b)
     if (sc_agent_running()) {
         if (b->owner) atomic_fetch_add(&b->owner->in_flight, 1);
         sc_tbuf_buf *head = atomic_load_explicit(&sc_tbuf_queue, memory_order_relaxed);
-        do b->next = head;
+        do
+            b->next = head;
         while (!atomic_compare_exchange_weak_explicit(&sc_tbuf_queue, &head, b,
-                                                      memory_order_release,
-                                                      memory_order_relaxed));
+                                                      memory_order_release, memory_order_relaxed));
         sc_agent_wake();
         return;
     }
@@ -113,7 +115,7 @@ static sc_tbuf_buf *sc_tbuf_rotate(sc_thread *t)
     if (!next) next = sc_tbuf_buf_new(t);
     if (!next) {
         if (!full) return NULL;
-        sc_tbuf_write(full);    /* no memory for another buffer: reuse this one */
+        sc_tbuf_write(full); /* no memory for another buffer: reuse this one */
         return full;
     }
     next->owner = t;
@@ -229,7 +231,7 @@ void sc_tbuf_drain(void)
 
 void sc_tbuf_flush_idle_now(void)
 {
-    if (pthread_mutex_trylock(&sc_tbuf_idle_lock) != 0) return;  /* one at a time is enough */
+    if (pthread_mutex_trylock(&sc_tbuf_idle_lock) != 0) return; /* one at a time is enough */
     for (sc_thread *t = sc_thread_first(); t; t = t->next) {
         if (!sc_tbuf_replacement && !(sc_tbuf_replacement = sc_tbuf_buf_new(NULL))) break;
         /* A thread inside a record is not idle: its buffer waits for the next round. */
@@ -254,8 +256,10 @@ void sc_tbuf_flush_idle_now(void)
 
 void sc_tbuf_flush_idle(void)
 {
-    if (sc_agent_running()) sc_agent_request_flush_idle();
-    else sc_tbuf_flush_idle_now();
+    if (sc_agent_running())
+        sc_agent_request_flush_idle();
+    else
+        sc_tbuf_flush_idle_now();
 }
 
 /* ---- a fatal signal --------------------------------------------------------------------- */

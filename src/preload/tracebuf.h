@@ -23,14 +23,14 @@
 enum {
     SC_TBUF_SIZE = 256 * 1024,
     SC_TBUF_MAX_RECORD = 8192,
-    SC_TBUF_MAX_IN_FLIGHT = 8,      /* per thread: 2 MiB waiting for the disk, then it writes */
+    SC_TBUF_MAX_IN_FLIGHT = 8, /* per thread: 2 MiB waiting for the disk, then it writes */
 };
 
 struct sc_tbuf_buf {
-    struct sc_tbuf_buf *next;       /* the agent's queue */
-    sc_thread *owner;               /* where it goes back to once written */
-    _Atomic size_t used;            /* written by the owner under its flag; read by the
-                                       crash path without it */
+    struct sc_tbuf_buf *next; /* the agent's queue */
+    sc_thread *owner;         /* where it goes back to once written */
+    _Atomic size_t used;      /* written by the owner under its flag; read by the
+                                 crash path without it */
     uint8_t data[SC_TBUF_SIZE];
 };
 
@@ -42,7 +42,7 @@ void sc_tbuf_start(sc_writer *w);
  * followed by sc_tbuf_commit or sc_tbuf_commit_api. */
 void *sc_tbuf_reserve(size_t size);
 void sc_tbuf_commit(size_t size);
-void sc_tbuf_commit_api(size_t size);   /* the record is an API call (END counts them) */
+void sc_tbuf_commit_api(size_t size); /* the record is an API call (END counts them) */
 uint64_t sc_tbuf_api_records(void);
 /* Encodes and appends one record (see trace/record.h). */
 void sc_tbuf_put(uint16_t kind, const void *fixed, size_t fixed_size, const void *tail,

@@ -14,6 +14,9 @@
  *   nvtx-limits               70 nested pushes, 71 pops, 5000 start/end ranges open at once,
  *                             3 pushes left open, a range in an unknown domain
  *   abort THREADS CALLS       work, then abort()
+ *   time CLASS N              N calls of one class (launch, event-query, event-record, nvtx)
+ *                             on one thread; prints `ns_per_call=` (what the library's own
+ *                             work costs per call, on a CUPTI that costs nothing)
  * Prints `calls=N launches=N` (what it fired) for the test to compare with the trace. */
 #include <cupti.h>
 #include <dlfcn.h>
@@ -183,6 +186,30 @@ static void nvtx_limits(void)
     for (int i = 0; i < 3; i++) push("left open");
 }
 
+static void time_class(const char *cls, int n)
+{
+    cudaStream_t s = (cudaStream_t)(uintptr_t)0x1000;
+    cudaEvent_t ev = (cudaEvent_t)(uintptr_t)0x9000;
+    cudaEventQuery_v3020_params q = {.event = ev};
+    cudaEventRecord_v3020_params rec = {.event = ev, .stream = s};
+    for (int pass = 0; pass < 2; pass++) {  /* the first pass warms up */
+        double t0 = now_us();
+        for (int i = 0; i < n; i++) {
+            if (strcmp(cls, "launch") == 0) {
+                launch(0, s, 7);
+            } else if (strcmp(cls, "event-query") == 0) {
+                call(RT_ID(cudaEventQuery_v3020), "cudaEventQuery", &q);
+            } else if (strcmp(cls, "event-record") == 0) {
+                call(RT_ID(cudaEventRecord_v3020), "cudaEventRecord", &rec);
+            } else {
+                push("step");
+                pop();
+            }
+        }
+        if (pass) printf("ns_per_call=%.1f\n", (now_us() - t0) * 1000.0 / n);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -205,6 +232,8 @@ int main(int argc, char **argv)
         nvtx_names(a);
     } else if (strcmp(mode, "nvtx-limits") == 0) {
         nvtx_limits();
+    } else if (strcmp(mode, "time") == 0) {
+        time_class(argc > 2 ? argv[2] : "launch", argc > 3 ? atoi(argv[3]) : 100000);
     } else if (strcmp(mode, "abort") == 0) {
         run_threads(a, b);
         call(RT_ID(cudaDeviceSynchronize_v3020), "cudaDeviceSynchronize", NULL);

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "preload/agent.h"
 #include "preload/loss.h"
@@ -15,6 +14,9 @@ static _Atomic(sc_writer *) sc_tbuf_writer;  /* read once per use: close clears 
 static atomic_bool sc_tbuf_accepting;        /* false once the trace is being closed */
 static _Atomic(sc_tbuf_buf *) sc_tbuf_queue; /* handed over, not yet written: newest first */
 static _Atomic uint64_t sc_tbuf_unwritten;   /* records a failed write lost */
+/* Buffers the agent took and has not written yet (it clears this with the file locked, as
+ * it finishes writing them): what a crash flush must write for it. */
+static _Atomic(sc_tbuf_buf *) sc_tbuf_batch;
 /* Idle flushes: the agent's, or CUPTI's buffer thread's where no agent runs. */
 static pthread_mutex_t sc_tbuf_idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static sc_tbuf_buf *sc_tbuf_replacement; /* under sc_tbuf_idle_lock */
@@ -71,6 +73,28 @@ static void sc_tbuf_write(sc_tbuf_buf *b)
     else if (sc_writer_append(w, b->data, used) != 0)
         atomic_fetch_add(&sc_tbuf_unwritten, sc_tbuf_count_records(b->data, used));
     atomic_store_explicit(&b->used, 0, memory_order_release);
+}
+
+/* The agent's writes: a list of buffers under one hold of the file, published until written
+ * (sc_tbuf_flush_fatal). Empties them; the caller recycles them after. */
+static void sc_tbuf_write_batch(sc_tbuf_buf *list)
+{
+    sc_writer *w = atomic_load(&sc_tbuf_writer);
+    if (w) {
+        atomic_store(&sc_tbuf_batch, list);
+        sc_writer_lock(w);
+        for (sc_tbuf_buf *b = list; b; b = b->next) {
+            size_t used = sc_tbuf_used(b);
+            if (used && sc_writer_append_held(w, b->data, used) != 0)
+                atomic_fetch_add(&sc_tbuf_unwritten, sc_tbuf_count_records(b->data, used));
+        }
+        atomic_store(&sc_tbuf_batch, NULL);
+        sc_writer_unlock(w);
+    }
+    for (sc_tbuf_buf *b = list; b; b = b->next) {
+        if (!w) sc_loss_add(SC_LOSS_AFTER_CLOSE, sc_tbuf_count_records(b->data, sc_tbuf_used(b)));
+        atomic_store_explicit(&b->used, 0, memory_order_release);
+    }
 }
 
 /* A written buffer goes back to its thread as the spare, or is freed. */
@@ -221,9 +245,11 @@ static sc_tbuf_buf *sc_tbuf_take_queue(void)
 
 void sc_tbuf_drain(void)
 {
-    for (sc_tbuf_buf *b = sc_tbuf_take_queue(), *next; b; b = next) {
+    sc_tbuf_buf *list = sc_tbuf_take_queue();
+    if (!list) return;
+    sc_tbuf_write_batch(list);
+    for (sc_tbuf_buf *b = list, *next; b; b = next) {
         next = b->next;
-        sc_tbuf_write(b);
         if (b->owner) atomic_fetch_sub(&b->owner->in_flight, 1);
         sc_tbuf_recycle(b);
     }
@@ -247,7 +273,8 @@ void sc_tbuf_flush_idle_now(void)
         t->cur = r;
         sc_tbuf_unlock(t);
         /* Written with the thread's flag free: the thread goes on meanwhile. */
-        sc_tbuf_write(full);
+        full->next = NULL;
+        sc_tbuf_write_batch(full);
         full->owner = NULL;
         sc_tbuf_replacement = full;
     }
@@ -264,26 +291,12 @@ void sc_tbuf_flush_idle(void)
 
 /* ---- a fatal signal --------------------------------------------------------------------- */
 
-enum { SC_FATAL_BUDGET_MS = 300 };
+enum { SC_FATAL_WAIT_MS = 300 };
 
-/* Appends without waiting for a lock held by a thread that may never let go (the crashed
- * one), but gives a thread that is only busy writing (the agent) a bounded time to finish.
- * *budget_ms is shared by every write of one flush. */
-static int sc_tbuf_append_bounded(sc_writer *w, const void *data, size_t size, int *budget_ms)
+/* With the file seized (sc_writer_seize), or counted as lost when it could not be. */
+static void sc_tbuf_write_fatal(sc_writer *w, bool seized, const uint8_t *data, size_t used)
 {
-    for (;;) {
-        int rc = sc_writer_append_nowait(w, data, size);
-        if (rc != 1) return rc;
-        if (*budget_ms <= 0) return -1;
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-        (*budget_ms)--;
-    }
-}
-
-static void sc_tbuf_write_fatal(sc_writer *w, const uint8_t *data, size_t used, int *budget_ms)
-{
-    if (used && sc_tbuf_append_bounded(w, data, used, budget_ms) != 0)
+    if (used && (!seized || sc_writer_append_held(w, data, used) != 0))
         sc_loss_add(SC_LOSS_CRASH_UNWRITTEN, sc_tbuf_count_records(data, used));
 }
 
@@ -293,10 +306,17 @@ void sc_tbuf_flush_fatal(void)
     if (!w) return;
     /* The agent may hold buffers it took from the queue, or be converting CUPTI's records
      * after a device synchronization: what it has goes to the file if it finishes soon. */
-    if (!sc_agent_is_self()) sc_agent_wait_idle(SC_FATAL_BUDGET_MS);
-    int budget = SC_FATAL_BUDGET_MS;
+    if (!sc_agent_is_self()) sc_agent_wait_idle(SC_FATAL_WAIT_MS);
+    /* The file is seized and never let go: a write the agent began is finished, none starts
+     * after ours, and the signal's default action cannot cut a record in two. (If the agent
+     * is the thread that crashed, holding the file, nothing more can be written.) */
+    bool seized = sc_writer_seize(w, SC_FATAL_WAIT_MS) == 0;
+    /* A batch the agent took but had not begun to write (it clears this before it lets go
+     * of the file, so with the file held here, a batch still named is unwritten). */
+    for (sc_tbuf_buf *b = atomic_load(&sc_tbuf_batch); seized && b; b = b->next)
+        sc_tbuf_write_fatal(w, seized, b->data, sc_tbuf_used(b));
     for (sc_tbuf_buf *b = sc_tbuf_take_queue(); b; b = b->next)
-        sc_tbuf_write_fatal(w, b->data, sc_tbuf_used(b), &budget);
+        sc_tbuf_write_fatal(w, seized, b->data, sc_tbuf_used(b));
     sc_thread *self = sc_thread_peek();
     for (sc_thread *t = sc_thread_first(); t; t = t->next) {
         /* The crashed thread may be inside its own record: what it committed before is
@@ -308,16 +328,16 @@ void sc_tbuf_flush_fatal(void)
                 sched_yield();
         sc_tbuf_buf *b = t->cur;
         size_t used = b ? sc_tbuf_used(b) : 0;
-        if (mine || got) {
-            sc_tbuf_write_fatal(w, b ? b->data : NULL, used, &budget);
-            if (b) atomic_store_explicit(&b->used, 0, memory_order_release);
+        if (used && (mine || got)) {
+            sc_tbuf_write_fatal(w, seized, b->data, used);
+            atomic_store_explicit(&b->used, 0, memory_order_release);
         } else if (used) {
             sc_loss_add(SC_LOSS_CRASH_UNWRITTEN, sc_tbuf_count_records(b->data, used));
         }
         if (got) sc_tbuf_unlock(t);
     }
     uint8_t loss[SC_LOSS_BYTES];
-    sc_tbuf_append_bounded(w, loss, sc_loss_encode(loss), &budget);
+    if (seized) sc_writer_append_held(w, loss, sc_loss_encode(loss));
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */
@@ -356,6 +376,7 @@ void sc_tbuf_drop_all(void)
     atomic_store(&sc_tbuf_accepting, false);
     atomic_store(&sc_tbuf_writer, NULL);
     atomic_store(&sc_tbuf_queue, NULL);
+    atomic_store(&sc_tbuf_batch, NULL);
     atomic_store(&sc_tbuf_unwritten, 0);
     sc_tbuf_replacement = NULL;
     pthread_mutex_init(&sc_tbuf_idle_lock, NULL);

@@ -57,8 +57,10 @@ void sc_tbuf_flush_idle(void);
 void sc_tbuf_drain(void);
 void sc_tbuf_flush_idle_now(void);
 
-/* A fatal signal: writes what was handed over and what idle threads hold, waiting at most a
- * bounded time for a busy file; then the LOSS records. Counts what it could not write. */
+/* A fatal signal: writes what was handed over and what idle threads hold, then the LOSS
+ * records, with the file seized (the agent's write finished, no other to start) and never
+ * let go, so the signal's default action cannot cut a record. Waits a bounded time at most;
+ * counts what it could not write. */
 void sc_tbuf_flush_fatal(void);
 
 /* Stops taking records (later ones are counted as lost) and writes every buffer; after this

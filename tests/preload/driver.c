@@ -14,6 +14,7 @@
  *   nvtx-limits               70 nested pushes, 71 pops, 5000 start/end ranges open at once,
  *                             3 pushes left open, a range in an unknown domain
  *   abort THREADS CALLS       work, then abort()
+ *   abort-busy THREADS        threads that never stop calling; the main thread aborts
  *   time CLASS N              N calls of one class (launch, event-query, event-record, nvtx)
  *                             on one thread; prints `ns_per_call=` (what the library's own
  *                             work costs per call, on a CUPTI that costs nothing)
@@ -186,6 +187,12 @@ static void nvtx_limits(void)
     for (int i = 0; i < 3; i++) push("left open");
 }
 
+static void *busy_worker(void *p)
+{
+    worker_arg a = {(int)(intptr_t)p, 1 << 30};
+    return worker(&a);
+}
+
 static void time_class(const char *cls, int n)
 {
     cudaStream_t s = (cudaStream_t)(uintptr_t)0x1000;
@@ -232,6 +239,12 @@ int main(int argc, char **argv)
         nvtx_names(a);
     } else if (strcmp(mode, "nvtx-limits") == 0) {
         nvtx_limits();
+    } else if (strcmp(mode, "abort-busy") == 0) {
+        pthread_t t;
+        for (int i = 0; i < a; i++) pthread_create(&t, NULL, busy_worker, (void *)(intptr_t)i);
+        struct timespec wait = {0, 30 * 1000000};  /* several buffers' worth */
+        nanosleep(&wait, NULL);
+        abort();
     } else if (strcmp(mode, "time") == 0) {
         time_class(argc > 2 ? argv[2] : "launch", argc > 3 ? atoi(argv[3]) : 100000);
     } else if (strcmp(mode, "abort") == 0) {

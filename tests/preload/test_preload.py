@@ -179,6 +179,28 @@ def test_abort_leaves_a_readable_trace_with_its_losses(tmp_path):
     assert t["losses"][sctrace.LOSS_CRASH_UNWRITTEN] == 0
 
 
+def test_abort_while_threads_are_busy_cuts_no_record(tmp_path):
+    """Other threads keep calling while one aborts: the crash flush seizes the file, so the
+    trace ends on a whole record (partial, never truncated), followed by the LOSS records,
+    which count what could not be written (threads caught inside a record)."""
+    for attempt in range(3):
+        (tmp_path / str(attempt)).mkdir()
+        _, t, _ = run(tmp_path / str(attempt), "abort-busy", 4, expect_rc=-signal.SIGABRT)
+        assert t["status"] == "partial", t["status_detail"]
+        assert set(t["losses"]) == set(range(1, sctrace.LOSS_CONTEXTS + 1))
+        assert len(t["calls"]) > 1000
+        check_sharing_present(t)
+
+
+def check_sharing_present(trace):
+    """Shared stacks point at calls in the file, except where the crash cut the buffer that
+    held the sampled call (then the call is simply without a site)."""
+    by_corr = {c["correlation_id"]: c for c in trace["calls"]}
+    missing = sum(1 for c in trace["calls"]
+                  if c["flags"] & sctrace.API_STACK_SHARED and c["aux"] not in by_corr)
+    assert missing < len(trace["calls"]) / 2, missing
+
+
 def test_the_floor_enables_what_streamcheck_enables(tmp_path):
     """The benchmark's floor (CUPTI_FLOOR_CALLBACKS=streamcheck CUPTI_FLOOR_KINDS=streamcheck)
     is a minimal client with streamcheck's very callbacks and activity kinds."""

@@ -47,6 +47,11 @@ void sc_strings_start(void)
  * every step differently from growing it without end. */
 static bool sc_strings_admit(bool nvtx)
 {
+    /* Full is the steady state of a program past the cap: answered by loads alone. */
+    if (atomic_load_explicit(&sc_strings_count, memory_order_relaxed) >= SC_STRINGS_MAX ||
+        (nvtx &&
+         atomic_load_explicit(&sc_strings_count_nvtx, memory_order_relaxed) >= SC_STRINGS_MAX_NVTX))
+        return false;
     if (atomic_fetch_add(&sc_strings_count, 1) >= SC_STRINGS_MAX) {
         atomic_fetch_sub(&sc_strings_count, 1);
         return false;

@@ -91,7 +91,10 @@ typedef struct sc_evidence {
 typedef struct sc_instance {
     uint64_t start_ns, end_ns;
     uint64_t cost_ns;
-    const sc_api_call *call;        /* the call that caused it (its frames are the site), or NULL */
+    const sc_api_call *call;        /* the call that caused it, or NULL */
+    /* The call whose stack is its site: the call itself, or, where its stack was not sampled
+     * (SC_API_STACK_SHARED*), the sampled call of the same class, stream and thread. */
+    const sc_api_call *site;
     char text[200];                 /* one line: what happened here */
     sc_evidence evidence[SC_MAX_EVIDENCE];
     size_t n_evidence;

@@ -45,6 +45,12 @@ typedef struct sc_note {
     const char *text;
 } sc_note;
 
+/* What the library could not record, for one cause (format 1.1: LOSS records). */
+typedef struct sc_loss {
+    uint32_t cause;             /* enum sc_loss_cause */
+    uint64_t count;
+} sc_loss;
+
 enum sc_trace_status {
     SC_TRACE_COMPLETE = 0,      /* END record present */
     SC_TRACE_PARTIAL = 1,       /* no END record: the process crashed, was killed or is running */
@@ -76,6 +82,8 @@ typedef struct sc_trace {
     sc_rec_overhead *overheads; size_t n_overheads; /* sorted by start_ns */
     sc_note *notes;          size_t n_notes;
     const char **env;        size_t n_env;        /* "NAME=value" */
+    sc_loss *losses;         size_t n_losses;     /* one per cause, as written (by cause);
+                                                     none in a 1.0 trace or a crashed one */
 
     void *storage;              /* owns every string and frame array above */
 } sc_trace;
@@ -84,6 +92,14 @@ typedef struct sc_trace {
  * -1 on error with a message in err. */
 int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size);
 void sc_trace_free(sc_trace *trace);
+
+/* What was lost to `cause` (enum sc_loss_cause), 0 when none or not counted. */
+uint64_t sc_trace_lost(const sc_trace *trace, uint32_t cause);
+/* A cause's stable name ("too-large", "nvtx-depth", ...: JSON users match on it) and what it
+ * means in words ("records larger than a thread buffer takes"); "unknown" / "records lost
+ * (a cause this version does not know)" for a newer writer's cause. */
+const char *sc_loss_cause_name(uint32_t cause);
+const char *sc_loss_cause_text(uint32_t cause);
 
 /* The device record for a CUDA ordinal, or NULL. */
 const sc_device *sc_trace_device(const sc_trace *trace, uint32_t device);

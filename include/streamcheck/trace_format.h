@@ -26,7 +26,7 @@
 
 #define SC_TRACE_MAGIC "SCTRACE"          /* 7 characters and the terminating NUL */
 #define SC_TRACE_VERSION_MAJOR 1
-#define SC_TRACE_VERSION_MINOR 1          /* 1.1: OVERHEAD records */
+#define SC_TRACE_VERSION_MINOR 1          /* 1.1: OVERHEAD and LOSS records */
 #define SC_TRACE_SUFFIX ".sctrace"
 #define SC_TRACE_PARTIAL_SUFFIX ".partial" /* appended while the process runs */
 
@@ -60,8 +60,9 @@ enum sc_record_kind {
     SC_REC_RANGE = 14,      /* sc_rec_range: an NVTX range (name is a STRING id) */
     SC_REC_END = 15,        /* sc_rec_end: the process finished and everything was flushed */
     SC_REC_OVERHEAD = 16,   /* sc_rec_overhead: time CUDA or CUPTI spent on their own (1.1) */
+    SC_REC_LOSS = 17,       /* sc_rec_loss: what streamcheck could not record, per cause (1.1) */
 };
-#define SC_REC_KIND_LAST SC_REC_OVERHEAD    /* the highest kind this version knows */
+#define SC_REC_KIND_LAST SC_REC_LOSS        /* the highest kind this version knows */
 
 /* Variable parts (paths, names, texts) follow the fixed struct as a NUL-terminated string,
  * zero-padded up to the record size. */
@@ -146,10 +147,17 @@ enum sc_call_class {
 enum sc_api_flags {
     SC_API_PER_THREAD = 1u << 0,    /* a _ptsz/_ptds variant: handle 0 means per-thread stream */
     SC_API_DRIVER = 1u << 1,        /* driver-API domain (else runtime) */
-    /* Launch stacks are sampled (a full stack costs microseconds, a launch a few): this
-     * launch has no frames of its own; it shares the stack of the earlier launch of the same
-     * kernel from the same thread whose correlation id is in `aux`. */
+    /* Stacks are sampled (a full stack costs microseconds, a cheap call one or two): this
+     * call has no frames of its own; it shares the stack of an earlier call from the same
+     * thread with the same call class, callback id and stream (and, for a launch, the same
+     * kernel), whose correlation id is in `aux`. Any call class may carry it (format 1.0:
+     * launches only). */
     SC_API_STACK_SHARED = 1u << 2,
+    /* The same, for a call whose `aux` holds a handle (event record/wait/sync/query: the
+     * event; graph launch: the executable graph): the sampled call's correlation id is in
+     * `aux2` instead (format 1.1). Never set together with SC_API_STACK_SHARED, so a reader
+     * that does not know this flag sees a call without a site, never a wrong one. */
+    SC_API_STACK_SHARED_AUX2 = 1u << 3,
 };
 
 typedef struct sc_rec_api {
@@ -157,7 +165,7 @@ typedef struct sc_rec_api {
     uint64_t stream;                /* stream handle argument, SC_STREAM_NONE if none */
     uint64_t bytes;                 /* copy/memset/allocation size, 0 if none */
     uint64_t aux;                   /* call-specific: created stream handle, event handle, the
-                                       stack-sharing launch (SC_API_STACK_SHARED), ... */
+                                       stack-sharing call (SC_API_STACK_SHARED), ... */
     uint32_t tid;                   /* kernel thread id */
     uint32_t correlation_id;        /* joins the call to its activity records */
     uint32_t context_id;
@@ -167,7 +175,8 @@ typedef struct sc_rec_api {
     uint16_t call_class;            /* enum sc_call_class */
     uint16_t n_frames;              /* return addresses that follow, innermost first */
     int32_t result;                 /* the call's return code */
-    uint32_t aux2;                  /* call-specific: stream flags, copy kind, ... */
+    uint32_t aux2;                  /* call-specific: stream flags, copy kind, the stack-sharing
+                                       call (SC_API_STACK_SHARED_AUX2), ... */
 } sc_rec_api;
 
 typedef struct sc_rec_kernel {
@@ -295,6 +304,36 @@ typedef struct sc_rec_overhead {
     uint32_t correlation_id;
 } sc_rec_overhead;
 
+/* Nothing is dropped without a count: what streamcheck could not record, one record per
+ * cause. Written just before END (every cause the writer knows, zeros included, so a reader
+ * tells "none lost" from "not counted") and by the fatal-signal flush. Counts are cumulative
+ * from the start of capture: a reader keeps the last record of each cause. Device records
+ * CUPTI itself dropped are sc_rec_end.dropped_records. */
+typedef struct sc_rec_loss {
+    uint32_t cause;                 /* enum sc_loss_cause */
+    uint32_t reserved;
+    uint64_t count;                 /* what was lost, in the unit the cause names */
+} sc_rec_loss;
+
+enum sc_loss_cause {
+    SC_LOSS_TOO_LARGE = 1,          /* records larger than a thread buffer takes */
+    SC_LOSS_AFTER_CLOSE = 2,        /* records that arrived after the trace was closed */
+    SC_LOSS_NO_MEMORY = 3,          /* records lost for want of memory (a buffer, a name) */
+    SC_LOSS_NVTX_DEPTH = 4,         /* push/pop ranges nested deeper than 64 on a thread */
+    SC_LOSS_NVTX_OPEN = 5,          /* start/end ranges past 4096 open at once */
+    SC_LOSS_NVTX_UNCLOSED = 6,      /* ranges still open at thread exit or process end */
+    SC_LOSS_NVTX_UNMATCHED = 7,     /* pops and ends of ranges opened before capture began */
+    SC_LOSS_NVTX_HANDLES = 8,       /* registered NVTX strings and domains past 1024: the
+                                       ranges that use them are named "?" */
+    SC_LOSS_NAMES = 9,              /* uses of a name that found its share of the string
+                                       table full (4096 NVTX names, 32768 in all): recorded
+                                       under an overflow bucket's name instead */
+    SC_LOSS_CRASH_UNWRITTEN = 10,   /* records the fatal-signal flush could not write */
+    SC_LOSS_CONTEXTS = 11,          /* contexts past 64: not synchronized at exit, so their
+                                       last work may lack device records */
+};
+#define SC_LOSS_CAUSES 11           /* the highest cause this version writes */
+
 #define SC_ASSERT_SIZE(type, size) _Static_assert(sizeof(type) == (size), #type " layout changed")
 SC_ASSERT_SIZE(sc_file_header, 16);
 SC_ASSERT_SIZE(sc_record_header, 8);
@@ -313,5 +352,6 @@ SC_ASSERT_SIZE(sc_rec_note, 8);
 SC_ASSERT_SIZE(sc_rec_range, 32);
 SC_ASSERT_SIZE(sc_rec_end, 40);
 SC_ASSERT_SIZE(sc_rec_overhead, 40);
+SC_ASSERT_SIZE(sc_rec_loss, 16);
 
 #endif

@@ -59,9 +59,16 @@ const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id)
 
 const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call)
 {
-    if (!call || call->rec.n_frames || !(call->rec.flags & SC_API_STACK_SHARED))
+    if (!call || call->rec.n_frames)
         return call;
-    const sc_api_call *sampled = sc_ctx_call(ctx, (uint32_t)call->rec.aux);
+    uint32_t shared;
+    if (call->rec.flags & SC_API_STACK_SHARED)
+        shared = (uint32_t)call->rec.aux;
+    else if (call->rec.flags & SC_API_STACK_SHARED_AUX2)
+        shared = call->rec.aux2;    /* aux holds the event or the graph (format 1.1) */
+    else
+        return call;
+    const sc_api_call *sampled = sc_ctx_call(ctx, shared);
     return sampled && sampled->rec.n_frames ? sampled : call;
 }
 

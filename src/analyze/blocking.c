@@ -42,8 +42,9 @@ static int sc_scope_alloc(sc_blocking_scope *s, size_t n)
     s->by_end = malloc(bytes);
     s->by_start = malloc(bytes);
     s->by_corr = malloc(bytes);
+    s->min_issue_from = malloc((n ? n : 1) * sizeof(uint64_t));
     s->n = 0;
-    return s->by_end && s->by_start && s->by_corr ? 0 : -1;
+    return s->by_end && s->by_start && s->by_corr && s->min_issue_from ? 0 : -1;
 }
 
 static void sc_scope_free(sc_blocking_scope *s)
@@ -51,6 +52,7 @@ static void sc_scope_free(sc_blocking_scope *s)
     free(s->by_end);
     free(s->by_start);
     free(s->by_corr);
+    free(s->min_issue_from);
     sc_busy_free(&s->busy);
     memset(s, 0, sizeof(*s));
 }
@@ -63,6 +65,10 @@ static int sc_scope_finish(sc_blocking_scope *s)
     qsort(s->by_end, s->n, sizeof(*s->by_end), sc_work_end_cmp);
     qsort(s->by_start, s->n, sizeof(*s->by_start), sc_work_start_cmp);
     qsort(s->by_corr, s->n, sizeof(*s->by_corr), sc_work_corr_cmp);
+    for (size_t i = s->n; i-- > 0;)
+        s->min_issue_from[i] = i + 1 < s->n && s->min_issue_from[i + 1] < s->by_end[i].issue_ns
+                                   ? s->min_issue_from[i + 1]
+                                   : s->by_end[i].issue_ns;
     for (size_t i = 0; i < s->n; i++)
         if (sc_busy_append(&s->busy, s->by_start[i].start_ns, s->by_start[i].end_ns) != 0)
             return -1;
@@ -132,14 +138,13 @@ static int sc_u64_cmp(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-/* Whether any work of the call's scope was in flight when it began. */
+/* Whether any work of the call's scope was in flight when it began: of the work ending after
+ * that, some was issued before it. */
 static bool sc_in_flight_at(const sc_blocking_index *ix, const sc_api_call *c)
 {
     const sc_blocking_scope *s = sc_scope_of(ix, c->rec.context_id);
-    for (size_t i = sc_first_end_after(s, c->rec.start_ns); i < s->n; i++)
-        if (s->by_end[i].issue_ns < c->rec.start_ns)
-            return true;
-    return false;
+    size_t i = sc_first_end_after(s, c->rec.start_ns);
+    return i < s->n && s->min_issue_from[i] < c->rec.start_ns;
 }
 
 /* Per call class, what its calls took with nothing in flight: the lower quartile of those

@@ -69,6 +69,7 @@ typedef struct sc_blocking_scope {
     sc_blocking_work *by_end;   /* sorted by end */
     sc_blocking_work *by_start; /* the same work sorted by start */
     sc_blocking_work *by_corr;  /* the same work sorted by correlation id */
+    uint64_t *min_issue_from;   /* per by_end position: the earliest issue of it and all after */
     size_t n;
     sc_busy_list busy;          /* kernels, copies and memsets, merged */
 } sc_blocking_scope;

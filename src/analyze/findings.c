@@ -243,6 +243,8 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
     }
     int rc = sc_finding_sites(b);
     sc_finding *f = &b->finding;
+    f->first.site = sc_ctx_site(ctx, f->first.call);
+    f->worst.site = sc_ctx_site(ctx, f->worst.call);
     f->share = ctx->run_span_ns ? (double)f->cost_ns / (double)ctx->run_span_ns : 0.0;
     if (rc == 0)
         rc = sc_finding_list_grow(out);

@@ -8,29 +8,24 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "preload/activity_kinds.h"
 #include "preload/cupti_loader.h"
 #include "preload/modules.h"
 #include "preload/strings.h"
 #include "preload/tracebuf.h"
 #include "streamcheck/trace_format.h"
 
-enum { SC_ACTIVITY_BUFFER = 8 * 1024 * 1024, SC_CHECKPOINT_MS = 200 };
+enum { SC_CHECKPOINT_MS = 200 };
 
 static atomic_uint_fast64_t sc_activity_count;
 
-/* CUPTI asks for a buffer on whichever application thread produces the record that needs
- * one, and by default zeroes it there: 8 MiB of fresh pages, 4-5 ms on the H200 machine, and
- * with per-thread buffers (CUPTI's default) under a lock that made two threads' first
- * launches run one after the other (GPU-FACTS.md, "Observer effect"). So buffers are shared
- * by all threads (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER = 0), and they come from
- * mmap, whose pages are zero already (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER = 1):
- * the request costs one system call, and pages are touched only as records fill them. */
+/* Buffers: see activity_kinds.h. */
 static void CUPTIAPI sc_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    void *p = mmap(NULL, SC_ACTIVITY_BUFFER, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+    void *p = mmap(NULL, SC_ACTIVITY_BUFFER_BYTES, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     *buffer = p == MAP_FAILED ? NULL : p;
-    *size = *buffer ? SC_ACTIVITY_BUFFER : 0;
+    *size = *buffer ? SC_ACTIVITY_BUFFER_BYTES : 0;
     *max_records = 0;
 }
 
@@ -172,39 +167,24 @@ static void CUPTIAPI sc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
 
 int sc_activity_start(char *failed, size_t failed_size)
 {
-    static const struct {
-        CUpti_ActivityKind kind;
-        const char *name;
-    } kinds[] = {
-        {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"},
-        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
-        {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
-        {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
-        {CUPTI_ACTIVITY_KIND_STREAM, "STREAM"},
-        {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"},
-        /* module loads on first launch (lazy-loading's evidence), a full launch queue, and
-         * what tracing itself cost */
-        {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
-    };
     failed[0] = '\0';
-    /* Both before the callbacks are registered and any kind is enabled (CUPTI's rule). */
-    sc_set_attribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, 0);
-    sc_set_attribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, 1);
+    for (size_t i = 0; i < SC_ACTIVITY_ATTRIBUTES; i++)
+        sc_set_attribute(sc_activity_attributes[i].attribute, sc_activity_attributes[i].value);
     CUptiResult rc = sc_cupti_api.ActivityRegisterCallbacks(sc_buffer_requested, sc_buffer_completed);
     if (rc != CUPTI_SUCCESS) {
         snprintf(failed, failed_size, "buffer callbacks (%s)", sc_cupti_error(rc));
-        return (int)(sizeof kinds / sizeof *kinds);
+        return (int)SC_ACTIVITY_KINDS;
     }
     /* CUPTI hands over its buffers at least this often (ms), full or not: the trace on disk
      * stays close to the run, however long the run and whatever happens at its end. */
     if (sc_cupti_api.ActivityFlushPeriod) sc_cupti_api.ActivityFlushPeriod(500);
     int n_failed = 0;
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
-        rc = sc_cupti_api.ActivityEnable(kinds[i].kind);
+    for (size_t i = 0; i < SC_ACTIVITY_KINDS; i++) {
+        rc = sc_cupti_api.ActivityEnable(sc_activity_kinds[i].kind);
         if (rc == CUPTI_SUCCESS) continue;
         size_t len = strlen(failed);
         snprintf(failed + len, failed_size - len, "%s%s (%s)", n_failed ? ", " : "",
-                 kinds[i].name, sc_cupti_error(rc));
+                 sc_activity_kinds[i].name, sc_cupti_error(rc));
         n_failed++;
     }
     return n_failed;

@@ -4,15 +4,16 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include "preload/activity.h"
+#include "preload/agent.h"
 #include "preload/calls.h"
 #include "preload/cupti_loader.h"
+#include "preload/loss.h"
 #include "preload/nvtx.h"
 #include "preload/options.h"
+#include "preload/sample.h"
 #include "preload/stack.h"
+#include "preload/thread.h"
 #include "preload/tracebuf.h"
 #include "trace/record.h"
 
@@ -21,24 +22,6 @@
 static CUpti_SubscriberHandle sc_subscriber;
 static atomic_bool sc_subscribed;
 
-/* Launch stack sampling, per thread: a launch of a kernel gets a full stack for its first
- * SC_SAMPLE_FIRST launches from this thread, then one in SC_SAMPLE_EVERY; the others name
- * the last sampled launch of the same kernel. Unwinding is the one cost here that grows with
- * the program's stack depth; this keeps it to a few launches per kernel. */
-enum { SC_SAMPLE_SLOTS = 256, SC_SAMPLE_FIRST = 16, SC_SAMPLE_EVERY = 256 };
-typedef struct sc_launch_slot {
-    const void *kernel;         /* CUPTI's symbolName pointer: one per kernel */
-    uint32_t cbid;
-    uint32_t launches;
-    uint32_t sampled_correlation;
-} sc_launch_slot;
-typedef struct sc_thread_state {
-    sc_launch_slot slots[SC_SAMPLE_SLOTS];
-} sc_thread_state;
-
-static SC_TLS uint32_t sc_tid;
-static SC_TLS sc_thread_state *sc_thread;
-static pthread_key_t sc_thread_key;
 static SC_TLS int sc_depth;       /* hooked calls in progress on this thread */
 static SC_TLS bool sc_inside;     /* streamcheck's own CUDA calls */
 
@@ -67,8 +50,9 @@ int sc_callbacks_contexts(CUcontext *out, int max)
 static void sc_on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)
 {
     pthread_mutex_lock(&sc_ctx_lock);
-    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && sc_ctx_count < SC_MAX_CONTEXTS) {
-        sc_ctx_live[sc_ctx_count++] = r->context;
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+        if (sc_ctx_count < SC_MAX_CONTEXTS) sc_ctx_live[sc_ctx_count++] = r->context;
+        else sc_loss_add(SC_LOSS_CONTEXTS, 1);
     } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
         for (int i = 0; i < sc_ctx_count; i++)
             if (sc_ctx_live[i] == r->context) sc_ctx_live[i] = sc_ctx_live[--sc_ctx_count];
@@ -90,33 +74,39 @@ static void sc_write_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
     sc_tbuf_put(SC_REC_CALL_NAME, &r, sizeof r, name, strlen(name) + 1);
 }
 
-static void sc_thread_release(void *state)
+/* Where a call that shares another's stack names it: aux, unless aux holds a handle. */
+static uint32_t sc_share_flag(uint16_t call_class)
 {
-    free(state);
-    sc_thread = NULL;
+    switch (call_class) {
+    case SC_CALL_STREAM_CREATE:
+        return 0;   /* aux: the new stream, aux2: its flags. Rare: it keeps its own stack. */
+    case SC_CALL_GRAPH_LAUNCH:
+    case SC_CALL_EVENT_RECORD:
+    case SC_CALL_EVENT_WAIT:
+    case SC_CALL_EVENT_SYNC:
+    case SC_CALL_EVENT_QUERY:
+        return SC_API_STACK_SHARED_AUX2;
+    default:
+        return SC_API_STACK_SHARED;
+    }
 }
 
-/* Whether this launch takes a stack; if not, *shared is the correlation id to point at. */
-static bool sc_launch_wants_stack(const CUpti_CallbackData *cb, CUpti_CallbackId cbid,
-                                  uint32_t *shared)
+/* Whether this call takes a stack (sample.h); if not, the flag that says whose it shares,
+ * with that call's correlation id set in args. */
+static uint32_t sc_stack_share(sc_thread *t, const sc_hook *h, CUpti_CallbackId cbid,
+                               const CUpti_CallbackData *cb, sc_call_args *args)
 {
-    if (!sc_thread) {
-        sc_thread = calloc(1, sizeof *sc_thread);
-        if (!sc_thread) return true;
-        pthread_setspecific(sc_thread_key, sc_thread);
-    }
-    const void *kernel = cb->symbolName;
-    uintptr_t h = ((uintptr_t)kernel >> 4) ^ cbid * 0x9E3779B1u;
-    sc_launch_slot *slot = &sc_thread->slots[h % SC_SAMPLE_SLOTS];
-    if (slot->kernel != kernel || slot->cbid != cbid)
-        *slot = (sc_launch_slot){.kernel = kernel, .cbid = (uint32_t)cbid};
-    uint32_t n = slot->launches++;
-    if (n < SC_SAMPLE_FIRST || n % SC_SAMPLE_EVERY == 0 || !kernel) {
-        slot->sampled_correlation = cb->correlationId;
-        return true;
-    }
-    *shared = slot->sampled_correlation;
-    return false;
+    uint32_t flag = sc_share_flag(h->call_class);
+    const void *kernel = h->call_class == SC_CALL_LAUNCH ? cb->symbolName : NULL;
+    /* A launch that does not say which kernel would share another kernel's site. */
+    if (!flag || !t || (h->call_class == SC_CALL_LAUNCH && !kernel)) return 0;
+    sc_sample_key key = {.stream = args->stream, .kernel = kernel, .cbid = (uint16_t)cbid,
+                         .call_class = h->call_class};
+    uint32_t shared = 0;
+    if (sc_sample_take(&t->samples, &key, cb->correlationId, &shared)) return 0;
+    if (flag == SC_API_STACK_SHARED) args->aux = shared;
+    else args->aux2 = shared;
+    return flag;
 }
 
 static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -124,7 +114,6 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
 {
     uint64_t now = 0;
     sc_cupti_api.GetTimestamp(&now);
-    if (!sc_tid) sc_tid = (uint32_t)syscall(SYS_gettid);
     if (cbid < SC_NAME_BITS) sc_write_name(domain, cbid, cb->functionName);
 
     sc_call_args args = {.stream = SC_STREAM_NONE};
@@ -134,35 +123,27 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
     size_t size = sc_record_size(sizeof(sc_rec_api), max_frames * sizeof(uint64_t));
     uint8_t *dst = sc_tbuf_reserve(size);
     if (!dst) return;
+    sc_thread *t = sc_thread_peek();    /* reserve claimed it */
     /* The record is built in place: fixed part, then frames straight from the unwinder. */
     sc_rec_api *r = (sc_rec_api *)(dst + sizeof(sc_record_header));
     uint64_t *frames = (uint64_t *)(r + 1);
-    uint32_t shared = 0, flags = h->flags;
-    int n = 0;
-    if (h->call_class != SC_CALL_LAUNCH || sc_launch_wants_stack(cb, cbid, &shared))
-        n = sc_stack_capture(frames, (int)max_frames, 3);
-    else {
-        flags |= SC_API_STACK_SHARED;
-        args.aux = shared;
-    }
+    uint32_t shared = max_frames ? sc_stack_share(t, h, cbid, cb, &args) : 0;
+    int n = shared ? 0 : sc_stack_capture(frames, (int)max_frames, 3);
     *r = (sc_rec_api){
         .start_ns = cb->correlationData ? *cb->correlationData : now, .end_ns = now,
         .stream = args.stream, .bytes = args.bytes, .aux = args.aux,
-        .tid = sc_tid, .correlation_id = cb->correlationId, .context_id = cb->contextUid,
-        .flags = flags, .domain = (uint16_t)domain, .cbid = (uint16_t)cbid,
+        .tid = t->tid, .correlation_id = cb->correlationId, .context_id = cb->contextUid,
+        .flags = h->flags | shared, .domain = (uint16_t)domain, .cbid = (uint16_t)cbid,
         .call_class = h->call_class, .n_frames = (uint16_t)n,
         .result = cb->functionReturnValue ? *(const int32_t *)cb->functionReturnValue : 0,
         .aux2 = args.aux2,
     };
     size_t used = sc_record_size(sizeof(sc_rec_api), (size_t)n * sizeof(uint64_t));
     *(sc_record_header *)dst = (sc_record_header){.kind = SC_REC_API, .size = (uint32_t)used};
-    sc_tbuf_count_api();
-    sc_tbuf_commit(used);
-    if (h->call_class == SC_CALL_DEVICE_SYNC) {
-        sc_inside = true;
-        sc_activity_checkpoint();
-        sc_inside = false;
-    }
+    sc_tbuf_commit_api(used);
+    /* CUPTI's buffers are handed over after a device-wide synchronization, by the agent:
+     * never on the thread that synchronized. */
+    if (h->call_class == SC_CALL_DEVICE_SYNC) sc_agent_request_checkpoint();
 }
 
 static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
@@ -199,7 +180,6 @@ static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
 CUptiResult sc_callbacks_start(void)
 {
     sc_hooks_init();
-    pthread_key_create(&sc_thread_key, sc_thread_release);
     CUptiResult rc = sc_cupti_api.Subscribe(&sc_subscriber, sc_on_callback, NULL);
     if (rc != CUPTI_SUCCESS) return rc;
     atomic_store(&sc_subscribed, true);
@@ -207,10 +187,9 @@ CUptiResult sc_callbacks_start(void)
     const sc_hook *hooks = sc_hooks(&n);
     for (unsigned i = 0; i < n; i++)
         sc_cupti_api.EnableCallback(1, sc_subscriber, hooks[i].domain, hooks[i].cbid);
-    sc_cupti_api.EnableCallback(1, sc_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-    sc_cupti_api.EnableCallback(1, sc_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    const uint32_t *resource = sc_resource_hooks(&n);
+    for (unsigned i = 0; i < n; i++)
+        sc_cupti_api.EnableCallback(1, sc_subscriber, CUPTI_CB_DOMAIN_RESOURCE, resource[i]);
     sc_nvtx_enable(sc_subscriber);
     return CUPTI_SUCCESS;
 }

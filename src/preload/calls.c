@@ -226,6 +226,32 @@ static const sc_hook sc_hook_table[] = {
     DR(cuEventQuery, SC_CALL_EVENT_QUERY, sc_x_cu_event),
 };
 
+static const uint32_t sc_nvtx_ids[] = {
+    CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushEx,
+    CUPTI_CBID_NVTX_nvtxDomainRangePushEx,  CUPTI_CBID_NVTX_nvtxRangePop,
+    CUPTI_CBID_NVTX_nvtxDomainRangePop,     CUPTI_CBID_NVTX_nvtxRangeStartA,
+    CUPTI_CBID_NVTX_nvtxRangeStartEx,       CUPTI_CBID_NVTX_nvtxDomainRangeStartEx,
+    CUPTI_CBID_NVTX_nvtxRangeEnd,           CUPTI_CBID_NVTX_nvtxDomainRangeEnd,
+    CUPTI_CBID_NVTX_nvtxDomainCreateA,      CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
+};
+
+static const uint32_t sc_resource_ids[] = {
+    CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
+    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+};
+
+const uint32_t *sc_nvtx_hooks(unsigned *count)
+{
+    *count = sizeof sc_nvtx_ids / sizeof *sc_nvtx_ids;
+    return sc_nvtx_ids;
+}
+
+const uint32_t *sc_resource_hooks(unsigned *count)
+{
+    *count = sizeof sc_resource_ids / sizeof *sc_resource_ids;
+    return sc_resource_ids;
+}
+
 enum { SC_HOOK_SLOTS = 2048 };  /* above every runtime and driver callback id of CUDA 13 */
 static const sc_hook *sc_runtime_slots[SC_HOOK_SLOTS];
 static const sc_hook *sc_driver_slots[SC_HOOK_SLOTS];

@@ -1,7 +1,8 @@
 /* The API calls streamcheck hooks through CUPTI callbacks: one table, one entry a call,
  * saying what the call is to the analyzer (enum sc_call_class) and how to read its
  * arguments. Only these callback ids are enabled, never whole domains (GPU-FACTS.md: a
- * domain costs 0.3-0.6 us on every cheap call). */
+ * domain costs 0.3-0.6 us on every cheap call). The benchmark's CUPTI floor
+ * (tools/bench/cupti_floor.c) is built with this file, so that it enables the very same ids. */
 #ifndef SC_PRELOAD_CALLS_H
 #define SC_PRELOAD_CALLS_H
 
@@ -29,6 +30,10 @@ typedef struct sc_hook {
 
 /* Every hooked call, for enabling them. */
 const sc_hook *sc_hooks(unsigned *count);
+/* The NVTX callback ids (CUPTI_CB_DOMAIN_NVTX) streamcheck enables. */
+const uint32_t *sc_nvtx_hooks(unsigned *count);
+/* The resource callback ids (CUPTI_CB_DOMAIN_RESOURCE) streamcheck enables. */
+const uint32_t *sc_resource_hooks(unsigned *count);
 /* The hook of a callback, or NULL if it is not one of ours. O(1): the hot path calls it. */
 const sc_hook *sc_hook_find(uint16_t domain, uint16_t cbid);
 /* Builds the lookup tables; call once before enabling callbacks. */

@@ -13,13 +13,17 @@
 #include <unistd.h>
 
 #include "preload/activity.h"
+#include "preload/agent.h"
 #include "preload/callbacks.h"
 #include "preload/cupti_loader.h"
+#include "preload/loss.h"
 #include "preload/modules.h"
+#include "preload/nvtx.h"
 #include "preload/options.h"
 #include "preload/stack.h"
 #include "preload/strings.h"
 #include "preload/summary.h"
+#include "preload/thread.h"
 #include "preload/tracebuf.h"
 #include "streamcheck/trace_format.h"
 #include "trace/record.h"
@@ -105,23 +109,24 @@ static void sc_write_env(void)
         for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
             if (strncmp(*e, prefixes[i], strlen(prefixes[i])) != 0) continue;
             if (strncmp(*e, "CUDA_INJECTION64_PATH=", 22) == 0) break;
-            size_t len = strlen(*e);
-            if (len < 1024) sc_tbuf_put(SC_REC_ENV, NULL, 0, *e, len + 1);
+            /* One too long for a record is counted (SC_LOSS_TOO_LARGE), not cut. */
+            sc_tbuf_put(SC_REC_ENV, NULL, 0, *e, strlen(*e) + 1);
             break;
         }
     }
 }
 
-/* A crash must leave what was recorded: on a fatal signal the idle buffers are written
- * out, waiting for nothing (a lock held by the crashed code stays held), and the signal
- * then does what it would have done. Installed only where the program left the default
- * action, so a program's own handlers are never replaced. */
+/* A crash must leave what was recorded: on a fatal signal the buffers are written out,
+ * waiting a bounded time at most (a lock held by the crashed code stays held), with the
+ * LOSS records after them, and the signal then does what it would have done. Installed
+ * only where the program left the default action, so a program's own handlers are never
+ * replaced. */
 static const int sc_fatal_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 
 static void sc_on_fatal_signal(int sig)
 {
     int saved = errno;
-    sc_tbuf_flush_idle();
+    sc_tbuf_flush_fatal();
     errno = saved;
     /* SA_RESETHAND restored the default action and the signal is blocked while we run:
      * this raise is delivered, with the default action, as soon as the handler returns
@@ -150,7 +155,12 @@ static void sc_start_locked(uint32_t attach)
         sc_state = SC_OFF;
         return;
     }
+    /* Everything a thread's first call needs is made here, before any callback: the string
+     * table, a pool of per-thread blocks, and the agent that keeps the pool full. */
+    sc_strings_start();
+    sc_thread_pool_start();
     sc_tbuf_start(&sc_trace_writer);
+    sc_agent_start();   /* without it, buffers are written by the threads that fill them */
     sc_capture_pid = getpid();
     sc_write_process(attach);
     sc_write_env();
@@ -221,6 +231,8 @@ void sc_capture_finish(uint32_t reason)
     }
     sc_state = SC_FINISHED;
     int saved_errno = errno;
+    /* First: from here on the exit path does the agent's work itself, in order. */
+    sc_agent_stop();
     sc_callbacks_self(true);
     uint64_t dropped = 0;
     if (sc_cupti_api.handle) {
@@ -232,9 +244,12 @@ void sc_capture_finish(uint32_t reason)
     uint64_t now = 0;
     if (sc_cupti_api.GetTimestamp) sc_cupti_api.GetTimestamp(&now);
     uint64_t api_records = sc_tbuf_api_records();
-    /* Every buffered record first, then END, written directly: END must be the file's last
-     * record, whichever thread's buffer held what. */
-    sc_tbuf_close();
+    sc_nvtx_count_unclosed();
+    /* Every buffered record first, then what was lost, then END, written directly: END must
+     * be the file's last record, whichever thread's buffer held what. */
+    uint64_t unwritten = sc_tbuf_close();
+    uint8_t loss[SC_LOSS_BYTES];
+    sc_writer_append(&sc_trace_writer, loss, sc_loss_encode(loss));
     sc_rec_end end = {.end_ns = now, .dropped_records = dropped, .api_records = api_records,
                       .activity_records = sc_activity_records(), .reason = reason};
     uint8_t rec[sizeof(sc_record_header) + sizeof end];
@@ -242,8 +257,9 @@ void sc_capture_finish(uint32_t reason)
                      sc_record_encode(rec, SC_REC_END, &end, sizeof end, NULL, 0));
     char err[512];
     if (sc_trace_writer.failed)
-        sc_say("writing %s failed (disk full?); the trace holds what was written before",
-               sc_trace_writer.partial_path);
+        sc_say("writing %s failed (disk full?); the trace holds what was written before, "
+               "%llu records were not written",
+               sc_trace_writer.partial_path, (unsigned long long)unwritten);
     else if (sc_writer_finish(&sc_trace_writer, err, sizeof err) != 0)
         sc_say("%s", err);
     else if (sc_opts.summary && reason == SC_END_EXIT)
@@ -258,10 +274,13 @@ void sc_capture_forked_child(void)
      * recorded is the parent's to write. The child stays silent and writes nothing. */
     pthread_mutex_init(&sc_capture_lock, NULL);
     if (sc_state == SC_RUNNING) {
+        sc_agent_forget();
         sc_writer_abandon(&sc_trace_writer);
         sc_tbuf_drop_all();
+        sc_thread_drop_all();
         sc_strings_reset();
         sc_modules_reset();
+        sc_loss_reset();
         sc_state = SC_OFF;
     }
 }

@@ -1,7 +1,8 @@
 /* Entry points of libstreamcheck.so.
  *
- * LD_PRELOAD: the constructor only reads options and names this library in
- * CUDA_INJECTION64_PATH. The driver then calls InitializeInjection at cuInit, so capture
+ * LD_PRELOAD: the constructor only reads options, names this library in
+ * CUDA_INJECTION64_PATH and creates the thread-exit key (thread.h: early, so that it is one
+ * of the 32 glibc keeps without allocating). The driver then calls InitializeInjection at cuInit, so capture
  * starts exactly when the program starts CUDA (GPU-FACTS.md: this works for statically
  * linked cudart and for PyTorch), and a process that never touches CUDA pays nothing and
  * writes nothing. CUDA_INJECTION64_PATH alone (no LD_PRELOAD) reaches the same function.
@@ -14,6 +15,7 @@
 
 #include "preload/capture.h"
 #include "preload/options.h"
+#include "preload/thread.h"
 #include "streamcheck/trace_format.h"
 
 #define SC_EXPORT __attribute__((visibility("default")))
@@ -30,6 +32,7 @@ __attribute__((constructor)) static void sc_preload_ctor(void)
 {
     pthread_once(&sc_options_once, sc_init_options);
     if (sc_opts.disabled) return;
+    sc_thread_key_init();
     Dl_info self;
     if (!dladdr((void *)sc_preload_ctor, &self) || !self.dli_fname) return;
     const char *current = getenv("CUDA_INJECTION64_PATH");

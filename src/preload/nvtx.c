@@ -2,17 +2,20 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <generated_nvtx_meta.h>
 
+#include "preload/calls.h"
 #include "preload/cupti_loader.h"
+#include "preload/loss.h"
 #include "preload/options.h"
 #include "preload/strings.h"
+#include "preload/thread.h"
 #include "preload/tracebuf.h"
 #include "streamcheck/trace_format.h"
 
@@ -38,67 +41,103 @@ SC_EXPORT int InitializeInjectionNvtx2(void *get_export_table)
 
 /* ---- what the callbacks remember ---------------------------------------------------- */
 
-#define SC_TLS __thread __attribute__((tls_model("initial-exec")))
+/* No lock on any of these paths: push/pop keep their stack in the thread's block
+ * (thread.h); start/end ranges and registered handles live in fixed tables whose slots are
+ * claimed with compare-and-swap. Everything that does not fit is counted (loss.h). */
 
-enum { SC_NVTX_MAX_DEPTH = 64, SC_NVTX_HANDLES = 1024, SC_NVTX_OPEN = 4096 };
+enum {
+    SC_NVTX_OPEN_MAX = 4096,        /* start/end ranges open at once */
+    SC_NVTX_OPEN_SLOTS = 8192,
+    SC_NVTX_OPEN_WINDOW = 32,       /* slots a range id may land in */
+    SC_NVTX_HANDLES_MAX = 1024,     /* registered strings and domains */
+    SC_NVTX_HANDLE_SLOTS = 2048,
+};
 
-typedef struct sc_open_range {
-    uint64_t start_ns;
-    uint32_t name_id, domain_id;
-} sc_open_range;
-
-/* Push/pop ranges nest per thread. */
-typedef struct sc_range_stack {
-    uint32_t depth;             /* pushes not yet popped, recorded or not */
-    sc_open_range open[SC_NVTX_MAX_DEPTH];
-} sc_range_stack;
-
-static SC_TLS sc_range_stack *sc_stack;
-static SC_TLS uint32_t sc_nvtx_tid;
-
-/* Start/end ranges may end on another thread: keyed by their id. Domain and registered
- * string handles name strings. All rare: one lock. */
-typedef struct sc_handle_name {
-    uint64_t handle;
-    uint32_t name_id;
-} sc_handle_name;
-
-typedef struct sc_open_by_id {
-    uint64_t id;
+/* Start/end ranges may end on another thread: keyed by their id. */
+typedef struct sc_open_slot {
+    _Atomic uint64_t id;            /* 0: free */
+    atomic_bool ready;              /* the fields below are written */
     uint32_t tid;
-    sc_open_range range;
-} sc_open_by_id;
+    sc_nvtx_open range;
+} sc_open_slot;
 
-static pthread_mutex_t sc_nvtx_lock = PTHREAD_MUTEX_INITIALIZER;
-static sc_handle_name sc_names[SC_NVTX_HANDLES];
-static size_t sc_n_names;
-static sc_open_by_id sc_open_ids[SC_NVTX_OPEN];
-static size_t sc_n_open_ids;
+/* Domain and registered-string handles name strings. Never removed. */
+typedef struct sc_handle_slot {
+    _Atomic uint64_t handle;        /* 0: free */
+    _Atomic uint32_t name_id;       /* 0 while its claimer fills it; SC_NO_NAME: none */
+} sc_handle_slot;
+#define SC_NO_NAME UINT32_MAX
+
+static sc_open_slot sc_open_ranges[SC_NVTX_OPEN_SLOTS];
+static atomic_int sc_open_count;
+static atomic_int sc_open_dropped;  /* dropped starts whose end has not come yet */
+static sc_handle_slot sc_handles[SC_NVTX_HANDLE_SLOTS];
+static atomic_int sc_handle_count;
+
+static size_t sc_nvtx_hash(uint64_t key)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    return (size_t)key;
+}
 
 static void sc_handle_remember(uint64_t handle, const char *text)
 {
     if (!handle || !text) return;
     uint32_t id = sc_string_id(text);
-    pthread_mutex_lock(&sc_nvtx_lock);
-    if (sc_n_names < SC_NVTX_HANDLES) sc_names[sc_n_names++] = (sc_handle_name){handle, id};
-    pthread_mutex_unlock(&sc_nvtx_lock);
+    if (!id) id = SC_NO_NAME;   /* no memory for the name: lookups must not wait for one */
+    for (size_t probe = 0, j = sc_nvtx_hash(handle); probe < SC_NVTX_HANDLE_SLOTS; probe++, j++) {
+        sc_handle_slot *s = &sc_handles[j % SC_NVTX_HANDLE_SLOTS];
+        uint64_t seen = atomic_load_explicit(&s->handle, memory_order_acquire);
+        if (seen == 0) {
+            if (atomic_fetch_add(&sc_handle_count, 1) >= SC_NVTX_HANDLES_MAX) {
+                atomic_fetch_sub(&sc_handle_count, 1);
+                return;  /* its uses are counted when they find no name */
+            }
+            if (atomic_compare_exchange_strong(&s->handle, &seen, handle)) {
+                atomic_store_explicit(&s->name_id, id, memory_order_release);
+                return;
+            }
+            atomic_fetch_sub(&sc_handle_count, 1);
+        }
+        if (seen == handle) {   /* registered again: the newer name */
+            atomic_store_explicit(&s->name_id, id, memory_order_release);
+            return;
+        }
+    }
 }
 
+/* The name of a handle; 0 (counted) for one we never saw registered. */
 static uint32_t sc_handle_name_id(uint64_t handle)
 {
-    uint32_t id = 0;
-    pthread_mutex_lock(&sc_nvtx_lock);
-    for (size_t i = 0; i < sc_n_names && !id; i++)
-        if (sc_names[i].handle == handle) id = sc_names[i].name_id;
-    pthread_mutex_unlock(&sc_nvtx_lock);
-    return id;
+    if (!handle) return 0;
+    for (size_t probe = 0, j = sc_nvtx_hash(handle); probe < SC_NVTX_HANDLE_SLOTS; probe++, j++) {
+        sc_handle_slot *s = &sc_handles[j % SC_NVTX_HANDLE_SLOTS];
+        uint64_t seen = atomic_load_explicit(&s->handle, memory_order_acquire);
+        if (seen == 0) break;
+        if (seen != handle) continue;
+        uint32_t id;
+        while ((id = atomic_load_explicit(&s->name_id, memory_order_acquire)) == 0) sched_yield();
+        return id == SC_NO_NAME ? 0 : id;
+    }
+    sc_loss_add(SC_LOSS_NVTX_HANDLES, 1);
+    return 0;
+}
+
+static uint32_t sc_unnamed_id(void)
+{
+    static _Atomic uint32_t id;
+    uint32_t v = atomic_load_explicit(&id, memory_order_relaxed);
+    if (!v) atomic_store_explicit(&id, v = sc_string_id("?"), memory_order_relaxed);
+    return v;
 }
 
 static uint32_t sc_message_id(const nvtxEventAttributes_t *a)
 {
     if (!a) return 0;
     switch (a->messageType) {
-    case NVTX_MESSAGE_TYPE_ASCII: return sc_string_id(a->message.ascii);
+    case NVTX_MESSAGE_TYPE_ASCII: return sc_string_id_nvtx(a->message.ascii);
     case NVTX_MESSAGE_TYPE_REGISTERED:
         return sc_handle_name_id((uint64_t)(uintptr_t)a->message.registered);
     default: return sc_string_id("(unnamed range)");
@@ -112,13 +151,7 @@ static uint64_t sc_now(void)
     return t;
 }
 
-static uint32_t sc_tid_now(void)
-{
-    if (!sc_nvtx_tid) sc_nvtx_tid = (uint32_t)syscall(SYS_gettid);
-    return sc_nvtx_tid;
-}
-
-static void sc_put_range(const sc_open_range *r, uint64_t end_ns, uint32_t tid, uint32_t depth)
+static void sc_put_range(const sc_nvtx_open *r, uint64_t end_ns, uint32_t tid, uint32_t depth)
 {
     sc_rec_range rec = {.start_ns = r->start_ns, .end_ns = end_ns, .tid = tid,
                         .name_id = r->name_id, .domain_id = r->domain_id, .depth = depth};
@@ -129,48 +162,88 @@ static void sc_put_range(const sc_open_range *r, uint64_t end_ns, uint32_t tid, 
 
 static void sc_push(uint32_t name_id, uint32_t domain_id)
 {
-    if (!sc_stack && !(sc_stack = calloc(1, sizeof *sc_stack))) return;
-    uint32_t d = sc_stack->depth++;
+    sc_thread *t = sc_thread_self();
+    if (!t) {
+        sc_loss_add(SC_LOSS_NO_MEMORY, 1);
+        return;
+    }
+    uint32_t d = t->nvtx_depth++;
     if (d < SC_NVTX_MAX_DEPTH)
-        sc_stack->open[d] = (sc_open_range){sc_now(), name_id ? name_id : sc_string_id("?"),
-                                            domain_id};
+        t->nvtx_open[d] = (sc_nvtx_open){sc_now(), name_id ? name_id : sc_unnamed_id(), domain_id};
+    else
+        sc_loss_add(SC_LOSS_NVTX_DEPTH, 1);
 }
 
 static void sc_pop(void)
 {
+    sc_thread *t = sc_thread_self();
+    if (!t) return;
     /* A pop with nothing pushed since capture started: its push came before cuInit. */
-    if (!sc_stack || sc_stack->depth == 0) return;
-    uint32_t d = --sc_stack->depth;
-    if (d < SC_NVTX_MAX_DEPTH) sc_put_range(&sc_stack->open[d], sc_now(), sc_tid_now(), d);
+    if (t->nvtx_depth == 0) {
+        sc_loss_add(SC_LOSS_NVTX_UNMATCHED, 1);
+        return;
+    }
+    uint32_t d = --t->nvtx_depth;
+    if (d < SC_NVTX_MAX_DEPTH) sc_put_range(&t->nvtx_open[d], sc_now(), t->tid, d);
 }
 
 /* ---- start/end --------------------------------------------------------------------- */
 
 static void sc_start(uint64_t id, uint32_t name_id, uint32_t domain_id)
 {
-    sc_open_by_id o = {id, sc_tid_now(), {sc_now(), name_id ? name_id : sc_string_id("?"),
-                                          domain_id}};
-    pthread_mutex_lock(&sc_nvtx_lock);
-    if (sc_n_open_ids < SC_NVTX_OPEN) sc_open_ids[sc_n_open_ids++] = o;
-    pthread_mutex_unlock(&sc_nvtx_lock);
+    if (!id) return;    /* NVTX gave no id: there is no range to end */
+    sc_thread *t = sc_thread_self();
+    sc_nvtx_open r = {sc_now(), name_id ? name_id : sc_unnamed_id(), domain_id};
+    if (atomic_fetch_add(&sc_open_count, 1) < SC_NVTX_OPEN_MAX) {
+        size_t h = sc_nvtx_hash(id);
+        for (int k = 0; k < SC_NVTX_OPEN_WINDOW; k++) {
+            sc_open_slot *s = &sc_open_ranges[(h + (size_t)k) % SC_NVTX_OPEN_SLOTS];
+            uint64_t free_id = 0;
+            if (atomic_load_explicit(&s->id, memory_order_relaxed) == 0 &&
+                atomic_compare_exchange_strong(&s->id, &free_id, id)) {
+                s->tid = t ? t->tid : 0;
+                s->range = r;
+                atomic_store_explicit(&s->ready, true, memory_order_release);
+                return;
+            }
+        }
+    }
+    atomic_fetch_sub(&sc_open_count, 1);
+    atomic_fetch_add(&sc_open_dropped, 1);
+    sc_loss_add(SC_LOSS_NVTX_OPEN, 1);
 }
 
 static void sc_end(uint64_t id)
 {
     uint64_t end = sc_now();
-    sc_open_by_id found = {0};
-    bool ok = false;
-    pthread_mutex_lock(&sc_nvtx_lock);
-    for (size_t i = 0; i < sc_n_open_ids; i++) {
-        if (sc_open_ids[i].id != id) continue;
-        found = sc_open_ids[i];
-        sc_open_ids[i] = sc_open_ids[--sc_n_open_ids];
-        ok = true;
-        break;
+    size_t h = sc_nvtx_hash(id);
+    for (int k = 0; id && k < SC_NVTX_OPEN_WINDOW; k++) {
+        sc_open_slot *s = &sc_open_ranges[(h + (size_t)k) % SC_NVTX_OPEN_SLOTS];
+        if (atomic_load_explicit(&s->id, memory_order_acquire) != id) continue;
+        while (!atomic_load_explicit(&s->ready, memory_order_acquire)) sched_yield();
+        sc_nvtx_open r = s->range;
+        uint32_t tid = s->tid;
+        atomic_store_explicit(&s->ready, false, memory_order_relaxed);
+        atomic_store_explicit(&s->id, 0, memory_order_release);
+        atomic_fetch_sub(&sc_open_count, 1);
+        /* Not thread-bound: depth says so. */
+        sc_put_range(&r, end, tid, UINT32_MAX);
+        return;
     }
-    pthread_mutex_unlock(&sc_nvtx_lock);
-    /* Not thread-bound: depth says so. */
-    if (ok) sc_put_range(&found.range, end, found.tid, UINT32_MAX);
+    /* Its start was dropped (counted then) or came before capture started. */
+    int dropped = atomic_load(&sc_open_dropped);
+    while (dropped > 0 && !atomic_compare_exchange_weak(&sc_open_dropped, &dropped, dropped - 1)) {
+    }
+    if (dropped <= 0) sc_loss_add(SC_LOSS_NVTX_UNMATCHED, 1);
+}
+
+void sc_nvtx_count_unclosed(void)
+{
+    uint64_t open = (uint64_t)atomic_load(&sc_open_count);
+    for (sc_thread *t = sc_thread_first(); t; t = t->next)
+        if (atomic_load_explicit(&t->owned, memory_order_relaxed))
+            open += t->nvtx_depth < SC_NVTX_MAX_DEPTH ? t->nvtx_depth : SC_NVTX_MAX_DEPTH;
+    sc_loss_add(SC_LOSS_NVTX_UNCLOSED, open);
 }
 
 static uint64_t sc_return_u64(const CUpti_NvtxData *d)
@@ -183,7 +256,7 @@ void sc_nvtx_on_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
     const void *p = d->functionParams;
     switch (cbid) {
     case CUPTI_CBID_NVTX_nvtxRangePushA:
-        sc_push(sc_string_id(((const nvtxRangePushA_params *)p)->message), 0);
+        sc_push(sc_string_id_nvtx(((const nvtxRangePushA_params *)p)->message), 0);
         break;
     case CUPTI_CBID_NVTX_nvtxRangePushEx:
         sc_push(sc_message_id(((const nvtxRangePushEx_params *)p)->eventAttrib), 0);
@@ -199,7 +272,8 @@ void sc_nvtx_on_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
         sc_pop();
         break;
     case CUPTI_CBID_NVTX_nvtxRangeStartA:
-        sc_start(sc_return_u64(d), sc_string_id(((const nvtxRangeStartA_params *)p)->message), 0);
+        sc_start(sc_return_u64(d), sc_string_id_nvtx(((const nvtxRangeStartA_params *)p)->message),
+                 0);
         break;
     case CUPTI_CBID_NVTX_nvtxRangeStartEx:
         sc_start(sc_return_u64(d), sc_message_id(((const nvtxRangeStartEx_params *)p)->eventAttrib), 0);
@@ -231,14 +305,8 @@ void sc_nvtx_on_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
 
 void sc_nvtx_enable(CUpti_SubscriberHandle subscriber)
 {
-    static const CUpti_CallbackId ids[] = {
-        CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushEx,
-        CUPTI_CBID_NVTX_nvtxDomainRangePushEx,  CUPTI_CBID_NVTX_nvtxRangePop,
-        CUPTI_CBID_NVTX_nvtxDomainRangePop,     CUPTI_CBID_NVTX_nvtxRangeStartA,
-        CUPTI_CBID_NVTX_nvtxRangeStartEx,       CUPTI_CBID_NVTX_nvtxDomainRangeStartEx,
-        CUPTI_CBID_NVTX_nvtxRangeEnd,           CUPTI_CBID_NVTX_nvtxDomainRangeEnd,
-        CUPTI_CBID_NVTX_nvtxDomainCreateA,      CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
-    };
-    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+    unsigned n = 0;
+    const uint32_t *ids = sc_nvtx_hooks(&n);
+    for (unsigned i = 0; i < n; i++)
         sc_cupti_api.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_NVTX, ids[i]);
 }

@@ -11,7 +11,9 @@
 
 /* Enables the NVTX callbacks on the subscriber. */
 void sc_nvtx_enable(CUpti_SubscriberHandle subscriber);
-/* One NVTX callback. */
+/* One NVTX callback. No lock on any path (push/pop use the thread's own stack). */
 void sc_nvtx_on_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *data);
+/* At the end of capture: counts the ranges still open (SC_LOSS_NVTX_UNCLOSED). */
+void sc_nvtx_count_unclosed(void);
 
 #endif

@@ -28,4 +28,6 @@ void sc_options_read(void)
     snprintf(sc_opts.out_dir, sizeof sc_opts.out_dir, "%s", out && *out ? out : "streamcheck-out");
     const char *cupti = getenv("STREAMCHECK_CUPTI");
     snprintf(sc_opts.cupti_path, sizeof sc_opts.cupti_path, "%s", cupti ? cupti : "");
+    const char *unwinder = getenv("STREAMCHECK_UNWINDER");
+    snprintf(sc_opts.unwinder, sizeof sc_opts.unwinder, "%s", unwinder ? unwinder : "");
 }

@@ -10,6 +10,7 @@ typedef struct sc_options {
     int stack_depth;        /* STREAMCHECK_STACK_DEPTH (default 24, 0 = no stacks) */
     char out_dir[2048];     /* STREAMCHECK_OUT (default ./streamcheck-out) */
     char cupti_path[2048];  /* STREAMCHECK_CUPTI: libcupti to use when none is loaded */
+    char unwinder[16];      /* STREAMCHECK_UNWINDER: "libgcc", "libunwind", "" = choose */
 } sc_options;
 
 #define SC_MAX_STACK_DEPTH 64

@@ -1,7 +1,9 @@
 #include "preload/stack.h"
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <unwind.h>
 
 #include "preload/options.h"
@@ -11,8 +13,16 @@ static sc_unw_backtrace_fn sc_unw_backtrace;
 
 void sc_stack_init(void)
 {
+    const char *want = sc_opts.unwinder;
+    bool lockfree_libgcc = dlsym(RTLD_DEFAULT, "_dl_find_object") != NULL;
+    if (strcmp(want, "libgcc") == 0 || (!*want && lockfree_libgcc)) return;
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (h) *(void **)&sc_unw_backtrace = dlsym(h, "unw_backtrace");
+}
+
+const char *sc_stack_unwinder(void)
+{
+    return sc_unw_backtrace ? "libunwind" : "libgcc";
 }
 
 typedef struct sc_unwind_state {

@@ -1,117 +1,191 @@
 #include "preload/strings.h"
 
-#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "preload/loss.h"
+#include "preload/thread.h"
 #include "preload/tracebuf.h"
 #include "streamcheck/trace_format.h"
+#include "trace/record.h"
 
-typedef struct sc_string_entry {
-    uint64_t hash;
-    uint32_t id;
-    char *text;
-} sc_string_entry;
+/* Twice the most names it holds, so probe runs stay short. */
+enum { SC_STRINGS_SLOTS = 2 * SC_STRINGS_MAX };
+#define SC_STRING_FAILED UINT32_MAX /* a slot whose text could not be copied */
 
-static pthread_mutex_t sc_strings_lock = PTHREAD_MUTEX_INITIALIZER;
-static sc_string_entry *sc_strings_table;   /* open addressing, power-of-two size */
-static size_t sc_strings_size, sc_strings_used;
-static uint32_t sc_strings_next_id = 1;
+typedef struct sc_string_slot {
+    _Atomic uint64_t hash; /* 0: empty; claimed with compare-and-swap, never released */
+    _Atomic uint32_t id;   /* 0 while the claimer fills the slot */
+    const char *text;      /* written before id is published */
+} sc_string_slot;
+
+static _Atomic(sc_string_slot *) sc_strings_table;
+static atomic_uint sc_strings_next_id = 1;
+static atomic_uint sc_strings_count, sc_strings_count_nvtx;
+static _Atomic uint32_t sc_strings_overflow_id[2]; /* [nvtx] */
 
 static uint64_t sc_fnv1a(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
-    while (*s) h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-    return h;
+    while (*s)
+        h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+    return h ? h : 1;
 }
 
-static int sc_strings_grow(void)
+void sc_strings_start(void)
 {
-    size_t size = sc_strings_size ? sc_strings_size * 2 : 1024;
-    sc_string_entry *t = calloc(size, sizeof *t);
-    if (!t) return -1;
-    for (size_t i = 0; i < sc_strings_size; i++) {
-        sc_string_entry *e = &sc_strings_table[i];
-        if (!e->text) continue;
-        size_t j = e->hash & (size - 1);
-        while (t[j].text) j = (j + 1) & (size - 1);
-        t[j] = *e;
+    if (atomic_load(&sc_strings_table)) return;
+    /* 1.5 MiB of zeros, mapped, not touched: pages cost memory as names arrive. */
+    atomic_store(&sc_strings_table, calloc(SC_STRINGS_SLOTS, sizeof(sc_string_slot)));
+}
+
+/* Room for one more name of this kind: a bounded table is what keeps a program that names
+ * every step differently from growing it without end. */
+static bool sc_strings_admit(bool nvtx)
+{
+    /* Full is the steady state of a program past the cap: answered by loads alone. */
+    if (atomic_load_explicit(&sc_strings_count, memory_order_relaxed) >= SC_STRINGS_MAX ||
+        (nvtx &&
+         atomic_load_explicit(&sc_strings_count_nvtx, memory_order_relaxed) >= SC_STRINGS_MAX_NVTX))
+        return false;
+    if (atomic_fetch_add(&sc_strings_count, 1) >= SC_STRINGS_MAX) {
+        atomic_fetch_sub(&sc_strings_count, 1);
+        return false;
     }
-    free(sc_strings_table);
-    sc_strings_table = t;
-    sc_strings_size = size;
+    if (nvtx && atomic_fetch_add(&sc_strings_count_nvtx, 1) >= SC_STRINGS_MAX_NVTX) {
+        atomic_fetch_sub(&sc_strings_count_nvtx, 1);
+        atomic_fetch_sub(&sc_strings_count, 1);
+        return false;
+    }
+    return true;
+}
+
+static void sc_strings_unadmit(bool nvtx)
+{
+    if (nvtx) atomic_fetch_sub(&sc_strings_count_nvtx, 1);
+    atomic_fetch_sub(&sc_strings_count, 1);
+}
+
+/* The slot we claimed: copy the text, write its STRING record, then publish the id (the
+ * record precedes every use of the id in this thread's buffer). */
+static uint32_t sc_strings_fill(sc_string_slot *s, const char *text)
+{
+    char *copy = strdup(text);
+    if (!copy) {
+        atomic_store_explicit(&s->id, SC_STRING_FAILED, memory_order_release);
+        sc_loss_add(SC_LOSS_NO_MEMORY, 1);
+        return 0;
+    }
+    s->text = copy;
+    uint32_t id = atomic_fetch_add(&sc_strings_next_id, 1);
+    size_t len = strlen(copy);
+    if (len > SC_TBUF_MAX_RECORD - 64) len = SC_TBUF_MAX_RECORD - 64; /* a name, not a novel */
+    sc_rec_string r = {.id = id};
+    size_t size = sc_record_size(sizeof r, len + 1);
+    uint8_t *dst = sc_tbuf_reserve(size);
+    if (dst) {
+        size_t n = sc_record_encode(dst, SC_REC_STRING, &r, sizeof r, copy, len + 1);
+        dst[sizeof(sc_record_header) + sizeof r + len] = '\0'; /* a cut name ends here */
+        sc_tbuf_commit(n);
+    }
+    atomic_store_explicit(&s->id, id, memory_order_release);
+    return id;
+}
+
+/* The id of text in the table (and our copy of it), inserting it within the cap unless
+ * bypass_cap; 0 when its share of the table is full (*full set) or out of memory. */
+static uint32_t sc_strings_find(const char *text, bool nvtx, bool bypass_cap, bool *full,
+                                const char **interned)
+{
+    sc_string_slot *table = atomic_load_explicit(&sc_strings_table, memory_order_acquire);
+    if (!table) return 0;
+    uint64_t h = sc_fnv1a(text);
+    size_t mask = SC_STRINGS_SLOTS - 1;
+    for (size_t probe = 0, j = h & mask; probe < SC_STRINGS_SLOTS; probe++, j = (j + 1) & mask) {
+        sc_string_slot *s = &table[j];
+        uint64_t seen = atomic_load_explicit(&s->hash, memory_order_acquire);
+        if (seen == 0) {
+            if (!bypass_cap && !sc_strings_admit(nvtx)) {
+                *full = true;
+                return 0;
+            }
+            if (atomic_compare_exchange_strong(&s->hash, &seen, h)) {
+                uint32_t id = sc_strings_fill(s, text);
+                *interned = s->text;
+                return id;
+            }
+            if (!bypass_cap) sc_strings_unadmit(nvtx);
+            /* Another thread took the slot first: perhaps for the same text. */
+        }
+        if (seen != h) continue;
+        uint32_t id;
+        for (int spins = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0; spins++)
+            if (spins > 64) sched_yield(); /* its claimer is copying the text */
+        if (id != SC_STRING_FAILED && strcmp(s->text, text) == 0) {
+            *interned = s->text;
+            return id;
+        }
+    }
     return 0;
 }
 
-/* CUPTI hands the same name pointer for every launch of a kernel: a small cache keyed by
- * the pointer answers most lookups without hashing the (long, mangled) text. Only the
- * activity thread calls this in bulk; the cache is per thread, so it needs no lock. */
-enum { SC_STRING_CACHE = 64 };
-static __thread struct {
-    const char *ptr;
-    const char *interned;   /* our copy: the text is compared, so a reused pointer is safe */
-    uint32_t id;
-} sc_string_cache[SC_STRING_CACHE];
+/* The name past the cap stands for: interned outside the cap, once. */
+static uint32_t sc_strings_overflow(bool nvtx)
+{
+    sc_loss_add(SC_LOSS_NAMES, 1);
+    uint32_t id = atomic_load_explicit(&sc_strings_overflow_id[nvtx], memory_order_relaxed);
+    if (id) return id;
+    bool full = false;
+    const char *interned;
+    char name[64];
+    snprintf(name, sizeof name, nvtx ? "(NVTX names past %d)" : "(names past %d)",
+             nvtx ? SC_STRINGS_MAX_NVTX : SC_STRINGS_MAX);
+    id = sc_strings_find(name, false, true, &full, &interned);
+    atomic_store_explicit(&sc_strings_overflow_id[nvtx], id, memory_order_relaxed);
+    return id;
+}
 
-static uint32_t sc_string_lookup(const char *text, const char **interned);
-
-uint32_t sc_string_id(const char *text)
+static uint32_t sc_string_lookup(const char *text, bool nvtx)
 {
     if (!text) return 0;
+    sc_thread *t = sc_thread_self();
     size_t slot = ((uintptr_t)text >> 4) % SC_STRING_CACHE;
-    if (sc_string_cache[slot].ptr == text && strcmp(sc_string_cache[slot].interned, text) == 0)
-        return sc_string_cache[slot].id;
+    if (t && t->strings.slot[slot].ptr == text && strcmp(t->strings.slot[slot].interned, text) == 0)
+        return t->strings.slot[slot].id;
+    bool full = false;
     const char *interned = NULL;
-    uint32_t id = sc_string_lookup(text, &interned);
-    if (id) {
-        sc_string_cache[slot].ptr = text;
-        sc_string_cache[slot].interned = interned;
-        sc_string_cache[slot].id = id;
+    uint32_t id = sc_strings_find(text, nvtx, false, &full, &interned);
+    if (full) return sc_strings_overflow(nvtx);
+    if (id && t) {
+        t->strings.slot[slot].ptr = text;
+        t->strings.slot[slot].interned = interned;
+        t->strings.slot[slot].id = id;
     }
     return id;
 }
 
-static uint32_t sc_string_lookup(const char *text, const char **interned)
+uint32_t sc_string_id(const char *text)
 {
-    uint64_t h = sc_fnv1a(text);
-    uint32_t id = 0;
-    pthread_mutex_lock(&sc_strings_lock);
-    if (sc_strings_used * 2 >= sc_strings_size && sc_strings_grow() != 0) goto out;
-    size_t j = h & (sc_strings_size - 1);
-    for (; sc_strings_table[j].text; j = (j + 1) & (sc_strings_size - 1)) {
-        if (sc_strings_table[j].hash == h && strcmp(sc_strings_table[j].text, text) == 0) {
-            id = sc_strings_table[j].id;
-            *interned = sc_strings_table[j].text;
-            goto out;
-        }
-    }
-    char *copy = strdup(text);
-    if (!copy) goto out;
-    id = sc_strings_next_id++;
-    sc_strings_table[j] = (sc_string_entry){h, id, copy};
-    *interned = copy;
-    sc_strings_used++;
-    /* Written under the lock, so the STRING record precedes any record that uses the id
-     * in the same thread's buffer; the reader resolves ids after loading anyway. */
-    size_t len = strlen(text);
-    if (len > SC_TBUF_MAX_RECORD - 64) len = SC_TBUF_MAX_RECORD - 64;
-    char *tail = malloc(len + 1);
-    if (tail) {
-        memcpy(tail, text, len);
-        tail[len] = '\0';
-        sc_rec_string r = {.id = id};
-        sc_tbuf_put(SC_REC_STRING, &r, sizeof r, tail, len + 1);
-        free(tail);
-    }
-out:
-    pthread_mutex_unlock(&sc_strings_lock);
-    return id;
+    return sc_string_lookup(text, false);
+}
+
+uint32_t sc_string_id_nvtx(const char *text)
+{
+    return sc_string_lookup(text, true);
 }
 
 void sc_strings_reset(void)
 {
-    pthread_mutex_init(&sc_strings_lock, NULL);
-    sc_strings_table = NULL;
-    sc_strings_size = sc_strings_used = 0;
-    sc_strings_next_id = 1;
+    /* A forked child: the parent's table is left as it was (another thread may have been
+     * filling a slot at the fork), and nothing is recorded here anyway. */
+    atomic_store(&sc_strings_table, NULL);
+    atomic_store(&sc_strings_next_id, 1);
+    atomic_store(&sc_strings_count, 0);
+    atomic_store(&sc_strings_count_nvtx, 0);
+    atomic_store(&sc_strings_overflow_id[0], 0);
+    atomic_store(&sc_strings_overflow_id[1], 0);
 }

@@ -1,41 +1,79 @@
-/* Per-thread record buffers between the hot path and the trace writer.
+/* Per-thread record buffers between the hot path and the trace file.
  *
- * A thread encodes records into its own buffer (no shared lock: each buffer's flag is
- * only contended at a flush); a full buffer is handed to the writer in one write. All
- * buffers are in a registry so the exit path can flush every thread's records, and a
- * thread's buffer is kept for reuse when the thread ends, so memory stays bounded by the
- * number of threads alive at once. */
+ * A thread encodes records into its own buffer (thread.h), holding only its own flag. A full
+ * buffer is handed to the agent thread (agent.c), which writes it; the thread goes on in its
+ * spare buffer. No application thread waits for disk I/O: the only write an application
+ * thread makes is back-pressure, when SC_TBUF_MAX_IN_FLIGHT of its buffers are still
+ * waiting to be written (the disk is slower than the program), or when no agent runs.
+ *
+ * Idle threads' buffers reach the file too (every 500 ms and when asked): the agent swaps
+ * the buffer out under the thread's flag, which it holds for a pointer swap only, and writes
+ * it after letting go. At exit every buffer is written before END; on a fatal signal what
+ * can be written without waiting long is written, and the rest is counted. */
 #ifndef SC_PRELOAD_TRACEBUF_H
 #define SC_PRELOAD_TRACEBUF_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "preload/thread.h"
 #include "trace/writer.h"
 
-/* Starts the buffers; records go to w from now on. */
+enum {
+    SC_TBUF_SIZE = 256 * 1024,
+    SC_TBUF_MAX_RECORD = 8192,
+    SC_TBUF_MAX_IN_FLIGHT = 8, /* per thread: 2 MiB waiting for the disk, then it writes */
+};
+
+struct sc_tbuf_buf {
+    struct sc_tbuf_buf *next; /* the agent's queue */
+    sc_thread *owner;         /* where it goes back to once written */
+    _Atomic size_t used;      /* written by the owner under its flag; read by the
+                                 crash path without it */
+    uint8_t data[SC_TBUF_SIZE];
+};
+
+/* Records go to w from now on. */
 void sc_tbuf_start(sc_writer *w);
-/* Returns space for a record of `size` bytes (at most SC_TBUF_MAX_RECORD) in the calling
- * thread's buffer, or NULL if recording stopped. Must be followed by sc_tbuf_commit. */
+
+/* Space for a record of `size` bytes (at most SC_TBUF_MAX_RECORD) in the calling thread's
+ * buffer, or NULL (recording stopped, or no memory: counted in the LOSS records). Must be
+ * followed by sc_tbuf_commit or sc_tbuf_commit_api. */
 void *sc_tbuf_reserve(size_t size);
 void sc_tbuf_commit(size_t size);
-/* Between reserve and commit: the record is an API call (counted for the END record). */
-void sc_tbuf_count_api(void);
+void sc_tbuf_commit_api(size_t size); /* the record is an API call (END counts them) */
 uint64_t sc_tbuf_api_records(void);
 /* Encodes and appends one record (see trace/record.h). */
 void sc_tbuf_put(uint16_t kind, const void *fixed, size_t fixed_size, const void *tail,
                  size_t tail_size);
-/* Writes out every thread's buffered records. */
-void sc_tbuf_flush_all(void);
-/* Writes out the buffers nobody is using right now, waiting for nothing: the periodic flush
- * (so a crash loses little) and the fatal-signal path. */
+
+/* Asks for idle threads' buffers to be written soon. Never waits: CUPTI's buffer thread
+ * calls it after each buffer of device records. */
 void sc_tbuf_flush_idle(void);
-/* Stops taking records, writes out every buffer and detaches from the writer: after this,
- * nothing more reaches the file (the END record is written after it). */
-void sc_tbuf_close(void);
+
+/* The agent's work (agent.c): write the buffers handed over, and swap out and write idle
+ * threads' buffers. */
+void sc_tbuf_drain(void);
+void sc_tbuf_flush_idle_now(void);
+
+/* A fatal signal: writes what was handed over and what idle threads hold, then the LOSS
+ * records, with the file seized (the agent's write finished, no other to start) and never
+ * let go, so the signal's default action cannot cut a record. Waits a bounded time at most;
+ * counts what it could not write. */
+void sc_tbuf_flush_fatal(void);
+
+/* Stops taking records (later ones are counted as lost) and writes every buffer; after this
+ * nothing more reaches the file through the buffers (LOSS and END are written after it).
+ * The agent must be stopped first. Returns the records that could not be written (a write
+ * failed). */
+uint64_t sc_tbuf_close(void);
 /* Forgets every buffer without writing (a forked child). */
 void sc_tbuf_drop_all(void);
 
-#define SC_TBUF_MAX_RECORD 8192
+/* For thread.c: a new buffer owned by t (NULL when out of memory), and a thread's exit (its
+ * records go to the agent, its buffer is left for the next thread). */
+sc_tbuf_buf *sc_tbuf_buf_new(sc_thread *t);
+void sc_tbuf_thread_exit(sc_thread *t);
 
 #endif

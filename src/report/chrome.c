@@ -712,7 +712,7 @@ static void write_findings(writer *w, const proc *p)
         else
             fputs("null", w->out);
         fputs(",\"site\":", w->out);
-        put_site(w, p, marks[i].in->call);
+        put_site(w, p, marks[i].in->site ? marks[i].in->site : marks[i].in->call);
         fputs("}}", w->out);
     }
     free(marks);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "report/names.h"
+#include "streamcheck/trace.h"
 #include "streamcheck/trace_format.h"
 #include "trace/read_file.h"
 #include "trace/validate.h"
@@ -48,6 +49,7 @@ static const char *const sc_dump_kind_names[SC_REC_KIND_LAST + 1] = {
     [SC_REC_STREAM] = "STREAM",   [SC_REC_SYNC] = "SYNC",     [SC_REC_NOTE] = "NOTE",
     [SC_REC_ENV] = "ENV",         [SC_REC_RANGE] = "RANGE",   [SC_REC_END] = "END",
     [SC_REC_OVERHEAD] = "OVERHEAD",
+    [SC_REC_LOSS] = "LOSS",
 };
 
 static const char *kind_name(uint16_t kind)
@@ -160,7 +162,7 @@ static void scan(sc_dump *d)
             add_call_name(d, p, n);
         if (h.kind == SC_REC_END)
             d->has_end = true;
-        d->counts[h.kind <= SC_REC_KIND_LAST ? h.kind : 0]++;
+        d->counts[h.kind <= SC_REC_KIND_LAST && sc_dump_kind_names[h.kind] ? h.kind : 0]++;
         d->n_records++;
         off += h.size;
     }
@@ -483,6 +485,14 @@ static void dump_overhead(FILE *out, const uint8_t *p, size_t n)
             r.correlation_id);
 }
 
+static void dump_loss(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_loss r;
+    SC_RECORD_COPY_FIXED(r, p, n);
+    fprintf(out, " %s=%" PRIu64 " (cause %u: %s)", sc_loss_cause_name(r.cause), r.count, r.cause,
+            sc_loss_cause_text(r.cause));
+}
+
 static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record_header *h)
 {
     const uint8_t *p = d->data + off + sizeof *h;
@@ -508,6 +518,7 @@ static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record
     case SC_REC_RANGE: dump_range(out, p, n); break;
     case SC_REC_END: dump_end(out, p, n); break;
     case SC_REC_OVERHEAD: dump_overhead(out, p, n); break;
+    case SC_REC_LOSS: dump_loss(out, p, n); break;
     default:
         fprintf(out, " kind=%u size=%u: not known to this version, skipped", h->kind, h->size);
         break;

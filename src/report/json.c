@@ -62,10 +62,15 @@ static json_t *frames_json(const sc_trace *t, const sc_api_call *call,
 
 /* The call that caused something: what it was, where it came from (call_site is the first
  * frame outside CUDA/CUPTI/streamcheck; frames is the full stack, innermost first). */
-static json_t *call_json(const sc_trace *t, const sc_api_call *call, const sc_json_options *opt)
+/* A call; its site (call_site, frames) from `site`, the call whose stack it shares (itself
+ * when its own stack was taken). */
+static json_t *call_json(const sc_trace *t, const sc_api_call *call, const sc_api_call *site_call,
+                         const sc_json_options *opt)
 {
     if (!call)
         return json_null();
+    if (!site_call)
+        site_call = call;
     json_t *o = json_object();
     json_object_set_new(o, "api", sc_json_str(call->name));
     json_object_set_new(o, "start_ns", jint(call->rec.start_ns));
@@ -76,10 +81,10 @@ static json_t *call_json(const sc_trace *t, const sc_api_call *call, const sc_js
     json_object_set_new(o, "bytes", jint(call->rec.bytes));
     json_object_set_new(o, "correlation_id", jint(call->rec.correlation_id));
     sc_frame site;
-    long idx = sc_frame_call_site(opt->resolve, opt->resolve_ctx, t, call, &site);
+    long idx = sc_frame_call_site(opt->resolve, opt->resolve_ctx, t, site_call, &site);
     json_object_set_new(o, "call_site", idx < 0 ? json_null() : frame_json(&site));
     json_object_set_new(o, "call_site_index", idx < 0 ? json_null() : json_integer(idx));
-    json_object_set_new(o, "frames", frames_json(t, call, opt));
+    json_object_set_new(o, "frames", frames_json(t, site_call, opt));
     return o;
 }
 
@@ -101,7 +106,7 @@ static json_t *instance_json(const sc_trace *t, const sc_instance *in,
     json_object_set_new(o, "cost_ns", jint(in->cost_ns));
     json_object_set_new(o, "text", sc_json_str(in->text));
     json_object_set_new(o, "evidence", evidence_json(in->evidence, in->n_evidence));
-    json_object_set_new(o, "call", call_json(t, in->call, opt));
+    json_object_set_new(o, "call", call_json(t, in->call, in->site, opt));
     return o;
 }
 
@@ -127,7 +132,7 @@ static json_t *finding_json(const sc_trace *t, const sc_finding *f, const sc_jso
         json_t *s = json_object();
         json_object_set_new(s, "count", jint(f->sites[i].count));
         json_object_set_new(s, "cost_ns", jint(f->sites[i].cost_ns));
-        json_object_set_new(s, "call", call_json(t, f->sites[i].call, opt));
+        json_object_set_new(s, "call", call_json(t, f->sites[i].call, NULL, opt));
         json_array_append_new(sites, s);
     }
     json_object_set_new(o, "sites", sites);
@@ -219,7 +224,7 @@ static json_t *stream_json(const sc_trace *t, const sc_stream_summary *s,
     json_object_set_new(o, "memset_count", jint(s->memset_count));
     json_object_set_new(o, "idle", json_boolean(sc_text_stream_idle(s)));
     overlap_into(o, &s->overlap);
-    json_object_set_new(o, "created_by", call_json(t, s->created_by, opt));
+    json_object_set_new(o, "created_by", call_json(t, s->created_by, NULL, opt));
     return o;
 }
 
@@ -328,6 +333,12 @@ static json_t *process_json(const sc_analysis *a, const sc_json_options *opt)
                                                 ? json_null() : sc_json_str(t->status_detail));
     json_object_set_new(o, "dropped_records", t->has_end ? jint(t->end.dropped_records)
                                                          : json_null());
+    /* what streamcheck could not record, by cause (format 1.1; null for older traces) */
+    json_t *losses = t->n_losses ? json_object() : json_null();
+    for (size_t i = 0; i < t->n_losses; i++)
+        json_object_set_new(losses, sc_loss_cause_name(t->losses[i].cause),
+                            jint(t->losses[i].count));
+    json_object_set_new(o, "losses", losses);
     json_object_set_new(o, "run_start_ns", jint(a->run_start_ns));
     json_object_set_new(o, "run_end_ns", jint(a->run_end_ns));
     json_object_set_new(o, "span_ns", jint(a->run_end_ns > a->run_start_ns

@@ -145,8 +145,8 @@ static void prepare_symbols(sc_symbolizer *sym, const sc_analysis *a)
     addr_list l = {0};
     for (size_t i = 0; i < a->n_findings; i++) {
         const sc_finding *f = &a->findings[i];
-        add_call(&l, f->first.call);
-        add_call(&l, f->worst.call);
+        add_call(&l, f->first.site);
+        add_call(&l, f->worst.site);
         for (size_t j = 0; j < f->n_sites; j++)
             add_call(&l, f->sites[j].call);
     }

@@ -85,6 +85,11 @@ static void print_header(FILE *out, const sc_analysis *a)
     if (t->has_end && t->end.dropped_records)
         fprintf(out, "WARNING:  CUPTI dropped %" PRIu64 " activity records: kernel and copy "
                 "counts and the overlap metrics undercount\n", t->end.dropped_records);
+    for (size_t i = 0; i < t->n_losses; i++)    /* nothing lost silently (LOSS records) */
+        if (t->losses[i].count)
+            fprintf(out, "lost:     %" PRIu64 " %s (%s)\n", t->losses[i].count,
+                    sc_loss_cause_name(t->losses[i].cause),
+                    sc_loss_cause_text(t->losses[i].cause));
     for (size_t i = 0; i < t->n_notes; i++)
         fprintf(out, "note:     %s\n", t->notes[i].text ? t->notes[i].text
                                                         : sc_report_note_name(t->notes[i].code));

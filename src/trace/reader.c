@@ -27,7 +27,7 @@ typedef struct sc_loader {
     sc_name_entry *call_names;  /* key = domain << 16 | cbid */
     size_t n_call_names, cap_call_names;
     size_t cap_modules, cap_devices, cap_calls, cap_kernels, cap_copies, cap_memsets,
-        cap_streams, cap_syncs, cap_ranges, cap_notes, cap_env, cap_overheads;
+        cap_streams, cap_syncs, cap_ranges, cap_notes, cap_env, cap_overheads, cap_losses;
     char *err;
     size_t err_size;
 } sc_loader;
@@ -193,6 +193,21 @@ static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t
         SC_RECORD_COPY_FIXED(t->end, p, n);
         t->has_end = true;
         return 0;
+    case SC_REC_LOSS: {
+        sc_rec_loss r;
+        SC_RECORD_COPY_FIXED(r, p, n);
+        /* Counts are cumulative: a later record of the same cause replaces the earlier. */
+        for (size_t i = 0; i < t->n_losses; i++) {
+            if (t->losses[i].cause == r.cause) {
+                t->losses[i].count = r.count;
+                return 0;
+            }
+        }
+        sc_loss *l = SC_PUSH(ld, losses, n_losses, cap_losses);
+        if (!l) break;
+        *l = (sc_loss){.cause = r.cause, .count = r.count};
+        return 0;
+    }
     default:
         return 0; /* a kind from a newer minor version: skipped, its size told us how */
     }
@@ -423,8 +438,16 @@ void sc_trace_free(sc_trace *t)
     free(t->overheads);
     free(t->notes);
     free(t->env);
+    free(t->losses);
     free(t->storage);
     memset(t, 0, sizeof *t);
+}
+
+uint64_t sc_trace_lost(const sc_trace *t, uint32_t cause)
+{
+    for (size_t i = 0; i < t->n_losses; i++)
+        if (t->losses[i].cause == cause) return t->losses[i].count;
+    return 0;
 }
 
 const sc_device *sc_trace_device(const sc_trace *t, uint32_t device)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "streamcheck/trace_format.h"
@@ -96,6 +97,24 @@ int sc_writer_append_nowait(sc_writer *w, const void *data, size_t size)
     int rc = sc_writer_append_locked(w, data, size);
     pthread_mutex_unlock(&w->lock);
     return rc;
+}
+
+int sc_writer_seize(sc_writer *w, int max_ms)
+{
+    for (int ms = 0;; ms++) {
+        if (pthread_mutex_trylock(&w->lock) == 0) return 0;
+        if (ms >= max_ms) return -1;
+        struct timespec t = {0, 1000000};
+        nanosleep(&t, NULL);
+    }
+}
+
+void sc_writer_lock(sc_writer *w) { pthread_mutex_lock(&w->lock); }
+void sc_writer_unlock(sc_writer *w) { pthread_mutex_unlock(&w->lock); }
+
+int sc_writer_append_held(sc_writer *w, const void *data, size_t size)
+{
+    return sc_writer_append_locked(w, data, size);
 }
 
 int sc_writer_finish(sc_writer *w, char *err, size_t err_size)

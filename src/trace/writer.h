@@ -27,6 +27,15 @@ int sc_writer_open(sc_writer *w, const char *dir, const char *base, pid_t pid, c
 int sc_writer_append(sc_writer *w, const void *data, size_t size);
 /* The same, but gives up (returns 1) instead of waiting when another thread is writing. */
 int sc_writer_append_nowait(sc_writer *w, const void *data, size_t size);
+/* Several appends under one hold of the lock: lock, append_held..., unlock. */
+void sc_writer_lock(sc_writer *w);
+void sc_writer_unlock(sc_writer *w);
+int sc_writer_append_held(sc_writer *w, const void *data, size_t size);
+/* The fatal-signal path: takes the lock, waiting at most max_ms for a writer that is busy
+ * writing (never for one that may not come back), and keeps it: no write can be in
+ * progress, or start, while the signal kills the process. Returns 0 when held (then
+ * append with sc_writer_append_held). */
+int sc_writer_seize(sc_writer *w, int max_ms);
 /* Closes the file and renames it to its final name. Returns 0 or -1 (err filled). */
 int sc_writer_finish(sc_writer *w, char *err, size_t err_size);
 /* Closes the file without renaming (a forked child dropping its parent's file). */

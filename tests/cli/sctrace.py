@@ -27,6 +27,15 @@ VERSION_MINOR = 1
 REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, REC_API, REC_KERNEL = range(1, 8)
 REC_MEMCPY, REC_MEMSET, REC_STREAM, REC_SYNC, REC_NOTE, REC_ENV, REC_RANGE, REC_END = range(8, 16)
 REC_OVERHEAD = 16
+REC_LOSS = 17
+
+# enum sc_loss_cause
+(LOSS_TOO_LARGE, LOSS_AFTER_CLOSE, LOSS_NO_MEMORY, LOSS_NVTX_DEPTH, LOSS_NVTX_OPEN,
+ LOSS_NVTX_UNCLOSED, LOSS_NVTX_UNMATCHED, LOSS_NVTX_HANDLES, LOSS_NAMES, LOSS_CRASH_UNWRITTEN,
+ LOSS_CONTEXTS) = range(1, 12)
+
+# enum sc_api_flags
+API_PER_THREAD, API_DRIVER, API_STACK_SHARED, API_STACK_SHARED_AUX2 = 1, 2, 4, 8
 
 # enum sc_stream_flag
 UNKNOWN, BLOCKING, NON_BLOCKING, LEGACY = 0, 1, 2, 3
@@ -74,11 +83,12 @@ NOTE = struct.Struct("<II")
 RANGE = struct.Struct("<2Q4I")
 END = struct.Struct("<4QII")
 OVERHEAD = struct.Struct("<2Q6I")
+LOSS = struct.Struct("<IIQ")
 
 for _s, _n in [(FILE_HEADER, 16), (RECORD_HEADER, 8), (PROCESS, 32), (MODULE, 48),
                (DEVICE, 56), (STRING, 8), (CALL_NAME, 8), (API, 72), (KERNEL, 88),
                (MEMCPY, 56), (MEMSET, 48), (STREAM, 24), (SYNC, 40), (NOTE, 8),
-               (RANGE, 32), (END, 40), (OVERHEAD, 40)]:
+               (RANGE, 32), (END, 40), (OVERHEAD, 40), (LOSS, 16)]:
     assert _s.size == _n, (_s.format, _s.size, _n)
 
 
@@ -206,6 +216,10 @@ class Trace:
     def env(self, text):
         self.records.append(record(REC_ENV, b"", text))
 
+    def loss(self, cause, count):
+        """A LOSS record: `count` lost to `cause` (cumulative: the last one of a cause wins)."""
+        self.records.append(record(REC_LOSS, LOSS.pack(cause, 0, count)))
+
     def to_bytes(self, partial=False, dropped=0):
         header = FILE_HEADER.pack(MAGIC, self.version[0], self.version[1], FILE_HEADER.size)
         out = header + b"".join(self.records)
@@ -253,6 +267,7 @@ _LAYOUTS = {
     REC_END: (END, "end_ns dropped_records api_records activity_records reason reserved"),
     REC_OVERHEAD: (OVERHEAD, "start_ns end_ns kind object_kind object_id0 object_id1 object_id2 "
                              "correlation_id"),
+    REC_LOSS: (LOSS, "cause reserved count"),
 }
 for _kind, (_s, _names) in _LAYOUTS.items():
     assert _s is None or len(_names.split()) == len(_s.unpack(b"\0" * _s.size)), _kind
@@ -288,6 +303,7 @@ def read(path):
           it); kernels have "name", ranges "name" and "domain" (None when unknown/default);
           modules have "path" and build_id as a hex string; devices "name"; notes "text",
       env: list of "NAME=value" strings,
+      losses: {cause: count} from LOSS records (the last record of each cause),
       unknown: how many records of kinds this version does not know were skipped.
     Values are as written: stream records keep device 0xFFFFFFFF (the C loader fills it in).
 
@@ -309,7 +325,8 @@ def read(path):
         raise TraceError(f"{path}: corrupt trace: header size {header_size}")
 
     out = {"path": path, "version": (major, minor), "status": "complete", "status_detail": "",
-           "process": None, "end": None, "strings": {}, "call_names": {}, "unknown": 0}
+           "process": None, "end": None, "strings": {}, "call_names": {}, "losses": {},
+           "unknown": 0}
     for name in _LISTS.values():
         out[name] = []
 
@@ -360,6 +377,8 @@ def read(path):
             out["call_names"][(rec["domain"], rec["cbid"])] = text
         elif kind == REC_END:
             out["end"] = rec
+        elif kind == REC_LOSS:
+            out["losses"][rec["cause"]] = rec["count"]
         elif kind == REC_ENV:
             out["env"].append(text)
         else:

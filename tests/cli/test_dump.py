@@ -4,8 +4,8 @@ which leaves out the idle streams CUDA makes with every context."""
 import json
 
 from sctrace import (BLOCKING, CALL_LAUNCH, CALL_STREAM_CREATE, DOMAIN_DRIVER, DTOH, LEGACY,
-                     MEM_DEVICE, MEM_PINNED, NON_BLOCKING, NOTE_CUPTI_TAKEN,
-                     OVERHEAD_LAZY_FUNCTION_LOADING, SYNC_STREAM, Trace)
+                     LOSS_NAMES, LOSS_NVTX_DEPTH, MEM_DEVICE, MEM_PINNED, NON_BLOCKING,
+                     NOTE_CUPTI_TAKEN, OVERHEAD_LAZY_FUNCTION_LOADING, SYNC_STREAM, Trace)
 
 
 def full_trace():
@@ -27,6 +27,7 @@ def full_trace():
     t.note(NOTE_CUPTI_TAKEN, "another profiler holds CUPTI")
     t.env("CUDA_LAUNCH_BLOCKING=1")
     t.overhead(OVERHEAD_LAZY_FUNCTION_LOADING, 6_000, 7_500, correlation_id=2, ids=(482, 100, 0))
+    t.loss(LOSS_NVTX_DEPTH, 3)
     t.raw(99, b"\0" * 16)
     return t
 
@@ -48,8 +49,8 @@ def test_dump_every_kind_in_file_order(run_report, tmp_path):
     kinds = [l.split()[1] for l in records]
     assert kinds == ["PROCESS", "MODULE", "DEVICE", "STREAM", "CALL_NAME", "API", "STREAM",
                      "CALL_NAME", "API", "STRING", "KERNEL", "MEMCPY", "MEMCPY", "MEMSET",
-                     "SYNC", "STRING", "STRING", "RANGE", "NOTE", "ENV", "OVERHEAD", "unknown",
-                     "END"]
+                     "SYNC", "STRING", "STRING", "RANGE", "NOTE", "ENV", "OVERHEAD", "LOSS",
+                     "unknown", "END"]
     offsets = [int(l.split()[0][1:]) for l in records]
     assert offsets[0] == 16 and offsets == sorted(offsets)
     assert all(o % 8 == 0 for o in offsets)
@@ -81,6 +82,9 @@ def test_dump_every_kind_in_file_order(run_report, tmp_path):
     assert " SYNC stream-sync start=1000340000 end=1000350000 dur=10000 ctx=1 stream=16 " \
            in lines_of(out, "SYNC")[0]
     assert "tid=100 name=#3 domain=#2 depth=0" in lines_of(out, "RANGE")[0]
+    (loss,) = lines_of(out, "LOSS")
+    assert loss.split(" ", 2)[2] == \
+        "nvtx-depth=3 (cause 4: NVTX push/pop ranges nested deeper than 64)"
     assert lines_of(out, "NOTE")[0].endswith(" NOTE cupti-taken: another profiler holds CUPTI")
     assert lines_of(out, "ENV")[0].endswith(" ENV CUDA_LAUNCH_BLOCKING=1")
     assert lines_of(out, "OVERHEAD")[0].endswith(
@@ -88,8 +92,8 @@ def test_dump_every_kind_in_file_order(run_report, tmp_path):
         "object=2 ids=482,100,0 corr=2")
     assert "kind=99 size=24: not known to this version, skipped" in lines_of(out, "unknown")[0]
     assert " END end=1000400000 dropped=0 api=0 activity=0 reason=exit" in lines_of(out, "END")[0]
-    assert lines[-1].startswith("records: 23 (PROCESS 1, MODULE 1, DEVICE 1, STRING 3, ")
-    assert lines[-1].endswith("END 1, OVERHEAD 1, unknown 1)")
+    assert lines[-1].startswith("records: 24 (PROCESS 1, MODULE 1, DEVICE 1, STRING 3, ")
+    assert lines[-1].endswith("END 1, OVERHEAD 1, LOSS 1, unknown 1)")
 
 
 def test_dump_names_calls_defined_later_and_driver_domain(run_report, tmp_path):

@@ -58,6 +58,7 @@ def test_round_trip_every_kind(tmp_path):
     (ovh,) = doc["overheads"]
     assert (ovh["kind"], ovh["correlation_id"], ovh["object_id1"]) == \
         (sctrace.OVERHEAD_LAZY_FUNCTION_LOADING, 2, 100)
+    assert doc["losses"] == {sctrace.LOSS_NVTX_DEPTH: 3}
     assert doc["unknown"] == 1
     assert doc["strings"] == {1: "_Z4spinv", 2: "train", 3: "step"}
     assert doc["end"]["end_ns"] == 1_000_400_000 and doc["end"]["reason"] == sctrace.END_EXIT

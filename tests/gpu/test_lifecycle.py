@@ -131,7 +131,10 @@ def test_abort_partial_trace_holds_the_kernels(tools, traced):
 
 
 def test_kill_leaves_a_partial_trace_the_report_reads(tools, baseline, traced):
-    """SIGKILL cannot be caught, so buffered records are lost; what was written must load."""
+    """SIGKILL cannot be caught, so buffered records are lost; what was written must load.
+    The library's own thread writes the trace (after the device synchronization just before
+    the kill, for one): a kill in the middle of one of its writes cuts the last record, which
+    the reader reports as truncated, keeping everything before it."""
     base = baseline("kill")
     got, out = traced("kill")
     assert base.returncode == -signal.SIGKILL, base
@@ -140,7 +143,7 @@ def test_kill_leaves_a_partial_trace_the_report_reads(tools, baseline, traced):
     files = lh.trace_files(out)
     assert [f.name for f in files] == [f"lifecycle-{got.pid}.sctrace.partial"], files
     p = only_process(tools, files[0])
-    assert p["status"] == "partial", p["status"]
+    assert p["status"] in ("partial", "truncated"), p["status"]
 
 
 def test_kill_under_the_wrapper(tools, baseline, tmp_path):
@@ -154,7 +157,8 @@ def test_kill_under_the_wrapper(tools, baseline, tmp_path):
     assert got.stdout == baseline("kill").stdout
     doc = json.loads(report.read_text())
     (p,) = doc["processes"]
-    assert p["status"] == "partial" and p["path"].endswith(".sctrace.partial"), p["path"]
+    assert p["status"] in ("partial", "truncated"), p["status"]   # see the test above
+    assert p["path"].endswith(".sctrace.partial"), p["path"]
 
 
 # ---- fork ------------------------------------------------------------------------------

@@ -98,5 +98,13 @@ def test_every_kernel_has_its_launch(runs, binary, args):
     assert len(launches) == len(trace["kernels"])
     launch_ids = {c["correlation_id"] for c in launches}
     assert all(k["correlation_id"] in launch_ids for k in trace["kernels"])
-    assert all(c["n_frames"] > 0 for c in launches)
+    # Every launch has a stack, or shares that of a sampled launch of the same thread, kernel
+    # and stream (SC_API_STACK_SHARED: its correlation id in aux).
+    by_corr = {c["correlation_id"]: c for c in trace["calls"]}
+    for c in launches:
+        if c["n_frames"] == 0:
+            assert c["flags"] & 4, c
+            sampled = by_corr[c["aux"]]
+            assert sampled["n_frames"] > 0 and sampled["tid"] == c["tid"], (c, sampled)
+            assert sampled["stream"] == c["stream"], (c, sampled)
     assert trace["status"] == "complete" and trace["end"]["dropped_records"] == 0

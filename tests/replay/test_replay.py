@@ -10,6 +10,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
@@ -18,6 +19,9 @@ BUILD = pathlib.Path(os.environ.get("STREAMCHECK_BUILD", SOURCE / "build"))
 FIXTURES = SOURCE / "tests" / "fixtures"
 REPORT = BUILD / "src" / "report" / "streamcheck-report"
 MIB = 1024 * 1024
+
+sys.path.insert(0, str(SOURCE / "tests" / "cli"))
+import sctrace  # noqa: E402  (the independent Python reader of trace files)
 
 
 def report(name, *args):
@@ -187,9 +191,6 @@ def test_killers_sync_copy_is_flagged_exactly_when_it_waited():
     """Whether a synchronous cudaMemcpy waits for a non-blocking stream's kernel is the
     driver's business; the trace shows whether it did (a 128-byte copy that lasted until a
     spin on another stream ended), and the report must agree."""
-    import sys
-    sys.path.insert(0, str(SOURCE / "tests" / "cli"))
-    import sctrace
     t = sctrace.read(str(FIXTURES / "killers-sync-copy.sctrace"))
     spins = [k for k in t["kernels"] if "spin_kernel" in k["name"]]
     copies = [c for c in t["calls"] if c["call_class"] == sctrace.CALL_MEMCPY]
@@ -227,9 +228,6 @@ def test_killers_lazy_cold_is_reported_exactly_when_the_first_launch_waited():
     saw it; this recording may not have): the trace shows whether the first cold_sweep
     launch started within 20 us of the end of the spin another stream was running when it
     was issued, and the report must agree."""
-    import sys
-    sys.path.insert(0, str(SOURCE / "tests" / "cli"))
-    import sctrace
     t = sctrace.read(str(FIXTURES / "killers-lazy-cold.sctrace"))
     calls = {c["correlation_id"]: c for c in t["calls"]}
     kernels = sorted(t["kernels"], key=lambda k: k["start_ns"])
@@ -295,6 +293,34 @@ def test_per_thread_streams_are_not_the_legacy_stream():
     assert not findings(p, "legacy-stream")
     kinds = {s["kind"] for s in p["streams"] if s["kernel_count"]}
     assert "per-thread" in kinds and "legacy" not in kinds, p["streams"]
+
+
+def per_thread_workers_overlap_ns():
+    """(time the two workers of per_thread unstreamed ran kernels together, the smaller
+    worker's kernel time), from the fixture's raw records."""
+    t = sctrace.read(FIXTURES / "per-thread-unstreamed.sctrace")
+    main = t["process"]["pid"]
+    tid_of = {c["correlation_id"]: c["tid"] for c in t["calls"] if c["call_class"] == 1}
+    by_thread = {}
+    for k in t["kernels"]:
+        tid = tid_of.get(k["correlation_id"])
+        if tid is not None and tid != main:
+            by_thread.setdefault(tid, []).append((k["start_ns"], k["end_ns"]))
+    a, b = by_thread.values()
+    shared = sum(max(0, min(x[1], y[1]) - max(x[0], y[0])) for x in a for y in b)
+    return shared, min(sum(e - s for s, e in a), sum(e - s for s, e in b)), t["version"]
+
+
+def test_per_thread_workers_overlap_in_the_fixture():
+    """Two threads launching at one moment on their per-thread default streams overlap
+    (issue 8: under streamcheck 0.1 the second thread's first launch waited for the
+    first's). The fixture recorded before the fix (format 1.0) shows the damage; one
+    re-recorded with this library (1.1) must show the overlap."""
+    shared, least, version = per_thread_workers_overlap_ns()
+    if version < (1, 1):
+        pytest.xfail(f"fixture recorded by streamcheck 0.1 (format {version}): the workers "
+                     f"shared {shared / 1e6:.2f} of {least / 1e6:.2f} ms; re-record it")
+    assert shared >= 0.5 * least, (shared, least)
 
 
 def test_launch_naming_the_legacy_stream_serializes():

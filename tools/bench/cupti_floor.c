@@ -1,13 +1,22 @@
-// libcupti_floor.so: the least any CUPTI-based tracer pays. It enables only
-// CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, counts the records CUPTI hands back and discards
-// them. The overhead benchmark compares streamcheck against this floor.
+// libcupti_floor.so: the least a CUPTI-based tracer pays. It enables what it is told to,
+// counts the activity records CUPTI hands back and discards them; its callbacks are empty.
+// The overhead benchmark (tools/bench/overhead) compares streamcheck against it.
 //
 //   LD_PRELOAD=libcupti_floor.so ./app
-//   CUPTI_FLOOR_CALLBACKS=1 LD_PRELOAD=libcupti_floor.so ./app
 //
-// With CUPTI_FLOOR_CALLBACKS=1 it also subscribes an empty callback to the kernel-launch
-// callback ids (runtime and driver), the ones streamcheck enables: what CUPTI's callback
-// dispatch alone costs a launch, before a tracer does anything in the callback.
+//   CUPTI_FLOOR_KINDS      kernel (default): CONCURRENT_KERNEL only, the floor of any tracer;
+//                          streamcheck: every activity kind streamcheck enables
+//                          (src/preload/activity_kinds.h), with its flush period
+//   CUPTI_FLOOR_CALLBACKS  0 (default): no callbacks;
+//                          1 or launch: an empty callback on the kernel-launch ids;
+//                          streamcheck: an empty callback on every id streamcheck enables
+//                          (src/preload/calls.c, built into this library: the same table),
+//                          NVTX and resource ids included; NVTX then reaches CUPTI through this
+//                          library, as it reaches it through streamcheck
+//
+// KINDS=streamcheck CALLBACKS=streamcheck is "the floor" of every call class: a minimal
+// client with the same callbacks and activity kinds, doing nothing in them. Whatever
+// streamcheck costs above it is what streamcheck itself does.
 //
 // It starts the way GPU-FACTS.md found reliable, also for static-cudart programs: the
 // constructor only points CUDA_INJECTION64_PATH at this library, and the driver then calls
@@ -19,17 +28,26 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
-#define FLOOR_BUFFER_BYTES (8u << 20)
+#include "preload/activity_kinds.h"
+#include "preload/calls.h"
+#include "streamcheck/trace_format.h"
+
+#define FLOOR_EXPORT __attribute__((visibility("default")))
 
 static uint64_t floor_records;  // updated from CUPTI's buffer thread, read at exit
 static int floor_started;
 
+// Buffers as streamcheck gives them (activity_kinds.h): zero pages from mmap, shared by all
+// threads, so that the floor does not pay CUPTI's per-thread zeroing that streamcheck avoids.
 static void floor_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    // CUPTI wants 8-byte aligned buffers.
-    *buffer = aligned_alloc(8, FLOOR_BUFFER_BYTES);
-    *size = *buffer != NULL ? FLOOR_BUFFER_BYTES : 0;
+    void *p = mmap(NULL, SC_ACTIVITY_BUFFER_BYTES, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *buffer = p == MAP_FAILED ? NULL : p;
+    *size = *buffer != NULL ? SC_ACTIVITY_BUFFER_BYTES : 0;
     *max_records = 0;
 }
 
@@ -38,14 +56,13 @@ static void floor_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *b
 {
     (void)ctx;
     (void)stream_id;
-    (void)size;
     CUpti_Activity *record = NULL;
     uint64_t n = 0;
     // Walking the records is part of what every tracer does with a buffer; keep it.
     while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS)
         ++n;
     __atomic_fetch_add(&floor_records, n, __ATOMIC_RELAXED);
-    free(buffer);
+    munmap(buffer, size);
 }
 
 static void floor_at_exit(void)
@@ -74,37 +91,84 @@ static int floor_fail(const char *what, CUptiResult r)
     return 0;
 }
 
+static const char *floor_env(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v != NULL && v[0] != '\0' ? v : fallback;
+}
+
+static int floor_enable_kinds(void)
+{
+    if (strcmp(floor_env("CUPTI_FLOOR_KINDS", "kernel"), "streamcheck") != 0) {
+        CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        return r == CUPTI_SUCCESS ? 1 : floor_fail("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+    }
+    cuptiActivityFlushPeriod(500);  // as streamcheck sets it
+    for (size_t i = 0; i < SC_ACTIVITY_KINDS; i++) {
+        CUptiResult r = cuptiActivityEnable(sc_activity_kinds[i].kind);
+        if (r != CUPTI_SUCCESS) floor_fail(sc_activity_kinds[i].name, r);
+    }
+    return 1;
+}
+
+static int floor_enable_callbacks(void)
+{
+    const char *which = floor_env("CUPTI_FLOOR_CALLBACKS", "0");
+    if (strcmp(which, "0") == 0) return 1;
+    static CUpti_SubscriberHandle sub;
+    CUptiResult r = cuptiSubscribe(&sub, floor_empty_callback, NULL);
+    if (r != CUPTI_SUCCESS) return floor_fail("cuptiSubscribe", r);
+    if (strcmp(which, "streamcheck") == 0) {
+        unsigned n = 0;
+        const sc_hook *hooks = sc_hooks(&n);
+        for (unsigned i = 0; i < n; i++)
+            cuptiEnableCallback(1, sub, (CUpti_CallbackDomain)hooks[i].domain, hooks[i].cbid);
+        const uint32_t *ids = sc_nvtx_hooks(&n);
+        for (unsigned i = 0; i < n; i++) cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_NVTX, ids[i]);
+        ids = sc_resource_hooks(&n);
+        for (unsigned i = 0; i < n; i++)
+            cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, ids[i]);
+        return 1;
+    }
+    // launch: the kernel-launch ids only (the old floor+cb)
+    unsigned n = 0;
+    const sc_hook *hooks = sc_hooks(&n);
+    for (unsigned i = 0; i < n; i++)
+        if (hooks[i].call_class == SC_CALL_LAUNCH)
+            cuptiEnableCallback(1, sub, (CUpti_CallbackDomain)hooks[i].domain, hooks[i].cbid);
+    return 1;
+}
+
 // Called by the driver at cuInit because the constructor set CUDA_INJECTION64_PATH.
-__attribute__((visibility("default"))) int InitializeInjection(void)
+FLOOR_EXPORT int InitializeInjection(void)
 {
     if (__atomic_exchange_n(&floor_started, 1, __ATOMIC_ACQ_REL))
         return 1;
+    for (size_t i = 0; i < SC_ACTIVITY_ATTRIBUTES; i++) {  // before the callbacks (CUPTI's rule)
+        uint8_t v = sc_activity_attributes[i].value;
+        size_t vs = sizeof v;
+        cuptiActivitySetAttribute(sc_activity_attributes[i].attribute, &vs, &v);
+    }
     CUptiResult r = cuptiActivityRegisterCallbacks(floor_buffer_requested,
                                                    floor_buffer_completed);
     if (r != CUPTI_SUCCESS)
         return floor_fail("cuptiActivityRegisterCallbacks", r);
-    r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (r != CUPTI_SUCCESS)
-        return floor_fail("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
-    const char *cb = getenv("CUPTI_FLOOR_CALLBACKS");
-    if (cb != NULL && cb[0] == '1') {
-        static CUpti_SubscriberHandle sub;
-        r = cuptiSubscribe(&sub, floor_empty_callback, NULL);
-        if (r != CUPTI_SUCCESS)
-            return floor_fail("cuptiSubscribe", r);
-        static const CUpti_CallbackId runtime_ids[] = {
-            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-            CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-            CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-        };
-        for (size_t i = 0; i < sizeof runtime_ids / sizeof runtime_ids[0]; i++)
-            cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_ids[i]);
-        cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API,
-                            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
-    }
+    if (!floor_enable_kinds() || !floor_enable_callbacks())
+        return 0;
     atexit(floor_at_exit);
     return 1;
+}
+
+// NVTX's first call lands here when the constructor named this library in
+// NVTX_INJECTION64_PATH (CALLBACKS=streamcheck): NVTX is handed to CUPTI, as streamcheck does.
+FLOOR_EXPORT int InitializeInjectionNvtx2(void *get_export_table)
+{
+    Dl_info info;
+    if (dladdr((void *)cuptiSubscribe, &info) == 0 || info.dli_fname == NULL)
+        return 0;
+    void *cupti = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    int (*init)(void *) = cupti ? (int (*)(void *))dlsym(cupti, "InitializeInjectionNvtx2") : NULL;
+    return init ? init(get_export_table) : 0;
 }
 
 __attribute__((constructor)) static void floor_init(void)
@@ -115,8 +179,8 @@ __attribute__((constructor)) static void floor_init(void)
     // even if the program changes directory. An injection path the user set already wins.
     if (dladdr((void *)floor_init, &info) == 0 || info.dli_fname == NULL)
         return;
-    if (realpath(info.dli_fname, path) != NULL)
-        setenv("CUDA_INJECTION64_PATH", path, 0);
-    else
-        setenv("CUDA_INJECTION64_PATH", info.dli_fname, 0);
+    const char *self = realpath(info.dli_fname, path) != NULL ? path : info.dli_fname;
+    setenv("CUDA_INJECTION64_PATH", self, 0);
+    if (strcmp(floor_env("CUPTI_FLOOR_CALLBACKS", "0"), "streamcheck") == 0)
+        setenv("NVTX_INJECTION64_PATH", self, 0);
 }

@@ -253,6 +253,39 @@ static void test_stable_order_for_equal_starts(void **state)
     sc_trace_free(&t);
 }
 
+/* LOSS records (format 1.1): the last record of a cause wins (counts are cumulative), a cause
+ * never written reads 0, and every cause has a name. */
+static void test_losses(void **state)
+{
+    (void)state;
+    sc_writer w;
+    char err[256], path[512];
+    assert_int_equal(sc_writer_open(&w, tmpdir, "lost", 6, err, sizeof err), 0);
+    sc_rec_loss a = {.cause = SC_LOSS_NVTX_DEPTH, .count = 2};
+    sc_rec_loss b = {.cause = SC_LOSS_NAMES, .count = 7};
+    sc_rec_loss c = {.cause = SC_LOSS_NVTX_DEPTH, .count = 5};
+    put(&w, SC_REC_LOSS, &a, sizeof a, NULL, 0);
+    put(&w, SC_REC_LOSS, &b, sizeof b, NULL, 0);
+    put(&w, SC_REC_LOSS, &c, sizeof c, NULL, 0);
+    sc_rec_end e = {.end_ns = 1};
+    put(&w, SC_REC_END, &e, sizeof e, NULL, 0);
+    assert_int_equal(sc_writer_finish(&w, err, sizeof err), 0);
+    path_of(path, sizeof path, "lost-6.sctrace");
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.version_minor, SC_TRACE_VERSION_MINOR);
+    assert_int_equal(t.n_losses, 2);
+    assert_int_equal(sc_trace_lost(&t, SC_LOSS_NVTX_DEPTH), 5);
+    assert_int_equal(sc_trace_lost(&t, SC_LOSS_NAMES), 7);
+    assert_int_equal(sc_trace_lost(&t, SC_LOSS_TOO_LARGE), 0);
+    sc_trace_free(&t);
+    for (uint32_t cause = 1; cause <= SC_LOSS_CAUSES; cause++) {
+        assert_string_not_equal(sc_loss_cause_name(cause), "unknown");
+        assert_non_null(sc_loss_cause_text(cause));
+    }
+    assert_string_equal(sc_loss_cause_name(SC_LOSS_CAUSES + 1), "unknown");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_unknown_kind_and_longer_record_accepted),
         cmocka_unit_test(test_unwritable_folder),
         cmocka_unit_test(test_stable_order_for_equal_starts),
+        cmocka_unit_test(test_losses),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,262 @@
+/* sc_fake_driver: plays a CUDA program (through libsc_fake_cupti.so) under
+ * libstreamcheck.so, without a GPU, so that the library's threading, buffering, sampling,
+ * NVTX and loss accounting can be tested anywhere (test_preload.py).
+ *
+ *   LD_PRELOAD=libstreamcheck.so STREAMCHECK_CUPTI=libsc_fake_cupti.so sc_fake_driver MODE ...
+ *
+ *   work THREADS CALLS        each thread: CALLS rounds of a launch (3 kernels, 2 streams), an
+ *                             event record, query and wait, a stream query, an async copy and
+ *                             an NVTX push/pop; a device synchronize every 100 rounds
+ *   burst THREADS             THREADS new threads make their first call at one moment; prints
+ *                             the slowest and the median first call
+ *   churn ROUNDS THREADS CALLS  threads that start, call and exit, round after round
+ *   nvtx-names N              N push/pop ranges named "step 0" .. "step N-1" (one buffer)
+ *   nvtx-limits               70 nested pushes, 71 pops, 5000 start/end ranges open at once,
+ *                             3 pushes left open, a range in an unknown domain
+ *   abort THREADS CALLS       work, then abort()
+ *   abort-busy THREADS        threads that never stop calling; the main thread aborts
+ *   time CLASS N              N calls of one class (launch, event-query, event-record, nvtx)
+ *                             on one thread; prints `ns_per_call=` (what the library's own
+ *                             work costs per call, on a CUPTI that costs nothing)
+ * Prints `calls=N launches=N` (what it fired) for the test to compare with the trace. */
+#include <cupti.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <generated_nvtx_meta.h>
+
+#include "fake_cupti.h"
+
+#define RT CUPTI_CB_DOMAIN_RUNTIME_API
+#define RT_ID(name) CUPTI_RUNTIME_TRACE_CBID_##name
+
+static atomic_ulong calls, launches;
+static const char *const kernels[] = {"_Z5firstv", "_Z6secondv", "_Z5thirdv"};
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+static void call(CUpti_CallbackId cbid, const char *name, const void *params)
+{
+    fake_cupti_call(RT, cbid, name, params, NULL, 0);
+    atomic_fetch_add(&calls, 1);
+}
+
+static void launch(int k, cudaStream_t stream, uint32_t stream_id)
+{
+    cudaLaunchKernel_v7000_params p = {.func = kernels[k], .stream = stream};
+    fake_cupti_call(RT, RT_ID(cudaLaunchKernel_v7000), "cudaLaunchKernel", &p, kernels[k],
+                    stream_id);
+    atomic_fetch_add(&calls, 1);
+    atomic_fetch_add(&launches, 1);
+}
+
+static void push(const char *name)
+{
+    nvtxRangePushA_params p = {.message = name};
+    fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxRangePushA, "nvtxRangePushA", &p, NULL);
+}
+
+static void pop(void)
+{
+    fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxRangePop, "nvtxRangePop", NULL, NULL);
+}
+
+typedef struct worker_arg {
+    int index, calls;
+} worker_arg;
+
+static void *worker(void *p)
+{
+    const worker_arg *a = p;
+    cudaStream_t streams[2] = {(cudaStream_t)(uintptr_t)(0x1000 + 16 * a->index),
+                               (cudaStream_t)(uintptr_t)(0x1008 + 16 * a->index)};
+    cudaEvent_t ev = (cudaEvent_t)(uintptr_t)(0x9000 + 16 * a->index);
+    char buf[64];
+    for (int i = 0; i < a->calls; i++) {
+        int s = i % 2;
+        launch(i % 3, streams[s], (uint32_t)(100 + 2 * a->index + s));
+        cudaEventRecord_v3020_params rec = {.event = ev, .stream = streams[s]};
+        call(RT_ID(cudaEventRecord_v3020), "cudaEventRecord", &rec);
+        cudaEventQuery_v3020_params q = {.event = ev};
+        call(RT_ID(cudaEventQuery_v3020), "cudaEventQuery", &q);
+        cudaStreamWaitEvent_v3020_params w = {.stream = streams[1 - s], .event = ev};
+        call(RT_ID(cudaStreamWaitEvent_v3020), "cudaStreamWaitEvent", &w);
+        cudaStreamQuery_v3020_params sq = {.stream = streams[s]};
+        call(RT_ID(cudaStreamQuery_v3020), "cudaStreamQuery", &sq);
+        cudaMemcpyAsync_v3020_params cp = {.dst = buf, .src = buf, .count = 64,
+                                           .kind = cudaMemcpyHostToDevice, .stream = streams[s]};
+        call(RT_ID(cudaMemcpyAsync_v3020), "cudaMemcpyAsync", &cp);
+        push("step");
+        pop();
+        if (i % 100 == 99) call(RT_ID(cudaDeviceSynchronize_v3020), "cudaDeviceSynchronize", NULL);
+    }
+    return NULL;
+}
+
+static void run_threads(int n, int calls_each)
+{
+    pthread_t *t = calloc((size_t)n, sizeof *t);
+    worker_arg *a = calloc((size_t)n, sizeof *a);
+    for (int i = 0; i < n; i++) {
+        a[i] = (worker_arg){i, calls_each};
+        pthread_create(&t[i], NULL, worker, &a[i]);
+    }
+    for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
+    free(t);
+    free(a);
+}
+
+/* ---- burst -------------------------------------------------------------------------- */
+
+static pthread_barrier_t burst_barrier;
+static double burst_us[256];
+
+static void *burst_worker(void *p)
+{
+    int i = (int)(intptr_t)p;
+    pthread_barrier_wait(&burst_barrier);
+    double t0 = now_us();
+    launch(0, (cudaStream_t)(uintptr_t)0x2, 7);
+    burst_us[i] = now_us() - t0;
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void burst(int n)
+{
+    pthread_t t[256];
+    if (n > 256) n = 256;
+    pthread_barrier_init(&burst_barrier, NULL, (unsigned)n);
+    for (int i = 0; i < n; i++) pthread_create(&t[i], NULL, burst_worker, (void *)(intptr_t)i);
+    for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
+    qsort(burst_us, (size_t)n, sizeof *burst_us, cmp_double);
+    printf("first_call_us median=%.1f max=%.1f\n", burst_us[n / 2], burst_us[n - 1]);
+}
+
+/* ---- NVTX ---------------------------------------------------------------------------- */
+
+static void nvtx_names(int n)
+{
+    char name[32];  /* one buffer, a new text every time: as "step %d" formatted per step */
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "step %d", i);
+        push(name);
+        pop();
+    }
+}
+
+static void nvtx_limits(void)
+{
+    for (int i = 0; i < 70; i++) push("deep");
+    for (int i = 0; i < 71; i++) pop();     /* the last one has no push */
+    static nvtxRangeId_t ids[5000];
+    for (int i = 0; i < 5000; i++) {
+        nvtxRangeStartA_params p = {.message = "open"};
+        ids[i] = (nvtxRangeId_t)(i + 1);
+        fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxRangeStartA, "nvtxRangeStartA", &p, &ids[i]);
+    }
+    for (int i = 0; i < 5000; i++) {
+        nvtxRangeEnd_params p = {.id = ids[i]};
+        fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxRangeEnd, "nvtxRangeEnd", &p, NULL);
+    }
+    nvtxRangeEnd_params never = {.id = 999999};  /* started before capture */
+    fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxRangeEnd, "nvtxRangeEnd", &never, NULL);
+    /* A domain created before capture started: its name is unknown. */
+    nvtxEventAttributes_t attr = {.version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+                                  .messageType = NVTX_MESSAGE_TYPE_ASCII,
+                                  .message.ascii = "in-domain"};
+    nvtxDomainRangePushEx_params dp = {.domain = (nvtxDomainHandle_t)(uintptr_t)0x77,
+                                       .core = {.eventAttrib = &attr}};
+    fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, "nvtxDomainRangePushEx", &dp, NULL);
+    fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxDomainRangePop, "nvtxDomainRangePop", NULL, NULL);
+    for (int i = 0; i < 3; i++) push("left open");
+}
+
+static void *busy_worker(void *p)
+{
+    worker_arg a = {(int)(intptr_t)p, 1 << 30};
+    return worker(&a);
+}
+
+static void time_class(const char *cls, int n)
+{
+    cudaStream_t s = (cudaStream_t)(uintptr_t)0x1000;
+    cudaEvent_t ev = (cudaEvent_t)(uintptr_t)0x9000;
+    cudaEventQuery_v3020_params q = {.event = ev};
+    cudaEventRecord_v3020_params rec = {.event = ev, .stream = s};
+    for (int pass = 0; pass < 2; pass++) {  /* the first pass warms up */
+        double t0 = now_us();
+        for (int i = 0; i < n; i++) {
+            if (strcmp(cls, "launch") == 0) {
+                launch(0, s, 7);
+            } else if (strcmp(cls, "event-query") == 0) {
+                call(RT_ID(cudaEventQuery_v3020), "cudaEventQuery", &q);
+            } else if (strcmp(cls, "event-record") == 0) {
+                call(RT_ID(cudaEventRecord_v3020), "cudaEventRecord", &rec);
+            } else {
+                push("step");
+                pop();
+            }
+        }
+        if (pass) printf("ns_per_call=%.1f\n", (now_us() - t0) * 1000.0 / n);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    int (*init)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "InitializeInjection");
+    if (!init) {
+        fprintf(stderr, "sc_fake_driver: run me with LD_PRELOAD=libstreamcheck.so\n");
+        return 2;
+    }
+    init();     /* what cuInit does */
+    int a = argc > 2 ? atoi(argv[2]) : 0, b = argc > 3 ? atoi(argv[3]) : 0;
+    int c = argc > 4 ? atoi(argv[4]) : 0;
+    if (strcmp(mode, "work") == 0) {
+        run_threads(a, b);
+    } else if (strcmp(mode, "burst") == 0) {
+        launch(0, (cudaStream_t)(uintptr_t)0x1, 7);     /* the main thread started first */
+        burst(a);
+    } else if (strcmp(mode, "churn") == 0) {
+        for (int r = 0; r < a; r++) run_threads(b, c);
+    } else if (strcmp(mode, "nvtx-names") == 0) {
+        nvtx_names(a);
+    } else if (strcmp(mode, "nvtx-limits") == 0) {
+        nvtx_limits();
+    } else if (strcmp(mode, "abort-busy") == 0) {
+        pthread_t t;
+        for (int i = 0; i < a; i++) pthread_create(&t, NULL, busy_worker, (void *)(intptr_t)i);
+        struct timespec wait = {0, 30 * 1000000};  /* several buffers' worth */
+        nanosleep(&wait, NULL);
+        abort();
+    } else if (strcmp(mode, "time") == 0) {
+        time_class(argc > 2 ? argv[2] : "launch", argc > 3 ? atoi(argv[3]) : 100000);
+    } else if (strcmp(mode, "abort") == 0) {
+        run_threads(a, b);
+        call(RT_ID(cudaDeviceSynchronize_v3020), "cudaDeviceSynchronize", NULL);
+        printf("calls=%lu launches=%lu\n", atomic_load(&calls), atomic_load(&launches));
+        fflush(stdout);
+        abort();
+    } else {
+        fprintf(stderr, "usage: sc_fake_driver work|burst|churn|nvtx-names|nvtx-limits|abort ...\n");
+        return 2;
+    }
+    printf("calls=%lu launches=%lu\n", atomic_load(&calls), atomic_load(&launches));
+    return 0;
+}

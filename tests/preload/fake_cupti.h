@@ -1,0 +1,17 @@
+/* The fake CUPTI's entry points for the driver (tests/preload/driver.c). */
+#ifndef SC_TESTS_FAKE_CUPTI_H
+#define SC_TESTS_FAKE_CUPTI_H
+
+#include <cupti.h>
+#include <stdint.h>
+
+/* One API call: the entry and exit callbacks, as CUPTI fires them around the call. A
+ * non-NULL kernel makes it a launch whose kernel record (on stream_id) comes at the next
+ * flush. Returns its correlation id. */
+uint32_t fake_cupti_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name,
+                         const void *params, const char *kernel, uint32_t stream_id);
+/* One NVTX callback (result: the call's return value, for nvtxRangeStart*). */
+void fake_cupti_nvtx(CUpti_CallbackId cbid, const char *name, const void *params,
+                     const void *result);
+
+#endif

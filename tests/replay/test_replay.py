@@ -70,12 +70,17 @@ def severity_of(saving_ns, process):
     return "note"
 
 
-def recorded_span(t):
-    """First to last call, kernel, copy, memset or NVTX range: the run as the analyzer spans
-    it (SYNC records left out)."""
+def recorded_bounds(t):
+    """First start and last end of any call, kernel, copy, memset or NVTX range: the run as
+    the analyzer spans it (SYNC records left out)."""
     items = [r for kind in ("calls", "kernels", "copies", "memsets", "ranges") for r in t[kind]]
-    return (max(max(r["start_ns"], r["end_ns"]) for r in items) -
-            min(r["start_ns"] for r in items))
+    return (min(r["start_ns"] for r in items),
+            max(max(r["start_ns"], r["end_ns"]) for r in items))
+
+
+def recorded_span(t):
+    start, end = recorded_bounds(t)
+    return end - start
 
 
 def legacy_serialization_bound(t):
@@ -261,8 +266,7 @@ def test_killers_malloc_in_loop_is_an_implicit_sync_finding():
     first = min(drained, key=lambda k: k["start_ns"])
     chain = [k for k in spins if k["stream_id"] == first["stream_id"] and
              k["start_ns"] >= first["start_ns"]]
-    end = min(r["start_ns"] for kind in ("calls", "kernels") for r in t[kind]) + \
-        recorded_span(t)
+    end = recorded_bounds(t)[1]
     idle = end - first["start_ns"] - sum(k["end_ns"] - k["start_ns"] for k in chain)
     r = p["replay"]
     bound = idle + abs(r["replay_span_ns"] - r["recorded_span_ns"])

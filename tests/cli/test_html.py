@@ -243,8 +243,16 @@ def test_synthetic_structure(html_driver, tmp_path):
     table = rows_of(page.table_rows["findings"], "finding")
     assert len(table) == len(proc["findings"])
     assert {cells[1] for cells in table} == rules
+    # pinning the copy: the replay (times in us) runs the thread's calls in order, and the
+    # marks of "inner" (ended at 200, inside the 180-230 sync) and the overlapping launches
+    # at 25 and 26 push the host 35 us late: the copy call starts at 285, its copy at 285 +
+    # 50 (the copy's issue lag) = 335-435, the device sync at 445 takes its own 60 us (it was
+    # called after all work had ended) and step's end mark comes at 515. Pinned, the copy
+    # call returns at 285 + 5 (the default async call), the device sync starts at 300 and
+    # returns 5 us (the default wake) after the copy, at 440; step ends at 450. Saving 65 us:
+    # 13.5% of the 480 us run but under 100 us: a warning.
     pageable = next(cells for cells in table if cells[1] == "pageable-async")
-    assert pageable[2] == "error" and "pin" in pageable[7]
+    assert pageable[2] == "warning" and "pin" in pageable[7]
     for f in proc["findings"]:
         assert 1 <= len(f["inst"]) <= 2 and f["inst"][0][4] == "first"
 

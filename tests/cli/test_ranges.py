@@ -29,7 +29,12 @@ def training_trace(path):
     step 2: busy 200, sum 200, idle 1150-1200 = 50 (one gap), 2 calls
     fwd:    busy 150, sum 200, overlap 50, no idle, 2 calls
     loader: no kernels, copy busy 100, 1 call; the pageable copy blocked the host 200 with no
-            kernel running: pageable-async, 1 instance, cost 200
+            kernel running: pageable-async, 1 instance, 200 measured. What pinning saves,
+            from the replay: the call returns after the default 5 plus the 50 it spent after
+            its copy, at 705 instead of 850, so the loader range (its thread's marks) replays
+            300 long as recorded and 155 fixed; but the run ends with step's end mark at 1500
+            on tid 100, which waits for nothing on tid 200: saving 0, a note, a join (it
+            waited 200 for nothing the run would gain)
     step row: 2 ranges, wall 1000 (mean and max 500), busy 450, sum 500, concurrency and
               speedup 500/450, idle 150 in 2 gaps (longest 100), 5 calls
     Rows by summed wall: step 1000, loader 300, fwd 190.
@@ -97,9 +102,13 @@ def test_range_metrics_json(doc):
     assert loader["copy_busy_ns"] == 100 * US and loader["copy_compute_ns"] == 0
     assert loader["call_count"] == 1
     (f,) = loader["findings"]
-    assert (f["rule"], f["count"], f["cost_ns"]) == ("pageable-async", 1, 200 * US)
-    assert proc["findings"][f["finding"]]["rule"] == "pageable-async"
-    assert f["severity"] == proc["findings"][f["finding"]]["severity"]
+    assert (f["rule"], f["count"], f["cost_ns"]) == ("pageable-async", 1, 0)
+    finding = proc["findings"][f["finding"]]
+    assert finding["rule"] == "pageable-async"
+    assert f["severity"] == finding["severity"] == "note"
+    assert (finding["waited_ns"], finding["join"]) == (200 * US, True)
+    assert (loader["replay_wall_ns"], loader["fixed_wall_ns"]) == (300 * US, 155 * US)
+    assert (s1["replay_wall_ns"], s1["fixed_wall_ns"]) == (500 * US, 500 * US)
 
 
 def test_range_names_json(doc):
@@ -145,7 +154,7 @@ def test_range_table_text(run_report, tmp_path):
     assert rows["step"][9:11] == ["1.11x", "1.11x"]     # 500/450
     assert rows["step"][11] == "-"                      # no copies in the steps
     assert rows["step"][12:14] == ["150", "us"] and rows["step"][-1] == "-"
-    assert "pageable-async 1x 200 us" in " ".join(rows["loader"])
+    assert "pageable-async 1x 0 ns" in " ".join(rows["loader"])     # saves nothing
     # the table comes after the streams and before the findings
     assert out.index("streams:") < out.index("ranges (NVTX)") < out.index("findings")
 

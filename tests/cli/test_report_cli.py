@@ -14,13 +14,32 @@ def small_trace(path, exe="/usr/bin/app", pid=1):
 
 
 def legacy_trace(path, pid=2):
-    """A legacy-stream kernel issued while a blocking-stream kernel runs: it waits 90 us."""
+    """A legacy-stream kernel issued while a blocking-stream kernel runs: it waits 90 us.
+
+    Times in us: spin on 13 (call 5, runs 10-110), sweep on the legacy stream (call 20, runs
+    110-160). Lags from the trace: kernel issue 5 us, cross 0 us; the replay reproduces the
+    run, 5-160 us (155 us). Without the barrier the sweep runs 25-75 beside spin and the run
+    ends at 110: saving 50 us, 32.3% of the run but under 100 us: a warning."""
     t = Trace(exe="/usr/bin/legacy", pid=pid)
     t.device(0)
     t.stream(7, LEGACY)
     t.stream(13, BLOCKING)
     t.launch("_Z4spinv", 10_000, 110_000, 13, issue=5_000)
     t.launch("_Z5sweepv", 110_000, 160_000, 7, issue=20_000)
+    return t.write(path)
+
+
+def trap_trace(path, pid=3):
+    """The same with a 200 us sweep behind a 200 us spin: spin on 13 (call 5, runs 10-210),
+    sweep on the legacy stream (call 20, runs 210-410). The replay reproduces 5-410 us;
+    without the barrier the sweep runs 25-225 and the run ends there: saving 185 us, 45.7%
+    of the 405 us run: an error."""
+    t = Trace(exe="/usr/bin/trap", pid=pid)
+    t.device(0)
+    t.stream(7, LEGACY)
+    t.stream(13, BLOCKING)
+    t.launch("_Z4spinv", 10_000, 210_000, 13, issue=5_000)
+    t.launch("_Z5sweepv", 210_000, 410_000, 7, issue=20_000)
     return t.write(path)
 
 
@@ -91,11 +110,15 @@ def test_quiet_prints_only_summary(run_report, tmp_path):
 
 
 def test_fail_on(run_report, tmp_path):
-    path = legacy_trace(tmp_path / "legacy-2.sctrace")
-    assert run_report("--fail-on", "error", path).returncode == 3
+    path = legacy_trace(tmp_path / "legacy-2.sctrace")     # a warning
+    assert run_report("--fail-on", "error", path).returncode == 0
+    assert run_report("--fail-on", "warning", path).returncode == 3
     assert run_report("--fail-on", "note", path).returncode == 3
     assert run_report("--fail-on", "never", path).returncode == 0
     assert run_report(path).returncode == 0
+    trap = trap_trace(tmp_path / "trap-3.sctrace")          # an error
+    assert run_report("--fail-on", "error", trap).returncode == 3
+    assert run_report(trap).returncode == 0
     clean = small_trace(tmp_path / "clean-1.sctrace")
     assert run_report("--fail-on", "note", clean).returncode == 0
 

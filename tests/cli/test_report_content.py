@@ -67,6 +67,19 @@ def test_overlap_text(run_report, tmp_path):
 
 
 def legacy_with_pageable(path, frames=()):
+    """Times in us. spin on blocking stream 13 (call 5, runs 10-110), sweep on the legacy
+    stream (call 20, runs 110-160: waited 110 - 20 = 90 us for 13), then an async copy of
+    64 MiB from pageable memory (call 210-400, copy 300-400 on the legacy stream; the device
+    ran no kernel in 210-400: 190 us measured).
+
+    What fixing each saves, from the replay. Lags from the trace: kernel issue 5 us (spin),
+    cross 0 us (sweep after spin), copy issue 90 us (210 -> 300); it reproduces 0-400 us. The
+    run ends with the copy, which the host issues at 210 us whatever the streams do: without
+    the barrier the sweep runs at 25-75 us and nothing later moves; pinned, the copy runs no
+    faster (2 us + 64 MiB at the default 50 GB/s of compute capability 9 is longer than its
+    100 us) and still starts at 300 us. Every finding saves 0: notes; each waited >= 20 us
+    for nothing the run would gain: joins. legacy-stream and blocking-stream name one
+    barrier."""
     t = Trace(exe="/usr/bin/pipeline", pid=4242)
     t.device(0)
     t.stream(7, LEGACY)
@@ -80,40 +93,96 @@ def legacy_with_pageable(path, frames=()):
     return t
 
 
+def legacy_trap(path):
+    """Times in us. spin on blocking stream 13 (call 5, runs 10-210), sweep on the legacy
+    stream (call 20, runs 210-410): waited 210 - 20 = 190 us for 13.
+
+    Lags: kernel issue 5 us, cross 0 us; the replay reproduces 0-410 us. Without the barrier
+    the sweep runs 25-225 beside spin and the run ends at 225: saving 185 us, 45.1% of the
+    run and >= 100 us: an error, on both legacy-stream and blocking-stream, counted once with
+    every fix applied (225 us)."""
+    t = Trace(exe="/usr/bin/trap", pid=4343)
+    t.device(0)
+    t.stream(7, LEGACY)
+    create = t.api("cudaStreamCreate", 0, 2_000, CALL_STREAM_CREATE)
+    t.stream(13, BLOCKING, correlation_id=create)
+    t.launch("_Z4spinv", 10_000, 210_000, 13, issue=5_000)
+    t.launch("_Z5sweepv", 210_000, 410_000, 7, issue=20_000)
+    return t.write(path)
+
+
 def test_findings_json(run_report, tmp_path):
     path = legacy_with_pageable(tmp_path / "p.sctrace").write(tmp_path / "pipeline-4242.sctrace")
     doc = report_json(run_report, path)
     (proc,) = doc["processes"]
+    replay = proc["replay"]
+    assert (replay["recorded_span_ns"], replay["replay_span_ns"],
+            replay["fixed_span_ns"]) == (400_000, 400_000, 400_000)
+    assert replay["error"] == 0 and replay["trusted"] is True
     rules = {f["rule"]: f for f in proc["findings"]}
     assert set(rules) == {"legacy-stream", "blocking-stream", "pageable-async"}
     # the sweep on the legacy stream waited 110 - 20 = 90 us for stream 13, which the
-    # program created with cudaStreamCreate: the same wait is blocking-stream's cost
-    assert rules["blocking-stream"]["cost_ns"] == 90_000
-    assert rules["blocking-stream"]["severity"] == "error"
+    # program created with cudaStreamCreate: the same wait is blocking-stream's; moving the
+    # sweep saves nothing (see legacy_with_pageable)
+    blocking = rules["blocking-stream"]
+    assert (blocking["waited_ns"], blocking["cost_ns"]) == (90_000, 0)
+    assert blocking["severity"] == "note" and blocking["join"] is True
+    assert blocking["same_wait_as"] == "legacy-stream"
     legacy = rules["legacy-stream"]
-    assert legacy["cost_ns"] == 90_000
-    assert legacy["severity"] in ("error", "warning")
+    assert (legacy["waited_ns"], legacy["cost_ns"]) == (90_000, 0)
+    assert legacy["severity"] == "note" and legacy["join"] is True
+    assert legacy["same_wait_as"] == "blocking-stream"
     assert legacy["fix"]
-    assert legacy["share"] == pytest.approx(90_000 / proc["span_ns"])
+    assert legacy["share"] == 0
     assert isinstance(legacy["first"]["evidence"], dict)
+    assert legacy["first"]["evidence"]["wait_us"] == 90
     assert legacy["first"]["call"]["api"] == "cudaLaunchKernel"
     pageable = rules["pageable-async"]
     assert pageable["totals"]["bytes"] == 64 << 20
+    assert (pageable["waited_ns"], pageable["cost_ns"]) == (190_000, 0)
+    assert pageable["join"] is True and pageable["same_wait_as"] is None
     costs = [f["cost_ns"] for f in proc["findings"]]
     assert costs == sorted(costs, reverse=True)
     summary = {f["rule"]: f for f in doc["summary"]["findings"]}
     assert summary["legacy-stream"]["processes"] == 1
-    for key in ("exe", "pid", "status", "devices", "streams", "findings", "notes", "env"):
+    assert doc["summary"]["worst_severity"] == "note"
+    for key in ("exe", "pid", "status", "devices", "streams", "findings", "notes", "env",
+                "replay"):
         assert key in proc
+
+
+def test_findings_json_with_a_saving(run_report, tmp_path):
+    doc = report_json(run_report, legacy_trap(tmp_path / "trap-4343.sctrace"))
+    (proc,) = doc["processes"]
+    assert proc["replay"]["replay_span_ns"] == 410_000
+    assert proc["replay"]["fixed_span_ns"] == 225_000
+    rules = {f["rule"]: f for f in proc["findings"]}
+    for rule, other in (("legacy-stream", "blocking-stream"),
+                        ("blocking-stream", "legacy-stream")):
+        f = rules[rule]
+        assert (f["waited_ns"], f["cost_ns"]) == (190_000, 185_000)
+        assert f["severity"] == "error" and f["join"] is False
+        assert f["share"] == pytest.approx(185 / 410)
+        assert f["same_wait_as"] == other
+        assert f["worst"]["cost_ns"] == 185_000
+    assert doc["summary"]["worst_severity"] == "error"
 
 
 def test_findings_text(run_report, tmp_path):
     path = legacy_with_pageable(tmp_path / "p").write(tmp_path / "pipeline-4242.sctrace")
     out = run_report(path).stdout
-    assert "legacy-stream   cost 90.0 us" in out
+    assert ("legacy-stream   saves nothing: a join the run needs "
+            "[the same wait as blocking-stream]") in out
+    assert "measured: 90.0 us waited or idle" in out
     assert "fix: " in out
     assert "pageable-async" in out
     assert "64.0 MiB" in out
+    assert "the run replayed as recorded takes 400 us against 400 us recorded (+0.0%)" in out
+    out = run_report(legacy_trap(tmp_path / "trap-4343.sctrace")).stdout
+    assert ("error   legacy-stream   fixing this saves ~185 us (45.1% of the run) "
+            "[the same wait as blocking-stream]") in out
+    assert "measured: 190 us waited or idle" in out
+    assert "with every finding fixed: 225 us (saves 185 us)" in out
 
 
 def test_merged_summary_sums_rules(run_report, tmp_path):
@@ -121,11 +190,20 @@ def test_merged_summary_sums_rules(run_report, tmp_path):
     legacy_with_pageable(None).write(tmp_path / "b-2.sctrace")
     doc = report_json(run_report, tmp_path)
     summary = {f["rule"]: f for f in doc["summary"]["findings"]}
-    assert summary["legacy-stream"]["cost_ns"] == 180_000
+    assert summary["legacy-stream"]["cost_ns"] == 0     # a join in each
     assert summary["legacy-stream"]["processes"] == 2
     out = run_report("-q", tmp_path).stdout
-    assert "legacy-stream   cost 180 us" in out
+    assert "legacy-stream   cost 0 ns" in out
     assert "in 2 processes" in out
+    # two traps: 185 us each
+    traps = tmp_path / "traps"
+    traps.mkdir()
+    legacy_trap(traps / "c-3.sctrace")
+    legacy_trap(traps / "d-4.sctrace")
+    summary = {f["rule"]: f for f in report_json(run_report, traps)["summary"]["findings"]}
+    assert summary["legacy-stream"]["cost_ns"] == 370_000
+    assert summary["legacy-stream"]["severity"] == "error"
+    assert "legacy-stream   cost 370 us" in run_report("-q", traps).stdout
 
 
 def test_partial_and_dropped_and_notes(run_report, tmp_path):

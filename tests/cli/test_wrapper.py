@@ -29,6 +29,11 @@ if mode != "nocuda":
         t.stream(13, BLOCKING)
         t.launch("_Z4spinv", 10_000, 110_000, 13, issue=5_000)
         t.launch("_Z5sweepv", 110_000, 160_000, 7, issue=20_000)
+    elif mode == "trap":
+        t.stream(7, LEGACY)
+        t.stream(13, BLOCKING)
+        t.launch("_Z4spinv", 10_000, 210_000, 13, issue=5_000)
+        t.launch("_Z5sweepv", 210_000, 410_000, 7, issue=20_000)
     else:
         t.stream(14, NON_BLOCKING)
         t.launch("_Z1kv", 10_000, 20_000, 14)
@@ -80,11 +85,20 @@ def test_exit_status_passes_through(wrap):
 
 
 def test_fail_on(wrap):
-    r = wrap("--fail-on", "error", mode="legacy")
+    """legacy: the sweep (call 20 us, runs 110-160) waited behind spin (10-110); the replay
+    (issue lag 5 us, cross 0 us) reproduces 5-160 us and without the barrier ends at 110:
+    saving 50 us, 32% of the run but under 100 us: a warning. trap: a 200 us sweep (210-410)
+    behind a 200 us spin (10-210): without the barrier the sweep runs 25-225, saving 185 us
+    of 405 us: an error."""
+    r = wrap("--fail-on", "error", mode="trap")
     assert r.returncode == 3, r.stderr
-    assert "legacy-stream" in r.stderr
-    assert wrap("--fail-on", "never", mode="legacy").returncode == 0
-    assert wrap(mode="legacy").returncode == 0
+    assert "error   legacy-stream   cost 185 us" in r.stderr
+    r = wrap("--fail-on", "error", mode="legacy")
+    assert r.returncode == 0, r.stderr
+    assert "warning legacy-stream   cost 50.0 us" in r.stderr
+    assert wrap("--fail-on", "warning", mode="legacy").returncode == 3
+    assert wrap("--fail-on", "never", mode="trap").returncode == 0
+    assert wrap(mode="trap").returncode == 0
 
 
 def test_json_and_out_dir(wrap, tmp_path):

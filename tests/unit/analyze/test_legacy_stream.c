@@ -28,9 +28,18 @@ static void streams(syn *s)
  *   S1 on  7: issued 30 us, runs 10022 .. 10122 us
  *   S2 on  7: issued 40 us, runs 10123 .. 10223 us
  *   M  on  7: memset issued 50 us, runs 10224 .. 10230 us
- * S1 waited for K: min(10022, 10020) - max(30, nothing before on 7) = 9990 us.
- * S2 and M were behind S1/S2 on their own stream (10122 > 10020): no wait of their own. */
-static void test_legacy_trap_is_error_with_wait(void **state)
+ * Measured: S1 waited for K: min(10022, 10020) - max(30, nothing before on 7) = 9990 us.
+ * S2 and M were behind S1/S2 on their own stream (10122 > 10020): no wait of their own.
+ * The replay's lags, from the trace: K's start was bound by its issue (10 -> 20: 10 us, the
+ * only kernel issue sample), S1's by the barrier (10020 -> 10022: cross 2 us), S2's and M's
+ * by their stream (1 us each: stream 1 us); memsets have no issue sample (default 5 us).
+ * Replayed unchanged it is the recording: span 0 .. 10230 us. With the barrier gone S1
+ * starts at its issue, 30 + 10 = 40 us, ends 140; S2 at max(40 + 10, 140 + 1) = 141 .. 241;
+ * M at max(50 + 5, 241 + 1) = 242 .. 248; the run then ends with K at 10020 us. Fixing it
+ * saves 10230 - 10020 = 210 us: 2.05% of the run, >= 1% and >= 20 us but < 5%: a warning.
+ * The blocking kernel dominates the run: moving the sweeps off it gains only their own
+ * length. The instances share the 210 us by what they measured: S1 all of it. */
+static void test_legacy_trap_costs_what_moving_it_saves(void **state)
 {
     (void)state;
     syn s;
@@ -49,10 +58,12 @@ static void test_legacy_trap_is_error_with_wait(void **state)
 
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
-    assert_int_equal(f->severity, SC_SEV_ERROR);
+    assert_int_equal(f->severity, SC_SEV_WARNING);
+    assert_false(f->join);
     assert_int_equal(f->count, 3);
-    assert_int_equal(f->cost_ns, US(9990));
-    assert_int_equal(f->worst.cost_ns, US(9990));
+    assert_int_equal(f->waited_ns, US(9990));
+    assert_int_equal(f->cost_ns, US(210));
+    assert_int_equal(f->worst.cost_ns, US(210));
     assert_int_equal(f->worst.start_ns, US(10022));
     assert_non_null(f->worst.call);
     assert_int_equal(f->worst.call->rec.correlation_id, 2);
@@ -67,7 +78,46 @@ static void test_legacy_trap_is_error_with_wait(void **state)
     assert_true(syn_evidence(f->totals, f->n_totals, "blocking_streams") == 1.0);
     assert_non_null(strstr(f->title, "13"));
     /* run span: first call at 0 to the memset's end at 10230 us */
-    assert_true(f->share > 9990.0 / 10230.0 - 1e-9 && f->share < 9990.0 / 10230.0 + 1e-9);
+    assert_true(f->share > 210.0 / 10230.0 - 1e-9 && f->share < 210.0 / 10230.0 + 1e-9);
+    /* blocking-stream names the same barrier from stream 13's side: one saving, both ways */
+    const sc_finding *b = syn_finding(&a, "blocking-stream");
+    assert_non_null(b);
+    assert_int_equal(b->cost_ns, US(210));
+    assert_string_equal(f->same_wait_as, "blocking-stream");
+    assert_string_equal(b->same_wait_as, "legacy-stream");
+    assert_int_equal(a.replay.replay_span_ns, US(10230));
+    assert_int_equal(a.replay.fixed_span_ns, US(10020));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* The trap where the legacy work is what runs long: S on 7 is issued at 30 us but runs
+ * 10022 .. 20022 us, behind K (20 .. 10020 us) on 13. Measured: S waited
+ * min(10022, 10020) - 30 = 9990 us. Lags: K's issue 10 us, S's cross 2 us (as above).
+ * Replayed unchanged: K 20 .. 10020, S max(30 + 10, 10020 + 2) = 10022 .. 20022: the
+ * recorded span, 20022 us. Without the barrier S runs 40 .. 10040 beside K: the run ends at
+ * 10040 us. Saving 20022 - 10040 = 9982 us, 49.9% of the run: an error. */
+static void test_legacy_trap_that_holds_long_work_is_error(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    syn_call(&s, SC_CALL_LAUNCH, US(10), US(15), 1, NULL, NULL, 0);
+    syn_kernel(&s, 0, BLOCKING, US(20), US(10020), 1);
+    syn_call(&s, SC_CALL_LAUNCH, US(30), US(35), 2, NULL, NULL, 0);
+    syn_kernel(&s, 0, LEGACY, US(10022), US(20022), 2);
+    sc_analysis a;
+    syn_analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "legacy-stream");
+    assert_non_null(f);
+    assert_int_equal(f->severity, SC_SEV_ERROR);
+    assert_false(f->join);
+    assert_int_equal(f->waited_ns, US(9990));
+    assert_int_equal(f->cost_ns, US(9982));
+    assert_int_equal(f->worst.cost_ns, US(9982));
+    assert_true(syn_evidence(f->worst.evidence, f->worst.n_evidence, "wait_us") == 9990.0);
+    assert_true(f->share > 9982.0 / 20022.0 - 1e-9 && f->share < 9982.0 / 20022.0 + 1e-9);
     sc_analysis_free(&a);
     syn_free(&s);
 }
@@ -124,8 +174,10 @@ static void test_legacy_alone_is_note(void **state)
     syn_free(&s);
 }
 
-/* Blocking work that did not overlap the legacy work in time: a risk, not a cost. */
-static void test_legacy_beside_idle_blocking_is_warning(void **state)
+/* Blocking work that did not overlap the legacy work in time: a risk, not a cost. Nothing
+ * waited, so the finding names no fix: it saves nothing and is a note, whose title still
+ * says blocking streams ran beside it. */
+static void test_legacy_beside_idle_blocking_is_note(void **state)
 {
     (void)state;
     syn s;
@@ -139,15 +191,25 @@ static void test_legacy_beside_idle_blocking_is_warning(void **state)
     syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
-    assert_int_equal(f->severity, SC_SEV_WARNING);
+    assert_int_equal(f->severity, SC_SEV_NOTE);
     assert_int_equal(f->cost_ns, 0);
+    assert_int_equal(f->waited_ns, 0);
+    assert_false(f->join);
     assert_int_equal(f->count, 1);
+    assert_non_null(strstr(f->title, "beside blocking streams"));
     sc_analysis_free(&a);
     syn_free(&s);
 }
 
 /* Reverse direction: legacy L issued 0 us, runs 10 .. 5010 us; blocking B issued 20 us,
- * starts 5012 us. B waited min(5012, 5010) - max(20, 0) = 4990 us, charged to L. */
+ * starts 5012 us. Measured: B waited min(5012, 5010) - max(20, 0) = 4990 us, charged to L.
+ * Lags: L's issue 10 us (0 -> 10), B's cross 2 us (5010 -> 5012). The launch of L at 0 us
+ * overlaps the stream creations (0 .. 1 and 1 .. 2 us) on the same thread: the replay runs a
+ * thread's calls one after the other, so the launch starts at 1 us, when the first creation
+ * ended (the second one lies inside the launch and is part of it), and all that follows on
+ * the host moves 1 us: L 11 .. 5011, B's call at 21, B at max(21 + 10, 5011 + 2) = 5013 ..
+ * 5113. Without the barrier B runs at 31 .. 131 and the run ends with L at 5011. Saving
+ * 5113 - 5011 = 102 us of the 5112 us recorded: 2.0%, a warning. */
 static void test_blocking_waits_behind_legacy(void **state)
 {
     (void)state;
@@ -162,9 +224,12 @@ static void test_blocking_waits_behind_legacy(void **state)
     syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
-    assert_int_equal(f->severity, SC_SEV_ERROR);
+    assert_int_equal(f->severity, SC_SEV_WARNING);
     assert_int_equal(f->count, 1);
-    assert_int_equal(f->cost_ns, US(4990));
+    assert_int_equal(f->waited_ns, US(4990));
+    assert_int_equal(f->cost_ns, US(102));
+    assert_int_equal(a.replay.replay_span_ns, US(5113));
+    assert_int_equal(a.replay.recorded_span_ns, US(5112));
     assert_int_equal(f->worst.call->rec.correlation_id, 1);
     assert_true(syn_evidence(f->worst.evidence, f->worst.n_evidence, "caused_wait_us") ==
                 4990.0);
@@ -174,14 +239,15 @@ static void test_blocking_waits_behind_legacy(void **state)
     syn_free(&s);
 }
 
-/* Blocking B started while L still ran (3000 < 5010 - 1 us): it did not wait for L. */
+/* Blocking B started while L still ran (3000 < 5010 - 1 us): it did not wait for L.
+ * Nothing waited, so no fix: cost 0, a note. */
 static void test_blocking_that_did_not_wait_costs_nothing(void **state)
 {
     (void)state;
     syn s;
     syn_init(&s);
     streams(&s);
-    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
+    syn_call(&s, SC_CALL_LAUNCH, 0, US(5), 1, NULL, NULL, 0);
     syn_kernel(&s, 0, LEGACY, US(10), US(5010), 1);
     syn_call(&s, SC_CALL_LAUNCH, US(20), US(25), 2, NULL, NULL, 0);
     syn_kernel(&s, 0, BLOCKING, US(3000), US(3100), 2);
@@ -189,8 +255,9 @@ static void test_blocking_that_did_not_wait_costs_nothing(void **state)
     syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "legacy-stream");
     assert_non_null(f);
-    assert_int_equal(f->severity, SC_SEV_WARNING);
+    assert_int_equal(f->severity, SC_SEV_NOTE);
     assert_int_equal(f->cost_ns, 0);
+    assert_int_equal(f->waited_ns, 0);
     sc_analysis_free(&a);
     syn_free(&s);
 }
@@ -281,10 +348,11 @@ static void test_shared_stack_counts_at_sampled_site(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_legacy_trap_is_error_with_wait),
+        cmocka_unit_test(test_legacy_trap_costs_what_moving_it_saves),
+        cmocka_unit_test(test_legacy_trap_that_holds_long_work_is_error),
         cmocka_unit_test(test_legacy_with_nonblocking_is_not_error),
         cmocka_unit_test(test_legacy_alone_is_note),
-        cmocka_unit_test(test_legacy_beside_idle_blocking_is_warning),
+        cmocka_unit_test(test_legacy_beside_idle_blocking_is_note),
         cmocka_unit_test(test_blocking_waits_behind_legacy),
         cmocka_unit_test(test_blocking_that_did_not_wait_costs_nothing),
         cmocka_unit_test(test_legacy_other_device_is_independent),

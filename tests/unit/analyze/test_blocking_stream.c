@@ -177,17 +177,17 @@ static void test_serialized_stream_is_error_with_cost(void **state)
  *             1990 us for 14
  * Measured: 2 streams, 4990 + 1990 = 6980 us; the worst and the first site are 13's, then
  * 14's.
- * The replay. Lags: issue L1 10 us, K 10 us (median 10); cross B 2 us (5010 -> 5012) and
- * L2 1 us (8010 -> 8011): median 1.5 us; stream: none measured, 1 us. The launch of L1 at
+ * The replay. Lags (lower quartiles): issue L1 10 us, K 10 us: 10 us; cross B 2 us (5010 ->
+ * 5012) and L2 1 us (8010 -> 8011): 1 us; stream: none measured, 1 us. The launch of L1 at
  * 0 us overlaps the stream creations (0 .. 3 us) on its thread: the replay starts it when
  * the first creation ended, at 1 us, and every later call 1 us late. Unchanged:
- *   L1 1 + 10 = 11 .. 5011; B max(21 + 10, 5011 + 1.5) = 5012.5 .. 5112.5;
- *   K max(6001 + 10, 5011 + 1.5) = 6011 .. 8011; L2 max(6021 + 10, 5011 + 1, 5112.5 + 1.5,
- *   8011 + 1.5) = 8012.5 .. 8112.5: span 8112.5 us (recorded 8111).
+ *   L1 1 + 10 = 11 .. 5011; B max(21 + 10, 5011 + 1) = 5012 .. 5112;
+ *   K max(6001 + 10, 5011 + 1) = 6011 .. 8011; L2 max(6021 + 10, 5011 + 1, 5112 + 1,
+ *   8011 + 1) = 8012 .. 8112: span 8112 us (recorded 8111).
  * Both streams non-blocking: B 31 .. 131, K 6011 .. 8011, L2 max(6031, 5011 + 1) = 6031 ..
- * 6131: the run ends with K at 8011. Saving 8112.5 - 8011 = 101.5 us, 1.25% of 8111 us: a
- * warning. Shared by what each measured: 13 101.5 x 4990 / 6980 = 72.562 us, 14 101.5 x
- * 1990 / 6980 = 28.938 us (to the nanosecond, rounded). */
+ * 6131: the run ends with K at 8011. Saving 8112 - 8011 = 101 us, 1.25% of 8111 us: a
+ * warning. Shared by what each measured: 13 101 x 4990 / 6980 = 72.205 us, 14 101 x
+ * 1990 / 6980 = 28.795 us (to the nanosecond, rounded). */
 static void test_both_directions_and_two_streams(void **state)
 {
     (void)state;
@@ -200,27 +200,27 @@ static void test_both_directions_and_two_streams(void **state)
     launch(&s, LEGACY, US(6020), US(8011), US(8111), 4);
     sc_analysis a;
     syn_analyze(&s, &a);
-    assert_int_equal(a.replay.replay_span_ns, 8112500);
+    assert_int_equal(a.replay.replay_span_ns, US(8112));
     const sc_finding *e = syn_finding(&a, "blocking-stream");
     assert_non_null(e);
     assert_int_equal(e->severity, SC_SEV_WARNING);
     assert_int_equal(e->count, 2);
     assert_int_equal(e->waited_ns, US(6980));
-    assert_int_equal(e->cost_ns, 101500);
-    assert_int_equal(e->worst.cost_ns, 72562);
+    assert_int_equal(e->cost_ns, US(101));
+    assert_int_equal(e->worst.cost_ns, 72205);
     assert_int_equal(e->worst.call->rec.correlation_id, 100);
     assert_int_equal(e->n_sites, 2);
     assert_ptr_equal(e->sites[0].call->frames, stack_13);
-    assert_int_equal(e->sites[0].cost_ns, 72562);
+    assert_int_equal(e->sites[0].cost_ns, 72205);
     assert_ptr_equal(e->sites[1].call->frames, stack_14);
-    assert_int_equal(e->sites[1].cost_ns, 28938);
+    assert_int_equal(e->sites[1].cost_ns, 28795);
     assert_true(syn_evidence(e->totals, e->n_totals, "streams") == 2.0);
     assert_true(syn_evidence(e->totals, e->n_totals, "serialized") == 2.0);
     assert_true(syn_evidence(e->totals, e->n_totals, "wait_us") == 6980.0);
     assert_non_null(strstr(e->title, "13, 14"));
     assert_int_equal(syn_finding_count(&a, "blocking-stream"), 1);
     /* legacy-stream's fixes are the same two barriers: the same saving */
-    assert_int_equal(syn_finding(&a, "legacy-stream")->cost_ns, 101500);
+    assert_int_equal(syn_finding(&a, "legacy-stream")->cost_ns, US(101));
     sc_analysis_free(&a);
     syn_free(&s);
 }

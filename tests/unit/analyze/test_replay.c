@@ -95,9 +95,9 @@ static void nonblocking(syn *s)
  * (no issue sample: 5); wake 6. Replayed, every piece lands where it was recorded and the
  * sync returns at max(24, 218) + 6 = 224: span 224 us, error 0. The graph: 4 pieces of work,
  * 7 host items (the calls), nothing held, nothing late.
- * The one finding, host-sync: without the wait the sync takes its 6 us after the wait,
- * ending at 30, and the run ends with M at 218: saving 6 us, a note; the run with every
- * fix is 218 us. */
+ * The one finding, host-sync: no work followed the sync, so it is the wait the program
+ * keeps before it reads its results: no fix, cost 0, a note; the run with every fix is the
+ * run as recorded, 224 us. */
 static void test_unchanged_replay_is_the_recording(void **state)
 {
     (void)state;
@@ -138,9 +138,9 @@ static void test_unchanged_replay_is_the_recording(void **state)
     assert_int_equal(a.n_findings, 1);
     const sc_finding *f = syn_finding(&a, "host-sync");
     assert_non_null(f);
-    assert_int_equal(f->cost_ns, US(6));
+    assert_int_equal(f->cost_ns, 0);
     assert_int_equal(f->severity, SC_SEV_NOTE);
-    assert_int_equal(r->fixed_span_ns, US(218));
+    assert_int_equal(r->fixed_span_ns, US(224));
     sc_analysis_free(&a);
     syn_free(&s);
 }
@@ -246,10 +246,9 @@ static void test_legacy_trap_is_an_error_told_twice_counted_once(void **state)
  * runs at 40 .. 45, but the sync still waits for A: it returns at 1020 + 6 = 1026. Saving
  * 7 us (R's 5 us and its 2 us lag): a note; it waited 990 us and saves less than a twentieth
  * of that: a join, on legacy-stream and blocking-stream alike.
- * host-sync: without the wait the sync ends at 40 + 6 = 46 and the run with R at 1027:
- * saving 6 us, a note; it measured 2 us lost (the gap between A and R inside it, nothing
- * ran after it): no join.
- * Every fix at once: R 40 .. 45, the sync 46: the run ends with A at 1020. */
+ * host-sync: no work followed the sync, the wait the program keeps: no fix, cost 0, a note;
+ * it measured 2 us lost (the gap between A and R inside it): no join.
+ * Every fix at once: R 40 .. 45, the sync still returns 6 us after A, at 1026. */
 static void test_join_saves_nothing(void **state)
 {
     (void)state;
@@ -277,10 +276,10 @@ static void test_join_saves_nothing(void **state)
     assert_int_equal(b->cost_ns, US(7));
     assert_true(b->join);
     assert_string_equal(l->same_wait_as, "blocking-stream");
-    assert_int_equal(h->cost_ns, US(6));
+    assert_int_equal(h->cost_ns, 0);
     assert_int_equal(h->waited_ns, US(2));
     assert_false(h->join);
-    assert_int_equal(a.replay.fixed_span_ns, US(1020));
+    assert_int_equal(a.replay.fixed_span_ns, US(1026));
     sc_analysis_free(&a);
     syn_free(&s);
 }

@@ -82,7 +82,4 @@ void sc_replay_describe(const sc_replay *r, sc_replay_summary *out);
 bool sc_replay_pinned_estimate(const sc_replay *r, size_t copy, uint64_t *ns,
                                const char **basis);
 
-/* The module-load time inside a launch call (from CUPTI's overhead records), or 0. */
-uint64_t sc_replay_load_ns(const sc_replay *r, size_t call);
-
 #endif

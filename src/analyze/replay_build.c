@@ -367,6 +367,7 @@ static int sc_rp_scratch(sc_replay *r)
     r->item_start = malloc(ni * sizeof(uint64_t));
     r->item_end = malloc(ni * sizeof(uint64_t));
     r->item_started = malloc(ni * sizeof(bool));
+    r->item_done = malloc(ni * sizeof(bool));
     r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->fix_barrier = calloc(r->n_slots + 1, 1);
     r->fix_unwait = calloc(ni, 1);
@@ -375,6 +376,7 @@ static int sc_rp_scratch(sc_replay *r)
     r->fix_unhold = calloc(no, 1);
     r->fix_room = calloc(no, 1);
     return r->op_start && r->op_end && r->item_start && r->item_end && r->item_started &&
+                   r->item_done &&
                    r->thread_shift && r->fix_barrier && r->fix_unwait && r->fix_no_load &&
                    r->fix_pinned && r->fix_unhold && r->fix_room
                ? 0
@@ -451,6 +453,7 @@ void sc_replay_free(sc_replay *r)
     free(r->item_start);
     free(r->item_end);
     free(r->item_started);
+    free(r->item_done);
     free(r->thread_shift);
     free(r->fix_barrier);
     free(r->fix_unwait);

@@ -65,6 +65,8 @@ typedef struct sc_rp_item {
     int32_t call;               /* trace->calls index (first query of a loop), SC_RP_NONE */
     int32_t pinned_copy;        /* a pageable async copy call: the op of its copy */
     int32_t range;              /* a range mark: trace->ranges index, else SC_RP_NONE */
+    bool loads;                 /* a launch that loaded its module: it waited for the device,
+                                   and its kernel starts after it returns */
 } sc_rp_item;
 
 /* A node of the pass: device work at its recorded start, a host item at its recorded end. */
@@ -115,6 +117,7 @@ struct sc_replay {
     uint64_t *op_start, *op_end;
     uint64_t *item_start, *item_end;
     bool *item_started;
+    bool *item_done;            /* its end is known in this pass */
     uint64_t *thread_shift;     /* replayed minus recorded end of the thread's last item */
     uint8_t *fix_barrier;       /* per stream slot */
     uint8_t *fix_unwait, *fix_no_load;  /* per item */

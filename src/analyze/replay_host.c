@@ -412,6 +412,14 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
                 p = op;
             }
         }
+    } else if (cls == SC_CALL_LAUNCH && r->load_ns[i] > 0) {
+        /* A module load inside the call waits for the device first (GPU-FACTS.md: a first
+         * launch beside a running kernel returned once that kernel had ended); its kernel
+         * starts once the call has loaded it. */
+        it->wait = SC_RP_WAIT_DEVICE;
+        it->cond_dev = dev < r->n_devs ? dev : UINT32_MAX;
+        it->loads = true;
+        return 0;
     } else if (cls == SC_CALL_LAUNCH && w->launch_blocking) {
         for (size_t k = 0; k < own_count[i]; k++)
             if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
@@ -448,8 +456,29 @@ static uint64_t sc_rp_cond_recorded(const sc_replay *r, const sc_rp_wait_index *
     return end;
 }
 
+/* Module loads CUPTI saw inside launch calls (OVERHEAD records, same correlation id). */
+static int sc_rp_loads(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    r->load_ns = calloc(r->n_items ? r->n_items : 1, sizeof *r->load_ns);
+    if (!r->load_ns)
+        return -1;
+    for (size_t k = 0; k < t->n_overheads; k++) {
+        const sc_rec_overhead *o = &t->overheads[k];
+        if (o->kind != SC_OVERHEAD_LAZY_FUNCTION_LOADING && o->kind != SC_OVERHEAD_MODULE_LOADING)
+            continue;
+        const sc_api_call *c = sc_ctx_call(r->ctx, o->correlation_id);
+        int32_t it = c ? r->call_item[c - t->calls] : SC_RP_NONE;
+        if (it != SC_RP_NONE && o->end_ns > o->start_ns)
+            r->load_ns[it] += o->end_ns - o->start_ns;
+    }
+    return 0;
+}
+
 int sc_rp_host_waits(sc_replay *r)
 {
+    if (sc_rp_loads(r) != 0)
+        return -1;
     sc_rp_wait_index w = {0};
     sc_rp_conds conds = {0};
     int rc = sc_rp_wait_index_build(r, &w);
@@ -466,6 +495,12 @@ int sc_rp_host_waits(sc_replay *r)
         if (it->wait == SC_RP_WAIT_DEVICE && it->cond_dev != UINT32_MAX)
             r->item_dev_limit[i] = sc_rp_dev_issued_before(r, it->cond_dev, it->rec_start);
         uint64_t cond = sc_rp_cond_recorded(r, &w, it, conds.ops);
+        if (it->loads && cond > it->rec_end) {
+            /* the load did not wait: the device was still busy when the call returned (its
+             * kernel was held on the device instead, replay_lags.c) */
+            it->wait = SC_RP_WAIT_NONE;
+            continue;
+        }
         it->waited = cond > it->rec_start;
         it->post = it->waited ? (int64_t)it->rec_end - (int64_t)cond : 0;
     }

@@ -63,7 +63,10 @@ static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_r
     uint64_t cand[4] = {0, 0, 0, 0};
     bool has[4] = {false, false, false, false};
     if (o->item != SC_RP_NONE) {
-        cand[SC_BIND_ISSUE] = o->issue_ns;
+        /* the kernel of a launch that loaded its module is issued when the call returns */
+        const sc_rp_item *it = &r->items[o->item];
+        cand[SC_BIND_ISSUE] = it->loads && o->rec_start >= it->rec_end ? it->rec_end
+                                                                       : o->issue_ns;
         has[SC_BIND_ISSUE] = true;
     }
     if (o->stream_prev != SC_RP_NONE) {
@@ -105,23 +108,35 @@ static int sc_rp_measure_lags(sc_replay *r)
     sc_rp_samples stream = {malloc(n * sizeof(uint64_t)), 0};
     sc_rp_samples cross = {malloc(n * sizeof(uint64_t)), 0};
     int rc = issue[0].v && issue[1].v && issue[2].v && stream.v && cross.v ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < r->n_ops; i++) {
-        const sc_rp_op *o = &r->ops[i];
-        sc_rp_bind bind;
-        uint64_t t = sc_rp_recorded_bound(r, o, &bind, NULL);
-        if (o->rec_start < t || (o->item == SC_RP_NONE && bind == SC_BIND_ISSUE))
-            continue;   /* started before its bound (clock noise), or an anchored piece */
-        uint64_t lag = o->rec_start - t;
-        if (bind == SC_BIND_ISSUE)
-            issue[o->kind].v[issue[o->kind].n++] = lag;
-        else if (bind == SC_BIND_STREAM)
-            stream.v[stream.n++] = lag;
-        else if (bind == SC_BIND_CROSS)
-            cross.v[cross.n++] = lag;
+    /* Two passes: the issue lags first; then the gaps after a predecessor, counted only for
+     * work that was ready well before that predecessor ended (issued, plus its issue lag):
+     * otherwise the gap measures how late it was issued, not how soon queued work follows. */
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+        for (size_t i = 0; i < r->n_ops; i++) {
+            const sc_rp_op *o = &r->ops[i];
+            sc_rp_bind bind;
+            uint64_t t = sc_rp_recorded_bound(r, o, &bind, NULL);
+            if (o->rec_start < t || (o->item == SC_RP_NONE && bind == SC_BIND_ISSUE) ||
+                (o->item != SC_RP_NONE && r->items[o->item].loads))
+                continue;   /* before its bound (clock noise), anchored, after a module load */
+            uint64_t lag = o->rec_start - t;
+            if (pass == 0) {
+                if (bind == SC_BIND_ISSUE)
+                    issue[o->kind].v[issue[o->kind].n++] = lag;
+                continue;
+            }
+            if (o->item != SC_RP_NONE && o->issue_ns + r->lag_issue[o->kind] >= t)
+                continue;   /* not ready before its predecessor ended */
+            if (bind == SC_BIND_STREAM)
+                stream.v[stream.n++] = lag;
+            else if (bind == SC_BIND_CROSS)
+                cross.v[cross.n++] = lag;
+        }
+        if (pass == 0)
+            for (int k = 0; k < 3; k++)
+                r->lag_issue[k] = sc_rp_typical(&issue[k], SC_RP_DEFAULT_ISSUE_NS);
     }
     if (rc == 0) {
-        for (int k = 0; k < 3; k++)
-            r->lag_issue[k] = sc_rp_typical(&issue[k], SC_RP_DEFAULT_ISSUE_NS);
         r->lag_stream = sc_rp_typical(&stream, SC_RP_DEFAULT_STREAM_NS);
         r->lag_cross = sc_rp_typical(&cross, SC_RP_DEFAULT_CROSS_NS);
     }
@@ -288,29 +303,10 @@ static int sc_rp_pinned(sc_replay *r)
     return 0;
 }
 
-/* Module loads CUPTI saw inside launch calls (OVERHEAD records, same correlation id). */
-static int sc_rp_loads(sc_replay *r)
-{
-    const sc_trace *t = r->ctx->trace;
-    r->load_ns = calloc(r->n_items ? r->n_items : 1, sizeof *r->load_ns);
-    if (!r->load_ns)
-        return -1;
-    for (size_t k = 0; k < t->n_overheads; k++) {
-        const sc_rec_overhead *o = &t->overheads[k];
-        if (o->kind != SC_OVERHEAD_LAZY_FUNCTION_LOADING && o->kind != SC_OVERHEAD_MODULE_LOADING)
-            continue;
-        const sc_api_call *c = sc_ctx_call(r->ctx, o->correlation_id);
-        int32_t it = c ? r->call_item[c - t->calls] : SC_RP_NONE;
-        if (it != SC_RP_NONE && o->end_ns > o->start_ns)
-            r->load_ns[it] += o->end_ns - o->start_ns;
-    }
-    return 0;
-}
-
 int sc_rp_lags(sc_replay *r)
 {
     if (sc_rp_measure_lags(r) != 0 || sc_rp_measure_host(r) != 0 || sc_rp_late_work(r) != 0 ||
-        sc_rp_pinned(r) != 0 || sc_rp_loads(r) != 0)
+        sc_rp_pinned(r) != 0)
         return -1;
     return 0;
 }
@@ -323,10 +319,4 @@ bool sc_replay_pinned_estimate(const sc_replay *r, size_t copy, uint64_t *ns, co
     *ns = r->pinned_ns[i];
     *basis = r->pinned_basis;
     return true;
-}
-
-uint64_t sc_replay_load_ns(const sc_replay *r, size_t call)
-{
-    int32_t it = call < r->ctx->trace->n_calls ? r->call_item[call] : SC_RP_NONE;
-    return it != SC_RP_NONE ? r->load_ns[it] : 0;
 }

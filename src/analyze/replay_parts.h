@@ -7,9 +7,10 @@
 /* replay_host.c: the host items of every thread (calls, polling loops, range marks), before
  * the work exists: the work looks up its issuing item in r->call_item. */
 int sc_rp_host_items(sc_replay *r);
-/* replay_host.c: what each waiting item waits for; needs the work and its orders. */
+/* replay_host.c: what each waiting item waits for (a launch that loads a module included);
+ * needs the work and its orders. */
 int sc_rp_host_waits(sc_replay *r);
-/* replay_lags.c: typical lags, held and unexplained work, pinned durations, module loads. */
+/* replay_lags.c: typical lags, held and unexplained work, pinned durations. */
 int sc_rp_lags(sc_replay *r);
 /* replay_run.c: replays the run unchanged and fills r->summary. */
 void sc_rp_describe_fidelity(sc_replay *r);

@@ -62,6 +62,10 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     const sc_rp_op *o = &r->ops[i];
     uint64_t t = o->item != SC_RP_NONE ? sc_rp_item_start(r, o->item) + r->lag_issue[o->kind]
                                        : o->rec_start;
+    if (o->item != SC_RP_NONE && r->items[o->item].loads && !r->fix_no_load[o->item] &&
+        r->item_done[o->item] && o->rec_start >= r->items[o->item].rec_end)
+        /* the kernel of a loading launch: after the call, as recorded after it */
+        t = sc_rp_max(t, r->item_end[o->item] + (o->rec_start - r->items[o->item].rec_end));
     if (o->stream_prev != SC_RP_NONE)
         t = sc_rp_max(t, r->op_end[o->stream_prev] + r->lag_stream);
     if (o->engine_prev != SC_RP_NONE)
@@ -135,7 +139,8 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
         /* from pinned memory the call returns at once; what it did after its copy ended (a
          * stall of its own) it would still do */
         end = start + r->async_call_ns + (uint64_t)(it->waited && it->post > 0 ? it->post : 0);
-    } else if (it->wait == SC_RP_WAIT_NONE || r->fix_unwait[i]) {
+    } else if (it->wait == SC_RP_WAIT_NONE || r->fix_unwait[i] ||
+               (it->loads && r->fix_no_load[i])) {
         /* what the call does beside waiting: all of it, or its part after the wait */
         end = start + (it->waited ? (uint64_t)(it->post > 0 ? it->post : 0) : own);
     } else {
@@ -154,6 +159,7 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     r->item_start[i] = start;
     r->item_started[i] = true;
     r->item_end[i] = end;
+    r->item_done[i] = true;
     r->thread_shift[it->thread] = end - it->rec_end;
     if (it->next != SC_RP_NONE) {
         r->item_start[it->next] = end + r->items[it->next].gap;
@@ -169,6 +175,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         r->op_end[i] = r->ops[i].rec_end;  /* read only in recorded ties (see the nodes) */
     }
     memset(r->item_started, 0, r->n_items * sizeof *r->item_started);
+    memset(r->item_done, 0, r->n_items * sizeof *r->item_done);
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
     memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
     for (size_t k = 0; k < r->n_nodes; k++) {

@@ -348,6 +348,54 @@ static void test_load_record_holding_the_kernel(void **state)
     syn_free(&s);
 }
 
+/* The call itself waits (what the H200 does: the load waits for the running kernel): the
+ * spin on A 10 .. 2510 us, then the only launch of the sweep on B, whose call 20 .. 2530 us
+ * returned after the spin ended and loaded the module 2515 .. 2525 us (CUPTI, the call's
+ * correlation id); the sweep ran 2535 .. 2635, 5 us after the call; the host's last
+ * cudaDeviceSynchronize 2540 .. 2641.
+ * The rule: the spin ended inside the call, so the call waited 2510 - 20 = 2490 us, the host
+ * and the sweep with it; no operation was held behind the call.
+ * The replay (issue lag 10 us: the spin's; the sweep, issued by a loading call, is not a
+ * sample) reproduces the run: the call waits for the device and returns 20 us after the
+ * spin, the sweep 5 us after the call, the sync 6 us after the sweep: 2641 us. Without the
+ * load the call takes its 20 us after the wait less the 10 us load: 20 .. 30; the sweep runs
+ * 30 .. 130 inside the spin; the sync (10 us after the call, as recorded: 40) waits for the
+ * spin and returns 6 us after it: 2516. Saving 2641 - 2516 = 125 us, 4.7% of the run: a
+ * warning. The sync is the program's last wait: no work followed it, nothing to price. */
+static void test_load_record_call_waited(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    launch(&s, A, SPIN, 0, US(5), US(10), US(2510), 1);
+    launch(&s, B, SWEEP, US(20), US(2530), US(2535), US(2635), 2);
+    syn_overhead(&s, SC_OVERHEAD_LAZY_FUNCTION_LOADING, US(2515), US(2525), 2);
+    syn_call(&s, SC_CALL_DEVICE_SYNC, US(2540), US(2641), 3, "cudaDeviceSynchronize", NULL, 0);
+    sc_analysis a;
+    syn_analyze(&s, &a);
+    assert_int_equal(a.replay.replay_span_ns, US(2641));
+    const sc_finding *f = syn_finding(&a, "lazy-loading");
+    assert_non_null(f);
+    assert_int_equal(f->count, 1);
+    const sc_evidence *ev = f->worst.evidence;
+    size_t n = f->worst.n_evidence;
+    assert_true(syn_evidence(ev, n, "load_us") == 10.0);
+    assert_true(syn_evidence(ev, n, "delay_us") == 2490.0);
+    assert_true(syn_evidence(ev, n, "call_waited") == 1.0);
+    assert_true(syn_evidence(ev, n, "held_operations") == 0.0);
+    assert_true(syn_evidence(ev, n, "waited_behind_stream") == A);
+    assert_non_null(strstr(f->worst.text, "first launch of sweep_kernel on stream 21 loaded "
+                                          "its module (10.0 us): the call waited 2490.0 us "
+                                          "for spin_kernel on stream 20 to end"));
+    assert_int_equal(f->waited_ns, US(2490));
+    assert_int_equal(f->cost_ns, US(125));
+    assert_int_equal(f->severity, SC_SEV_WARNING);
+    assert_int_equal(a.replay.fixed_span_ns, US(2516));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
 /* The load holds more than its kernel: a tail kernel on C, launched after the load (45 .. 50
  * us), also started as the spin ended (2515 .. 2615). The host then waits for stream C only
  * (cudaStreamSynchronize 55 .. 2620) and runs a 1 ms kernel on C (launched 2700, runs 2710 ..
@@ -430,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_short_delay_saving_nothing_is_note),
         cmocka_unit_test(test_load_record_holding_the_kernel),
         cmocka_unit_test(test_load_record_holding_other_streams),
+        cmocka_unit_test(test_load_record_call_waited),
         cmocka_unit_test(test_load_record_alone_is_silent),
         cmocka_unit_test(test_overhead_records_without_a_load_are_silent),
     };

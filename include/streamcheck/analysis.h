@@ -203,7 +203,13 @@ typedef struct sc_replay_summary {
     uint64_t replay_span_ns;    /* the run replayed unchanged by the model */
     double error;               /* (replay - recorded) / recorded, signed */
     bool trusted;               /* |error| <= SC_REPLAY_TRUST */
-    uint64_t fixed_span_ns;     /* replayed with every finding's fix applied */
+    uint64_t tool_ns;           /* streamcheck's own time on the host: the stacks it took
+                                   after calls (OVERHEAD records of its own kind) */
+    uint64_t tool_calls;        /* calls whose stack that was */
+    uint64_t plain_span_ns;     /* the run replayed unchanged without that time: the base
+                                   every cost is measured from */
+    uint64_t fixed_span_ns;     /* replayed with every finding's fix applied (and without
+                                   streamcheck's own time) */
     uint64_t ops, calls;        /* device work and host calls in the graph */
     uint64_t held;              /* work held by other work for a reason the trace does not
                                    name (room, a module load): kept, with its lag */

@@ -284,7 +284,11 @@ enum sc_end_reason { SC_END_EXIT = 1, SC_END_EXEC = 2, SC_END_DETACH = 3 };
  * thread. The kinds that matter to the analysis (CUpti_ActivityOverheadKind values):
  * loading a kernel's module on its first launch under lazy loading, and the host blocked
  * because the launch queue was full; the others (CUPTI's buffers and resources) say what
- * tracing itself cost. `correlation_id` is the API call it happened inside (0: none). */
+ * tracing itself cost. `correlation_id` is the API call it happened inside (0: none).
+ * streamcheck writes one kind of its own, SC_OVERHEAD_STREAMCHECK_STACK: the time it spent
+ * on the application's thread after a call returned, taking the call's stack (only for calls
+ * that took one, sample.h); `correlation_id` is that call. The replay leaves it out of the
+ * costs, which are about the program without streamcheck. */
 enum sc_overhead_kind {
     SC_OVERHEAD_CUPTI_BUFFER_FLUSH = 1u << 16,
     SC_OVERHEAD_CUPTI_INSTRUMENTATION = 2u << 16,
@@ -293,6 +297,7 @@ enum sc_overhead_kind {
     SC_OVERHEAD_LAZY_FUNCTION_LOADING = 5u << 16,
     SC_OVERHEAD_COMMAND_BUFFER_FULL = 6u << 16,
     SC_OVERHEAD_ACTIVITY_BUFFER_REQUEST = 7u << 16,
+    SC_OVERHEAD_STREAMCHECK_STACK = 0x5c5cu << 16, /* streamcheck's own; not a CUPTI value */
 };
 
 typedef struct sc_rec_overhead {

@@ -105,7 +105,7 @@ int sc_costs_compute(const sc_ctx *ctx, sc_finding_list *list, sc_replay_summary
         return -1;
     }
     sc_replay_describe(r, summary);
-    uint64_t base = summary->replay_span_ns;
+    uint64_t base = summary->plain_span_ns;
     uint64_t *walls = calloc(2 * t->n_ranges + 1, sizeof *walls);
     if (!walls) {
         sc_replay_free(r);

@@ -53,6 +53,8 @@ typedef enum sc_rp_wait {
 typedef struct sc_rp_item {
     uint64_t rec_start, rec_end;
     uint64_t gap;               /* host time since the previous item of its thread ended */
+    uint64_t tool;              /* the part of gap streamcheck spent taking the previous
+                                   call's stack: left out when the replay runs plain */
     int32_t next;               /* the next item of its thread, SC_RP_NONE at the end */
     bool first;                 /* the first item of its thread: anchored at rec_start */
     uint8_t wait;               /* sc_rp_wait */
@@ -124,6 +126,8 @@ struct sc_replay {
     uint8_t *fix_pinned, *fix_unhold, *fix_room;    /* per op */
     size_t n_slots;
 
+    bool plain;                 /* passes leave streamcheck's own host time out (set once
+                                   the recording has been reproduced with it) */
     sc_replay_summary summary;
 };
 

@@ -138,6 +138,28 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
     return 0;
 }
 
+/* streamcheck's own time after a call (the stack it took, an OVERHEAD record of its own
+ * kind) is part of the gap before the thread's next item: recorded there, so that a plain
+ * pass can leave it out. */
+static void sc_rp_tool_times(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    for (size_t k = 0; k < t->n_overheads; k++) {
+        const sc_rec_overhead *o = &t->overheads[k];
+        if (o->kind != SC_OVERHEAD_STREAMCHECK_STACK || o->end_ns <= o->start_ns)
+            continue;
+        const sc_api_call *c = sc_ctx_call(r->ctx, o->correlation_id);
+        int32_t i = c ? r->call_item[c - t->calls] : SC_RP_NONE;
+        if (i == SC_RP_NONE || r->items[i].next == SC_RP_NONE)
+            continue;
+        sc_rp_item *next = &r->items[r->items[i].next];
+        uint64_t ns = o->end_ns - o->start_ns, room = next->gap - next->tool;
+        next->tool += ns < room ? ns : room;
+        r->summary.tool_ns += ns < room ? ns : room;
+        r->summary.tool_calls++;
+    }
+}
+
 int sc_rp_host_items(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
@@ -156,6 +178,8 @@ int sc_rp_host_items(sc_replay *r)
     }
     if (rc == 0)
         rc = sc_rp_items_from(r, e, n, loop_of);
+    if (rc == 0)
+        sc_rp_tool_times(r);
     free(e);
     free(loop_of);
     free(loop_end);

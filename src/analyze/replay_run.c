@@ -162,7 +162,8 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     r->item_done[i] = true;
     r->thread_shift[it->thread] = end - it->rec_end;
     if (it->next != SC_RP_NONE) {
-        r->item_start[it->next] = end + r->items[it->next].gap;
+        const sc_rp_item *next = &r->items[it->next];
+        r->item_start[it->next] = end + next->gap - (r->plain ? next->tool : 0);
         r->item_started[it->next] = true;
     }
 }
@@ -214,6 +215,10 @@ void sc_rp_describe_fidelity(sc_replay *r)
                          (double)s->recorded_span_ns
                    : 0.0;
     s->trusted = fabs(s->error) <= SC_REPLAY_TRUST;
+    /* From here on every pass is the program without streamcheck's stacks: the base of the
+     * costs (the fidelity above is against the recording, which has them). */
+    r->plain = true;
+    s->plain_span_ns = s->tool_ns ? sc_replay_run(r, NULL, 0) : s->replay_span_ns;
     s->ops = r->n_ops;
     s->calls = r->n_items;
 }

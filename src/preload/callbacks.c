@@ -109,6 +109,19 @@ static uint32_t sc_stack_share(sc_thread *t, const sc_hook *h, CUpti_CallbackId 
     return flag;
 }
 
+/* The time this call's stack took on the application's thread, as an OVERHEAD record of
+ * streamcheck's own kind: the replay leaves it out of the costs (trace_format.h). Only calls
+ * that took a stack pay for the second clock read. */
+static void sc_stack_time(const sc_thread *t, uint64_t since, uint32_t correlation_id)
+{
+    uint64_t now = 0;
+    sc_cupti_api.GetTimestamp(&now);
+    sc_rec_overhead r = {.start_ns = since, .end_ns = now > since ? now : since,
+                         .kind = SC_OVERHEAD_STREAMCHECK_STACK, .object_kind = 2,
+                         .object_id = {0, t->tid, 0}, .correlation_id = correlation_id};
+    sc_tbuf_put(SC_REC_OVERHEAD, &r, sizeof r, NULL, 0);
+}
+
 static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                        const CUpti_CallbackData *cb)
 {
@@ -141,6 +154,7 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
     size_t used = sc_record_size(sizeof(sc_rec_api), (size_t)n * sizeof(uint64_t));
     *(sc_record_header *)dst = (sc_record_header){.kind = SC_REC_API, .size = (uint32_t)used};
     sc_tbuf_commit_api(used);
+    if (n > 0) sc_stack_time(t, now, cb->correlationId);
     /* CUPTI's buffers are handed over after a device-wide synchronization, by the agent:
      * never on the thread that synchronized. */
     if (h->call_class == SC_CALL_DEVICE_SYNC) sc_agent_request_checkpoint();

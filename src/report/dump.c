@@ -471,6 +471,7 @@ static const char *overhead_kind_name(uint32_t kind)
     case SC_OVERHEAD_LAZY_FUNCTION_LOADING: return "lazy-function-loading";
     case SC_OVERHEAD_COMMAND_BUFFER_FULL: return "command-buffer-full";
     case SC_OVERHEAD_ACTIVITY_BUFFER_REQUEST: return "activity-buffer-request";
+    case SC_OVERHEAD_STREAMCHECK_STACK: return "streamcheck-stack";
     default: return "other";
     }
 }

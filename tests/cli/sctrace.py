@@ -62,6 +62,7 @@ SYNC_EVENT, SYNC_STREAM_WAIT_EVENT, SYNC_STREAM, SYNC_CONTEXT = 1, 2, 3, 4
 # enum sc_overhead_kind (CUPTI's CUpti_ActivityOverheadKind values)
 OVERHEAD_LAZY_FUNCTION_LOADING, OVERHEAD_COMMAND_BUFFER_FULL = 5 << 16, 6 << 16
 OVERHEAD_ACTIVITY_BUFFER_REQUEST = 7 << 16
+OVERHEAD_STREAMCHECK_STACK = 0x5C5C << 16  # streamcheck's own: the stack a call took
 
 # enum sc_end_reason
 END_EXIT, END_EXEC, END_DETACH = 1, 2, 3

@@ -95,12 +95,23 @@ def test_every_call_once_with_a_site_and_nothing_lost(tmp_path):
             assert c["aux"] >= 0x9000, c
     tids = {c["tid"] for c in t["calls"]}
     assert len(tids) == 8
+    # The time each stack took is recorded, for that call and on its thread, and only for
+    # calls that took one (the replay leaves it out of the costs).
+    stacks = [o for o in t["overheads"] if o["kind"] == sctrace.OVERHEAD_STREAMCHECK_STACK]
+    by_corr = {c["correlation_id"]: c for c in t["calls"]}
+    assert sorted(o["correlation_id"] for o in stacks) == \
+        sorted(c["correlation_id"] for c in t["calls"] if c["n_frames"] > 0)
+    for o in stacks:
+        call = by_corr[o["correlation_id"]]
+        assert (o["object_kind"], o["object_id1"]) == (2, call["tid"]), (o, call)
+        assert call["end_ns"] <= o["start_ns"] <= o["end_ns"], (o, call)
 
 
 def test_no_stacks_when_depth_is_zero(tmp_path):
     _, t, fired = run(tmp_path, "work", 2, 300, env={"STREAMCHECK_STACK_DEPTH": "0"})
     assert len(t["calls"]) == fired["calls"]
     assert all(c["n_frames"] == 0 and not c["flags"] & 12 for c in t["calls"])
+    assert not [o for o in t["overheads"] if o["kind"] == sctrace.OVERHEAD_STREAMCHECK_STACK]
 
 
 def test_threads_that_come_and_go(tmp_path):

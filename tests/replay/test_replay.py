@@ -116,7 +116,7 @@ def check_legacy_saving(p, t, min_waited_ns):
     (b,) = blocking
     assert b["cost_ns"] == legacy["cost_ns"] and b["same_wait_as"] == "legacy-stream"
     r = p["replay"]
-    assert r["replay_span_ns"] - r["fixed_span_ns"] < 2 * legacy["cost_ns"]
+    assert r["plain_span_ns"] - r["fixed_span_ns"] < 2 * legacy["cost_ns"]
     return legacy
 
 

@@ -67,15 +67,15 @@ bool sc_pinned_rate_for(const sc_pinned_rate *r, const sc_device *d, const sc_re
 {
     if (sc_pinned_rate_estimate(r, c, ns)) {
         double rate = c->copy_kind == SC_COPY_HTOD ? r->h2d_bytes_per_ns : r->d2h_bytes_per_ns;
-        snprintf(basis, basis_size, "%.1f GB/s, the median of this run's pinned %s copies of "
-                 "1 MiB or more", rate, c->copy_kind == SC_COPY_HTOD ? "host-to-device"
-                                                                    : "device-to-host");
+        snprintf(basis, basis_size, "%.1f GB/s measured here", rate);
         return true;
     }
     uint32_t cc = d ? d->rec.cc_major : 0;
     double gbs = cc >= 9 ? 50.0 : cc >= 8 ? 25.0 : 12.0;   /* GB/s is bytes per ns */
     *ns = SC_PINNED_COPY_LATENCY_NS + (uint64_t)((double)c->bytes / gbs);
-    snprintf(basis, basis_size, "%.0f GB/s, the default for compute capability %u.x (this run "
-             "has no pinned copy of that direction to measure)", gbs, cc);
+    if (d)
+        snprintf(basis, basis_size, "%.0f GB/s, cc %u.x default", gbs, cc);
+    else
+        snprintf(basis, basis_size, "%.0f GB/s default, no device record", gbs);
     return false;
 }

@@ -32,7 +32,8 @@ bool sc_pinned_rate_estimate(const sc_pinned_rate *r, const sc_rec_memcpy *c, ui
  * when there is one, else at the default rate of a PCIe x16 link of its device's generation
  * (50 GB/s for compute capability 9.x, what an H200 measured; 25 for 8.x; 12 before), plus
  * SC_PINNED_COPY_LATENCY_NS. `device` is the copy's device record (NULL when the trace
- * has none). `basis` receives where the rate came from, in words. Returns
+ * has none). `basis` receives the rate and where it came from, in a few words ("11.7 GB/s
+ * measured here", "50 GB/s, cc 9.x default"). Returns
  * whether the rate was measured. */
 #define SC_PINNED_COPY_LATENCY_NS 2000u
 bool sc_pinned_rate_for(const sc_pinned_rate *r, const sc_device *device, const sc_rec_memcpy *c,

@@ -78,8 +78,4 @@ uint64_t sc_replay_range_wall(const sc_replay *r, size_t range);
 /* What the graph and the unchanged replay say about the model. */
 void sc_replay_describe(const sc_replay *r, sc_replay_summary *out);
 
-/* The duration a copy would have from pinned memory, and where the rate came from. */
-bool sc_replay_pinned_estimate(const sc_replay *r, size_t copy, uint64_t *ns,
-                               const char **basis);
-
 #endif

@@ -112,7 +112,6 @@ struct sc_replay {
     uint64_t wake_ns;           /* end of what a waiting call waited for to its return */
     uint64_t async_call_ns;     /* an async copy call from pinned memory */
     uint64_t *pinned_ns;        /* per op: its duration from pinned memory (copies) */
-    char pinned_basis[200];     /* where the first pageable copy's pinned rate came from */
     uint64_t *load_ns;          /* per item: module load inside the call */
 
     /* what a pass uses */

@@ -289,15 +289,13 @@ static int sc_rp_pinned(sc_replay *r)
         size_t i = t->n_kernels + c;
         const sc_rec_memcpy *m = &t->copies[c];
         r->pinned_ns[i] = r->ops[i].dur;
-        char basis[sizeof r->pinned_basis];
+        char basis[160];
         if ((m->flags & SC_MEMCPY_ASYNC) &&
             (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
             sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &r->pinned_ns[i],
                                basis, sizeof basis);
             if (r->pinned_ns[i] > r->ops[i].dur)    /* pinned is never the slower path */
                 r->pinned_ns[i] = r->ops[i].dur;
-            if (!r->pinned_basis[0])
-                snprintf(r->pinned_basis, sizeof r->pinned_basis, "%s", basis);
         }
     }
     return 0;
@@ -309,14 +307,4 @@ int sc_rp_lags(sc_replay *r)
         sc_rp_pinned(r) != 0)
         return -1;
     return 0;
-}
-
-bool sc_replay_pinned_estimate(const sc_replay *r, size_t copy, uint64_t *ns, const char **basis)
-{
-    size_t i = r->ctx->trace->n_kernels + copy;
-    if (copy >= r->ctx->trace->n_copies || r->pinned_ns[i] == r->ops[i].dur)
-        return false;
-    *ns = r->pinned_ns[i];
-    *basis = r->pinned_basis;
-    return true;
 }

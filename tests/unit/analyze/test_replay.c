@@ -16,6 +16,7 @@
  *     (its own OVERHEAD records): the fidelity is against the recording, which has it.
  * Stream 7 is the legacy stream, 13 a blocking stream the program created; 20 and 21 are
  * non-blocking streams whose calls name them by the handles 0xA0 and 0xA1. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -453,7 +454,7 @@ static void test_pinned_at_the_measured_rate(void **state)
     assert_int_equal(f->count, 1);
     assert_int_equal(f->waited_ns, US(815));
     assert_true(syn_ev(&f->worst, "pinned_estimate_us") == 200.0);
-    assert_true(syn_ev(&f->worst, "saved_us") == 615.0);
+    assert_true(syn_ev(&f->worst, "host_back_us") == 615.0);
     assert_int_equal(f->cost_ns, US(619));
     assert_int_equal(f->severity, SC_SEV_ERROR);
     sc_analysis_free(&a);
@@ -465,7 +466,7 @@ static void test_pinned_at_the_measured_rate(void **state)
  * 70 us; lags: copy and kernel issue 10; the pinned async call the default 5 us. Replayed
  * unchanged: 70 .. 1900 us (1830 us). Pinned: Q 80 .. 165.886; the call returns at 80; K at
  * max(95, 166.886) = 166.886 .. 1166.886. Saving 1900 - 1166.886 = 733.114 us: an error.
- * The rule gives no estimate of its own without a measured rate. */
+ * The rule's estimate is the same, and says where its rate came from. */
 static void test_pinned_at_the_default_rate(void **state)
 {
     (void)state;
@@ -477,7 +478,9 @@ static void test_pinned_at_the_default_rate(void **state)
     assert_int_equal(a.replay.replay_span_ns, US(1830));
     const sc_finding *f = syn_finding(&a, "pageable-async");
     assert_non_null(f);
-    assert_true(syn_ev(&f->worst, "pinned_estimate_us") == -1);
+    assert_true(fabs(syn_ev(&f->worst, "pinned_estimate_us") - 85.886) < 1e-9);
+    assert_true(syn_ev(&f->worst, "pinned_rate_measured") == 0.0);
+    assert_non_null(strstr(f->worst.text, "; pinned: ~85.9 us (50 GB/s, cc 9.x default)"));
     assert_int_equal(f->cost_ns, 733114);
     assert_int_equal(f->severity, SC_SEV_ERROR);
     sc_analysis_free(&a);

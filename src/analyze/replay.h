@@ -52,6 +52,8 @@ typedef enum sc_fix_kind {
     SC_FIX_ROOM = 5,        /* index: trace->kernels: the grid leaves room beside it */
     SC_FIX_NO_LOAD = 6,     /* index: trace->calls: a launch without the module load inside
                                its call (the load's time comes off the call) */
+    SC_FIX_REMOVE = 7,      /* index: trace->calls: the call is not made there at all (moved
+                               out of the loop): no wait, no time of its own */
 } sc_fix_kind;
 
 #define SC_FIX_ALL SIZE_MAX

@@ -371,13 +371,14 @@ static int sc_rp_scratch(sc_replay *r)
     r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->fix_barrier = calloc(r->n_slots + 1, 1);
     r->fix_unwait = calloc(ni, 1);
+    r->fix_remove = calloc(ni, 1);
     r->fix_no_load = calloc(ni, 1);
     r->fix_pinned = calloc(no, 1);
     r->fix_unhold = calloc(no, 1);
     r->fix_room = calloc(no, 1);
     return r->op_start && r->op_end && r->item_start && r->item_end && r->item_started &&
-                   r->item_done &&
-                   r->thread_shift && r->fix_barrier && r->fix_unwait && r->fix_no_load &&
+                   r->item_done && r->thread_shift && r->fix_barrier && r->fix_unwait &&
+                   r->fix_remove && r->fix_no_load &&
                    r->fix_pinned && r->fix_unhold && r->fix_room
                ? 0
                : -1;
@@ -402,8 +403,14 @@ static int sc_rp_nodes(sc_replay *r)
     size_t k = 0;
     for (size_t i = 0; i < r->n_ops; i++)
         r->nodes[k++] = (sc_rp_node){r->ops[i].rec_start, 0, (uint32_t)i};
-    for (size_t i = 0; i < r->n_items; i++)
-        r->nodes[k++] = (sc_rp_node){r->items[i].rec_end, 1, (uint32_t)i};
+    for (size_t i = 0; i < r->n_items; i++) {
+        /* a loading launch is placed where its load ended: its kernel may start before the
+         * call returns, and must see the call's replayed end */
+        const sc_rp_item *it = &r->items[i];
+        uint64_t at = it->loads && it->load_end && it->load_end < it->rec_end ? it->load_end
+                                                                              : it->rec_end;
+        r->nodes[k++] = (sc_rp_node){at, 1, (uint32_t)i};
+    }
     qsort(r->nodes, r->n_nodes, sizeof *r->nodes, sc_rp_node_cmp);
     return 0;
 }
@@ -457,6 +464,7 @@ void sc_replay_free(sc_replay *r)
     free(r->thread_shift);
     free(r->fix_barrier);
     free(r->fix_unwait);
+    free(r->fix_remove);
     free(r->fix_no_load);
     free(r->fix_pinned);
     free(r->fix_unhold);

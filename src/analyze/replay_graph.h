@@ -55,6 +55,10 @@ typedef struct sc_rp_item {
     uint64_t gap;               /* host time since the previous item of its thread ended */
     uint64_t tool;              /* the part of gap streamcheck spent taking the previous
                                    call's stack: left out when the replay runs plain */
+    int32_t join;               /* the last item of another thread this one waited for (a
+                                   join: pthread_join and the like leave no record), or
+                                   SC_RP_NONE; it starts join_lag after that item's end */
+    uint64_t join_lag;
     int32_t next;               /* the next item of its thread, SC_RP_NONE at the end */
     bool first;                 /* the first item of its thread: anchored at rec_start */
     uint8_t wait;               /* sc_rp_wait */
@@ -68,7 +72,9 @@ typedef struct sc_rp_item {
     int32_t pinned_copy;        /* a pageable async copy call: the op of its copy */
     int32_t range;              /* a range mark: trace->ranges index, else SC_RP_NONE */
     bool loads;                 /* a launch that loaded its module: it waited for the device,
-                                   and its kernel starts after it returns */
+                                   and its kernel starts after the load */
+    uint64_t load_end;          /* loads: the recorded end of its last module load (the
+                                   kernel may start a little before the call returns) */
 } sc_rp_item;
 
 /* A node of the pass: device work at its recorded start, a host item at its recorded end. */
@@ -121,7 +127,7 @@ struct sc_replay {
     bool *item_done;            /* its end is known in this pass */
     uint64_t *thread_shift;     /* replayed minus recorded end of the thread's last item */
     uint8_t *fix_barrier;       /* per stream slot */
-    uint8_t *fix_unwait, *fix_no_load;  /* per item */
+    uint8_t *fix_unwait, *fix_no_load, *fix_remove;  /* per item */
     uint8_t *fix_pinned, *fix_unhold, *fix_room;    /* per op */
     size_t n_slots;
 

@@ -138,6 +138,48 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
     return 0;
 }
 
+/* A thread that waited for another to finish (pthread_join, a condition variable: nothing
+ * CUDA records) shows a long gap that ends just after the other thread's last item ended.
+ * That item becomes what the gap waits for, so that a fix which ends the other thread sooner
+ * lets this one go on sooner: without it the gap's recorded length would hold the thread
+ * (and the run's end) where it was. */
+#define SC_RP_JOIN_LAG_NS 200000u   /* the item starts at most this long after the end, */
+#define SC_RP_JOIN_SHARE 8u         /* and within an eighth of its gap: the gap was mostly
+                                       the wait, not host work that happened to end there */
+
+static void sc_rp_joins(sc_replay *r)
+{
+    for (size_t i = 0; i < r->n_items; i++)
+        r->items[i].join = SC_RP_NONE;
+    int32_t *last = malloc((r->n_threads + 1) * sizeof *last);
+    if (!last)
+        return;     /* no joins: the gaps stay as recorded */
+    for (size_t th = 0; th < r->n_threads; th++) {
+        int32_t i = r->item_thread_first[th];
+        while (r->items[i].next != SC_RP_NONE)
+            i = r->items[i].next;
+        last[th] = i;
+    }
+    for (size_t i = 0; i < r->n_items; i++) {
+        sc_rp_item *it = &r->items[i];
+        if (it->first || it->gap <= SC_RP_JOIN_LAG_NS)
+            continue;
+        uint64_t gap_start = it->rec_start - it->gap;
+        for (size_t th = 0; th < r->n_threads; th++) {
+            const sc_rp_item *x = &r->items[last[th]];
+            if (x->thread == it->thread || x->rec_end <= gap_start || x->rec_end > it->rec_start ||
+                it->rec_start - x->rec_end > SC_RP_JOIN_LAG_NS ||
+                (it->rec_start - x->rec_end) * SC_RP_JOIN_SHARE > it->gap)
+                continue;
+            if (it->join == SC_RP_NONE || x->rec_end > r->items[it->join].rec_end) {
+                it->join = last[th];
+                it->join_lag = it->rec_start - x->rec_end;
+            }
+        }
+    }
+    free(last);
+}
+
 /* streamcheck's own time after a call (the stack it took, an OVERHEAD record of its own
  * kind) is part of the gap before the thread's next item: recorded there, so that a plain
  * pass can leave it out. */
@@ -178,8 +220,10 @@ int sc_rp_host_items(sc_replay *r)
     }
     if (rc == 0)
         rc = sc_rp_items_from(r, e, n, loop_of);
-    if (rc == 0)
+    if (rc == 0) {
         sc_rp_tool_times(r);
+        sc_rp_joins(r);
+    }
     free(e);
     free(loop_of);
     free(loop_end);
@@ -493,8 +537,11 @@ static int sc_rp_loads(sc_replay *r)
             continue;
         const sc_api_call *c = sc_ctx_call(r->ctx, o->correlation_id);
         int32_t it = c ? r->call_item[c - t->calls] : SC_RP_NONE;
-        if (it != SC_RP_NONE && o->end_ns > o->start_ns)
+        if (it != SC_RP_NONE && o->end_ns > o->start_ns) {
             r->load_ns[it] += o->end_ns - o->start_ns;
+            if (o->end_ns > r->items[it].load_end)
+                r->items[it].load_end = o->end_ns;
+        }
     }
     return 0;
 }

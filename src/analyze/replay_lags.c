@@ -63,10 +63,10 @@ static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_r
     uint64_t cand[4] = {0, 0, 0, 0};
     bool has[4] = {false, false, false, false};
     if (o->item != SC_RP_NONE) {
-        /* the kernel of a launch that loaded its module is issued when the call returns */
+        /* the kernel of a launch that loaded its module is issued when the load ends */
         const sc_rp_item *it = &r->items[o->item];
-        cand[SC_BIND_ISSUE] = it->loads && o->rec_start >= it->rec_end ? it->rec_end
-                                                                       : o->issue_ns;
+        cand[SC_BIND_ISSUE] = it->loads && o->rec_start >= it->load_end ? it->load_end
+                                                                        : o->issue_ns;
         has[SC_BIND_ISSUE] = true;
     }
     if (o->stream_prev != SC_RP_NONE) {

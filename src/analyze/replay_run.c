@@ -19,6 +19,10 @@ static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, uint8_t val
             if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
                 r->fix_unwait[r->call_item[i]] = value;
             break;
+        case SC_FIX_REMOVE:
+            if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
+                r->fix_remove[r->call_item[i]] = value;
+            break;
         case SC_FIX_NO_LOAD:
             if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
                 r->fix_no_load[r->call_item[i]] = value;
@@ -62,10 +66,16 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     const sc_rp_op *o = &r->ops[i];
     uint64_t t = o->item != SC_RP_NONE ? sc_rp_item_start(r, o->item) + r->lag_issue[o->kind]
                                        : o->rec_start;
-    if (o->item != SC_RP_NONE && r->items[o->item].loads && !r->fix_no_load[o->item] &&
-        r->item_done[o->item] && o->rec_start >= r->items[o->item].rec_end)
-        /* the kernel of a loading launch: after the call, as recorded after it */
-        t = sc_rp_max(t, r->item_end[o->item] + (o->rec_start - r->items[o->item].rec_end));
+    const sc_rp_item *it = o->item != SC_RP_NONE ? &r->items[o->item] : NULL;
+    if (it && it->loads && !r->fix_no_load[o->item] && r->item_done[o->item] &&
+        o->rec_start >= it->load_end) {
+        /* the kernel of a loading launch: after the load (the call's end less what it did
+         * after the load), as recorded after it */
+        uint64_t tail = it->rec_end - it->load_end, end = r->item_end[o->item];
+        uint64_t load_end = end - r->item_start[o->item] > tail ? end - tail
+                                                                : r->item_start[o->item];
+        t = sc_rp_max(t, load_end + (o->rec_start - it->load_end));
+    }
     if (o->stream_prev != SC_RP_NONE)
         t = sc_rp_max(t, r->op_end[o->stream_prev] + r->lag_stream);
     if (o->engine_prev != SC_RP_NONE)
@@ -132,9 +142,14 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
 {
     const sc_rp_item *it = &r->items[i];
     uint64_t start = it->first ? it->rec_start : sc_rp_item_start(r, i);
+    if (it->join != SC_RP_NONE && r->item_done[it->join]) {
+        /* a join: the gap was the wait for the other thread's end, not host work */
+        uint64_t prev_end = start - (it->gap - (r->plain ? it->tool : 0));
+        start = sc_rp_max(prev_end, r->item_end[it->join] + it->join_lag);
+    }
     uint64_t own = it->rec_end - it->rec_start, end;
-    if (it->call == SC_RP_NONE) {
-        end = start;    /* a range mark */
+    if (it->call == SC_RP_NONE || r->fix_remove[i]) {
+        end = start;    /* a range mark, or a call the fix takes out of the run */
     } else if (it->pinned_copy != SC_RP_NONE && r->fix_pinned[it->pinned_copy]) {
         /* from pinned memory the call returns at once; what it did after its copy ended (a
          * stall of its own) it would still do */

@@ -704,6 +704,63 @@ static void test_streamcheck_time_left_out(void **state)
     syn_free(&s);
 }
 
+/* A join: thread 1 waits (pthread_join: nothing CUDA records) for thread 2, which runs two
+ * steps on stream 20, then goes on. Thread 2:
+ *   launch 0 .. 5: K1 10 .. 1010; cudaStreamSynchronize 5 .. 1016 (6 us after K1);
+ *   launch 1020 .. 1025: K2 1030 .. 2000; cudaStreamSynchronize 1025 .. 2006: its last call.
+ * Thread 1: cudaMalloc 0 .. 3, then nothing until 2016, 10 us after thread 2's last call
+ * ended (a gap of 2013 us, the join): launch 2016 .. 2021: K3 on 21 2026 .. 2126; its
+ * cudaDeviceSynchronize 2021 .. 2132 ends the run.
+ * Lags: issue 10, wake 6, stream 1 (none shown). Replayed unchanged: 0 .. 2132 us.
+ * host-sync prices thread 2's first sync (its last is followed only by thread 1's work, so
+ * it is priced too; thread 1's, which nothing followed, is kept): they end 6 us after they
+ * start: the first at 11, the launch at 15 .. 20, K2 after K1 on the stream at 1011 .. 1981;
+ * the second sync 20 .. 26. Thread 1 goes on 10 us after thread 2's end: launch 36 .. 41, K3
+ * 46 .. 146; its sync waits for the device's work issued before it, K2 included, and returns
+ * at 1987. Saving 2132 - 1987 = 145 us. Without the join the gap would hold thread 1 until
+ * 2016 and the run would end at 2132: nothing saved. */
+static void test_thread_join_follows_the_other_thread(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    nonblocking(&s);
+    sc_api_call *c;
+    c = syn_call(&s, SC_CALL_LAUNCH, 0, US(5), 1, NULL, NULL, 0);
+    c->rec.stream = H20;
+    c->rec.tid = 2;
+    syn_kernel(&s, 0, S20, US(10), US(1010), 1);
+    c = syn_call(&s, SC_CALL_STREAM_SYNC, US(5), US(1016), 2, "cudaStreamSynchronize", NULL, 0);
+    c->rec.stream = H20;
+    c->rec.tid = 2;
+    c = syn_call(&s, SC_CALL_LAUNCH, US(1020), US(1025), 3, NULL, NULL, 0);
+    c->rec.stream = H20;
+    c->rec.tid = 2;
+    syn_kernel(&s, 0, S20, US(1030), US(2000), 3);
+    c = syn_call(&s, SC_CALL_STREAM_SYNC, US(1025), US(2006), 4, "cudaStreamSynchronize", NULL,
+                 0);
+    c->rec.stream = H20;
+    c->rec.tid = 2;
+    c = syn_call(&s, SC_CALL_MALLOC, 0, US(3), 5, "cudaMalloc", NULL, 0);
+    c->rec.tid = 1;
+    c = syn_call(&s, SC_CALL_LAUNCH, US(2016), US(2021), 6, NULL, NULL, 0);
+    c->rec.stream = H21;
+    c->rec.tid = 1;
+    syn_kernel(&s, 0, S21, US(2026), US(2126), 6);
+    c = syn_call(&s, SC_CALL_DEVICE_SYNC, US(2021), US(2132), 7, "cudaDeviceSynchronize", NULL,
+                 0);
+    c->rec.tid = 1;
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_int_equal(a.replay.replay_span_ns, US(2132));
+    const sc_finding *f = syn_finding(&a, "host-sync");
+    assert_non_null(f);
+    assert_int_equal(f->cost_ns, US(145));
+    assert_int_equal(a.replay.fixed_span_ns, US(1987));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
 static void test_range_walls(void **state)
 {
     (void)state;
@@ -754,6 +811,7 @@ int main(void)
         cmocka_unit_test(test_saving_nothing_is_a_note),
         cmocka_unit_test(test_range_walls),
         cmocka_unit_test(test_streamcheck_time_left_out),
+        cmocka_unit_test(test_thread_join_follows_the_other_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

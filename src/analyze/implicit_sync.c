@@ -10,8 +10,19 @@
  * no rule here. A synchronous copy or memset waits for its own stream by design, so only
  * other streams' work counts for them. Stream-ordered allocation (cudaMallocAsync,
  * cudaFreeAsync) never synchronizes and is not looked at.
+ *
+ * The fix the finding names changes a pattern, not one call: allocations moved out of the
+ * loop, pinning and limits set once at start-up (the calls are gone from the loop, their own
+ * time with them), copies and memsets made async (the calls stay, without the wait). So it
+ * is priced on every call of the instances' family (sc_implicit_family) on their threads: a
+ * cudaFree that stops waiting for another thread's queue would otherwise only hand the wait
+ * to the next cudaFree, and a cudaDeviceSetLimit that resizes memory every step costs its
+ * own time whether or not it waited.
+ * A call no work followed (the copy of the results at the end, the frees at teardown) keeps
+ * its wait, as host-sync's last synchronization: the program needs it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/blocking.h"
@@ -34,6 +45,25 @@ static bool sc_implicit_applies(uint16_t call_class)
         return false;
     }
 }
+
+/* Calls that one fix changes together: the classes sc_implicit_fix names one remedy for. */
+static int sc_implicit_family(uint16_t call_class)
+{
+    switch (call_class) {
+    case SC_CALL_MALLOC: case SC_CALL_FREE: return 1;
+    case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
+    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: return 2;
+    case SC_CALL_MEMCPY: return 3;
+    case SC_CALL_MEMSET: return 4;
+    default: return 5;
+    }
+}
+
+/* A family with an instance on a thread: its calls there are the fix's. */
+typedef struct sc_implicit_scope {
+    uint32_t tid;
+    int family;
+} sc_implicit_scope;
 
 /* The change that removes the wait, for the class of the worst instance. */
 static const char *sc_implicit_fix(uint16_t call_class)
@@ -129,11 +159,42 @@ static void sc_implicit_conclude(const sc_implicit_totals *tot,
     sc_finding_total(b, "cost_us", sc_ns_to_us(tot->cost_ns), "us");
 }
 
+static bool sc_implicit_in_scope(const sc_implicit_scope *scopes, size_t n,
+                                 const sc_api_call *call)
+{
+    for (size_t k = 0; k < n; k++)
+        if (scopes[k].tid == call->rec.tid &&
+            scopes[k].family == sc_implicit_family(call->rec.call_class))
+            return true;
+    return false;
+}
+
+/* The fix: every call of the instances' families on their threads is moved out of the loop
+ * (or, for copies and memsets, stops waiting), except those no work followed. */
+static int sc_implicit_fixes(const sc_ctx *ctx, const bool *followed,
+                             const sc_implicit_scope *scopes, size_t n_scopes,
+                             sc_finding_builder *b)
+{
+    const sc_trace *t = ctx->trace;
+    for (size_t i = 0; i < t->n_calls; i++)
+        if (followed[i] && sc_implicit_in_scope(scopes, n_scopes, &t->calls[i])) {
+            int family = sc_implicit_family(t->calls[i].rec.call_class);
+            bool stays = family == 3 || family == 4;    /* made async, not moved */
+            if (sc_finding_fix(b, stays ? SC_FIX_UNWAIT : SC_FIX_REMOVE, i) != 0)
+                return -1;
+        }
+    return 0;
+}
+
 static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
                             sc_finding_builder *b, sc_implicit_totals *tot)
 {
     const sc_trace *t = ctx->trace;
-    for (size_t i = 0; i < t->n_calls; i++) {
+    bool *followed = calloc(t->n_calls + 1, sizeof *followed);
+    sc_implicit_scope *scopes = malloc((t->n_calls + 1) * sizeof *scopes);
+    size_t n_scopes = 0;
+    int rc = followed && scopes ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < t->n_calls; i++) {
         const sc_api_call *call = &t->calls[i];
         if (!sc_implicit_applies(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
             continue;
@@ -147,6 +208,7 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
                               .skip_own_stream = copy_or_set};
         sc_blocking m;
         sc_blocking_measure(ix, &q, &m);
+        followed[i] = m.followed;
         if (!m.explained)
             continue;   /* it waited for nothing, or not for what happened to end inside it */
         sc_instance inst;
@@ -156,11 +218,16 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
         tot->idle_ns += m.idle_ns;
         tot->starve_ns += m.starve_ns;
         tot->cost_ns += m.cost_ns;
-        if (sc_finding_add(b, &inst) != 0 ||
-            sc_finding_fix(b, SC_FIX_UNWAIT, (size_t)(call - t->calls)) != 0)
-            return -1;
+        rc = sc_finding_add(b, &inst);
+        if (m.followed && !sc_implicit_in_scope(scopes, n_scopes, call))
+            scopes[n_scopes++] = (sc_implicit_scope){call->rec.tid,
+                                                     sc_implicit_family(call->rec.call_class)};
     }
-    return 0;
+    if (rc == 0)
+        rc = sc_implicit_fixes(ctx, followed, scopes, n_scopes, b);
+    free(followed);
+    free(scopes);
+    return rc;
 }
 
 int sc_rule_implicit_sync(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)

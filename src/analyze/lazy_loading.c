@@ -3,17 +3,18 @@
  *
  * From direct evidence, where the trace has CUPTI's OVERHEAD records (format 1.1): a
  * LAZY_FUNCTION_LOADING (or module-loading) record inside a launch call says the kernel's
- * module was loaded there. The load waits for the device: work of other streams in flight at
- * the call (the front) runs to its end, and the kernel, and any other work issued after the
- * load, starts only then (measured on an H200: a kernel launched once beside a 2.56 ms kernel
- * of another stream started 3.6 us after that kernel ended; under EAGER, during it). An
- * instance is such a load whose kernel, or work issued after it, started within 20 us of the
- * front's end though it was ready before (its own stream idle, its call over), on streams
- * independent of the front's, not ordered behind it by an event, and not behind a grid that
- * filled the device (no-room's). Its fix: the load done before (CUDA_MODULE_LOADING=EAGER or
- * a warm-up): that work not held, the load's time off the launch call. A load that held
- * nothing is not reported. Without OVERHEAD records (older traces), the corroborated
- * inference below:
+ * module was loaded there. The load waits for the device: the work in flight at the call
+ * (the front: of any stream, the kernel's own included) runs to its end, and the kernel, and
+ * any other work issued after the load, starts only then (measured on an H200: a kernel
+ * launched once beside a 2.56 ms kernel of another stream started 3.6 us after that kernel
+ * ended; under EAGER, during it). Sometimes the call itself waits for the front, holding the
+ * host. An instance is such a load whose call waited for the front, or whose kernel, or work
+ * issued after it, started within 20 us of the front's end though it was ready before (its
+ * own stream idle, its call over), on streams independent of the front's and not ordered
+ * behind it by an event; never behind a grid that filled the device (no-room's). Its fix:
+ * the load done before (CUDA_MODULE_LOADING=EAGER or a warm-up): the call not waiting, that
+ * work not held, the load's time off the launch call. A load that held nothing is not
+ * reported. Without OVERHEAD records (older traces), the corroborated inference below:
  *
  * With CUDA_MODULE_LOADING=LAZY (the default since CUDA 12.2) a kernel's module is loaded at
  * its first launch, and the load waits for the device: measured on an H200 (GPU-FACTS.md),
@@ -291,17 +292,48 @@ static size_t sc_lazy_kernel_of(const sc_trace *t, const sc_api_call *call)
     return SIZE_MAX;
 }
 
+/* What a load waits for: the work of its device in flight when the launch was issued that
+ * ends last, on any stream, the launched kernel's own included (the load holds the whole
+ * device: on NVIDIA's simpleHyperQ, recorded on the H200, kernel_B's load behind stream 13's
+ * 10 ms kernel_A kept every other stream's kernel_A waiting until it ended). */
+typedef struct sc_lazy_front {
+    bool any;
+    uint64_t end_ns;
+    size_t slot, work;          /* its stream, and a sc_work_at() position */
+} sc_lazy_front;
+
+static sc_lazy_front sc_lazy_load_front(const sc_ctx *ctx, const sc_launch *l)
+{
+    sc_lazy_front f = {0};
+    if (l->has_front)
+        f = (sc_lazy_front){true, l->front_end_ns, l->front_slot, l->front_work};
+    if (l->own_prev_end_ns <= l->issue_ns || (f.any && l->own_prev_end_ns <= f.end_ns))
+        return f;
+    const sc_trace *t = ctx->trace;
+    const sc_stream_summary *own = &ctx->analysis->streams[l->slot];
+    for (size_t i = 0, n = sc_work_count(t); i < n; i++) {
+        sc_work w = sc_work_at(t, i);
+        if (w.end_ns == l->own_prev_end_ns &&
+            sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id) == own)
+            return (sc_lazy_front){true, w.end_ns, l->slot, i};
+    }
+    return f;
+}
+
 /* Work held by the load: issued at or after the load's call began, on a stream independent
- * of the front's, started within SC_LAZY_AFTER_NS of the front's end and not before it,
- * ready before it (its call over and its own stream idle by then). Adds a fix per piece and
- * returns how many, with their summed delay in *delay. */
-static int sc_lazy_victims(const sc_ctx *ctx, const sc_launch *l, const sc_api_call *call,
-                           uint32_t device, uint64_t load, sc_finding_builder *b,
-                           uint64_t *delay, size_t *count)
+ * of the front's and not ordered behind it by an event, started within SC_LAZY_AFTER_NS of
+ * the front's end and not before it, ready before it (its call over and its own stream idle
+ * by then). Adds a fix per piece and returns how many, with their summed delay in *delay. */
+static int sc_lazy_victims(const sc_ctx *ctx, const sc_lazy_front *front,
+                           const sc_api_call *call, uint32_t device, uint64_t load,
+                           sc_finding_builder *b, uint64_t *delay, size_t *count)
 {
     const sc_trace *t = ctx->trace;
     const sc_stream_summary *streams = ctx->analysis->streams;
-    uint64_t front_end = l->front_end_ns;
+    uint64_t front_end = front->end_ns;
+    sc_work fw = sc_work_at(t, front->work);
+    const sc_api_call *fc = sc_ctx_call(ctx, fw.correlation_id);
+    uint64_t front_issue = fc ? fc->rec.start_ns : fw.start_ns;
     *delay = 0;
     *count = 0;
     uint64_t *last_end = calloc(ctx->analysis->n_streams + 1, sizeof(uint64_t));
@@ -320,8 +352,10 @@ static int sc_lazy_victims(const sc_ctx *ctx, const sc_launch *l, const sc_api_c
         const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
         const sc_api_call *c = sc_ctx_call(ctx, w.correlation_id);
         if (!s || !c || c->rec.start_ns < call->rec.start_ns || w.device != device ||
-            !sc_streams_independent(s, &streams[l->front_slot]) ||
-            w.start_ns + SC_LAZY_TOL_NS < front_end || w.start_ns > front_end + SC_LAZY_AFTER_NS)
+            !sc_streams_independent(s, &streams[front->slot]) ||
+            w.start_ns + SC_LAZY_TOL_NS < front_end || w.start_ns > front_end + SC_LAZY_AFTER_NS ||
+            sc_deps_ordered(&ctx->deps, w.context_id, streams[front->slot].stream_id,
+                            front_issue, s->stream_id, c->rec.start_ns))
             continue;
         /* the loading call itself would have returned sooner by the load */
         uint64_t call_end = c == call ? c->rec.end_ns - (load < sc_dur(c->rec.start_ns,
@@ -341,7 +375,9 @@ static int sc_lazy_victims(const sc_ctx *ctx, const sc_launch *l, const sc_api_c
     return rc;
 }
 
-/* One load: an instance when it held work (sc_lazy_victims). */
+/* One load: an instance when it held the host (the call waited for the front) or work of
+ * the device (sc_lazy_victims); not when the front was a grid that filled the device (the
+ * work behind it waited for room: no-room's). */
 static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
                               const sc_rec_overhead *o, sc_finding_builder *b)
 {
@@ -353,21 +389,21 @@ static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
         return 0;
     const sc_launch *l = &launches[k];
     const sc_rec_kernel *kr = &t->kernels[k].rec;
-    if (!sc_lazy_front_independent(ctx, l) || sc_lazy_front_ordered(ctx, l, kr) ||
-        sc_ctx_kernel_full(ctx, sc_work_at(t, l->front_work).kind == SC_WORK_KERNEL
-                                    ? sc_work_at(t, l->front_work).index : SIZE_MAX, NULL))
-        return 0;   /* nothing independent in flight, ordered on purpose, or no room */
+    sc_lazy_front front = sc_lazy_load_front(ctx, l);
+    if (!front.any || front.end_ns <= call->rec.start_ns)
+        return 0;   /* nothing in flight on the device when the launch was issued */
+    sc_work fw = sc_work_at(t, front.work);
+    if (fw.kind == SC_WORK_KERNEL && sc_ctx_kernel_full(ctx, fw.index, NULL))
+        return 0;   /* no room beside that grid anyway */
     uint64_t delay = 0, load = sc_dur(o->start_ns, o->end_ns);
     size_t held = 0;
     /* The load waits for the front inside the call, holding the host: measured on the H200
      * (killers lazy-cold), a first launch issued during a 3 ms kernel of another stream began
      * to load its module 13 us after that kernel ended, and the load took 108 us. */
-    bool call_waited = l->front_end_ns > call->rec.start_ns &&
-                       l->front_end_ns <= call->rec.end_ns;
-    if (call_waited)
-        delay = l->front_end_ns - call->rec.start_ns;
-    else if (sc_lazy_victims(ctx, l, call, kr->device, load, b, &delay, &held) != 0)
+    bool call_waited = front.end_ns > call->rec.start_ns && front.end_ns <= call->rec.end_ns;
+    if (sc_lazy_victims(ctx, &front, call, kr->device, load, b, &delay, &held) != 0)
         return -1;
+    uint64_t host_wait = call_waited ? front.end_ns - call->rec.start_ns : 0;
     if (!call_waited && held == 0)
         return 0;
     const sc_stream_summary *s = ctx->analysis->streams;
@@ -375,7 +411,7 @@ static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
     memset(&inst, 0, sizeof(inst));
     inst.start_ns = kr->start_ns;
     inst.end_ns = kr->end_ns > kr->start_ns ? kr->end_ns : kr->start_ns;
-    inst.cost_ns = delay;
+    inst.cost_ns = host_wait + delay;
     inst.call = call;
     size_t used = 0;
     sc_text_append(inst.text, sizeof(inst.text), &used,
@@ -383,21 +419,20 @@ static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
                    t->kernels[k].name ? t->kernels[k].name : "?", s[l->slot].stream_id,
                    sc_ns_to_us(load));
     if (call_waited)
-        sc_text_append(inst.text, sizeof(inst.text), &used,
-                       "the call waited %.1f us for %.32s on stream %u to end",
-                       sc_ns_to_us(delay), sc_lazy_work_name(t, l->front_work),
-                       s[l->front_slot].stream_id);
-    else
-        sc_text_append(inst.text, sizeof(inst.text), &used,
-                       "%zu operation%s waited %.1f us for %.32s on stream %u to end", held,
-                       held == 1 ? "" : "s", sc_ns_to_us(delay),
-                       sc_lazy_work_name(t, l->front_work), s[l->front_slot].stream_id);
+        sc_text_append(inst.text, sizeof(inst.text), &used, "the call waited %.1f us",
+                       sc_ns_to_us(host_wait));
+    if (held)
+        sc_text_append(inst.text, sizeof(inst.text), &used, "%s%zu operation%s waited %.1f us",
+                       call_waited ? ", " : "", held, held == 1 ? "" : "s",
+                       sc_ns_to_us(delay));
+    sc_text_append(inst.text, sizeof(inst.text), &used, " for %.32s on stream %u to end",
+                   sc_lazy_work_name(t, front.work), s[front.slot].stream_id);
     sc_instance_evidence(&inst, "load_us", sc_ns_to_us(load), "us");
-    sc_instance_evidence(&inst, "delay_us", sc_ns_to_us(delay), "us");
+    sc_instance_evidence(&inst, "delay_us", sc_ns_to_us(host_wait + delay), "us");
     sc_instance_evidence(&inst, "held_operations", (double)held, "count");
     sc_instance_evidence(&inst, "call_waited", call_waited ? 1.0 : 0.0, "");
     sc_instance_evidence(&inst, "stream", s[l->slot].stream_id, "");
-    sc_instance_evidence(&inst, "waited_behind_stream", s[l->front_slot].stream_id, "");
+    sc_instance_evidence(&inst, "waited_behind_stream", s[front.slot].stream_id, "");
     if (sc_finding_fix(b, SC_FIX_NO_LOAD, (size_t)(call - t->calls)) != 0)
         return -1;
     return sc_finding_add(b, &inst);

@@ -396,6 +396,34 @@ static void test_load_record_call_waited(void **state)
     syn_free(&s);
 }
 
+/* As the H200 records it (suspects lazy-once): the kernel starts 2 us after the load ended
+ * but before the call returns. Spin on A 10 .. 2510; the sweep's call 20 .. 2530 waited, its
+ * load 2515 .. 2525, the sweep 2527 .. 2627; the last cudaDeviceSynchronize 2530 .. 2633.
+ * The replay times the sweep from the load's end (the call's end less the 5 us it spent after
+ * the load) and reproduces 2633 us. Without the load the call ends at 20 + 20 - 10 = 30, the
+ * sweep runs 30 .. 130, the sync (at 30) returns 6 us after the spin, at 2516: saving 117 us,
+ * 4.4% of the run: a warning. */
+static void test_load_record_kernel_before_the_call_returns(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    launch(&s, A, SPIN, 0, US(5), US(10), US(2510), 1);
+    launch(&s, B, SWEEP, US(20), US(2530), US(2527), US(2627), 2);
+    syn_overhead(&s, SC_OVERHEAD_LAZY_FUNCTION_LOADING, US(2515), US(2525), 2);
+    syn_call(&s, SC_CALL_DEVICE_SYNC, US(2530), US(2633), 3, "cudaDeviceSynchronize", NULL, 0);
+    sc_analysis a;
+    syn_analyze(&s, &a);
+    assert_int_equal(a.replay.replay_span_ns, US(2633));
+    const sc_finding *f = syn_finding(&a, "lazy-loading");
+    assert_non_null(f);
+    assert_int_equal(f->cost_ns, US(117));
+    assert_int_equal(f->severity, SC_SEV_WARNING);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
 /* The load holds more than its kernel: a tail kernel on C, launched after the load (45 .. 50
  * us), also started as the spin ended (2515 .. 2615). The host then waits for stream C only
  * (cudaStreamSynchronize 55 .. 2620) and runs a 1 ms kernel on C (launched 2700, runs 2710 ..
@@ -428,6 +456,47 @@ static void test_load_record_holding_other_streams(void **state)
     assert_int_equal(f->cost_ns, US(1200));
     assert_int_equal(f->severity, SC_SEV_ERROR);
     assert_true(a.replay.error > -1e-9 && a.replay.error < 1e-9);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* The load holds the whole device, behind the kernel's own stream too (NVIDIA's simpleHyperQ
+ * on the H200: kernel_B's load behind its own stream's kernel_A held every other stream):
+ * the spin on A 10 .. 2510; the first launch of the sweep, also on A, call 20 .. 35, its load
+ * 22 .. 32, the sweep after the spin 2512 .. 2612; a tail on B, launched 40 .. 45, started
+ * only as the spin ended, 2514 .. 2614; the host waits for B (cudaStreamSynchronize 50 ..
+ * 2620) and runs a 1 ms kernel on B (launch 2625 .. 2630, 2635 .. 3635).
+ * The rule: the front is the spin on the sweep's own stream; the tail, independent of A and
+ * ready at 45, waited 2514 - 45 = 2469 us. The replay (issue lag 10) reproduces 3635 us;
+ * without the load the tail runs 40 .. 140 (its call at 30, the loading call being 10 us
+ * shorter), the sync returns at 146, the kernel runs 161 .. 1161, and the run ends with the
+ * sweep behind the spin at 2611: saving 1024 us, an error. */
+static void test_load_behind_its_own_stream_holds_the_others(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    streams(&s);
+    launch_on(&s, A, 0xA0, SPIN, 0, US(5), US(10), US(2510), 1);
+    launch_on(&s, A, 0xA0, SWEEP, US(20), US(35), US(2512), US(2612), 2);
+    syn_overhead(&s, SC_OVERHEAD_LAZY_FUNCTION_LOADING, US(22), US(32), 2);
+    launch_on(&s, B, 0xB0, TAIL, US(40), US(45), US(2514), US(2614), 3);
+    sc_api_call *sync = syn_call(&s, SC_CALL_STREAM_SYNC, US(50), US(2620), 4,
+                                 "cudaStreamSynchronize", NULL, 0);
+    sync->rec.stream = 0xB0;
+    launch_on(&s, B, 0xB0, TAIL, US(2625), US(2630), US(2635), US(3635), 5);
+    sc_analysis a;
+    syn_analyze(&s, &a);
+    assert_int_equal(a.replay.replay_span_ns, US(3635));
+    const sc_finding *f = syn_finding(&a, "lazy-loading");
+    assert_non_null(f);
+    assert_int_equal(f->count, 1);
+    assert_true(syn_ev(&f->worst, "held_operations") == 1.0);
+    assert_true(syn_ev(&f->worst, "call_waited") == 0.0);
+    assert_true(syn_ev(&f->worst, "waited_behind_stream") == A);
+    assert_int_equal(f->waited_ns, US(2469));
+    assert_int_equal(f->cost_ns, US(1024));
+    assert_int_equal(f->severity, SC_SEV_ERROR);
     sc_analysis_free(&a);
     syn_free(&s);
 }
@@ -479,6 +548,8 @@ int main(void)
         cmocka_unit_test(test_load_record_holding_the_kernel),
         cmocka_unit_test(test_load_record_holding_other_streams),
         cmocka_unit_test(test_load_record_call_waited),
+        cmocka_unit_test(test_load_record_kernel_before_the_call_returns),
+        cmocka_unit_test(test_load_behind_its_own_stream_holds_the_others),
         cmocka_unit_test(test_load_record_alone_is_silent),
         cmocka_unit_test(test_overhead_records_without_a_load_are_silent),
     };

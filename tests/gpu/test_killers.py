@@ -101,7 +101,9 @@ def test_malloc_in_loop_drains_the_other_stream(runs):
     assert printed(run, "drained") == "yes", run.proc.stdout
     found = run.findings("implicit-sync")
     assert found, run.findings()
-    assert any(f["severity"] == "error" for f in found), found
+    # what the fix saves is small beside the run (measured on the H200 by tools/bench/accuracy:
+    # 0.29 ms of a 20 ms run, 1.4%): a warning; a wait that long in any step is never a note
+    assert any(f["severity"] in ("warning", "error") for f in found), found
     # 20 steps, each cudaFree waited for that step's spin on the other stream
     assert sum(f["count"] for f in found) >= 10, found
     assert sum(f["cost_ns"] for f in found) > 0, found
@@ -230,7 +232,11 @@ def test_no_room_beside_a_full_grid(runs):
     run = killers(runs, "no-room")
     found = run.findings("no-room")
     assert found, (run.findings(), run.proc.stdout)
-    assert sum(f["cost_ns"] for f in found) > 0, found
+    assert sum(f["waited_ns"] for f in found) > 0, found
+    # giving the small kernels room saves nothing measurable (tools/bench/accuracy on the
+    # H200: the room twin was 0.14 ms slower): what the replay prices stays within the
+    # accuracy goal's 0.3 ms
+    assert sum(f["cost_ns"] for f in found) <= 300_000, found
     # the arithmetic names the device's SMs (blocks vs SMs x blocks per SM)
     sms = run.device()["sm_count"]
     f = found[0]
@@ -249,8 +255,10 @@ def test_blocking_stream_serializes_with_legacy_work(runs):
     assert run.device()["concurrency"] == pytest.approx(1.0, abs=0.05)
     legacy = run.findings("legacy-stream")
     assert legacy and any(f["severity"] == "error" for f in legacy), legacy
-    # 3 repetitions, each: four sweeps wait for a ~5 ms spin
-    assert sum(f["cost_ns"] for f in legacy) > 3 * 4_000_000, legacy
+    # 3 repetitions, each: four sweeps wait for a ~5 ms spin; the fix runs them inside it,
+    # saving their own ~3.2 ms a repetition (measured on the H200 by tools/bench/accuracy:
+    # 9.6 ms in all)
+    assert sum(f["cost_ns"] for f in legacy) > 3 * 2_500_000, legacy
     blocking = run.findings("blocking-stream")
     assert blocking and any(f["severity"] == "error" for f in blocking), blocking
     assert sum(f["cost_ns"] for f in blocking) > 0, blocking
@@ -258,6 +266,11 @@ def test_blocking_stream_serializes_with_legacy_work(runs):
     assert any(a.startswith("cudaStreamCreate") for a in sites), sites
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "the sweeps fill the device beside the spin, and no-room prices the spin's wait for room "
+    "as if it could have run beside them without slowing anything (an error, about 1.2 ms); "
+    "measured, the spin runs twice as long when the sweeps share its SMs: the replay needs a "
+    "throughput bound for work beside full grids"))
 def test_nonblocking_twin_overlaps_and_is_clean(runs):
     run = killers(runs, "nonblocking")
     assert run.device()["concurrency"] > 1.2, run.device()
@@ -328,8 +341,9 @@ def test_launch_naming_the_legacy_stream_is_flagged(runs):
     assert "mode=legacy-named " in run.proc.stdout
     legacy = run.findings("legacy-stream")
     assert legacy and any(f["severity"] == "error" for f in legacy), legacy
-    # 3 repetitions: each legacy launch waits for a ~2 ms spin on the blocking stream
-    assert sum(f["cost_ns"] for f in legacy) > 3 * 1_000_000, legacy
+    # 3 repetitions: each legacy launch waits for a ~2 ms spin on the blocking stream; the fix
+    # saves what then runs beside the spin, never more than the waits
+    assert 0 < sum(f["cost_ns"] for f in legacy) <= sum(f["waited_ns"] for f in legacy), legacy
 
 
 # --- PyTorch ------------------------------------------------------------------------------

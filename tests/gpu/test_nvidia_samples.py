@@ -63,8 +63,11 @@ def samples(runs):
 
 
 @pytest.mark.parametrize("case", nvidia_truths.CASES, ids=nvidia_truths.case_id)
-def test_nvidia_sample(samples, case):
+def test_nvidia_sample(request, samples, case):
     name, check = case
+    gap = nvidia_truths.KNOWN_GAPS.get(check.__name__)
+    if gap:
+        request.applymarker(pytest.mark.xfail(reason=gap, strict=True))
     check(samples(name))
 
 

@@ -34,8 +34,10 @@ def test_per_range_metrics(arrangements_all):
     assert r["trap"]["concurrency"] == pytest.approx(1.0, abs=0.05)
     assert r["legacy"]["concurrency"] == pytest.approx(1.0, abs=0.05)
     assert r["two-grids"]["speedup"] == pytest.approx(1.0, abs=0.1)
-    # the trap's serialization is found inside the trap range, not in the nonblocking one
-    assert any(f["rule"] == "legacy-stream" and f["severity"] == "error"
+    # the trap's serialization is found inside the trap range, not in the nonblocking one;
+    # its severity is its saving's share of the whole run (all arrangements): a warning at
+    # least
+    assert any(f["rule"] == "legacy-stream" and f["severity"] in ("warning", "error")
                for f in r["trap"]["findings"]), r["trap"]["findings"]
     assert not any(f["rule"] == "legacy-stream" for f in r["nonblocking"]["findings"])
 

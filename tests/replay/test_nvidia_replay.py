@@ -37,6 +37,9 @@ def sample(name):
 
 
 @pytest.mark.parametrize("case", nvidia_truths.CASES, ids=nvidia_truths.case_id)
-def test_recorded_nvidia_sample(case):
+def test_recorded_nvidia_sample(request, case):
     name, check = case
+    gap = nvidia_truths.KNOWN_GAPS.get(check.__name__)
+    if gap:
+        request.applymarker(pytest.mark.xfail(reason=gap, strict=True))
     check(sample(name))

@@ -317,9 +317,10 @@ def test_killers_query_polling_is_host_sync():
 
 def test_killers_lazy_cold_is_reported_exactly_when_the_first_launch_waited():
     """Whether lazy loading held the first launch back is the driver's business (GPU-FACTS.md
-    saw it; this recording may not have): the trace shows whether the first cold_sweep
-    launch started within 20 us of the end of the spin another stream was running when it
-    was issued, and the report must agree."""
+    saw it; this recording may not have): the trace shows whether the spin another stream was
+    running when the first cold_sweep launch was issued held it, by the kernel starting
+    within 20 us of the spin's end or by the launch call itself lasting past that end (the
+    load waited inside the call), and the report must agree."""
     t = sctrace.read(str(FIXTURES / "killers-lazy-cold.sctrace"))
     calls = {c["correlation_id"]: c for c in t["calls"]}
     kernels = sorted(t["kernels"], key=lambda k: k["start_ns"])
@@ -327,7 +328,9 @@ def test_killers_lazy_cold_is_reported_exactly_when_the_first_launch_waited():
     issue = calls[first["correlation_id"]]["start_ns"]
     spins = [k for k in kernels if "spin_kernel" in k["name"] and
              k["stream_id"] != first["stream_id"] and k["start_ns"] <= issue < k["end_ns"]]
-    held = bool(spins) and abs(first["start_ns"] - spins[0]["end_ns"]) <= 20_000
+    call = calls[first["correlation_id"]]
+    held = bool(spins) and (abs(first["start_ns"] - spins[0]["end_ns"]) <= 20_000 or
+                            call["end_ns"] >= spins[0]["end_ns"])
     found = findings(analysis("killers-lazy-cold"), "lazy-loading")
     assert bool(found) == held, (held, found)
     if held:
@@ -339,7 +342,8 @@ def test_killers_no_room_beside_a_full_grid():
     Whether giving them room saves anything is read from the records: the next sweep runs
     after the previous one on its stream anyway, so a small kernel that still ended before
     the sweep it waited behind ended delayed nothing: its wait is a join (saving 0); one
-    that ended after its sweep held the run (saving > 0)."""
+    that ended after its sweep could at most have saved what it overhung that sweep (measured
+    on the H200, tools/bench/accuracy: giving room saved nothing, -0.14 ms)."""
     p = analysis("killers-no-room")
     found = rule_findings(p, "no-room")
     waited = [f for f in found if f["waited_ns"] > 0]
@@ -362,7 +366,8 @@ def test_killers_no_room_beside_a_full_grid():
     if all(k["end_ns"] <= g["end_ns"] for k, g in held):
         assert f["cost_ns"] == 0 and f["join"] is True and f["severity"] == "note", f
     else:
-        assert f["cost_ns"] > 0, f
+        overhang = sum(max(0, k["end_ns"] - g["end_ns"]) for k, g in held)
+        assert f["cost_ns"] <= overhang, (f["cost_ns"], overhang)
 
 
 def test_killers_blocking_stream_serializes_with_legacy_work():

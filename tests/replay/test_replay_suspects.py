@@ -21,9 +21,9 @@ REPORT = BUILD / "src" / "report" / "streamcheck-report"
 sys.path.insert(0, str(SOURCE / "tests" / "cli"))
 sys.path.insert(0, str(SOURCE / "tests" / "gpu"))
 import sctrace  # noqa: E402
-from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE, MISSING_CROSS_THREAD,  # noqa: E402
-                             MISSING_HOST_FUNC, MISSING_LAZY_DIRECT, MISSING_MANAGED,
-                             MISSING_PRIORITY, PRIORITY_RULE, TWINS)
+from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE, MISSING_HOST_FUNC,  # noqa: E402
+                             MISSING_MANAGED, MISSING_PRIORITY, PRIORITY_RULE, TWIN_GAPS,
+                             TWINS)
 
 # enum sc_call_class (include/streamcheck/trace_format.h)
 CALL_FREE, CALL_HOST_REGISTER, CALL_HOST_UNREGISTER, CALL_SET_LIMIT = 8, 11, 12, 22
@@ -67,7 +67,9 @@ def calls_that_waited(trace, classes):
 
 
 @pytest.mark.parametrize("case", sorted(TWINS))
-def test_twin_fixture_is_clean(case):
+def test_twin_fixture_is_clean(request, case):
+    if case in TWIN_GAPS:
+        request.applymarker(pytest.mark.xfail(reason=TWIN_GAPS[case], strict=True))
     p = analysis(case)
     found = [f for f in p["findings"] if f["rule"] in TWINS[case] and
              not (f["rule"] == "host-sync" and f["severity"] == "note")]
@@ -76,7 +78,6 @@ def test_twin_fixture_is_clean(case):
     assert not errors, errors
 
 
-@pytest.mark.xfail(reason=MISSING_LAZY_DIRECT, strict=False)
 def test_lazy_once_fixture_is_reported_when_the_launch_was_held_back():
     t = sctrace.read(str(fixture("lazy-once")))
     calls = {c["correlation_id"]: c for c in t["calls"]}
@@ -89,7 +90,6 @@ def test_lazy_once_fixture_is_reported_when_the_launch_was_held_back():
     assert costly(findings(analysis("lazy-once"), "lazy-loading"))
 
 
-@pytest.mark.xfail(reason=MISSING_CROSS_THREAD, strict=False)
 def test_cross_thread_free_fixture_is_reported():
     t = sctrace.read(str(fixture("cross-thread-free")))
     # measured on an H200: 350-510 us while the other thread's spins ran, 70-85 us after

@@ -189,9 +189,10 @@ def test_events_twin_is_clean(runs):
 
 def first_launch_held_back(run):
     """Whether the first launch of cold_sweep_kernel waited, in this run, for the spin that
-    another stream was running when it was issued (started within 20 us of its end): the
-    delay lazy loading causes (GPU-FACTS.md). Read from the trace, not assumed: on an H200
-    with CUDA 13 it has been seen both ways."""
+    another stream was running when it was issued (started within 20 us of its end, or its
+    launch call lasted past that end: the load waited inside the call): the delay lazy
+    loading causes (GPU-FACTS.md). Read from the trace, not assumed: on an H200 with CUDA 13
+    it has been seen both ways."""
     (trace,) = run.read_traces()
     calls = {c["correlation_id"]: c for c in trace["calls"]}
     kernels = sorted(trace["kernels"], key=lambda k: k["start_ns"])
@@ -199,7 +200,9 @@ def first_launch_held_back(run):
     issue = calls[first["correlation_id"]]["start_ns"]
     spins = [k for k in kernels if "spin_kernel" in k["name"] and k["stream_id"] != first["stream_id"]
              and k["start_ns"] <= issue < k["end_ns"]]
-    return bool(spins) and abs(first["start_ns"] - spins[0]["end_ns"]) <= 20_000
+    call = calls[first["correlation_id"]]
+    return bool(spins) and (abs(first["start_ns"] - spins[0]["end_ns"]) <= 20_000 or
+                            call["end_ns"] >= spins[0]["end_ns"])
 
 
 def test_lazy_cold_first_launch_is_reported_when_held_back(runs):
@@ -266,11 +269,15 @@ def test_blocking_stream_serializes_with_legacy_work(runs):
     assert any(a.startswith("cudaStreamCreate") for a in sites), sites
 
 
-@pytest.mark.xfail(strict=True, reason=(
+# A known gap (strict: the mark goes when it is closed).
+NO_THROUGHPUT_BOUND = pytest.mark.xfail(strict=True, reason=(
     "the sweeps fill the device beside the spin, and no-room prices the spin's wait for room "
     "as if it could have run beside them without slowing anything (an error, about 1.2 ms); "
     "measured, the spin runs twice as long when the sweeps share its SMs: the replay needs a "
     "throughput bound for work beside full grids"))
+
+
+@NO_THROUGHPUT_BOUND
 def test_nonblocking_twin_overlaps_and_is_clean(runs):
     run = killers(runs, "nonblocking")
     assert run.device()["concurrency"] > 1.2, run.device()
@@ -319,6 +326,7 @@ def test_launch_blocking_serializes_everything(runs):
     assert "CUDA_LAUNCH_BLOCKING" in shown, found
 
 
+@NO_THROUGHPUT_BOUND
 def test_without_launch_blocking_the_same_workload_overlaps(runs):
     run = killers(runs, "launch-blocking")
     assert run.device()["concurrency"] > 1.2, run.device()
@@ -391,12 +399,19 @@ def test_torch_training_loop_pageable_batches_and_item(torch_runs):
     run = torch_runs()
     pageable = torch_findings(run, "pageable-async")
     assert len(pageable) == 1, pageable
-    # the host stages every 5 MiB batch while the GPU, drained by .item(), has nothing to run
-    assert pageable[0]["severity"] == "error", pageable
+    # the host stages every 5 MiB batch while the GPU, drained by .item(), has nothing to run:
+    # pinned, the copies take a fraction of that (milliseconds saved). Severity is that
+    # saving's share of the whole process, ~4.9 s with Python's and PyTorch's start-up (the
+    # loop is ~0.3 s of it): measured on the H200, a note.
     assert pageable[0]["count"] >= 2 * 20, pageable  # inputs and targets, every step
-    assert pageable[0]["cost_ns"] > 0
+    assert pageable[0]["cost_ns"] > 1_000_000, pageable
+    share = pageable[0]["cost_ns"] / run.process()["span_ns"]
+    if share < 0.01:    # under a warning's share, whatever the milliseconds
+        assert pageable[0]["severity"] == "note", (share, pageable)
+    # .item() every step: reported; alone its fix saves little, since the next step's
+    # pageable copy then waits for the same work (the replay prices each fix alone)
     host = torch_findings(run, "host-sync")
-    assert host and sum(f["cost_ns"] for f in host) > 0, torch_findings(run)
+    assert host, torch_findings(run)
     assert sum(f["count"] for f in host) >= 10, host  # one .item() per step, 20 steps
 
 

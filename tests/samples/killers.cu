@@ -36,6 +36,7 @@
 
 #include <string.h>
 
+#include "sample_kernels.cuh"
 #include "sample_spin.cuh"
 
 // --- kernels ------------------------------------------------------------------------------
@@ -67,34 +68,6 @@ __global__ void sweep_kernel(float4 *x, size_t n4, int passes, int *started, int
 // The lazy modes' kernel lives in killers_cold.cu, a module of its own; it is launched only
 // through this function.
 void launch_cold_sweep(int blocks, int threads, cudaStream_t s, float4 *x, size_t n4, int passes);
-
-// One element per thread: out[i] = the chain from in[i] + salt. A short kernel on a few SMs.
-__global__ void step_kernel(float *out, const float *in, int n, long long iters, float salt)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        float x = in[i] + salt;
-        for (long long k = 0; k < iters; ++k)
-            x = sc_chain_step(x);
-        out[i] = x;
-    }
-}
-
-// acc[i] += x[i] - y[i] (no multiply, so nothing to contract: the host adds identically).
-__global__ void accumulate_kernel(float *acc, const float *x, const float *y, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        acc[i] = acc[i] + (x[i] - y[i]);
-}
-
-// x[i] = x[i] * s + t, grid-stride: the consumer of each copied chunk (pageable modes).
-__global__ void scale_kernel(float *x, size_t n, float s, float t)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        x[i] = fmaf(x[i], s, t);
-}
 
 // --- sizing -------------------------------------------------------------------------------
 

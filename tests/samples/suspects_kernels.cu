@@ -1,35 +1,9 @@
-// The kernels of the suspects sample (all but lazy-once's), their launchers, their CPU
-// references, and the check that runs each once before anything is measured.
+// The kernels of the suspects sample (all but lazy-once's; the small ones shared with killers
+// in sample_kernels.cuh), their launchers, their CPU references, and the check that runs each
+// once before anything is measured.
+#include "sample_kernels.cuh"
 #include "sample_spin.cuh"
 #include "suspects.h"
-
-// --- kernels ---------------------------------------------------------------------------------
-
-__global__ void step_kernel(float *out, const float *in, int n, long long iters, float salt)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        float x = in[i] + salt;
-        for (long long k = 0; k < iters; ++k)
-            x = sc_chain_step(x);
-        out[i] = x;
-    }
-}
-
-// No multiply, so nothing to contract: the host adds identically.
-__global__ void accumulate_kernel(float *acc, const float *x, const float *y, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        acc[i] = acc[i] + (x[i] - y[i]);
-}
-
-__global__ void scale_kernel(float *x, size_t n, float mul, float add)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        x[i] = fmaf(x[i], mul, add);
-}
 
 // --- launchers -------------------------------------------------------------------------------
 

@@ -195,8 +195,11 @@ static void test_sync_memcpy_draining_other_stream_is_note(void **state)
     syn_free(&s);
 }
 
-/* The fix moves the allocations out of the loop: every cudaMalloc and cudaFree of the thread
- * that had an instance, not only the one that waited (the next would wait in its place).
+/* The fix moves the allocations out of the loop: the thread's cudaMalloc and cudaFree calls,
+ * not only the one that waited (the next would wait in its place). The loop shows as a
+ * thread that allocates again what it freed: the first cudaMalloc stays (one buffer is
+ * still needed), without a wait to lose; every free followed by a cudaMalloc, and every
+ * cudaMalloc after a free, goes.
  *   thread 1: launch 0 .. 5: KA on 20 runs 10 .. 2010 us
  *   thread 2, three steps on 21:
  *     cudaMalloc 100 .. 110, launch 110 .. 115: KB1 120 .. 220, cudaFree 115 .. 2016: it
@@ -205,11 +208,12 @@ static void test_sync_memcpy_draining_other_stream_is_note(void **state)
  *       (KB2 was over: it waited for nothing)
  *     cudaMalloc 2215 .. 2225, launch 2225 .. 2230: KB3 2235 .. 2335
  *     cudaDeviceSynchronize 2230 .. 2341: the last wait, kept
- * Lags: issue 10, wake 6, stream 1 (none shown). Without the allocation calls (each takes no
- * time, its gap before it kept): launch 1 at 100, KB1 110 .. 210 (KB2 after it on 21); launch
- * 2 at 109, KB2 211 .. 311; launch 3 at 284 (the 165 us before the second cudaFree and the
- * 5 us after it kept), KB3 312 .. 412; the device sync waits for KA and returns at 2016.
- * Saving 2341 - 2016 = 325 us, 14% of the run: an error. */
+ * Lags: issue 10, wake 6, stream 1 (none shown). The first cudaMalloc 100 .. 110 as recorded;
+ * without the later allocation calls (each takes no time, its gap before it kept): launch 1
+ * at 110, KB1 120 .. 220; launch 2 at 119, KB2 after KB1 on 21 at 221 .. 321; launch 3 at 294
+ * (the 165 us before the second cudaFree and the 5 us after it kept), KB3 322 .. 422; the
+ * device sync waits for KA and returns at 2016. Saving 2341 - 2016 = 325 us, 14% of the run:
+ * an error. */
 static void test_fix_moves_the_family_out_of_the_loop(void **state)
 {
     (void)state;
@@ -278,12 +282,12 @@ static void test_stream_ordered_free_is_not_looked_at(void **state)
  * measured min(200, 55) = 55 us. cudaHostRegister: nothing followed, measured 0, and its
  * wait is kept (no fix: the program's last wait).
  * The replay: issue lag 10 us (lower quartile of K1's 10 and K2's 100); K2 started 90 us
- * later than that for no reason the trace shows (kept). The fix moves the pinned-memory
- * calls of that thread out of the loop (the last one, which nothing followed, stays):
- * cudaFreeHost takes no time at 50, the launch comes 95 us later at 145, K2 runs 245 .. 945;
- * cudaHostRegister (at 150 + 195 = 345) waits for K2 and returns 10 us after it, at 955.
- * The run ends at 955 instead of 1010: 55 us saved, all of it cudaFreeHost's. 55 us is 5.4%
- * of the run but under 100 us: a warning. */
+ * later than that for no reason the trace shows (kept). The thread releases pinned memory
+ * and pins again: the fix takes the release out of the loop (cudaHostRegister, the last
+ * wait, which nothing followed, stays): cudaFreeHost takes no time at 50, the launch comes
+ * 95 us later at 145, K2 runs 245 .. 945; cudaHostRegister (at 150 + 195 = 345) waits for K2
+ * and returns 10 us after it, at 955. The run ends at 955 instead of 1010: 55 us saved, all
+ * of it cudaFreeHost's. 55 us is 5.4% of the run but under 100 us: a warning. */
 static void test_fix_follows_worst_call(void **state)
 {
     (void)state;

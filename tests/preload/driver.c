@@ -242,8 +242,14 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "abort-busy") == 0) {
         pthread_t t;
         for (int i = 0; i < a; i++) pthread_create(&t, NULL, busy_worker, (void *)(intptr_t)i);
-        struct timespec wait = {0, 30 * 1000000};  /* several buffers' worth */
+        /* Several buffers' worth of calls first, however busy the machine: at least 30 ms
+         * and 4000 calls (at most 10 s of waiting for them). */
+        struct timespec wait = {0, 30 * 1000000};
         nanosleep(&wait, NULL);
+        for (int i = 0; i < 1000 && atomic_load(&calls) < 4000; i++) {
+            struct timespec tick = {0, 10 * 1000000};
+            nanosleep(&tick, NULL);
+        }
         abort();
     } else if (strcmp(mode, "time") == 0) {
         time_class(argc > 2 ? argv[2] : "launch", argc > 3 ? atoi(argv[3]) : 100000);

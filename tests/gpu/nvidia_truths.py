@@ -437,8 +437,9 @@ CHECKS = {
 
 CASES = [(name, check) for name in PROGRAMS for check in CHECKS[name]]
 
-# Checks that fail for a reason known and not fixed yet: expected to fail (strictly: one that
-# passes is reported, so the entry goes when the gap is closed).
+# Checks that fail for a reason known and not fixed yet: expected to fail (strictly on the
+# recorded traces, where one that passes is reported, so the entry goes when the gap is
+# closed; not strictly on live runs, which may not show it).
 KNOWN_GAPS = {
     "hyperq_lazy_loading_is_reported_exactly_when_it_held_the_streams":
         "the replay does not model CUDA_DEVICE_MAX_CONNECTIONS: simpleHyperQ's 32 streams "

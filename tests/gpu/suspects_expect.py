@@ -40,8 +40,9 @@ TWINS = {
     "set-at-start": ["implicit-sync"],
 }
 
-# Twins that fail to be clean for a reason known and not fixed yet (strict expected
-# failures: one that passes is reported, so the entry goes when the gap is closed).
+# Twins that fail to be clean for a reason known and not fixed yet (expected failures:
+# strict on the recorded traces, so the entry goes when the gap is closed; not strict on
+# live runs, which may not show it).
 TWIN_GAPS = {
     "equal-priority":
         "no-room prices a kernel that waited for room as if it could have run beside the "

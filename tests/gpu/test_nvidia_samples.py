@@ -66,8 +66,8 @@ def samples(runs):
 def test_nvidia_sample(request, samples, case):
     name, check = case
     gap = nvidia_truths.KNOWN_GAPS.get(check.__name__)
-    if gap:
-        request.applymarker(pytest.mark.xfail(reason=gap, strict=True))
+    if gap:     # a live run may or may not show the gap: not strict (the recorded one is)
+        request.applymarker(pytest.mark.xfail(reason=gap, strict=False))
     check(samples(name))
 
 

@@ -122,8 +122,8 @@ def test_results_are_the_same_with_and_without_streamcheck(suspects, plain, case
 
 @pytest.mark.parametrize("case", sorted(TWINS))
 def test_twin_is_clean(request, suspects, case):
-    if case in TWIN_GAPS:
-        request.applymarker(pytest.mark.xfail(reason=TWIN_GAPS[case], strict=True))
+    if case in TWIN_GAPS:     # a live run may or may not show the gap: not strict
+        request.applymarker(pytest.mark.xfail(reason=TWIN_GAPS[case], strict=False))
     assert_clean(suspects(case), *TWINS[case])
 
 

@@ -145,14 +145,21 @@ typedef struct sc_lazy_verdict {
 
 /* (vii) The program ordered K behind that work itself: an event recorded on the work's stream
  * after the work was issued, waited for on K's stream before K was launched. */
+/* When work was issued: its call's start, or its own start when the trace lacks the call
+ * (launches.h's definition). */
+static uint64_t sc_lazy_issue_of(const sc_ctx *ctx, size_t pos)
+{
+    sc_work w = sc_work_at(ctx->trace, pos);
+    const sc_api_call *c = sc_ctx_call(ctx, w.correlation_id);
+    return c ? c->rec.start_ns : w.start_ns;
+}
+
 static bool sc_lazy_front_ordered(const sc_ctx *ctx, const sc_launch *l, const sc_rec_kernel *k)
 {
     const sc_stream_summary *s = ctx->analysis->streams;
-    sc_work front = sc_work_at(ctx->trace, l->front_work);
-    const sc_api_call *fc = sc_ctx_call(ctx, front.correlation_id);
-    uint64_t front_issue = fc ? fc->rec.start_ns : front.start_ns;
-    return sc_deps_ordered(&ctx->deps, k->context_id, s[l->front_slot].stream_id, front_issue,
-                           s[l->slot].stream_id, l->issue_ns);
+    return sc_deps_ordered(&ctx->deps, k->context_id, s[l->front_slot].stream_id,
+                           sc_lazy_issue_of(ctx, l->front_work), s[l->slot].stream_id,
+                           l->issue_ns);
 }
 
 static sc_lazy_verdict sc_lazy_judge(const sc_ctx *ctx, const sc_launch *l,
@@ -330,10 +337,7 @@ static int sc_lazy_victims(const sc_ctx *ctx, const sc_lazy_front *front,
 {
     const sc_trace *t = ctx->trace;
     const sc_stream_summary *streams = ctx->analysis->streams;
-    uint64_t front_end = front->end_ns;
-    sc_work fw = sc_work_at(t, front->work);
-    const sc_api_call *fc = sc_ctx_call(ctx, fw.correlation_id);
-    uint64_t front_issue = fc ? fc->rec.start_ns : fw.start_ns;
+    uint64_t front_end = front->end_ns, front_issue = sc_lazy_issue_of(ctx, front->work);
     *delay = 0;
     *count = 0;
     uint64_t *last_end = calloc(ctx->analysis->n_streams + 1, sizeof(uint64_t));

@@ -26,7 +26,8 @@
 
 #define SC_TRACE_MAGIC "SCTRACE"          /* 7 characters and the terminating NUL */
 #define SC_TRACE_VERSION_MAJOR 1
-#define SC_TRACE_VERSION_MINOR 1          /* 1.1: OVERHEAD and LOSS records */
+#define SC_TRACE_VERSION_MINOR 2          /* 1.1: OVERHEAD and LOSS records; 1.2: the
+                                             HOST_FUNC call class */
 #define SC_TRACE_SUFFIX ".sctrace"
 #define SC_TRACE_PARTIAL_SUFFIX ".partial" /* appended while the process runs */
 
@@ -138,8 +139,12 @@ enum sc_call_class {
     SC_CALL_SET_LIMIT = 22,     /* cudaDeviceSetLimit, cudaDeviceSetCacheConfig, ... */
     SC_CALL_MALLOC_ASYNC = 23,  /* stream-ordered allocation: no implicit sync */
     SC_CALL_FREE_ASYNC = 24,
+    /* A host function queued on a stream (cudaLaunchHostFunc, cudaStreamAddCallback): the
+     * stream's later work waits until it has run on CUDA's callback thread. aux: the
+     * function's address (format 1.2). */
+    SC_CALL_HOST_FUNC = 25,
 };
-#define SC_CALL_CLASS_COUNT 25     /* one more than the highest class */
+#define SC_CALL_CLASS_COUNT 26     /* one more than the highest class */
 
 /* sc_rec_api.stream when the call takes no stream argument */
 #define SC_STREAM_NONE UINT64_MAX
@@ -154,8 +159,8 @@ enum sc_api_flags {
      * launches only). */
     SC_API_STACK_SHARED = 1u << 2,
     /* The same, for a call whose `aux` holds a handle (event record/wait/sync/query: the
-     * event; graph launch: the executable graph): the sampled call's correlation id is in
-     * `aux2` instead (format 1.1). Never set together with SC_API_STACK_SHARED, so a reader
+     * event; graph launch: the executable graph; host function: its address): the sampled
+     * call's correlation id is in `aux2` instead (format 1.1). Never set together with SC_API_STACK_SHARED, so a reader
      * that does not know this flag sees a call without a site, never a wrong one. */
     SC_API_STACK_SHARED_AUX2 = 1u << 3,
 };

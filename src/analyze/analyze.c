@@ -13,6 +13,7 @@
 #include "analyze/overlap.h"
 #include "analyze/ranges.h"
 #include "analyze/rules.h"
+#include "analyze/stream_kind.h"
 #include "analyze/solo.h"
 #include "analyze/streams.h"
 
@@ -26,6 +27,7 @@ static const sc_rule sc_rules[] = {
     {"blocking-stream", sc_rule_blocking_stream},
     {"lazy-loading", sc_rule_lazy_loading},
     {"no-room", sc_rule_no_room},
+    {"host-func", sc_rule_host_func},
 };
 
 const char *sc_severity_name(sc_severity severity)
@@ -77,6 +79,29 @@ const sc_stream_summary *sc_ctx_stream(const sc_ctx *ctx, uint32_t device, uint3
 {
     return sc_streams_find(ctx->analysis->streams, ctx->analysis->n_streams, device, context_id,
                            stream_id);
+}
+
+const sc_stream_summary *sc_ctx_call_stream(const sc_ctx *ctx, const sc_api_call *call)
+{
+    const sc_analysis *a = ctx->analysis;
+    if (call->rec.stream == SC_STREAM_NONE)
+        return NULL;
+    const sc_stream_summary *any = NULL;   /* a stream of the call's context: its device */
+    for (size_t k = 0; k < a->n_streams && !any; k++)
+        if (a->streams[k].context_id == call->rec.context_id)
+            any = &a->streams[k];
+    if (!any)
+        return NULL;
+    uint32_t sid;
+    if (sc_deps_stream_of(&ctx->deps, call, &sid))
+        return sc_ctx_stream(ctx, any->device, call->rec.context_id, sid);
+    if (call->rec.stream == 0 && !(call->rec.flags & SC_API_PER_THREAD))
+        for (size_t k = 0; k < a->n_streams; k++)
+            if (a->streams[k].device == any->device &&
+                a->streams[k].context_id == call->rec.context_id &&
+                sc_stream_is_legacy(&a->streams[k]))
+                return &a->streams[k];
+    return NULL;
 }
 
 const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device)

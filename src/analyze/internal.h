@@ -53,6 +53,11 @@ const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call);
 /* The summary of a stream, or NULL when the trace never mentioned it. */
 const sc_stream_summary *sc_ctx_stream(const sc_ctx *ctx, uint32_t device, uint32_t context_id,
                                        uint32_t stream_id);
+/* The stream a call names by its handle argument (a launch, a synchronization, a host
+ * function), on the device of the call's context: NULL when the call takes no stream or the
+ * trace cannot tell which (a handle never seen with work, a context that ran none). Handle 0
+ * of a call that is not a per-thread variant is the legacy stream. */
+const sc_stream_summary *sc_ctx_call_stream(const sc_ctx *ctx, const sc_api_call *call);
 /* The device record of a device ordinal, or NULL when the trace has none. */
 const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device);
 /* Kernel k fills its device (occupancy.h), with the arithmetic in *occ (optional). False

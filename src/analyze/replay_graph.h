@@ -35,7 +35,10 @@ typedef struct sc_rp_op {
     int32_t held_by;            /* the work it was held behind (replay.h, "held") */
     int64_t held_lag;           /* from the end of held_by to its recorded start: negative
                                    when it started in the last part of a full grid */
-    uint64_t extra_lag;         /* unexplained delay, kept as recorded */
+    uint64_t extra_lag;         /* unexplained delay, kept as recorded; or, after_host_func,
+                                   the time the host function held its stream */
+    bool after_host_func;       /* the first work issued on its stream after a host function
+                                   (cudaLaunchHostFunc): it waited for the function to run */
     uint32_t edge_first, n_edges;   /* into sc_replay.edges */
     uint32_t slot;              /* its stream: index into analysis->streams */
     uint32_t dev;               /* index into analysis->devices */

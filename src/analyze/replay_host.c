@@ -379,24 +379,8 @@ static int sc_rp_cond_add(sc_rp_conds *c, int32_t op)
 /* The stream slot a call names, when the trace can tell; n_slots when not. */
 static uint32_t sc_rp_call_slot(const sc_replay *r, const sc_api_call *c, uint32_t dev)
 {
-    const sc_ctx *ctx = r->ctx;
-    uint32_t sid;
-    if (dev >= r->n_devs)
-        return (uint32_t)r->n_slots;
-    uint32_t device = ctx->analysis->devices[dev].device;
-    if (sc_deps_stream_of(&ctx->deps, c, &sid)) {
-        const sc_stream_summary *s = sc_ctx_stream(ctx, device, c->rec.context_id, sid);
-        if (s)
-            return (uint32_t)(s - ctx->analysis->streams);
-    }
-    if (c->rec.stream == 0 && !(c->rec.flags & SC_API_PER_THREAD))
-        for (size_t k = 0; k < r->n_slots; k++) {   /* handle 0: the legacy stream */
-            const sc_stream_summary *s = &ctx->analysis->streams[k];
-            if (s->device == device && s->context_id == c->rec.context_id &&
-                sc_stream_is_legacy(s))
-                return (uint32_t)k;
-        }
-    return (uint32_t)r->n_slots;
+    const sc_stream_summary *s = dev < r->n_devs ? sc_ctx_call_stream(r->ctx, c) : NULL;
+    return s ? (uint32_t)(s - r->ctx->analysis->streams) : (uint32_t)r->n_slots;
 }
 
 /* An implicit synchronization (blocking.h): what the call waited for, when the trace

@@ -100,6 +100,27 @@ static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_r
     return any ? best : o->rec_start;
 }
 
+/* Marks the first work issued on a stream after each host function queued on it: if it
+ * started late, the function held it (the stream runs nothing while the function runs on
+ * CUDA's callback thread), however the device's other work happened to end around then. */
+static void sc_rp_mark_host_funcs(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        if (c->rec.call_class != SC_CALL_HOST_FUNC)
+            continue;
+        const sc_stream_summary *s = sc_ctx_call_stream(r->ctx, c);
+        size_t slot = s ? (size_t)(s - r->ctx->analysis->streams) : r->n_slots;
+        if (slot >= r->n_slots)
+            continue;
+        size_t pos;
+        sc_rp_last_issued_before(r, (uint32_t)slot, c->rec.start_ns, &pos);
+        if (pos < r->slot_count[slot])
+            r->ops[r->slot_ops[r->slot_first[slot] + pos]].after_host_func = true;
+    }
+}
+
 static int sc_rp_measure_lags(sc_replay *r)
 {
     size_t n = r->n_ops ? r->n_ops : 1;
@@ -127,6 +148,8 @@ static int sc_rp_measure_lags(sc_replay *r)
             }
             if (o->item != SC_RP_NONE && o->issue_ns + r->lag_issue[o->kind] >= t)
                 continue;   /* not ready before its predecessor ended */
+            if (o->after_host_func)
+                continue;   /* its gap is the host function's, not the stream's lag */
             if (bind == SC_BIND_STREAM)
                 stream.v[stream.n++] = lag;
             else if (bind == SC_BIND_CROSS)
@@ -213,10 +236,11 @@ static int32_t sc_rp_running_grid(const sc_replay *r, const int32_t *full, size_
     return SC_RP_NONE;
 }
 
-/* Work that started later than the model allows: held by a full grid of another stream that
- * ran when it was ready (no room), or by the work of another stream that ended right before
- * it (kept as an edge with its lag); or, with neither, late for a reason the trace does not
- * show (its delay kept as recorded). */
+/* Work that started later than the model allows: after a host function on its stream (the
+ * function held it: its delay kept as recorded, removed by SC_FIX_UNHOLD); held by a full
+ * grid of another stream that ran when it was ready (no room), or by the work of another
+ * stream that ended right before it (kept as an edge with its lag); or, with none of these,
+ * late for a reason the trace does not show (its delay kept as recorded). */
 static int sc_rp_late_work(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
@@ -245,6 +269,10 @@ static int sc_rp_late_work(sc_replay *r)
             continue;   /* anchored at its recorded start */
         if (o->rec_start <= model + SC_RP_LATE_NS)
             continue;
+        if (o->after_host_func) {   /* explained: its stream ran the host function */
+            o->extra_lag = o->rec_start - model;
+            continue;
+        }
         size_t lo = 0, hi = r->n_ops;
         while (lo < hi) {   /* first work ending after o started */
             size_t mid = lo + (hi - lo) / 2;
@@ -303,6 +331,7 @@ static int sc_rp_pinned(sc_replay *r)
 
 int sc_rp_lags(sc_replay *r)
 {
+    sc_rp_mark_host_funcs(r);
     if (sc_rp_measure_lags(r) != 0 || sc_rp_measure_host(r) != 0 || sc_rp_late_work(r) != 0 ||
         sc_rp_pinned(r) != 0)
         return -1;

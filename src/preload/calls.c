@@ -57,6 +57,9 @@ SC_X(rt_event_record_flags, cudaEventRecordWithFlags_v11010_params,
      a->stream = H(p->stream); a->aux = H(p->event))
 SC_X(rt_wait_event, cudaStreamWaitEvent_v3020_params, a->stream = H(p->stream); a->aux = H(p->event))
 SC_X(rt_event, cudaEventSynchronize_v3020_params, a->aux = H(p->event))
+SC_X(rt_host_func, cudaLaunchHostFunc_v10000_params, a->stream = H(p->stream); a->aux = H(p->fn))
+SC_X(rt_callback, cudaStreamAddCallback_v5000_params,
+     a->stream = H(p->stream); a->aux = H(p->callback))
 
 /* driver */
 SC_X(cu_launch, cuLaunchKernel_params, a->stream = H(p->hStream))
@@ -89,6 +92,8 @@ SC_X(cu_stream, cuStreamSynchronize_params, a->stream = H(p->hStream))
 SC_X(cu_event_record, cuEventRecord_params, a->stream = H(p->hStream); a->aux = H(p->hEvent))
 SC_X(cu_wait_event, cuStreamWaitEvent_params, a->stream = H(p->hStream); a->aux = H(p->hEvent))
 SC_X(cu_event, cuEventSynchronize_params, a->aux = H(p->hEvent))
+SC_X(cu_host_func, cuLaunchHostFunc_params, a->stream = H(p->hStream); a->aux = H(p->fn))
+SC_X(cu_callback, cuStreamAddCallback_params, a->stream = H(p->hStream); a->aux = H(p->callback))
 
 #define RT(name, cls, x) {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##name, cls, 0, x}
 #define RTP(name, cls, x) \
@@ -167,6 +172,11 @@ static const sc_hook sc_hook_table[] = {
     RT(cudaStreamQuery_v3020, SC_CALL_STREAM_QUERY, sc_x_rt_stream),
     RTP(cudaStreamQuery_ptsz_v7000, SC_CALL_STREAM_QUERY, sc_x_rt_stream),
     RT(cudaEventQuery_v3020, SC_CALL_EVENT_QUERY, sc_x_rt_event),
+    /* host functions on a stream */
+    RT(cudaLaunchHostFunc_v10000, SC_CALL_HOST_FUNC, sc_x_rt_host_func),
+    RTP(cudaLaunchHostFunc_ptsz_v10000, SC_CALL_HOST_FUNC, sc_x_rt_host_func),
+    RT(cudaStreamAddCallback_v5000, SC_CALL_HOST_FUNC, sc_x_rt_callback),
+    RTP(cudaStreamAddCallback_ptsz_v7000, SC_CALL_HOST_FUNC, sc_x_rt_callback),
     RT(cudaDeviceSetLimit_v3020, SC_CALL_SET_LIMIT, NULL),
     RT(cudaDeviceSetCacheConfig_v3020, SC_CALL_SET_LIMIT, NULL),
 
@@ -224,6 +234,10 @@ static const sc_hook sc_hook_table[] = {
     DR(cuStreamQuery, SC_CALL_STREAM_QUERY, sc_x_cu_stream),
     DRP(cuStreamQuery_ptsz, SC_CALL_STREAM_QUERY, sc_x_cu_stream),
     DR(cuEventQuery, SC_CALL_EVENT_QUERY, sc_x_cu_event),
+    DR(cuLaunchHostFunc, SC_CALL_HOST_FUNC, sc_x_cu_host_func),
+    DRP(cuLaunchHostFunc_ptsz, SC_CALL_HOST_FUNC, sc_x_cu_host_func),
+    DR(cuStreamAddCallback, SC_CALL_HOST_FUNC, sc_x_cu_callback),
+    DRP(cuStreamAddCallback_ptsz, SC_CALL_HOST_FUNC, sc_x_cu_callback),
 };
 
 static const uint32_t sc_nvtx_ids[] = {

@@ -208,6 +208,7 @@ static const char *call_class_name(uint16_t c)
         [SC_CALL_SET_LIMIT] = "set-limit",
         [SC_CALL_MALLOC_ASYNC] = "malloc-async",
         [SC_CALL_FREE_ASYNC] = "free-async",
+        [SC_CALL_HOST_FUNC] = "host-func",
     };
     return c < sizeof names / sizeof *names && names[c] ? names[c] : "unknown";
 }

@@ -4,7 +4,7 @@ which leaves out the idle streams CUDA makes with every context."""
 import json
 
 from sctrace import (BLOCKING, CALL_LAUNCH, CALL_STREAM_CREATE, DOMAIN_DRIVER, DTOH, LEGACY,
-                     LOSS_NAMES, LOSS_NVTX_DEPTH, MEM_DEVICE, MEM_PINNED, NON_BLOCKING,
+                     VERSION_MAJOR, VERSION_MINOR, LOSS_NAMES, LOSS_NVTX_DEPTH, MEM_DEVICE, MEM_PINNED, NON_BLOCKING,
                      NOTE_CUPTI_TAKEN, OVERHEAD_LAZY_FUNCTION_LOADING, SYNC_STREAM, Trace)
 
 
@@ -43,7 +43,7 @@ def test_dump_every_kind_in_file_order(run_report, tmp_path):
     out = r.stdout
     lines = out.splitlines()
     assert lines[0] == f"== {path} =="
-    assert lines[1].startswith("format 1.1, header 16 bytes, file ")
+    assert lines[1].startswith(f"format {VERSION_MAJOR}.{VERSION_MINOR}, header 16 bytes, file ")
     assert lines[2] == "status: complete"
     records = [l for l in lines if l.startswith("@")]
     kinds = [l.split()[1] for l in records]

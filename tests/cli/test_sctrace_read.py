@@ -21,7 +21,7 @@ def test_round_trip_every_kind(tmp_path):
     t = full_trace()
     doc = sctrace.read(t.write(tmp_path / "app-482.sctrace"))
     assert doc["status"] == "complete" and doc["status_detail"] == ""
-    assert doc["version"] == (1, 1)
+    assert doc["version"] == (sctrace.VERSION_MAJOR, sctrace.VERSION_MINOR)
     assert doc["process"]["pid"] == 482 and doc["process"]["exe"] == "/usr/bin/app"
     assert doc["process"]["attach"] == 1 and doc["process"]["offset"] == 16
     (mod,) = doc["modules"]

@@ -4,17 +4,13 @@ Shared by the GPU tests (test_suspects.py) and the replay of the recorded fixtur
 (tests/replay/test_replay_suspects.py): one place to update when a rule lands.
 """
 
-# Proposed ids of the rules that do not exist yet (the analyzer names them in the end).
 HOST_FUNC_RULE = "host-func"
+# Proposed ids of the rules that do not exist yet (the analyzer names them in the end).
 PRIORITY_RULE = "priority"
 MANAGED_RULE = "managed-faults"
 PIN_RULE = "pin-per-step"
 
 # What is missing, for the expected failures.
-MISSING_HOST_FUNC = (
-    f"rule {HOST_FUNC_RULE} does not exist, and cudaLaunchHostFunc (runtime cbid 284/285), "
-    "cudaStreamAddCallback (197/248), cuLaunchHostFunc (driver 527/528) and "
-    "cuStreamAddCallback (346/437) are not hooked")
 MISSING_PRIORITY = f"rule {PRIORITY_RULE} does not exist"
 MISSING_MANAGED = (
     f"rule {MANAGED_RULE} does not exist; needs CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER "

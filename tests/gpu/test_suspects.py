@@ -18,7 +18,7 @@ import pytest
 
 from samples import Run, assert_clean, printed, sample, shown, site_apis
 from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE, MISSING_CACHECONFIG,
-                             MISSING_HOST_FUNC, MISSING_MANAGED, MISSING_PIN, MISSING_PRIORITY,
+                             MISSING_MANAGED, MISSING_PIN, MISSING_PRIORITY,
                              PIN_RULE, PRIORITY_RULE, TWIN_GAPS, TWINS)
 
 LAZY = {"CUDA_MODULE_LOADING": "LAZY"}
@@ -160,7 +160,6 @@ def test_cross_thread_free_is_reported_with_the_threads_it_waited_for(suspects):
 
 # --- host-func / stream-callback ----------------------------------------------------------------
 
-@pytest.mark.xfail(reason=MISSING_HOST_FUNC, strict=False)
 @pytest.mark.parametrize("case,api", [("host-func", "cudaLaunchHostFunc"),
                                       ("stream-callback", "cudaStreamAddCallback")])
 def test_host_function_holding_back_its_stream_is_reported(suspects, case, api):

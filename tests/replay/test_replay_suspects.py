@@ -21,7 +21,7 @@ REPORT = BUILD / "src" / "report" / "streamcheck-report"
 sys.path.insert(0, str(SOURCE / "tests" / "cli"))
 sys.path.insert(0, str(SOURCE / "tests" / "gpu"))
 import sctrace  # noqa: E402
-from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE, MISSING_HOST_FUNC,  # noqa: E402
+from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE,  # noqa: E402
                              MISSING_MANAGED, MISSING_PRIORITY, PRIORITY_RULE, TWIN_GAPS,
                              TWINS)
 
@@ -112,10 +112,13 @@ def test_config_calls_that_waited_are_implicit_syncs(case, classes, api):
     assert costly(found) and any(a.startswith(api) for a in site_apis(found)), found
 
 
-@pytest.mark.xfail(reason=MISSING_HOST_FUNC, strict=False)
 @pytest.mark.parametrize("case", ["host-func", "stream-callback"])
 def test_host_function_fixture_is_reported(case):
-    assert costly(findings(analysis(case), HOST_FUNC_RULE))
+    found = findings(analysis(case), HOST_FUNC_RULE)
+    assert costly(found), found
+    # the sample queues one host function between its two kernels on A, every step (20): the
+    # hold of each is one instance when A's next kernel was issued before the first ended
+    assert 1 <= sum(f["count"] for f in found) <= 20, found
 
 
 @pytest.mark.xfail(reason=MISSING_PRIORITY, strict=False)

@@ -345,6 +345,15 @@ def callback_has_no_legacy_work(s):
     absent(s, "pageable-async")
 
 
+def callbacks_come_last_and_hold_nothing(s):
+    """Each workload's stream callback is the last thing queued on its stream (the worker
+    thread waits for it on a barrier): seen as a host function on the workload's stream,
+    with nothing after it to hold back, so no host-func finding."""
+    funcs = s.calls(sctrace.CALL_HOST_FUNC)
+    assert len(funcs) == 8 and all(c["name"].startswith("cudaStreamAddCallback") for c in funcs)
+    absent(s, "host-func")
+
+
 def callback_syncs_cost_at_most_the_device_work(s):
     """cudaMalloc and cudaFree in the workload threads may wait for other workloads' device
     work, but removing such a wait saves at most that work: the implicit-sync cost cannot
@@ -406,6 +415,15 @@ def graph_pageable_cost_is_bounded_by_device_idle(s):
     no_error(s)
 
 
+def captured_host_function_holds_no_stream(s):
+    """The cudaLaunchHostFunc of the sample is made inside stream capture: it becomes the
+    graph's host node and queues nothing on stream1, where no work follows anyway (the graphs
+    are launched on another stream): no host-func finding."""
+    funcs = s.calls(sctrace.CALL_HOST_FUNC)
+    assert len(funcs) == 1 and funcs[0]["name"].startswith("cudaLaunchHostFunc")
+    absent(s, "host-func")
+
+
 def graphs_are_chains(s):
     """Each graph is a chain (copy and memsets, reduce, reduceFinal, copy, host node) and all
     launches go to one stream in turn: no two kernels can overlap. No legacy-stream work."""
@@ -427,11 +445,13 @@ CHECKS = {
     "simpleMultiCopy": COMMON + [multicopy_streams_as_in_source, copies_run_both_ways_at_once,
                                  four_streams_beat_one, multicopy_serializes_nothing],
     "simpleCallback": COMMON + [one_stream_and_thread_per_workload, callback_has_no_legacy_work,
+                                callbacks_come_last_and_hold_nothing,
                                 callback_syncs_cost_at_most_the_device_work],
     "simpleCudaGraphs": COMMON + [graph_kernels_belong_to_their_launch,
                                   captured_launches_run_nothing,
                                   graph_pageable_copy_found_at_the_launch,
                                   graph_pageable_cost_is_bounded_by_device_idle,
+                                  captured_host_function_holds_no_stream,
                                   graphs_are_chains],
 }
 

@@ -488,6 +488,7 @@ ACCURACY_PAIRS = [
     ("killers-sync-copy", "killers-async-copy", ("implicit-sync",)),
     ("arrangements-trap", "arrangements-nonblocking", ("legacy-stream", "blocking-stream")),
     ("suspects-lazy-once", "suspects-lazy-once-eager", ("lazy-loading",)),
+    ("suspects-host-func", "suspects-host-after-event", ("host-func",)),
 ]
 
 

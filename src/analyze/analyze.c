@@ -28,6 +28,7 @@ static const sc_rule sc_rules[] = {
     {"lazy-loading", sc_rule_lazy_loading},
     {"no-room", sc_rule_no_room},
     {"host-func", sc_rule_host_func},
+    {"priority", sc_rule_priority},
 };
 
 const char *sc_severity_name(sc_severity severity)

@@ -54,6 +54,10 @@ typedef enum sc_fix_kind {
                                its call (the load's time comes off the call) */
     SC_FIX_REMOVE = 7,      /* index: trace->calls: the call is not made there at all (moved
                                out of the loop): no wait, no time of its own */
+    SC_FIX_ARRIVAL = 8,     /* index: trace->kernels: the kernel is dispatched in the order
+                               work became ready, as streams of equal priority are: not held,
+                               not late, no room edge; it starts once every full grid of its
+                               device that became ready before it has begun its last wave */
 } sc_fix_kind;
 
 #define SC_FIX_ALL SIZE_MAX

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyze/replay_graph.h"
+#include "analyze/occupancy.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
@@ -277,21 +278,28 @@ static int sc_rp_start_cmp(const void *pa, const void *pb)
     return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
 }
 
-/* Kernels filling their device, by recorded start. */
-static int32_t *sc_rp_full_grids(sc_replay *r, size_t *n_out)
+/* Kernels filling their device, by recorded start, with their waves (r->full). */
+static int sc_rp_full_grids(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
-    int32_t *full = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *full);
-    if (!full)
-        return NULL;
+    size_t n_k = t->n_kernels ? t->n_kernels : 1;
+    r->full = malloc(n_k * sizeof *r->full);
+    r->full_waves = malloc(n_k * sizeof *r->full_waves);
+    if (!r->full || !r->full_waves)
+        return -1;
     size_t n = 0;
     for (size_t k = 0; k < t->n_kernels; k++)
         if (sc_ctx_kernel_full(r->ctx, k, NULL))
-            full[n++] = (int32_t)k;    /* kernels come first among the work positions */
+            r->full[n++] = (int32_t)k;    /* kernels come first among the work positions */
     sc_rp_sort_ctx = r;
-    qsort(full, n, sizeof *full, sc_rp_start_cmp);
-    *n_out = n;
-    return full;
+    qsort(r->full, n, sizeof *r->full, sc_rp_start_cmp);
+    for (size_t j = 0; j < n; j++) {
+        sc_occupancy o;
+        sc_ctx_kernel_full(r->ctx, (size_t)r->full[j], &o);
+        r->full_waves[j] = (uint32_t)((o.blocks + o.wave - 1) / o.wave);
+    }
+    r->n_full = n;
+    return 0;
 }
 
 /* Copies of one direction on one device that ran one after the other keep that order: one
@@ -320,11 +328,10 @@ static void sc_rp_engine_order(sc_replay *r)
 
 static int sc_rp_edges(sc_replay *r)
 {
-    size_t cap = 0, n_full = 0;
+    size_t cap = 0;
     size_t *seen[2] = {calloc(r->n_slots + 1, sizeof(size_t)),
                        calloc(r->n_slots + 1, sizeof(size_t))};
-    int32_t *full = sc_rp_full_grids(r, &n_full);
-    int rc = seen[0] && seen[1] && full ? 0 : -1;
+    int rc = seen[0] && seen[1] && sc_rp_full_grids(r) == 0 ? 0 : -1;
     int32_t *order = NULL;
     size_t *first = NULL, *count = NULL;
     uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
@@ -342,14 +349,13 @@ static int sc_rp_edges(sc_replay *r)
         if (rc == 0)
             rc = sc_rp_barrier_edges(r, i, seen, &cap);
         if (rc == 0)
-            rc = sc_rp_room_edges(r, i, full, n_full, &cap);
+            rc = sc_rp_room_edges(r, i, r->full, r->n_full, &cap);
         r->ops[i].n_edges = (uint32_t)(r->n_edges - r->ops[i].edge_first);
     }
     if (rc == 0)
         sc_rp_engine_order(r);
     free(seen[0]);
     free(seen[1]);
-    free(full);
     free(key);
     free(order);
     free(first);
@@ -376,10 +382,13 @@ static int sc_rp_scratch(sc_replay *r)
     r->fix_pinned = calloc(no, 1);
     r->fix_unhold = calloc(no, 1);
     r->fix_room = calloc(no, 1);
+    r->fix_arrival = calloc(no, 1);
+    r->op_ready = malloc(no * sizeof(uint64_t));
     return r->op_start && r->op_end && r->item_start && r->item_end && r->item_started &&
                    r->item_done && r->thread_shift && r->fix_barrier && r->fix_unwait &&
                    r->fix_remove && r->fix_no_load &&
-                   r->fix_pinned && r->fix_unhold && r->fix_room
+                   r->fix_pinned && r->fix_unhold && r->fix_room && r->fix_arrival &&
+                   r->op_ready
                ? 0
                : -1;
 }
@@ -469,6 +478,10 @@ void sc_replay_free(sc_replay *r)
     free(r->fix_pinned);
     free(r->fix_unhold);
     free(r->fix_room);
+    free(r->fix_arrival);
+    free(r->op_ready);
+    free(r->full);
+    free(r->full_waves);
     free(r);
 }
 

@@ -132,6 +132,13 @@ struct sc_replay {
     uint8_t *fix_barrier;       /* per stream slot */
     uint8_t *fix_unwait, *fix_no_load, *fix_remove;  /* per item */
     uint8_t *fix_pinned, *fix_unhold, *fix_room;    /* per op */
+    uint8_t *fix_arrival;       /* per op */
+    uint64_t *op_ready;         /* per op, in a pass: when its issue, stream and events let it
+                                   start (UINT64_MAX until it is placed) */
+    /* full grids (sc_ctx_kernel_full) by recorded start, and their waves (SC_FIX_ARRIVAL) */
+    int32_t *full;
+    uint32_t *full_waves;
+    size_t n_full;
     size_t n_slots;
 
     bool plain;                 /* passes leave streamcheck's own host time out (set once

@@ -243,18 +243,9 @@ static int32_t sc_rp_running_grid(const sc_replay *r, const int32_t *full, size_
  * late for a reason the trace does not show (its delay kept as recorded). */
 static int sc_rp_late_work(sc_replay *r)
 {
-    const sc_trace *t = r->ctx->trace;
     int32_t *by_end = malloc((r->n_ops ? r->n_ops : 1) * sizeof *by_end);
-    int32_t *full = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *full);
-    if (!by_end || !full) {
-        free(by_end);
-        free(full);
+    if (!by_end)
         return -1;
-    }
-    size_t n_full = 0;
-    for (size_t k = 0; k < t->n_kernels; k++)   /* kernels are sorted by start */
-        if (sc_ctx_kernel_full(r->ctx, k, NULL))
-            full[n_full++] = (int32_t)k;
     for (size_t i = 0; i < r->n_ops; i++)
         by_end[i] = (int32_t)i;
     sc_rp_lag_sort = r;
@@ -281,7 +272,7 @@ static int sc_rp_late_work(sc_replay *r)
             else
                 hi = mid;
         }
-        int32_t held = sc_rp_running_grid(r, full, n_full, o, model);
+        int32_t held = sc_rp_running_grid(r, r->full, r->n_full, o, model);
         for (size_t k = lo; held == SC_RP_NONE && k-- > 0;) {
             const sc_rp_op *h = &r->ops[by_end[k]];
             if (h->rec_end + SC_RP_HELD_WINDOW_NS < o->rec_start)
@@ -302,7 +293,6 @@ static int sc_rp_late_work(sc_replay *r)
         }
     }
     free(by_end);
-    free(full);
     return 0;
 }
 

@@ -39,6 +39,9 @@ static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, uint8_t val
         case SC_FIX_ROOM:
             if (i < t->n_kernels) r->fix_room[i] = value;
             break;
+        case SC_FIX_ARRIVAL:
+            if (i < t->n_kernels) r->fix_arrival[i] = value;
+            break;
         default:
             break;
         }
@@ -59,6 +62,44 @@ static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
 static uint64_t sc_rp_max(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
+}
+
+#define SC_RP_ARRIVAL_LOOKBACK 16  /* placed full grids of its device that ended before it */
+
+/* SC_FIX_ARRIVAL: the block scheduler of streams of equal priority dispatches grids in the
+ * order they became ready, each one once the blocks of those before it have all been handed
+ * out: a kernel ready at `ready` starts once every full grid of its device that became ready
+ * before it has begun its last wave (and at `ready` at the earliest). Only grids this pass
+ * has placed count (the rest were recorded after the kernel started, and became ready after
+ * it). */
+static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t ready)
+{
+    const sc_rp_op *o = &r->ops[i];
+    size_t lo = 0, hi = r->n_full;
+    while (lo < hi) {   /* full grids recorded to start before it */
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->ops[r->full[mid]].rec_start < o->rec_start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint64_t t = ready;
+    for (size_t k = lo, over = 0; k-- > 0 && over < SC_RP_ARRIVAL_LOOKBACK;) {
+        int32_t g = r->full[k];
+        const sc_rp_op *a = &r->ops[g];
+        if (a->dev != o->dev || a->slot == o->slot || r->op_ready[g] == UINT64_MAX)
+            continue;
+        if (r->op_end[g] <= ready) {
+            over++;
+            continue;
+        }
+        if (r->op_ready[g] >= ready)
+            continue;   /* it became ready after this kernel: this one goes first */
+        uint64_t dur = r->op_end[g] - r->op_start[g], waves = r->full_waves[k];
+        uint64_t last_wave = r->op_start[g] + (waves > 1 ? dur / waves * (waves - 1) : 0);
+        t = sc_rp_max(t, last_wave);
+    }
+    return t;
 }
 
 static void sc_rp_run_op(sc_replay *r, int32_t i)
@@ -85,6 +126,15 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
         if (e->kind == SC_RP_EDGE_EVENT ||
             (e->kind == SC_RP_EDGE_BARRIER && !r->fix_barrier[e->slot]))
             t = sc_rp_max(t, r->op_end[e->op] + r->lag_cross);
+    }
+    r->op_ready[i] = t;
+    if (r->fix_arrival[i]) {
+        r->op_start[i] = sc_rp_arrival_start(r, i, t);
+        r->op_end[i] = r->op_start[i] + o->dur;
+        size_t d = o->dev;
+        sc_rp_tree_raise(r->dev_tree + r->dev_first[d], r->dev_count[d], o->dev_pos,
+                         r->op_end[i]);
+        return;
     }
     if (o->held_by != SC_RP_NONE && !r->fix_unhold[i]) {
         int64_t h = (int64_t)r->op_end[o->held_by] + o->held_lag;
@@ -190,6 +240,8 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         r->op_start[i] = r->ops[i].rec_start;
         r->op_end[i] = r->ops[i].rec_end;  /* read only in recorded ties (see the nodes) */
     }
+    for (size_t i = 0; i < r->n_ops; i++)
+        r->op_ready[i] = UINT64_MAX;
     memset(r->item_started, 0, r->n_items * sizeof *r->item_started);
     memset(r->item_done, 0, r->n_items * sizeof *r->item_done);
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);

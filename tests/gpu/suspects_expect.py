@@ -5,13 +5,12 @@ Shared by the GPU tests (test_suspects.py) and the replay of the recorded fixtur
 """
 
 HOST_FUNC_RULE = "host-func"
-# Proposed ids of the rules that do not exist yet (the analyzer names them in the end).
 PRIORITY_RULE = "priority"
+# Proposed ids of the rules that do not exist yet (the analyzer names them in the end).
 MANAGED_RULE = "managed-faults"
 PIN_RULE = "pin-per-step"
 
 # What is missing, for the expected failures.
-MISSING_PRIORITY = f"rule {PRIORITY_RULE} does not exist"
 MISSING_MANAGED = (
     f"rule {MANAGED_RULE} does not exist; needs CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER "
     "(GPU page faults, HtoD migrations) and hooks on cudaMemPrefetchAsync / cuMemPrefetchAsync")

@@ -18,7 +18,7 @@ import pytest
 
 from samples import Run, assert_clean, printed, sample, shown, site_apis
 from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE, MISSING_CACHECONFIG,
-                             MISSING_MANAGED, MISSING_PIN, MISSING_PRIORITY,
+                             MISSING_MANAGED, MISSING_PIN,
                              PIN_RULE, PRIORITY_RULE, TWIN_GAPS, TWINS)
 
 LAZY = {"CUDA_MODULE_LOADING": "LAZY"}
@@ -173,7 +173,6 @@ def test_host_function_holding_back_its_stream_is_reported(suspects, case, api):
 
 # --- priority -------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(reason=MISSING_PRIORITY, strict=False)
 def test_high_priority_streams_starving_a_stream_are_reported(suspects):
     run = suspects("priority")
     if printed(run, "starved") != "yes":

@@ -489,6 +489,7 @@ ACCURACY_PAIRS = [
     ("arrangements-trap", "arrangements-nonblocking", ("legacy-stream", "blocking-stream")),
     ("suspects-lazy-once", "suspects-lazy-once-eager", ("lazy-loading",)),
     ("suspects-host-func", "suspects-host-after-event", ("host-func",)),
+    ("suspects-priority", "suspects-equal-priority", ("priority",)),
 ]
 
 

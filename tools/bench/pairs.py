@@ -87,7 +87,7 @@ PAIRS = [
     Pair("stream-callback", side("suspects", "stream-callback"),
          side("suspects", "host-after-event"), "host-func", ("host-func",)),
     Pair("priority", side("suspects", "priority"), side("suspects", "equal-priority"),
-         "proposed: priority"),
+         "priority", ("priority",)),
     Pair("managed-faults", side("suspects", "managed-faults"),
          side("suspects", "managed-prefetch"), "proposed: managed-faults"),
     Pair("register-per-step", side("suspects", "register-per-step"),

@@ -80,6 +80,8 @@ typedef struct sc_trace {
     sc_rec_sync *syncs;      size_t n_syncs;      /* sorted by start_ns */
     sc_range *ranges;        size_t n_ranges;     /* sorted by rec.start_ns */
     sc_rec_overhead *overheads; size_t n_overheads; /* sorted by start_ns */
+    sc_rec_unified *unified; size_t n_unified;    /* sorted by start_ns; none unless
+                                                     unified-memory tracing was on */
     sc_note *notes;          size_t n_notes;
     const char **env;        size_t n_env;        /* "NAME=value" */
     sc_loss *losses;         size_t n_losses;     /* one per cause, as written (by cause);

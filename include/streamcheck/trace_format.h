@@ -27,7 +27,7 @@
 #define SC_TRACE_MAGIC "SCTRACE"          /* 7 characters and the terminating NUL */
 #define SC_TRACE_VERSION_MAJOR 1
 #define SC_TRACE_VERSION_MINOR 2          /* 1.1: OVERHEAD and LOSS records; 1.2: the
-                                             HOST_FUNC call class */
+                                             HOST_FUNC call class, UNIFIED records */
 #define SC_TRACE_SUFFIX ".sctrace"
 #define SC_TRACE_PARTIAL_SUFFIX ".partial" /* appended while the process runs */
 
@@ -62,8 +62,10 @@ enum sc_record_kind {
     SC_REC_END = 15,        /* sc_rec_end: the process finished and everything was flushed */
     SC_REC_OVERHEAD = 16,   /* sc_rec_overhead: time CUDA or CUPTI spent on their own (1.1) */
     SC_REC_LOSS = 17,       /* sc_rec_loss: what streamcheck could not record, per cause (1.1) */
+    SC_REC_UNIFIED = 18,    /* sc_rec_unified: a managed-memory migration or GPU page fault
+                               group (1.2; only when unified-memory tracing is on) */
 };
-#define SC_REC_KIND_LAST SC_REC_LOSS        /* the highest kind this version knows */
+#define SC_REC_KIND_LAST SC_REC_UNIFIED     /* the highest kind this version knows */
 
 /* Variable parts (paths, names, texts) follow the fixed struct as a NUL-terminated string,
  * zero-padded up to the record size. */
@@ -285,6 +287,31 @@ typedef struct sc_rec_end {
 
 enum sc_end_reason { SC_END_EXIT = 1, SC_END_EXEC = 2, SC_END_DETACH = 3 };
 
+/* CUPTI's UNIFIED_MEMORY_COUNTER activity, written only when unified-memory tracing is on
+ * (STREAMCHECK_UNIFIED_MEMORY=1: the driver's own tracing slows a program that faults). */
+enum sc_unified_kind {              /* CUpti_ActivityUnifiedMemoryCounterKind values used here */
+    SC_UNIFIED_HTOD = 1,            /* bytes migrated host to device */
+    SC_UNIFIED_DTOH = 2,
+    SC_UNIFIED_GPU_FAULT = 4,       /* a group of GPU page faults the driver serviced */
+};
+enum sc_unified_cause {             /* CUpti_ActivityUnifiedMemoryMigrationCause */
+    SC_UNIFIED_CAUSE_UNKNOWN = 0,
+    SC_UNIFIED_CAUSE_USER = 1,      /* asked for: cudaMemPrefetchAsync */
+    SC_UNIFIED_CAUSE_COHERENCE = 2, /* a page fault: the page had to move to be used */
+    SC_UNIFIED_CAUSE_PREFETCH = 3,  /* the driver's own prefetch around a fault */
+    SC_UNIFIED_CAUSE_EVICTION = 4,
+    SC_UNIFIED_CAUSE_ACCESS_COUNTERS = 5,
+};
+
+typedef struct sc_rec_unified {
+    uint64_t start_ns, end_ns;      /* migrations: on the GPU; faults: the driver's service */
+    uint64_t address;               /* the first page moved or faulted */
+    uint64_t value;                 /* migrations: bytes; faults: fault groups for the page */
+    uint32_t kind;                  /* enum sc_unified_kind */
+    uint32_t flags;                 /* migrations: enum sc_unified_cause; faults: access type */
+    uint32_t src_id, dst_id;        /* the processors (devices; the CPU for host ends) */
+} sc_rec_unified;
+
 /* CUPTI's OVERHEAD activity: a stretch in which the driver or CUPTI did work of its own on a
  * thread. The kinds that matter to the analysis (CUpti_ActivityOverheadKind values):
  * loading a kernel's module on its first launch under lazy loading, and the host blocked
@@ -363,5 +390,6 @@ SC_ASSERT_SIZE(sc_rec_range, 32);
 SC_ASSERT_SIZE(sc_rec_end, 40);
 SC_ASSERT_SIZE(sc_rec_overhead, 40);
 SC_ASSERT_SIZE(sc_rec_loss, 16);
+SC_ASSERT_SIZE(sc_rec_unified, 48);
 
 #endif

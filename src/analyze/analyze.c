@@ -29,6 +29,7 @@ static const sc_rule sc_rules[] = {
     {"no-room", sc_rule_no_room},
     {"host-func", sc_rule_host_func},
     {"priority", sc_rule_priority},
+    {"managed-faults", sc_rule_managed_faults},
 };
 
 const char *sc_severity_name(sc_severity severity)

@@ -383,11 +383,13 @@ static int sc_rp_scratch(sc_replay *r)
     r->fix_unhold = calloc(no, 1);
     r->fix_room = calloc(no, 1);
     r->fix_arrival = calloc(no, 1);
+    r->fix_prefetch = calloc(no, 1);
     r->op_ready = malloc(no * sizeof(uint64_t));
     return r->op_start && r->op_end && r->item_start && r->item_end && r->item_started &&
                    r->item_done && r->thread_shift && r->fix_barrier && r->fix_unwait &&
                    r->fix_remove && r->fix_no_load &&
                    r->fix_pinned && r->fix_unhold && r->fix_room && r->fix_arrival &&
+                   r->fix_prefetch &&
                    r->op_ready
                ? 0
                : -1;
@@ -479,6 +481,8 @@ void sc_replay_free(sc_replay *r)
     free(r->fix_unhold);
     free(r->fix_room);
     free(r->fix_arrival);
+    free(r->fix_prefetch);
+    free(r->prefetched_ns);
     free(r->op_ready);
     free(r->full);
     free(r->full_waves);

@@ -133,6 +133,8 @@ struct sc_replay {
     uint8_t *fix_unwait, *fix_no_load, *fix_remove;  /* per item */
     uint8_t *fix_pinned, *fix_unhold, *fix_room;    /* per op */
     uint8_t *fix_arrival;       /* per op */
+    uint8_t *fix_prefetch;      /* per op */
+    uint64_t *prefetched_ns;    /* per op: its duration with its managed pages prefetched */
     uint64_t *op_ready;         /* per op, in a pass: when its issue, stream and events let it
                                    start (UINT64_MAX until it is placed) */
     /* full grids (sc_ctx_kernel_full) by recorded start, and their waves (SC_FIX_ARRIVAL) */

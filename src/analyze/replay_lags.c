@@ -7,6 +7,7 @@
 
 #include "analyze/pinned_rate.h"
 #include "analyze/replay_parts.h"
+#include "analyze/unified.h"
 #include "analyze/work.h"
 
 #define SC_RP_LATE_NS 20000u        /* later than the model by more than this: look for why */
@@ -319,11 +320,26 @@ static int sc_rp_pinned(sc_replay *r)
     return 0;
 }
 
+/* Kernels with their managed pages prefetched (unified.h); the rest keep their duration. */
+static int sc_rp_prefetched(sc_replay *r)
+{
+    r->prefetched_ns = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->prefetched_ns);
+    sc_unified u;
+    if (!r->prefetched_ns || sc_unified_measure(r->ctx, &u) != 0)
+        return -1;
+    for (size_t i = 0; i < r->n_ops; i++)
+        r->prefetched_ns[i] = i < r->ctx->trace->n_kernels && u.kernels
+                                  ? u.kernels[i].prefetched_ns
+                                  : r->ops[i].dur;
+    sc_unified_free(&u);
+    return 0;
+}
+
 int sc_rp_lags(sc_replay *r)
 {
     sc_rp_mark_host_funcs(r);
     if (sc_rp_measure_lags(r) != 0 || sc_rp_measure_host(r) != 0 || sc_rp_late_work(r) != 0 ||
-        sc_rp_pinned(r) != 0)
+        sc_rp_pinned(r) != 0 || sc_rp_prefetched(r) != 0)
         return -1;
     return 0;
 }

@@ -42,6 +42,9 @@ static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, uint8_t val
         case SC_FIX_ARRIVAL:
             if (i < t->n_kernels) r->fix_arrival[i] = value;
             break;
+        case SC_FIX_PREFETCH:
+            if (i < t->n_kernels) r->fix_prefetch[i] = value;
+            break;
         default:
             break;
         }
@@ -102,6 +105,16 @@ static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t read
     return t;
 }
 
+/* How long a piece of work runs in this pass: as recorded, or as a fix makes it. */
+static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
+{
+    if (r->fix_pinned[i])
+        return r->pinned_ns[i];
+    if (r->fix_prefetch[i])
+        return r->prefetched_ns[i];
+    return r->ops[i].dur;
+}
+
 static void sc_rp_run_op(sc_replay *r, int32_t i)
 {
     const sc_rp_op *o = &r->ops[i];
@@ -130,7 +143,7 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     r->op_ready[i] = t;
     if (r->fix_arrival[i]) {
         r->op_start[i] = sc_rp_arrival_start(r, i, t);
-        r->op_end[i] = r->op_start[i] + o->dur;
+        r->op_end[i] = r->op_start[i] + sc_rp_dur(r, i);
         size_t d = o->dev;
         sc_rp_tree_raise(r->dev_tree + r->dev_first[d], r->dev_count[d], o->dev_pos,
                          r->op_end[i]);
@@ -152,7 +165,7 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
                 t = r->op_end[e->op];
         }
     r->op_start[i] = t;
-    r->op_end[i] = t + (r->fix_pinned[i] ? r->pinned_ns[i] : o->dur);
+    r->op_end[i] = t + sc_rp_dur(r, i);
     size_t d = o->dev;
     sc_rp_tree_raise(r->dev_tree + r->dev_first[d], r->dev_count[d], o->dev_pos, r->op_end[i]);
 }

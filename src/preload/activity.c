@@ -128,6 +128,46 @@ static void sc_put_overhead(const CUpti_ActivityOverhead3 *o)
     sc_tbuf_put(SC_REC_OVERHEAD, &r, sizeof r, NULL, 0);
 }
 
+static void sc_put_unified(const CUpti_ActivityUnifiedMemoryCounter3 *u)
+{
+    sc_rec_unified r = {
+        .start_ns = u->start, .end_ns = u->end, .address = u->address, .value = u->value,
+        .kind = (uint32_t)u->counterKind, .flags = u->flags, .src_id = u->srcId,
+        .dst_id = u->dstId,
+    };
+    sc_tbuf_put(SC_REC_UNIFIED, &r, sizeof r, NULL, 0);
+}
+
+void sc_activity_unified_start(void)
+{
+    static atomic_bool started;
+    if (atomic_exchange(&started, true)) return;
+    static const CUpti_ActivityUnifiedMemoryCounterKind kinds[] = {
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT,
+    };
+    enum { N = sizeof kinds / sizeof *kinds };
+    CUpti_ActivityUnifiedMemoryCounterConfig config[N];
+    for (size_t i = 0; i < N; i++)   /* scope and device are ignored since CUDA 7 */
+        config[i] = (CUpti_ActivityUnifiedMemoryCounterConfig){
+            .scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE,
+            .kind = kinds[i], .deviceId = 0, .enable = 1};
+    CUptiResult rc = sc_cupti_api.ActivityConfigureUnifiedMemoryCounter
+                         ? sc_cupti_api.ActivityConfigureUnifiedMemoryCounter(config, N)
+                         : CUPTI_ERROR_NOT_SUPPORTED;
+    if (rc == CUPTI_SUCCESS)
+        rc = sc_cupti_api.ActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+    if (rc == CUPTI_SUCCESS) return;
+    char text[256];
+    snprintf(text, sizeof text,
+             "STREAMCHECK_UNIFIED_MEMORY=1: CUPTI's unified-memory counters could not be "
+             "enabled (%s): managed-memory page faults are not traced",
+             sc_cupti_error(rc));
+    sc_rec_note r = {.code = SC_NOTE_ACTIVITY_FAILED};
+    sc_tbuf_put(SC_REC_NOTE, &r, sizeof r, text, strlen(text) + 1);
+}
+
 static void sc_convert(const CUpti_Activity *a)
 {
     switch (a->kind) {
@@ -143,6 +183,9 @@ static void sc_convert(const CUpti_Activity *a)
         break;
     case CUPTI_ACTIVITY_KIND_DEVICE: sc_put_device((const CUpti_ActivityDevice5 *)a); break;
     case CUPTI_ACTIVITY_KIND_OVERHEAD: sc_put_overhead((const CUpti_ActivityOverhead3 *)a); break;
+    case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
+        sc_put_unified((const CUpti_ActivityUnifiedMemoryCounter3 *)a);
+        break;
     default: return;
     }
     atomic_fetch_add_explicit(&sc_activity_count, 1, memory_order_relaxed);

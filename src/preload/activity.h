@@ -11,6 +11,11 @@
  * SYNCHRONIZATION and DEVICE. Returns the number of kinds that could not be enabled; their
  * names are appended to `failed`. */
 int sc_activity_start(char *failed, size_t failed_size);
+/* STREAMCHECK_UNIFIED_MEMORY=1: configures CUPTI's unified-memory counters (migrations
+ * both ways, GPU page faults) and enables them. CUPTI takes the configuration only once the
+ * driver is initialized: called when the first context is created, on that thread, once.
+ * Writes a NOTE record when it cannot. */
+void sc_activity_unified_start(void);
 /* Forces out every buffered record (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) and returns the
  * number of records CUPTI dropped. */
 uint64_t sc_activity_finish(void);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "preload/activity.h"
 #include "preload/agent.h"
 #include "preload/calls.h"
 #include "preload/cupti_loader.h"
@@ -58,6 +59,9 @@ static void sc_on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)
             if (sc_ctx_live[i] == r->context) sc_ctx_live[i] = sc_ctx_live[--sc_ctx_count];
     }
     pthread_mutex_unlock(&sc_ctx_lock);
+    /* the driver is initialized now: the unified-memory counters can be configured */
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && sc_opts.unified_memory)
+        sc_activity_unified_start();
     /* The context's records must leave CUPTI before it goes (cudaDeviceReset mid-run). */
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) sc_cupti_api.ActivityFlushAll(0);
 }

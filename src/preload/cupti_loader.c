@@ -85,6 +85,8 @@ static int sc_cupti_load_locked(const char *override_path, char *err, size_t err
     SC_BIND(GetVersion, cuptiGetVersion);
     *(void **)&sc_cupti_api.ActivityFlushPeriod = dlsym(sc_cupti_api.handle, "cuptiActivityFlushPeriod");
     *(void **)&sc_cupti_api.ActivitySetAttribute = dlsym(sc_cupti_api.handle, "cuptiActivitySetAttribute");
+    *(void **)&sc_cupti_api.ActivityConfigureUnifiedMemoryCounter =
+        dlsym(sc_cupti_api.handle, "cuptiActivityConfigureUnifiedMemoryCounter");
     if (missing) {
         snprintf(err, err_size, "%s lacks %s", sc_cupti_api.path, missing);
         return -1;

@@ -26,6 +26,8 @@ typedef struct sc_cupti {
     __typeof__(&cuptiGetVersion) GetVersion;
     __typeof__(&cuptiActivityFlushPeriod) ActivityFlushPeriod;  /* optional: may be NULL */
     __typeof__(&cuptiActivitySetAttribute) ActivitySetAttribute;  /* optional: may be NULL */
+    /* optional: may be NULL */
+    __typeof__(&cuptiActivityConfigureUnifiedMemoryCounter) ActivityConfigureUnifiedMemoryCounter;
 } sc_cupti;
 
 extern sc_cupti sc_cupti_api;

@@ -30,4 +30,5 @@ void sc_options_read(void)
     snprintf(sc_opts.cupti_path, sizeof sc_opts.cupti_path, "%s", cupti ? cupti : "");
     const char *unwinder = getenv("STREAMCHECK_UNWINDER");
     snprintf(sc_opts.unwinder, sizeof sc_opts.unwinder, "%s", unwinder ? unwinder : "");
+    sc_opts.unified_memory = sc_env_flag("STREAMCHECK_UNIFIED_MEMORY", false);
 }

@@ -11,6 +11,9 @@ typedef struct sc_options {
     char out_dir[2048];     /* STREAMCHECK_OUT (default ./streamcheck-out) */
     char cupti_path[2048];  /* STREAMCHECK_CUPTI: libcupti to use when none is loaded */
     char unwinder[16];      /* STREAMCHECK_UNWINDER: "libgcc", "libunwind", "" = choose */
+    bool unified_memory;    /* STREAMCHECK_UNIFIED_MEMORY=1: trace managed-memory migrations
+                               and GPU page faults (off by default: the driver's tracing
+                               slows a program that faults, tests/samples/MEASURED.md) */
 } sc_options;
 
 #define SC_MAX_STACK_DEPTH 64

@@ -50,6 +50,7 @@ static const char *const sc_dump_kind_names[SC_REC_KIND_LAST + 1] = {
     [SC_REC_ENV] = "ENV",         [SC_REC_RANGE] = "RANGE",   [SC_REC_END] = "END",
     [SC_REC_OVERHEAD] = "OVERHEAD",
     [SC_REC_LOSS] = "LOSS",
+    [SC_REC_UNIFIED] = "UNIFIED",
 };
 
 static const char *kind_name(uint16_t kind)
@@ -495,6 +496,26 @@ static void dump_loss(FILE *out, const uint8_t *p, size_t n)
             sc_loss_cause_text(r.cause));
 }
 
+static void dump_unified(FILE *out, const uint8_t *p, size_t n)
+{
+    static const char *const kinds[] = {[SC_UNIFIED_HTOD] = "htod", [SC_UNIFIED_DTOH] = "dtoh",
+                                        [SC_UNIFIED_GPU_FAULT] = "gpu-fault"};
+    static const char *const causes[] = {"unknown", "user", "coherence", "prefetch",
+                                         "eviction", "access-counters"};
+    sc_rec_unified r;
+    SC_RECORD_COPY_FIXED(r, p, n);
+    const char *kind = r.kind < sizeof kinds / sizeof *kinds && kinds[r.kind] ? kinds[r.kind]
+                                                                              : "other";
+    put_times(out, r.start_ns, r.end_ns);
+    fprintf(out, " %s addr=0x%" PRIx64 " %s=%" PRIu64 " src=%u dst=%u", kind, r.address,
+            r.kind == SC_UNIFIED_GPU_FAULT ? "groups" : "bytes", r.value, r.src_id, r.dst_id);
+    if (r.kind == SC_UNIFIED_HTOD || r.kind == SC_UNIFIED_DTOH)
+        fprintf(out, " cause=%s", r.flags < sizeof causes / sizeof *causes ? causes[r.flags]
+                                                                           : "other");
+    else
+        fprintf(out, " access=%u", r.flags);
+}
+
 static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record_header *h)
 {
     const uint8_t *p = d->data + off + sizeof *h;
@@ -521,6 +542,7 @@ static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record
     case SC_REC_END: dump_end(out, p, n); break;
     case SC_REC_OVERHEAD: dump_overhead(out, p, n); break;
     case SC_REC_LOSS: dump_loss(out, p, n); break;
+    case SC_REC_UNIFIED: dump_unified(out, p, n); break;
     default:
         fprintf(out, " kind=%u size=%u: not known to this version, skipped", h->kind, h->size);
         break;

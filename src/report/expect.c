@@ -20,7 +20,7 @@
 static const char *const known_rules[] = {
     "legacy-stream", "blocking-stream", "pageable-async", "implicit-sync",
     "host-sync",     "lazy-loading",    "no-room",        "serializing-env",
-    "host-func",     "priority",
+    "host-func",     "priority",        "managed-faults",
 };
 
 enum metric {

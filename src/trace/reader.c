@@ -27,7 +27,8 @@ typedef struct sc_loader {
     sc_name_entry *call_names;  /* key = domain << 16 | cbid */
     size_t n_call_names, cap_call_names;
     size_t cap_modules, cap_devices, cap_calls, cap_kernels, cap_copies, cap_memsets,
-        cap_streams, cap_syncs, cap_ranges, cap_notes, cap_env, cap_overheads, cap_losses;
+        cap_streams, cap_syncs, cap_ranges, cap_notes, cap_env, cap_overheads, cap_losses,
+        cap_unified;
     char *err;
     size_t err_size;
 } sc_loader;
@@ -189,6 +190,12 @@ static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t
         SC_RECORD_COPY_FIXED(*o, p, n);
         return 0;
     }
+    case SC_REC_UNIFIED: {
+        sc_rec_unified *u = SC_PUSH(ld, unified, n_unified, cap_unified);
+        if (!u) break;
+        SC_RECORD_COPY_FIXED(*u, p, n);
+        return 0;
+    }
     case SC_REC_END:
         SC_RECORD_COPY_FIXED(t->end, p, n);
         t->has_end = true;
@@ -249,6 +256,12 @@ static int sc_by_sync_start(const void *a, const void *b)
     uint64_t x = ((const sc_rec_sync *)a)->start_ns, y = ((const sc_rec_sync *)b)->start_ns;
     return x < y ? -1 : x > y;
 }
+static int sc_by_unified_start(const void *a, const void *b)
+{
+    uint64_t x = ((const sc_rec_unified *)a)->start_ns, y = ((const sc_rec_unified *)b)->start_ns;
+    return x < y ? -1 : x > y;
+}
+
 static int sc_by_overhead_start(const void *a, const void *b)
 {
     uint64_t x = ((const sc_rec_overhead *)a)->start_ns, y = ((const sc_rec_overhead *)b)->start_ns;
@@ -318,7 +331,8 @@ static int sc_finish_load(sc_loader *ld)
         sc_stable_sort(t->syncs, t->n_syncs, sizeof *t->syncs, sc_by_sync_start) ||
         sc_stable_sort(t->ranges, t->n_ranges, sizeof *t->ranges, sc_by_range_start) ||
         sc_stable_sort(t->overheads, t->n_overheads, sizeof *t->overheads,
-                       sc_by_overhead_start)) {
+                       sc_by_overhead_start) ||
+        sc_stable_sort(t->unified, t->n_unified, sizeof *t->unified, sc_by_unified_start)) {
         snprintf(ld->err, ld->err_size, "%s: out of memory", t->path);
         return -1;
     }
@@ -435,6 +449,7 @@ void sc_trace_free(sc_trace *t)
     free(t->streams);
     free(t->syncs);
     free(t->ranges);
+    free(t->unified);
     free(t->overheads);
     free(t->notes);
     free(t->env);

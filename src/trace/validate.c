@@ -33,6 +33,7 @@ size_t sc_record_fixed_size(uint16_t kind)
     case SC_REC_END: return sizeof(sc_rec_end);
     case SC_REC_OVERHEAD: return sizeof(sc_rec_overhead);
     case SC_REC_LOSS: return sizeof(sc_rec_loss);
+    case SC_REC_UNIFIED: return sizeof(sc_rec_unified);
     default: return 0;
     }
 }

@@ -28,6 +28,11 @@ REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, REC_API, REC_KER
 REC_MEMCPY, REC_MEMSET, REC_STREAM, REC_SYNC, REC_NOTE, REC_ENV, REC_RANGE, REC_END = range(8, 16)
 REC_OVERHEAD = 16
 REC_LOSS = 17
+REC_UNIFIED = 18
+
+# enum sc_unified_kind, enum sc_unified_cause
+UNIFIED_HTOD, UNIFIED_DTOH, UNIFIED_GPU_FAULT = 1, 2, 4
+CAUSE_USER, CAUSE_COHERENCE, CAUSE_PREFETCH = 1, 2, 3
 
 # enum sc_loss_cause
 (LOSS_TOO_LARGE, LOSS_AFTER_CLOSE, LOSS_NO_MEMORY, LOSS_NVTX_DEPTH, LOSS_NVTX_OPEN,
@@ -86,11 +91,12 @@ RANGE = struct.Struct("<2Q4I")
 END = struct.Struct("<4QII")
 OVERHEAD = struct.Struct("<2Q6I")
 LOSS = struct.Struct("<IIQ")
+UNIFIED = struct.Struct("<4Q4I")
 
 for _s, _n in [(FILE_HEADER, 16), (RECORD_HEADER, 8), (PROCESS, 32), (MODULE, 48),
                (DEVICE, 56), (STRING, 8), (CALL_NAME, 8), (API, 72), (KERNEL, 88),
                (MEMCPY, 56), (MEMSET, 48), (STREAM, 24), (SYNC, 40), (NOTE, 8),
-               (RANGE, 32), (END, 40), (OVERHEAD, 40), (LOSS, 16)]:
+               (RANGE, 32), (END, 40), (OVERHEAD, 40), (LOSS, 16), (UNIFIED, 48)]:
     assert _s.size == _n, (_s.format, _s.size, _n)
 
 
@@ -204,6 +210,16 @@ class Trace:
         self.records.append(record(REC_OVERHEAD, OVERHEAD.pack(
             self._t(start), self._t(end), kind, object_kind, *ids, correlation_id)))
 
+    def unified(self, kind, start, end, value, flags=CAUSE_COHERENCE, device=0,
+                address=0x7F0000000000):
+        """A UNIFIED record: a managed-memory migration to (HTOD) or from (DTOH) `device` of
+        `value` bytes with cause `flags`, or a GPU fault group on `device`."""
+        to_device = kind != UNIFIED_DTOH
+        src = device if kind == UNIFIED_GPU_FAULT or not to_device else 0
+        self.records.append(record(REC_UNIFIED, UNIFIED.pack(
+            self._t(start), self._t(end), address, value, kind, flags, src,
+            device if to_device else 0)))
+
     def call_name(self, name, cbid, domain=DOMAIN_RUNTIME):
         """A CALL_NAME record on its own (the library writes one on a call's first exit)."""
         self.records.append(record(REC_CALL_NAME, CALL_NAME.pack(domain, cbid, 0), name))
@@ -270,6 +286,7 @@ _LAYOUTS = {
     REC_OVERHEAD: (OVERHEAD, "start_ns end_ns kind object_kind object_id0 object_id1 object_id2 "
                              "correlation_id"),
     REC_LOSS: (LOSS, "cause reserved count"),
+    REC_UNIFIED: (UNIFIED, "start_ns end_ns address value kind flags src_id dst_id"),
 }
 for _kind, (_s, _names) in _LAYOUTS.items():
     assert _s is None or len(_names.split()) == len(_s.unpack(b"\0" * _s.size)), _kind
@@ -279,7 +296,8 @@ _TEXT_KINDS = {REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, R
 # Which list of the result each repeated kind goes to.
 _LISTS = {REC_MODULE: "modules", REC_DEVICE: "devices", REC_API: "calls", REC_KERNEL: "kernels",
           REC_MEMCPY: "copies", REC_MEMSET: "memsets", REC_STREAM: "streams", REC_SYNC: "syncs",
-          REC_NOTE: "notes", REC_ENV: "env", REC_RANGE: "ranges", REC_OVERHEAD: "overheads"}
+          REC_NOTE: "notes", REC_ENV: "env", REC_RANGE: "ranges", REC_OVERHEAD: "overheads",
+          REC_UNIFIED: "unified"}
 
 
 def _fields(kind, payload):

@@ -4,7 +4,7 @@ which leaves out the idle streams CUDA makes with every context."""
 import json
 
 from sctrace import (BLOCKING, CALL_LAUNCH, CALL_STREAM_CREATE, DOMAIN_DRIVER, DTOH, LEGACY,
-                     VERSION_MAJOR, VERSION_MINOR, LOSS_NAMES, LOSS_NVTX_DEPTH, MEM_DEVICE, MEM_PINNED, NON_BLOCKING,
+                     VERSION_MAJOR, VERSION_MINOR, UNIFIED_HTOD, CAUSE_COHERENCE, LOSS_NAMES, LOSS_NVTX_DEPTH, MEM_DEVICE, MEM_PINNED, NON_BLOCKING,
                      NOTE_CUPTI_TAKEN, OVERHEAD_LAZY_FUNCTION_LOADING, SYNC_STREAM, Trace)
 
 
@@ -28,6 +28,7 @@ def full_trace():
     t.env("CUDA_LAUNCH_BLOCKING=1")
     t.overhead(OVERHEAD_LAZY_FUNCTION_LOADING, 6_000, 7_500, correlation_id=2, ids=(482, 100, 0))
     t.loss(LOSS_NVTX_DEPTH, 3)
+    t.unified(UNIFIED_HTOD, 20_000, 60_000, 65536, CAUSE_COHERENCE, device=0)
     t.raw(99, b"\0" * 16)
     return t
 
@@ -50,7 +51,7 @@ def test_dump_every_kind_in_file_order(run_report, tmp_path):
     assert kinds == ["PROCESS", "MODULE", "DEVICE", "STREAM", "CALL_NAME", "API", "STREAM",
                      "CALL_NAME", "API", "STRING", "KERNEL", "MEMCPY", "MEMCPY", "MEMSET",
                      "SYNC", "STRING", "STRING", "RANGE", "NOTE", "ENV", "OVERHEAD", "LOSS",
-                     "unknown", "END"]
+                     "UNIFIED", "unknown", "END"]
     offsets = [int(l.split()[0][1:]) for l in records]
     assert offsets[0] == 16 and offsets == sorted(offsets)
     assert all(o % 8 == 0 for o in offsets)
@@ -90,10 +91,13 @@ def test_dump_every_kind_in_file_order(run_report, tmp_path):
     assert lines_of(out, "OVERHEAD")[0].endswith(
         " OVERHEAD start=1000006000 end=1000007500 dur=1500 kind=lazy-function-loading(0x50000) "
         "object=2 ids=482,100,0 corr=2")
+    assert lines_of(out, "UNIFIED")[0].endswith(
+        " UNIFIED start=1000020000 end=1000060000 dur=40000 htod addr=0x7f0000000000 "
+        "bytes=65536 src=0 dst=0 cause=coherence")
     assert "kind=99 size=24: not known to this version, skipped" in lines_of(out, "unknown")[0]
     assert " END end=1000400000 dropped=0 api=0 activity=0 reason=exit" in lines_of(out, "END")[0]
-    assert lines[-1].startswith("records: 24 (PROCESS 1, MODULE 1, DEVICE 1, STRING 3, ")
-    assert lines[-1].endswith("END 1, OVERHEAD 1, LOSS 1, unknown 1)")
+    assert lines[-1].startswith("records: 25 (PROCESS 1, MODULE 1, DEVICE 1, STRING 3, ")
+    assert lines[-1].endswith("END 1, OVERHEAD 1, LOSS 1, UNIFIED 1, unknown 1)")
 
 
 def test_dump_names_calls_defined_later_and_driver_domain(run_report, tmp_path):

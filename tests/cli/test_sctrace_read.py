@@ -59,6 +59,9 @@ def test_round_trip_every_kind(tmp_path):
     assert (ovh["kind"], ovh["correlation_id"], ovh["object_id1"]) == \
         (sctrace.OVERHEAD_LAZY_FUNCTION_LOADING, 2, 100)
     assert doc["losses"] == {sctrace.LOSS_NVTX_DEPTH: 3}
+    (um,) = doc["unified"]
+    assert um["kind"] == sctrace.UNIFIED_HTOD and um["value"] == 65536
+    assert um["flags"] == sctrace.CAUSE_COHERENCE and um["end_ns"] - um["start_ns"] == 40_000
     assert doc["unknown"] == 1
     assert doc["strings"] == {1: "_Z4spinv", 2: "train", 3: "step"}
     assert doc["end"]["end_ns"] == 1_000_400_000 and doc["end"]["reason"] == sctrace.END_EXIT

@@ -18,7 +18,7 @@ import pytest
 
 from samples import Run, assert_clean, printed, sample, shown, site_apis
 from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE, MISSING_CACHECONFIG,
-                             MISSING_MANAGED, MISSING_PIN,
+                             MISSING_PIN, UNIFIED_ON,
                              PIN_RULE, PRIORITY_RULE, TWIN_GAPS, TWINS)
 
 LAZY = {"CUDA_MODULE_LOADING": "LAZY"}
@@ -36,8 +36,9 @@ CASES = {
     "host-after-event": ("host-after-event", {}),
     "priority": ("priority", {}),
     "equal-priority": ("equal-priority", {}),
-    "managed-faults": ("managed-faults", {}),
-    "managed-prefetch": ("managed-prefetch", {}),
+    "managed-faults": ("managed-faults", UNIFIED_ON),
+    "managed-prefetch": ("managed-prefetch", UNIFIED_ON),
+    "managed-faults-untraced": ("managed-faults", {}),
     "register-per-step": ("register-per-step", {}),
     "register-once": ("register-once", {}),
     "setlimit-mid-run": ("setlimit-mid-run", {}),
@@ -182,10 +183,27 @@ def test_high_priority_streams_starving_a_stream_are_reported(suspects):
 
 # --- managed-faults -------------------------------------------------------------------------------
 
-@pytest.mark.xfail(reason=MISSING_MANAGED, strict=False)
+MANAGED_BYTES = 2 * 8 * 4 << 20     # two streams, 8 steps of a 4 MiB chunk each
+
+
 def test_managed_page_faults_are_reported(suspects):
+    """With unified-memory tracing on, the kernels that faulted their chunks in are found,
+    with the bytes they pulled in on demand: every chunk the program touched (the driver may
+    move a few pages beyond them, never less than half of them)."""
     run = suspects("managed-faults")
-    assert costly(run.findings(MANAGED_RULE)), run.findings()
+    (found,) = run.findings(MANAGED_RULE)
+    assert found["cost_ns"] > 0, found
+    assert MANAGED_BYTES / 2 <= found["totals"]["bytes"] <= 2 * MANAGED_BYTES, found
+    assert any(a.startswith("cudaLaunchKernel") or a.startswith("__cudaLaunchKernel")
+               for a in site_apis([found])), found
+
+
+def test_managed_faults_are_not_traced_unless_asked(suspects):
+    """Without STREAMCHECK_UNIFIED_MEMORY the driver's unified-memory tracing stays off (it
+    slows a faulting program): no UNIFIED record, no managed-faults finding."""
+    run = suspects("managed-faults-untraced")
+    assert not any(t["unified"] for t in run.read_traces())
+    assert not run.findings(MANAGED_RULE)
 
 
 # --- register-per-step ------------------------------------------------------------------------

@@ -41,6 +41,7 @@ void syn_free(syn *s)
     free(s->t.devices);
     free(s->t.ranges);
     free(s->t.overheads);
+    free(s->t.unified);
     memset(s, 0, sizeof(*s));
 }
 
@@ -72,6 +73,7 @@ void syn_finish(syn *s)
     syn_sort(s->t.copies, s->t.n_copies, sizeof(sc_rec_memcpy), 0);
     syn_sort(s->t.memsets, s->t.n_memsets, sizeof(sc_rec_memset), 0);
     syn_sort(s->t.ranges, s->t.n_ranges, sizeof(sc_range), 0);
+    syn_sort(s->t.unified, s->t.n_unified, sizeof(sc_rec_unified), 0);
 }
 
 void syn_analyze(syn *s, sc_analysis *a)
@@ -236,4 +238,16 @@ sc_rec_overhead *syn_overhead(syn *s, uint32_t kind, uint64_t start, uint64_t en
     *o = (sc_rec_overhead){.start_ns = start, .end_ns = end, .kind = kind, .object_kind = 2,
                            .correlation_id = correlation_id};
     return o;
+}
+
+sc_rec_unified *syn_unified(syn *s, uint32_t kind, uint64_t start, uint64_t end, uint64_t value,
+                            uint32_t flags, uint32_t device)
+{
+    sc_rec_unified *u = SYN_GROW(s, unified, n_unified, cap_unified);
+    bool to_device = kind != SC_UNIFIED_DTOH;
+    *u = (sc_rec_unified){.start_ns = start, .end_ns = end, .address = 0x7f0000000000ull,
+                          .value = value, .kind = kind, .flags = flags,
+                          .src_id = kind == SC_UNIFIED_GPU_FAULT ? device : to_device ? 0 : device,
+                          .dst_id = to_device ? device : 0};
+    return u;
 }

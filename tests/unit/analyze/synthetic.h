@@ -16,7 +16,7 @@
 typedef struct syn {
     sc_trace t;
     size_t cap_calls, cap_kernels, cap_copies, cap_memsets, cap_streams, cap_devices;
-    size_t cap_ranges, cap_overheads;
+    size_t cap_ranges, cap_overheads, cap_unified;
 } syn;
 
 void syn_init(syn *s);
@@ -49,6 +49,11 @@ sc_range *syn_range(syn *s, const char *name, uint64_t start, uint64_t end, uint
  * correlation id. */
 sc_rec_overhead *syn_overhead(syn *s, uint32_t kind, uint64_t start, uint64_t end,
                               uint32_t correlation_id);
+
+/* A unified-memory record (enum sc_unified_kind): a migration of `value` bytes to (HTOD) or
+ * from (DTOH) `device` with cause `flags`, or a GPU fault group on `device`. */
+sc_rec_unified *syn_unified(syn *s, uint32_t kind, uint64_t start, uint64_t end, uint64_t value,
+                            uint32_t flags, uint32_t device);
 
 /* syn_finish(), then sc_analyze() into a, which must succeed (a cmocka failure if not). */
 void syn_analyze(syn *s, sc_analysis *a);

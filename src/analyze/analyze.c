@@ -30,6 +30,7 @@ static const sc_rule sc_rules[] = {
     {"host-func", sc_rule_host_func},
     {"priority", sc_rule_priority},
     {"managed-faults", sc_rule_managed_faults},
+    {"pin-per-step", sc_rule_pin_per_step},
 };
 
 const char *sc_severity_name(sc_severity severity)

@@ -13,10 +13,10 @@
  *
  * The fix the finding names changes a pattern, not one call: allocations moved out of the
  * loop, pinning and limits set once at start-up (what the loop acquired again after a
- * release, and set again, is gone, its own time with it; the first acquisition and the last
- * release stay, without their wait), copies and memsets made async (the calls stay, without
- * the wait). So it is priced
- * on every call of the instances' family (sc_implicit_family) on their threads: a cudaFree
+ * release, and set again, is gone, its own time with it: loop_calls.h; the first
+ * acquisition and the last release stay, without their wait), copies and memsets made async
+ * (the calls stay, without the wait). So it is priced
+ * on every call of the instances' family (sc_loop_family) on their threads: a cudaFree
  * that stops waiting for another thread's queue would otherwise only hand the wait to the
  * next cudaFree, and a cudaDeviceSetLimit that resizes memory every step costs its own time
  * whether or not it waited.
@@ -29,6 +29,7 @@
 
 #include "analyze/blocking.h"
 #include "analyze/findings.h"
+#include "analyze/loop_calls.h"
 #include "analyze/rules.h"
 
 
@@ -46,31 +47,6 @@ static bool sc_implicit_applies(uint16_t call_class)
     default:
         return false;
     }
-}
-
-/* Calls that one fix changes together: the classes sc_implicit_fix names one remedy for. */
-static int sc_implicit_family(uint16_t call_class)
-{
-    switch (call_class) {
-    case SC_CALL_MALLOC: case SC_CALL_FREE: return 1;
-    case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
-    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: return 2;
-    case SC_CALL_MEMCPY: return 3;
-    case SC_CALL_MEMSET: return 4;
-    default: return 5;
-    }
-}
-
-/* A family with an instance on a thread: its calls there are the fix's. */
-typedef struct sc_implicit_scope {
-    uint32_t tid;
-    int family;
-} sc_implicit_scope;
-
-static bool sc_implicit_releases(uint16_t call_class)
-{
-    return call_class == SC_CALL_FREE || call_class == SC_CALL_HOST_FREE ||
-           call_class == SC_CALL_HOST_UNREGISTER;
 }
 
 /* The change that removes the wait, for the class of the worst instance. */
@@ -167,71 +143,23 @@ static void sc_implicit_conclude(const sc_implicit_totals *tot,
     sc_finding_total(b, "cost_us", sc_ns_to_us(tot->cost_ns), "us");
 }
 
-static const sc_implicit_scope *sc_implicit_in_scope(const sc_implicit_scope *scopes,
-                                                     size_t n, const sc_api_call *call)
-{
-    for (size_t k = 0; k < n; k++)
-        if (scopes[k].tid == call->rec.tid &&
-            scopes[k].family == sc_implicit_family(call->rec.call_class))
-            return &scopes[k];
-    return NULL;
-}
-
-/* Which calls of the scopes the fix moves out of the loop, in moved[]: a loop shows as a
- * thread that acquires again what it released (allocations, pinned memory), or sets a limit
- * again. Moving the allocation out of the loop leaves the first acquisition and the last
- * release where they are (the program still needs one buffer), and takes out every release
- * that was followed by an acquisition and every acquisition that followed a release; for
- * limits, every call after the first. A set-up loop that allocates each buffer once has no
- * release in between: nothing of it moves. */
-static int sc_implicit_moved(const sc_trace *t, const sc_implicit_scope *scopes, size_t n,
-                             bool *moved)
-{
-    bool *seen = calloc(2 * (n + 1), sizeof *seen);
-    if (!seen)
-        return -1;
-    for (size_t i = 0; i < t->n_calls; i++) {   /* acquisitions after a release */
-        const sc_implicit_scope *s = sc_implicit_in_scope(scopes, n, &t->calls[i]);
-        if (!s)
-            continue;
-        size_t k = (size_t)(s - scopes);
-        if (s->family == 5)
-            moved[i] = seen[k];
-        else if (!sc_implicit_releases(t->calls[i].rec.call_class))
-            moved[i] = seen[k];
-        seen[k] = seen[k] || s->family == 5 || sc_implicit_releases(t->calls[i].rec.call_class);
-    }
-    bool *acquired = seen + n + 1;
-    for (size_t i = t->n_calls; i-- > 0;) {     /* releases before an acquisition */
-        const sc_implicit_scope *s = sc_implicit_in_scope(scopes, n, &t->calls[i]);
-        if (!s || s->family == 5)
-            continue;
-        size_t k = (size_t)(s - scopes);
-        if (sc_implicit_releases(t->calls[i].rec.call_class))
-            moved[i] = acquired[k];
-        else
-            acquired[k] = true;
-    }
-    free(seen);
-    return 0;
-}
-
 /* The fix: every call of the instances' families on their threads, except those no work
  * followed: moved out of the loop (sc_implicit_moved: no wait, no time of its own), or
  * where it stays (a call the program needs once; copies and memsets, made async) without
  * its wait. */
 static int sc_implicit_fixes(const sc_ctx *ctx, const bool *followed,
-                             const sc_implicit_scope *scopes, size_t n_scopes,
+                             const sc_loop_scope *scopes, size_t n_scopes,
                              sc_finding_builder *b)
 {
     const sc_trace *t = ctx->trace;
     bool *moved = calloc(t->n_calls + 1, sizeof *moved);
-    int rc = moved ? sc_implicit_moved(t, scopes, n_scopes, moved) : -1;
+    int rc = moved ? sc_loop_moved(t, scopes, n_scopes, moved) : -1;
     for (size_t i = 0; i < t->n_calls && rc == 0; i++) {
-        const sc_implicit_scope *scope = sc_implicit_in_scope(scopes, n_scopes, &t->calls[i]);
+        const sc_loop_scope *scope = sc_loop_in_scope(scopes, n_scopes, &t->calls[i]);
         if (!followed[i] || !scope)
             continue;
-        bool stays = scope->family == 3 || scope->family == 4;     /* made async */
+        bool stays = scope->family == SC_LOOP_MEMCPY ||
+                     scope->family == SC_LOOP_MEMSET;   /* made async */
         rc = sc_finding_fix(b, moved[i] && !stays ? SC_FIX_REMOVE : SC_FIX_UNWAIT, i);
     }
     free(moved);
@@ -243,7 +171,7 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
 {
     const sc_trace *t = ctx->trace;
     bool *followed = calloc(t->n_calls + 1, sizeof *followed);
-    sc_implicit_scope *scopes = malloc((t->n_calls + 1) * sizeof *scopes);
+    sc_loop_scope *scopes = malloc((t->n_calls + 1) * sizeof *scopes);
     size_t n_scopes = 0;
     int rc = followed && scopes ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < t->n_calls; i++) {
@@ -271,9 +199,9 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
         tot->starve_ns += m.starve_ns;
         tot->cost_ns += m.cost_ns;
         rc = sc_finding_add(b, &inst);
-        if (m.followed && !sc_implicit_in_scope(scopes, n_scopes, call))
-            scopes[n_scopes++] = (sc_implicit_scope){call->rec.tid,
-                                                     sc_implicit_family(call->rec.call_class)};
+        if (m.followed && !sc_loop_in_scope(scopes, n_scopes, call))
+            scopes[n_scopes++] = (sc_loop_scope){call->rec.tid,
+                                                 sc_loop_family(call->rec.call_class)};
     }
     if (rc == 0)
         rc = sc_implicit_fixes(ctx, followed, scopes, n_scopes, b);

@@ -20,7 +20,7 @@
 static const char *const known_rules[] = {
     "legacy-stream", "blocking-stream", "pageable-async", "implicit-sync",
     "host-sync",     "lazy-loading",    "no-room",        "serializing-env",
-    "host-func",     "priority",        "managed-faults",
+    "host-func",     "priority",        "managed-faults", "pin-per-step",
 };
 
 enum metric {

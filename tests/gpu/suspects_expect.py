@@ -7,13 +7,9 @@ Shared by the GPU tests (test_suspects.py) and the replay of the recorded fixtur
 HOST_FUNC_RULE = "host-func"
 PRIORITY_RULE = "priority"
 MANAGED_RULE = "managed-faults"
-# Proposed ids of the rules that do not exist yet (the analyzer names them in the end).
 PIN_RULE = "pin-per-step"
 
 # What is missing, for the expected failures.
-MISSING_PIN = (
-    f"no rule ({PIN_RULE} proposed) reports host memory pinned every step when the calls "
-    "waited for no other stream")
 MISSING_CACHECONFIG = (
     "cudaFuncSetCacheConfig (runtime cbid 14) and cuFuncSetCacheConfig (driver 86) are not "
     "hooked: implicit-sync cannot see them")

@@ -22,7 +22,7 @@ sys.path.insert(0, str(SOURCE / "tests" / "cli"))
 sys.path.insert(0, str(SOURCE / "tests" / "gpu"))
 import sctrace  # noqa: E402
 from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE,  # noqa: E402
-                             PRIORITY_RULE, TWIN_GAPS,
+                             PIN_RULE, PRIORITY_RULE, TWIN_GAPS,
                              TWINS)
 
 # enum sc_call_class (include/streamcheck/trace_format.h)
@@ -119,6 +119,16 @@ def test_host_function_fixture_is_reported(case):
     # the sample queues one host function between its two kernels on A, every step (20): the
     # hold of each is one instance when A's next kernel was issued before the first ended
     assert 1 <= sum(f["count"] for f in found) <= 20, found
+
+
+def test_register_per_step_fixture_is_pin_per_step():
+    """The loop pins and unpins a buffer every step (8 steps): the registers after the first
+    and the unregisters before the last are what pinning once would take away."""
+    found = findings(analysis("register-per-step"), PIN_RULE)
+    assert costly(found), found
+    (f,) = found
+    assert f["count"] >= 2 * (8 - 1), f
+    assert any(a.startswith("cudaHostRegister") for a in site_apis(found)), found
 
 
 def test_priority_fixture_is_reported():

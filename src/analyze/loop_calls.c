@@ -1,0 +1,63 @@
+/* Calls a loop re-does: see loop_calls.h. */
+#include "analyze/loop_calls.h"
+
+#include <stdlib.h>
+
+int sc_loop_family(uint16_t call_class)
+{
+    switch (call_class) {
+    case SC_CALL_MALLOC: case SC_CALL_FREE: return SC_LOOP_DEVICE_MEMORY;
+    case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
+    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: return SC_LOOP_PINNED;
+    case SC_CALL_MEMCPY: return SC_LOOP_MEMCPY;
+    case SC_CALL_MEMSET: return SC_LOOP_MEMSET;
+    case SC_CALL_SET_LIMIT: return SC_LOOP_LIMITS;
+    default: return SC_LOOP_NONE;
+    }
+}
+
+bool sc_loop_releases(uint16_t call_class)
+{
+    return call_class == SC_CALL_FREE || call_class == SC_CALL_HOST_FREE ||
+           call_class == SC_CALL_HOST_UNREGISTER;
+}
+
+const sc_loop_scope *sc_loop_in_scope(const sc_loop_scope *scopes, size_t n,
+                                      const sc_api_call *call)
+{
+    int family = sc_loop_family(call->rec.call_class);
+    for (size_t k = 0; family != SC_LOOP_NONE && k < n; k++)
+        if (scopes[k].tid == call->rec.tid && scopes[k].family == family)
+            return &scopes[k];
+    return NULL;
+}
+
+int sc_loop_moved(const sc_trace *t, const sc_loop_scope *scopes, size_t n, bool *moved)
+{
+    bool *seen = calloc(2 * (n + 1), sizeof *seen);
+    if (!seen)
+        return -1;
+    for (size_t i = 0; i < t->n_calls; i++) {   /* acquisitions after a release */
+        const sc_loop_scope *s = sc_loop_in_scope(scopes, n, &t->calls[i]);
+        if (!s)
+            continue;
+        size_t k = (size_t)(s - scopes);
+        bool limits = s->family == SC_LOOP_LIMITS;
+        if (limits || !sc_loop_releases(t->calls[i].rec.call_class))
+            moved[i] = seen[k];
+        seen[k] = seen[k] || limits || sc_loop_releases(t->calls[i].rec.call_class);
+    }
+    bool *acquired = seen + n + 1;
+    for (size_t i = t->n_calls; i-- > 0;) {     /* releases before an acquisition */
+        const sc_loop_scope *s = sc_loop_in_scope(scopes, n, &t->calls[i]);
+        if (!s || s->family == SC_LOOP_LIMITS)
+            continue;
+        size_t k = (size_t)(s - scopes);
+        if (sc_loop_releases(t->calls[i].rec.call_class))
+            moved[i] = acquired[k];
+        else
+            acquired[k] = true;
+    }
+    free(seen);
+    return 0;
+}

@@ -1,0 +1,119 @@
+/* Rule "pin-per-step": pinned host memory acquired and released again and again, in a loop
+ * (cudaHostRegister/cudaHostUnregister, cudaMallocHost/cudaHostAlloc/cudaFreeHost).
+ *
+ * Pinning host memory is slow: the driver locks every page and maps it for the device
+ * (hundreds of microseconds per few MiB), and unpinning undoes it. A loop that pins a buffer
+ * for each step's copy and unpins it afterwards pays that every step on its thread, whether
+ * or not the calls also waited for the device (implicit-sync reports the ones that did). The
+ * fix pins once at start-up and reuses the buffers.
+ *
+ * An instance is a call of the pinned-memory family that a move out of the loop takes away
+ * (loop_calls.h: an acquisition after a release on the same thread, a release followed by an
+ * acquisition), on a thread that pinned again at least twice (once is set-up code: a buffer
+ * freed and another allocated, not a loop); waited = its own duration. The fix removes those
+ * calls in the replay.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/blocking.h"
+#include "analyze/findings.h"
+#include "analyze/loop_calls.h"
+#include "analyze/rules.h"
+
+#define SC_PIN_LOOP_MIN 2           /* acquisitions after a release: a loop from here */
+
+static const char *const sc_pin_fix =
+    "pin host buffers once at start-up and reuse them (cudaHostRegister or cudaMallocHost "
+    "before the loop); unpin or free them at the end";
+
+typedef struct sc_pin_totals {
+    uint64_t count, host_ns, bytes;
+} sc_pin_totals;
+
+static void sc_pin_instance(const sc_api_call *call, sc_instance *inst)
+{
+    uint64_t own = sc_dur(call->rec.start_ns, call->rec.end_ns);
+    memset(inst, 0, sizeof *inst);
+    inst->start_ns = call->rec.start_ns;
+    inst->end_ns = call->rec.start_ns + own;
+    inst->cost_ns = own;
+    inst->call = call;
+    size_t used = 0;
+    sc_text_append(inst->text, sizeof inst->text, &used,
+                   sc_loop_releases(call->rec.call_class)
+                       ? "%.40s took %.1f us on thread %u, which pins memory again later"
+                       : "%.40s took %.1f us on thread %u, pinning again what it released",
+                   call->name, sc_ns_to_us(own), (unsigned)call->rec.tid);
+    if (call->rec.bytes)
+        sc_text_append(inst->text, sizeof inst->text, &used, " (%.2f MiB)",
+                       (double)call->rec.bytes / (1024.0 * 1024.0));
+    sc_instance_evidence(inst, "host_us", sc_ns_to_us(own), "us");
+    sc_instance_evidence(inst, "bytes", (double)call->rec.bytes, "bytes");
+}
+
+static void sc_pin_conclude(const sc_pin_totals *tot, sc_finding_builder *b)
+{
+    snprintf(b->finding.title, sizeof b->finding.title,
+             "%llu pinned-memory calls redone in a loop (pin, unpin, pin again): host time "
+             "%.3f ms",
+             (unsigned long long)tot->count, tot->host_ns / 1e6);
+    sc_finding_total(b, "count", (double)tot->count, "count");
+    sc_finding_total(b, "host_us", sc_ns_to_us(tot->host_ns), "us");
+    sc_finding_total(b, "bytes_pinned_again", (double)tot->bytes, "bytes");
+}
+
+int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
+{
+    const sc_trace *t = ctx->trace;
+    sc_loop_scope *scopes = malloc((t->n_calls + 1) * sizeof *scopes);
+    bool *moved = calloc(t->n_calls + 1, sizeof *moved);
+    size_t n_scopes = 0;
+    int rc = scopes && moved ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < t->n_calls; i++) {   /* threads that pin */
+        const sc_api_call *c = &t->calls[i];
+        if (sc_loop_family(c->rec.call_class) == SC_LOOP_PINNED &&
+            !sc_loop_in_scope(scopes, n_scopes, c))
+            scopes[n_scopes++] = (sc_loop_scope){c->rec.tid, SC_LOOP_PINNED};
+    }
+    if (rc == 0 && n_scopes > 0)
+        rc = sc_loop_moved(t, scopes, n_scopes, moved);
+    size_t *again = rc == 0 ? calloc(n_scopes + 1, sizeof *again) : NULL;
+    if (rc == 0 && !again)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < t->n_calls; i++)   /* per thread: pinned again */
+        if (moved[i] && !sc_loop_releases(t->calls[i].rec.call_class) &&
+            !sc_blocking_is_inner(ctx, &t->calls[i]))
+            again[sc_loop_in_scope(scopes, n_scopes, &t->calls[i]) - scopes]++;
+    sc_finding_builder b;
+    sc_pin_totals tot = {0};
+    sc_finding_begin(&b, "pin-per-step", sc_pin_fix);
+    for (size_t i = 0; rc == 0 && n_scopes > 0 && i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        if (!moved[i] || sc_blocking_is_inner(ctx, c) ||
+            again[sc_loop_in_scope(scopes, n_scopes, c) - scopes] < SC_PIN_LOOP_MIN)
+            continue;
+        sc_instance inst;
+        sc_pin_instance(c, &inst);
+        tot.count++;
+        tot.host_ns += inst.cost_ns;
+        if (!sc_loop_releases(c->rec.call_class))
+            tot.bytes += c->rec.bytes;
+        rc = sc_finding_add(&b, &inst);
+        if (rc == 0)    /* the fix: pinned once, outside the loop */
+            rc = sc_finding_fix(&b, SC_FIX_REMOVE, i);
+    }
+    if (rc == 0 && tot.count > 0) {
+        sc_pin_conclude(&tot, &b);
+        rc = sc_finding_finish(&b, ctx, out);
+    } else {
+        sc_finding_discard(&b);
+    }
+    free(scopes);
+    free(moved);
+    free(again);
+    if (rc != 0 && err && err_size)
+        snprintf(err, err_size, "pin-per-step: out of memory");
+    return rc;
+}

@@ -53,6 +53,9 @@
 
 #define SC_LAZY_TOL_NS 1000u            /* clock noise between "ended" and "started" */
 #define SC_LAZY_AFTER_NS 20000u         /* started at most this long after the work ended */
+#define SC_LAZY_BURST_NS 5000u          /* ...or this long after the last work it released
+                                           started: the device hands held work out one
+                                           piece after another (2 us apart on an H200) */
 #define SC_LAZY_LONG_FACTOR 5u          /* a first call this many times the usual one ... */
 #define SC_LAZY_LONG_EXTRA_NS 20000u    /* ... and this much longer loaded a module */
 
@@ -329,8 +332,9 @@ static sc_lazy_front sc_lazy_load_front(const sc_ctx *ctx, const sc_launch *l)
 
 /* Work held by the load: issued at or after the load's call began, on a stream independent
  * of the front's and not ordered behind it by an event, started within SC_LAZY_AFTER_NS of
- * the front's end and not before it, ready before it (its call over and its own stream idle
- * by then). Adds a fix per piece and returns how many, with their summed delay in *delay. */
+ * the front's end (or within SC_LAZY_BURST_NS of the start of the last piece so released)
+ * and not before it, ready before it (its call over and its own stream idle by then). Adds
+ * a fix per piece and returns how many, with their summed delay in *delay. */
 static int sc_lazy_victims(const sc_ctx *ctx, const sc_lazy_front *front,
                            const sc_api_call *call, uint32_t device, uint64_t load,
                            sc_finding_builder *b, uint64_t *delay, size_t *count)
@@ -351,13 +355,16 @@ static int sc_lazy_victims(const sc_ctx *ctx, const sc_lazy_front *front,
             last_end[s - streams] = w.end_ns;
     }
     int rc = 0;
+    uint64_t released_until = front_end + SC_LAZY_AFTER_NS;
     for (size_t i = 0; i < n && rc == 0; i++) {
         sc_work w = sc_work_at(t, i);
+        if (i == t->n_kernels || i == t->n_kernels + t->n_copies)
+            released_until = front_end + SC_LAZY_AFTER_NS;  /* each kind is sorted by start */
         const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
         const sc_api_call *c = sc_ctx_call(ctx, w.correlation_id);
         if (!s || !c || c->rec.start_ns < call->rec.start_ns || w.device != device ||
             !sc_streams_independent(s, &streams[front->slot]) ||
-            w.start_ns + SC_LAZY_TOL_NS < front_end || w.start_ns > front_end + SC_LAZY_AFTER_NS ||
+            w.start_ns + SC_LAZY_TOL_NS < front_end || w.start_ns > released_until ||
             sc_deps_ordered(&ctx->deps, w.context_id, streams[front->slot].stream_id,
                             front_issue, s->stream_id, c->rec.start_ns))
             continue;
@@ -373,6 +380,8 @@ static int sc_lazy_victims(const sc_ctx *ctx, const sc_lazy_front *front,
             continue;   /* it could not have started earlier anyway */
         *delay += w.start_ns - ready;
         (*count)++;
+        if (w.start_ns + SC_LAZY_BURST_NS > released_until)
+            released_until = w.start_ns + SC_LAZY_BURST_NS;
         rc = sc_finding_fix(b, SC_FIX_UNHOLD, i);
     }
     free(last_end);

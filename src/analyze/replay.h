@@ -13,6 +13,11 @@
  *   legacy    the legacy NULL stream and the streams that synchronize with it (blocking and
  *             per-thread default streams) wait for each other's earlier work
  *   engines   copies of one direction on one device that did not overlap keep their order
+ *   queues    streams share the device's hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS,
+ *             default 8; the program's streams take them in turn, in creation order), and
+ *             a queue hands out its work in issue order: work starts no earlier than the
+ *             work issued before it to its queue from another stream (kept only where the
+ *             recording agrees)
  *   room      a kernel does not start while a grid that fills the device runs, unless the
  *             recording shows it did
  *   held      work that started later than all of the above allow, right after some other
@@ -48,7 +53,8 @@ typedef enum sc_fix_kind {
                                returns at once and the copy runs at the pinned rate */
     SC_FIX_UNHOLD = 4,      /* index: a work position (sc_work_at), or SC_FIX_ALL: the work
                                is not held by the work that ended right before it started,
-                               nor late by its unexplained delay */
+                               nor late by its unexplained delay (SC_FIX_ALL: and no stream
+                               shares a hardware queue) */
     SC_FIX_ROOM = 5,        /* index: trace->kernels: the grid leaves room beside it */
     SC_FIX_NO_LOAD = 6,     /* index: trace->calls: a launch without the module load inside
                                its call (the load's time comes off the call) */

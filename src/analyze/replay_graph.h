@@ -32,6 +32,8 @@ typedef struct sc_rp_op {
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
     int32_t stream_prev;        /* the work before it on its stream */
     int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
+    int32_t queue_prev;         /* the work issued before it to its hardware queue from
+                                   another stream: it starts no earlier (replay.h, "queues") */
     int32_t held_by;            /* the work it was held behind (replay.h, "held") */
     int64_t held_lag;           /* from the end of held_by to its recorded start: negative
                                    when it started in the last part of a full grid */
@@ -118,6 +120,7 @@ struct sc_replay {
     uint64_t lag_issue[3];      /* call start to start, per sc_work_kind */
     uint64_t lag_stream;        /* end of the previous work on the stream to start */
     uint64_t lag_cross;         /* end of the work an event or barrier waited for to start */
+    uint64_t lag_queue;         /* start of the work before it in its hardware queue to start */
     uint64_t wake_ns;           /* end of what a waiting call waited for to its return */
     uint64_t async_call_ns;     /* an async copy call from pinned memory */
     uint64_t *pinned_ns;        /* per op: its duration from pinned memory (copies) */
@@ -133,6 +136,7 @@ struct sc_replay {
     uint8_t *fix_unwait, *fix_no_load, *fix_remove;  /* per item */
     uint8_t *fix_pinned, *fix_unhold, *fix_room;    /* per op */
     uint8_t *fix_arrival;       /* per op */
+    bool fix_all_queues;        /* SC_FIX_UNHOLD of everything: no queue shared either */
     uint8_t *fix_prefetch;      /* per op */
     uint64_t *prefetched_ns;    /* per op: its duration with its managed pages prefetched */
     uint64_t *op_ready;         /* per op, in a pass: when its issue, stream and events let it

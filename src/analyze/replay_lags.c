@@ -18,10 +18,13 @@
 #define SC_RP_DEFAULT_ISSUE_NS 5000u
 #define SC_RP_DEFAULT_STREAM_NS 1000u
 #define SC_RP_DEFAULT_CROSS_NS 2000u
+#define SC_RP_DEFAULT_QUEUE_NS 2000u
 #define SC_RP_DEFAULT_WAKE_NS 5000u
 #define SC_RP_DEFAULT_ASYNC_CALL_NS 5000u
 
-typedef enum { SC_BIND_ISSUE, SC_BIND_STREAM, SC_BIND_CROSS, SC_BIND_ROOM } sc_rp_bind;
+typedef enum {
+    SC_BIND_ISSUE, SC_BIND_STREAM, SC_BIND_CROSS, SC_BIND_ROOM, SC_BIND_QUEUE, SC_BINDS
+} sc_rp_bind;
 
 typedef struct sc_rp_samples {
     uint64_t *v;
@@ -57,12 +60,12 @@ static uint64_t sc_rp_median(sc_rp_samples *s, uint64_t fallback)
 /* The recorded time each constraint of a piece of work allowed it to start, before any lag:
  * the latest of them and which kind it was. */
 static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_rp_bind *bind,
-                                     const uint64_t lag[4])
+                                     const uint64_t lag[SC_BINDS])
 {
     uint64_t best = 0;
     *bind = SC_BIND_ISSUE;
-    uint64_t cand[4] = {0, 0, 0, 0};
-    bool has[4] = {false, false, false, false};
+    uint64_t cand[SC_BINDS] = {0};
+    bool has[SC_BINDS] = {false};
     if (o->item != SC_RP_NONE) {
         /* the kernel of a launch that loaded its module is issued when the load ends */
         const sc_rp_item *it = &r->items[o->item];
@@ -87,8 +90,12 @@ static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_r
             has[b] = true;
         }
     }
+    if (o->queue_prev != SC_RP_NONE) {  /* starts once its queue predecessor started */
+        cand[SC_BIND_QUEUE] = r->ops[o->queue_prev].rec_start;
+        has[SC_BIND_QUEUE] = true;
+    }
     bool any = false;
-    for (int b = 0; b < 4; b++) {
+    for (int b = 0; b < SC_BINDS; b++) {
         if (!has[b])
             continue;
         uint64_t v = cand[b] + (lag ? lag[b] : 0);
@@ -122,14 +129,49 @@ static void sc_rp_mark_host_funcs(sc_replay *r)
     }
 }
 
+/* The ends of the module loads inside launch calls, sorted: a load waits for the device, so
+ * work issued before a load ended and started after it was held by the load. */
+static uint64_t *sc_rp_load_ends(const sc_replay *r, size_t *n_out)
+{
+    uint64_t *ends = malloc((r->n_items ? r->n_items : 1) * sizeof *ends);
+    size_t n = 0;
+    for (size_t i = 0; ends && i < r->n_items; i++)
+        if (r->items[i].loads && r->items[i].load_end)
+            ends[n++] = r->items[i].load_end;
+    if (ends)
+        qsort(ends, n, sizeof *ends, sc_u64_cmp);
+    *n_out = n;
+    return ends;
+}
+
+/* A load ended after `issued` and no later than `started`. */
+static bool sc_rp_load_between(const uint64_t *ends, size_t n, uint64_t issued, uint64_t started)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {   /* first load end after `issued` */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ends[mid] <= issued)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && ends[lo] <= started;
+}
+
 static int sc_rp_measure_lags(sc_replay *r)
 {
     size_t n = r->n_ops ? r->n_ops : 1;
+    size_t n_loads = 0;
+    uint64_t *load_ends = sc_rp_load_ends(r, &n_loads);
     sc_rp_samples issue[3] = {{malloc(n * sizeof(uint64_t)), 0}, {malloc(n * sizeof(uint64_t)), 0},
                               {malloc(n * sizeof(uint64_t)), 0}};
     sc_rp_samples stream = {malloc(n * sizeof(uint64_t)), 0};
     sc_rp_samples cross = {malloc(n * sizeof(uint64_t)), 0};
-    int rc = issue[0].v && issue[1].v && issue[2].v && stream.v && cross.v ? 0 : -1;
+    sc_rp_samples queue = {malloc(n * sizeof(uint64_t)), 0};
+    int rc = issue[0].v && issue[1].v && issue[2].v && stream.v && cross.v && queue.v &&
+                     load_ends
+                 ? 0
+                 : -1;
     /* Two passes: the issue lags first; then the gaps after a predecessor, counted only for
      * work that was ready well before that predecessor ended (issued, plus its issue lag):
      * otherwise the gap measures how late it was issued, not how soon queued work follows. */
@@ -143,7 +185,9 @@ static int sc_rp_measure_lags(sc_replay *r)
                 continue;   /* before its bound (clock noise), anchored, after a module load */
             uint64_t lag = o->rec_start - t;
             if (pass == 0) {
-                if (bind == SC_BIND_ISSUE)
+                /* work a module load held says how long the load took, not the launch */
+                if (bind == SC_BIND_ISSUE &&
+                    !sc_rp_load_between(load_ends, n_loads, o->issue_ns, o->rec_start))
                     issue[o->kind].v[issue[o->kind].n++] = lag;
                 continue;
             }
@@ -155,6 +199,8 @@ static int sc_rp_measure_lags(sc_replay *r)
                 stream.v[stream.n++] = lag;
             else if (bind == SC_BIND_CROSS)
                 cross.v[cross.n++] = lag;
+            else if (bind == SC_BIND_QUEUE)
+                queue.v[queue.n++] = lag;
         }
         if (pass == 0)
             for (int k = 0; k < 3; k++)
@@ -163,11 +209,14 @@ static int sc_rp_measure_lags(sc_replay *r)
     if (rc == 0) {
         r->lag_stream = sc_rp_typical(&stream, SC_RP_DEFAULT_STREAM_NS);
         r->lag_cross = sc_rp_typical(&cross, SC_RP_DEFAULT_CROSS_NS);
+        r->lag_queue = sc_rp_typical(&queue, SC_RP_DEFAULT_QUEUE_NS);
     }
     for (int k = 0; k < 3; k++)
         free(issue[k].v);
     free(stream.v);
     free(cross.v);
+    free(queue.v);
+    free(load_ends);
     return rc;
 }
 
@@ -251,7 +300,7 @@ static int sc_rp_late_work(sc_replay *r)
         by_end[i] = (int32_t)i;
     sc_rp_lag_sort = r;
     qsort(by_end, r->n_ops, sizeof *by_end, sc_rp_end_cmp);
-    uint64_t lag[4] = {0, r->lag_stream, r->lag_cross, 0};
+    uint64_t lag[SC_BINDS] = {0, r->lag_stream, r->lag_cross, 0, r->lag_queue};
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_rp_op *o = &r->ops[i];
         lag[SC_BIND_ISSUE] = r->lag_issue[o->kind <= SC_WORK_MEMSET ? o->kind : 0];

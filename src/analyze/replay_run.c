@@ -31,10 +31,12 @@ static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, uint8_t val
             if (i < t->n_copies) r->fix_pinned[t->n_kernels + i] = value;
             break;
         case SC_FIX_UNHOLD:
-            if (i == SC_FIX_ALL)
+            if (i == SC_FIX_ALL) {
                 memset(r->fix_unhold, value, r->n_ops);
-            else if (i < r->n_ops)
+                r->fix_all_queues = value;
+            } else if (i < r->n_ops) {
                 r->fix_unhold[i] = value;
+            }
             break;
         case SC_FIX_ROOM:
             if (i < t->n_kernels) r->fix_room[i] = value;
@@ -115,6 +117,8 @@ static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
     return r->ops[i].dur;
 }
 
+#define SC_RP_AFTER_LOAD_NS 30000u  /* a kernel this soon after its load was held by it */
+
 static void sc_rp_run_op(sc_replay *r, int32_t i)
 {
     const sc_rp_op *o = &r->ops[i];
@@ -124,16 +128,22 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     if (it && it->loads && !r->fix_no_load[o->item] && r->item_done[o->item] &&
         o->rec_start >= it->load_end) {
         /* the kernel of a loading launch: after the load (the call's end less what it did
-         * after the load), as recorded after it */
+         * after the load), as recorded after it; a kernel that started long after its load
+         * was held by something else (its stream, a barrier: the edges below), and follows
+         * the load by the typical issue lag only */
         uint64_t tail = it->rec_end - it->load_end, end = r->item_end[o->item];
         uint64_t load_end = end - r->item_start[o->item] > tail ? end - tail
                                                                 : r->item_start[o->item];
-        t = sc_rp_max(t, load_end + (o->rec_start - it->load_end));
+        uint64_t after = o->rec_start - it->load_end;
+        t = sc_rp_max(t, load_end + (after <= SC_RP_AFTER_LOAD_NS ? after
+                                                                   : r->lag_issue[o->kind]));
     }
     if (o->stream_prev != SC_RP_NONE)
         t = sc_rp_max(t, r->op_end[o->stream_prev] + r->lag_stream);
     if (o->engine_prev != SC_RP_NONE)
         t = sc_rp_max(t, r->op_end[o->engine_prev] + r->lag_stream);
+    if (o->queue_prev != SC_RP_NONE && !r->fix_all_queues)
+        t = sc_rp_max(t, r->op_start[o->queue_prev] + r->lag_queue);
     for (uint32_t k = 0; k < o->n_edges; k++) {
         const sc_rp_edge *e = &r->edges[o->edge_first + k];
         if (e->kind == SC_RP_EDGE_EVENT ||

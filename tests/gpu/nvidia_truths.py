@@ -460,14 +460,7 @@ CASES = [(name, check) for name in PROGRAMS for check in CHECKS[name]]
 # Checks that fail for a reason known and not fixed yet: expected to fail (strictly on the
 # recorded traces, where one that passes is reported, so the entry goes when the gap is
 # closed; not strictly on live runs, which may not show it).
-KNOWN_GAPS = {
-    "hyperq_lazy_loading_is_reported_exactly_when_it_held_the_streams":
-        "the replay does not model CUDA_DEVICE_MAX_CONNECTIONS: simpleHyperQ's 32 streams "
-        "share 8 hardware queues, so after the first wave every kernel_A waits behind the "
-        "one before it in its queue, which the replay keeps as a recorded delay; taking the "
-        "load away then moves only the first wave, and the saving comes out near 0 where "
-        "EAGER saves about one 10 ms wave",
-}
+KNOWN_GAPS = {}
 
 
 def case_id(case):

@@ -31,6 +31,7 @@ static const sc_rule sc_rules[] = {
     {"priority", sc_rule_priority},
     {"managed-faults", sc_rule_managed_faults},
     {"pin-per-step", sc_rule_pin_per_step},
+    {"hardware-queue", sc_rule_hardware_queue},
 };
 
 const char *sc_severity_name(sc_severity severity)

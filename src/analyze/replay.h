@@ -64,6 +64,8 @@ typedef enum sc_fix_kind {
                                work became ready, as streams of equal priority are: not held,
                                not late, no room edge; it starts once every full grid of its
                                device that became ready before it has begun its last wave */
+    SC_FIX_QUEUES = 10,     /* index ignored: every stream has a hardware queue of its own
+                               (no queue edge) */
     SC_FIX_PREFETCH = 9,    /* index: trace->kernels: its managed pages were prefetched: it
                                runs for its prefetched duration (unified.h) */
 } sc_fix_kind;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyze/replay_graph.h"
+#include "analyze/hw_queues.h"
 #include "analyze/occupancy.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
@@ -327,62 +328,21 @@ static void sc_rp_engine_order(sc_replay *r)
     }
 }
 
-/* The hardware queues: CUDA_DEVICE_MAX_CONNECTIONS of the run, else CUDA's default. */
-#define SC_RP_DEFAULT_CONNECTIONS 8u
-
-static uint32_t sc_rp_connections(const sc_trace *t)
-{
-    static const char name[] = "CUDA_DEVICE_MAX_CONNECTIONS=";
-    for (size_t i = 0; i < t->n_env; i++)
-        if (strncmp(t->env[i], name, sizeof name - 1) == 0) {
-            long v = strtol(t->env[i] + sizeof name - 1, NULL, 10);
-            if (v > 0)
-                return (uint32_t)v;
-        }
-    return SC_RP_DEFAULT_CONNECTIONS;
-}
-
-/* Each op's queue predecessor (replay.h, "queues"): the program's streams of a context (those
- * a call created) take the queues in turn by creation order (stream id); work the recording
- * shows starting before its queue predecessor had started says the mapping is not so there:
- * no edge. `order`: every op in issue order. */
+/* Each op's queue predecessor (replay.h, "queues"; hw_queues.h says which streams share a
+ * queue): work the recording shows starting before its queue predecessor had started says
+ * the mapping is not so there: no edge. `order`: every op in issue order. */
 static int sc_rp_queue_order(sc_replay *r, const int32_t *order)
 {
-    const sc_analysis *a = r->ctx->analysis;
-    uint32_t n_q = sc_rp_connections(r->ctx->trace);
-    uint32_t *slot_queue = malloc((r->n_slots + 1) * sizeof *slot_queue);
+    uint32_t n_q;
+    uint32_t *slot_queue = sc_hw_slot_queues(r->ctx, &n_q);
     int32_t *last = malloc((r->n_slots + 1) * sizeof *last);   /* per queue: keyed by slot */
     if (!slot_queue || !last) {
         free(slot_queue);
         free(last);
         return -1;
     }
-    for (size_t s = 0; s <= r->n_slots; s++) {
-        slot_queue[s] = UINT32_MAX;
+    for (size_t s = 0; s <= r->n_slots; s++)
         last[s] = SC_RP_NONE;
-    }
-    /* a queue is named by the slot of its first stream (the context's rank-th created
-     * stream, rank < n_q); streams are sorted by device, then stream id */
-    for (size_t s = 0; s < r->n_slots; s++) {
-        if (!a->streams[s].created_by)
-            continue;
-        uint32_t rank = 0;
-        size_t first_of_queue = s;
-        for (size_t q = 0; q < s; q++)
-            if (a->streams[q].created_by && a->streams[q].device == a->streams[s].device &&
-                a->streams[q].context_id == a->streams[s].context_id)
-                rank++;
-        if (rank >= n_q) {  /* shares the queue of the stream n_q creations before it */
-            uint32_t want = rank % n_q, k = 0;
-            for (size_t q = 0; q < s; q++)
-                if (a->streams[q].created_by && a->streams[q].device == a->streams[s].device &&
-                    a->streams[q].context_id == a->streams[s].context_id && k++ == want) {
-                    first_of_queue = q;
-                    break;
-                }
-        }
-        slot_queue[s] = (uint32_t)first_of_queue;
-    }
     for (size_t k = 0; k < r->n_ops; k++) {
         sc_rp_op *o = &r->ops[order[k]];
         uint32_t q = o->slot < r->n_slots ? slot_queue[o->slot] : UINT32_MAX;

@@ -44,6 +44,9 @@ static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, uint8_t val
         case SC_FIX_ARRIVAL:
             if (i < t->n_kernels) r->fix_arrival[i] = value;
             break;
+        case SC_FIX_QUEUES:
+            r->fix_all_queues = value;
+            break;
         case SC_FIX_PREFETCH:
             if (i < t->n_kernels) r->fix_prefetch[i] = value;
             break;

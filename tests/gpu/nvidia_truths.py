@@ -239,6 +239,17 @@ def hyperq_lazy_loading_is_reported_exactly_when_it_held_the_streams(s):
     assert cost >= hold / 2, (cost, hold, [f["title"] for f in s.findings()])
 
 
+def hyperq_shared_queues_are_reported(s):
+    """32 streams on CUDA's 8 hardware queues: stream i's kernel_B, waiting for its kernel_A,
+    holds up stream i + 8's kernel_A queued behind it. hardware-queue names the kernels so
+    held (after the first round, 8 per round), costly: without the sharing the second round
+    of kernel_A would run in the first."""
+    (found,) = s.findings("hardware-queue")
+    assert found["count"] >= 16, found["count"]
+    assert found["totals"]["queues"] == 8 and found["totals"]["streams"] == 32, found["totals"]
+    assert found["cost_ns"] >= 10_000_000, found["cost_ns"]
+
+
 # ---- simpleStreams ----------------------------------------------------------------------------
 
 def streams_and_legacy_as_in_source(s):
@@ -438,7 +449,8 @@ CHECKS = {
                           async_api_has_nothing_to_fix],
     "simpleHyperQ": COMMON + [hyperq_streams_hold_one_pair_each, hyperq_streams_run_at_once,
                               hyperq_join_is_needed,
-                              hyperq_lazy_loading_is_reported_exactly_when_it_held_the_streams],
+                              hyperq_lazy_loading_is_reported_exactly_when_it_held_the_streams,
+                              hyperq_shared_queues_are_reported],
     "simpleStreams": COMMON + [streams_and_legacy_as_in_source, streamed_copies_overlap_kernels,
                                streams_copies_are_pinned, full_grids_run_one_at_a_time,
                                simple_streams_serializes_nothing],

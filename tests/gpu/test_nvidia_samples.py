@@ -190,3 +190,29 @@ def test_hyperq_is_held_to_eight_hardware_queues(samples):
     eight = samples("simpleHyperQ", env=EAGER).p["devices"][0]["concurrency"]
     wide = samples("simpleHyperQ", env={**EAGER, "CUDA_DEVICE_MAX_CONNECTIONS": "32"})
     assert wide.p["devices"][0]["concurrency"] > max(16, 1.3 * eight)
+
+
+MEASURED_RE = re.compile(r"Measured time for sample = ([0-9.]+)s")
+
+
+def plain_ms(runs, env):
+    """The program's own measured time (its events on stream 0), plain, median of three runs."""
+    times = []
+    for rep in range(3):
+        p = runs("simpleHyperQ", plain=True, env={**env, "SC_TEST_REP": str(rep)})
+        assert p.returncode == 0, p.stdout + p.stderr
+        times.append(float(MEASURED_RE.search(p.stdout).group(1)) * 1e3)
+    return sorted(times)[1]
+
+
+def test_hyperq_hardware_queue_saving_is_what_more_queues_save(samples, runs):
+    """hardware-queue's predicted saving against the one measured plain: the program with 32
+    hardware queues (every stream its own) against CUDA's 8, both under CUDA's default lazy
+    loading. Within the accuracy goal (20%, or 3 ms: the program's events time 10 ms steps)."""
+    (found,) = samples("simpleHyperQ").findings("hardware-queue")
+    predicted = found["cost_ns"] / 1e6
+    measured = plain_ms(runs, {}) - plain_ms(runs, {"CUDA_DEVICE_MAX_CONNECTIONS": "32"})
+    assert measured > 10, measured      # the killer is real here
+    assert abs(predicted - measured) <= max(3.0, 0.2 * measured), (predicted, measured)
+    wide = samples("simpleHyperQ", env={"CUDA_DEVICE_MAX_CONNECTIONS": "32"})
+    assert not wide.findings("hardware-queue")

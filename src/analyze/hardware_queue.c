@@ -1,0 +1,148 @@
+/* Rule "hardware-queue": kernels that waited, although nothing of their own held them, for
+ * work of another stream that was issued before them to the same hardware queue.
+ *
+ * With more streams than hardware queues (hw_queues.h), streams share queues, and a queue
+ * hands out its work in issue order: a kernel that must wait for its own stream (stream i's
+ * second kernel, behind its first) holds up the work of stream i + N queued behind it,
+ * although the two streams are independent. NVIDIA's simpleHyperQ shows it: 32 streams of
+ * two 10 ms kernels each take 5 rounds on 8 queues where 2 would do.
+ *
+ * An instance is a kernel K, ready at R = max(its launch call's end, its stream's previous
+ * work's end), whose queue predecessor P (the work issued to K's queue just before K, from
+ * another stream) started more than 20 us after R, and K started no earlier than P and at
+ * most 20 us after it: P's start released K. waited = K's start - R. The fix gives every
+ * stream its own queue (CUDA_DEVICE_MAX_CONNECTIONS up to 32): in the replay no queue is
+ * shared (SC_FIX_QUEUES).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/findings.h"
+#include "analyze/hw_queues.h"
+#include "analyze/launches.h"
+#include "analyze/rules.h"
+
+#define SC_HWQ_MIN_WAIT_NS 20000u
+#define SC_HWQ_RELEASE_NS 20000u        /* K started at most this long after P started */
+
+static const char *const sc_hwq_fix =
+    "give each stream its own hardware queue: set CUDA_DEVICE_MAX_CONNECTIONS to the number of "
+    "streams that run at once (at most 32) before CUDA starts, or issue work breadth-first "
+    "(every stream's first kernel, then every stream's second)";
+
+typedef struct sc_hwq_totals {
+    uint64_t count, wait_ns;
+    uint32_t streams, queues;
+} sc_hwq_totals;
+
+static const sc_launch *sc_hwq_sort_launches;
+
+static int sc_hwq_issue_cmp(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    uint64_t x = sc_hwq_sort_launches[a].issue_ns, y = sc_hwq_sort_launches[b].issue_ns;
+    if (x != y)
+        return x < y ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static uint64_t sc_hwq_ready(const sc_launch *l)
+{
+    uint64_t r = l->call ? l->call->rec.end_ns : 0;
+    return l->own_prev_end_ns > r ? l->own_prev_end_ns : r;
+}
+
+static void sc_hwq_instance(const sc_ctx *ctx, const sc_launch *l, size_t k, size_t p,
+                            uint64_t ready, sc_instance *inst)
+{
+    const sc_kernel *kk = &ctx->trace->kernels[k], *pk = &ctx->trace->kernels[p];
+    const sc_stream_summary *st = ctx->analysis->streams;
+    uint64_t wait = kk->rec.start_ns - ready;
+    memset(inst, 0, sizeof *inst);
+    inst->start_ns = ready;
+    inst->end_ns = kk->rec.start_ns;
+    inst->cost_ns = wait;
+    inst->call = l[k].call;
+    size_t used = 0;
+    sc_text_append(inst->text, sizeof inst->text, &used,
+                   "%.40s on stream %u waited %.0f us for %.40s of stream %u, issued before it "
+                   "to the same hardware queue, to start",
+                   kk->name ? kk->name : "?", st[l[k].slot].stream_id, sc_ns_to_us(wait),
+                   pk->name ? pk->name : "?", st[l[p].slot].stream_id);
+    sc_instance_evidence(inst, "wait_us", sc_ns_to_us(wait), "us");
+    sc_instance_evidence(inst, "stream", st[l[k].slot].stream_id, "");
+    sc_instance_evidence(inst, "queued_behind_stream", st[l[p].slot].stream_id, "");
+}
+
+static void sc_hwq_conclude(const sc_hwq_totals *tot, sc_finding_builder *b)
+{
+    snprintf(b->finding.title, sizeof b->finding.title,
+             "%llu kernel%s waited %.3f ms in all behind other streams' work in a shared "
+             "hardware queue: %u streams share %u queues (CUDA_DEVICE_MAX_CONNECTIONS)",
+             (unsigned long long)tot->count, tot->count == 1 ? "" : "s", tot->wait_ns / 1e6,
+             tot->streams, tot->queues);
+    sc_finding_total(b, "kernels", (double)tot->count, "count");
+    sc_finding_total(b, "wait_us", sc_ns_to_us(tot->wait_ns), "us");
+    sc_finding_total(b, "streams", tot->streams, "count");
+    sc_finding_total(b, "queues", tot->queues, "count");
+}
+
+int sc_rule_hardware_queue(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
+{
+    const sc_trace *t = ctx->trace;
+    uint32_t n_q = 0;
+    uint32_t *slot_queue = sc_hw_slot_queues(ctx, &n_q);
+    sc_launch *l = NULL;
+    size_t *order = malloc((t->n_kernels + 1) * sizeof *order);
+    size_t *last = malloc((ctx->analysis->n_streams + 1) * sizeof *last);
+    int rc = slot_queue && order && last ? sc_launches_build(ctx, &l) : -1;
+    sc_hwq_totals tot = {.queues = n_q};
+    for (size_t s = 0; rc == 0 && s < ctx->analysis->n_streams; s++) {
+        last[s] = SIZE_MAX;
+        tot.streams += slot_queue[s] != UINT32_MAX;
+    }
+    sc_finding_builder b;
+    sc_finding_begin(&b, "hardware-queue", sc_hwq_fix);
+    if (rc == 0 && tot.streams > n_q) {     /* otherwise no two streams share a queue */
+        for (size_t k = 0; k < t->n_kernels; k++)
+            order[k] = k;
+        sc_hwq_sort_launches = l;
+        qsort(order, t->n_kernels, sizeof *order, sc_hwq_issue_cmp);
+    }
+    for (size_t i = 0; rc == 0 && tot.streams > n_q && i < t->n_kernels; i++) {
+        size_t k = order[i];
+        uint32_t q = l[k].slot < ctx->analysis->n_streams ? slot_queue[l[k].slot] : UINT32_MAX;
+        if (q == UINT32_MAX || !l[k].call)
+            continue;
+        size_t p = last[q];
+        last[q] = k;
+        if (p == SIZE_MAX || l[p].slot == l[k].slot)
+            continue;   /* first in its queue, or behind its own stream anyway */
+        uint64_t ready = sc_hwq_ready(&l[k]);
+        uint64_t p_start = t->kernels[p].rec.start_ns, k_start = t->kernels[k].rec.start_ns;
+        if (p_start < ready + SC_HWQ_MIN_WAIT_NS || k_start < p_start ||
+            k_start > p_start + SC_HWQ_RELEASE_NS)
+            continue;
+        sc_instance inst;
+        sc_hwq_instance(ctx, l, k, p, ready, &inst);
+        tot.count++;
+        tot.wait_ns += inst.cost_ns;
+        rc = sc_finding_add(&b, &inst);
+    }
+    if (rc == 0 && tot.count > 0)   /* the fix: every stream its own queue */
+        rc = sc_finding_fix(&b, SC_FIX_QUEUES, 0);
+    if (rc == 0 && tot.count > 0) {
+        sc_hwq_conclude(&tot, &b);
+        rc = sc_finding_finish(&b, ctx, out);
+    } else {
+        sc_finding_discard(&b);
+    }
+    free(slot_queue);
+    free(order);
+    free(last);
+    free(l);
+    if (rc != 0 && err && err_size)
+        snprintf(err, err_size, "hardware-queue: out of memory");
+    return rc;
+}

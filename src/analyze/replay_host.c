@@ -143,8 +143,11 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
  * That item becomes what the gap waits for, so that a fix which ends the other thread sooner
  * lets this one go on sooner: without it the gap's recorded length would hold the thread
  * (and the run's end) where it was. */
-#define SC_RP_JOIN_LAG_NS 200000u   /* the item starts at most this long after the end, */
-#define SC_RP_JOIN_SHARE 8u         /* and within an eighth of its gap: the gap was mostly
+#define SC_RP_JOIN_GAP_NS 200000u   /* a gap longer than this, */
+#define SC_RP_JOIN_LAG_NS 1000000u  /* that ends at most this long after the other's end
+                                       (thread exit and pthread_join's wake-up took 202 us
+                                       in one H200 run), */
+#define SC_RP_JOIN_SHARE 8u         /* and within an eighth of the gap: the gap was mostly
                                        the wait, not host work that happened to end there */
 
 static void sc_rp_joins(sc_replay *r)
@@ -162,7 +165,7 @@ static void sc_rp_joins(sc_replay *r)
     }
     for (size_t i = 0; i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
-        if (it->first || it->gap <= SC_RP_JOIN_LAG_NS)
+        if (it->first || it->gap <= SC_RP_JOIN_GAP_NS)
             continue;
         uint64_t gap_start = it->rec_start - it->gap;
         for (size_t th = 0; th < r->n_threads; th++) {

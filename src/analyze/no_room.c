@@ -231,8 +231,9 @@ static int sc_noroom_visit(sc_noroom_run *r, size_t b)
         return 0;
     sc_instance inst;
     sc_noroom_waited_instance(r, best, b, &best_occ, best_wait, &inst);
-    /* the fix: the grid leaves room, so b is not held behind it */
-    if (sc_finding_fix(&r->waited, SC_FIX_ROOM, best) != 0 ||
+    /* the fix: the grid leaves room for b, so b is not held behind it (the grid itself, and
+     * other full grids, still take the device as they did) */
+    if (sc_finding_fix(&r->waited, SC_FIX_ROOM, b) != 0 ||
         sc_finding_fix(&r->waited, SC_FIX_UNHOLD, b) != 0)
         return -1;
     return sc_finding_add(&r->waited, &inst);

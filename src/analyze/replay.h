@@ -55,7 +55,9 @@ typedef enum sc_fix_kind {
                                is not held by the work that ended right before it started,
                                nor late by its unexplained delay (SC_FIX_ALL: and no stream
                                shares a hardware queue) */
-    SC_FIX_ROOM = 5,        /* index: trace->kernels: the grid leaves room beside it */
+    SC_FIX_ROOM = 5,        /* index: trace->kernels: the kernel finds room beside the full
+                               grids it waited for (they leave room for it; other work still
+                               waits for them) */
     SC_FIX_NO_LOAD = 6,     /* index: trace->calls: a launch without the module load inside
                                its call (the load's time comes off the call) */
     SC_FIX_REMOVE = 7,      /* index: trace->calls: the call is not made there at all (moved

@@ -16,7 +16,8 @@ typedef enum sc_rp_edge_kind {
     SC_RP_EDGE_EVENT = 0,       /* cudaStreamWaitEvent: never removed */
     SC_RP_EDGE_BARRIER = 1,     /* legacy stream <-> a stream that syncs with it: removed by
                                    SC_FIX_BARRIER on `slot` */
-    SC_RP_EDGE_ROOM = 2,        /* a full grid that ran before: removed by SC_FIX_ROOM on it */
+    SC_RP_EDGE_ROOM = 2,        /* a full grid that ran before: removed by SC_FIX_ROOM on the
+                                   work that waits */
 } sc_rp_edge_kind;
 
 typedef struct sc_rp_edge {

@@ -173,7 +173,7 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t k = 0; k < o->n_edges; k++) {
             const sc_rp_edge *e = &r->edges[o->edge_first + k];
-            if (e->kind == SC_RP_EDGE_ROOM && !r->fix_room[e->op] && r->op_start[e->op] <= t &&
+            if (e->kind == SC_RP_EDGE_ROOM && !r->fix_room[i] && r->op_start[e->op] <= t &&
                 t < r->op_end[e->op])
                 t = r->op_end[e->op];
         }

@@ -27,7 +27,8 @@
 #define SC_TRACE_MAGIC "SCTRACE"          /* 7 characters and the terminating NUL */
 #define SC_TRACE_VERSION_MAJOR 1
 #define SC_TRACE_VERSION_MINOR 2          /* 1.1: OVERHEAD and LOSS records; 1.2: the
-                                             HOST_FUNC call class, UNIFIED records */
+                                             HOST_FUNC and EVENT_READ call classes,
+                                             UNIFIED records */
 #define SC_TRACE_SUFFIX ".sctrace"
 #define SC_TRACE_PARTIAL_SUFFIX ".partial" /* appended while the process runs */
 
@@ -145,8 +146,12 @@ enum sc_call_class {
      * stream's later work waits until it has run on CUDA's callback thread. aux: the
      * function's address (format 1.2). */
     SC_CALL_HOST_FUNC = 25,
+    /* cudaEventElapsedTime and the like: reads the time of events, which must have completed
+     * (the call does not wait: it fails when they have not), so the program waited for them
+     * before. aux: the later event (format 1.2). */
+    SC_CALL_EVENT_READ = 26,
 };
-#define SC_CALL_CLASS_COUNT 26     /* one more than the highest class */
+#define SC_CALL_CLASS_COUNT 27     /* one more than the highest class */
 
 /* sc_rec_api.stream when the call takes no stream argument */
 #define SC_STREAM_NONE UINT64_MAX
@@ -160,7 +165,7 @@ enum sc_api_flags {
      * kernel), whose correlation id is in `aux`. Any call class may carry it (format 1.0:
      * launches only). */
     SC_API_STACK_SHARED = 1u << 2,
-    /* The same, for a call whose `aux` holds a handle (event record/wait/sync/query: the
+    /* The same, for a call whose `aux` holds a handle (event record/wait/sync/query/read: the
      * event; graph launch: the executable graph; host function: its address): the sampled
      * call's correlation id is in `aux2` instead (format 1.1). Never set together with SC_API_STACK_SHARED, so a reader
      * that does not know this flag sees a call without a site, never a wrong one. */

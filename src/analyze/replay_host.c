@@ -446,7 +446,10 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
             return 0;
         }
         p = sc_rp_last_issued_before(r, slot, it->rec_start, NULL);
-    } else if (cls == SC_CALL_EVENT_SYNC || (loop && cls == SC_CALL_EVENT_QUERY)) {
+    } else if (cls == SC_CALL_EVENT_SYNC || cls == SC_CALL_EVENT_READ ||
+               (loop && cls == SC_CALL_EVENT_QUERY)) {
+        /* an event read needs the event complete: the program waited for it before, and
+         * would have to wait here if a fix took that earlier wait away */
         const sc_api_call *rec = sc_deps_last_record(&r->ctx->deps, c->rec.aux, it->rec_start);
         uint32_t slot = rec ? sc_rp_call_slot(r, rec, dev) : (uint32_t)r->n_slots;
         if (slot < r->n_slots)

@@ -89,6 +89,7 @@ static uint32_t sc_share_flag(uint16_t call_class)
     case SC_CALL_EVENT_WAIT:
     case SC_CALL_EVENT_SYNC:
     case SC_CALL_EVENT_QUERY:
+    case SC_CALL_EVENT_READ:
     case SC_CALL_HOST_FUNC:
         return SC_API_STACK_SHARED_AUX2;
     default:

@@ -57,6 +57,7 @@ SC_X(rt_event_record_flags, cudaEventRecordWithFlags_v11010_params,
      a->stream = H(p->stream); a->aux = H(p->event))
 SC_X(rt_wait_event, cudaStreamWaitEvent_v3020_params, a->stream = H(p->stream); a->aux = H(p->event))
 SC_X(rt_event, cudaEventSynchronize_v3020_params, a->aux = H(p->event))
+SC_X(rt_elapsed, cudaEventElapsedTime_v12080_params, a->aux = H(p->end))
 SC_X(rt_host_func, cudaLaunchHostFunc_v10000_params, a->stream = H(p->stream); a->aux = H(p->fn))
 SC_X(rt_callback, cudaStreamAddCallback_v5000_params,
      a->stream = H(p->stream); a->aux = H(p->callback))
@@ -92,6 +93,8 @@ SC_X(cu_stream, cuStreamSynchronize_params, a->stream = H(p->hStream))
 SC_X(cu_event_record, cuEventRecord_params, a->stream = H(p->hStream); a->aux = H(p->hEvent))
 SC_X(cu_wait_event, cuStreamWaitEvent_params, a->stream = H(p->hStream); a->aux = H(p->hEvent))
 SC_X(cu_event, cuEventSynchronize_params, a->aux = H(p->hEvent))
+SC_X(cu_elapsed, cuEventElapsedTime_params, a->aux = H(p->hEnd))
+SC_X(cu_elapsed_v2, cuEventElapsedTime_v2_params, a->aux = H(p->hEnd))
 SC_X(cu_host_func, cuLaunchHostFunc_params, a->stream = H(p->hStream); a->aux = H(p->fn))
 SC_X(cu_callback, cuStreamAddCallback_params, a->stream = H(p->hStream); a->aux = H(p->callback))
 
@@ -172,6 +175,7 @@ static const sc_hook sc_hook_table[] = {
     RT(cudaStreamQuery_v3020, SC_CALL_STREAM_QUERY, sc_x_rt_stream),
     RTP(cudaStreamQuery_ptsz_v7000, SC_CALL_STREAM_QUERY, sc_x_rt_stream),
     RT(cudaEventQuery_v3020, SC_CALL_EVENT_QUERY, sc_x_rt_event),
+    RT(cudaEventElapsedTime_v12080, SC_CALL_EVENT_READ, sc_x_rt_elapsed),
     /* host functions on a stream */
     RT(cudaLaunchHostFunc_v10000, SC_CALL_HOST_FUNC, sc_x_rt_host_func),
     RTP(cudaLaunchHostFunc_ptsz_v10000, SC_CALL_HOST_FUNC, sc_x_rt_host_func),
@@ -234,6 +238,8 @@ static const sc_hook sc_hook_table[] = {
     DR(cuStreamQuery, SC_CALL_STREAM_QUERY, sc_x_cu_stream),
     DRP(cuStreamQuery_ptsz, SC_CALL_STREAM_QUERY, sc_x_cu_stream),
     DR(cuEventQuery, SC_CALL_EVENT_QUERY, sc_x_cu_event),
+    DR(cuEventElapsedTime, SC_CALL_EVENT_READ, sc_x_cu_elapsed),
+    DR(cuEventElapsedTime_v2, SC_CALL_EVENT_READ, sc_x_cu_elapsed_v2),
     DR(cuLaunchHostFunc, SC_CALL_HOST_FUNC, sc_x_cu_host_func),
     DRP(cuLaunchHostFunc_ptsz, SC_CALL_HOST_FUNC, sc_x_cu_host_func),
     DR(cuStreamAddCallback, SC_CALL_HOST_FUNC, sc_x_cu_callback),

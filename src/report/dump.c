@@ -210,6 +210,7 @@ static const char *call_class_name(uint16_t c)
         [SC_CALL_MALLOC_ASYNC] = "malloc-async",
         [SC_CALL_FREE_ASYNC] = "free-async",
         [SC_CALL_HOST_FUNC] = "host-func",
+        [SC_CALL_EVENT_READ] = "event-read",
     };
     return c < sizeof names / sizeof *names && names[c] ? names[c] : "unknown";
 }

@@ -324,10 +324,56 @@ static void test_lone_queries_are_not_flagged(void **state)
     syn_free(&s);
 }
 
+/* A sync the program needs because it then reads the events' times (cudaEventElapsedTime
+ * fails on an event not yet complete, so the program must wait first):
+ *   launch 0 .. 5: K1 on 20 runs 10 .. 1010; cudaEventRecord E1 on 20 at 5 .. 7
+ *   cudaDeviceSynchronize 10 .. 1016 (6 us after K1)
+ *   cudaEventElapsedTime(E0, E1) 1020 .. 1022
+ *   cudaMallocHost 1030 .. 5030 (4 ms of its own, nothing in flight)
+ *   launch 5030 .. 5035: K2 on 20 runs 5040 .. 5140
+ * Without the sync's wait the read would have to wait for E1's work instead: it returns at
+ * K1's end plus the typical wake-up (6 us), 1016, just as the sync did; the allocation starts
+ * 8 us later as recorded, and everything after moves by 6 us at most (the read's own 2 us
+ * and its gap fold into the wait). Saving 6 us, against 1006 us waited: a join, a note. Were
+ * the read not known to need the event, the allocation would start at 30 and the sync would
+ * look like a 1000 us error. */
+static void test_sync_before_reading_event_times_is_a_join(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_stream(&s, 0, 20, SC_STREAM_FLAG_NON_BLOCKING, 0);
+    sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, 0, US(5), 1, NULL, NULL, 0);
+    c->rec.stream = 0xA0;
+    syn_kernel(&s, 0, 20, US(10), US(1010), 1);
+    c = syn_call(&s, SC_CALL_EVENT_RECORD, US(5), US(7), 2, "cudaEventRecord", NULL, 0);
+    c->rec.stream = 0xA0;
+    c->rec.aux = 0xE1;
+    syn_call(&s, SC_CALL_DEVICE_SYNC, US(10), US(1016), 3, "cudaDeviceSynchronize", NULL, 0);
+    c = syn_call(&s, SC_CALL_EVENT_READ, US(1020), US(1022), 4, "cudaEventElapsedTime", NULL, 0);
+    c->rec.aux = 0xE1;
+    syn_call(&s, SC_CALL_HOST_ALLOC, US(1030), US(5030), 5, "cudaMallocHost", NULL, 0);
+    c = syn_call(&s, SC_CALL_LAUNCH, US(5030), US(5035), 6, NULL, NULL, 0);
+    c->rec.stream = 0xA0;
+    syn_kernel(&s, 0, 20, US(5040), US(5140), 6);
+    sc_analysis a;
+    syn_analyze(&s, &a);
+    assert_int_equal(a.replay.replay_span_ns, US(5140));
+    const sc_finding *f = syn_finding(&a, "host-sync");
+    assert_non_null(f);
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->cost_ns, US(6));
+    assert_int_equal(f->severity, SC_SEV_NOTE);
+    assert_true(f->join);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_item_every_step_is_error),
+        cmocka_unit_test(test_sync_before_reading_event_times_is_a_join),
         cmocka_unit_test(test_item_every_step_beside_long_kernels_is_warning),
         cmocka_unit_test(test_item_with_long_host_gap_is_error),
         cmocka_unit_test(test_cost_capped_at_blocked_time),

@@ -237,13 +237,20 @@ TWINS = {   # clean fixture: the rules its bad twin triggers, absent here
 
 # Twins whose recording shows a gap known and not closed yet (strict: the entry goes when the
 # gap is closed, or when a new recording no longer shows it).
-TWIN_GAPS = {
-    "killers-nonblocking":
-        "the sweeps fill the device beside the spin, and in this recording the spin waited for "
-        "room behind them; no-room prices that wait as if the spin could have run beside the "
-        "sweeps without slowing them (an error, about 1.2 ms): the replay needs a throughput "
-        "bound for work beside full grids",
-}
+TWIN_GAPS = {}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the sweeps fill the device beside the spin, and in this recording the spin waited for "
+    "room behind them; no-room prices that wait as if the spin could have run beside the "
+    "sweeps without slowing them (about 1.2 ms, a warning in this recording, an error in the "
+    "one before): the replay needs a throughput bound for work beside full grids"))
+def test_nonblocking_twin_prices_no_room_at_what_room_would_save():
+    """The twin has no killer: a spin beside sweeps that fill the device runs about twice as
+    long, so room beside them would save little of the wait (tools/bench/accuracy: the
+    launch-blocking twin's spin). What no-room says it saves stays under the goal's 0.3 ms."""
+    found = rule_findings(analysis("killers-nonblocking"), "no-room")
+    assert sum(f["cost_ns"] for f in found) <= 300_000, [f["title"] for f in found]
 
 
 @pytest.mark.parametrize("name", sorted(TWINS))

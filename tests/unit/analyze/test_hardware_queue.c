@@ -77,6 +77,28 @@ static void test_kernel_queued_behind_another_stream_is_error(void **state)
     done(&s, &a);
 }
 
+/* The replay's queue edge (replay.h, "queues"): with 2 queues, K3's start is explained by
+ * K2's, issued before it to their shared queue: nothing held, nothing unexplained. With
+ * CUDA's 8 each stream has its own queue, and K3 looks held by K1, which ended 2 us before
+ * it started. Either way the replay is the recording. */
+static void test_queue_explains_the_wait(void **state)
+{
+    (void)state;
+    syn s;
+    sc_analysis a;
+    build(&s, true);
+    syn_analyze(&s, &a);
+    assert_int_equal(a.replay.replay_span_ns, a.replay.recorded_span_ns);
+    assert_int_equal(a.replay.held, 0);
+    assert_int_equal(a.replay.unexplained, 0);
+    done(&s, &a);
+    build(&s, false);
+    syn_analyze(&s, &a);
+    assert_int_equal(a.replay.replay_span_ns, a.replay.recorded_span_ns);
+    assert_int_equal(a.replay.held, 1);
+    done(&s, &a);
+}
+
 /* The same run with CUDA's 8 queues: three streams, three queues, nothing shared. */
 static void test_fewer_streams_than_queues_is_silent(void **state)
 {
@@ -94,6 +116,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kernel_queued_behind_another_stream_is_error),
         cmocka_unit_test(test_fewer_streams_than_queues_is_silent),
+        cmocka_unit_test(test_queue_explains_the_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

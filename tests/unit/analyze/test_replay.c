@@ -814,58 +814,6 @@ static void test_range_walls(void **state)
     syn_free(&s);
 }
 
-/* Hardware queues. Three streams the program created (20, 21, 22, in that order):
- *   K1 on 20   launch 0 .. 5,   runs 10 .. 1010
- *   K2 on 20   launch 5 .. 10,  runs 1010 .. 1110 (after K1 on its stream)
- *   K3 on 22   launch 10 .. 15, runs 1012 .. 1112
- * K3 had nothing before it on its stream, yet started only when K2 did. With
- * CUDA_DEVICE_MAX_CONNECTIONS=2 streams 20 and 22 share a queue (creation ranks 0 and 2), so
- * K3 was issued to it behind K2, which could not start before K1 ended: the queue explains
- * K3 (nothing held, nothing unexplained). With the default 8 queues each stream has its own,
- * and K3 looks held by K1, which ended 2 us before it started. Either way the replay is the
- * recording. */
-static void build_queues(syn *s, const char *connections)
-{
-    syn_init(s);
-    static const char *env[1];
-    env[0] = connections;
-    s->t.env = env;
-    s->t.n_env = connections ? 1 : 0;
-    for (uint32_t k = 0; k < 3; k++) {
-        syn_stream(s, 0, 20 + k, SC_STREAM_FLAG_NON_BLOCKING, 100 + k);
-        syn_call(s, SC_CALL_STREAM_CREATE, 0, 0, 100 + k, "cudaStreamCreateWithFlags", NULL, 0)
-            ->rec.aux = 0xA0 + k;
-    }
-    launch(s, 20, 0xA0, 0, US(10), US(1010), 1);
-    launch(s, 20, 0xA0, US(5), US(1010), US(1110), 2);
-    launch(s, 22, 0xA2, US(10), US(1012), US(1112), 3);
-}
-
-static void test_streams_sharing_a_hardware_queue(void **state)
-{
-    (void)state;
-    syn s;
-    build_queues(&s, "CUDA_DEVICE_MAX_CONNECTIONS=2");
-    sc_analysis a;
-    analyze(&s, &a);
-    assert_int_equal(a.replay.replay_span_ns, a.replay.recorded_span_ns);
-    assert_int_equal(a.replay.held, 0);
-    assert_int_equal(a.replay.unexplained, 0);
-    s.t.env = NULL;
-    s.t.n_env = 0;
-    sc_analysis_free(&a);
-    syn_free(&s);
-
-    build_queues(&s, NULL);
-    analyze(&s, &a);
-    assert_int_equal(a.replay.replay_span_ns, a.replay.recorded_span_ns);
-    assert_int_equal(a.replay.held, 1);
-    s.t.env = NULL;
-    s.t.n_env = 0;
-    sc_analysis_free(&a);
-    syn_free(&s);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -890,7 +838,6 @@ int main(void)
         cmocka_unit_test(test_streamcheck_time_left_out),
         cmocka_unit_test(test_thread_join_follows_the_other_thread),
         cmocka_unit_test(test_slow_join_follows_the_other_thread),
-        cmocka_unit_test(test_streams_sharing_a_hardware_queue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

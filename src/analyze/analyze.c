@@ -16,6 +16,7 @@
 #include "analyze/stream_kind.h"
 #include "analyze/solo.h"
 #include "analyze/streams.h"
+#include "analyze/unified.h"
 
 /* Adding a rule: write src/analyze/<rule>.c, declare it in rules.h, add it here. */
 static const sc_rule sc_rules[] = {
@@ -325,7 +326,9 @@ static int sc_context_build(sc_ctx *ctx, sc_analysis *a)
     if (overlapped && peak && sc_devices_overlap(ctx, a, overlapped, peak) == 0 &&
         sc_solo_fill(ctx, a, overlapped, peak) == 0 &&
         sc_streams_build(ctx, &a->streams, &a->n_streams) == 0 &&
-        sc_deps_build(ctx->trace, &ctx->deps) == 0)
+        sc_deps_build(ctx->trace, &ctx->deps) == 0 &&
+        (ctx->unified = malloc(sizeof *ctx->unified)) != NULL &&
+        sc_unified_measure(ctx, ctx->unified) == 0)
         rc = 0;
     free(overlapped);
     free(peak);
@@ -342,6 +345,9 @@ static void sc_context_free(sc_ctx *ctx)
     free(ctx->kernel_solo_ns);
     free(ctx->kernel_solo_known);
     sc_deps_free(&ctx->deps);
+    if (ctx->unified)
+        sc_unified_free(ctx->unified);
+    free(ctx->unified);
 }
 
 /* ---- entry points ------------------------------------------------------------------- */

@@ -26,6 +26,8 @@ typedef struct sc_busy_list {
     size_t n, cap;
 } sc_busy_list;
 
+struct sc_unified;
+
 /* Correlation id -> API call, sorted by (correlation id, driver-last, record order). */
 typedef struct sc_corr_entry {
     uint32_t correlation_id;
@@ -43,6 +45,7 @@ typedef struct sc_ctx {
     bool *kernel_solo_known;        /* per trace->kernels entry: it came from a solo instance */
     uint64_t run_span_ns;
     sc_deps deps;                   /* event edges between streams (deps.h) */
+    struct sc_unified *unified;     /* managed memory per kernel (unified.h) */
 } sc_ctx;
 
 /* The API call that issued the activity with this correlation id, or NULL. */

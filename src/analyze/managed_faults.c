@@ -83,22 +83,19 @@ static void sc_managed_conclude(const sc_managed_totals *tot, const sc_unified *
 int sc_rule_managed_faults(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
 {
     const sc_trace *t = ctx->trace;
-    sc_unified u;
-    int rc = sc_unified_measure(ctx, &u);
-    if (rc != 0 || !u.kernels) {
-        if (rc != 0 && err && err_size)
-            snprintf(err, err_size, "managed-faults: out of memory");
-        return rc;
-    }
+    const sc_unified *u = ctx->unified;
+    if (!u || !u->kernels)
+        return 0;   /* no unified-memory record: nothing traced */
+    int rc = 0;
     sc_finding_builder b;
     sc_managed_totals tot = {0};
     sc_finding_begin(&b, "managed-faults", sc_managed_fix);
     for (size_t k = 0; rc == 0 && k < t->n_kernels; k++) {
-        const sc_unified_kernel *uk = &u.kernels[k];
+        const sc_unified_kernel *uk = &u->kernels[k];
         if (uk->migrating_ns < SC_MANAGED_MIN_NS)
             continue;
         sc_instance inst;
-        sc_managed_instance(ctx, &u, k, &inst);
+        sc_managed_instance(ctx, u, k, &inst);
         tot.kernels++;
         tot.bytes += uk->bytes;
         tot.fault_groups += uk->fault_groups;
@@ -108,12 +105,11 @@ int sc_rule_managed_faults(const sc_ctx *ctx, sc_finding_list *out, char *err, s
             rc = sc_finding_fix(&b, SC_FIX_PREFETCH, k);
     }
     if (rc == 0 && tot.kernels > 0) {
-        sc_managed_conclude(&tot, &u, &b);
+        sc_managed_conclude(&tot, u, &b);
         rc = sc_finding_finish(&b, ctx, out);
     } else {
         sc_finding_discard(&b);
     }
-    sc_unified_free(&u);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "managed-faults: out of memory");
     return rc;

@@ -40,15 +40,15 @@ static uint64_t sc_prio_ready(const sc_launch *l)
     return l->own_prev_end_ns > r ? l->own_prev_end_ns : r;
 }
 
-/* Does the device of kernel k have a stream of higher priority than k's? */
-static bool sc_prio_outranked(const sc_ctx *ctx, const sc_launch *l, size_t k)
+/* Per stream slot: its device has a stream of higher priority (a lower number). */
+static bool *sc_prio_outranked(const sc_analysis *a)
 {
-    const sc_analysis *a = ctx->analysis;
-    const sc_stream_summary *mine = &a->streams[l[k].slot];
-    for (size_t s = 0; s < a->n_streams; s++)
-        if (a->streams[s].device == mine->device && a->streams[s].priority < mine->priority)
-            return true;
-    return false;
+    bool *out = calloc(a->n_streams + 1, sizeof *out);
+    for (size_t s = 0; out && s < a->n_streams; s++)
+        for (size_t q = 0; q < a->n_streams && !out[s]; q++)
+            out[s] = a->streams[q].device == a->streams[s].device &&
+                     a->streams[q].priority < a->streams[s].priority;
+    return out;
 }
 
 /* The kernels of higher-priority streams that overtook kernel k (ready at `ready`, started
@@ -130,15 +130,15 @@ int sc_rule_priority(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t 
         return 0;
     sc_launch *l = NULL;
     size_t *first = malloc((ctx->analysis->n_streams + 1) * sizeof *first);
-    int rc = first ? sc_launches_build(ctx, &l) : -1;
+    bool *outranked = sc_prio_outranked(ctx->analysis);
+    int rc = first && outranked ? sc_launches_build(ctx, &l) : -1;
     for (size_t s = 0; rc == 0 && s <= ctx->analysis->n_streams; s++)
         first[s] = SIZE_MAX;    /* per stream: its first starved kernel */
     sc_finding_builder b;
     sc_prio_totals tot = {0};
     sc_finding_begin(&b, "priority", sc_priority_fix);
     for (size_t k = 0; rc == 0 && k < t->n_kernels; k++) {
-        if (!l[k].call || l[k].slot >= ctx->analysis->n_streams ||
-            !sc_prio_outranked(ctx, l, k))
+        if (!l[k].call || l[k].slot >= ctx->analysis->n_streams || !outranked[l[k].slot])
             continue;
         uint64_t ready = sc_prio_ready(&l[k]), start = t->kernels[k].rec.start_ns;
         if (start < ready + SC_PRIORITY_MIN_WAIT_NS)
@@ -170,6 +170,7 @@ int sc_rule_priority(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t 
     }
     free(l);
     free(first);
+    free(outranked);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "priority: out of memory");
     return rc;

@@ -373,14 +373,13 @@ static int sc_rp_pinned(sc_replay *r)
 static int sc_rp_prefetched(sc_replay *r)
 {
     r->prefetched_ns = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->prefetched_ns);
-    sc_unified u;
-    if (!r->prefetched_ns || sc_unified_measure(r->ctx, &u) != 0)
+    if (!r->prefetched_ns)
         return -1;
+    const sc_unified *u = r->ctx->unified;
     for (size_t i = 0; i < r->n_ops; i++)
-        r->prefetched_ns[i] = i < r->ctx->trace->n_kernels && u.kernels
-                                  ? u.kernels[i].prefetched_ns
+        r->prefetched_ns[i] = i < r->ctx->trace->n_kernels && u && u->kernels
+                                  ? u->kernels[i].prefetched_ns
                                   : r->ops[i].dur;
-    sc_unified_free(&u);
     return 0;
 }
 

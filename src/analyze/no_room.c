@@ -7,8 +7,9 @@
  * legacy/blocking pair is legacy-stream's) waits for that even though nothing orders it.
  *
  * waited for room (one finding): B, ready at R = max(its launch call's end, its own stream's
- * previous work end), and a full-grid kernel A of the same device that started before B and
- * still ran at R, with
+ * previous work end), not itself a full grid (two full grids share a device that either
+ * fills: making room for B would gain nothing), and a full-grid kernel A of the same device
+ * that started before B and still ran at R, with
  *   - B started at most 20 us after A ended (B's blocks may start inside A's last wave, as
  *     soon as A's blocks retire and leave room: on an H200 a small kernel behind a one-wave
  *     sweep started ~290 us before the sweep's end);
@@ -203,6 +204,8 @@ static void sc_noroom_no_gain_instance(const sc_noroom_run *r, size_t a, size_t 
 /* Kernel b against the kernels before it that may still matter. */
 static int sc_noroom_visit(sc_noroom_run *r, size_t b)
 {
+    sc_occupancy ob;
+    bool b_full = sc_noroom_occupancy(r->ctx, b, &ob);
     size_t best = SIZE_MAX;
     uint64_t best_wait = 0;
     sc_occupancy best_occ = {0};
@@ -219,7 +222,10 @@ static int sc_noroom_visit(sc_noroom_run *r, size_t b)
             if (sc_finding_add(&r->no_gain, &inst) != 0)
                 return -1;
         }
-        uint64_t wait = r->launches[b].call ? sc_noroom_wait(r, a, b, &oa) : 0;
+        /* a full grid that waited for another full grid lost nothing: with room made for
+         * it, the two would share a device that either fills (their overlap gains
+         * nothing, the second finding's case) */
+        uint64_t wait = r->launches[b].call && !b_full ? sc_noroom_wait(r, a, b, &oa) : 0;
         if (wait > 0 && (best == SIZE_MAX ||
                          ka->end_ns > r->ctx->trace->kernels[best].rec.end_ns)) {
             best = a;

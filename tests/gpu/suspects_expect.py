@@ -31,13 +31,7 @@ TWINS = {
 # Twins that fail to be clean for a reason known and not fixed yet (expected failures:
 # strict on the recorded traces, so the entry goes when the gap is closed; not strict on
 # live runs, which may not show it).
-TWIN_GAPS = {
-    "equal-priority":
-        "no-room prices a kernel that waited for room as if it could have run beside the "
-        "grid without slowing it; here every stream runs grids that fill the device, so the "
-        "device has no room to give and the predicted saving (about 4 ms, an error) is not "
-        "real: the replay needs a throughput bound for work beside full grids",
-}
+TWIN_GAPS = {}
 
 # managed-faults needs CUPTI's unified-memory counters, which streamcheck enables only when
 # asked: the managed cases run with it (tests/samples/MEASURED.md: what it costs).

@@ -230,6 +230,26 @@ static void test_wait_the_host_hides_is_a_join(void **state)
     syn_free(&s);
 }
 
+/* A full grid behind a full grid: the sweep (10 .. 1010 us, one full wave) on 14, then on 15
+ * a second sweep called at 20 us that ran 1012 .. 2012 us. It waited 987 us as the small
+ * kernel above did, but with room made for it the two would share a device that either
+ * fills: no gain, so no "waited for room" finding (the second finding names pairs that
+ * overlapped without gain; these did not overlap). */
+static void test_full_grid_behind_full_grid_is_not_no_room(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    setup(&s);
+    launch(&s, S14, 1, 0, US(10), US(1010), 1056, 256, 16, 1);
+    launch(&s, S15, 3, US(20), US(1012), US(2012), 1056, 256, 16, 2);
+    sc_analysis a;
+    syn_analyze(&s, &a);
+    assert_null(syn_finding(&a, "no-room"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
 /* 1000 blocks < one wave of 1056: SMs were left free, so the wait is not for room. */
 static void test_partial_grid_is_silent(void **state)
 {
@@ -383,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_long_kernel_held_for_room_is_error),
         cmocka_unit_test(test_wait_the_host_hides_is_a_join),
         cmocka_unit_test(test_partial_grid_is_silent),
+        cmocka_unit_test(test_full_grid_behind_full_grid_is_not_no_room),
         cmocka_unit_test(test_register_limited_grid),
         cmocka_unit_test(test_shared_limited_grid_last_wave),
         cmocka_unit_test(test_legacy_blocking_pair_is_silent),

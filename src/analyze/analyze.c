@@ -33,6 +33,7 @@ static const sc_rule sc_rules[] = {
     {"managed-faults", sc_rule_managed_faults},
     {"pin-per-step", sc_rule_pin_per_step},
     {"hardware-queue", sc_rule_hardware_queue},
+    {"peer-access", sc_rule_peer_access},
 };
 
 const char *sc_severity_name(sc_severity severity)

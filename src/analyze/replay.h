@@ -50,7 +50,9 @@ typedef enum sc_fix_kind {
     SC_FIX_UNWAIT = 2,      /* index: trace->calls: the call (or the polling loop it starts)
                                no longer waits; its thread issues on */
     SC_FIX_PINNED = 3,      /* index: trace->copies: the host memory is pinned: the call
-                               returns at once and the copy runs at the pinned rate */
+                               returns at once and the copy runs at the pinned rate; for a
+                               half of a staged peer copy (peer_copy.h), peer access is on:
+                               the call returns at once, the copy runs direct, unstaged */
     SC_FIX_UNHOLD = 4,      /* index: a work position (sc_work_at), or SC_FIX_ALL: the work
                                is not held by the work that ended right before it started,
                                nor late by its unexplained delay (SC_FIX_ALL: and no stream

@@ -9,6 +9,7 @@
 #include "analyze/replay_graph.h"
 #include "analyze/hw_queues.h"
 #include "analyze/occupancy.h"
+#include "analyze/peer_copy.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
@@ -112,6 +113,7 @@ static int sc_rp_ops_fill(sc_replay *r)
                         .kind = w.kind};
         if (item != SC_RP_NONE && call->rec.start_ns <= w.start_ns)
             o->issue_ns = call->rec.start_ns;
+        o->peer_staged = w.kind == SC_WORK_MEMCPY && sc_copy_peer_staged(&t->copies[w.index]);
     }
     return 0;
 }

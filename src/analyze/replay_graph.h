@@ -40,6 +40,8 @@ typedef struct sc_rp_op {
                                    when it started in the last part of a full grid */
     uint64_t extra_lag;         /* unexplained delay, kept as recorded; or, after_host_func,
                                    the time the host function held its stream */
+    bool peer_staged;           /* half of a peer copy staged through host memory
+                                   (peer_copy.h): SC_FIX_PINNED makes it direct */
     bool after_host_func;       /* the first work issued on its stream after a host function
                                    (cudaLaunchHostFunc): it waited for the function to run */
     uint32_t edge_first, n_edges;   /* into sc_replay.edges */
@@ -124,7 +126,8 @@ struct sc_replay {
     uint64_t lag_queue;         /* start of the work before it in its hardware queue to start */
     uint64_t wake_ns;           /* end of what a waiting call waited for to its return */
     uint64_t async_call_ns;     /* an async copy call from pinned memory */
-    uint64_t *pinned_ns;        /* per op: its duration from pinned memory (copies) */
+    uint64_t *pinned_ns;        /* per op: its duration from pinned memory (copies), or as a
+                                   direct peer copy (a staged half) */
     uint64_t *load_ns;          /* per item: module load inside the call */
 
     /* what a pass uses */

@@ -6,6 +6,7 @@
 
 #include "analyze/blocking.h"
 #include "analyze/polls.h"
+#include "analyze/peer_copy.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
@@ -464,10 +465,15 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     } else if (cls == SC_CALL_MEMCPY_ASYNC) {
         for (size_t k = 0; k < own_count[i]; k++) {
             int32_t op = w->own_ops[own_first[i] + k];
-            if (r->ops[op].kind == SC_WORK_MEMCPY &&
-                sc_rp_pageable_copy(t, (size_t)op - t->n_kernels)) {
-                it->pinned_copy = op;
+            if (r->ops[op].kind != SC_WORK_MEMCPY)
+                continue;
+            const sc_rec_memcpy *m = &t->copies[(size_t)op - t->n_kernels];
+            if (sc_rp_pageable_copy(t, (size_t)op - t->n_kernels)) {
+                it->pinned_copy = op;   /* the call returned once its copy was staged */
                 p = op;
+            } else if (sc_copy_peer_staged(m) && m->copy_kind == 2) {
+                it->pinned_copy = op;   /* staged through the host: the call is slow, but
+                                           returned before its copy */
             }
         }
     } else if (cls == SC_CALL_LAUNCH && r->load_ns[i] > 0) {

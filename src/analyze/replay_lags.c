@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/peer_copy.h"
 #include "analyze/pinned_rate.h"
 #include "analyze/replay_parts.h"
 #include "analyze/unified.h"
@@ -185,16 +186,17 @@ static int sc_rp_measure_lags(sc_replay *r)
                 continue;   /* before its bound (clock noise), anchored, after a module load */
             uint64_t lag = o->rec_start - t;
             if (pass == 0) {
-                /* work a module load held says how long the load took, not the launch */
-                if (bind == SC_BIND_ISSUE &&
+                /* work a module load held says how long the load took, not the launch; a
+                 * staged peer copy, how long the driver staged */
+                if (bind == SC_BIND_ISSUE && !o->peer_staged &&
                     !sc_rp_load_between(load_ends, n_loads, o->issue_ns, o->rec_start))
                     issue[o->kind].v[issue[o->kind].n++] = lag;
                 continue;
             }
             if (o->item != SC_RP_NONE && o->issue_ns + r->lag_issue[o->kind] >= t)
                 continue;   /* not ready before its predecessor ended */
-            if (o->after_host_func)
-                continue;   /* its gap is the host function's, not the stream's lag */
+            if (o->after_host_func || o->peer_staged)
+                continue;   /* its gap is the host function's or the staging's */
             if (bind == SC_BIND_STREAM)
                 stream.v[stream.n++] = lag;
             else if (bind == SC_BIND_CROSS)
@@ -358,8 +360,13 @@ static int sc_rp_pinned(sc_replay *r)
         const sc_rec_memcpy *m = &t->copies[c];
         r->pinned_ns[i] = r->ops[i].dur;
         char basis[160];
-        if ((m->flags & SC_MEMCPY_ASYNC) &&
-            (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
+        if (sc_copy_peer_staged(m)) {   /* with peer access: one direct copy */
+            sc_peer_rate peer;
+            if (sc_peer_rate_measure(t, sc_ctx_device_info(r->ctx, m->device), &peer) != 0)
+                return -1;
+            r->pinned_ns[i] = sc_peer_direct_ns(&peer, m);
+        } else if ((m->flags & SC_MEMCPY_ASYNC) &&
+                   (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
             sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &r->pinned_ns[i],
                                basis, sizeof basis);
             if (r->pinned_ns[i] > r->ops[i].dur)    /* pinned is never the slower path */

@@ -162,11 +162,13 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
                          r->op_end[i]);
         return;
     }
-    if (o->held_by != SC_RP_NONE && !r->fix_unhold[i]) {
+    /* a staged peer copy made direct no longer waits for the driver's staging */
+    bool unheld = r->fix_unhold[i] || (o->peer_staged && r->fix_pinned[i]);
+    if (o->held_by != SC_RP_NONE && !unheld) {
         int64_t h = (int64_t)r->op_end[o->held_by] + o->held_lag;
         t = sc_rp_max(t, h > 0 ? (uint64_t)h : 0);
     }
-    if (!r->fix_unhold[i])  /* late for a reason the trace does not name: the fix's to remove */
+    if (!unheld)    /* late for a reason the trace does not name: the fix's to remove */
         t += o->extra_lag;
     /* a full grid running when it would start leaves it no room: it starts at the grid's end
      * (twice: moving past one grid may land inside the next) */

@@ -21,7 +21,7 @@ static const char *const known_rules[] = {
     "legacy-stream", "blocking-stream", "pageable-async", "implicit-sync",
     "host-sync",     "lazy-loading",    "no-room",        "serializing-env",
     "host-func",     "priority",        "managed-faults", "pin-per-step",
-    "hardware-queue",
+    "hardware-queue", "peer-access",
 };
 
 enum metric {

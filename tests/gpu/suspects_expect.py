@@ -25,6 +25,7 @@ TWINS = {
     "equal-priority": [PRIORITY_RULE],
     "managed-prefetch": [MANAGED_RULE],
     "register-once": ["implicit-sync", PIN_RULE],
+    "peer-access": ["peer-access"],
     "set-at-start": ["implicit-sync"],
 }
 

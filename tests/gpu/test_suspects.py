@@ -39,6 +39,8 @@ CASES = {
     "managed-faults": ("managed-faults", UNIFIED_ON),
     "managed-prefetch": ("managed-prefetch", UNIFIED_ON),
     "managed-faults-untraced": ("managed-faults", {}),
+    "peer-copy": ("peer-copy", {}),
+    "peer-access": ("peer-access", {}),
     "register-per-step": ("register-per-step", {}),
     "register-once": ("register-once", {}),
     "setlimit-mid-run": ("setlimit-mid-run", {}),
@@ -55,6 +57,12 @@ def plain_env(env):
     return {**clean, **env}
 
 
+def skip_without_two_devices(proc):
+    """The peer modes exit 2 where there are not two devices that reach each other."""
+    if proc.returncode == 2 and "needs two devices" in proc.stderr:
+        pytest.skip(proc.stderr.strip())
+
+
 @pytest.fixture(scope="session")
 def suspects(build, tmp_path_factory):
     """Each case runs once under the wrapper; the tests read its report."""
@@ -65,6 +73,7 @@ def suspects(build, tmp_path_factory):
             mode, env = CASES[case]
             folder = tmp_path_factory.mktemp(f"suspects-{case}")
             run = Run(build, folder, [sample(build, "suspects"), mode], env=env)
+            skip_without_two_devices(run.proc)
             assert run.proc.returncode == 0, run.proc.stdout + run.proc.stderr
             assert run.report, run.proc.stderr
             assert f"mode={mode} " in run.proc.stdout, run.proc.stdout
@@ -84,6 +93,7 @@ def plain(build):
             mode, env = CASES[case]
             p = subprocess.run([str(sample(build, "suspects")), mode], capture_output=True,
                                text=True, timeout=300, env=plain_env(env))
+            skip_without_two_devices(p)
             assert p.returncode == 0, p.stdout + p.stderr
             cache[case] = p.stdout
         return cache[case]
@@ -204,6 +214,18 @@ def test_managed_faults_are_not_traced_unless_asked(suspects):
     run = suspects("managed-faults-untraced")
     assert not any(t["unified"] for t in run.read_traces())
     assert not run.findings(MANAGED_RULE)
+
+
+# --- peer-copy (two devices) --------------------------------------------------------------------
+
+def test_staged_peer_copies_are_reported(suspects):
+    """With peer access off the 8 copies of 64 MiB go through host memory (CUPTI: a
+    device-to-host and a host-to-device half each): peer-access names them, costly, at the
+    cudaMemcpyPeerAsync line."""
+    run = suspects("peer-copy")
+    (found,) = run.findings("peer-access")
+    assert found["count"] == 8 and found["cost_ns"] > 0, found
+    assert all(a.startswith("cudaMemcpyPeerAsync") for a in site_apis([found])), found
 
 
 # --- register-per-step ------------------------------------------------------------------------

@@ -500,6 +500,7 @@ ACCURACY_PAIRS = [
     ("suspects-lazy-once", "suspects-lazy-once-eager", ("lazy-loading",)),
     ("suspects-host-func", "suspects-host-after-event", ("host-func",)),
     ("suspects-priority", "suspects-equal-priority", ("priority",)),
+    ("suspects-peer-copy", "suspects-peer-access", ("peer-access",)),
 ]
 
 

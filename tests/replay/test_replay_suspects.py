@@ -131,6 +131,14 @@ def test_register_per_step_fixture_is_pin_per_step():
     assert any(a.startswith("cudaHostRegister") for a in site_apis(found)), found
 
 
+def test_peer_copy_fixture_is_reported():
+    """Recorded on two H200s: 8 copies of 64 MiB with peer access off, each staged through
+    host memory (a device-to-host and a host-to-device half per call)."""
+    (found,) = findings(analysis("peer-copy"), "peer-access")
+    assert found["count"] == 8 and costly([found]), found
+    assert all(a.startswith("cudaMemcpyPeerAsync") for a in site_apis([found])), found
+
+
 def test_priority_fixture_is_reported():
     found = findings(analysis("priority"), PRIORITY_RULE)
     assert costly(found), found

@@ -14,6 +14,8 @@
 //   stream-callback      host-after-event                 cudaStreamAddCallback between kernels
 //   priority             equal-priority                   high-priority streams starve a low one
 //   managed-faults       managed-prefetch                 kernels fault managed pages in
+//   peer-copy            peer-access                      peer copies with peer access off
+//                                                         (two devices)
 //   register-per-step    register-once                    cudaHostRegister/Unregister every step
 //   setlimit-mid-run     set-at-start                     cudaDeviceSetLimit between steps
 //   cacheconfig-mid-run  set-at-start                     cudaFuncSetCacheConfig between steps
@@ -53,6 +55,8 @@ static const Mode k_modes[] = {
     {"equal-priority", 20, mode_priority, PRIORITY_EQUAL, "the same with every stream at the same priority"},
     {"managed-faults", 8, mode_managed, MANAGED_FAULTS, "kernels on A and B touch host-resident managed memory: page faults"},
     {"managed-prefetch", 8, mode_managed, MANAGED_PREFETCH, "the same with cudaMemPrefetchAsync before each kernel"},
+    {"peer-copy", 8, mode_peer, PEER_COPY, "cudaMemcpyPeerAsync of 64 MiB from device 0 to device 1, peer access off (needs two devices)"},
+    {"peer-access", 8, mode_peer, PEER_ACCESS, "the same with peer access enabled both ways"},
     {"register-per-step", 8, mode_register, REGISTER_PER_STEP, "cudaHostRegister, copy, cudaHostUnregister of a host buffer every step while A spins"},
     {"register-once", 8, mode_register, REGISTER_ONCE, "the same copies from buffers registered once before the loop"},
     {"setlimit-mid-run", 20, mode_limits, LIMITS_SETLIMIT, "cudaDeviceSetLimit(stack size) between steps while A spins"},

@@ -98,6 +98,7 @@ void mode_cross_thread(Ctx &c, int variant);   // suspects_threads.cu
 void mode_host_func(Ctx &c, int variant);      // suspects_hostfn.cu
 void mode_priority(Ctx &c, int variant);       // suspects_priority.cu
 void mode_managed(Ctx &c, int variant);        // suspects_managed.cu
+void mode_peer(Ctx &c, int variant);           // suspects_peer.cu
 void mode_register(Ctx &c, int variant);       // suspects_register.cu
 void mode_limits(Ctx &c, int variant);         // suspects_limits.cu
 
@@ -106,5 +107,6 @@ enum { CROSS_FREE, CROSS_ASYNC, CROSS_BEFORE };
 enum { HOST_FUNC, HOST_CALLBACK, HOST_AFTER_EVENT };
 enum { PRIORITY_HIGH, PRIORITY_EQUAL };
 enum { MANAGED_FAULTS, MANAGED_PREFETCH };
+enum { PEER_COPY, PEER_ACCESS };
 enum { REGISTER_PER_STEP, REGISTER_ONCE };
 enum { LIMITS_SETLIMIT, LIMITS_CACHECONFIG, LIMITS_AT_START };

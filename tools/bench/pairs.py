@@ -92,6 +92,9 @@ PAIRS = [
     Pair("managed-faults", side("suspects", "managed-faults", STREAMCHECK_UNIFIED_MEMORY="1"),
          side("suspects", "managed-prefetch", STREAMCHECK_UNIFIED_MEMORY="1"), "managed-faults",
          ("managed-faults",)),
+    # needs two devices (the suspects exit 2 with one)
+    Pair("peer-copy", side("suspects", "peer-copy"), side("suspects", "peer-access"),
+         "peer-access", ("peer-access",)),
     Pair("register-per-step", side("suspects", "register-per-step"),
          side("suspects", "register-once"), "pin-per-step, implicit-sync",
          ("pin-per-step", "implicit-sync")),

@@ -61,7 +61,9 @@ typedef enum sc_fix_kind {
                                grids it waited for (they leave room for it; other work still
                                waits for them) */
     SC_FIX_NO_LOAD = 6,     /* index: trace->calls: a launch without the module load inside
-                               its call (the load's time comes off the call) */
+                               its call (the load's time comes off the call, and is paid at
+                               the start of its thread instead: a module loaded eagerly or by
+                               a warm-up still takes its time) */
     SC_FIX_REMOVE = 7,      /* index: trace->calls: the call is not made there at all (moved
                                out of the loop): no wait, no time of its own */
     SC_FIX_ARRIVAL = 8,     /* index: trace->kernels: the kernel is dispatched in the order

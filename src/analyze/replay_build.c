@@ -412,6 +412,7 @@ static int sc_rp_scratch(sc_replay *r)
     r->item_started = malloc(ni * sizeof(bool));
     r->item_done = malloc(ni * sizeof(bool));
     r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
+    r->moved_load = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->fix_barrier = calloc(r->n_slots + 1, 1);
     r->fix_unwait = calloc(ni, 1);
     r->fix_remove = calloc(ni, 1);
@@ -423,7 +424,8 @@ static int sc_rp_scratch(sc_replay *r)
     r->fix_prefetch = calloc(no, 1);
     r->op_ready = malloc(no * sizeof(uint64_t));
     return r->op_start && r->op_end && r->item_start && r->item_end && r->item_started &&
-                   r->item_done && r->thread_shift && r->fix_barrier && r->fix_unwait &&
+                   r->item_done && r->thread_shift && r->moved_load && r->fix_barrier &&
+                   r->fix_unwait &&
                    r->fix_remove && r->fix_no_load &&
                    r->fix_pinned && r->fix_unhold && r->fix_room && r->fix_arrival &&
                    r->fix_prefetch &&
@@ -510,6 +512,7 @@ void sc_replay_free(sc_replay *r)
     free(r->item_started);
     free(r->item_done);
     free(r->thread_shift);
+    free(r->moved_load);
     free(r->fix_barrier);
     free(r->fix_unwait);
     free(r->fix_remove);

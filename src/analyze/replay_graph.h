@@ -136,6 +136,8 @@ struct sc_replay {
     bool *item_started;
     bool *item_done;            /* its end is known in this pass */
     uint64_t *thread_shift;     /* replayed minus recorded end of the thread's last item */
+    uint64_t *moved_load;       /* per thread, in a pass: the module loads SC_FIX_NO_LOAD took
+                                   out of its launches, paid at its start instead */
     uint8_t *fix_barrier;       /* per stream slot */
     uint8_t *fix_unwait, *fix_no_load, *fix_remove;  /* per item */
     uint8_t *fix_pinned, *fix_unhold, *fix_room;    /* per op */

@@ -219,7 +219,10 @@ static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
 static void sc_rp_run_item(sc_replay *r, int32_t i)
 {
     const sc_rp_item *it = &r->items[i];
-    uint64_t start = it->first ? it->rec_start : sc_rp_item_start(r, i);
+    /* a thread's first item: where the loads a fix took out of its launches are paid (a
+     * module loaded eagerly, or by a warm-up, still takes its time, before the work) */
+    uint64_t start = it->first ? it->rec_start + r->moved_load[it->thread]
+                               : sc_rp_item_start(r, i);
     if (it->join != SC_RP_NONE && r->item_done[it->join]) {
         /* a join: the gap was the wait for the other thread's end, not host work */
         uint64_t prev_end = start - (it->gap - (r->plain ? it->tool : 0));
@@ -273,6 +276,13 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
     memset(r->item_started, 0, r->n_items * sizeof *r->item_started);
     memset(r->item_done, 0, r->n_items * sizeof *r->item_done);
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
+    memset(r->moved_load, 0, (r->n_threads + 1) * sizeof *r->moved_load);
+    for (size_t i = 0; i < r->n_items; i++)
+        if (r->fix_no_load[i]) {
+            const sc_rp_item *it = &r->items[i];
+            uint64_t own = it->rec_end - it->rec_start;
+            r->moved_load[it->thread] += r->load_ns[i] < own ? r->load_ns[i] : own;
+        }
     memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
     for (size_t k = 0; k < r->n_nodes; k++) {
         if (r->nodes[k].is_item)

@@ -28,12 +28,15 @@ typedef struct sc_peer_totals {
     uint32_t src, dst;
 } sc_peer_totals;
 
-/* The other half of staged copy c (same correlation id), or SIZE_MAX. */
+#define SC_PEER_HALF_LOOKAHEAD 256u  /* copies after the first half to look for the second */
+
+/* The other half of staged copy c (same correlation id), or SIZE_MAX: the host-to-device
+ * half starts after the device-to-host one (copies are sorted by start), soon after. */
 static size_t sc_peer_other_half(const sc_trace *t, size_t c)
 {
     const sc_rec_memcpy *m = &t->copies[c];
-    for (size_t k = 0; k < t->n_copies; k++)
-        if (k != c && t->copies[k].correlation_id == m->correlation_id &&
+    for (size_t k = c + 1; k < t->n_copies && k <= c + SC_PEER_HALF_LOOKAHEAD; k++)
+        if (t->copies[k].correlation_id == m->correlation_id &&
             sc_copy_peer_staged(&t->copies[k]))
             return k;
     return SIZE_MAX;

@@ -50,6 +50,7 @@ int sc_rule_peer_access(const sc_ctx *ctx, sc_finding_list *out, char *err, size
     int rc = 0;
     uint64_t prev_end = 0;          /* the previous staged copy's end, on its stream */
     uint32_t prev_stream = UINT32_MAX, prev_device = UINT32_MAX;
+    sc_peer_rate rate = {0};
     sc_finding_begin(&b, "peer-access", sc_peer_fix);
     for (size_t c = 0; rc == 0 && c < t->n_copies; c++) {     /* copies are sorted by start */
         const sc_rec_memcpy *m = &t->copies[c];
@@ -65,8 +66,8 @@ int sc_rule_peer_access(const sc_ctx *ctx, sc_finding_list *out, char *err, size
         prev_end = end;
         prev_stream = m->stream_id;
         prev_device = m->device;
-        sc_peer_rate rate;
-        if (sc_peer_rate_measure(t, sc_ctx_device_info(ctx, m->device), &rate) != 0) {
+        if (tot.count == 0 &&   /* the rate once: the trace's peer copies, or the default */
+            sc_peer_rate_measure(t, sc_ctx_device_info(ctx, m->device), &rate) != 0) {
             rc = -1;
             break;
         }

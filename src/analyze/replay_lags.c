@@ -374,6 +374,8 @@ static int sc_rp_pinned(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
     sc_pinned_rate rate;
+    sc_peer_rate peer = {0};
+    bool peer_measured = false;
     r->pinned_ns = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->pinned_ns);
     if (!r->pinned_ns || sc_pinned_rate_measure(t, &rate) != 0)
         return -1;
@@ -383,9 +385,10 @@ static int sc_rp_pinned(sc_replay *r)
         r->pinned_ns[i] = r->ops[i].dur;
         char basis[160];
         if (sc_copy_peer_staged(m)) {   /* with peer access: one direct copy */
-            sc_peer_rate peer;
-            if (sc_peer_rate_measure(t, sc_ctx_device_info(r->ctx, m->device), &peer) != 0)
+            if (!peer_measured &&       /* the rate once, as the rule does */
+                sc_peer_rate_measure(t, sc_ctx_device_info(r->ctx, m->device), &peer) != 0)
                 return -1;
+            peer_measured = true;
             r->pinned_ns[i] = sc_peer_direct_ns(&peer, m);
         } else if ((m->flags & SC_MEMCPY_ASYNC) &&
                    (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {

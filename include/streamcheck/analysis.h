@@ -206,8 +206,11 @@ typedef struct sc_replay_summary {
     uint64_t tool_ns;           /* streamcheck's own time on the host: the stacks it took
                                    after calls (OVERHEAD records of its own kind) */
     uint64_t tool_calls;        /* calls whose stack that was */
-    uint64_t plain_span_ns;     /* the run replayed unchanged without that time: the base
-                                   every cost is measured from */
+    uint64_t tracer_ns;         /* what tracing adds to calls of the classes it is measured
+                                   for (CUPTI's and streamcheck's callbacks: tracer_cost.h) */
+    uint64_t tracer_calls;      /* calls that time was taken from */
+    uint64_t plain_span_ns;     /* the run replayed unchanged without either: the base every
+                                   cost is measured from */
     uint64_t fixed_span_ns;     /* replayed with every finding's fix applied (and without
                                    streamcheck's own time) */
     uint64_t ops, calls;        /* device work and host calls in the graph */

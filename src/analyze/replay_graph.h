@@ -63,6 +63,8 @@ typedef struct sc_rp_item {
     uint64_t gap;               /* host time since the previous item of its thread ended */
     uint64_t tool;              /* the part of gap streamcheck spent taking the previous
                                    call's stack: left out when the replay runs plain */
+    uint64_t tracer;            /* what tracing added to its calls (tracer_cost.h), at most
+                                   its own time: left out when the replay runs plain */
     int32_t join;               /* the last item of another thread this one waited for (a
                                    join: pthread_join and the like leave no record), or
                                    SC_RP_NONE; it starts join_lag after that item's end */
@@ -126,6 +128,8 @@ struct sc_replay {
     uint64_t lag_queue;         /* start of the work before it in its hardware queue to start */
     uint64_t wake_ns;           /* end of what a waiting call waited for to its return */
     uint64_t async_call_ns;     /* an async copy call from pinned memory */
+    uint64_t async_call_tracer; /* what tracing added to it (tracer_cost.h): plain passes
+                                   leave it out */
     uint64_t *pinned_ns;        /* per op: its duration from pinned memory (copies), or as a
                                    direct peer copy (a staged half) */
     uint64_t *load_ns;          /* per item: module load inside the call */

@@ -9,6 +9,7 @@
 #include "analyze/peer_copy.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
+#include "analyze/tracer_cost.h"
 #include "analyze/work.h"
 
 
@@ -206,6 +207,30 @@ static void sc_rp_tool_times(sc_replay *r)
     }
 }
 
+/* What CUPTI's and streamcheck's callbacks added to each item's calls (tracer_cost.h): a
+ * plain pass leaves it out of the item's own time, and out of its work's issue lag (a launch
+ * submits its work as it returns: the kernel starts after the callbacks' time, not during).
+ * Only a run streamcheck recorded (its PROCESS record) paid it. */
+static void sc_rp_tracer_times(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    if (!t->has_process)
+        return;
+    r->async_call_tracer = sc_tracer_cost_ns(SC_CALL_MEMCPY_ASYNC);
+    for (size_t c = 0; c < t->n_calls; c++) {
+        int32_t i = r->call_item[c];
+        if (i == SC_RP_NONE)
+            continue;
+        sc_rp_item *it = &r->items[i];
+        uint64_t own = it->rec_end - it->rec_start, before = it->tracer;
+        it->tracer += sc_tracer_cost_ns(t->calls[c].rec.call_class);
+        if (it->tracer > own)
+            it->tracer = own;
+        r->summary.tracer_ns += it->tracer - before;
+        r->summary.tracer_calls += it->tracer > before;
+    }
+}
+
 int sc_rp_host_items(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
@@ -226,6 +251,7 @@ int sc_rp_host_items(sc_replay *r)
         rc = sc_rp_items_from(r, e, n, loop_of);
     if (rc == 0) {
         sc_rp_tool_times(r);
+        sc_rp_tracer_times(r);
         sc_rp_joins(r);
     }
     free(e);

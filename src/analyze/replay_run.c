@@ -120,14 +120,22 @@ static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
     return r->ops[i].dur;
 }
 
+/* From the start of the call that issued work of this kind to the work's start: the typical
+ * lag, less what tracing added to the call in a plain pass (the call submits as it returns). */
+static uint64_t sc_rp_issue_lag(const sc_replay *r, const sc_rp_item *it, uint8_t kind)
+{
+    uint64_t lag = r->lag_issue[kind], cut = r->plain ? it->tracer : 0;
+    return lag > cut ? lag - cut : 0;
+}
+
 #define SC_RP_AFTER_LOAD_NS 30000u  /* a kernel this soon after its load was held by it */
 
 static void sc_rp_run_op(sc_replay *r, int32_t i)
 {
     const sc_rp_op *o = &r->ops[i];
-    uint64_t t = o->item != SC_RP_NONE ? sc_rp_item_start(r, o->item) + r->lag_issue[o->kind]
-                                       : o->rec_start;
     const sc_rp_item *it = o->item != SC_RP_NONE ? &r->items[o->item] : NULL;
+    uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, it, o->kind)
+                    : o->rec_start;
     if (it && it->loads && !r->fix_no_load[o->item] && r->item_done[o->item] &&
         o->rec_start >= it->load_end) {
         /* the kernel of a loading launch: after the load (the call's end less what it did
@@ -228,13 +236,15 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
         uint64_t prev_end = start - (it->gap - (r->plain ? it->tool : 0));
         start = sc_rp_max(prev_end, r->item_end[it->join] + it->join_lag);
     }
-    uint64_t own = it->rec_end - it->rec_start, end;
+    uint64_t own = it->rec_end - it->rec_start - (r->plain ? it->tracer : 0), end;
     if (it->call == SC_RP_NONE || r->fix_remove[i]) {
         end = start;    /* a range mark, or a call the fix takes out of the run */
     } else if (it->pinned_copy != SC_RP_NONE && r->fix_pinned[it->pinned_copy]) {
         /* from pinned memory the call returns at once; what it did after its copy ended (a
          * stall of its own) it would still do */
-        end = start + r->async_call_ns + (uint64_t)(it->waited && it->post > 0 ? it->post : 0);
+        uint64_t call = r->async_call_ns, cut = r->plain ? r->async_call_tracer : 0;
+        end = start + (call > cut ? call - cut : 0) +
+              (uint64_t)(it->waited && it->post > 0 ? it->post : 0);
     } else if (it->wait == SC_RP_WAIT_NONE || r->fix_unwait[i] ||
                (it->loads && r->fix_no_load[i])) {
         /* what the call does beside waiting: all of it, or its part after the wait */
@@ -320,10 +330,12 @@ void sc_rp_describe_fidelity(sc_replay *r)
                          (double)s->recorded_span_ns
                    : 0.0;
     s->trusted = fabs(s->error) <= SC_REPLAY_TRUST;
-    /* From here on every pass is the program without streamcheck's stacks: the base of the
-     * costs (the fidelity above is against the recording, which has them). */
+    /* From here on every pass is the program without streamcheck's stacks and without what
+     * tracing adds to each call: the base of the costs (the fidelity above is against the
+     * recording, which has both). */
     r->plain = true;
-    s->plain_span_ns = s->tool_ns ? sc_replay_run(r, NULL, 0) : s->replay_span_ns;
+    s->plain_span_ns = s->tool_ns || s->tracer_ns ? sc_replay_run(r, NULL, 0)
+                                                  : s->replay_span_ns;
     s->ops = r->n_ops;
     s->calls = r->n_items;
 }

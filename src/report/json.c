@@ -289,6 +289,8 @@ static json_t *replay_json(const sc_replay_summary *r)
     json_object_set_new(o, "trusted", json_boolean(r->trusted));
     json_object_set_new(o, "tool_ns", jint(r->tool_ns));
     json_object_set_new(o, "tool_calls", jint(r->tool_calls));
+    json_object_set_new(o, "tracer_ns", jint(r->tracer_ns));
+    json_object_set_new(o, "tracer_calls", jint(r->tracer_calls));
     json_object_set_new(o, "plain_span_ns", jint(r->plain_span_ns));
     json_object_set_new(o, "fixed_span_ns", jint(r->fixed_span_ns));
     json_object_set_new(o, "operations", jint(r->ops));

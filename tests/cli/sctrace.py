@@ -70,6 +70,12 @@ OVERHEAD_LAZY_FUNCTION_LOADING, OVERHEAD_COMMAND_BUFFER_FULL = 5 << 16, 6 << 16
 OVERHEAD_ACTIVITY_BUFFER_REQUEST = 7 << 16
 OVERHEAD_STREAMCHECK_STACK = 0x5C5C << 16  # streamcheck's own: the stack a call took
 
+# What tracing adds to a call, which the replay leaves out of every call of a trace with a
+# PROCESS record (every trace Trace writes): src/analyze/tracer_cost.h. A launch call is that
+# much shorter, and its kernel starts that much sooner after the call starts.
+TRACER_LAUNCH_NS = 1664
+TRACER_MEMCPY_ASYNC_NS = 655
+
 # enum sc_end_reason
 END_EXIT, END_EXEC, END_DETACH = 1, 2, 3
 

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from sctrace import CALL_MEMCPY_ASYNC, MEM_PAGEABLE, NON_BLOCKING, Trace
+from sctrace import (CALL_MEMCPY_ASYNC, MEM_PAGEABLE, NON_BLOCKING, TRACER_LAUNCH_NS,
+                     TRACER_MEMCPY_ASYNC_NS, Trace)
 
 US = 1_000
 BASE = 1_000_000_000        # sctrace adds it to every time
@@ -32,7 +33,9 @@ def training_trace(path):
             kernel running: pageable-async, 1 instance, 200 measured. What pinning saves,
             from the replay: the call returns after the default 5 plus the 50 it spent after
             its copy, at 705 instead of 850, so the loader range (its thread's marks) replays
-            300 long as recorded and 155 fixed; but the run ends with step's end mark at 1500
+            300 long as recorded and 155 fixed, each less what tracing added to the call
+            (TRACER_MEMCPY_ASYNC_NS, left out of every replayed call and of the pinned
+            call's default); but the run ends with step's end mark at 1500
             on tid 100, which waits for nothing on tid 200: saving 0, a note, a join (it
             waited 200 for nothing the run would gain)
     step row: 2 ranges, wall 1000 (mean and max 500), busy 450, sum 500, concurrency and
@@ -107,8 +110,12 @@ def test_range_metrics_json(doc):
     assert finding["rule"] == "pageable-async"
     assert f["severity"] == finding["severity"] == "note"
     assert (finding["waited_ns"], finding["join"]) == (200 * US, True)
-    assert (loader["replay_wall_ns"], loader["fixed_wall_ns"]) == (300 * US, 155 * US)
-    assert (s1["replay_wall_ns"], s1["fixed_wall_ns"]) == (500 * US, 500 * US)
+    assert (loader["replay_wall_ns"], loader["fixed_wall_ns"]) == (
+        300 * US - TRACER_MEMCPY_ASYNC_NS, 155 * US - TRACER_MEMCPY_ASYNC_NS)
+    # its three launch calls, each TRACER_LAUNCH_NS shorter in the replay, bring its end
+    # mark forward
+    step_replayed = 500 * US - 3 * TRACER_LAUNCH_NS
+    assert (s1["replay_wall_ns"], s1["fixed_wall_ns"]) == (step_replayed, step_replayed)
 
 
 def test_range_names_json(doc):

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from sctrace import (BLOCKING, CALL_MEMCPY_ASYNC, CALL_STREAM_CREATE, LEGACY, NON_BLOCKING,
-                     NOTE_CUPTI_TAKEN, Trace)
+                     NOTE_CUPTI_TAKEN, TRACER_LAUNCH_NS, TRACER_MEMCPY_ASYNC_NS, Trace)
 
 
 def report_json(run_report, *args):
@@ -79,7 +79,8 @@ def legacy_with_pageable(path, frames=()):
     faster (2 us + 64 MiB at the default 50 GB/s of compute capability 9 is longer than its
     100 us) and still starts at 300 us. Every finding saves 0: notes; each waited >= 20 us
     for nothing the run would gain: joins. legacy-stream and blocking-stream name one
-    barrier."""
+    barrier. The fixed run (as every replayed one) leaves out what tracing added to the
+    calls: the two launches' and the copy call's (TRACER_*) bring the copy call forward."""
     t = Trace(exe="/usr/bin/pipeline", pid=4242)
     t.device(0)
     t.stream(7, LEGACY)
@@ -98,9 +99,12 @@ def legacy_trap(path):
     stream (call 20, runs 210-410): waited 210 - 20 = 190 us for 13.
 
     Lags: kernel issue 5 us, cross 0 us; the replay reproduces 0-410 us. Without the barrier
-    the sweep runs 25-225 beside spin and the run ends at 225: saving 185 us, 45.1% of the
-    run and >= 100 us: an error, on both legacy-stream and blocking-stream, counted once with
-    every fix applied (225 us)."""
+    the sweep runs 25-225 beside spin and the run ends at 225: saving 185 us. Without what
+    tracing adds to a launch (L = TRACER_LAUNCH_NS, out of each launch call and its kernel's
+    issue lag), spin runs from 10 - L, the sweep's call starts at 20 - L: the run as it is
+    ends at 410 - L, fixed at 225 - 2L: saving 185 + L = 186.664 us, 45.5% of the run and
+    >= 100 us: an error, on both legacy-stream and blocking-stream, counted once with every
+    fix applied."""
     t = Trace(exe="/usr/bin/trap", pid=4343)
     t.device(0)
     t.stream(7, LEGACY)
@@ -117,7 +121,8 @@ def test_findings_json(run_report, tmp_path):
     (proc,) = doc["processes"]
     replay = proc["replay"]
     assert (replay["recorded_span_ns"], replay["replay_span_ns"],
-            replay["fixed_span_ns"]) == (400_000, 400_000, 400_000)
+            replay["fixed_span_ns"]) == (400_000, 400_000,
+                                         400_000 - 2 * TRACER_LAUNCH_NS - TRACER_MEMCPY_ASYNC_NS)
     assert replay["error"] == 0 and replay["trusted"] is True
     rules = {f["rule"]: f for f in proc["findings"]}
     assert set(rules) == {"legacy-stream", "blocking-stream", "pageable-async"}
@@ -155,16 +160,17 @@ def test_findings_json_with_a_saving(run_report, tmp_path):
     doc = report_json(run_report, legacy_trap(tmp_path / "trap-4343.sctrace"))
     (proc,) = doc["processes"]
     assert proc["replay"]["replay_span_ns"] == 410_000
-    assert proc["replay"]["fixed_span_ns"] == 225_000
+    saving = 185_000 + TRACER_LAUNCH_NS
+    assert proc["replay"]["fixed_span_ns"] == 225_000 - 2 * TRACER_LAUNCH_NS
     rules = {f["rule"]: f for f in proc["findings"]}
     for rule, other in (("legacy-stream", "blocking-stream"),
                         ("blocking-stream", "legacy-stream")):
         f = rules[rule]
-        assert (f["waited_ns"], f["cost_ns"]) == (190_000, 185_000)
+        assert (f["waited_ns"], f["cost_ns"]) == (190_000, saving)
         assert f["severity"] == "error" and f["join"] is False
-        assert f["share"] == pytest.approx(185 / 410)
+        assert f["share"] == pytest.approx(saving / 410_000)
         assert f["same_wait_as"] == other
-        assert f["worst"]["cost_ns"] == 185_000
+        assert f["worst"]["cost_ns"] == saving
     assert doc["summary"]["worst_severity"] == "error"
 
 
@@ -179,10 +185,10 @@ def test_findings_text(run_report, tmp_path):
     assert "64.0 MiB" in out
     assert "the run replayed as recorded takes 400 us against 400 us recorded (+0.0%)" in out
     out = run_report(legacy_trap(tmp_path / "trap-4343.sctrace")).stdout
-    assert ("error   legacy-stream   fixing this saves ~185 us (45.1% of the run) "
+    assert ("error   legacy-stream   fixing this saves ~187 us (45.5% of the run) "
             "[the same wait as blocking-stream]") in out
     assert "measured: 190 us waited or idle" in out
-    assert "with every finding fixed: 225 us (saves 185 us)" in out
+    assert "with every finding fixed: 222 us (saves 187 us)" in out
 
 
 def test_merged_summary_sums_rules(run_report, tmp_path):
@@ -195,15 +201,15 @@ def test_merged_summary_sums_rules(run_report, tmp_path):
     out = run_report("-q", tmp_path).stdout
     assert "legacy-stream   cost 0 ns" in out
     assert "in 2 processes" in out
-    # two traps: 185 us each
+    # two traps: 186.664 us each (legacy_trap)
     traps = tmp_path / "traps"
     traps.mkdir()
     legacy_trap(traps / "c-3.sctrace")
     legacy_trap(traps / "d-4.sctrace")
     summary = {f["rule"]: f for f in report_json(run_report, traps)["summary"]["findings"]}
-    assert summary["legacy-stream"]["cost_ns"] == 370_000
+    assert summary["legacy-stream"]["cost_ns"] == 2 * (185_000 + TRACER_LAUNCH_NS)
     assert summary["legacy-stream"]["severity"] == "error"
-    assert "legacy-stream   cost 370 us" in run_report("-q", traps).stdout
+    assert "legacy-stream   cost 373 us" in run_report("-q", traps).stdout
 
 
 def test_partial_and_dropped_and_notes(run_report, tmp_path):

@@ -89,10 +89,11 @@ def test_fail_on(wrap):
     (issue lag 5 us, cross 0 us) reproduces 5-160 us and without the barrier ends at 110:
     saving 50 us, 32% of the run but under 100 us: a warning. trap: a 200 us sweep (210-410)
     behind a 200 us spin (10-210): without the barrier the sweep runs 25-225, saving 185 us
-    of 405 us: an error."""
+    of 405 us, and what tracing added to the sweep's launch (test_report_content.py,
+    legacy_trap): 187 us, an error."""
     r = wrap("--fail-on", "error", mode="trap")
     assert r.returncode == 3, r.stderr
-    assert "error   legacy-stream   cost 185 us" in r.stderr
+    assert "error   legacy-stream   cost 187 us" in r.stderr
     r = wrap("--fail-on", "error", mode="legacy")
     assert r.returncode == 0, r.stderr
     assert "warning legacy-stream   cost 50.0 us" in r.stderr

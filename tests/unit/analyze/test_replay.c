@@ -13,7 +13,9 @@
  *     returns when what it waited for has ended plus the time it took after it, and without
  *     its wait only that time after it;
  *   - the costs are measured without the time streamcheck spent taking stacks after calls
- *     (its own OVERHEAD records): the fidelity is against the recording, which has it.
+ *     (its own OVERHEAD records), and, in a run streamcheck recorded (a PROCESS record),
+ *     without what tracing adds to each call (tracer_cost.h): the fidelity is against the
+ *     recording, which has both. Traces here have no PROCESS record unless a test says so.
  * Stream 7 is the legacy stream, 13 a blocking stream the program created; 20 and 21 are
  * non-blocking streams whose calls name them by the handles 0xA0 and 0xA1. */
 #include <math.h>
@@ -704,6 +706,61 @@ static void test_streamcheck_time_left_out(void **state)
     syn_free(&s);
 }
 
+/* What tracing adds to each call (tracer_cost.h) comes out of the costs too, in a run that
+ * streamcheck recorded (a PROCESS record). Three steps on stream 20, each a launch, its
+ * kernel and a cudaDeviceSynchronize; step i starts at t = 120 i:
+ *   launch t .. t+5: K t+10 .. t+110; cudaDeviceSynchronize t+5 .. t+116 (6 us after K);
+ *   the next step's launch 4 us after the sync returns.
+ * Lags: issue 10, wake 6, stream 1 (none shown). Replayed unchanged: 0 .. 356 us, error 0,
+ * with or without the PROCESS record: the fidelity is against the recording.
+ * Untraced (no PROCESS record): host-sync unwaits the first two syncs (the last one, which
+ * nothing followed, is kept): they end 6 us after they start, the launches run at 0, 15,
+ * 30; the kernels follow each other on the stream, 10 .. 110, 111 .. 211, 212 .. 312; the
+ * last sync returns at 318. Saving 356 - 318 = 38 us.
+ * Traced: L = 1.664 us per launch (tracer_cost.h) comes out of each launch call and of its
+ * kernel's issue lag. As recorded each step's kernel then starts L sooner after its call:
+ * the base ends at 356 - 3L = 351.008. Fixed, the launches run at 0, 13.336, 26.672 (each
+ * call L shorter), K0 at 10 - L, and the kernels follow each other: 8.336 .. 108.336,
+ * 109.336 .. 209.336, 210.336 .. 310.336, the sync returns at 316.336. Saving 34.672 us:
+ * 38 - 2L, the tracer's share of the two steps' host time the fix takes off the critical
+ * path, which the program does not pay untraced. */
+static void build_traced_steps(syn *s, bool recorded_by_streamcheck)
+{
+    syn_init(s);
+    nonblocking(s);
+    s->t.has_process = recorded_by_streamcheck;
+    for (uint32_t i = 0; i < 3; i++) {
+        uint64_t t = US(120) * i;
+        launch(s, S20, H20, t, t + US(10), t + US(110), 2 * i + 1);
+        syn_call(s, SC_CALL_DEVICE_SYNC, t + US(5), t + US(116), 2 * i + 2,
+                 "cudaDeviceSynchronize", NULL, 0);
+    }
+}
+
+static void test_tracer_time_left_out(void **state)
+{
+    (void)state;
+    const uint64_t L = 1664;
+    for (int traced = 0; traced < 2; traced++) {
+        syn s;
+        build_traced_steps(&s, traced);
+        sc_analysis a;
+        analyze(&s, &a);
+        const sc_replay_summary *r = &a.replay;
+        assert_int_equal(r->recorded_span_ns, US(356));
+        assert_int_equal(r->replay_span_ns, US(356));
+        assert_int_equal(r->tracer_ns, traced ? 3 * L : 0);
+        assert_int_equal(r->tracer_calls, traced ? 3 : 0);
+        assert_int_equal(r->plain_span_ns, traced ? US(356) - 3 * L : US(356));
+        const sc_finding *f = syn_finding(&a, "host-sync");
+        assert_non_null(f);
+        assert_int_equal(f->cost_ns, traced ? US(38) - 2 * L : US(38));
+        assert_int_equal(r->fixed_span_ns, traced ? US(318) - L : US(318));
+        sc_analysis_free(&a);
+        syn_free(&s);
+    }
+}
+
 /* A join: thread 1 waits (pthread_join: nothing CUDA records) for thread 2, which runs two
  * steps on stream 20, then goes on. Thread 2:
  *   launch 0 .. 5: K1 10 .. 1010; cudaStreamSynchronize 5 .. 1016 (6 us after K1);
@@ -836,6 +893,7 @@ int main(void)
         cmocka_unit_test(test_saving_nothing_is_a_note),
         cmocka_unit_test(test_range_walls),
         cmocka_unit_test(test_streamcheck_time_left_out),
+        cmocka_unit_test(test_tracer_time_left_out),
         cmocka_unit_test(test_thread_join_follows_the_other_thread),
         cmocka_unit_test(test_slow_join_follows_the_other_thread),
     };

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Count test results from meson's testlog.json (one JSON object per line, one per meson
-test) and print a table, then the closing line `N passed, N failed, N skipped`.
+"""Count test results from meson's testlog.json files (one JSON object per line, one per meson
+test; several files: a build's and its sanitized builds') and print a table, then the
+closing line `N passed, N failed, N skipped` over all of them.
 
 Cases are counted where the test says how many it ran, else the meson test counts as one:
   - pytest suites (tests/run_pytest.py): its last line `run_pytest: passed=N failed=N
@@ -47,25 +48,30 @@ def cases(entry):
     return passed, failed, skipped, how
 
 
-def main(path):
-    try:
-        lines = [json.loads(line) for line in open(path) if line.strip()]
-    except OSError as e:
-        print(f"count: cannot read {path}: {e}")
-        print("0 passed, 1 failed")
-        return 1
+def main(paths):
+    """Counts every testlog in paths (a build's, and a sanitized build's) into one line."""
     total = [0, 0, 0]
+    n_tests = 0
     print(f"{'meson test':48} {'result':10} {'passed':>6} {'failed':>6} {'skipped':>7}  counted from")
-    for entry in lines:
-        p, f, s, how = cases(entry)
-        total = [total[0] + p, total[1] + f, total[2] + s]
-        print(f"{entry.get('name', '?'):48} {entry.get('result', '?'):10} "
-              f"{p:6} {f:6} {s:7}  {how}")
+    for path in paths:
+        try:
+            lines = [json.loads(line) for line in open(path) if line.strip()]
+        except OSError as e:
+            print(f"count: cannot read {path}: {e}")
+            total[1] += 1
+            continue
+        label = "" if len(paths) == 1 else path.split("/meson-logs/")[0] + ": "
+        for entry in lines:
+            p, f, s, how = cases(entry)
+            total = [total[0] + p, total[1] + f, total[2] + s]
+            name = label + entry.get("name", "?")
+            print(f"{name:48} {entry.get('result', '?'):10} {p:6} {f:6} {s:7}  {how}")
+        n_tests += len(lines)
     passed, failed, skipped = total
-    print(f"{len(lines)} meson tests; cases counted as above")
+    print(f"{n_tests} meson tests; cases counted as above")
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 0 if failed == 0 and passed > 0 else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "build/meson-logs/testlog.json"))
+    sys.exit(main(sys.argv[1:] or ["build/meson-logs/testlog.json"]))

@@ -71,6 +71,8 @@ static sc_fix *sc_fixes_union(const sc_finding_list *list, size_t *n_out)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < list->n; i++) {
+        if (!list->fixes[i].n)
+            continue;   /* a finding without a fix has no list at all */
         memcpy(all + k, list->fixes[i].items, list->fixes[i].n * sizeof *all);
         k += list->fixes[i].n;
     }

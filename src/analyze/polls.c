@@ -91,7 +91,8 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
         free(loops);
         return -1;
     }
-    qsort(loops, n, sizeof *loops, sc_loop_cmp);
+    if (n > 1)
+        qsort(loops, n, sizeof *loops, sc_loop_cmp);
     *out = loops;
     *n_out = n;
     return 0;

@@ -770,16 +770,19 @@ static void device_work(html_ctx *c, size_t proc, size_t first, const sc_analysi
     size_t ik = 0, ic = 0, is = 0;
     row *cache = NULL;
     while (!c->oom && (ik < t->n_kernels || ic < t->n_copies || is < t->n_memsets)) {
-        uint64_t sk = ik < t->n_kernels ? t->kernels[ik].rec.start_ns : UINT64_MAX;
-        uint64_t sc = ic < t->n_copies ? t->copies[ic].start_ns : UINT64_MAX;
-        uint64_t ss = is < t->n_memsets ? t->memsets[is].start_ns : UINT64_MAX;
-        if (sk <= sc && sk <= ss) {
+        /* what is left of each list, never a start time standing for "none": a record may
+         * start at UINT64_MAX */
+        bool hk = ik < t->n_kernels, hc = ic < t->n_copies, hs = is < t->n_memsets;
+        uint64_t sk = hk ? t->kernels[ik].rec.start_ns : 0;
+        uint64_t sc = hc ? t->copies[ic].start_ns : 0;
+        uint64_t ss = hs ? t->memsets[is].start_ns : 0;
+        if (hk && (!hc || sk <= sc) && (!hs || sk <= ss)) {
             const sc_rec_kernel *k = &t->kernels[ik].rec;
             row *r = work_row(c, proc, first, a, &cache, k->device, k->context_id, k->stream_id);
             if (r)
                 add_event(c, r, k->start_ns, k->end_ns, kernel_desc(c, &t->kernels[ik]), 0);
             ik++;
-        } else if (sc <= ss) {
+        } else if (hc && (!hs || sc <= ss)) {
             const sc_rec_memcpy *m = &t->copies[ic];
             row *r = work_row(c, proc, first, a, &cache, m->device, m->context_id, m->stream_id);
             if (r)

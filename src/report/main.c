@@ -366,10 +366,10 @@ int main(int argc, char **argv)
 {
     sc_report_options opt;
     int prc = sc_report_parse_options(argc, argv, &opt);
-    if (prc == SC_OPT_EXIT)
-        return 0;
-    if (prc == SC_OPT_USAGE)
-        return EXIT_USAGE;
+    if (prc == SC_OPT_EXIT || prc == SC_OPT_USAGE) {
+        sc_report_free_options(&opt);
+        return prc == SC_OPT_EXIT ? 0 : EXIT_USAGE;
+    }
 
     /* Expectations are parsed before any trace is read: a typo costs nothing. */
     sc_expect_set *expect = sc_expect_new();

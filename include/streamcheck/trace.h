@@ -86,6 +86,8 @@ typedef struct sc_trace {
     const char **env;        size_t n_env;        /* "NAME=value" */
     sc_loss *losses;         size_t n_losses;     /* one per cause, as written (by cause);
                                                      none in a 1.0 trace or a crashed one */
+    uint64_t impossible_times;  /* timed records left out: they ended before they started or
+                                   lay far outside the run (src/trace/times.h) */
 
     void *storage;              /* owns every string and frame array above */
 } sc_trace;

@@ -7,6 +7,7 @@
  * nanoseconds split into "microseconds.nanoseconds", exact, with no floating point. */
 #include "report/chrome.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -178,6 +179,15 @@ typedef struct host_thread {
     uint64_t last_call_end;     /* nested calls (a driver call inside a runtime one) skipped */
 } host_thread;
 
+/* Clock arithmetic modulo 2^64, read back as signed: the wall clock and the CUPTI clock of
+ * any real trace are far below 2^63, and a damaged one must not make it undefined. */
+static int64_t sc_wrap_i64(uint64_t v)
+{
+    int64_t out;
+    memcpy(&out, &v, sizeof out);
+    return out;
+}
+
 typedef struct proc {
     const sc_analysis *a;
     const sc_trace *t;
@@ -196,7 +206,7 @@ typedef struct proc {
 
 static int64_t when(const proc *p, uint64_t ns)
 {
-    return (int64_t)ns + p->shift;
+    return sc_wrap_i64(ns + (uint64_t)p->shift);
 }
 
 static int add_device(proc *p, uint32_t device)
@@ -746,14 +756,13 @@ int sc_chrome_write(FILE *out, const sc_analysis *const *as, size_t n,
     int64_t origin = 0;
     for (size_t i = 0; i < n; i++) {
         const sc_trace *t = as[i]->trace;
-        int64_t offset = by_wall ? (int64_t)t->process.start_unix_ns - (int64_t)t->process.start_ns
-                                 : 0;
+        uint64_t offset = by_wall ? t->process.start_unix_ns - t->process.start_ns : 0;
         procs[i].a = as[i];
         procs[i].t = t;
-        procs[i].shift = offset;
+        procs[i].shift = sc_wrap_i64(offset);
         if (as[i]->run_end_ns == 0 && as[i]->run_start_ns == 0)
             continue;   /* no events at all */
-        int64_t start = (int64_t)as[i]->run_start_ns + offset;
+        int64_t start = sc_wrap_i64(as[i]->run_start_ns + offset);
         if (!any || start < origin)
             origin = start;
         any = true;
@@ -762,7 +771,7 @@ int sc_chrome_write(FILE *out, const sc_analysis *const *as, size_t n,
     int rc = 0;
     unsigned next_pid = 1;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        procs[i].shift -= origin;
+        procs[i].shift = sc_wrap_i64((uint64_t)procs[i].shift - (uint64_t)origin);
         if (build_proc(&procs[i]) != 0)
             rc = -1;
         procs[i].host_pid = next_pid++;
@@ -802,8 +811,8 @@ int sc_chrome_write(FILE *out, const sc_analysis *const *as, size_t n,
         set_err(err, err_size, "out of memory");
         return -1;
     }
-    if (ferror(out)) {
-        set_err(err, err_size, "write error");
+    if (fflush(out) != 0 || ferror(out)) {
+        set_err(err, err_size, errno ? strerror(errno) : "write error");
         return -1;
     }
     return 0;

@@ -449,6 +449,9 @@ static json_t *jnum(bool has, double v, bool integer)
 {
     if (!has || !isfinite(v))
         return json_null();
+    /* a cast out of json_int_t's range is undefined: such a number is no count of ns */
+    if (integer && (v >= 0x1p63 || v < -0x1p63))
+        return json_null();
     return integer ? json_integer((json_int_t)v) : json_real(v);
 }
 

@@ -253,7 +253,10 @@ static void put_text(FILE *out, const char *s, bool quoted)
     if (quoted)
         fputc('"', out);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c < 0x20 || *c == 0x7f || (quoted && (*c == '"' || *c == '\\')))
+        size_t control = sc_text_control_at(c);
+        if (control == 2)
+            fprintf(out, "\\x%02x\\x%02x", c[0], c[1]), c++;
+        else if (control || (quoted && (*c == '"' || *c == '\\')))
             fprintf(out, "\\x%02x", *c);
         else
             fputc(*c, out);

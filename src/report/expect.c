@@ -131,12 +131,19 @@ typedef struct token {
     uint32_t device;
 } token;
 
+/* An expectation is a line a person writes: these bounds are far above any, and keep the
+ * recursive parser, evaluator and free within a small stack whatever the input. */
+#define SC_EXPECT_MAX_NODES 256
+#define SC_EXPECT_MAX_DEPTH 32     /* parentheses and unary minus, nested */
+
 typedef struct parser {
     const char *p;
     token tok;
     char *err;
     size_t err_size;
     bool failed;
+    size_t nodes;               /* made so far for this expectation */
+    size_t depth;               /* nesting of the factor being parsed */
 } parser;
 
 static void fail(parser *ps, const char *fmt, ...)
@@ -327,6 +334,11 @@ static void lex(parser *ps)
 
 static node *new_node(parser *ps, node_kind kind)
 {
+    if (++ps->nodes > SC_EXPECT_MAX_NODES) {
+        fail(ps, "expression too long (more than %d numbers, metrics and operators)",
+             SC_EXPECT_MAX_NODES);
+        return NULL;
+    }
     node *n = calloc(1, sizeof *n);
     if (!n)
         fail(ps, "out of memory");
@@ -388,10 +400,25 @@ static node *parse_metric(parser *ps, enum scope scope, char *range, uint32_t de
     return n;
 }
 
+static node *parse_factor_nested(parser *ps);
+
 static node *parse_factor(parser *ps)
 {
     if (ps->failed)
         return NULL;
+    if (ps->depth >= SC_EXPECT_MAX_DEPTH) {
+        fail(ps, "expression nested too deeply (more than %d parentheses or signs)",
+             SC_EXPECT_MAX_DEPTH);
+        return NULL;
+    }
+    ps->depth++;
+    node *n = parse_factor_nested(ps);
+    ps->depth--;
+    return n;
+}
+
+static node *parse_factor_nested(parser *ps)
+{
     token *t = &ps->tok;
     node *n;
     switch (t->kind) {
@@ -588,7 +615,9 @@ int sc_expect_add(sc_expect_set *set, const char *text, char *err, size_t err_si
         }
     }
     if (ps.failed) {
-        snprintf(err, err_size, "'%s': %s", e.text, msg);
+        /* a long expression is cut, so that what is wrong with it still shows */
+        bool cut = strlen(e.text) > 80;
+        snprintf(err, err_size, "'%.80s%s': %s", e.text, cut ? "..." : "", msg);
         expectation_free(&e);
         return -1;
     }

@@ -37,6 +37,7 @@
  * in the markup; bytes that are not UTF-8 become '?'. */
 #include "report/html.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1537,10 +1538,11 @@ int sc_html_write(FILE *out, const sc_analysis *const *as, size_t n,
     html_page(o, &c, as, n);
     ob_flush(o);
     bool failed = o->failed || fflush(out) != 0 || ferror(out);
+    int why = errno;
     free(o);
     ctx_free(&c);
     if (failed) {
-        snprintf(err, err_size, "writing the HTML report failed");
+        snprintf(err, err_size, "%s", why ? strerror(why) : "write error");
         return -1;
     }
     return 0;

@@ -338,6 +338,7 @@ static json_t *process_json(const sc_analysis *a, const sc_json_options *opt)
                                                 ? json_null() : sc_json_str(t->status_detail));
     json_object_set_new(o, "dropped_records", t->has_end ? jint(t->end.dropped_records)
                                                          : json_null());
+    json_object_set_new(o, "impossible_times", jint(t->impossible_times));
     /* what streamcheck could not record, by cause (format 1.1; null for older traces) */
     json_t *losses = t->n_losses ? json_object() : json_null();
     for (size_t i = 0; i < t->n_losses; i++)

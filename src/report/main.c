@@ -214,11 +214,15 @@ static int write_text(const sc_report_options *opt, const sc_analysis *const *as
             fputc('\n', out);
         sc_text_merged(out, as, n, &t);
     }
-    int rc = ferror(out) ? -1 : 0;
-    if (out != stdout && fclose(out) != 0)
+    int rc = fflush(out) != 0 || ferror(out) ? -1 : 0;
+    int why = rc ? errno : 0;
+    if (out != stdout && fclose(out) != 0 && !rc) {
         rc = -1;
+        why = errno;
+    }
     if (rc)
-        fprintf(stderr, "streamcheck-report: writing the text report failed\n");
+        fprintf(stderr, "streamcheck-report: writing the text report failed: %s\n",
+                why ? strerror(why) : "write error");
     return rc;
 }
 
@@ -241,10 +245,16 @@ static int write_json(const sc_report_options *opt, const report_run *r,
         .n_expectations = n_verdicts,
     };
     int rc = sc_json_write(out, as, r->n_procs, r->errors, r->n_errors, &j);
-    if (!to_stdout && fclose(out) != 0)
+    if (rc == 0 && (fflush(out) != 0 || ferror(out)))
         rc = -1;
+    int why = rc ? errno : 0;
+    if (!to_stdout && fclose(out) != 0 && !rc) {
+        rc = -1;
+        why = errno;
+    }
     if (rc)
-        fprintf(stderr, "streamcheck-report: writing the JSON report failed\n");
+        fprintf(stderr, "streamcheck-report: writing the JSON report failed: %s\n",
+                why ? strerror(why) : "write error");
     return rc;
 }
 

@@ -4,6 +4,7 @@
 #include "report/symbolize.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -165,9 +166,14 @@ static void open_module(sym_module *m)
     m->state = MOD_UNUSABLE;
     if (!m->path[0])
         return;
-    m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+    /* A trace names its modules' paths; only a regular file is read (O_NONBLOCK: opening a
+     * FIFO of that name would wait for a writer forever). */
+    m->fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (m->fd < 0)
         return;     /* gone since the run: module+offset is all we can say, quietly */
+    struct stat st;
+    if (fstat(m->fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
     m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
     if (!m->elf || elf_kind(m->elf) != ELF_K_ELF)
         return;

@@ -85,6 +85,10 @@ static void print_header(FILE *out, const sc_analysis *a)
     if (t->has_end && t->end.dropped_records)
         fprintf(out, "WARNING:  CUPTI dropped %" PRIu64 " activity records: kernel and copy "
                 "counts and the overlap metrics undercount\n", t->end.dropped_records);
+    if (t->impossible_times)
+        fprintf(out, "WARNING:  %" PRIu64 " records with impossible times (ending before they "
+                "start, or far outside the run) were left out: the trace is damaged\n",
+                t->impossible_times);
     for (size_t i = 0; i < t->n_losses; i++)    /* nothing lost silently (LOSS records) */
         if (t->losses[i].count)
             fprintf(out, "lost:     %" PRIu64 " %s (%s)\n", t->losses[i].count,

@@ -11,6 +11,7 @@
 #include "streamcheck/trace.h"
 #include "trace/read_file.h"
 #include "trace/sort.h"
+#include "trace/times.h"
 #include "trace/validate.h"
 
 typedef struct sc_name_entry {
@@ -87,6 +88,8 @@ static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t
     sc_trace *t = ld->t;
     /* sc_parse checked the record: its text (for kinds with one) is terminated. */
     const char *text = sc_record_has_text(kind) ? sc_record_text(kind, p, n) : NULL;
+    if (text)
+        sc_text_tame((char *)text);     /* the loader's own copy of the file */
     switch (kind) {
     case SC_REC_PROCESS:
         SC_RECORD_COPY_FIXED(t->process, p, n);
@@ -324,7 +327,8 @@ static int sc_finish_load(sc_loader *ld)
         t->ranges[i].name = s ? s : "?";
         t->ranges[i].domain = sc_string(ld, t->ranges[i].rec.domain_id);
     }
-    if (sc_stable_sort(t->calls, t->n_calls, sizeof *t->calls, sc_by_call_start) ||
+    if (sc_trace_drop_impossible_times(t) != 0 ||
+        sc_stable_sort(t->calls, t->n_calls, sizeof *t->calls, sc_by_call_start) ||
         sc_stable_sort(t->kernels, t->n_kernels, sizeof *t->kernels, sc_by_kernel_start) ||
         sc_stable_sort(t->copies, t->n_copies, sizeof *t->copies, sc_by_copy_start) ||
         sc_stable_sort(t->memsets, t->n_memsets, sizeof *t->memsets, sc_by_memset_start) ||

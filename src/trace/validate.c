@@ -62,6 +62,17 @@ const char *sc_record_text(uint16_t kind, const uint8_t *payload, size_t n)
     return memchr(s, '\0', n - fixed) ? s : NULL;
 }
 
+void sc_text_tame(char *s)
+{
+    unsigned char *c = (unsigned char *)s;
+    while (*c) {
+        size_t n = sc_text_control_at(c);
+        if (n)
+            memset(c, '?', n);
+        c += n ? n : 1;
+    }
+}
+
 /* The rules of one kind's payload, once its header is known to be sound. */
 static enum sc_record_fault sc_payload_check(uint16_t kind, const uint8_t *p, size_t n)
 {

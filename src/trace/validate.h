@@ -63,6 +63,20 @@ bool sc_record_has_text(uint16_t kind);
  * NUL-terminated (never, for a record sc_record_check accepted). */
 const char *sc_record_text(uint16_t kind, const uint8_t *payload, size_t n);
 
+/* Whether the byte at s starts a terminal control: a C0 control or DEL, or a C1 control in
+ * UTF-8 (0xC2 0x80 .. 0xC2 0x9F, CSI among them). Returns its length (1 or 2), or 0. */
+static inline size_t sc_text_control_at(const unsigned char *s)
+{
+    if (*s < 0x20 || *s == 0x7f)
+        return 1;
+    return s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f ? 2 : 0;
+}
+
+/* A trace's names (kernels, ranges, modules, devices, the executable, ...) are shown on
+ * terminals and in files: every control character becomes '?', in place, so that no name
+ * can move the cursor, retitle the window or start a line of its own. */
+void sc_text_tame(char *s);
+
 /* Copies a fixed part into a zeroed struct: fields an older writer lacked read as 0, fields a
  * newer one appended are ignored. Inline: the loader calls it for every record. */
 static inline void sc_record_copy_fixed(void *dst, size_t dst_size, const uint8_t *payload,

@@ -266,6 +266,7 @@ enum sc_note_code {
     SC_NOTE_ACTIVITY_FAILED = 3,    /* an activity kind could not be enabled */
     SC_NOTE_WRITE_FAILED = 4,       /* the trace could not be written in full */
     SC_NOTE_FORKED = 5,             /* the process forked; the child writes its own trace */
+    SC_NOTE_EXIT_SYNC_TIMEOUT = 6,  /* device work still ran when the exit stopped waiting */
 };
 
 typedef struct sc_rec_note {
@@ -287,10 +288,13 @@ typedef struct sc_rec_end {
     uint64_t api_records;           /* counts written, to check the file against */
     uint64_t activity_records;
     uint32_t reason;                /* enum sc_end_reason */
-    uint32_t reserved;
+    uint32_t signal;                /* SC_END_SIGNAL: the signal's number (0 otherwise, and
+                                       in traces written before it was named) */
 } sc_rec_end;
 
-enum sc_end_reason { SC_END_EXIT = 1, SC_END_EXEC = 2, SC_END_DETACH = 3 };
+/* SC_END_SIGNAL: SIGTERM, SIGINT or SIGHUP with its default action ended the process (the
+ * trace was finished first, then the signal did what it would have done). */
+enum sc_end_reason { SC_END_EXIT = 1, SC_END_EXEC = 2, SC_END_DETACH = 3, SC_END_SIGNAL = 4 };
 
 /* CUPTI's UNIFIED_MEMORY_COUNTER activity, written only when unified-memory tracing is on
  * (STREAMCHECK_UNIFIED_MEMORY=1: the driver's own tracing slows a program that faults). */

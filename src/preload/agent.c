@@ -22,6 +22,9 @@ static sem_t sc_agent_sem;
 static atomic_uint sc_agent_busy; /* inside a round of work */
 static atomic_bool sc_agent_want_idle, sc_agent_want_pool;
 static _Atomic uint64_t sc_agent_checkpoints_asked, sc_agent_checkpoints_done;
+static atomic_int sc_agent_finish_signal;         /* a terminating signal to finish for */
+static void (*_Atomic sc_agent_finish_fn)(int);
+static atomic_bool sc_agent_finished;
 
 static uint64_t sc_agent_now_ms(void)
 {
@@ -75,6 +78,14 @@ static void *sc_agent_main(void *arg)
     uint64_t last_idle_ms = sc_agent_now_ms();
     while (!atomic_load(&sc_agent_stopping)) {
         sc_agent_wait();
+        int sig = atomic_load(&sc_agent_finish_signal);
+        if (sig) {
+            /* The whole exit path, here rather than in the handler, where almost nothing
+             * may be called: it stops this loop (sc_agent_stop on the agent itself). */
+            atomic_load(&sc_agent_finish_fn)(sig);
+            atomic_store(&sc_agent_finished, true);
+            break;
+        }
         atomic_store(&sc_agent_busy, 1);
         sc_agent_round(&last_idle_ms);
         atomic_store(&sc_agent_busy, 0);
@@ -104,6 +115,10 @@ void sc_agent_stop(void)
 {
     if (!atomic_exchange(&sc_agent_on, false)) return;
     atomic_store(&sc_agent_stopping, true);
+    if (pthread_equal(pthread_self(), sc_agent_thread)) {
+        pthread_detach(sc_agent_thread);  /* a finish it runs: it ends when that returns */
+        return;
+    }
     sem_post(&sc_agent_sem);
     pthread_join(sc_agent_thread, NULL);
 }
@@ -121,6 +136,23 @@ bool sc_agent_is_self(void)
 void sc_agent_wake(void)
 {
     if (sc_agent_running()) sem_post(&sc_agent_sem);
+}
+
+bool sc_agent_request_finish(int sig, void (*finish)(int sig))
+{
+    if (!sc_agent_running() || sc_agent_is_self())
+        return false;
+    atomic_store(&sc_agent_finish_fn, finish);
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&sc_agent_finish_signal, &none, sig))
+        return true;    /* a second signal: the first one's finish is under way */
+    sem_post(&sc_agent_sem);
+    return true;
+}
+
+bool sc_agent_finish_done(void)
+{
+    return atomic_load(&sc_agent_finished);
 }
 
 void sc_agent_request_flush_idle(void)

@@ -22,7 +22,6 @@
 #include "preload/options.h"
 #include "preload/stack.h"
 #include "preload/strings.h"
-#include "preload/summary.h"
 #include "preload/thread.h"
 #include "preload/tracebuf.h"
 #include "streamcheck/trace_format.h"
@@ -33,6 +32,7 @@ extern char **environ;
 
 enum sc_state { SC_IDLE, SC_RUNNING, SC_FINISHED, SC_OFF };
 static _Atomic int sc_state = SC_IDLE;
+static int sc_end_signal;   /* SC_END_SIGNAL: which one (set before the finish runs) */
 static pthread_mutex_t sc_capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static sc_writer sc_trace_writer;
 static pid_t sc_capture_pid;
@@ -134,17 +134,55 @@ static void sc_on_fatal_signal(int sig)
     raise(sig);
 }
 
-static void sc_install_fatal_handlers(void)
+/* What timeout, torchrun, SLURM and Ctrl-C send: with the default action the process would
+ * end without its exit handlers, the trace .partial and CUPTI's buffers lost. The trace is
+ * finished first, by the agent (the whole exit path: CUPTI flushed, END written, the file
+ * renamed), while the signalled thread waits at most SC_TERM_WAIT_MS; then the signal does
+ * what it would have done, with the same exit status. */
+static const int sc_terminating_signals[] = {SIGTERM, SIGINT, SIGHUP};
+#define SC_TERM_WAIT_MS 10000
+
+static void sc_finish_for_signal(int sig)
 {
-    for (size_t i = 0; i < sizeof sc_fatal_signals / sizeof *sc_fatal_signals; i++) {
+    sc_end_signal = sig;
+    sc_capture_finish(SC_END_SIGNAL);
+}
+
+static void sc_on_terminating_signal(int sig)
+{
+    int saved = errno;
+    if (sc_agent_request_finish(sig, sc_finish_for_signal)) {
+        for (int ms = 0; ms < SC_TERM_WAIT_MS && !sc_agent_finish_done(); ms++) {
+            struct timespec t = {0, 1000000};
+            nanosleep(&t, NULL);
+        }
+    } else {
+        sc_tbuf_flush_fatal();  /* no agent: what the crash path can do from here */
+    }
+    errno = saved;
+    raise(sig);     /* default action again (SA_RESETHAND), delivered once we return */
+}
+
+static void sc_install(const int *signals, size_t n, void (*handler)(int))
+{
+    for (size_t i = 0; i < n; i++) {
         struct sigaction old;
-        if (sigaction(sc_fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+        if (sigaction(signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
             (old.sa_flags & SA_SIGINFO))
             continue;
-        struct sigaction sa = {.sa_handler = sc_on_fatal_signal, .sa_flags = SA_RESETHAND};
+        struct sigaction sa = {.sa_handler = handler, .sa_flags = SA_RESETHAND};
         sigemptyset(&sa.sa_mask);
-        sigaction(sc_fatal_signals[i], &sa, NULL);
+        sigaction(signals[i], &sa, NULL);
     }
+}
+
+static void sc_install_fatal_handlers(void)
+{
+    sc_install(sc_fatal_signals, sizeof sc_fatal_signals / sizeof *sc_fatal_signals,
+               sc_on_fatal_signal);
+    sc_install(sc_terminating_signals,
+               sizeof sc_terminating_signals / sizeof *sc_terminating_signals,
+               sc_on_terminating_signal);
 }
 
 static void sc_start_locked(uint32_t attach)
@@ -202,7 +240,7 @@ void sc_capture_start(uint32_t attach)
 
 /* Waits for the device work still in flight, so that its records exist before the
  * flush. Only contexts the program created, only at exit, and never cuInit. */
-static void sc_sync_contexts(void)
+static void sc_sync_contexts_now(void)
 {
     void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (!cuda) return;
@@ -220,6 +258,50 @@ static void sc_sync_contexts(void)
         }
     }
     dlclose(cuda);
+}
+
+static atomic_bool sc_sync_done;
+
+static void *sc_sync_thread(void *arg)
+{
+    (void)arg;
+    sc_callbacks_self(true);
+    sc_sync_contexts_now();
+    atomic_store(&sc_sync_done, true);
+    return NULL;
+}
+
+/* The same, bounded: a kernel that never ends (or a driver lock held by a thread a signal
+ * stopped) must not hang the program's exit. The wait runs on a thread of its own; after
+ * SC_EXIT_SYNC_MS the exit goes on without it, and the trace says so. */
+#define SC_EXIT_SYNC_MS 5000
+static void sc_sync_contexts(void)
+{
+    atomic_store(&sc_sync_done, false);
+    pthread_t th;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);   /* the program's signals are not its */
+    int rc = pthread_create(&th, NULL, sc_sync_thread, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        sc_sync_contexts_now();
+        return;
+    }
+    for (int ms = 0; ms < SC_EXIT_SYNC_MS && !atomic_load(&sc_sync_done); ms++) {
+        struct timespec t = {0, 1000000};
+        nanosleep(&t, NULL);
+    }
+    if (atomic_load(&sc_sync_done)) {
+        pthread_join(th, NULL);
+        return;
+    }
+    pthread_detach(th);
+    char text[160];
+    snprintf(text, sizeof text, "device work was still running %d s after the program ended: "
+             "what it did after that is not in the trace", SC_EXIT_SYNC_MS / 1000);
+    sc_say("%s", text);
+    sc_note(SC_NOTE_EXIT_SYNC_TIMEOUT, text);
 }
 
 void sc_capture_finish(uint32_t reason)
@@ -243,15 +325,17 @@ void sc_capture_finish(uint32_t reason)
     sc_modules_update();
     uint64_t now = 0;
     if (sc_cupti_api.GetTimestamp) sc_cupti_api.GetTimestamp(&now);
-    uint64_t api_records = sc_tbuf_api_records();
     sc_nvtx_count_unclosed();
     /* Every buffered record first, then what was lost, then END, written directly: END must
      * be the file's last record, whichever thread's buffer held what. */
     uint64_t unwritten = sc_tbuf_close();
+    /* counted once nothing more is taken: threads still calling (a signal's exit) add none */
+    uint64_t api_records = sc_tbuf_api_records();
     uint8_t loss[SC_LOSS_BYTES];
     sc_writer_append(&sc_trace_writer, loss, sc_loss_encode(loss));
     sc_rec_end end = {.end_ns = now, .dropped_records = dropped, .api_records = api_records,
-                      .activity_records = sc_activity_records(), .reason = reason};
+                      .activity_records = sc_activity_records(), .reason = reason,
+                      .signal = reason == SC_END_SIGNAL ? (uint32_t)sc_end_signal : 0};
     uint8_t rec[sizeof(sc_record_header) + sizeof end];
     sc_writer_append(&sc_trace_writer, rec,
                      sc_record_encode(rec, SC_REC_END, &end, sizeof end, NULL, 0));
@@ -262,8 +346,12 @@ void sc_capture_finish(uint32_t reason)
                sc_trace_writer.partial_path, (unsigned long long)unwritten);
     else if (sc_writer_finish(&sc_trace_writer, err, sizeof err) != 0)
         sc_say("%s", err);
-    else if (sc_opts.summary && reason == SC_END_EXIT)
-        sc_summary_print(sc_trace_writer.final_path);
+    else if (sc_opts.summary && (reason == SC_END_EXIT || reason == SC_END_SIGNAL))
+        /* The library only records: the analysis runs outside the application, in the
+         * report tool (or the wrapper, which sets STREAMCHECK_SUMMARY=0 and summarizes
+         * every process of the run at once). */
+        sc_say("trace written: %s (report: streamcheck-report %s)",
+               sc_trace_writer.final_path, sc_trace_writer.final_path);
     errno = saved_errno;
     pthread_mutex_unlock(&sc_capture_lock);
 }

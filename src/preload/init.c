@@ -61,6 +61,7 @@ SC_EXPORT int InitializeInjection(void)
         /* Registered at cuInit, after the CUDA runtime's own exit handlers, so ours runs
          * first, while contexts can still be synchronized. */
         atexit(sc_at_exit);
+        at_quick_exit(sc_at_exit);  /* quick_exit skips atexit; _exit, _Exit: exits.c */
         pthread_atfork(NULL, NULL, sc_at_fork_child);
     }
     return 1;

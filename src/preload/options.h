@@ -6,7 +6,7 @@
 
 typedef struct sc_options {
     bool disabled;          /* STREAMCHECK_DISABLE=1: load, do nothing */
-    bool summary;           /* STREAMCHECK_SUMMARY (default 1): print a summary at exit */
+    bool summary;           /* STREAMCHECK_SUMMARY (default 1): name the trace on stderr at exit */
     int stack_depth;        /* STREAMCHECK_STACK_DEPTH (default 24, 0 = no stacks) */
     char out_dir[2048];     /* STREAMCHECK_OUT (default ./streamcheck-out) */
     char cupti_path[2048];  /* STREAMCHECK_CUPTI: libcupti to use when none is loaded */

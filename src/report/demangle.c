@@ -1,7 +1,7 @@
-/* The demangler is libstdc++'s __cxa_demangle, referenced weakly: the report tool links
- * libstdc++ and always has it, while the preload library (which links this file for its exit
- * summary) must not add libstdc++ to every process it is preloaded into. Inside a CUDA
- * program libstdc++ is almost always loaded anyway; where it is not, names stay mangled. */
+/* The demangler is libstdc++'s __cxa_demangle, referenced weakly so that the text formatter
+ * (sc_report_text) needs no C++ runtime of its own: the programs that link it (the report
+ * tool, the test drivers) keep a strong reference that brings libstdc++ in; without one,
+ * names stay mangled. */
 #include "report/demangle.h"
 
 #include <stdlib.h>

@@ -240,6 +240,7 @@ static const char *end_reason_name(uint32_t reason)
     case SC_END_EXIT: return "exit";
     case SC_END_EXEC: return "exec";
     case SC_END_DETACH: return "detach";
+    case SC_END_SIGNAL: return "signal";
     default: return "unknown";
     }
 }
@@ -465,6 +466,8 @@ static void dump_end(FILE *out, const uint8_t *p, size_t n)
     fprintf(out, " end=%" PRIu64 " dropped=%" PRIu64 " api=%" PRIu64 " activity=%" PRIu64
             " reason=%s", r.end_ns, r.dropped_records, r.api_records, r.activity_records,
             end_reason_name(r.reason));
+    if (r.reason == SC_END_SIGNAL)
+        fprintf(out, " signal=%u", r.signal);
 }
 
 static const char *overhead_kind_name(uint32_t kind)

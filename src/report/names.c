@@ -31,6 +31,7 @@ const char *sc_report_note_name(uint32_t code)
     case SC_NOTE_ACTIVITY_FAILED: return "activity-failed";
     case SC_NOTE_WRITE_FAILED: return "write-failed";
     case SC_NOTE_FORKED: return "forked";
+    case SC_NOTE_EXIT_SYNC_TIMEOUT: return "exit-sync-timeout";
     default: return "unknown";
     }
 }

@@ -14,7 +14,7 @@
 #include "report/addr2line.h"
 #include "report/demangle.h"
 
-/* demangle.c references the demangler weakly (the preload library must not need libstdc++);
+/* demangle.c references the demangler weakly (sc_report_text needs no C++ runtime);
  * this strong reference makes the report tool's link keep libstdc++ under --as-needed. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 __attribute__((used)) static char *(*const sc_sym_demangler)(const char *, char *, size_t *,

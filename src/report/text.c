@@ -85,6 +85,9 @@ static void print_header(FILE *out, const sc_analysis *a)
     if (t->has_end && t->end.dropped_records)
         fprintf(out, "WARNING:  CUPTI dropped %" PRIu64 " activity records: kernel and copy "
                 "counts and the overlap metrics undercount\n", t->end.dropped_records);
+    if (t->has_end && t->end.reason == SC_END_SIGNAL)
+        fprintf(out, "ended:    by signal %u (%s); the trace was finished before it took "
+                "effect\n", t->end.signal, strsignal((int)t->end.signal));
     if (t->impossible_times)
         fprintf(out, "WARNING:  %" PRIu64 " records with impossible times (ending before they "
                 "start, or far outside the run) were left out: the trace is damaged\n",

@@ -1,8 +1,8 @@
 /* Plain-text report of one analysed trace, and of several at once.
  *
- * Static library sc_report_text: no libelf, no libstdc++, no jansson, because the preload
- * library links it to print its exit summary. Symbolization comes in through a resolver
- * callback (see frame.h) that only the report tool supplies. */
+ * Static library sc_report_text: no libelf, no libstdc++, no jansson, so that test drivers
+ * link it alone. Symbolization comes in through a resolver callback (see frame.h) that only
+ * the report tool supplies. (The preload library links none of this: it only records.) */
 #ifndef SC_REPORT_TEXT_H
 #define SC_REPORT_TEXT_H
 

@@ -77,7 +77,7 @@ TRACER_LAUNCH_NS = 1664
 TRACER_MEMCPY_ASYNC_NS = 655
 
 # enum sc_end_reason
-END_EXIT, END_EXEC, END_DETACH = 1, 2, 3
+END_EXIT, END_EXEC, END_DETACH, END_SIGNAL = 1, 2, 3, 4
 
 FILE_HEADER = struct.Struct("<8sHHI")
 RECORD_HEADER = struct.Struct("<HHI")
@@ -288,7 +288,7 @@ _LAYOUTS = {
     REC_NOTE: (NOTE, "code reserved"),
     REC_ENV: (None, ""),
     REC_RANGE: (RANGE, "start_ns end_ns tid name_id domain_id depth"),
-    REC_END: (END, "end_ns dropped_records api_records activity_records reason reserved"),
+    REC_END: (END, "end_ns dropped_records api_records activity_records reason signal"),
     REC_OVERHEAD: (OVERHEAD, "start_ns end_ns kind object_kind object_id0 object_id1 object_id2 "
                              "correlation_id"),
     REC_LOSS: (LOSS, "cause reserved count"),

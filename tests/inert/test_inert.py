@@ -32,14 +32,15 @@ BUILD = pathlib.Path(os.environ.get("STREAMCHECK_BUILD", SOURCE / "build")).reso
 LIB = BUILD / "src" / "preload" / "libstreamcheck.so"
 
 # Defined dynamic symbols the library may export: the CUDA injection entry point (required),
-# NVTX's (it hands NVTX to CUPTI), and the exec* family it wraps to finish the trace before
-# the process image is replaced.
+# NVTX's (it hands NVTX to CUPTI), and the exec* family and _exit/_Exit it wraps to finish
+# the trace before the process image is replaced or ends without exit handlers.
 ENTRY_POINT = "InitializeInjection"
 NVTX_ENTRY_POINT = "InitializeInjectionNvtx2"
 EXEC_WRAPPERS = {"execl", "execle", "execlp", "execv", "execve", "execvp", "execvpe",
-                 "fexecve"}
+                 "fexecve",
+                 "_exit", "_Exit"}    # exits that skip the exit handlers (exits.c)
 # DT_NEEDED entries that would make the library fail to load, or pull CUDA in, where
-# CUDA is absent; and the report tool's own libraries, which the exit summary must not use.
+# CUDA is absent; and the report tool's own libraries (the library only records).
 FORBIDDEN_NEEDED = ("libcuda.", "libcudart", "libcupti", "libnvidia", "libnvperf",
                     "libelf", "libdw", "libjansson", "libstdc++")
 

@@ -15,6 +15,11 @@
  *                             3 pushes left open, a range in an unknown domain
  *   abort THREADS CALLS       work, then abort()
  *   abort-busy THREADS        threads that never stop calling; the main thread aborts
+ *   end HOW THREADS CALLS     work, then the process ends by HOW: exit, _exit, _Exit,
+ *                             quick_exit (after the work is done), or term, int, hup (a
+ *                             signal to itself while THREADS threads are still calling)
+ *   ignored-term THREADS CALLS  SIGTERM ignored from the start (before CUDA), then work,
+ *                             a SIGTERM to itself, and a normal exit
  *   time CLASS N              N calls of one class (launch, event-query, event-record, nvtx)
  *                             on one thread; prints `ns_per_call=` (what the library's own
  *                             work costs per call, on a CUPTI that costs nothing)
@@ -22,11 +27,13 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <generated_nvtx_meta.h>
 
@@ -193,6 +200,39 @@ static void *busy_worker(void *p)
     return worker(&a);
 }
 
+/* ---- how the process ends ------------------------------------------------------------ */
+
+static void end_by(const char *how, int threads, int n_calls)
+{
+    int sig = strcmp(how, "term") == 0 ? SIGTERM : strcmp(how, "int") == 0 ? SIGINT
+            : strcmp(how, "hup") == 0 ? SIGHUP : 0;
+    if (sig) {
+        /* the workers never stop: the signal comes in the middle of their calls */
+        pthread_t t;
+        for (int i = 0; i < threads; i++)
+            pthread_create(&t, NULL, busy_worker, (void *)(intptr_t)i);
+        while (atomic_load(&calls) < (unsigned long)n_calls) {     /* calls fired so far */
+            struct timespec tick = {0, 1000000};
+            nanosleep(&tick, NULL);
+        }
+        printf("signal=%d\n", sig);
+        fflush(stdout);
+        kill(getpid(), sig);
+        for (;;)
+            pause();    /* the signal ends the process */
+    }
+    run_threads(threads, n_calls);
+    printf("calls=%lu launches=%lu\n", atomic_load(&calls), atomic_load(&launches));
+    fflush(stdout);
+    if (strcmp(how, "_exit") == 0)
+        _exit(7);
+    if (strcmp(how, "_Exit") == 0)
+        _Exit(7);
+    if (strcmp(how, "quick_exit") == 0)
+        quick_exit(7);
+    exit(7);
+}
+
 static void time_class(const char *cls, int n)
 {
     cudaStream_t s = (cudaStream_t)(uintptr_t)0x1000;
@@ -225,6 +265,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "sc_fake_driver: run me with LD_PRELOAD=libstreamcheck.so\n");
         return 2;
     }
+    if (strcmp(mode, "ignored-term") == 0)
+        signal(SIGTERM, SIG_IGN);   /* the program's choice, made before CUDA starts */
     init();     /* what cuInit does */
     int a = argc > 2 ? atoi(argv[2]) : 0, b = argc > 3 ? atoi(argv[3]) : 0;
     int c = argc > 4 ? atoi(argv[4]) : 0;
@@ -251,6 +293,11 @@ int main(int argc, char **argv)
             nanosleep(&tick, NULL);
         }
         abort();
+    } else if (strcmp(mode, "ignored-term") == 0) {
+        run_threads(a, b);
+        kill(getpid(), SIGTERM);    /* ignored, as the program asked: it goes on */
+    } else if (strcmp(mode, "end") == 0) {
+        end_by(argc > 2 ? argv[2] : "exit", b, c);
     } else if (strcmp(mode, "time") == 0) {
         time_class(argc > 2 ? argv[2] : "launch", argc > 3 ? atoi(argv[3]) : 100000);
     } else if (strcmp(mode, "abort") == 0) {

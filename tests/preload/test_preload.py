@@ -243,3 +243,45 @@ def test_the_report_reads_it(tmp_path):
     r = subprocess.run([str(report), "--dump", t["path"]], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "LOSS too-large=0" in r.stdout
+
+
+# --- how the process ends: every way leaves a complete trace ------------------------------
+
+@pytest.mark.parametrize("how", ["exit", "_exit", "_Exit", "quick_exit"])
+def test_every_exit_finishes_the_trace(tmp_path, how):
+    """_exit and _Exit skip the exit handlers, quick_exit runs only its own: each used to
+    leave a .partial trace and lose what was still in the buffers."""
+    _, t, fired = run(tmp_path, "end", how, 3, 2000, expect_rc=7)
+    assert t["status"] == "complete"
+    assert t["end"]["reason"] == sctrace.END_EXIT
+    assert len(t["calls"]) == fired["calls"] == t["end"]["api_records"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
+                         ids=["term", "int", "hup"])
+def test_a_terminating_signal_finishes_the_trace_then_ends_as_it_would(tmp_path, sig):
+    """What timeout, torchrun, SLURM and Ctrl-C send, while four threads are calling: the
+    trace is finished (END, every record taken before it written) and the process then dies
+    of the signal, as it would have without streamcheck."""
+    how = {signal.SIGTERM: "term", signal.SIGINT: "int", signal.SIGHUP: "hup"}[sig]
+    p, t, _ = run(tmp_path, "end", how, 4, 3000, expect_rc=-sig)
+    assert f"signal={int(sig)}" in p.stdout
+    assert t["status"] == "complete"
+    assert (t["end"]["reason"], t["end"]["signal"]) == (sctrace.END_SIGNAL, int(sig))
+    assert len(t["calls"]) == t["end"]["api_records"] >= 3000
+
+
+def test_a_program_that_ignores_the_signal_keeps_ignoring_it(tmp_path):
+    """streamcheck installs its handler only where the program left the default action: a
+    SIGTERM the program ignores stays ignored, and the run ends normally."""
+    _, t, fired = run(tmp_path, "ignored-term", 2, 500)
+    assert t["status"] == "complete" and t["end"]["reason"] == sctrace.END_EXIT
+    assert len(t["calls"]) == fired["calls"]
+
+
+def test_at_exit_one_line_names_the_trace(tmp_path):
+    """The library only records: no analysis in the program, one line naming the trace."""
+    p, t, _ = run(tmp_path, "work", 2, 100, env={"STREAMCHECK_SUMMARY": "1"})
+    (path,) = (tmp_path / "out").glob("*.sctrace")
+    said = [l for l in p.stderr.splitlines() if l.startswith("streamcheck:")]
+    assert said == [f"streamcheck: trace written: {path} (report: streamcheck-report {path})"]

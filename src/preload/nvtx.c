@@ -167,7 +167,8 @@ static void sc_push(uint32_t name_id, uint32_t domain_id)
         sc_loss_add(SC_LOSS_NO_MEMORY, 1);
         return;
     }
-    uint32_t d = t->nvtx_depth++;
+    uint32_t d = atomic_load_explicit(&t->nvtx_depth, memory_order_relaxed);
+    atomic_store_explicit(&t->nvtx_depth, d + 1, memory_order_relaxed);
     if (d < SC_NVTX_MAX_DEPTH)
         t->nvtx_open[d] = (sc_nvtx_open){sc_now(), name_id ? name_id : sc_unnamed_id(), domain_id};
     else
@@ -179,11 +180,12 @@ static void sc_pop(void)
     sc_thread *t = sc_thread_self();
     if (!t) return;
     /* A pop with nothing pushed since capture started: its push came before cuInit. */
-    if (t->nvtx_depth == 0) {
+    uint32_t d = atomic_load_explicit(&t->nvtx_depth, memory_order_relaxed);
+    if (d == 0) {
         sc_loss_add(SC_LOSS_NVTX_UNMATCHED, 1);
         return;
     }
-    uint32_t d = --t->nvtx_depth;
+    atomic_store_explicit(&t->nvtx_depth, --d, memory_order_relaxed);
     if (d < SC_NVTX_MAX_DEPTH) sc_put_range(&t->nvtx_open[d], sc_now(), t->tid, d);
 }
 
@@ -242,7 +244,10 @@ void sc_nvtx_count_unclosed(void)
     uint64_t open = (uint64_t)atomic_load(&sc_open_count);
     for (sc_thread *t = sc_thread_first(); t; t = t->next)
         if (atomic_load_explicit(&t->owned, memory_order_relaxed))
-            open += t->nvtx_depth < SC_NVTX_MAX_DEPTH ? t->nvtx_depth : SC_NVTX_MAX_DEPTH;
+        {
+            uint32_t depth = atomic_load_explicit(&t->nvtx_depth, memory_order_relaxed);
+            open += depth < SC_NVTX_MAX_DEPTH ? depth : SC_NVTX_MAX_DEPTH;
+        }
     sc_loss_add(SC_LOSS_NVTX_UNCLOSED, open);
 }
 

@@ -55,9 +55,8 @@ static void sc_thread_release(void *p)
     sc_thread *t = p;
     sc_tbuf_thread_exit(t);
     /* Push/pop ranges its thread never closed. */
-    uint32_t open = t->nvtx_depth < SC_NVTX_MAX_DEPTH ? t->nvtx_depth : SC_NVTX_MAX_DEPTH;
-    sc_loss_add(SC_LOSS_NVTX_UNCLOSED, open);
-    t->nvtx_depth = 0;
+    uint32_t depth = atomic_exchange_explicit(&t->nvtx_depth, 0, memory_order_relaxed);
+    sc_loss_add(SC_LOSS_NVTX_UNCLOSED, depth < SC_NVTX_MAX_DEPTH ? depth : SC_NVTX_MAX_DEPTH);
     /* The next thread shares no stack with this one. */
     sc_sample_reset(&t->samples);
     sc_self = NULL;

@@ -40,7 +40,8 @@ typedef struct sc_thread {
     _Atomic uint64_t api_records;
 
     sc_sample_cache samples; /* callbacks.c */
-    uint32_t nvtx_depth;     /* nvtx.c: pushes not yet popped, recorded or not */
+    _Atomic uint32_t nvtx_depth; /* nvtx.c: pushes not yet popped, recorded or not; only
+                                    the owner writes it, the exit path reads it */
     sc_nvtx_open nvtx_open[SC_NVTX_MAX_DEPTH];
     sc_string_cache strings; /* strings.c */
 } sc_thread;

@@ -191,7 +191,7 @@ def read_raw(path):
             ends += 1
             f = END.unpack_from(data, body)
             t["end"] = {"dropped_records": f[1], "api_records": f[2],
-                        "activity_records": f[3], "reason": f[4]}
+                        "activity_records": f[3], "reason": f[4], "signal": f[5]}
         off += size
     t["status"] = "truncated" if off < len(data) else "complete" if ends else "partial"
     return t

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(not lh.gpu_present(),
                                 reason="no NVIDIA GPU here (no /dev/nvidiactl or nvidia-smi -L "
                                        "lists none)")
 
-SC_END_EXIT, SC_END_EXEC = 1, 2
+SC_END_EXIT, SC_END_EXEC, SC_END_SIGNAL = 1, 2, 4
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +159,41 @@ def test_kill_under_the_wrapper(tools, baseline, tmp_path):
     (p,) = doc["processes"]
     assert p["status"] in ("partial", "truncated"), p["status"]   # see the test above
     assert p["path"].endswith(".sctrace.partial"), p["path"]
+
+
+# ---- SIGTERM, _exit, quick_exit: the trace is finished, the status unchanged ------------
+
+@pytest.mark.parametrize("mode", ["term", "term-busy"])
+def test_sigterm_finishes_the_trace_and_keeps_the_status(tools, baseline, traced, mode):
+    """What timeout, torchrun and SLURM send (a PyTorch script stopped by `timeout -s TERM`
+    once left a 16-byte .partial file): the trace is finished first, with CUPTI's records,
+    then the signal ends the program as it would have. term-busy: a thread is launching
+    kernels when the signal comes."""
+    base = baseline(mode)
+    got, out = traced(mode)
+    assert base.returncode == got.returncode == -signal.SIGTERM, (base, got)
+    assert got.stdout == base.stdout
+    files = lh.trace_files(out)
+    assert [f.name for f in files] == [f"lifecycle-{got.pid}.sctrace"], files
+    p = only_process(tools, files[0])
+    assert p["status"] == "complete", p["status_detail"]
+    assert p["counts"]["kernels"] >= lh.LAUNCHES
+    end = lh.read_raw(files[0])["end"]
+    assert (end["reason"], end["signal"]) == (SC_END_SIGNAL, signal.SIGTERM)
+
+
+@pytest.mark.parametrize("mode", ["_exit", "quick-exit"])
+def test_exits_without_exit_handlers_finish_the_trace(tools, baseline, traced, mode):
+    base = baseline(mode)
+    got, out = traced(mode)
+    assert base.returncode == got.returncode == 0, (base, got)
+    assert got.stdout == base.stdout
+    files = lh.trace_files(out)
+    assert [f.name for f in files] == [f"lifecycle-{got.pid}.sctrace"], files
+    p = only_process(tools, files[0])
+    assert p["status"] == "complete", p["status_detail"]
+    assert p["counts"]["kernels"] == lh.LAUNCHES
+    assert lh.read_raw(files[0])["end"]["reason"] == SC_END_EXIT
 
 
 # ---- fork ------------------------------------------------------------------------------

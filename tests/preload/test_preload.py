@@ -143,6 +143,8 @@ def test_a_burst_of_first_calls(tmp_path):
         medians.append(float(m.group(1)))
         if medians[-1] < 1000:
             break
+    if os.environ.get("STREAMCHECK_SANITIZED"):
+        return  # a sanitizer's own cost per memory access says nothing about serialization
     assert min(medians) < 1000, medians
 
 

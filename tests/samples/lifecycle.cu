@@ -4,6 +4,11 @@
 //   lifecycle exit              work, print the checksum, return 0 (the baseline)
 //   lifecycle abort             work, then abort()
 //   lifecycle kill              work, then raise(SIGKILL)
+//   lifecycle term              work, then raise(SIGTERM) (what timeout and SLURM send)
+//   lifecycle term-busy         work, then a thread launches kernels without end while main
+//                               raises SIGTERM
+//   lifecycle _exit             work, then _exit(0): no exit handlers
+//   lifecycle quick-exit        work, then quick_exit(0): only at_quick_exit handlers
 //   lifecycle fork              work, fork(); the child does no CUDA, prints and exit(0)s
 //   lifecycle fork-cuda-child   fork() before any CUDA; the child works and exits, then the
 //                               parent works and exits
@@ -260,10 +265,36 @@ static int mode_thread_alive(void)
     return 0;
 }
 
+// A training loop stopped by timeout: a thread keeps launching while the signal comes.
+static void *busy_main(void *)
+{
+    cudaStream_t s;
+    SC_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (uint32_t i = 0;; ++i)
+        run_kernels(s, 200 + i, WORKER_LAUNCHES);
+    return nullptr;
+}
+
+static int mode_term_busy(void)
+{
+    work("", 1);
+    pthread_t t;
+    int rc = pthread_create(&t, nullptr, busy_main, nullptr);
+    if (rc != 0) {
+        fprintf(stderr, "pthread_create: %s\n", strerror(rc));
+        return 1;
+    }
+    usleep(200 * 1000);     // the thread is launching by now
+    printf("term while busy\n");
+    fflush(stdout);
+    raise(SIGTERM);
+    return 1;  // not reached
+}
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: lifecycle exit|abort|kill|fork|fork-cuda-child|exec [PROG ARG...]|"
-                    "nocuda|threads|thread-alive\n");
+    fprintf(stderr, "usage: lifecycle exit|abort|kill|term|term-busy|_exit|quick-exit|fork|"
+                    "fork-cuda-child|exec [PROG ARG...]|nocuda|threads|thread-alive\n");
     return 2;
 }
 
@@ -283,6 +314,20 @@ int main(int argc, char **argv)
         work("", 1);
         raise(SIGKILL);
         return 1;  // not reached
+    }
+    if (strcmp(mode, "term") == 0) {
+        work("", 1);
+        raise(SIGTERM);
+        return 1;  // not reached
+    }
+    if (strcmp(mode, "term-busy") == 0) return mode_term_busy();
+    if (strcmp(mode, "_exit") == 0) {
+        work("", 1);
+        _exit(0);
+    }
+    if (strcmp(mode, "quick-exit") == 0) {
+        work("", 1);
+        quick_exit(0);
     }
     if (strcmp(mode, "fork") == 0) return mode_fork();
     if (strcmp(mode, "fork-cuda-child") == 0) return mode_fork_cuda_child();

@@ -12,9 +12,11 @@
  * static_assert, and all integers are little-endian (the only byte order CUDA runs on).
  *
  * Compatibility: a reader accepts any file with its own major version, skipping record kinds
- * it does not know (their size is in the header) and ignoring bytes past the part of a
- * record it knows (newer minor versions only append fields). A newer major version is
- * refused with a clear message.
+ * it does not know (their size is in the header) and ignoring the fields of a record it does
+ * not know (newer minor versions only append fields to a kind's fixed part). Since 1.3 each
+ * record header gives the size of its fixed part, so a reader finds a kind's text or frames
+ * after fields appended by a newer writer; in older files the fixed part has the kind's 1.0
+ * size. A newer major version is refused with a clear message.
  *
  * Times are nanoseconds on CUPTI's clock (cuptiGetTimestamp), the clock of every activity
  * record, so host calls and device work share one time line.
@@ -26,9 +28,10 @@
 
 #define SC_TRACE_MAGIC "SCTRACE"          /* 7 characters and the terminating NUL */
 #define SC_TRACE_VERSION_MAJOR 1
-#define SC_TRACE_VERSION_MINOR 2          /* 1.1: OVERHEAD and LOSS records; 1.2: the
+#define SC_TRACE_VERSION_MINOR 3          /* 1.1: OVERHEAD and LOSS records; 1.2: the
                                              HOST_FUNC and EVENT_READ call classes,
-                                             UNIFIED records */
+                                             UNIFIED records; 1.3: every record header
+                                             gives its fixed part's size */
 #define SC_TRACE_SUFFIX ".sctrace"
 #define SC_TRACE_PARTIAL_SUFFIX ".partial" /* appended while the process runs */
 
@@ -41,7 +44,9 @@ typedef struct sc_file_header {
 
 typedef struct sc_record_header {
     uint16_t kind;          /* enum sc_record_kind */
-    uint16_t reserved;
+    uint16_t fixed;         /* 1.3: bytes of the payload's fixed part (the kind's struct as
+                               the writer knows it); a text or frames follow it. 0 in older
+                               files: the kind's 1.0 size (validate.h, sc_record_fixed_size) */
     uint32_t size;          /* whole record, header included, a multiple of 8 */
 } sc_record_header;
 

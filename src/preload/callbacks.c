@@ -158,7 +158,8 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
         .aux2 = args.aux2,
     };
     size_t used = sc_record_size(sizeof(sc_rec_api), (size_t)n * sizeof(uint64_t));
-    *(sc_record_header *)dst = (sc_record_header){.kind = SC_REC_API, .size = (uint32_t)used};
+    *(sc_record_header *)dst = (sc_record_header){
+        .kind = SC_REC_API, .fixed = sizeof(sc_rec_api), .size = (uint32_t)used};
     sc_tbuf_commit_api(used);
     if (n > 0) sc_stack_time(t, now, cb->correlationId);
     /* CUPTI's buffers are handed over after a device-wide synchronization, by the agent:

@@ -104,6 +104,11 @@ static void record_damage(sc_dump *d, size_t off, enum sc_record_fault fault,
                    "bytes)", kind_name(h->kind), h->size - sizeof *h,
                    sc_record_fixed_size(h->kind));
         return;
+    case SC_RECORD_BAD_FIXED:
+        set_damage(d, SC_DUMP_CORRUPT, off, "%s record whose fixed part (%u bytes) lies outside "
+                   "its %u-byte payload or is shorter than its kind's %zu", kind_name(h->kind),
+                   h->fixed, h->size - (uint32_t)sizeof *h, sc_record_fixed_size(h->kind));
+        return;
     case SC_RECORD_UNTERMINATED:
         set_damage(d, SC_DUMP_CORRUPT, off, "%s record with unterminated text",
                    kind_name(h->kind));
@@ -130,7 +135,7 @@ static int name_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void add_call_name(sc_dump *d, const uint8_t *p, size_t n)
+static void add_call_name(sc_dump *d, const uint8_t *p, size_t fixed, size_t n)
 {
     if (d->n_names == d->cap_names) {
         size_t cap = d->cap_names ? 2 * d->cap_names : 64;
@@ -141,9 +146,9 @@ static void add_call_name(sc_dump *d, const uint8_t *p, size_t n)
         d->cap_names = cap;
     }
     sc_rec_call_name c;
-    SC_RECORD_COPY_FIXED(c, p, n);
+    SC_RECORD_COPY_FIXED(c, p, fixed);
     d->names[d->n_names].key = (uint32_t)c.domain << 16 | c.cbid;
-    d->names[d->n_names++].text = sc_record_text(SC_REC_CALL_NAME, p, n);
+    d->names[d->n_names++].text = sc_record_text(p, fixed, n);
 }
 
 static void scan(sc_dump *d)
@@ -160,7 +165,7 @@ static void scan(sc_dump *d)
         const uint8_t *p = d->data + off + sizeof h;
         size_t n = h.size - sizeof h;
         if (h.kind == SC_REC_CALL_NAME)
-            add_call_name(d, p, n);
+            add_call_name(d, p, sc_record_fixed_part(&h, n), n);
         if (h.kind == SC_REC_END)
             d->has_end = true;
         d->counts[h.kind <= SC_REC_KIND_LAST && sc_dump_kind_names[h.kind] ? h.kind : 0]++;
@@ -273,19 +278,19 @@ static void put_times(FILE *out, uint64_t start, uint64_t end)
             (int64_t)(end - start));
 }
 
-static void dump_process(FILE *out, const uint8_t *p, size_t n)
+static void dump_process(FILE *out, const uint8_t *p, size_t fixed, size_t n)
 {
     sc_rec_process r;
-    SC_RECORD_COPY_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, fixed);
     fprintf(out, " pid=%u ppid=%u attach=%s start=%" PRIu64 " start_unix=%" PRIu64 " exe=",
             r.pid, r.ppid, sc_report_attach_name(r.attach), r.start_ns, r.start_unix_ns);
-    put_text(out, sc_record_text(SC_REC_PROCESS, p, n), false);
+    put_text(out, sc_record_text(p, fixed, n), false);
 }
 
-static void dump_module(FILE *out, const uint8_t *p, size_t n)
+static void dump_module(FILE *out, const uint8_t *p, size_t fixed, size_t n)
 {
     sc_rec_module r;
-    SC_RECORD_COPY_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, fixed);
     fprintf(out, " lo=0x%" PRIx64 " hi=0x%" PRIx64 " bias=0x%" PRIx64 " build_id=", r.lo, r.hi,
             r.bias);
     size_t len = r.build_id_size < sizeof r.build_id ? r.build_id_size : sizeof r.build_id;
@@ -294,15 +299,15 @@ static void dump_module(FILE *out, const uint8_t *p, size_t n)
     if (len == 0)
         fputs("none", out);
     fputs(" path=", out);
-    put_text(out, sc_record_text(SC_REC_MODULE, p, n), false);
+    put_text(out, sc_record_text(p, fixed, n), false);
 }
 
-static void dump_device(FILE *out, const uint8_t *p, size_t n)
+static void dump_device(FILE *out, const uint8_t *p, size_t fixed, size_t n)
 {
     sc_rec_device r;
-    SC_RECORD_COPY_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, fixed);
     fprintf(out, " dev=%u ", r.device);
-    put_text(out, sc_record_text(SC_REC_DEVICE, p, n), true);
+    put_text(out, sc_record_text(p, fixed, n), true);
     fprintf(out, " sms=%u cc=%u.%u threads/sm=%u blocks/sm=%u regs/sm=%u smem/sm=%u "
             "threads/block=%u regs/block=%u smem/block=%u engines=%u mem=%" PRIu64,
             r.sm_count, r.cc_major, r.cc_minor, r.max_threads_per_sm, r.max_blocks_per_sm,
@@ -310,20 +315,20 @@ static void dump_device(FILE *out, const uint8_t *p, size_t n)
             r.max_regs_per_block, r.max_shared_per_block, r.async_engines, r.global_memory);
 }
 
-static void dump_string(FILE *out, const uint8_t *p, size_t n)
+static void dump_string(FILE *out, const uint8_t *p, size_t fixed, size_t n)
 {
     sc_rec_string r;
-    SC_RECORD_COPY_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, fixed);
     fprintf(out, " #%u ", r.id);
-    put_text(out, sc_record_text(SC_REC_STRING, p, n), true);
+    put_text(out, sc_record_text(p, fixed, n), true);
 }
 
-static void dump_call_name(FILE *out, const uint8_t *p, size_t n)
+static void dump_call_name(FILE *out, const uint8_t *p, size_t fixed, size_t n)
 {
     sc_rec_call_name r;
-    SC_RECORD_COPY_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, fixed);
     fprintf(out, " cbid %u, %s: ", r.cbid, domain_name(r.domain));
-    put_text(out, sc_record_text(SC_REC_CALL_NAME, p, n), false);
+    put_text(out, sc_record_text(p, fixed, n), false);
 }
 
 static void put_api_flags(FILE *out, uint32_t flags)
@@ -346,10 +351,10 @@ static void put_api_flags(FILE *out, uint32_t flags)
         fprintf(out, "%s0x%x", sep, rest);
 }
 
-static void dump_api(FILE *out, const sc_dump *d, const uint8_t *p, size_t n)
+static void dump_api(FILE *out, const sc_dump *d, const uint8_t *p, size_t fixed)
 {
     sc_rec_api r;
-    SC_RECORD_COPY_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, fixed);
     fprintf(out, " %s(cbid %u, %s) class=%s", call_name(d, r.domain, r.cbid), r.cbid,
             domain_name(r.domain), call_class_name(r.call_class));
     put_times(out, r.start_ns, r.end_ns);
@@ -361,10 +366,10 @@ static void dump_api(FILE *out, const sc_dump *d, const uint8_t *p, size_t n)
     fprintf(out, " bytes=%" PRIu64 " aux=0x%" PRIx64 " aux2=%u", r.bytes, r.aux, r.aux2);
     put_api_flags(out, r.flags);
     fprintf(out, " result=%d frames=%u [", r.result, r.n_frames);
-    /* Frames follow the 1.0 fixed part; scan() checked that they fit. */
+    /* Frames follow the fixed part; scan() checked that they fit. */
     for (size_t i = 0; i < r.n_frames; i++) {
         uint64_t f;
-        memcpy(&f, p + sizeof r + i * sizeof f, sizeof f);
+        memcpy(&f, p + fixed + i * sizeof f, sizeof f);
         fprintf(out, "%s0x%" PRIx64, i ? ", " : "", f);
     }
     fputc(']', out);
@@ -438,12 +443,12 @@ static void dump_sync(FILE *out, const uint8_t *p, size_t n)
     fprintf(out, " corr=%u event=%u", r.correlation_id, r.event_id);
 }
 
-static void dump_note(FILE *out, const uint8_t *p, size_t n)
+static void dump_note(FILE *out, const uint8_t *p, size_t fixed, size_t n)
 {
     sc_rec_note r;
-    SC_RECORD_COPY_FIXED(r, p, n);
+    SC_RECORD_COPY_FIXED(r, p, fixed);
     fprintf(out, " %s: ", sc_report_note_name(r.code));
-    put_text(out, sc_record_text(SC_REC_NOTE, p, n), false);
+    put_text(out, sc_record_text(p, fixed, n), false);
 }
 
 static void dump_range(FILE *out, const uint8_t *p, size_t n)
@@ -526,24 +531,25 @@ static void dump_unified(FILE *out, const uint8_t *p, size_t n)
 static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record_header *h)
 {
     const uint8_t *p = d->data + off + sizeof *h;
-    size_t n = h->size - sizeof *h;
+    size_t all = h->size - sizeof *h;
+    size_t n = sc_record_fixed_part(h, all);    /* what the fixed-part dumpers read */
     fprintf(out, "@%zu %s", off, kind_name(h->kind));
     switch (h->kind) {
-    case SC_REC_PROCESS: dump_process(out, p, n); break;
-    case SC_REC_MODULE: dump_module(out, p, n); break;
-    case SC_REC_DEVICE: dump_device(out, p, n); break;
-    case SC_REC_STRING: dump_string(out, p, n); break;
-    case SC_REC_CALL_NAME: dump_call_name(out, p, n); break;
+    case SC_REC_PROCESS: dump_process(out, p, n, all); break;
+    case SC_REC_MODULE: dump_module(out, p, n, all); break;
+    case SC_REC_DEVICE: dump_device(out, p, n, all); break;
+    case SC_REC_STRING: dump_string(out, p, n, all); break;
+    case SC_REC_CALL_NAME: dump_call_name(out, p, n, all); break;
     case SC_REC_API: dump_api(out, d, p, n); break;
     case SC_REC_KERNEL: dump_kernel(out, p, n); break;
     case SC_REC_MEMCPY: dump_memcpy(out, p, n); break;
     case SC_REC_MEMSET: dump_memset(out, p, n); break;
     case SC_REC_STREAM: dump_stream(out, p, n); break;
     case SC_REC_SYNC: dump_sync(out, p, n); break;
-    case SC_REC_NOTE: dump_note(out, p, n); break;
+    case SC_REC_NOTE: dump_note(out, p, n, all); break;
     case SC_REC_ENV:
         fputc(' ', out);
-        put_text(out, sc_record_text(SC_REC_ENV, p, n), false);
+        put_text(out, sc_record_text(p, n, all), false);
         break;
     case SC_REC_RANGE: dump_range(out, p, n); break;
     case SC_REC_END: dump_end(out, p, n); break;

@@ -83,11 +83,16 @@ static int sc_name_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t n)
+static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_t *p, size_t n)
 {
     sc_trace *t = ld->t;
-    /* sc_parse checked the record: its text (for kinds with one) is terminated. */
-    const char *text = sc_record_has_text(kind) ? sc_record_text(kind, p, n) : NULL;
+    uint16_t kind = h->kind;
+    /* sc_parse checked the record: its text (for kinds with one) is terminated, and its
+     * fixed part lies within it. From here on n is the fixed part: what the structs below
+     * are copied from (fields a newer writer appended are ignored, missing ones read 0). */
+    size_t fixed = sc_record_fixed_part(h, n);
+    const char *text = sc_record_has_text(kind) ? sc_record_text(p, fixed, n) : NULL;
+    n = fixed;
     if (text)
         sc_text_tame((char *)text);     /* the loader's own copy of the file */
     switch (kind) {
@@ -133,7 +138,7 @@ static int sc_load_record(sc_loader *ld, uint16_t kind, const uint8_t *p, size_t
         SC_RECORD_COPY_FIXED(c->rec, p, n);
         /* Frames follow the fixed part as written by this major version (sc_parse checked
          * that they fit). */
-        c->frames = (const uint64_t *)(p + sizeof(sc_rec_api));
+        c->frames = (const uint64_t *)(p + fixed);  /* 8-aligned: sc_record_check */
         return 0;
     }
     case SC_REC_KERNEL: {
@@ -381,6 +386,7 @@ static const char *sc_fault_words(enum sc_record_fault fault)
     case SC_RECORD_SHORT: return "record shorter than its kind";
     case SC_RECORD_UNTERMINATED: return "unterminated text";
     case SC_RECORD_FRAMES_OVERRUN: return "frames overrun";
+    case SC_RECORD_BAD_FIXED: return "fixed part outside the record";
     case SC_RECORD_BAD_STRING_ID: return "bad string id";
     default: return "bad record";
     }
@@ -397,7 +403,7 @@ static int sc_parse(sc_loader *ld)
         enum sc_record_fault fault = sc_record_check(ld->data, ld->size, off, t->has_end, &h);
         if (fault == SC_RECORD_STRAY || fault == SC_RECORD_CUT_SHORT) break; /* truncated: below */
         if (fault != SC_RECORD_OK) return sc_fail(ld, off, sc_fault_words(fault));
-        if (sc_load_record(ld, h.kind, ld->data + off + sizeof h, h.size - sizeof h) != 0)
+        if (sc_load_record(ld, &h, ld->data + off + sizeof h, h.size - sizeof h) != 0)
             return -1;
         off += h.size;
     }

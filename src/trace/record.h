@@ -24,7 +24,7 @@ static inline size_t sc_record_encode(void *dst, uint16_t kind, const void *fixe
                                       size_t fixed_size, const void *tail, size_t tail_size)
 {
     size_t total = sc_record_size(fixed_size, tail_size);
-    sc_record_header h = {.kind = kind, .reserved = 0, .size = (uint32_t)total};
+    sc_record_header h = {.kind = kind, .fixed = (uint16_t)fixed_size, .size = (uint32_t)total};
     uint8_t *p = dst;
     memcpy(p, &h, sizeof h);
     p += sizeof h;

@@ -54,9 +54,15 @@ bool sc_record_has_text(uint16_t kind)
     }
 }
 
-const char *sc_record_text(uint16_t kind, const uint8_t *payload, size_t n)
+size_t sc_record_fixed_part(const sc_record_header *h, size_t n)
 {
-    size_t fixed = sc_record_fixed_size(kind);
+    if (h->fixed) return h->fixed;
+    if (sc_record_has_text(h->kind) || h->kind == SC_REC_API) return sc_record_fixed_size(h->kind);
+    return n;
+}
+
+const char *sc_record_text(const uint8_t *payload, size_t fixed, size_t n)
+{
     if (n <= fixed) return "";
     const char *s = (const char *)payload + fixed;
     return memchr(s, '\0', n - fixed) ? s : NULL;
@@ -74,15 +80,22 @@ void sc_text_tame(char *s)
 }
 
 /* The rules of one kind's payload, once its header is known to be sound. */
-static enum sc_record_fault sc_payload_check(uint16_t kind, const uint8_t *p, size_t n)
+static enum sc_record_fault sc_payload_check(const sc_record_header *h, const uint8_t *p,
+                                             size_t n)
 {
-    if (n < sc_record_fixed_size(kind)) return SC_RECORD_SHORT;
-    if (sc_record_has_text(kind) && !sc_record_text(kind, p, n)) return SC_RECORD_UNTERMINATED;
+    uint16_t kind = h->kind;
+    size_t least = sc_record_fixed_size(kind);
+    if (h->fixed && (h->fixed > n || h->fixed < least ||
+                     (kind == SC_REC_API && h->fixed % sizeof(uint64_t))))
+        return SC_RECORD_BAD_FIXED;
+    if (n < least) return SC_RECORD_SHORT;
+    size_t fixed = sc_record_fixed_part(h, n);
+    if (sc_record_has_text(kind) && !sc_record_text(p, fixed, n)) return SC_RECORD_UNTERMINATED;
     if (kind == SC_REC_API) {
         sc_rec_api a;
-        SC_RECORD_COPY_FIXED(a, p, n);
-        /* The frames follow the 1.0 fixed part, where the loader and the dump read them. */
-        if ((size_t)a.n_frames * sizeof(uint64_t) > n - sizeof a) return SC_RECORD_FRAMES_OVERRUN;
+        SC_RECORD_COPY_FIXED(a, p, fixed);
+        /* The frames follow the fixed part, where the loader and the dump read them. */
+        if ((size_t)a.n_frames * sizeof(uint64_t) > n - fixed) return SC_RECORD_FRAMES_OVERRUN;
     }
     if (kind == SC_REC_STRING) {
         sc_rec_string s;
@@ -101,5 +114,5 @@ enum sc_record_fault sc_record_check(const uint8_t *data, size_t size, size_t of
     if (h->size < sizeof *h || h->size % 8) return SC_RECORD_BAD_SIZE;
     if (h->size > left) return SC_RECORD_CUT_SHORT;
     if (after_end) return SC_RECORD_AFTER_END;
-    return sc_payload_check(h->kind, data + off + sizeof *h, h->size - sizeof *h);
+    return sc_payload_check(h, data + off + sizeof *h, h->size - sizeof *h);
 }

@@ -36,6 +36,9 @@ enum sc_record_fault {
     SC_RECORD_BAD_SIZE,         /* size below a record header's or not a multiple of 8 */
     SC_RECORD_CUT_SHORT,        /* the record runs past the end of the file */
     SC_RECORD_AFTER_END,        /* a record follows the END record */
+    SC_RECORD_BAD_FIXED,        /* 1.3: the fixed part it gives is past its payload, shorter
+                                   than the kind's 1.0 part, or (API) leaves its frames
+                                   unaligned */
     SC_RECORD_SHORT,            /* payload shorter than its kind's fixed part in format 1.0 */
     SC_RECORD_UNTERMINATED,     /* a kind with text whose text has no NUL */
     SC_RECORD_FRAMES_OVERRUN,   /* API: n_frames return addresses do not fit the payload */
@@ -59,9 +62,14 @@ size_t sc_record_fixed_size(uint16_t kind);
 /* Whether the kind's fixed part is followed by a NUL-terminated text. */
 bool sc_record_has_text(uint16_t kind);
 
-/* The text after a payload's fixed part: "" when there is none, NULL when it is not
- * NUL-terminated (never, for a record sc_record_check accepted). */
-const char *sc_record_text(uint16_t kind, const uint8_t *payload, size_t n);
+/* Where a payload of n bytes ends its fixed part (its text or frames start there): the size
+ * its header gives (1.3), else the kind's 1.0 size for kinds with a text or frames, else n.
+ * For a record sc_record_check accepted it is at most n. */
+size_t sc_record_fixed_part(const sc_record_header *h, size_t n);
+
+/* The text after a payload's fixed part of `fixed` bytes: "" when there is none, NULL when
+ * it is not NUL-terminated (never, for a record sc_record_check accepted). */
+const char *sc_record_text(const uint8_t *payload, size_t fixed, size_t n);
 
 /* Whether the byte at s starts a terminal control: a C0 control or DEL, or a C1 control in
  * UTF-8 (0xC2 0x80 .. 0xC2 0x9F, CSI among them). Returns its length (1 or 2), or 0. */

@@ -21,7 +21,7 @@ import struct
 
 MAGIC = b"SCTRACE\0"
 VERSION_MAJOR = 1
-VERSION_MINOR = 2
+VERSION_MINOR = 3
 
 # enum sc_record_kind
 REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, REC_API, REC_KERNEL = range(1, 8)
@@ -106,13 +106,17 @@ for _s, _n in [(FILE_HEADER, 16), (RECORD_HEADER, 8), (PROCESS, 32), (MODULE, 48
     assert _s.size == _n, (_s.format, _s.size, _n)
 
 
-def record(kind, payload=b"", text=None):
-    """One record: header, fixed payload, optional NUL-terminated text, zero padding to 8."""
-    body = payload
+def record(kind, payload=b"", text=None, fixed=None, extra=b""):
+    """One record: header (with the fixed part's size, format 1.3), fixed payload, optional
+    NUL-terminated text, zero padding to 8. fixed: the fixed part's size when payload holds
+    more (an API record's frames); extra: bytes appended to the fixed part, as a newer minor
+    version's fields would be (the header counts them; the text follows them)."""
+    fixed = len(payload) if fixed is None else fixed
+    body = payload[:fixed] + extra + payload[fixed:]
     if text is not None:
         body += text.encode() + b"\0"
     body += b"\0" * (-(RECORD_HEADER.size + len(body)) % 8)
-    return RECORD_HEADER.pack(kind, 0, RECORD_HEADER.size + len(body)) + body
+    return RECORD_HEADER.pack(kind, fixed + len(extra), RECORD_HEADER.size + len(body)) + body
 
 
 class Trace:
@@ -170,7 +174,7 @@ class Trace:
         payload = API.pack(self._t(start), self._t(end), stream, nbytes, aux, tid, correlation_id,
                            context_id, flags, domain, cbid, call_class, len(frames), result, aux2)
         payload += b"".join(struct.pack("<Q", f) for f in frames)
-        self.records.append(record(REC_API, payload))
+        self.records.append(record(REC_API, payload, fixed=API.size))
         return correlation_id
 
     def kernel(self, name, start, end, stream_id, device=0, context_id=1, correlation_id=0,
@@ -363,7 +367,7 @@ def read(path):
     while off < len(data):
         if len(data) - off < RECORD_HEADER.size:
             break
-        kind, _, size = RECORD_HEADER.unpack_from(data, off)
+        kind, declared, size = RECORD_HEADER.unpack_from(data, off)
         if size < RECORD_HEADER.size or size % 8:
             corrupt(off, f"bad record size {size}")
         if size > len(data) - off:
@@ -376,9 +380,15 @@ def read(path):
             off += size
             continue
         layout = _LAYOUTS[kind][0]
-        fixed = layout.size if layout else 0
-        if len(payload) < fixed:
-            corrupt(off, f"record shorter than its kind ({len(payload)} of {fixed} bytes)")
+        least = layout.size if layout else 0
+        # 1.3: the header gives the fixed part's size (fields a newer writer appended are
+        # skipped); before, the text or frames followed the kind's own layout
+        fixed = declared or (least if kind in _TEXT_KINDS or kind == REC_API else len(payload))
+        if declared and (declared > len(payload) or declared < least or
+                         (kind == REC_API and declared % 8)):
+            corrupt(off, f"fixed part of {declared} bytes outside the record")
+        if len(payload) < least:
+            corrupt(off, f"record shorter than its kind ({len(payload)} of {least} bytes)")
         rec = _fields(kind, payload)
         rec["offset"] = off
         text = None

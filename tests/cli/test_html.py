@@ -173,7 +173,7 @@ def synthetic(path):
     t.launch("_ZN2ns4betaIiEEvPT_", 95_000, 150_000, 14, issue=26_000)
     # a kernel whose name is not UTF-8: the page must still be valid
     t.records.append(sctrace.record(sctrace.REC_STRING, sctrace.STRING.pack(900, 0)
-                                    + b"bad\xffname\0"))
+                                    + b"bad\xffname\0", fixed=sctrace.STRING.size))
     t.records.append(sctrace.record(sctrace.REC_KERNEL, sctrace.KERNEL.pack(
         t._t(160_000), t._t(170_000), 0, 0, 1, 14, 0, 1, 1, 1, 32, 1, 1, 32, 0, 0, 900, 0, 0)))
     t.memset(170_000, 175_000, 4096, 14)

@@ -167,7 +167,7 @@ def read_raw(path):
     ends = 0
     off = header_size
     while off + RECORD_HEADER.size <= len(data):
-        kind, _res, size = RECORD_HEADER.unpack_from(data, off)
+        kind, fixed, size = RECORD_HEADER.unpack_from(data, off)  # fixed: format 1.3, else 0
         assert size >= 8 and size % 8 == 0, f"{path}: bad record size {size} at {off}"
         if off + size > len(data):
             break
@@ -185,7 +185,8 @@ def read_raw(path):
             t["kernels"].append({"stream_id": f[5], "correlation_id": f[6]})
         elif kind == REC_NOTE:
             code, _ = NOTE.unpack_from(data, body)
-            text = data[body + NOTE.size:off + size].split(b"\0", 1)[0].decode(errors="replace")
+            text = data[body + (fixed or NOTE.size):off + size].split(b"\0", 1)[0].decode(
+                errors="replace")
             t["notes"].append((code, text))
         elif kind == REC_END:
             ends += 1

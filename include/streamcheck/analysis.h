@@ -240,5 +240,8 @@ int sc_analyze(const sc_trace *trace, sc_analysis *out, char *err, size_t err_si
 void sc_analysis_free(sc_analysis *analysis);
 
 const char *sc_severity_name(sc_severity severity);   /* "note", "warning", "error" */
+/* The rules the analyzer runs, by their stable ids ("legacy-stream", ...): i < count. */
+size_t sc_rule_count(void);
+const char *sc_rule_id(size_t i);
 
 #endif

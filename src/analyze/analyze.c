@@ -36,6 +36,16 @@ static const sc_rule sc_rules[] = {
     {"peer-access", sc_rule_peer_access},
 };
 
+size_t sc_rule_count(void)
+{
+    return sizeof(sc_rules) / sizeof(sc_rules[0]);
+}
+
+const char *sc_rule_id(size_t i)
+{
+    return i < sc_rule_count() ? sc_rules[i].id : NULL;
+}
+
 const char *sc_severity_name(sc_severity severity)
 {
     switch (severity) {

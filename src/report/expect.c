@@ -17,13 +17,6 @@
 
 /* The finding catalogue of DESIGN.md: rule ids are stable. Checked at parse time because a
  * misspelt "no legacy-streams" would otherwise pass forever. */
-static const char *const known_rules[] = {
-    "legacy-stream", "blocking-stream", "pageable-async", "implicit-sync",
-    "host-sync",     "lazy-loading",    "no-room",        "serializing-env",
-    "host-func",     "priority",        "managed-faults", "pin-per-step",
-    "hardware-queue", "peer-access",
-};
-
 enum metric {
     M_CONCURRENCY, M_SPEEDUP, M_COPY_OVERLAP, M_BUSY, M_KERNEL_TIME, M_OVERLAP, M_IDLE,
     M_WALL, M_TIME, M_KERNELS, M_COPIES, M_INSTANCES,
@@ -507,8 +500,8 @@ static node *parse_expr(parser *ps)
 
 static bool known_rule(const char *rule)
 {
-    for (size_t i = 0; i < sizeof known_rules / sizeof known_rules[0]; i++)
-        if (strcmp(rule, known_rules[i]) == 0)
+    for (size_t i = 0; i < sc_rule_count(); i++)    /* the analyzer's own list */
+        if (strcmp(rule, sc_rule_id(i)) == 0)
             return true;
     return false;
 }
@@ -527,11 +520,12 @@ static void parse_no(parser *ps, expectation *e)
         if (strcmp(ps->tok.name, severities[s]) == 0)
             e->min_severity = s;
     if (e->min_severity < 0 && !known_rule(ps->tok.name)) {
-        char list[256];
+        char list[512];
         size_t used = 0;
-        for (size_t i = 0; i < sizeof known_rules / sizeof known_rules[0]; i++)
+        list[0] = '\0';
+        for (size_t i = 0; i < sc_rule_count() && used < sizeof list; i++)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                                     known_rules[i]);
+                                     sc_rule_id(i));
         fail(ps, "unknown rule '%s' (rules: %s; or a severity: error, warning, note)",
              ps->tok.name, list);
         return;

@@ -46,7 +46,7 @@
 #include <string.h>
 
 #include "report/demangle.h"
-#include "report/html_page.h"
+#include "html_assets.h"     /* html/page.css, toolbar.html, page.js (meson.build) */
 #include "report/names.h"
 #include "report/units.h"
 

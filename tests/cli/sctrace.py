@@ -1,8 +1,8 @@
 """Write and read streamcheck trace files (include/streamcheck/trace_format.h) from Python.
 
 Tests build traces with known content and known timings, run the report tool on them and
-check what it says. The layouts below mirror trace_format.h field by field; the sizes are
-asserted so a change to the header shows up here at once.
+check what it says. The layouts and constants are read from trace_format.h itself
+(trace_layout.py): no size, field order or enum value is copied here.
 
 `read(path)` parses a trace independently of the C reader, so GPU tests can check what the
 library wrote without trusting the code they test (see its docstring).
@@ -19,56 +19,25 @@ time given, so tests can think in small offsets.
 
 import struct
 
+from trace_layout import CONSTANTS, layout
+
 MAGIC = b"SCTRACE\0"
-VERSION_MAJOR = 1
-VERSION_MINOR = 3
 
-# enum sc_record_kind
-REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, REC_API, REC_KERNEL = range(1, 8)
-REC_MEMCPY, REC_MEMSET, REC_STREAM, REC_SYNC, REC_NOTE, REC_ENV, REC_RANGE, REC_END = range(8, 16)
-REC_OVERHEAD = 16
-REC_LOSS = 17
-REC_UNIFIED = 18
+# Every SC_NAME constant of trace_format.h, as NAME (REC_API, CALL_LAUNCH, LOSS_NAMES, END_SIGNAL,
+# MEM_PAGEABLE, API_STACK_SHARED, OVERHEAD_STREAMCHECK_STACK, ...): their one home is the header.
+globals().update({name[3:]: value for name, value in CONSTANTS.items()})
+VERSION_MAJOR, VERSION_MINOR = TRACE_VERSION_MAJOR, TRACE_VERSION_MINOR  # noqa: F821
+# shorter names the tests use for enum sc_stream_flag and enum sc_unified_cause
+UNKNOWN, BLOCKING, NON_BLOCKING, LEGACY = (CONSTANTS["SC_STREAM_FLAG_" + n] for n in (
+    "UNKNOWN", "BLOCKING", "NON_BLOCKING", "LEGACY"))
+CAUSE_USER, CAUSE_COHERENCE, CAUSE_PREFETCH = (CONSTANTS["SC_UNIFIED_CAUSE_" + n] for n in (
+    "USER", "COHERENCE", "PREFETCH"))
+STREAM_NONE = (1 << 64) - 1                 # SC_STREAM_NONE (UINT64_MAX)
 
-# enum sc_unified_kind, enum sc_unified_cause
-UNIFIED_HTOD, UNIFIED_DTOH, UNIFIED_GPU_FAULT = 1, 2, 4
-CAUSE_USER, CAUSE_COHERENCE, CAUSE_PREFETCH = 1, 2, 3
-
-# enum sc_loss_cause
-(LOSS_TOO_LARGE, LOSS_AFTER_CLOSE, LOSS_NO_MEMORY, LOSS_NVTX_DEPTH, LOSS_NVTX_OPEN,
- LOSS_NVTX_UNCLOSED, LOSS_NVTX_UNMATCHED, LOSS_NVTX_HANDLES, LOSS_NAMES, LOSS_CRASH_UNWRITTEN,
- LOSS_CONTEXTS) = range(1, 12)
-
-# enum sc_api_flags
-API_PER_THREAD, API_DRIVER, API_STACK_SHARED, API_STACK_SHARED_AUX2 = 1, 2, 4, 8
-
-# enum sc_stream_flag
-UNKNOWN, BLOCKING, NON_BLOCKING, LEGACY = 0, 1, 2, 3
-
-# enum sc_memory_kind
-MEM_UNKNOWN, MEM_PAGEABLE, MEM_PINNED, MEM_DEVICE = 0, 1, 2, 3
-
-# CUpti_ActivityMemcpyKind
-HTOD, DTOH, DTOD = 1, 2, 8
-
-# enum sc_call_class (the ones tests use)
-CALL_OTHER, CALL_LAUNCH, CALL_GRAPH_LAUNCH, CALL_MEMCPY, CALL_MEMCPY_ASYNC = 0, 1, 2, 3, 4
-CALL_STREAM_CREATE, CALL_DEVICE_SYNC = 13, 19
-CALL_HOST_FUNC, CALL_EVENT_READ = 25, 26
-
-# enum sc_note_code
-NOTE_INFO, NOTE_CUPTI_UNAVAILABLE, NOTE_CUPTI_TAKEN = 0, 1, 2
-
-STREAM_NONE = (1 << 64) - 1
-DOMAIN_DRIVER, DOMAIN_RUNTIME = 1, 2     # CUPTI_CB_DOMAIN_DRIVER_API, _RUNTIME_API
-
-# CUpti_ActivitySynchronizationType
-SYNC_EVENT, SYNC_STREAM_WAIT_EVENT, SYNC_STREAM, SYNC_CONTEXT = 1, 2, 3, 4
-
-# enum sc_overhead_kind (CUPTI's CUpti_ActivityOverheadKind values)
-OVERHEAD_LAZY_FUNCTION_LOADING, OVERHEAD_COMMAND_BUFFER_FULL = 5 << 16, 6 << 16
-OVERHEAD_ACTIVITY_BUFFER_REQUEST = 7 << 16
-OVERHEAD_STREAMCHECK_STACK = 0x5C5C << 16  # streamcheck's own: the stack a call took
+# Values from CUDA, not from the trace format
+HTOD, DTOH, DTOD = 1, 2, 8                  # CUpti_ActivityMemcpyKind
+DOMAIN_DRIVER, DOMAIN_RUNTIME = 1, 2        # CUPTI_CB_DOMAIN_DRIVER_API, _RUNTIME_API
+SYNC_EVENT, SYNC_STREAM_WAIT_EVENT, SYNC_STREAM, SYNC_CONTEXT = 1, 2, 3, 4  # ...SynchronizationType
 
 # What tracing adds to a call, which the replay leaves out of every call of a trace with a
 # PROCESS record (every trace Trace writes): src/analyze/tracer_cost.h. A launch call is that
@@ -76,34 +45,16 @@ OVERHEAD_STREAMCHECK_STACK = 0x5C5C << 16  # streamcheck's own: the stack a call
 TRACER_LAUNCH_NS = 1664
 TRACER_MEMCPY_ASYNC_NS = 655
 
-# enum sc_end_reason
-END_EXIT, END_EXEC, END_DETACH, END_SIGNAL = 1, 2, 3, 4
-
-FILE_HEADER = struct.Struct("<8sHHI")
-RECORD_HEADER = struct.Struct("<HHI")
-PROCESS = struct.Struct("<IIQQII")
-MODULE = struct.Struct("<QQQ20sI")
-DEVICE = struct.Struct("<12IQ")
-STRING = struct.Struct("<II")
-CALL_NAME = struct.Struct("<HHI")
-API = struct.Struct("<5Q4I4HiI")
-KERNEL = struct.Struct("<3Q4I6i6I")
-MEMCPY = struct.Struct("<3Q4I4B3I")
-MEMSET = struct.Struct("<3Q4I I2H".replace(" ", ""))
-STREAM = struct.Struct("<3IIiI")
-SYNC = struct.Struct("<2Q6I")
-NOTE = struct.Struct("<II")
-RANGE = struct.Struct("<2Q4I")
-END = struct.Struct("<4QII")
-OVERHEAD = struct.Struct("<2Q6I")
-LOSS = struct.Struct("<IIQ")
-UNIFIED = struct.Struct("<4Q4I")
-
-for _s, _n in [(FILE_HEADER, 16), (RECORD_HEADER, 8), (PROCESS, 32), (MODULE, 48),
-               (DEVICE, 56), (STRING, 8), (CALL_NAME, 8), (API, 72), (KERNEL, 88),
-               (MEMCPY, 56), (MEMSET, 48), (STREAM, 24), (SYNC, 40), (NOTE, 8),
-               (RANGE, 32), (END, 40), (OVERHEAD, 40), (LOSS, 16), (UNIFIED, 48)]:
-    assert _s.size == _n, (_s.format, _s.size, _n)
+# The structs of trace_format.h: (struct.Struct, field names), little-endian, unpadded.
+_STRUCTS = {name: layout("sc_" + name) for name in (
+    "file_header", "record_header", "rec_process", "rec_module", "rec_device", "rec_string",
+    "rec_call_name", "rec_api", "rec_kernel", "rec_memcpy", "rec_memset", "rec_stream",
+    "rec_sync", "rec_note", "rec_range", "rec_end", "rec_overhead", "rec_loss", "rec_unified")}
+FILE_HEADER, RECORD_HEADER = _STRUCTS["file_header"][0], _STRUCTS["record_header"][0]
+(PROCESS, MODULE, DEVICE, STRING, CALL_NAME, API, KERNEL, MEMCPY, MEMSET, STREAM, SYNC, NOTE,
+ RANGE, END, OVERHEAD, LOSS, UNIFIED) = (_STRUCTS["rec_" + n][0] for n in (
+    "process", "module", "device", "string", "call_name", "api", "kernel", "memcpy", "memset",
+    "stream", "sync", "note", "range", "end", "overhead", "loss", "unified"))
 
 
 def record(kind, payload=b"", text=None, fixed=None, extra=b""):
@@ -268,36 +219,15 @@ class TraceError(ValueError):
     corrupt (the message names the file and the byte offset of the damage)."""
 
 
-# Field names of each kind's fixed part, in trace_format.h order ("reserved" is dropped).
-_LAYOUTS = {
-    REC_PROCESS: (PROCESS, "pid ppid start_ns start_unix_ns attach reserved"),
-    REC_MODULE: (MODULE, "bias lo hi build_id build_id_size"),
-    REC_DEVICE: (DEVICE, "device sm_count max_threads_per_sm max_blocks_per_sm max_regs_per_sm "
-                         "max_shared_per_sm max_threads_per_block max_regs_per_block "
-                         "max_shared_per_block cc_major cc_minor async_engines global_memory"),
-    REC_STRING: (STRING, "id reserved"),
-    REC_CALL_NAME: (CALL_NAME, "domain cbid reserved"),
-    REC_API: (API, "start_ns end_ns stream bytes aux tid correlation_id context_id flags domain "
-                   "cbid call_class n_frames result aux2"),
-    REC_KERNEL: (KERNEL, "start_ns end_ns graph_node_id device context_id stream_id "
-                         "correlation_id grid_x grid_y grid_z block_x block_y block_z "
-                         "registers_per_thread static_shared dynamic_shared name_id launch_type "
-                         "reserved"),
-    REC_MEMCPY: (MEMCPY, "start_ns end_ns bytes device context_id stream_id correlation_id "
-                         "copy_kind src_kind dst_kind flags src_device dst_device reserved"),
-    REC_MEMSET: (MEMSET, "start_ns end_ns bytes device context_id stream_id correlation_id "
-                         "value memory_kind flags"),
-    REC_STREAM: (STREAM, "device context_id stream_id flag priority correlation_id"),
-    REC_SYNC: (SYNC, "start_ns end_ns type context_id stream_id correlation_id event_id reserved"),
-    REC_NOTE: (NOTE, "code reserved"),
-    REC_ENV: (None, ""),
-    REC_RANGE: (RANGE, "start_ns end_ns tid name_id domain_id depth"),
-    REC_END: (END, "end_ns dropped_records api_records activity_records reason signal"),
-    REC_OVERHEAD: (OVERHEAD, "start_ns end_ns kind object_kind object_id0 object_id1 object_id2 "
-                             "correlation_id"),
-    REC_LOSS: (LOSS, "cause reserved count"),
-    REC_UNIFIED: (UNIFIED, "start_ns end_ns address value kind flags src_id dst_id"),
-}
+# Each kind's fixed part and its field names, in trace_format.h order ("reserved" is dropped).
+_LAYOUTS = {kind: _STRUCTS["rec_" + name] for kind, name in (
+    (REC_PROCESS, "process"), (REC_MODULE, "module"), (REC_DEVICE, "device"),  # noqa: F821
+    (REC_STRING, "string"), (REC_CALL_NAME, "call_name"), (REC_API, "api"),  # noqa: F821
+    (REC_KERNEL, "kernel"), (REC_MEMCPY, "memcpy"), (REC_MEMSET, "memset"),  # noqa: F821
+    (REC_STREAM, "stream"), (REC_SYNC, "sync"), (REC_NOTE, "note"),  # noqa: F821
+    (REC_RANGE, "range"), (REC_END, "end"), (REC_OVERHEAD, "overhead"),  # noqa: F821
+    (REC_LOSS, "loss"), (REC_UNIFIED, "unified"))}  # noqa: F821
+_LAYOUTS[REC_ENV] = (None, "")  # noqa: F821  (all text)
 for _kind, (_s, _names) in _LAYOUTS.items():
     assert _s is None or len(_names.split()) == len(_s.unpack(b"\0" * _s.size)), _kind
 

@@ -7,11 +7,8 @@ import time
 
 import pytest
 
-from sctrace import (CALL_MEMCPY, CALL_MEMCPY_ASYNC, DOMAIN_DRIVER, HTOD, LEGACY, MEM_PAGEABLE,
-                     MEM_PINNED, NON_BLOCKING, Trace)
-
-CALL_STREAM_SYNC = 18   # enum sc_call_class
-API_DRIVER = 1 << 1     # enum sc_api_flags: SC_API_DRIVER
+from sctrace import (API_DRIVER, CALL_MEMCPY, CALL_MEMCPY_ASYNC, CALL_STREAM_SYNC, DOMAIN_DRIVER,
+                     HTOD, LEGACY, MEM_PAGEABLE, MEM_PINNED, NON_BLOCKING, Trace)
 
 
 def load(path):

@@ -6,8 +6,8 @@ fixture, so importing it changes no other test.
 
 Traces are read two ways: through the C report tool (`streamcheck-report --json`, schema in
 man/streamcheck-json.5), which is what users see, and, where the JSON does not carry a
-detail (the thread id of every API call), with `read_raw` below, a minimal independent reader
-of include/streamcheck/trace_format.h.
+detail (the thread id of every API call), with `read_raw` below, a minimal reader of
+include/streamcheck/trace_format.h, independent of the C reader.
 """
 
 import json
@@ -15,7 +15,6 @@ import os
 import pathlib
 import resource
 import shutil
-import struct
 import subprocess
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -143,19 +142,12 @@ def note_codes(process):
 
 
 # ---- a minimal raw reader of trace_format.h -------------------------------------------
-FILE_HEADER = struct.Struct("<8sHHI")
-RECORD_HEADER = struct.Struct("<HHI")
-PROCESS = struct.Struct("<IIQQII")
-API = struct.Struct("<5Q4I4HiI")
-KERNEL = struct.Struct("<3Q4I6i6I")
-NOTE = struct.Struct("<II")
-END = struct.Struct("<4QII")
-for _s, _n in ((FILE_HEADER, 16), (RECORD_HEADER, 8), (PROCESS, 32), (API, 72), (KERNEL, 88),
-               (NOTE, 8), (END, 40)):
-    assert _s.size == _n, "lifecycle_helpers.py no longer matches trace_format.h"
-
-REC_PROCESS, REC_API, REC_KERNEL, REC_NOTE, REC_END = 1, 6, 7, 12, 15
-CALL_LAUNCH = 1  # enum sc_call_class
+# Layouts and values from the header itself (tests/cli/trace_layout.py, through sctrace.py).
+import sys  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests" / "cli"))
+from sctrace import (API, CALL_LAUNCH, END, FILE_HEADER, KERNEL, NOTE,  # noqa: E402,F401
+                     PROCESS, REC_API, REC_END, REC_KERNEL, REC_NOTE, REC_PROCESS,
+                     RECORD_HEADER)
 
 
 def read_raw(path):

@@ -20,8 +20,8 @@ from samples import Run, sample
 SOURCE = pathlib.Path(__file__).parents[2]
 MIB = 1024 * 1024
 
-# enum sc_call_class (include/streamcheck/trace_format.h)
-CALL_MEMCPY = 3
+sys.path.insert(0, str(SOURCE / "tests" / "cli"))
+from sctrace import CALL_MEMCPY  # noqa: E402  (enum sc_call_class, from trace_format.h)
 
 
 @pytest.fixture(scope="session")

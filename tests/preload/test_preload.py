@@ -23,9 +23,11 @@ DRIVER = BUILD / "tests" / "preload" / "sc_fake_driver"
 sys.path.insert(0, str(SOURCE / "tests" / "cli"))
 import sctrace  # noqa: E402
 
-# enum sc_call_class
-LAUNCH, EVENT_RECORD, EVENT_WAIT, STREAM_QUERY, EVENT_QUERY, MEMCPY_ASYNC, DEVICE_SYNC = \
-    1, 15, 16, 20, 21, 4, 19
+# enum sc_call_class, from trace_format.h
+LAUNCH, EVENT_RECORD, EVENT_WAIT, STREAM_QUERY, EVENT_QUERY, MEMCPY_ASYNC, DEVICE_SYNC = (
+    sctrace.CALL_LAUNCH, sctrace.CALL_EVENT_RECORD, sctrace.CALL_EVENT_WAIT,
+    sctrace.CALL_STREAM_QUERY, sctrace.CALL_EVENT_QUERY, sctrace.CALL_MEMCPY_ASYNC,
+    sctrace.CALL_DEVICE_SYNC)
 
 
 @pytest.fixture(scope="session", autouse=True)

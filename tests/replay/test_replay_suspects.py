@@ -25,8 +25,9 @@ from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE,  # noqa: E402
                              PIN_RULE, PRIORITY_RULE, TWIN_GAPS,
                              TWINS)
 
-# enum sc_call_class (include/streamcheck/trace_format.h)
-CALL_FREE, CALL_HOST_REGISTER, CALL_HOST_UNREGISTER, CALL_SET_LIMIT = 8, 11, 12, 22
+CALL_FREE, CALL_HOST_REGISTER, CALL_HOST_UNREGISTER, CALL_SET_LIMIT = (  # trace_format.h
+    sctrace.CALL_FREE, sctrace.CALL_HOST_REGISTER, sctrace.CALL_HOST_UNREGISTER,
+    sctrace.CALL_SET_LIMIT)
 
 
 def fixture(case):

@@ -76,6 +76,15 @@ def only_process(tools, path):
     return process
 
 
+def one_complete_trace(tools, got, out):
+    """The run left exactly its own trace, finished: (path, its process in the report)."""
+    files = lh.trace_files(out)
+    assert [f.name for f in files] == [f"lifecycle-{got.pid}.sctrace"], files
+    p = only_process(tools, files[0])
+    assert p["status"] == "complete", p["status_detail"]
+    return files[0], p
+
+
 # ---- exit: the baseline ----------------------------------------------------------------
 
 def test_exit_results_unchanged_and_trace_complete(tools, baseline, tmp_path):
@@ -173,12 +182,9 @@ def test_sigterm_finishes_the_trace_and_keeps_the_status(tools, baseline, traced
     got, out = traced(mode)
     assert base.returncode == got.returncode == -signal.SIGTERM, (base, got)
     assert got.stdout == base.stdout
-    files = lh.trace_files(out)
-    assert [f.name for f in files] == [f"lifecycle-{got.pid}.sctrace"], files
-    p = only_process(tools, files[0])
-    assert p["status"] == "complete", p["status_detail"]
+    path, p = one_complete_trace(tools, got, out)
     assert p["counts"]["kernels"] >= lh.LAUNCHES
-    end = lh.read_raw(files[0])["end"]
+    end = lh.read_raw(path)["end"]
     assert (end["reason"], end["signal"]) == (SC_END_SIGNAL, signal.SIGTERM)
 
 
@@ -188,12 +194,9 @@ def test_exits_without_exit_handlers_finish_the_trace(tools, baseline, traced, m
     got, out = traced(mode)
     assert base.returncode == got.returncode == 0, (base, got)
     assert got.stdout == base.stdout
-    files = lh.trace_files(out)
-    assert [f.name for f in files] == [f"lifecycle-{got.pid}.sctrace"], files
-    p = only_process(tools, files[0])
-    assert p["status"] == "complete", p["status_detail"]
+    path, p = one_complete_trace(tools, got, out)
     assert p["counts"]["kernels"] == lh.LAUNCHES
-    assert lh.read_raw(files[0])["end"]["reason"] == SC_END_EXIT
+    assert lh.read_raw(path)["end"]["reason"] == SC_END_EXIT
 
 
 # ---- fork ------------------------------------------------------------------------------
@@ -286,12 +289,9 @@ def test_exec_keeps_the_exec_d_programs_status_and_writes_no_trace_for_it(
 def test_exec_finishes_the_pre_exec_trace(tools, traced, case):
     prog, _ = EXEC_CASES[case]
     got, out = traced("exec", *prog)
-    files = lh.trace_files(out)
-    assert [f.name for f in files] == [f"lifecycle-{got.pid}.sctrace"], files
-    p = only_process(tools, files[0])
-    assert p["status"] == "complete", p["status_detail"]
+    path, p = one_complete_trace(tools, got, out)
     assert p["counts"]["kernels"] == lh.LAUNCHES
-    assert lh.read_raw(files[0])["end"]["reason"] == SC_END_EXEC
+    assert lh.read_raw(path)["end"]["reason"] == SC_END_EXEC
 
 
 def test_exec_into_a_cuda_program_runs_unchanged(tools, baseline, traced):

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "report/demangle.h"
+#include "report/host_calls.h"
 #include "report/json_str.h"
 #include "report/names.h"
 #include "report/text.h"
@@ -200,8 +201,7 @@ typedef struct proc {
     size_t n_tracks;
     host_thread *threads;       /* by tid */
     size_t n_threads;
-    uint32_t *pageable;         /* correlation ids of copies from/to pageable memory, sorted */
-    size_t n_pageable;
+    sc_host_calls held;         /* which calls held their thread (host_calls.h) */
 } proc;
 
 static int64_t when(const proc *p, uint64_t ns)
@@ -257,38 +257,9 @@ static int u32_cmp(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-static bool is_pageable(const proc *p, uint32_t correlation_id)
-{
-    return correlation_id &&
-           bsearch(&correlation_id, p->pageable, p->n_pageable, sizeof correlation_id, u32_cmp);
-}
-
-bool sc_chrome_blocking_class(uint16_t call_class)
-{
-    switch (call_class) {
-    case SC_CALL_MEMCPY:
-    case SC_CALL_MEMSET:
-    case SC_CALL_MALLOC:
-    case SC_CALL_FREE:
-    case SC_CALL_HOST_ALLOC:
-    case SC_CALL_HOST_FREE:
-    case SC_CALL_HOST_REGISTER:
-    case SC_CALL_HOST_UNREGISTER:
-    case SC_CALL_EVENT_SYNC:
-    case SC_CALL_STREAM_SYNC:
-    case SC_CALL_DEVICE_SYNC:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static bool call_shown(const proc *p, const sc_api_call *c)
 {
-    if (sc_chrome_blocking_class(c->rec.call_class))
-        return true;
-    /* An "async" copy from pageable memory holds the thread while the driver stages it. */
-    return c->rec.call_class == SC_CALL_MEMCPY_ASYNC && is_pageable(p, c->rec.correlation_id);
+    return sc_host_call_held(&p->held, c);
 }
 
 static bool range_pushed(const sc_range *r)
@@ -389,14 +360,8 @@ static int build_proc(proc *p)
         if (add_device(p, t->kernels[i].rec.device) != 0)
             return -1;
     p->device_missed = calloc(p->n_devices ? p->n_devices : 1, sizeof *p->device_missed);
-    p->pageable = malloc((t->n_copies ? t->n_copies : 1) * sizeof *p->pageable);
-    if (!p->device_missed || !p->pageable)
+    if (!p->device_missed || sc_host_calls_init(&p->held, t) != 0)
         return -1;
-    for (size_t i = 0; i < t->n_copies; i++)
-        if (t->copies[i].src_kind == SC_MEM_PAGEABLE || t->copies[i].dst_kind == SC_MEM_PAGEABLE)
-            if (t->copies[i].correlation_id)
-                p->pageable[p->n_pageable++] = t->copies[i].correlation_id;
-    qsort(p->pageable, p->n_pageable, sizeof *p->pageable, u32_cmp);
     return collect_threads(p);
 }
 
@@ -406,7 +371,7 @@ static void free_proc(proc *p)
     free(p->device_missed);
     free(p->tracks);
     free(p->threads);
-    free(p->pageable);
+    sc_host_calls_free(&p->held);
 }
 
 /* ---- one process: metadata ---------------------------------------------------------- */
@@ -653,7 +618,7 @@ static void write_calls(writer *w, proc *p)
               p->host_pid, thread_tid(p, h, true), us(when(p, c->rec.start_ns), ts),
               us((int64_t)(end - c->rec.start_ns), dur), cached_name(w, c->name, 0),
               c->rec.bytes, c->rec.correlation_id,
-              is_pageable(p, c->rec.correlation_id) ? "true" : "false");
+              sc_host_call_pageable(&p->held, c->rec.correlation_id) ? "true" : "false");
         if (c->rec.stream == SC_STREAM_NONE)
             fputs("null", w->out);
         else

@@ -8,9 +8,8 @@
  *                                         worst instance of each finding; args rule,
  *                                         severity, cost, cost_ns, count, title, text, site
  *       track "thread T"                  its push/pop NVTX ranges, nested "X" events
- *       track "thread T: blocking calls"  its host-blocking CUDA calls (see
- *                                         sc_chrome_blocking_class, plus async copies and
- *                                         memsets from/to pageable memory, which block too)
+ *       track "thread T: blocking calls"  the CUDA calls that held it (host_calls.h: the
+ *                                         same calls the HTML timeline shows)
  *       start/end NVTX ranges             async events ("b"/"e", cat "nvtx"), since they may
  *                                         overlap without nesting
  *   a process per device  app (pid 4242) GPU 0: NVIDIA H200
@@ -39,11 +38,6 @@ typedef struct sc_chrome_options {
     void *resolve_ctx;
     const char *tool_version;   /* in otherData; NULL: left out */
 } sc_chrome_options;
-
-/* True for the call classes that hold the calling thread until device work is done or the
- * device is idle: synchronizations, synchronous copies and memsets, allocations and frees,
- * pinned host allocations and host (un)registration. */
-bool sc_chrome_blocking_class(uint16_t call_class);
 
 /* Writes the document for the n analyses to out. Returns 0, or -1 with a message in err
  * (out of memory, write error); the caller owns and closes out. */

@@ -36,6 +36,7 @@
  * are escaped for JSON inside a <script> element ('<', '>' and '&' as \u00XX) and for HTML
  * in the markup; bytes that are not UTF-8 become '?'. */
 #include "report/html.h"
+#include "report/host_calls.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -493,29 +494,6 @@ static const char *copy_kind_name(unsigned k)
     return k ? sc_report_copy_kind(k, "?") : "?";
 }
 
-/* The calls a host thread can block in, by class; NULL for the others. */
-static const char *blocking_class(unsigned cls)
-{
-    switch (cls) {
-    case SC_CALL_MEMCPY: return "synchronous copy";
-    case SC_CALL_MEMCPY_ASYNC: return "async copy (blocks with pageable memory)";
-    case SC_CALL_MEMSET: return "synchronous memset";
-    case SC_CALL_MEMSET_ASYNC: return "async memset";
-    case SC_CALL_MALLOC: return "device allocation";
-    case SC_CALL_FREE: return "device free";
-    case SC_CALL_HOST_ALLOC: return "pinned host allocation";
-    case SC_CALL_HOST_FREE: return "pinned host free";
-    case SC_CALL_HOST_REGISTER: return "host register";
-    case SC_CALL_HOST_UNREGISTER: return "host unregister";
-    case SC_CALL_EVENT_SYNC: return "event synchronize";
-    case SC_CALL_STREAM_SYNC: return "stream synchronize";
-    case SC_CALL_DEVICE_SYNC: return "device synchronize";
-    case SC_CALL_STREAM_QUERY: return "stream query";
-    case SC_CALL_EVENT_QUERY: return "event query";
-    default: return NULL;
-    }
-}
-
 static const char *site_text(const sc_html_options *opt, const sc_trace *t,
                              const sc_api_call *call, char *buf, size_t n)
 {
@@ -804,9 +782,14 @@ static void host_rows(html_ctx *c, size_t proc, size_t first, const sc_analysis 
 {
     const sc_trace *t = a->trace;
     row *cache = NULL;
+    sc_host_calls held;     /* which calls held their thread (host_calls.h), as in --chrome */
+    if (sc_host_calls_init(&held, t) != 0) {
+        c->oom = true;
+        return;
+    }
     for (size_t i = 0; i < t->n_calls && !c->oom; i++) {
         const sc_api_call *call = &t->calls[i];
-        const char *what = blocking_class(call->rec.call_class);
+        const char *what = sc_host_call_words(&held, call);
         uint64_t dur = call->rec.end_ns > call->rec.start_ns
                            ? call->rec.end_ns - call->rec.start_ns : 0;
         if (!what || dur < c->opt->min_call_ns)
@@ -815,21 +798,24 @@ static void host_rows(html_ctx *c, size_t proc, size_t first, const sc_analysis 
                  : find_row(c, first, ROW_THREAD, call->rec.tid, UINT32_MAX, 0);
         if (!r) {
             r = add_row(c, proc, ROW_THREAD, 3, call->rec.tid, UINT64_MAX);
-            if (!r)
+            if (!r) {
+                sc_host_calls_free(&held);
                 return;
+            }
             r->tid = call->rec.tid;
             r->depth = UINT32_MAX;
             char b1[SC_FMT_SIZE];
             snprintf(r->label, sizeof r->label, "thread %u", call->rec.tid);
             snprintf(r->sub, sizeof r->sub, "blocking calls");
-            snprintf(r->title, sizeof r->title, "host thread %u: calls that can block it "
+            snprintf(r->title, sizeof r->title, "host thread %u: calls that held it "
                      "(synchronizations, synchronous copies and memsets, allocations, host "
-                     "registration, async copies) lasting %s or more",
+                     "registration, async copies of pageable memory) lasting %s or more",
                      call->rec.tid, sc_report_fmt_ns(c->opt->min_call_ns, b1));
         }
         cache = r;
         add_event(c, r, call->rec.start_ns, call->rec.end_ns, call_desc(c, call, what), 0);
     }
+    sc_host_calls_free(&held);
     /* Push/pop ranges: one row per thread and nesting depth. Start/end ranges (depth
      * UINT32_MAX) belong to no thread and may overlap: they go into lanes, each range into
      * the first lane free at its start. */

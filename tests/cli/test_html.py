@@ -22,12 +22,11 @@ import zlib
 import pytest
 
 import sctrace
-from sctrace import (BLOCKING, CALL_DEVICE_SYNC, CALL_MEMCPY_ASYNC, CALL_STREAM_CREATE, LEGACY,
-                     NON_BLOCKING, Trace)
+from sctrace import (BLOCKING, CALL_DEVICE_SYNC, CALL_MEMCPY_ASYNC, CALL_STREAM_CREATE,
+                     CALL_STREAM_SYNC, LEGACY, NON_BLOCKING, Trace)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
-CALL_STREAM_SYNC = 18
 
 EVIL = "_Z4evilv</script><script>alert(1)</script><!--"
 
@@ -551,3 +550,33 @@ def test_million_kernels(html_driver, tmp_path, shots):
         shot.unlink()
     browse(page, tmp_path, f"--screenshot={shot}", timeout=60)
     assert shot.exists()
+
+
+def test_html_and_chrome_show_the_same_host_calls(html_driver, run_report, tmp_path):
+    """One definition of the calls that held their thread (src/report/host_calls.h) behind
+    both timelines: a 50 us stream sync and an async copy of pageable memory are shown; a
+    50 us async copy of pinned memory and a 50 us stream query are not (they did not hold
+    the thread for the device). The two outputs once disagreed (11 classes against 15)."""
+    t = Trace(exe="/usr/bin/calls", pid=61)
+    t.device(0)
+    t.stream(14, NON_BLOCKING)
+    t.launch("_Z1kv", 10_000, 400_000, 14)
+    t.api("cudaStreamSynchronize", 20_000, 70_000, CALL_STREAM_SYNC, stream=0)
+    pinned = t.api("cudaMemcpyAsync", 80_000, 130_000, CALL_MEMCPY_ASYNC, stream=0)
+    t.memcpy(90_000, 100_000, 1 << 20, 14, src_kind=sctrace.MEM_PINNED, correlation_id=pinned)
+    t.api("cudaStreamQuery", 140_000, 190_000, sctrace.CALL_STREAM_QUERY, stream=0)
+    pageable = t.api("cudaMemcpyAsync", 200_000, 250_000, CALL_MEMCPY_ASYNC, stream=0)
+    t.memcpy(210_000, 220_000, 1 << 20, 14, src_kind=sctrace.MEM_PAGEABLE,
+             correlation_id=pageable)
+    path = t.write(tmp_path / "calls-61.sctrace")
+    page = Page(render(html_driver, tmp_path / "out.html", path))
+    doc = page.data()
+    by_label = {text: doc["rows"][i] for _, i, text in page.labels}
+    in_html = [(a, b) for a, b, _ in decode(by_label["thread 100 blocking calls"])]
+    out = tmp_path / "calls.json"
+    assert run_report("-q", "--chrome", out, path).returncode == 0
+    chrome = json.loads(out.read_text())["traceEvents"]
+    in_chrome = [(round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)) for e in chrome
+                 if e.get("cat") == "cuda"]
+    # times from the run's start, the launch call at 5 us: the sync and the pageable copy
+    assert in_html == in_chrome == [(15_000, 65_000), (195_000, 245_000)]

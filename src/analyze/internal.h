@@ -1,6 +1,6 @@
 /* Shared state of one sc_analyze() run: what every rule may read.
  *
- * Built once by analyze.c before the rules run, read-only afterwards, so rules stay small
+ * Built once by context.c before the rules run, read-only afterwards, so rules stay small
  * and never recompute an index of their own.
  */
 #ifndef SC_ANALYZE_INTERNAL_H
@@ -47,6 +47,11 @@ typedef struct sc_ctx {
     sc_deps deps;                   /* event edges between streams (deps.h) */
     struct sc_unified *unified;     /* managed memory per kernel (unified.h) */
 } sc_ctx;
+
+/* Builds the context of an analysis (filling a's run span, devices and streams); returns 0,
+ * or -1 when out of memory. sc_ctx_free frees what it built, also after a failure. */
+int sc_ctx_build(sc_ctx *ctx, sc_analysis *a);
+void sc_ctx_free(sc_ctx *ctx);
 
 /* The API call that issued the activity with this correlation id, or NULL. */
 const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id);

@@ -38,7 +38,7 @@ typedef struct sc_unified {
     char basis[96];             /* the rate and where it came from, in a few words */
 } sc_unified;
 
-/* Returns 0, or -1 when out of memory. Built once per analysis (analyze.c: ctx->unified);
+/* Returns 0, or -1 when out of memory. Built once per analysis (context.c: ctx->unified);
  * the rule and the replay read it there. */
 int sc_unified_measure(const sc_ctx *ctx, sc_unified *out);
 void sc_unified_free(sc_unified *u);

@@ -1,0 +1,320 @@
+/* The shared context of one analysis (internal.h): built once, before the rules run (run
+ * span, correlation index, device overlap, solo durations, stream summaries, event edges,
+ * managed memory per kernel), and the lookups the rules make in it. The rules and the
+ * replay read it; none of them calls back into analyze.c, which only runs them. */
+#include "analyze/internal.h"
+
+#include <stdlib.h>
+
+#include "analyze/occupancy.h"
+#include "analyze/overlap.h"
+#include "analyze/solo.h"
+#include "analyze/stream_kind.h"
+#include "analyze/streams.h"
+#include "analyze/unified.h"
+
+/* ---- context lookups ---------------------------------------------------------------- */
+
+const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id)
+{
+    if (correlation_id == 0)
+        return NULL;    /* 0 means "no call" in every record */
+    size_t lo = 0, hi = ctx->n_corr;
+    while (lo < hi) {   /* first entry with this id: the runtime call when there is one */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ctx->corr[mid].correlation_id < correlation_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < ctx->n_corr && ctx->corr[lo].correlation_id == correlation_id)
+        return &ctx->trace->calls[ctx->corr[lo].call];
+    return NULL;
+}
+
+const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call)
+{
+    if (!call || call->rec.n_frames)
+        return call;
+    uint32_t shared;
+    if (call->rec.flags & SC_API_STACK_SHARED)
+        shared = (uint32_t)call->rec.aux;
+    else if (call->rec.flags & SC_API_STACK_SHARED_AUX2)
+        shared = call->rec.aux2;    /* aux holds the event or the graph (format 1.1) */
+    else
+        return call;
+    const sc_api_call *sampled = sc_ctx_call(ctx, shared);
+    return sampled && sampled->rec.n_frames ? sampled : call;
+}
+
+const sc_stream_summary *sc_ctx_stream(const sc_ctx *ctx, uint32_t device, uint32_t context_id,
+                                       uint32_t stream_id)
+{
+    return sc_streams_find(ctx->analysis->streams, ctx->analysis->n_streams, device, context_id,
+                           stream_id);
+}
+
+const sc_stream_summary *sc_ctx_call_stream(const sc_ctx *ctx, const sc_api_call *call)
+{
+    const sc_analysis *a = ctx->analysis;
+    if (call->rec.stream == SC_STREAM_NONE)
+        return NULL;
+    const sc_stream_summary *any = NULL;   /* a stream of the call's context: its device */
+    for (size_t k = 0; k < a->n_streams && !any; k++)
+        if (a->streams[k].context_id == call->rec.context_id)
+            any = &a->streams[k];
+    if (!any)
+        return NULL;
+    uint32_t sid;
+    if (sc_deps_stream_of(&ctx->deps, call, &sid))
+        return sc_ctx_stream(ctx, any->device, call->rec.context_id, sid);
+    if (call->rec.stream == 0 && !(call->rec.flags & SC_API_PER_THREAD))
+        for (size_t k = 0; k < a->n_streams; k++)
+            if (a->streams[k].device == any->device &&
+                a->streams[k].context_id == call->rec.context_id &&
+                sc_stream_is_legacy(&a->streams[k]))
+                return &a->streams[k];
+    return NULL;
+}
+
+const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device)
+{
+    for (size_t i = 0; i < ctx->analysis->n_devices; i++)
+        if (ctx->analysis->devices[i].device == device)
+            return ctx->analysis->devices[i].info;
+    return NULL;
+}
+
+bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel, sc_occupancy *occ)
+{
+    const sc_rec_kernel *k = &ctx->trace->kernels[kernel].rec;
+    const sc_device *dev = sc_ctx_device_info(ctx, k->device);
+    sc_occupancy local;
+    sc_occupancy *o = occ ? occ : &local;
+    return dev && sc_occupancy_compute(&dev->rec, k, o) && sc_occupancy_full(o);
+}
+
+const sc_busy_list *sc_ctx_busy(const sc_ctx *ctx, uint32_t device)
+{
+    for (size_t i = 0; i < ctx->analysis->n_devices; i++)
+        if (ctx->analysis->devices[i].device == device)
+            return &ctx->busy[i];
+    return NULL;
+}
+
+/* ---- building the context ----------------------------------------------------------- */
+
+static void sc_span_extend(uint64_t start, uint64_t end, bool *any, uint64_t *lo, uint64_t *hi)
+{
+    if (end < start)
+        end = start;
+    if (!*any || start < *lo)
+        *lo = start;
+    if (!*any || end > *hi)
+        *hi = end;
+    *any = true;
+}
+
+/* First to last call, device work or NVTX range: what a finding's share is measured
+ * against. */
+static void sc_run_span(const sc_trace *t, sc_analysis *a)
+{
+    bool any = false;
+    uint64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < t->n_calls; i++)
+        sc_span_extend(t->calls[i].rec.start_ns, t->calls[i].rec.end_ns, &any, &lo, &hi);
+    for (size_t i = 0; i < t->n_kernels; i++)
+        sc_span_extend(t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, &any, &lo, &hi);
+    for (size_t i = 0; i < t->n_copies; i++)
+        sc_span_extend(t->copies[i].start_ns, t->copies[i].end_ns, &any, &lo, &hi);
+    for (size_t i = 0; i < t->n_memsets; i++)
+        sc_span_extend(t->memsets[i].start_ns, t->memsets[i].end_ns, &any, &lo, &hi);
+    /* SYNC records are left out: each lies inside the call that synchronized, and the one
+     * without a call is streamcheck's own at exit, which is not the program's time. */
+    for (size_t i = 0; i < t->n_ranges; i++)
+        sc_span_extend(t->ranges[i].rec.start_ns, t->ranges[i].rec.end_ns, &any, &lo, &hi);
+    a->run_start_ns = lo;
+    a->run_end_ns = hi;
+}
+
+static int sc_corr_cmp(const void *pa, const void *pb)
+{
+    const sc_corr_entry *x = pa, *y = pb;
+    if (x->correlation_id != y->correlation_id)
+        return x->correlation_id < y->correlation_id ? -1 : 1;
+    if (x->driver != y->driver)
+        return x->driver < y->driver ? -1 : 1;
+    return x->call < y->call ? -1 : x->call > y->call;
+}
+
+/* Sorted once, shared by every rule: a runtime call and the driver call inside it can carry
+ * the same correlation id, and the runtime one is where the user's code called. */
+static int sc_corr_build(sc_ctx *ctx)
+{
+    const sc_trace *t = ctx->trace;
+    ctx->corr = malloc((t->n_calls ? t->n_calls : 1) * sizeof(*ctx->corr));
+    if (!ctx->corr)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_rec_api *r = &t->calls[i].rec;
+        if (r->correlation_id != 0)
+            ctx->corr[n++] = (sc_corr_entry){r->correlation_id,
+                                             (r->flags & SC_API_DRIVER) ? 1u : 0u, i};
+    }
+    qsort(ctx->corr, n, sizeof(*ctx->corr), sc_corr_cmp);
+    ctx->n_corr = n;
+    return 0;
+}
+
+static int sc_u32_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Every device ordinal that has a device record or ran work, ascending. */
+static int sc_devices_collect(const sc_trace *t, sc_analysis *a)
+{
+    size_t n = t->n_devices + t->n_kernels + t->n_copies + t->n_memsets, k = 0;
+    uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+    if (!ids)
+        return -1;
+    for (size_t i = 0; i < t->n_devices; i++)
+        ids[k++] = t->devices[i].rec.device;
+    for (size_t i = 0; i < t->n_kernels; i++)
+        ids[k++] = t->kernels[i].rec.device;
+    for (size_t i = 0; i < t->n_copies; i++)
+        ids[k++] = t->copies[i].device;
+    for (size_t i = 0; i < t->n_memsets; i++)
+        ids[k++] = t->memsets[i].device;
+    qsort(ids, k, sizeof(*ids), sc_u32_cmp);
+    a->devices = calloc(k ? k : 1, sizeof(*a->devices));
+    if (!a->devices) {
+        free(ids);
+        return -1;
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (i > 0 && ids[i] == ids[i - 1])
+            continue;
+        sc_device_summary *d = &a->devices[a->n_devices++];
+        d->device = ids[i];
+        for (size_t j = 0; j < t->n_devices && !d->info; j++)
+            if (t->devices[j].rec.device == ids[i])
+                d->info = &t->devices[j];   /* the first record of the ordinal */
+    }
+    free(ids);
+    return 0;
+}
+
+/* The kernels and the copies+memsets of one device as engine spans. */
+static void sc_device_spans(const sc_trace *t, uint32_t dev, sc_overlap_input *in,
+                            sc_overlap_span *ks, sc_overlap_span *cs)
+{
+    size_t nk = 0, nc = 0;
+    for (size_t i = 0; i < t->n_kernels; i++)
+        if (t->kernels[i].rec.device == dev)
+            ks[nk++] = (sc_overlap_span){t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, i};
+    for (size_t i = 0; i < t->n_copies; i++)
+        if (t->copies[i].device == dev)
+            cs[nc++] = (sc_overlap_span){t->copies[i].start_ns, t->copies[i].end_ns, i};
+    for (size_t i = 0; i < t->n_memsets; i++)
+        if (t->memsets[i].device == dev)
+            cs[nc++] = (sc_overlap_span){t->memsets[i].start_ns, t->memsets[i].end_ns, i};
+    *in = (sc_overlap_input){ks, nk, cs, nc, dev};
+}
+
+/* Device overlap metrics, intervals and busy lists; marks which kernels overlapped another
+ * and the most kernels that ran beside each. */
+static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, bool *overlapped, uint32_t *peak)
+{
+    const sc_trace *t = ctx->trace;
+    size_t n_c = t->n_copies + t->n_memsets;
+    sc_overlap_span *ks = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ks));
+    sc_overlap_span *cs = malloc((n_c ? n_c : 1) * sizeof(*cs));
+    bool *ov = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ov));
+    uint32_t *pk = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*pk));
+    ctx->busy = calloc(a->n_devices ? a->n_devices : 1, sizeof(*ctx->busy));
+    int rc = (ks && cs && ov && pk && ctx->busy) ? 0 : -1;
+    for (size_t d = 0; rc == 0 && d < a->n_devices; d++) {
+        sc_device_summary *dev = &a->devices[d];
+        sc_overlap_input in;
+        sc_device_spans(t, dev->device, &in, ks, cs);
+        sc_overlap_output out = {.metrics = &dev->overlap, .max_intervals = SC_MAX_INTERVALS,
+                                 .busy = &ctx->busy[d], .overlapped = ov, .peak = pk};
+        rc = sc_overlap_compute(&in, &out);
+        dev->intervals = out.intervals;
+        dev->n_intervals = out.n_intervals;
+        dev->n_intervals_total = out.n_intervals_total;
+        for (size_t k = 0; k < in.n_kernels; k++) {
+            overlapped[ks[k].index] = ov[k];
+            peak[ks[k].index] = pk[k];
+        }
+    }
+    free(ks);
+    free(cs);
+    free(ov);
+    free(pk);
+    return rc;
+}
+
+static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *overlapped,
+                        const uint32_t *peak)
+{
+    const sc_trace *t = ctx->trace;
+    size_t n = t->n_kernels ? t->n_kernels : 1;
+    ctx->kernel_solo_ns = calloc(n, sizeof(uint64_t));
+    ctx->kernel_solo_known = calloc(n, sizeof(bool));
+    if (!ctx->kernel_solo_ns || !ctx->kernel_solo_known ||
+        sc_solo_compute(t, overlapped, peak, ctx->kernel_solo_ns, ctx->kernel_solo_known) != 0)
+        return -1;
+    for (size_t d = 0; d < a->n_devices; d++) {
+        uint64_t sum = 0, known = 0;
+        for (size_t k = 0; k < t->n_kernels; k++) {
+            if (t->kernels[k].rec.device != a->devices[d].device)
+                continue;
+            sum += ctx->kernel_solo_ns[k];
+            known += ctx->kernel_solo_known[k];
+        }
+        sc_overlap_set_solo(&a->devices[d].overlap, sum, known);
+    }
+    return 0;
+}
+
+int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
+{
+    const sc_trace *t = ctx->trace;
+    sc_run_span(t, a);
+    ctx->run_span_ns = a->run_end_ns - a->run_start_ns;
+    if (sc_corr_build(ctx) != 0 || sc_devices_collect(t, a) != 0)
+        return -1;
+    bool *overlapped = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(bool));
+    uint32_t *peak = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(uint32_t));
+    int rc = -1;
+    if (overlapped && peak && sc_devices_overlap(ctx, a, overlapped, peak) == 0 &&
+        sc_solo_fill(ctx, a, overlapped, peak) == 0 &&
+        sc_streams_build(ctx, &a->streams, &a->n_streams) == 0 &&
+        sc_deps_build(ctx->trace, &ctx->deps) == 0 &&
+        (ctx->unified = malloc(sizeof *ctx->unified)) != NULL &&
+        sc_unified_measure(ctx, ctx->unified) == 0)
+        rc = 0;
+    free(overlapped);
+    free(peak);
+    return rc;
+}
+
+void sc_ctx_free(sc_ctx *ctx)
+{
+    if (ctx->busy)
+        for (size_t d = 0; d < ctx->analysis->n_devices; d++)
+            sc_busy_free(&ctx->busy[d]);
+    free(ctx->busy);
+    free(ctx->corr);
+    free(ctx->kernel_solo_ns);
+    free(ctx->kernel_solo_known);
+    sc_deps_free(&ctx->deps);
+    if (ctx->unified)
+        sc_unified_free(ctx->unified);
+    free(ctx->unified);
+}
+

@@ -6,8 +6,11 @@
 
 #include <stdlib.h>
 
+#include "analyze/blocking.h"
+#include "analyze/launches.h"
 #include "analyze/occupancy.h"
 #include "analyze/overlap.h"
+#include "analyze/polls.h"
 #include "analyze/solo.h"
 #include "analyze/stream_kind.h"
 #include "analyze/streams.h"
@@ -286,7 +289,8 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     const sc_trace *t = ctx->trace;
     sc_run_span(t, a);
     ctx->run_span_ns = a->run_end_ns - a->run_start_ns;
-    if (sc_corr_build(ctx) != 0 || sc_devices_collect(t, a) != 0)
+    if (sc_corr_build(ctx) != 0 || sc_devices_collect(t, a) != 0 ||
+        sc_pinned_rate_measure(t, &ctx->pinned_rate) != 0)
         return -1;
     bool *overlapped = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(bool));
     uint32_t *peak = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(uint32_t));
@@ -296,7 +300,11 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
         sc_streams_build(ctx, &a->streams, &a->n_streams) == 0 &&
         sc_deps_build(ctx->trace, &ctx->deps) == 0 &&
         (ctx->unified = malloc(sizeof *ctx->unified)) != NULL &&
-        sc_unified_measure(ctx, ctx->unified) == 0)
+        sc_unified_measure(ctx, ctx->unified) == 0 &&
+        sc_launches_build(ctx, &ctx->launches) == 0 &&
+        (ctx->blocking = calloc(1, sizeof *ctx->blocking)) != NULL &&
+        sc_blocking_index_build(ctx, ctx->blocking) == 0 &&
+        sc_polls_find(ctx, &ctx->polls, &ctx->n_polls) == 0)
         rc = 0;
     free(overlapped);
     free(peak);
@@ -316,5 +324,10 @@ void sc_ctx_free(sc_ctx *ctx)
     if (ctx->unified)
         sc_unified_free(ctx->unified);
     free(ctx->unified);
+    free(ctx->launches);
+    if (ctx->blocking)
+        sc_blocking_index_free(ctx->blocking);
+    free(ctx->blocking);
+    free(ctx->polls);
 }
 

@@ -93,10 +93,10 @@ int sc_rule_hardware_queue(const sc_ctx *ctx, sc_finding_list *out, char *err, s
     const sc_trace *t = ctx->trace;
     uint32_t n_q = 0;
     uint32_t *slot_queue = sc_hw_slot_queues(ctx, &n_q);
-    sc_launch *l = NULL;
+    const sc_launch *l = ctx->launches;
     size_t *order = malloc((t->n_kernels + 1) * sizeof *order);
     size_t *last = malloc((ctx->analysis->n_streams + 1) * sizeof *last);
-    int rc = slot_queue && order && last ? sc_launches_build(ctx, &l) : -1;
+    int rc = slot_queue && order && last ? 0 : -1;
     sc_hwq_totals tot = {.queues = n_q};
     for (size_t s = 0; rc == 0 && s < ctx->analysis->n_streams; s++) {
         last[s] = SIZE_MAX;
@@ -141,7 +141,6 @@ int sc_rule_hardware_queue(const sc_ctx *ctx, sc_finding_list *out, char *err, s
     free(slot_queue);
     free(order);
     free(last);
-    free(l);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "hardware-queue: out of memory");
     return rc;

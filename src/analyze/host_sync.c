@@ -103,16 +103,13 @@ static int sc_hostsync_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
         if (sc_is_sync(call->rec.call_class) && !sc_blocking_is_inner(ctx, call))
             rc = sc_hostsync_add(ix, call, call->rec.start_ns, call->rec.end_ns, 0, b, tot);
     }
-    sc_poll_loop *loops = NULL;
-    size_t n = 0;
-    if (rc == 0)
-        rc = sc_polls_find(ctx, &loops, &n);
+    const sc_poll_loop *loops = ctx->polls;
+    size_t n = ctx->n_polls;
     for (size_t k = 0; k < n && rc == 0; k++) {
         const sc_api_call *first = &t->calls[loops[k].first];
         rc = sc_hostsync_add(ix, first, first->rec.start_ns, t->calls[loops[k].last].rec.end_ns,
                              loops[k].queries, b, tot);
     }
-    free(loops);
     return rc;
 }
 
@@ -139,20 +136,16 @@ static void sc_hostsync_conclude(const sc_hostsync_totals *tot,
 
 int sc_rule_host_sync(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
 {
-    sc_blocking_index ix;
     sc_finding_builder b;
     sc_hostsync_totals tot = {0};
     sc_finding_begin(&b, "host-sync", sc_hostsync_fix);
-    int rc = sc_blocking_index_build(ctx, &ix);
-    if (rc == 0)
-        rc = sc_hostsync_scan(ctx, &ix, &b, &tot);
+    int rc = sc_hostsync_scan(ctx, ctx->blocking, &b, &tot);
     if (rc == 0 && tot.count > 0) {
         sc_hostsync_conclude(&tot, &b);
         rc = sc_finding_finish(&b, ctx, out);
     } else {
         sc_finding_discard(&b);
     }
-    sc_blocking_index_free(&ix);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "host-sync: out of memory");
     return rc;

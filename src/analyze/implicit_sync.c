@@ -212,20 +212,16 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
 
 int sc_rule_implicit_sync(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
 {
-    sc_blocking_index ix;
     sc_finding_builder b;
     sc_implicit_totals tot = {0};
     sc_finding_begin(&b, "implicit-sync", NULL);
-    int rc = sc_blocking_index_build(ctx, &ix);
-    if (rc == 0)
-        rc = sc_implicit_scan(ctx, &ix, &b, &tot);
+    int rc = sc_implicit_scan(ctx, ctx->blocking, &b, &tot);
     if (rc == 0 && tot.count > 0) {
         sc_implicit_conclude(&tot, &b);
         rc = sc_finding_finish(&b, ctx, out);
     } else {
         sc_finding_discard(&b);
     }
-    sc_blocking_index_free(&ix);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "implicit-sync: out of memory");
     return rc;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analyze/deps.h"
+#include "analyze/pinned_rate.h"
 #include "streamcheck/analysis.h"
 
 #define SC_NS_PER_US 1000.0
@@ -46,6 +47,14 @@ typedef struct sc_ctx {
     uint64_t run_span_ns;
     sc_deps deps;                   /* event edges between streams (deps.h) */
     struct sc_unified *unified;     /* managed memory per kernel (unified.h) */
+    struct sc_launch *launches;     /* per trace->kernels entry: what it found on its device
+                                       when it was issued (launches.h) */
+    struct sc_blocking_index *blocking; /* what each call that blocked could have drained
+                                       (blocking.h): host-sync, implicit-sync, the replay */
+    struct sc_poll_loop *polls;     /* polling loops (polls.h): host-sync, the replay */
+    size_t n_polls;
+    sc_pinned_rate pinned_rate;     /* pinned copies' rate per direction (pinned_rate.h):
+                                       pageable-async, managed memory, the replay */
 } sc_ctx;
 
 /* Builds the context of an analysis (filling a's run span, devices and streams); returns 0,

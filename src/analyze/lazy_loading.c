@@ -472,33 +472,28 @@ int sc_rule_lazy_loading(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
     /* CUPTI said what was loaded where: only that evidence counts (and EAGER loads nothing
      * lazily, so it says nothing then) */
     if (t->n_overheads > 0) {
-        sc_launch *launches = NULL;
         sc_finding_builder b;
         sc_finding_begin(&b, "lazy-loading", sc_lazy_fix);
-        int rc = sc_launches_build(ctx, &launches);
-        if (rc == 0)
-            rc = sc_lazy_direct(ctx, launches, &b);
+        int rc = sc_lazy_direct(ctx, ctx->launches, &b);
         if (rc == 0 && b.has_instance) {
             sc_lazy_conclude(&b);
             rc = sc_finding_finish(&b, ctx, out);
         } else {
             sc_finding_discard(&b);
         }
-        free(launches);
         if (rc != 0 && err && err_size)
             snprintf(err, err_size, "lazy-loading: out of memory");
         return rc;
     }
     if (sc_lazy_eager(t))
         return 0;
-    sc_launch *launches = NULL;
+    const sc_launch *launches = ctx->launches;
     sc_lazy_key *keys = NULL;
     uint64_t *scratch = malloc(t->n_kernels * sizeof(*scratch));
     sc_finding_builder b;
     sc_finding_begin(&b, "lazy-loading", sc_lazy_fix);
     int rc = -1;
-    if (scratch && sc_launches_build(ctx, &launches) == 0 &&
-        sc_lazy_keys(t, launches, &keys) == 0)
+    if (scratch && sc_lazy_keys(t, launches, &keys) == 0)
         rc = sc_lazy_scan(ctx, launches, keys, scratch, &b);
     if (rc == 0 && b.has_instance) {
         sc_lazy_conclude(&b);
@@ -507,7 +502,6 @@ int sc_rule_lazy_loading(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
         sc_finding_discard(&b);
     }
     free(scratch);
-    free(launches);
     free(keys);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "lazy-loading: out of memory");

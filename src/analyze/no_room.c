@@ -307,13 +307,12 @@ int sc_rule_no_room(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t e
     if (t->n_kernels < 2 || t->n_devices == 0)
         return 0;   /* nothing to overlap, or no device limits to reason with */
     sc_noroom_run r = {.ctx = ctx};
-    sc_launch *launches = NULL;
     r.active = malloc(t->n_kernels * sizeof(*r.active));
     sc_finding_begin(&r.waited, "no-room", sc_noroom_fix);
     sc_finding_begin(&r.no_gain, "no-room", sc_noroom_fix_no_gain);
     int rc = -1;
-    if (r.active && sc_launches_build(ctx, &launches) == 0) {
-        r.launches = launches;
+    if (r.active) {
+        r.launches = ctx->launches;
         rc = sc_noroom_scan(&r);
     }
     if (rc == 0)
@@ -325,7 +324,6 @@ int sc_rule_no_room(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t e
     else
         sc_finding_discard(&r.no_gain);
     free(r.active);
-    free(launches);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "no-room: out of memory");
     return rc;

@@ -116,9 +116,9 @@ int sc_rule_pageable_async(const sc_ctx *ctx, sc_finding_list *out, char *err, s
     const sc_trace *t = ctx->trace;
     sc_finding_builder b;
     sc_pageable_totals tot = {0};
-    sc_pinned_rate rate;
+    const sc_pinned_rate rate = ctx->pinned_rate;
     sc_finding_begin(&b, "pageable-async", sc_pageable_fix);
-    int rc = sc_pinned_rate_measure(t, &rate);
+    int rc = 0;
     for (size_t i = 0; i < t->n_copies && rc == 0; i++) {
         const sc_rec_memcpy *c = &t->copies[i];
         if (!sc_pageable_applies(c))

@@ -43,12 +43,10 @@ static bool sc_rp_is_query(uint16_t c)
 static int sc_rp_loops(const sc_replay *r, int32_t *loop_of, uint64_t *loop_end)
 {
     const sc_trace *t = r->ctx->trace;
-    sc_poll_loop *loops = NULL;
-    size_t n = 0;
+    const sc_poll_loop *loops = r->ctx->polls;     /* polling loops (polls.h) */
+    size_t n = r->ctx->n_polls;
     for (size_t i = 0; i < t->n_calls; i++)
         loop_of[i] = SC_RP_NONE;
-    if (sc_polls_find(r->ctx, &loops, &n) != 0)
-        return -1;
     for (size_t k = 0; k < n; k++) {
         for (size_t c = loops[k].first; c <= loops[k].last; c++)
             if (t->calls[c].rec.tid == t->calls[loops[k].first].rec.tid &&
@@ -56,7 +54,6 @@ static int sc_rp_loops(const sc_replay *r, int32_t *loop_of, uint64_t *loop_end)
                 loop_of[c] = (int32_t)loops[k].first;
         loop_end[loops[k].first] = t->calls[loops[k].last].rec.end_ns;
     }
-    free(loops);
     return 0;
 }
 
@@ -272,7 +269,8 @@ typedef struct sc_rp_wait_index {
     bool launch_blocking;           /* CUDA_LAUNCH_BLOCKING=1 in the recorded environment */
     uint32_t ctx_id[64], ctx_dev[64];   /* context -> device index, from the work */
     size_t n_ctx;
-    sc_blocking_index *blocking;    /* what implicit synchronizations drained (blocking.h) */
+    const sc_blocking_index *blocking;  /* what implicit synchronizations drained (the
+                                           context's, blocking.h) */
 } sc_rp_wait_index;
 
 static const sc_replay *sc_rp_wait_sort;
@@ -298,9 +296,7 @@ static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
 
 static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 {
-    w->blocking = calloc(1, sizeof *w->blocking);
-    if (!w->blocking || sc_blocking_index_build(r->ctx, w->blocking) != 0)
-        return -1;
+    w->blocking = r->ctx->blocking;
     size_t no = r->n_ops ? r->n_ops : 1;
     w->own_first = calloc(r->n_items + 1, sizeof *w->own_first);
     w->own_count = calloc(r->n_items + 1, sizeof *w->own_count);
@@ -352,9 +348,6 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 
 static void sc_rp_wait_index_free(sc_rp_wait_index *w)
 {
-    if (w->blocking)
-        sc_blocking_index_free(w->blocking);
-    free(w->blocking);
     free(w->own_first);
     free(w->own_count);
     free(w->own_ops);

@@ -373,11 +373,11 @@ static int sc_rp_late_work(sc_replay *r)
 static int sc_rp_pinned(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
-    sc_pinned_rate rate;
+    const sc_pinned_rate rate = r->ctx->pinned_rate;
     sc_peer_rate peer = {0};
     bool peer_measured = false;
     r->pinned_ns = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->pinned_ns);
-    if (!r->pinned_ns || sc_pinned_rate_measure(t, &rate) != 0)
+    if (!r->pinned_ns)
         return -1;
     for (size_t c = 0; c < t->n_copies; c++) {
         size_t i = t->n_kernels + c;

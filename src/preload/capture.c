@@ -148,9 +148,7 @@ static void sc_finish_for_signal(int sig)
     sc_capture_finish(SC_END_SIGNAL);
 }
 
-/* Finishes the trace for a terminating signal, then lets the signal take its effect: from the
- * handler, or when the thread's record the signal interrupted is done (tracebuf.c). */
-static void sc_terminate(int sig)
+static void sc_on_terminating_signal(int sig)
 {
     int saved = errno;
     if (sc_agent_request_finish(sig, sc_finish_for_signal)) {
@@ -163,13 +161,6 @@ static void sc_terminate(int sig)
     }
     errno = saved;
     raise(sig);     /* default action again (SA_RESETHAND), delivered once we return */
-}
-
-static void sc_on_terminating_signal(int sig)
-{
-    /* inside a record the close would wait for this very thread: finish once it is done */
-    if (!sc_tbuf_defer_signal(sig))
-        sc_terminate(sig);
 }
 
 static void sc_install(const int *signals, size_t n, void (*handler)(int))
@@ -187,7 +178,6 @@ static void sc_install(const int *signals, size_t n, void (*handler)(int))
 
 static void sc_install_fatal_handlers(void)
 {
-    sc_tbuf_on_deferred_signal(sc_terminate);
     sc_install(sc_fatal_signals, sizeof sc_fatal_signals / sizeof *sc_fatal_signals,
                sc_on_fatal_signal);
     sc_install(sc_terminating_signals,

@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,47 +32,6 @@ static void sc_tbuf_lock(sc_thread *t)
 static void sc_tbuf_unlock(sc_thread *t)
 {
     atomic_flag_clear_explicit(&t->busy, memory_order_release);
-}
-
-/* A terminating signal that comes while its thread holds its own buffer's flag cannot be
- * served there: the trace's close waits for that flag. It is put off to the flag's release
- * (capture.c hands the routine that serves it). Set before the flag is taken and cleared
- * after it is let go, so that no moment with the flag held reads as "not in a record". */
-#define SC_TLS __thread __attribute__((tls_model("initial-exec")))
-static SC_TLS volatile sig_atomic_t sc_tbuf_in_record, sc_tbuf_deferred;
-static void (*sc_tbuf_serve_deferred)(int sig);
-
-void sc_tbuf_on_deferred_signal(void (*serve)(int sig))
-{
-    sc_tbuf_serve_deferred = serve;
-}
-
-bool sc_tbuf_defer_signal(int sig)
-{
-    if (!sc_tbuf_in_record)
-        return false;
-    sc_tbuf_deferred = sig;
-    return true;
-}
-
-static void sc_tbuf_lock_self(sc_thread *t)
-{
-    sc_tbuf_in_record = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    sc_tbuf_lock(t);
-}
-
-static void sc_tbuf_unlock_self(sc_thread *t)
-{
-    sc_tbuf_unlock(t);
-    atomic_signal_fence(memory_order_seq_cst);
-    sc_tbuf_in_record = 0;
-    atomic_signal_fence(memory_order_seq_cst);
-    int sig = sc_tbuf_deferred;
-    if (sig && sc_tbuf_serve_deferred) {
-        sc_tbuf_deferred = 0;
-        sc_tbuf_serve_deferred(sig);
-    }
 }
 
 static size_t sc_tbuf_used(const sc_tbuf_buf *b)
@@ -212,11 +170,11 @@ void *sc_tbuf_reserve(size_t size)
         sc_loss_add(SC_LOSS_NO_MEMORY, 1);
         return NULL;
     }
-    sc_tbuf_lock_self(t);
+    sc_tbuf_lock(t);
     /* Closed while this thread was on its way: close has written (or will write) this
      * buffer already, so nothing may be added to it. */
     if (!atomic_load_explicit(&sc_tbuf_accepting, memory_order_acquire)) {
-        sc_tbuf_unlock_self(t);
+        sc_tbuf_unlock(t);
         sc_loss_add(SC_LOSS_AFTER_CLOSE, 1);
         return NULL;
     }
@@ -224,7 +182,7 @@ void *sc_tbuf_reserve(size_t size)
     if (!b || atomic_load_explicit(&b->used, memory_order_relaxed) + size > SC_TBUF_SIZE) {
         b = sc_tbuf_rotate(t);
         if (!b) {
-            sc_tbuf_unlock_self(t);
+            sc_tbuf_unlock(t);
             sc_loss_add(SC_LOSS_NO_MEMORY, 1);
             return NULL;
         }
@@ -238,7 +196,7 @@ void sc_tbuf_commit(size_t size)
     sc_tbuf_buf *b = t->cur;
     atomic_store_explicit(&b->used, atomic_load_explicit(&b->used, memory_order_relaxed) + size,
                           memory_order_release);
-    sc_tbuf_unlock_self(t);
+    sc_tbuf_unlock(t);
 }
 
 void sc_tbuf_commit_api(size_t size)
@@ -401,14 +359,14 @@ uint64_t sc_tbuf_close(void)
 
 void sc_tbuf_thread_exit(sc_thread *t)
 {
-    sc_tbuf_lock_self(t);
+    sc_tbuf_lock(t);
     sc_tbuf_buf *b = t->cur;
     /* After a close, close writes (or wrote) cur itself. */
     if (b && sc_tbuf_used(b) && atomic_load(&sc_tbuf_accepting)) {
         t->cur = atomic_exchange(&t->spare, NULL);
         sc_tbuf_hand_over(b);
     }
-    sc_tbuf_unlock_self(t);
+    sc_tbuf_unlock(t);
 }
 
 void sc_tbuf_drop_all(void)

@@ -62,11 +62,6 @@ void sc_tbuf_flush_idle_now(void);
  * let go, so the signal's default action cannot cut a record. Waits a bounded time at most;
  * counts what it could not write. */
 void sc_tbuf_flush_fatal(void);
-/* A terminating signal's handler: true when the calling thread is inside a record (holding
- * its buffer), and the signal is put off until the record is done, where the routine given
- * to sc_tbuf_on_deferred_signal serves it. Async-signal-safe. */
-bool sc_tbuf_defer_signal(int sig);
-void sc_tbuf_on_deferred_signal(void (*serve)(int sig));
 
 /* Stops taking records (later ones are counted as lost) and writes every buffer; after this
  * nothing more reaches the file through the buffers (LOSS and END are written after it).

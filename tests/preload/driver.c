@@ -17,8 +17,7 @@
  *   abort-busy THREADS        threads that never stop calling; the main thread aborts
  *   end HOW THREADS CALLS     work, then the process ends by HOW: exit, _exit, _Exit,
  *                             quick_exit (after the work is done), or term, int, hup (a
- *                             signal to itself while THREADS threads are still calling), or
- *                             term-worker (SIGTERM to one calling thread, wherever it is)
+ *                             signal to itself while THREADS threads are still calling)
  *   ignored-term THREADS CALLS  SIGTERM ignored from the start (before CUDA), then work,
  *                             a SIGTERM to itself, and a normal exit
  *   time CLASS N              N calls of one class (launch, event-query, event-record, nvtx)
@@ -29,7 +28,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,8 +204,7 @@ static void *busy_worker(void *p)
 
 static void end_by(const char *how, int threads, int n_calls)
 {
-    bool to_worker = strcmp(how, "term-worker") == 0;
-    int sig = strcmp(how, "term") == 0 || to_worker ? SIGTERM : strcmp(how, "int") == 0 ? SIGINT
+    int sig = strcmp(how, "term") == 0 ? SIGTERM : strcmp(how, "int") == 0 ? SIGINT
             : strcmp(how, "hup") == 0 ? SIGHUP : 0;
     if (sig) {
         /* the workers never stop: the signal comes in the middle of their calls */
@@ -220,10 +217,7 @@ static void end_by(const char *how, int threads, int n_calls)
         }
         printf("signal=%d\n", sig);
         fflush(stdout);
-        if (to_worker)
-            pthread_kill(t, sig);   /* the last worker made */
-        else
-            kill(getpid(), sig);
+        kill(getpid(), sig);
         for (;;)
             pause();    /* the signal ends the process */
     }

@@ -24,7 +24,6 @@ static atomic_bool sc_agent_want_idle, sc_agent_want_pool;
 static _Atomic uint64_t sc_agent_checkpoints_asked, sc_agent_checkpoints_done;
 static atomic_int sc_agent_finish_signal;         /* a terminating signal to finish for */
 static void (*_Atomic sc_agent_finish_fn)(int);
-static atomic_bool sc_agent_finished;
 
 static uint64_t sc_agent_now_ms(void)
 {
@@ -83,7 +82,6 @@ static void *sc_agent_main(void *arg)
             /* The whole exit path, here rather than in the handler, where almost nothing
              * may be called: it stops this loop (sc_agent_stop on the agent itself). */
             atomic_load(&sc_agent_finish_fn)(sig);
-            atomic_store(&sc_agent_finished, true);
             break;
         }
         atomic_store(&sc_agent_busy, 1);
@@ -148,11 +146,6 @@ bool sc_agent_request_finish(int sig, void (*finish)(int sig))
         return true;    /* a second signal: the first one's finish is under way */
     sem_post(&sc_agent_sem);
     return true;
-}
-
-bool sc_agent_finish_done(void)
-{
-    return atomic_load(&sc_agent_finished);
 }
 
 void sc_agent_request_flush_idle(void)

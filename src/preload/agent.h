@@ -26,11 +26,9 @@ void sc_agent_request_flush_idle(void);
 void sc_agent_request_checkpoint(void); /* a device-wide synchronization returned */
 void sc_agent_request_pool(void);       /* a thread took a block from the pool */
 
-/* A terminating signal (capture.c): the agent finishes the trace with finish(sig), off the
- * signal handler, and stops. Async-signal-safe; false when no agent runs to do it. */
+/* A terminating signal (capture.c): the agent runs finish(sig), off the signal handler, and
+ * stops. Async-signal-safe; false when no agent runs to do it. */
 bool sc_agent_request_finish(int sig, void (*finish)(int sig));
-/* Whether that finish has been done. */
-bool sc_agent_finish_done(void);
 
 /* The crash path: waits up to max_ms for the agent to finish what it holds (a batch of
  * buffers, a checkpoint asked for before the crash). */

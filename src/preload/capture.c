@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,30 +136,46 @@ static void sc_on_fatal_signal(int sig)
 }
 
 /* What timeout, torchrun, SLURM and Ctrl-C send: with the default action the process would
- * end without its exit handlers, the trace .partial and CUPTI's buffers lost. The trace is
- * finished first, by the agent (the whole exit path: CUPTI flushed, END written, the file
- * renamed), while the signalled thread waits at most SC_TERM_WAIT_MS; then the signal does
- * what it would have done, with the same exit status. */
+ * end without its exit handlers, the trace .partial and CUPTI's buffers lost. The handler
+ * only hands the signal to the agent and returns: the thread it interrupted may hold a lock
+ * (a driver's, a record's) that the finish needs. The agent finishes the trace (the whole
+ * exit path: CUPTI flushed, END written, the file renamed), then sends the signal again,
+ * whose default action (SA_RESETHAND restored it) ends the process with the status it would
+ * have had. Meanwhile the program runs on: an exit it reaches waits for that end
+ * (sc_capture_finish), and a finish that cannot complete is cut short after
+ * SC_TERM_WAIT_MS, with what the crash path can write. */
 static const int sc_terminating_signals[] = {SIGTERM, SIGINT, SIGHUP};
+static atomic_int sc_pending_signal;    /* set by the handler: the run ends by it */
 #define SC_TERM_WAIT_MS 10000
+
+static void *sc_term_watchdog(void *arg)
+{
+    int sig = (int)(intptr_t)arg;
+    struct timespec wait = {SC_TERM_WAIT_MS / 1000, 0};
+    while (nanosleep(&wait, &wait) != 0 && errno == EINTR) {
+    }
+    sc_tbuf_flush_fatal();
+    kill(getpid(), sig);
+    return NULL;
+}
 
 static void sc_finish_for_signal(int sig)
 {
-    sc_end_signal = sig;
+    pthread_t watchdog;
+    if (pthread_create(&watchdog, NULL, sc_term_watchdog, (void *)(intptr_t)sig) == 0)
+        pthread_detach(watchdog);
     sc_capture_finish(SC_END_SIGNAL);
+    kill(getpid(), sig);    /* to the process: the agent blocks every signal */
 }
 
 static void sc_on_terminating_signal(int sig)
 {
+    int none = 0;
+    atomic_compare_exchange_strong(&sc_pending_signal, &none, sig);
+    if (sc_agent_request_finish(sig, sc_finish_for_signal))
+        return;
     int saved = errno;
-    if (sc_agent_request_finish(sig, sc_finish_for_signal)) {
-        for (int ms = 0; ms < SC_TERM_WAIT_MS && !sc_agent_finish_done(); ms++) {
-            struct timespec t = {0, 1000000};
-            nanosleep(&t, NULL);
-        }
-    } else {
-        sc_tbuf_flush_fatal();  /* no agent: what the crash path can do from here */
-    }
+    sc_tbuf_flush_fatal();  /* no agent: what the crash path can do from here */
     errno = saved;
     raise(sig);     /* default action again (SA_RESETHAND), delivered once we return */
 }
@@ -306,10 +323,22 @@ static void sc_sync_contexts(void)
 
 void sc_capture_finish(uint32_t reason)
 {
+    int pending = atomic_load(&sc_pending_signal);
+    if (pending && !sc_agent_is_self() && getpid() == sc_capture_pid) {
+        /* An exit the program reached after a terminating signal: the library's thread is
+         * finishing the trace for it and then ends the run by it (or its watchdog does);
+         * this thread waits for that rather than race it for the trace. */
+        for (;;)
+            pause();
+    }
     pthread_mutex_lock(&sc_capture_lock);
     if (sc_state != SC_RUNNING || getpid() != sc_capture_pid) {
         pthread_mutex_unlock(&sc_capture_lock);
         return;
+    }
+    if (pending) {
+        reason = SC_END_SIGNAL;
+        sc_end_signal = pending;
     }
     sc_state = SC_FINISHED;
     int saved_errno = errno;

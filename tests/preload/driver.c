@@ -17,7 +17,10 @@
  *   abort-busy THREADS        threads that never stop calling; the main thread aborts
  *   end HOW THREADS CALLS     work, then the process ends by HOW: exit, _exit, _Exit,
  *                             quick_exit (after the work is done), or term, int, hup (a
- *                             signal to itself while THREADS threads are still calling)
+ *                             signal to itself while THREADS threads are still calling), or
+ *                             term-worker (SIGTERM to one calling thread, wherever it is:
+ *                             inside a call, the fake's lock held, or inside a record), or
+ *                             term-then-exit (work, SIGTERM to itself, and at once exit(7))
  *   ignored-term THREADS CALLS  SIGTERM ignored from the start (before CUDA), then work,
  *                             a SIGTERM to itself, and a normal exit
  *   time CLASS N              N calls of one class (launch, event-query, event-record, nvtx)
@@ -204,7 +207,8 @@ static void *busy_worker(void *p)
 
 static void end_by(const char *how, int threads, int n_calls)
 {
-    int sig = strcmp(how, "term") == 0 ? SIGTERM : strcmp(how, "int") == 0 ? SIGINT
+    int to_worker = strcmp(how, "term-worker") == 0;
+    int sig = strcmp(how, "term") == 0 || to_worker ? SIGTERM : strcmp(how, "int") == 0 ? SIGINT
             : strcmp(how, "hup") == 0 ? SIGHUP : 0;
     if (sig) {
         /* the workers never stop: the signal comes in the middle of their calls */
@@ -217,13 +221,18 @@ static void end_by(const char *how, int threads, int n_calls)
         }
         printf("signal=%d\n", sig);
         fflush(stdout);
-        kill(getpid(), sig);
+        if (to_worker)
+            pthread_kill(t, sig);   /* the last worker made */
+        else
+            kill(getpid(), sig);
         for (;;)
             pause();    /* the signal ends the process */
     }
     run_threads(threads, n_calls);
     printf("calls=%lu launches=%lu\n", atomic_load(&calls), atomic_load(&launches));
     fflush(stdout);
+    if (strcmp(how, "term-then-exit") == 0)
+        kill(getpid(), SIGTERM);    /* the exit below races the signal's finish */
     if (strcmp(how, "_exit") == 0)
         _exit(7);
     if (strcmp(how, "_Exit") == 0)

@@ -261,18 +261,30 @@ def test_every_exit_finishes_the_trace(tmp_path, how):
     assert len(t["calls"]) == fired["calls"] == t["end"]["api_records"]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
-                         ids=["term", "int", "hup"])
-def test_a_terminating_signal_finishes_the_trace_then_ends_as_it_would(tmp_path, sig):
+@pytest.mark.parametrize("how,sig", [("term", signal.SIGTERM), ("int", signal.SIGINT),
+                                     ("hup", signal.SIGHUP), ("term-worker", signal.SIGTERM)],
+                         ids=["term", "int", "hup", "to-a-calling-thread"])
+def test_a_terminating_signal_finishes_the_trace_then_ends_as_it_would(tmp_path, how, sig):
     """What timeout, torchrun, SLURM and Ctrl-C send, while four threads are calling: the
     trace is finished (END, every record taken before it written) and the process then dies
-    of the signal, as it would have without streamcheck."""
-    how = {signal.SIGTERM: "term", signal.SIGINT: "int", signal.SIGHUP: "hup"}[sig]
+    of the signal, as it would have without streamcheck. Sent to a calling thread, the
+    signal may interrupt it holding a lock the finish needs (the fake's, a driver's, its
+    buffer's): the handler returns at once and the finish runs on the library's thread."""
     p, t, _ = run(tmp_path, "end", how, 4, 3000, expect_rc=-sig)
     assert f"signal={int(sig)}" in p.stdout
     assert t["status"] == "complete"
     assert (t["end"]["reason"], t["end"]["signal"]) == (sctrace.END_SIGNAL, int(sig))
     assert len(t["calls"]) == t["end"]["api_records"] >= 3000
+
+
+def test_an_exit_that_races_the_signal_still_ends_by_it(tmp_path):
+    """The handler returns at once and the program goes on: here straight into exit(7).
+    Whichever of the exit and the library's thread finishes the trace, the run ends by the
+    signal, as it would have without streamcheck, and the trace says so."""
+    _, t, fired = run(tmp_path, "end", "term-then-exit", 2, 500, expect_rc=-signal.SIGTERM)
+    assert t["status"] == "complete"
+    assert (t["end"]["reason"], t["end"]["signal"]) == (sctrace.END_SIGNAL, signal.SIGTERM)
+    assert len(t["calls"]) == fired["calls"]
 
 
 def test_a_program_that_ignores_the_signal_keeps_ignoring_it(tmp_path):

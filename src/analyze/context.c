@@ -88,13 +88,23 @@ const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device)
     return NULL;
 }
 
-bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel, sc_occupancy *occ)
+static bool sc_kernel_full_now(const sc_ctx *ctx, size_t kernel, sc_occupancy *o)
 {
     const sc_rec_kernel *k = &ctx->trace->kernels[kernel].rec;
     const sc_device *dev = sc_ctx_device_info(ctx, k->device);
-    sc_occupancy local;
-    sc_occupancy *o = occ ? occ : &local;
     return dev && sc_occupancy_compute(&dev->rec, k, o) && sc_occupancy_full(o);
+}
+
+bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel, sc_occupancy *occ)
+{
+    /* whether it is full was worked out once (sc_ctx_build); the arithmetic again only for
+     * a full kernel whose caller asks for it */
+    if (ctx->kernel_full && !ctx->kernel_full[kernel])
+        return false;
+    if (ctx->kernel_full && !occ)
+        return true;
+    sc_occupancy local;
+    return sc_kernel_full_now(ctx, kernel, occ ? occ : &local);
 }
 
 const sc_busy_list *sc_ctx_busy(const sc_ctx *ctx, uint32_t device)
@@ -292,6 +302,14 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     if (sc_corr_build(ctx) != 0 || sc_devices_collect(t, a) != 0 ||
         sc_pinned_rate_measure(t, &ctx->pinned_rate) != 0)
         return -1;
+    uint8_t *full = malloc(t->n_kernels ? t->n_kernels : 1);
+    if (!full)
+        return -1;
+    for (size_t k = 0; k < t->n_kernels; k++) {
+        sc_occupancy o;
+        full[k] = sc_kernel_full_now(ctx, k, &o);
+    }
+    ctx->kernel_full = full;
     bool *overlapped = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(bool));
     uint32_t *peak = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(uint32_t));
     int rc = -1;
@@ -325,6 +343,7 @@ void sc_ctx_free(sc_ctx *ctx)
         sc_unified_free(ctx->unified);
     free(ctx->unified);
     free(ctx->launches);
+    free(ctx->kernel_full);
     if (ctx->blocking)
         sc_blocking_index_free(ctx->blocking);
     free(ctx->blocking);

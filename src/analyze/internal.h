@@ -47,6 +47,8 @@ typedef struct sc_ctx {
     uint64_t run_span_ns;
     sc_deps deps;                   /* event edges between streams (deps.h) */
     struct sc_unified *unified;     /* managed memory per kernel (unified.h) */
+    uint8_t *kernel_full;           /* per trace->kernels entry: it fills its device
+                                       (sc_ctx_kernel_full), worked out once */
     struct sc_launch *launches;     /* per trace->kernels entry: what it found on its device
                                        when it was issued (launches.h) */
     struct sc_blocking_index *blocking; /* what each call that blocked could have drained

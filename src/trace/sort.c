@@ -8,6 +8,12 @@
 int sc_stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
     if (n < 2) return 0;
+    /* Already in order (a device's records usually are): one pass, no copy at all. */
+    size_t first_out = 1;
+    while (first_out < n &&
+           cmp((char *)base + (first_out - 1) * size, (char *)base + first_out * size) <= 0)
+        first_out++;
+    if (first_out == n) return 0;
     char *a = base, *b = malloc(n * size);
     if (!b) return -1;
     char *src = a, *dst = b;

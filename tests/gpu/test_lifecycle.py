@@ -16,6 +16,7 @@ library, the report tool and the lifecycle sample; skips otherwise.
 import json
 import pathlib
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -172,27 +173,66 @@ def test_kill_under_the_wrapper(tools, baseline, tmp_path):
 
 # ---- SIGTERM, _exit, quick_exit: the trace is finished, the status unchanged ------------
 
-@pytest.mark.parametrize("mode", ["term", "term-busy"])
-def test_sigterm_finishes_the_trace_and_keeps_the_status(tools, baseline, traced, mode):
-    """What timeout, torchrun and SLURM send (a PyTorch script stopped by `timeout -s TERM`
-    once left a 16-byte .partial file): the trace is finished first, with CUPTI's records,
-    then the signal ends the program as it would have. term-busy: a thread is launching
-    kernels when the signal comes."""
-    base = baseline(mode)
-    got, out = traced(mode)
-    assert base.returncode == got.returncode == -signal.SIGTERM, (base, got)
-    assert got.stdout == base.stdout
+SIGNAL_MODES = {"term": signal.SIGTERM, "int": signal.SIGINT, "hup": signal.SIGHUP,
+                "term-busy": signal.SIGTERM}
+
+
+def finished_by_signal(tools, got, out, sig):
+    """A complete trace with every launch's kernel, ended by SIG."""
     path, p = one_complete_trace(tools, got, out)
     assert p["counts"]["kernels"] >= lh.LAUNCHES
     end = lh.read_raw(path)["end"]
-    assert (end["reason"], end["signal"]) == (SC_END_SIGNAL, signal.SIGTERM)
+    assert (end["reason"], end["signal"]) == (SC_END_SIGNAL, sig)
+    return p
 
 
-@pytest.mark.parametrize("mode", ["_exit", "quick-exit"])
-def test_exits_without_exit_handlers_finish_the_trace(tools, baseline, traced, mode):
+@pytest.mark.parametrize("mode", sorted(SIGNAL_MODES))
+def test_terminating_signal_finishes_the_trace_and_keeps_the_status(tools, baseline, traced,
+                                                                     mode):
+    """What timeout, torchrun and SLURM (SIGTERM), Ctrl-C (SIGINT) and a closed terminal
+    (SIGHUP) send (a PyTorch script stopped by `timeout -s TERM` once left a 16-byte .partial
+    file): the trace is finished first, with CUPTI's records, then the signal ends the program
+    as it would have. term-busy: a thread is launching kernels when the signal comes."""
+    sig = SIGNAL_MODES[mode]
     base = baseline(mode)
     got, out = traced(mode)
-    assert base.returncode == got.returncode == 0, (base, got)
+    assert base.returncode == got.returncode == -sig, (base, got)
+    assert got.stdout == base.stdout
+    finished_by_signal(tools, got, out, sig)
+
+
+def run_until_busy_then_term(argv, env, cwd):
+    """lifecycle busy, sent SIGTERM from outside once it says "busy" (as timeout does)."""
+    proc = subprocess.Popen([str(a) for a in argv], env=env, cwd=cwd, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    try:
+        while first and first != "busy\n":
+            first = proc.stdout.readline()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        raise AssertionError(f"lifecycle busy outlived SIGTERM by 60 s:\n{out}\n{err}")
+    return lh.Result(argv, proc.returncode, out, err, proc.pid)
+
+
+def test_sigterm_from_outside_while_kernels_run(tools, tmp_path):
+    """The signal comes from another process to whichever thread the kernel picks, while a
+    thread launches: finished within the bound, and the program still dies by SIGTERM."""
+    out = tmp_path / "out"
+    got = run_until_busy_then_term([tools.lifecycle, "busy"], lh.preload_env(tools, out),
+                                   tmp_path)
+    assert got.returncode == -signal.SIGTERM, got
+    finished_by_signal(tools, got, out, signal.SIGTERM)
+
+
+@pytest.mark.parametrize("mode,status", [("_exit", 0), ("_Exit", 3), ("quick-exit", 0)])
+def test_exits_without_exit_handlers_finish_the_trace(tools, baseline, traced, mode, status):
+    base = baseline(mode)
+    got, out = traced(mode)
+    assert base.returncode == got.returncode == status, (base, got)
     assert got.stdout == base.stdout
     path, p = one_complete_trace(tools, got, out)
     assert p["counts"]["kernels"] == lh.LAUNCHES

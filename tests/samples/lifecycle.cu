@@ -5,9 +5,14 @@
 //   lifecycle abort             work, then abort()
 //   lifecycle kill              work, then raise(SIGKILL)
 //   lifecycle term              work, then raise(SIGTERM) (what timeout and SLURM send)
+//   lifecycle int               work, then raise(SIGINT) (Ctrl-C)
+//   lifecycle hup               work, then raise(SIGHUP) (a closed terminal)
 //   lifecycle term-busy         work, then a thread launches kernels without end while main
 //                               raises SIGTERM
+//   lifecycle busy              work, then a thread launches kernels without end; main prints
+//                               "busy" and waits to be killed from outside (as timeout does)
 //   lifecycle _exit             work, then _exit(0): no exit handlers
+//   lifecycle _Exit             work, then _Exit(3): no exit handlers, a status of its own
 //   lifecycle quick-exit        work, then quick_exit(0): only at_quick_exit handlers
 //   lifecycle fork              work, fork(); the child does no CUDA, prints and exit(0)s
 //   lifecycle fork-cuda-child   fork() before any CUDA; the child works and exits, then the
@@ -275,15 +280,18 @@ static void *busy_main(void *)
     return nullptr;
 }
 
+static int start_busy_thread(void)
+{
+    pthread_t t;
+    int rc = pthread_create(&t, nullptr, busy_main, nullptr);
+    if (rc != 0) fprintf(stderr, "pthread_create: %s\n", strerror(rc));
+    return rc;
+}
+
 static int mode_term_busy(void)
 {
     work("", 1);
-    pthread_t t;
-    int rc = pthread_create(&t, nullptr, busy_main, nullptr);
-    if (rc != 0) {
-        fprintf(stderr, "pthread_create: %s\n", strerror(rc));
-        return 1;
-    }
+    if (start_busy_thread() != 0) return 1;
     usleep(200 * 1000);     // the thread is launching by now
     printf("term while busy\n");
     fflush(stdout);
@@ -291,9 +299,28 @@ static int mode_term_busy(void)
     return 1;  // not reached
 }
 
+// The signal comes from another process, to whichever thread the kernel picks.
+static int mode_busy(void)
+{
+    work("", 1);
+    if (start_busy_thread() != 0) return 1;
+    usleep(200 * 1000);
+    printf("busy\n");
+    fflush(stdout);
+    for (;;) pause();
+}
+
+static int raise_after_work(int sig)
+{
+    work("", 1);
+    raise(sig);
+    return 1;  // not reached
+}
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: lifecycle exit|abort|kill|term|term-busy|_exit|quick-exit|fork|"
+    fprintf(stderr, "usage: lifecycle exit|abort|kill|term|int|hup|term-busy|busy|_exit|_Exit|"
+                    "quick-exit|fork|"
                     "fork-cuda-child|exec [PROG ARG...]|nocuda|threads|thread-alive\n");
     return 2;
 }
@@ -315,15 +342,18 @@ int main(int argc, char **argv)
         raise(SIGKILL);
         return 1;  // not reached
     }
-    if (strcmp(mode, "term") == 0) {
-        work("", 1);
-        raise(SIGTERM);
-        return 1;  // not reached
-    }
+    if (strcmp(mode, "term") == 0) return raise_after_work(SIGTERM);
+    if (strcmp(mode, "int") == 0) return raise_after_work(SIGINT);
+    if (strcmp(mode, "hup") == 0) return raise_after_work(SIGHUP);
     if (strcmp(mode, "term-busy") == 0) return mode_term_busy();
+    if (strcmp(mode, "busy") == 0) return mode_busy();
     if (strcmp(mode, "_exit") == 0) {
         work("", 1);
         _exit(0);
+    }
+    if (strcmp(mode, "_Exit") == 0) {
+        work("", 1);
+        _Exit(3);
     }
     if (strcmp(mode, "quick-exit") == 0) {
         work("", 1);

@@ -45,6 +45,21 @@ typedef struct sc_note {
     const char *text;
 } sc_note;
 
+/* One frame of a call's Python stack (format 1.4). */
+typedef struct sc_pyframe {
+    const char *file;           /* co_filename as the interpreter had it; "?" if unknown */
+    const char *function;       /* co_qualname (co_name before 3.11); "?" if unknown */
+    int32_t line;               /* 0 when unknown */
+} sc_pyframe;
+
+/* The Python stack of one API call: the call with this correlation id. */
+typedef struct sc_pystack {
+    uint32_t correlation_id;
+    uint16_t state;             /* enum sc_py_state */
+    uint16_t n_frames;
+    const sc_pyframe *frames;   /* innermost first, in sc_trace.pyframes */
+} sc_pystack;
+
 /* What the library could not record, for one cause (format 1.1: LOSS records). */
 typedef struct sc_loss {
     uint32_t cause;             /* enum sc_loss_cause */
@@ -83,6 +98,8 @@ typedef struct sc_trace {
     sc_rec_unified *unified; size_t n_unified;    /* sorted by start_ns; none unless
                                                      unified-memory tracing was on */
     sc_note *notes;          size_t n_notes;
+    sc_pystack *pystacks;    size_t n_pystacks;   /* sorted by correlation_id (1.4) */
+    sc_pyframe *pyframes;    size_t n_pyframes;   /* every pystack's frames */
     const char **env;        size_t n_env;        /* "NAME=value" */
     sc_loss *losses;         size_t n_losses;     /* one per cause, as written (by cause);
                                                      none in a 1.0 trace or a crashed one */
@@ -104,6 +121,24 @@ uint64_t sc_trace_lost(const sc_trace *trace, uint32_t cause);
  * (a cause this version does not know)" for a newer writer's cause. */
 const char *sc_loss_cause_name(uint32_t cause);
 const char *sc_loss_cause_text(uint32_t cause);
+
+/* The Python stack of the call with this correlation id, or NULL (no Python, or the call
+ * took no stack: see the call's site, analysis.h). Inline: the analyzer, which does not link
+ * the loader, asks too. */
+static inline const sc_pystack *sc_trace_pystack(const sc_trace *trace, uint32_t correlation_id)
+{
+    size_t lo = 0, hi = trace->n_pystacks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (trace->pystacks[mid].correlation_id < correlation_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < trace->n_pystacks && trace->pystacks[lo].correlation_id == correlation_id
+               ? &trace->pystacks[lo]
+               : NULL;
+}
 
 /* The device record for a CUDA ordinal, or NULL. */
 const sc_device *sc_trace_device(const sc_trace *trace, uint32_t device);

@@ -28,10 +28,11 @@
 
 #define SC_TRACE_MAGIC "SCTRACE"          /* 7 characters and the terminating NUL */
 #define SC_TRACE_VERSION_MAJOR 1
-#define SC_TRACE_VERSION_MINOR 3          /* 1.1: OVERHEAD and LOSS records; 1.2: the
+#define SC_TRACE_VERSION_MINOR 4          /* 1.1: OVERHEAD and LOSS records; 1.2: the
                                              HOST_FUNC and EVENT_READ call classes,
                                              UNIFIED records; 1.3: every record header
-                                             gives its fixed part's size */
+                                             gives its fixed part's size; 1.4: PYSTACK
+                                             records */
 #define SC_TRACE_SUFFIX ".sctrace"
 #define SC_TRACE_PARTIAL_SUFFIX ".partial" /* appended while the process runs */
 
@@ -70,8 +71,10 @@ enum sc_record_kind {
     SC_REC_LOSS = 17,       /* sc_rec_loss: what streamcheck could not record, per cause (1.1) */
     SC_REC_UNIFIED = 18,    /* sc_rec_unified: a managed-memory migration or GPU page fault
                                group (1.2; only when unified-memory tracing is on) */
+    SC_REC_PYSTACK = 19,    /* sc_rec_pystack + sc_py_frame[n_frames]: the Python stack of a
+                               call that took a native stack (1.4) */
 };
-#define SC_REC_KIND_LAST SC_REC_UNIFIED     /* the highest kind this version knows */
+#define SC_REC_KIND_LAST SC_REC_PYSTACK     /* the highest kind this version knows */
 
 /* Variable parts (paths, names, texts) follow the fixed struct as a NUL-terminated string,
  * zero-padded up to the record size. */
@@ -272,6 +275,7 @@ enum sc_note_code {
     SC_NOTE_WRITE_FAILED = 4,       /* the trace could not be written in full */
     SC_NOTE_FORKED = 5,             /* the process forked; the child writes its own trace */
     SC_NOTE_EXIT_SYNC_TIMEOUT = 6,  /* device work still ran when the exit stopped waiting */
+    SC_NOTE_PYTHON_UNREAD = 7,      /* a Python whose frames streamcheck does not read (1.4) */
 };
 
 typedef struct sc_rec_note {
@@ -325,6 +329,31 @@ typedef struct sc_rec_unified {
     uint32_t flags;                 /* migrations: enum sc_unified_cause; faults: access type */
     uint32_t src_id, dst_id;        /* the processors (devices; the CPU for host ends) */
 } sc_rec_unified;
+
+/* The Python stack of an API call made from a Python program (format 1.4), written right
+ * after the call's API record when the call took a native stack (sample.h's sampling: calls
+ * that share a stack share the Python one too). Read from the interpreter's frames without
+ * the GIL (torch releases it around its CUDA work), CPython 3.10 to 3.13. */
+enum sc_py_state {
+    SC_PY_FRAMES = 1,       /* the frames follow, innermost first */
+    SC_PY_NO_PYTHON = 2,    /* the thread has no Python thread state (a C++ worker thread,
+                               such as autograd's): the call has no Python line */
+    SC_PY_UNREADABLE = 3,   /* the frames did not look like this Python version's */
+};
+
+typedef struct sc_rec_pystack {
+    uint32_t correlation_id;        /* the API call's */
+    uint16_t n_frames;              /* sc_py_frame that follow */
+    uint16_t state;                 /* enum sc_py_state */
+} sc_rec_pystack;
+
+typedef struct sc_py_frame {
+    uint32_t file_id;               /* SC_REC_STRING id of the code's co_filename */
+    uint32_t function_id;           /* SC_REC_STRING id of its co_qualname (co_name before
+                                       3.11) */
+    int32_t line;                   /* the line being run, 0 when unknown */
+    uint32_t reserved;
+} sc_py_frame;
 
 /* CUPTI's OVERHEAD activity: a stretch in which the driver or CUPTI did work of its own on a
  * thread. The kinds that matter to the analysis (CUpti_ActivityOverheadKind values):
@@ -405,5 +434,7 @@ SC_ASSERT_SIZE(sc_rec_end, 40);
 SC_ASSERT_SIZE(sc_rec_overhead, 40);
 SC_ASSERT_SIZE(sc_rec_loss, 16);
 SC_ASSERT_SIZE(sc_rec_unified, 48);
+SC_ASSERT_SIZE(sc_rec_pystack, 8);
+SC_ASSERT_SIZE(sc_py_frame, 16);
 
 #endif

@@ -44,10 +44,24 @@ void sc_finding_total(sc_finding_builder *b, const char *key, double value, cons
     sc_evidence_put(b->finding.totals, &b->finding.n_totals, key, value, unit);
 }
 
-/* FNV-1a over the frames and the function name: the identity of a call site. */
-static uint64_t sc_site_hash(const sc_api_call *call)
+static uint64_t sc_fnv_text(uint64_t h, const char *c)
+{
+    for (; c && *c; c++) {
+        h ^= (unsigned char)*c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* FNV-1a over the frames, the function name and the Python frames: the identity of a call
+ * site. */
+static uint64_t sc_site_hash(const sc_api_call *call, const sc_pystack *py)
 {
     uint64_t h = 1469598103934665603ull;
+    for (uint16_t i = 0; py && i < py->n_frames; i++) {
+        h = sc_fnv_text(h, py->frames[i].file);
+        h = (h ^ (uint32_t)py->frames[i].line) * 1099511628211ull;
+    }
     for (uint16_t i = 0; i < call->rec.n_frames; i++) {
         uint64_t f = call->frames[i];
         for (int byte = 0; byte < 8; byte++) {
@@ -55,10 +69,7 @@ static uint64_t sc_site_hash(const sc_api_call *call)
             h *= 1099511628211ull;
         }
     }
-    for (const char *c = call->name ? call->name : ""; *c; c++) {
-        h ^= (unsigned char)*c;
-        h *= 1099511628211ull;
-    }
+    h = sc_fnv_text(h, call->name);
     return h;
 }
 
@@ -79,7 +90,8 @@ static int sc_site_entry_push(sc_finding_builder *b, const sc_api_call *call, ui
         b->entries = p;
         b->cap_entries = cap;
     }
-    b->entries[b->n_entries] = (sc_site_entry){call, sc_site_hash(call), cost, b->n_entries};
+    b->entries[b->n_entries] = (sc_site_entry){call, NULL, sc_site_hash(call, NULL), cost,
+                                               b->n_entries};
     b->n_entries++;
     return 0;
 }
@@ -155,7 +167,20 @@ static int sc_site_stack_cmp(const sc_site_entry *x, const sc_site_entry *y)
     for (uint16_t i = 0; i < a->rec.n_frames; i++)
         if (a->frames[i] != b->frames[i])
             return a->frames[i] < b->frames[i] ? -1 : 1;
-    return strcmp(a->name ? a->name : "", b->name ? b->name : "");
+    int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
+    if (c != 0)
+        return c;
+    size_t nx = x->py ? x->py->n_frames : 0, ny = y->py ? y->py->n_frames : 0;
+    if (nx != ny)
+        return nx < ny ? -1 : 1;
+    for (size_t i = 0; i < nx; i++) {
+        const sc_pyframe *p = &x->py->frames[i], *q = &y->py->frames[i];
+        if (p->line != q->line)
+            return p->line < q->line ? -1 : 1;
+        if ((c = strcmp(p->file, q->file)) != 0)
+            return c;
+    }
+    return 0;
 }
 
 static int sc_site_entry_cmp(const void *pa, const void *pb)
@@ -233,12 +258,16 @@ static int sc_finding_list_grow(sc_finding_list *out)
 
 int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list *out)
 {
-    /* A launch without a stack of its own is counted at the site of its sampled twin. */
+    /* A launch without a stack of its own is counted at the site of its sampled twin; calls
+     * from two Python lines are two sites, whatever native frames they share. */
     for (size_t i = 0; i < b->n_entries; i++) {
         const sc_api_call *site = sc_ctx_site(ctx, b->entries[i].call);
-        if (site != b->entries[i].call) {
+        const sc_pystack *py =
+            site ? sc_trace_pystack(ctx->trace, site->rec.correlation_id) : NULL;
+        if (site != b->entries[i].call || py) {
             b->entries[i].call = site;
-            b->entries[i].hash = sc_site_hash(site);
+            b->entries[i].py = py;
+            b->entries[i].hash = sc_site_hash(site, py);
         }
     }
     int rc = sc_finding_sites(b);

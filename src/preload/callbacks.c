@@ -12,6 +12,7 @@
 #include "preload/loss.h"
 #include "preload/nvtx.h"
 #include "preload/options.h"
+#include "preload/python.h"
 #include "preload/sample.h"
 #include "preload/stack.h"
 #include "preload/thread.h"
@@ -107,7 +108,8 @@ static uint32_t sc_stack_share(sc_thread *t, const sc_hook *h, CUpti_CallbackId 
     /* A launch that does not say which kernel would share another kernel's site. */
     if (!flag || !t || (h->call_class == SC_CALL_LAUNCH && !kernel)) return 0;
     sc_sample_key key = {.stream = args->stream, .kernel = kernel, .cbid = (uint16_t)cbid,
-                         .call_class = h->call_class};
+                         .call_class = h->call_class,
+                         .python = sc_python_active() ? sc_python_key() : 0};
     uint32_t shared = 0;
     if (sc_sample_take(&t->samples, &key, cb->correlationId, &shared)) return 0;
     if (flag == SC_API_STACK_SHARED) args->aux = shared;
@@ -126,6 +128,17 @@ static void sc_stack_time(const sc_thread *t, uint64_t since, uint32_t correlati
                          .kind = SC_OVERHEAD_STREAMCHECK_STACK, .object_kind = 2,
                          .object_id = {0, t->tid, 0}, .correlation_id = correlation_id};
     sc_tbuf_put(SC_REC_OVERHEAD, &r, sizeof r, NULL, 0);
+}
+
+/* The Python stack of a call that took a native stack, right after its API record. */
+static void sc_write_pystack(uint32_t correlation_id)
+{
+    sc_py_frame frames[SC_PYTHON_MAX_FRAMES];
+    uint16_t state;
+    int n = sc_python_stack(frames, SC_PYTHON_MAX_FRAMES, &state);
+    sc_rec_pystack r = {.correlation_id = correlation_id, .n_frames = (uint16_t)n,
+                        .state = state};
+    sc_tbuf_put(SC_REC_PYSTACK, &r, sizeof r, frames, (size_t)n * sizeof *frames);
 }
 
 static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -161,6 +174,7 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
     *(sc_record_header *)dst = (sc_record_header){
         .kind = SC_REC_API, .fixed = sizeof(sc_rec_api), .size = (uint32_t)used};
     sc_tbuf_commit_api(used);
+    if (n > 0 && sc_python_active()) sc_write_pystack(cb->correlationId);
     if (n > 0) sc_stack_time(t, now, cb->correlationId);
     /* CUPTI's buffers are handed over after a device-wide synchronization, by the agent:
      * never on the thread that synchronized. */

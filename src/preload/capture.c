@@ -21,6 +21,7 @@
 #include "preload/modules.h"
 #include "preload/nvtx.h"
 #include "preload/options.h"
+#include "preload/python.h"
 #include "preload/stack.h"
 #include "preload/strings.h"
 #include "preload/thread.h"
@@ -228,6 +229,7 @@ static void sc_start_locked(uint32_t attach)
         return;
     }
     sc_stack_init();
+    sc_python_start();
     CUptiResult rc = sc_callbacks_start();
     if (rc != CUPTI_SUCCESS) {
         /* Another profiler (nsys, ncu, compute-sanitizer, torch.profiler) holds the only

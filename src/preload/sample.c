@@ -15,7 +15,7 @@ unsigned sc_sample_set_of(const sc_sample_key *k)
     /* A 64-bit mix (murmur3's finalizer) of the fields: pointers and handles share their low
      * bits (alignment), so they must not index the set directly. */
     uint64_t h = k->stream * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)k->kernel ^
-                 ((uint64_t)k->cbid << 32 | k->call_class);
+                 ((uint64_t)k->cbid << 32 | k->call_class) ^ k->python;
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
@@ -45,7 +45,8 @@ bool sc_sample_take(sc_sample_cache *c, const sc_sample_key *k, uint32_t correla
     for (int w = 0; w < SC_SAMPLE_WAYS; w++) {
         sc_sample_entry *e = &set[w];
         bool live = e->tag && e->gen == c->gen;
-        if (live && e->tag == tag && e->stream == k->stream && e->kernel == k->kernel) {
+        if (live && e->tag == tag && e->stream == k->stream && e->kernel == k->kernel &&
+            e->python == k->python) {
             e->last_use = now;
             return sc_sample_due(e, correlation, shared);
         }
@@ -64,6 +65,7 @@ bool sc_sample_take(sc_sample_cache *c, const sc_sample_key *k, uint32_t correla
     c->evictions += evicting;
     *victim = (sc_sample_entry){.stream = k->stream,
                                 .kernel = k->kernel,
+                                .python = k->python,
                                 .tag = tag,
                                 .calls = evicting ? SC_SAMPLE_FIRST : 0,
                                 .last_use = now,

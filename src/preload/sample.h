@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 enum {
-    SC_SAMPLE_SETS = 1024, /* x SC_SAMPLE_WAYS keys per thread, 32 bytes each: 128 KiB,
+    SC_SAMPLE_SETS = 1024, /* x SC_SAMPLE_WAYS keys per thread, 40 bytes each: 160 KiB,
                               so that 4 hot keys rarely share a set even in a program
                               with thousands of (kernel, stream, call) keys */
     SC_SAMPLE_WAYS = 4,
@@ -29,6 +29,7 @@ enum {
 typedef struct sc_sample_key {
     uint64_t stream;    /* the stream argument, SC_STREAM_NONE if none */
     const void *kernel; /* launches: CUPTI's symbolName pointer, one per kernel */
+    uint64_t python;    /* the Python frames it was called from (python.h), 0 if none */
     uint16_t cbid;
     uint16_t call_class; /* enum sc_call_class */
 } sc_sample_key;
@@ -36,6 +37,7 @@ typedef struct sc_sample_key {
 typedef struct sc_sample_entry {
     uint64_t stream;
     const void *kernel;
+    uint64_t python;
     uint32_t tag;      /* cbid << 16 | call_class | SC_SAMPLE_VALID; 0 = empty */
     uint32_t calls;    /* calls of the key since it entered the cache */
     uint32_t sampled;  /* correlation id of its last call with a stack */

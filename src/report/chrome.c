@@ -530,13 +530,13 @@ static void write_device_work(writer *w, const proc *p)
 
 static void put_site(writer *w, const proc *p, const sc_api_call *call)
 {
-    sc_frame f;
     char buf[SITE_MAX];
-    if (!call || sc_frame_call_site(w->opt->resolve, w->opt->resolve_ctx, p->t, call, &f) < 0) {
+    if (!call || (!call->rec.n_frames && !sc_trace_pystack(p->t, call->rec.correlation_id))) {
         fputs("null", w->out);
         return;
     }
-    put_string(w, sc_frame_format(&f, buf, sizeof buf));
+    put_string(w, sc_frame_site_text(w->opt->resolve, w->opt->resolve_ctx, p->t, call, buf,
+                                     sizeof buf));
 }
 
 static int range_order_cmp(const void *pa, const void *pb)

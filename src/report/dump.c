@@ -50,7 +50,7 @@ static const char *const sc_dump_kind_names[SC_REC_KIND_LAST + 1] = {
     [SC_REC_ENV] = "ENV",         [SC_REC_RANGE] = "RANGE",   [SC_REC_END] = "END",
     [SC_REC_OVERHEAD] = "OVERHEAD",
     [SC_REC_LOSS] = "LOSS",
-    [SC_REC_UNIFIED] = "UNIFIED",
+    [SC_REC_UNIFIED] = "UNIFIED", [SC_REC_PYSTACK] = "PYSTACK",
 };
 
 static const char *kind_name(uint16_t kind)
@@ -528,6 +528,25 @@ static void dump_unified(FILE *out, const uint8_t *p, size_t n)
         fprintf(out, " access=%u", r.flags);
 }
 
+/* Names are STRING ids (#N), as in RANGE records: the dump shows the file as written. */
+static void dump_pystack(FILE *out, const uint8_t *p, size_t n)
+{
+    static const char *const states[] = {[SC_PY_FRAMES] = "frames",
+                                         [SC_PY_NO_PYTHON] = "no-python",
+                                         [SC_PY_UNREADABLE] = "unreadable"};
+    sc_rec_pystack r;
+    SC_RECORD_COPY_FIXED(r, p, n);
+    const char *state = r.state < sizeof states / sizeof *states && states[r.state]
+                            ? states[r.state] : "other";
+    fprintf(out, " corr=%u %s frames=%u [", r.correlation_id, state, r.n_frames);
+    for (uint16_t i = 0; i < r.n_frames; i++) {  /* sc_record_check: they fit */
+        sc_py_frame f;
+        memcpy(&f, p + n + (size_t)i * sizeof f, sizeof f);
+        fprintf(out, "%s#%u:%d #%u", i ? " " : "", f.file_id, f.line, f.function_id);
+    }
+    fputc(']', out);
+}
+
 static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record_header *h)
 {
     const uint8_t *p = d->data + off + sizeof *h;
@@ -556,6 +575,7 @@ static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record
     case SC_REC_OVERHEAD: dump_overhead(out, p, n); break;
     case SC_REC_LOSS: dump_loss(out, p, n); break;
     case SC_REC_UNIFIED: dump_unified(out, p, n); break;
+    case SC_REC_PYSTACK: dump_pystack(out, p, n); break;
     default:
         fprintf(out, " kind=%u size=%u: not known to this version, skipped", h->kind, h->size);
         break;

@@ -1,5 +1,7 @@
 #include "report/frame.h"
 
+#include "report/pysite.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -114,5 +116,23 @@ const char *sc_frame_format(const sc_frame *f, char *buf, size_t n)
         snprintf(buf, n, "%s:%u (%s)", sc_frame_basename(f->file), f->line, where);
     else
         snprintf(buf, n, "%s", where);
+    return buf;
+}
+
+const char *sc_frame_site_text(sc_frame_resolver resolve, void *ctx, const sc_trace *trace,
+                               const sc_api_call *call, char *buf, size_t n)
+{
+    char native[512];
+    sc_frame f;
+    if (sc_frame_call_site(resolve, ctx, trace, call, &f) < 0)
+        snprintf(native, sizeof native, "%s (no stack recorded)",
+                 call && call->name ? call->name : "?");
+    else
+        sc_frame_format(&f, native, sizeof native);
+    char py[400];
+    if (sc_pysite_format(trace, call, py, sizeof py))
+        snprintf(buf, n, "%s  [%s]", py, native);
+    else
+        snprintf(buf, n, "%s", native);
     return buf;
 }

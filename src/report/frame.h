@@ -47,4 +47,10 @@ const char *sc_frame_format(const sc_frame *frame, char *buf, size_t n);
 /* The last path component, for display. */
 const char *sc_frame_basename(const char *path);
 
+/* A call's site in one line, as every output shows it: in a Python program the user's
+ * Python line first (pysite.h), then the native call site in brackets; otherwise the native
+ * call site, or "NAME (no stack recorded)". */
+const char *sc_frame_site_text(sc_frame_resolver resolve, void *ctx, const sc_trace *trace,
+                               const sc_api_call *call, char *buf, size_t n);
+
 #endif

@@ -501,12 +501,7 @@ static const char *site_text(const sc_html_options *opt, const sc_trace *t,
         snprintf(buf, n, "-");
         return buf;
     }
-    sc_frame f;
-    if (sc_frame_call_site(opt->resolve, opt->resolve_ctx, t, call, &f) < 0) {
-        snprintf(buf, n, "%s (no stack recorded)", call->name ? call->name : "?");
-        return buf;
-    }
-    return sc_frame_format(&f, buf, n);
+    return sc_frame_site_text(opt->resolve, opt->resolve_ctx, t, call, buf, n);
 }
 
 static const char *exe_base(const sc_trace *t)

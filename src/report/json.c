@@ -13,6 +13,7 @@
 #include "report/json_str.h"
 #include "report/merge.h"
 #include "report/names.h"
+#include "report/pysite.h"
 #include "report/text.h"
 
 static json_t *jint(uint64_t v)
@@ -60,6 +61,38 @@ static json_t *frames_json(const sc_trace *t, const sc_api_call *call,
     return a;
 }
 
+/* The Python stack of a call (format 1.4), null when the trace has none for it: "state"
+ * ("frames", "no-python": a thread without Python, "unreadable"), "frames" innermost first,
+ * each with "library" (site-packages, the standard library: pysite.h), and "site", the
+ * index of the frame shown first, with its source line's "text" when the file is here. */
+static json_t *python_json(const sc_trace *t, const sc_api_call *call)
+{
+    const sc_pystack *s = call ? sc_trace_pystack(t, call->rec.correlation_id) : NULL;
+    if (!s)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "state", json_string(s->state == SC_PY_FRAMES     ? "frames"
+                                                : s->state == SC_PY_NO_PYTHON ? "no-python"
+                                                                              : "unreadable"));
+    json_t *frames = json_array();
+    for (uint16_t i = 0; i < s->n_frames; i++) {
+        const sc_pyframe *f = &s->frames[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "file", sc_json_str(f->file));
+        json_object_set_new(j, "line", jint(f->line));
+        json_object_set_new(j, "function", sc_json_str(f->function));
+        json_object_set_new(j, "library", json_boolean(sc_pysite_is_library(f->file)));
+        json_array_append_new(frames, j);
+    }
+    json_object_set_new(o, "frames", frames);
+    const sc_pyframe *site = sc_pysite_user_frame(s);
+    json_object_set_new(o, "site", site ? jint(site - s->frames) : json_null());
+    char text[400];
+    const char *src = site ? sc_pysite_source(site->file, site->line, text, sizeof text) : NULL;
+    json_object_set_new(o, "text", sc_json_str(src));
+    return o;
+}
+
 /* The call that caused something: what it was, where it came from (call_site is the first
  * frame outside CUDA/CUPTI/streamcheck; frames is the full stack, innermost first). */
 /* A call; its site (call_site, frames) from `site`, the call whose stack it shares (itself
@@ -85,6 +118,7 @@ static json_t *call_json(const sc_trace *t, const sc_api_call *call, const sc_ap
     json_object_set_new(o, "call_site", idx < 0 ? json_null() : frame_json(&site));
     json_object_set_new(o, "call_site_index", idx < 0 ? json_null() : json_integer(idx));
     json_object_set_new(o, "frames", frames_json(t, site_call, opt));
+    json_object_set_new(o, "python", python_json(t, site_call));
     return o;
 }
 

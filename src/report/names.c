@@ -32,6 +32,7 @@ const char *sc_report_note_name(uint32_t code)
     case SC_NOTE_WRITE_FAILED: return "write-failed";
     case SC_NOTE_FORKED: return "forked";
     case SC_NOTE_EXIT_SYNC_TIMEOUT: return "exit-sync-timeout";
+    case SC_NOTE_PYTHON_UNREAD: return "python-unread";
     default: return "unknown";
     }
 }

@@ -55,12 +55,7 @@ static const char *rel(const sc_analysis *a, uint64_t ns, char buf[SC_FMT_SIZE])
 static const char *site_text(const sc_analysis *a, const sc_api_call *call,
                              const sc_text_options *opt, char *buf, size_t n)
 {
-    sc_frame f;
-    if (sc_frame_call_site(opt->resolve, opt->resolve_ctx, a->trace, call, &f) < 0) {
-        snprintf(buf, n, "%s (no stack recorded)", call && call->name ? call->name : "?");
-        return buf;
-    }
-    return sc_frame_format(&f, buf, n);
+    return sc_frame_site_text(opt->resolve, opt->resolve_ctx, a->trace, call, buf, n);
 }
 
 /* ---- header ------------------------------------------------------------------------- */

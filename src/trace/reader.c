@@ -29,7 +29,9 @@ typedef struct sc_loader {
     size_t n_call_names, cap_call_names;
     size_t cap_modules, cap_devices, cap_calls, cap_kernels, cap_copies, cap_memsets,
         cap_streams, cap_syncs, cap_ranges, cap_notes, cap_env, cap_overheads, cap_losses,
-        cap_unified;
+        cap_unified, cap_pystacks;
+    const uint8_t **pystack_frames;     /* each pystack's sc_py_frame array in the file */
+    size_t cap_pystack_frames;
     char *err;
     size_t err_size;
 } sc_loader;
@@ -204,6 +206,25 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         SC_RECORD_COPY_FIXED(*u, p, n);
         return 0;
     }
+    case SC_REC_PYSTACK: {
+        sc_rec_pystack r;
+        SC_RECORD_COPY_FIXED(r, p, n);
+        sc_pystack *s = SC_PUSH(ld, pystacks, n_pystacks, cap_pystacks);
+        if (!s) break;
+        if (ld->cap_pystack_frames < ld->cap_pystacks) {
+            const uint8_t **f = realloc(ld->pystack_frames, ld->cap_pystacks * sizeof *f);
+            if (!f) break;
+            ld->pystack_frames = f;
+            ld->cap_pystack_frames = ld->cap_pystacks;
+        }
+        /* The frames follow the fixed part (sc_parse checked that they fit); their names
+         * are STRING ids, which may come later in the file: named in sc_finish_load. */
+        *s = (sc_pystack){.correlation_id = r.correlation_id, .state = r.state,
+                          .n_frames = r.n_frames};
+        ld->pystack_frames[t->n_pystacks - 1] = p + fixed;
+        t->n_pyframes += r.n_frames;
+        return 0;
+    }
     case SC_REC_END:
         SC_RECORD_COPY_FIXED(t->end, p, n);
         t->has_end = true;
@@ -315,6 +336,37 @@ static void sc_fill_stream_devices(sc_trace *t)
     }
 }
 
+static int sc_by_correlation(const void *a, const void *b)
+{
+    uint32_t x = ((const sc_pystack *)a)->correlation_id;
+    uint32_t y = ((const sc_pystack *)b)->correlation_id;
+    return x < y ? -1 : x > y;
+}
+
+/* Each Python stack's frames, named, into one array; then the stacks by correlation id. */
+static int sc_name_pystacks(sc_loader *ld)
+{
+    sc_trace *t = ld->t;
+    if (!t->n_pystacks) return 0;
+    t->pyframes = calloc(t->n_pyframes ? t->n_pyframes : 1, sizeof *t->pyframes);
+    if (!t->pyframes) return -1;
+    size_t next = 0;
+    for (size_t i = 0; i < t->n_pystacks; i++) {
+        sc_pystack *s = &t->pystacks[i];
+        sc_pyframe *out = t->pyframes + next;
+        for (uint16_t k = 0; k < s->n_frames; k++) {
+            sc_py_frame f;
+            memcpy(&f, ld->pystack_frames[i] + (size_t)k * sizeof f, sizeof f);
+            const char *file = sc_string(ld, f.file_id), *fn = sc_string(ld, f.function_id);
+            out[k] = (sc_pyframe){.file = file ? file : "?", .function = fn ? fn : "?",
+                                  .line = f.line};
+        }
+        s->frames = out;
+        next += s->n_frames;
+    }
+    return sc_stable_sort(t->pystacks, t->n_pystacks, sizeof *t->pystacks, sc_by_correlation);
+}
+
 /* Names, then time order: the part of loading that needs every record. */
 static int sc_finish_load(sc_loader *ld)
 {
@@ -332,7 +384,7 @@ static int sc_finish_load(sc_loader *ld)
         t->ranges[i].name = s ? s : "?";
         t->ranges[i].domain = sc_string(ld, t->ranges[i].rec.domain_id);
     }
-    if (sc_trace_drop_impossible_times(t) != 0 ||
+    if (sc_name_pystacks(ld) != 0 || sc_trace_drop_impossible_times(t) != 0 ||
         sc_stable_sort(t->calls, t->n_calls, sizeof *t->calls, sc_by_call_start) ||
         sc_stable_sort(t->kernels, t->n_kernels, sizeof *t->kernels, sc_by_kernel_start) ||
         sc_stable_sort(t->copies, t->n_copies, sizeof *t->copies, sc_by_copy_start) ||
@@ -443,6 +495,7 @@ int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size)
     int rc = sc_parse(&ld);
     free(ld.strings);
     free(ld.call_names);
+    free(ld.pystack_frames);
     if (rc != 0) sc_trace_free(out);
     return rc;
 }
@@ -464,6 +517,8 @@ void sc_trace_free(sc_trace *t)
     free(t->notes);
     free(t->env);
     free(t->losses);
+    free(t->pystacks);
+    free(t->pyframes);
     free(t->storage);
     memset(t, 0, sizeof *t);
 }

@@ -34,8 +34,14 @@ size_t sc_record_fixed_size(uint16_t kind)
     case SC_REC_OVERHEAD: return sizeof(sc_rec_overhead);
     case SC_REC_LOSS: return sizeof(sc_rec_loss);
     case SC_REC_UNIFIED: return sizeof(sc_rec_unified);
+    case SC_REC_PYSTACK: return sizeof(sc_rec_pystack);
     default: return 0;
     }
+}
+
+bool sc_record_has_frames(uint16_t kind)
+{
+    return kind == SC_REC_API || kind == SC_REC_PYSTACK;
 }
 
 bool sc_record_has_text(uint16_t kind)
@@ -57,7 +63,8 @@ bool sc_record_has_text(uint16_t kind)
 size_t sc_record_fixed_part(const sc_record_header *h, size_t n)
 {
     if (h->fixed) return h->fixed;
-    if (sc_record_has_text(h->kind) || h->kind == SC_REC_API) return sc_record_fixed_size(h->kind);
+    if (sc_record_has_text(h->kind) || sc_record_has_frames(h->kind))
+        return sc_record_fixed_size(h->kind);
     return n;
 }
 
@@ -86,7 +93,7 @@ static enum sc_record_fault sc_payload_check(const sc_record_header *h, const ui
     uint16_t kind = h->kind;
     size_t least = sc_record_fixed_size(kind);
     if (h->fixed && (h->fixed > n || h->fixed < least ||
-                     (kind == SC_REC_API && h->fixed % sizeof(uint64_t))))
+                     (sc_record_has_frames(kind) && h->fixed % sizeof(uint64_t))))
         return SC_RECORD_BAD_FIXED;
     if (n < least) return SC_RECORD_SHORT;
     size_t fixed = sc_record_fixed_part(h, n);
@@ -96,6 +103,12 @@ static enum sc_record_fault sc_payload_check(const sc_record_header *h, const ui
         SC_RECORD_COPY_FIXED(a, p, fixed);
         /* The frames follow the fixed part, where the loader and the dump read them. */
         if ((size_t)a.n_frames * sizeof(uint64_t) > n - fixed) return SC_RECORD_FRAMES_OVERRUN;
+    }
+    if (kind == SC_REC_PYSTACK) {
+        sc_rec_pystack s;
+        SC_RECORD_COPY_FIXED(s, p, fixed);
+        if ((size_t)s.n_frames * sizeof(sc_py_frame) > n - fixed)
+            return SC_RECORD_FRAMES_OVERRUN;
     }
     if (kind == SC_REC_STRING) {
         sc_rec_string s;

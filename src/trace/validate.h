@@ -61,9 +61,11 @@ size_t sc_record_fixed_size(uint16_t kind);
 
 /* Whether the kind's fixed part is followed by a NUL-terminated text. */
 bool sc_record_has_text(uint16_t kind);
+/* Whether it is followed by frames (API: return addresses; PYSTACK: Python frames). */
+bool sc_record_has_frames(uint16_t kind);
 
 /* Where a payload of n bytes ends its fixed part (its text or frames start there): the size
- * its header gives (1.3), else the kind's 1.0 size for kinds with a text or frames, else n.
+ * its header gives (1.3), else the kind's first size for kinds with a text or frames, else n.
  * For a record sc_record_check accepted it is at most n. */
 size_t sc_record_fixed_part(const sc_record_header *h, size_t n);
 

@@ -49,12 +49,14 @@ TRACER_MEMCPY_ASYNC_NS = 655
 _STRUCTS = {name: layout("sc_" + name) for name in (
     "file_header", "record_header", "rec_process", "rec_module", "rec_device", "rec_string",
     "rec_call_name", "rec_api", "rec_kernel", "rec_memcpy", "rec_memset", "rec_stream",
-    "rec_sync", "rec_note", "rec_range", "rec_end", "rec_overhead", "rec_loss", "rec_unified")}
+    "rec_sync", "rec_note", "rec_range", "rec_end", "rec_overhead", "rec_loss", "rec_unified",
+    "rec_pystack", "py_frame")}
 FILE_HEADER, RECORD_HEADER = _STRUCTS["file_header"][0], _STRUCTS["record_header"][0]
 (PROCESS, MODULE, DEVICE, STRING, CALL_NAME, API, KERNEL, MEMCPY, MEMSET, STREAM, SYNC, NOTE,
- RANGE, END, OVERHEAD, LOSS, UNIFIED) = (_STRUCTS["rec_" + n][0] for n in (
+ RANGE, END, OVERHEAD, LOSS, UNIFIED, PYSTACK) = (_STRUCTS["rec_" + n][0] for n in (
     "process", "module", "device", "string", "call_name", "api", "kernel", "memcpy", "memset",
-    "stream", "sync", "note", "range", "end", "overhead", "loss", "unified"))
+    "stream", "sync", "note", "range", "end", "overhead", "loss", "unified", "pystack"))
+PY_FRAME = _STRUCTS["py_frame"][0]
 
 
 def record(kind, payload=b"", text=None, fixed=None, extra=b""):
@@ -226,7 +228,7 @@ _LAYOUTS = {kind: _STRUCTS["rec_" + name] for kind, name in (
     (REC_KERNEL, "kernel"), (REC_MEMCPY, "memcpy"), (REC_MEMSET, "memset"),  # noqa: F821
     (REC_STREAM, "stream"), (REC_SYNC, "sync"), (REC_NOTE, "note"),  # noqa: F821
     (REC_RANGE, "range"), (REC_END, "end"), (REC_OVERHEAD, "overhead"),  # noqa: F821
-    (REC_LOSS, "loss"), (REC_UNIFIED, "unified"))}  # noqa: F821
+    (REC_LOSS, "loss"), (REC_UNIFIED, "unified"), (REC_PYSTACK, "pystack"))}  # noqa: F821
 _LAYOUTS[REC_ENV] = (None, "")  # noqa: F821  (all text)
 for _kind, (_s, _names) in _LAYOUTS.items():
     assert _s is None or len(_names.split()) == len(_s.unpack(b"\0" * _s.size)), _kind
@@ -237,7 +239,8 @@ _TEXT_KINDS = {REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, R
 _LISTS = {REC_MODULE: "modules", REC_DEVICE: "devices", REC_API: "calls", REC_KERNEL: "kernels",
           REC_MEMCPY: "copies", REC_MEMSET: "memsets", REC_STREAM: "streams", REC_SYNC: "syncs",
           REC_NOTE: "notes", REC_ENV: "env", REC_RANGE: "ranges", REC_OVERHEAD: "overheads",
-          REC_UNIFIED: "unified"}
+          REC_UNIFIED: "unified", REC_PYSTACK: "pystacks"}  # noqa: F821
+_FRAME_KINDS = {REC_API, REC_PYSTACK}  # noqa: F821  (frames follow the fixed part)
 
 
 def _fields(kind, payload):
@@ -262,6 +265,8 @@ def read(path):
           return addresses, innermost first) and "name" (None when no CALL_NAME record names
           it); kernels have "name", ranges "name" and "domain" (None when unknown/default);
           modules have "path" and build_id as a hex string; devices "name"; notes "text",
+      pystacks: PYSTACK records (1.4), each with "frames": dicts of file, function, line,
+          innermost first,
       env: list of "NAME=value" strings,
       losses: {cause: count} from LOSS records (the last record of each cause),
       unknown: how many records of kinds this version does not know were skipped.
@@ -313,9 +318,9 @@ def read(path):
         least = layout.size if layout else 0
         # 1.3: the header gives the fixed part's size (fields a newer writer appended are
         # skipped); before, the text or frames followed the kind's own layout
-        fixed = declared or (least if kind in _TEXT_KINDS or kind == REC_API else len(payload))
+        fixed = declared or (least if kind in _TEXT_KINDS | _FRAME_KINDS else len(payload))
         if declared and (declared > len(payload) or declared < least or
-                         (kind == REC_API and declared % 8)):
+                         (kind in _FRAME_KINDS and declared % 8)):
             corrupt(off, f"fixed part of {declared} bytes outside the record")
         if len(payload) < least:
             corrupt(off, f"record shorter than its kind ({len(payload)} of {least} bytes)")
@@ -332,6 +337,13 @@ def read(path):
             if end > len(payload):
                 corrupt(off, "frames overrun")
             rec["frames"] = list(struct.unpack_from(f"<{rec['n_frames']}Q", payload, fixed))
+        if kind == REC_PYSTACK:  # noqa: F821
+            end = fixed + PY_FRAME.size * rec["n_frames"]
+            if end > len(payload):
+                corrupt(off, "frames overrun")
+            names = _STRUCTS["py_frame"][1].split()
+            rec["frames"] = [dict(zip(names, PY_FRAME.unpack_from(payload, fixed + i * PY_FRAME.size)))
+                             for i in range(rec["n_frames"])]
         if kind == REC_PROCESS:
             rec["exe"] = text
             out["process"] = rec
@@ -366,6 +378,11 @@ def read(path):
     for r in out["ranges"]:
         r["name"] = out["strings"].get(r["name_id"])
         r["domain"] = out["strings"].get(r["domain_id"])
+    for s in out["pystacks"]:
+        for f in s["frames"]:
+            f["file"] = out["strings"].get(f.pop("file_id"))
+            f["function"] = out["strings"].get(f.pop("function_id"))
+            f.pop("reserved", None)
 
     if off < len(data):
         out["status"] = "truncated"

@@ -45,9 +45,9 @@ def tools():
 @pytest.fixture(scope="module")
 def report(tools, tmp_path_factory):
     out = tmp_path_factory.mktemp("torch") / "out"
-    got = lh.run([sys.executable, PROGRAM, "20"], lh.preload_env(tools, out))
+    got = lh.run([sys.executable, PROGRAM, "--steps", "20"], lh.preload_env(tools, out))
     assert got.returncode == 0, got.stderr
-    plain = lh.run([sys.executable, PROGRAM, "20"], lh.clean_env())
+    plain = lh.run([sys.executable, PROGRAM, "--steps", "20"], lh.clean_env())
     assert got.stdout == plain.stdout    # the same losses, to the printed digit
     (path,) = lh.trace_files(out)
     rc, doc = lh.report_json(tools, path)
@@ -83,7 +83,7 @@ def test_item_and_synchronize_are_found_at_their_python_lines(report):
 
 def test_every_sync_torch_warns_about_is_reported_at_the_same_line(report):
     """PyTorch's own detector, in a run without streamcheck, against streamcheck's sites."""
-    plain = lh.run([sys.executable, PROGRAM, "20", "--sync-debug"], lh.clean_env())
+    plain = lh.run([sys.executable, PROGRAM, "--steps", "20", "--sync-debug"], lh.clean_env())
     assert plain.returncode == 0, plain.stderr
     warned = {(w.rsplit(":", 1)[0], int(w.rsplit(":", 1)[1]))
               for w in re.findall(r"^warned (\S+)$", plain.stdout, re.M)}

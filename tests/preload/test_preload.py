@@ -413,3 +413,23 @@ def test_a_folder_that_expands_to_nothing_loses_nothing(tmp_path):
     assert path.parent == tmp_path / "tmp" / f"streamcheck-{os.getuid()}"
     assert said(p) == [f"streamcheck: output folder %q{{SC_EMPTY}}: it expanded to an empty "
                        f"folder name; writing the trace to {path.parent} instead"]
+
+
+def test_the_wrapper_keeps_its_folder_and_quiet_over_the_options_variable(tmp_path):
+    """The wrapper's STREAMCHECK_OUT and STREAMCHECK_SUMMARY=0 win over a user's
+    STREAMCHECK_OPTIONS, and a '%' in its folder's name stays a '%'."""
+    wrapper = BUILD / "tools" / "streamcheck"
+    out = tmp_path / "50%p"
+    e = {k: v for k, v in os.environ.items()
+         if k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
+                      "STREAMCHECK_OUT", "STREAMCHECK_SUMMARY")}
+    e.update({"STREAMCHECK_LIB": str(LIB), "STREAMCHECK_CUPTI": str(FAKE),
+              "STREAMCHECK_OPTIONS": f"out={tmp_path}/elsewhere:summary=1"})
+    p = subprocess.run([str(wrapper), "-o", str(out), "--", str(DRIVER), "work", "1", "50"],
+                       env=e, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    (trace,) = out.glob("run-*/sc_fake_driver-*.sctrace")
+    assert sctrace.read(trace)["status"] == "complete"
+    assert not (tmp_path / "elsewhere").exists()
+    assert "== streamcheck summary: 1 process ==" in p.stderr
+    assert "trace written:" not in p.stderr

@@ -137,6 +137,12 @@ static void sc_warnf(void (*warn)(const char *), const char *fmt, ...)
     warn(line);
 }
 
+/* At most 200 characters of what the user wrote go into a warning line. */
+static int sc_shown(size_t len)
+{
+    return len > 200 ? 200 : (int)len;
+}
+
 static bool sc_is_separator(char c)
 {
     return c == ':' || c == ',';
@@ -158,7 +164,7 @@ static void sc_options_parse(sc_options *o, const char *text, void (*warn)(const
         size_t key_len = (size_t)(p - key);
         if (*p != '=') {
             sc_warnf(warn, "STREAMCHECK_OPTIONS: '%.*s' is not key=value (ignored)",
-                     (int)(key_len > 200 ? 200 : key_len), key);
+                     sc_shown(key_len), key);
             continue;
         }
         const char *value = ++p;
@@ -167,7 +173,7 @@ static void sc_options_parse(sc_options *o, const char *text, void (*warn)(const
             const char *close = strchr(p + 1, *p);
             if (!close) {
                 sc_warnf(warn, "STREAMCHECK_OPTIONS: %.*s: the quote is not closed (ignored)",
-                         (int)(key_len > 200 ? 200 : key_len), key);
+                         sc_shown(key_len), key);
                 return;
             }
             value = p + 1;
@@ -177,7 +183,7 @@ static void sc_options_parse(sc_options *o, const char *text, void (*warn)(const
                 sc_warnf(warn,
                          "STREAMCHECK_OPTIONS: %.*s: text after the closing quote "
                          "(ignored)",
-                         (int)(key_len > 200 ? 200 : key_len), key);
+                         sc_shown(key_len), key);
                 while (*p && !sc_is_separator(*p))
                     p++;
                 continue;
@@ -192,14 +198,14 @@ static void sc_options_parse(sc_options *o, const char *text, void (*warn)(const
             sc_warnf(warn,
                      "STREAMCHECK_OPTIONS: unknown key '%.*s' (ignored; keys: out, "
                      "summary, disable, stack_depth, cupti, unwinder, unified_memory)",
-                     (int)(key_len > 200 ? 200 : key_len), key);
+                     sc_shown(key_len), key);
             continue;
         }
         char why[512];
         bool set = sc_option_set(o, d, value, value_len, why, sizeof why);
         if (why[0])
-            sc_warnf(warn, "STREAMCHECK_OPTIONS: %s=%.*s: %s%s", d->key,
-                     (int)(value_len > 200 ? 200 : value_len), value, why, set ? "" : " (ignored)");
+            sc_warnf(warn, "STREAMCHECK_OPTIONS: %s=%.*s: %s%s", d->key, sc_shown(value_len), value,
+                     why, set ? "" : " (ignored)");
     }
 }
 
@@ -217,7 +223,7 @@ void sc_options_load(sc_options *o, void (*warn)(const char *line))
         size_t len = strlen(value);
         bool set = sc_option_set(o, d, value, len, why, sizeof why);
         if (why[0])
-            sc_warnf(warn, "%s=%.*s: %s%s", d->variable, (int)(len > 200 ? 200 : len), value, why,
+            sc_warnf(warn, "%s=%.*s: %s%s", d->variable, sc_shown(len), value, why,
                      set ? "" : " (ignored)");
     }
 }

@@ -21,6 +21,7 @@
 #include "preload/modules.h"
 #include "preload/nvtx.h"
 #include "preload/options.h"
+#include "preload/out_path.h"
 #include "preload/python.h"
 #include "preload/stack.h"
 #include "preload/strings.h"
@@ -66,14 +67,21 @@ static const char *sc_exe_base(char *buf, size_t size)
     return slash ? slash + 1 : n > 0 ? buf : "process";
 }
 
-/* An unwritable output folder loses nothing: the trace goes to the temporary folder and
- * the user is told where. */
+/* The output folder's pattern is expanded here, in the process that starts CUDA, so a
+ * forked child's %p is its own pid. An unwritable or unusable output folder loses nothing:
+ * the trace goes to the temporary folder and the user is told where. */
 static int sc_open_trace(void)
 {
-    char exe[4096], err[512], fallback[512];
+    char exe[4096], err[2600], fallback[512], dir[sizeof sc_opts.out_dir], why[512];
     const char *base = sc_exe_base(exe, sizeof exe);
-    if (sc_writer_open(&sc_trace_writer, sc_opts.out_dir, base, getpid(), err, sizeof err) == 0)
-        return 0;
+    if (sc_out_path_expand(sc_opts.out_dir, getpid(), dir, sizeof dir, why, sizeof why) != 0) {
+        snprintf(err, sizeof err, "output folder %s: %s", sc_opts.out_dir, why);
+    } else {
+        if (why[0]) sc_say("output folder %s: %s", sc_opts.out_dir, why);
+        sc_out_path_make_parents(dir);
+        if (sc_writer_open(&sc_trace_writer, dir, base, getpid(), err, sizeof err) == 0)
+            return 0;
+    }
     const char *tmp = getenv("TMPDIR");
     snprintf(fallback, sizeof fallback, "%s/streamcheck-%d", tmp && *tmp ? tmp : "/tmp",
              (int)getuid());

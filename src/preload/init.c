@@ -20,17 +20,14 @@
 
 #define SC_EXPORT __attribute__((visibility("default")))
 
-static pthread_once_t sc_options_once = PTHREAD_ONCE_INIT;
 static int sc_preloaded;
 
 static void sc_at_exit(void) { sc_capture_finish(SC_END_EXIT); }
 static void sc_at_fork_child(void) { sc_capture_forked_child(); }
 
-static void sc_init_options(void) { sc_options_read(); }
-
 __attribute__((constructor)) static void sc_preload_ctor(void)
 {
-    pthread_once(&sc_options_once, sc_init_options);
+    sc_options_read();
     if (sc_opts.disabled) return;
     sc_thread_key_init();
     Dl_info self;
@@ -52,7 +49,7 @@ __attribute__((constructor)) static void sc_preload_ctor(void)
 
 SC_EXPORT int InitializeInjection(void)
 {
-    pthread_once(&sc_options_once, sc_init_options);
+    sc_options_read();
     if (sc_opts.disabled) return 1;
     sc_capture_start(sc_preloaded ? SC_ATTACH_PRELOAD : SC_ATTACH_INJECTION);
     static int registered;

@@ -23,14 +23,11 @@
 
 /* ---- handing NVTX to CUPTI ---------------------------------------------------------- */
 
-static pthread_once_t sc_nvtx_options_once = PTHREAD_ONCE_INIT;
-static void sc_nvtx_read_options(void) { sc_options_read(); }
-
 /* Called by NVTX on the program's first NVTX call, because the constructor named this
  * library in NVTX_INJECTION64_PATH. Loading CUPTI here does not start CUDA. */
 SC_EXPORT int InitializeInjectionNvtx2(void *get_export_table)
 {
-    pthread_once(&sc_nvtx_options_once, sc_nvtx_read_options);
+    sc_options_read();
     if (sc_opts.disabled) return 0;
     char err[512];
     if (sc_cupti_load(sc_opts.cupti_path, err, sizeof err) != 0) return 0;

@@ -1,4 +1,11 @@
-/* The preload library's settings, read from the environment once, in the constructor. */
+/* The preload library's settings, read from the environment once, in the constructor.
+ *
+ * Each setting has its own variable (STREAMCHECK_OUT, ...) and a key in STREAMCHECK_OPTIONS
+ * (out=DIR:stack_depth=8, as ASAN_OPTIONS), for mpirun and containers where only one
+ * variable can be passed on. The own variable wins: the wrapper sets STREAMCHECK_OUT and
+ * STREAMCHECK_SUMMARY and must keep them whatever a user's STREAMCHECK_OPTIONS says. A bad
+ * value or an unknown key costs one warning line and leaves that setting at its default;
+ * the program itself is never affected. Reading allocates nothing. */
 #ifndef SC_PRELOAD_OPTIONS_H
 #define SC_PRELOAD_OPTIONS_H
 
@@ -8,7 +15,8 @@ typedef struct sc_options {
     bool disabled;          /* STREAMCHECK_DISABLE=1: load, do nothing */
     bool summary;           /* STREAMCHECK_SUMMARY (default 1): name the trace on stderr at exit */
     int stack_depth;        /* STREAMCHECK_STACK_DEPTH (default 24, 0 = no stacks) */
-    char out_dir[2048];     /* STREAMCHECK_OUT (default ./streamcheck-out) */
+    char out_dir[2048];     /* STREAMCHECK_OUT (default streamcheck-out): the output folder,
+                               a pattern expanded when the trace is opened (out_path.h) */
     char cupti_path[2048];  /* STREAMCHECK_CUPTI: libcupti to use when none is loaded */
     char unwinder[16];      /* STREAMCHECK_UNWINDER: "libgcc", "libunwind", "" = choose */
     bool unified_memory;    /* STREAMCHECK_UNIFIED_MEMORY=1: trace managed-memory migrations
@@ -20,6 +28,12 @@ typedef struct sc_options {
 
 extern sc_options sc_opts;
 
+/* Fills sc_opts from the environment, the first time only (the constructor and NVTX's
+ * injection entry may both come first); warnings go to stderr, prefixed "streamcheck: ". */
 void sc_options_read(void);
+
+/* The work itself, for tests: fills *o from the environment and hands each warning (one
+ * line, without prefix or newline) to warn. */
+void sc_options_load(sc_options *o, void (*warn)(const char *line));
 
 #endif

@@ -12,10 +12,14 @@ import pytest
 HERE = pathlib.Path(__file__).resolve().parent
 
 FAKE_APP = """\
-import os, sys
+import os, re, sys
 sys.path.insert(0, {here!r})
 from sctrace import *
-out = os.environ["STREAMCHECK_OUT"]
+# STREAMCHECK_OUT is a pattern to the library: the wrapper's folder comes with each '%' as
+# '%%', and nothing the library would expand (%p, %h, %q{{VAR}}).
+pattern = os.environ["STREAMCHECK_OUT"]
+assert not re.search("%[^%]", pattern.replace("%%", "")), pattern
+out = pattern.replace("%%", "%")
 assert os.path.isabs(out), out
 assert os.environ["STREAMCHECK_SUMMARY"] == "0"
 assert os.environ["LD_PRELOAD"].startswith(os.environ["EXPECT_LIB"])
@@ -111,17 +115,33 @@ def test_json_and_out_dir(wrap, tmp_path):
     assert len(runs(out)) == 1
 
 
-def test_earlier_runs_pruned_unless_keep(wrap, tmp_path):
+def test_earlier_runs_are_kept_unless_clean(wrap, tmp_path):
     out = tmp_path / "o"
-    wrap("-o", out)
-    wrap("-o", out)
-    assert len(runs(out)) == 1
-    wrap("-o", out, "--keep")
-    assert len(runs(out)) == 2
+    for args in ((), (), ("--keep",)):             # --keep: the default, still accepted
+        assert wrap("-o", out, *args).returncode == 0
+    assert len(runs(out)) == 3
+    assert all((r / ".done").exists() for r in runs(out))
     unfinished = out / "run-19700101-000000-1"     # no .done marker: left alone
     unfinished.mkdir()
+    r = wrap("-o", out, "--clean")
+    assert r.returncode == 0, r.stderr
+    (latest,) = [r for r in runs(out) if r != unfinished]
+    assert list(latest.glob("*.sctrace")) and unfinished.exists()
+
+
+def test_clean_removes_nothing_when_the_run_left_no_trace(wrap, tmp_path):
+    out = tmp_path / "o"
     wrap("-o", out)
-    assert unfinished.exists() and len(runs(out)) == 2
+    wrap("-o", out, "--clean", mode="nocuda")
+    assert len(runs(out)) == 1
+
+
+def test_a_percent_in_the_output_folder_is_not_a_pattern(wrap, tmp_path):
+    out = tmp_path / "100%p-%h"
+    r = wrap("-o", out, mode="legacy")
+    assert r.returncode == 0, r.stderr
+    (run,) = runs(out)
+    assert len(list(run.glob("*.sctrace"))) == 1
 
 
 def test_no_cuda_leaves_nothing(wrap, tmp_path):

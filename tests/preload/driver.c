@@ -23,6 +23,8 @@
  *                             term-then-exit (work, SIGTERM to itself, and at once exit(7))
  *   ignored-term THREADS CALLS  SIGTERM ignored from the start (before CUDA), then work,
  *                             a SIGTERM to itself, and a normal exit
+ *   fork-work THREADS CALLS   forks before CUDA starts; the child, then the parent, each
+ *                             start CUDA and work; prints `child=PID parent=PID`
  *   time CLASS N              N calls of one class (launch, event-query, event-record, nvtx)
  *                             on one thread; prints `ns_per_call=` (what the library's own
  *                             work costs per call, on a CUPTI that costs nothing)
@@ -36,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <generated_nvtx_meta.h>
@@ -276,10 +279,19 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "ignored-term") == 0)
         signal(SIGTERM, SIG_IGN);   /* the program's choice, made before CUDA starts */
-    init();     /* what cuInit does */
     int a = argc > 2 ? atoi(argv[2]) : 0, b = argc > 3 ? atoi(argv[3]) : 0;
+    if (strcmp(mode, "fork-work") == 0) {
+        /* A child forked before CUDA starts may start it itself: it writes its own trace. */
+        fflush(stdout);
+        pid_t child = fork();
+        if (child < 0) return 2;
+        int status = 0;
+        if (child > 0 && (waitpid(child, &status, 0) != child || status != 0)) return 2;
+        if (child > 0) printf("child=%d parent=%d\n", (int)child, (int)getpid());
+    }
+    init();     /* what cuInit does */
     int c = argc > 4 ? atoi(argv[4]) : 0;
-    if (strcmp(mode, "work") == 0) {
+    if (strcmp(mode, "work") == 0 || strcmp(mode, "fork-work") == 0) {
         run_threads(a, b);
     } else if (strcmp(mode, "burst") == 0) {
         launch(0, (cudaStream_t)(uintptr_t)0x1, 7);     /* the main thread started first */

@@ -9,6 +9,7 @@ import os
 import pathlib
 import re
 import signal
+import socket
 import subprocess
 import sys
 
@@ -43,6 +44,7 @@ def run(tmp_path, *args, env=None, expect_rc=0, traces=True):
          if k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")}
     e.update({"LD_PRELOAD": str(LIB), "STREAMCHECK_CUPTI": str(FAKE),
               "STREAMCHECK_OUT": str(out), "STREAMCHECK_SUMMARY": "0", **(env or {})})
+    e = {k: v for k, v in e.items() if v is not None}     # None: a variable left unset
     p = subprocess.run([str(DRIVER), *map(str, args)], env=e, capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == expect_rc, (p.returncode, p.stdout, p.stderr)
@@ -301,3 +303,133 @@ def test_at_exit_one_line_names_the_trace(tmp_path):
     (path,) = (tmp_path / "out").glob("*.sctrace")
     said = [l for l in p.stderr.splitlines() if l.startswith("streamcheck:")]
     assert said == [f"streamcheck: trace written: {path} (report: streamcheck-report {path})"]
+
+
+# --- settings: STREAMCHECK_OPTIONS and the output folder's pattern ------------------------
+
+def said(p):
+    return [l for l in p.stderr.splitlines() if l.startswith("streamcheck:")]
+
+
+def only_trace(folder):
+    files = sorted(folder.rglob("*.sctrace*"))
+    assert len(files) == 1, files
+    return files[0]
+
+
+def test_the_options_variable_alone(tmp_path):
+    """Where only one variable reaches the program (mpirun -x, a container's env): the folder
+    with the host name, a rank and the pid in it, and a setting besides."""
+    pattern = f"{tmp_path}/runs/%h/rank%q{{RANK}}-%p"
+    p, _, _ = run(tmp_path, "work", 2, 100, traces=False,
+                  env={"STREAMCHECK_OUT": None, "RANK": "3",
+                       "STREAMCHECK_OPTIONS": f"out={pattern}:stack_depth=0"})
+    assert said(p) == []
+    path = only_trace(tmp_path / "runs")
+    t = sctrace.read(path)
+    pid = t["process"]["pid"]
+    host = socket.gethostname()
+    assert path.parent.name == f"rank3-{pid}"
+    if re.fullmatch(r"[A-Za-z0-9.-]+", host):
+        assert path.parent.parent.name == host
+    assert path.name == f"sc_fake_driver-{pid}.sctrace"
+    assert t["status"] == "complete" and t["calls"]
+    assert all(c["n_frames"] == 0 for c in t["calls"])        # stack_depth=0 was read
+
+
+def test_the_own_variable_wins_over_the_options_variable(tmp_path):
+    p, t, _ = run(tmp_path, "work", 1, 50,
+                  env={"STREAMCHECK_OPTIONS": f"out={tmp_path}/other:summary=1",
+                       "STREAMCHECK_STACK_DEPTH": "0"})
+    assert t["path"].startswith(str(tmp_path / "out") + "/")     # STREAMCHECK_OUT's folder
+    assert not (tmp_path / "other").exists()
+    assert said(p) == []                                          # STREAMCHECK_SUMMARY=0
+
+
+def test_disable_in_the_options_variable(tmp_path):
+    p, _, _ = run(tmp_path, "work", 1, 50, traces=False,
+                  env={"STREAMCHECK_OPTIONS": "disable=1"})
+    assert not (tmp_path / "out").exists()
+    assert said(p) == []
+
+
+def test_what_the_options_variable_does_not_understand_costs_one_line_each(tmp_path):
+    """Said once each (the constructor and NVTX's entry both read the settings), and the
+    program runs and is recorded as it would be."""
+    p, t, fired = run(tmp_path, "work", 2, 200,
+                      env={"STREAMCHECK_OPTIONS": "colour=blue:stack_depth=deep:out=/x/%y"})
+    assert said(p) == [
+        "streamcheck: STREAMCHECK_OPTIONS: unknown key 'colour' (ignored; keys: out, summary, "
+        "disable, stack_depth, cupti, unwinder, unified_memory)",
+        "streamcheck: STREAMCHECK_OPTIONS: stack_depth=deep: wants a number from 0 to 64 "
+        "(ignored)",
+        "streamcheck: STREAMCHECK_OPTIONS: out=/x/%y: unknown %-sequence '%y' (known: %p, %h, "
+        "%q{VAR}, %%) (ignored)",
+    ]
+    assert t["status"] == "complete"
+    assert len(t["calls"]) == fired["calls"]
+    assert any(c["n_frames"] > 0 for c in t["calls"])            # the default depth
+
+
+def test_a_forked_child_expands_its_own_pid(tmp_path):
+    p, _, _ = run(tmp_path, "fork-work", 2, 100, traces=False,
+                  env={"STREAMCHECK_OUT": f"{tmp_path}/out/p%p"})
+    m = re.search(r"child=(\d+) parent=(\d+)", p.stdout)
+    assert m, p.stdout
+    child, parent = map(int, m.groups())
+    for pid in (child, parent):
+        path = only_trace(tmp_path / "out" / f"p{pid}")
+        t = sctrace.read(path)
+        assert t["process"]["pid"] == pid and t["status"] == "complete"
+    assert len(list((tmp_path / "out").iterdir())) == 2
+
+
+def test_a_variable_cannot_move_the_traces_out_of_their_folder(tmp_path):
+    p, _, _ = run(tmp_path, "work", 1, 20, traces=False,
+                  env={"STREAMCHECK_OUT": f"{tmp_path}/out/r%q{{RANK}}", "RANK": "../../up"})
+    path = only_trace(tmp_path)
+    assert path.parent == tmp_path / "out" / "r_._.._up"
+    assert said(p) == []
+
+
+def test_an_unset_variable_is_said_and_expands_to_nothing(tmp_path):
+    p, _, _ = run(tmp_path, "work", 1, 20, traces=False,
+                  env={"STREAMCHECK_OUT": f"{tmp_path}/out/rank%q{{SC_NO_SUCH_RANK}}",
+                       "SC_NO_SUCH_RANK": None})
+    assert only_trace(tmp_path).parent == tmp_path / "out" / "rank"
+    assert said(p) == [f"streamcheck: output folder {tmp_path}/out/rank%q{{SC_NO_SUCH_RANK}}: "
+                       "SC_NO_SUCH_RANK is unset or empty: %q{SC_NO_SUCH_RANK} expanded to "
+                       "nothing"]
+
+
+def test_a_folder_that_expands_to_nothing_loses_nothing(tmp_path):
+    """An empty folder name is an unusable folder: the trace goes to the temporary folder,
+    as for one that cannot be written, and one line says where."""
+    (tmp_path / "tmp").mkdir()
+    p, _, _ = run(tmp_path, "work", 1, 20, traces=False,
+                  env={"STREAMCHECK_OUT": "%q{SC_EMPTY}", "SC_EMPTY": "",
+                       "TMPDIR": str(tmp_path / "tmp")})
+    path = only_trace(tmp_path / "tmp")
+    assert path.parent == tmp_path / "tmp" / f"streamcheck-{os.getuid()}"
+    assert said(p) == [f"streamcheck: output folder %q{{SC_EMPTY}}: it expanded to an empty "
+                       f"folder name; writing the trace to {path.parent} instead"]
+
+
+def test_the_wrapper_keeps_its_folder_and_quiet_over_the_options_variable(tmp_path):
+    """The wrapper's STREAMCHECK_OUT and STREAMCHECK_SUMMARY=0 win over a user's
+    STREAMCHECK_OPTIONS, and a '%' in its folder's name stays a '%'."""
+    wrapper = BUILD / "tools" / "streamcheck"
+    out = tmp_path / "50%p"
+    e = {k: v for k, v in os.environ.items()
+         if k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
+                      "STREAMCHECK_OUT", "STREAMCHECK_SUMMARY")}
+    e.update({"STREAMCHECK_LIB": str(LIB), "STREAMCHECK_CUPTI": str(FAKE),
+              "STREAMCHECK_OPTIONS": f"out={tmp_path}/elsewhere:summary=1"})
+    p = subprocess.run([str(wrapper), "-o", str(out), "--", str(DRIVER), "work", "1", "50"],
+                       env=e, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    (trace,) = out.glob("run-*/sc_fake_driver-*.sctrace")
+    assert sctrace.read(trace)["status"] == "complete"
+    assert not (tmp_path / "elsewhere").exists()
+    assert "== streamcheck summary: 1 process ==" in p.stderr
+    assert "trace written:" not in p.stderr

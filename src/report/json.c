@@ -351,7 +351,8 @@ static json_t *range_name_json(const sc_range_name_summary *r)
 
 /* ---- process and document ----------------------------------------------------------- */
 
-static json_t *process_json(const sc_analysis *a, const sc_json_options *opt)
+static json_t *process_json(const sc_analysis *a, size_t suppressed,
+                            const sc_json_options *opt)
 {
     const sc_trace *t = a->trace;
     json_t *o = json_object();
@@ -413,6 +414,7 @@ static json_t *process_json(const sc_analysis *a, const sc_json_options *opt)
     json_object_set_new(o, "devices", devs);
     json_object_set_new(o, "streams", streams);
     json_object_set_new(o, "findings", findings);
+    json_object_set_new(o, "suppressed", jint(suppressed));
     json_t *ranges = json_array(), *names = json_array();
     for (size_t i = 0; i < a->n_ranges; i++)
         json_array_append_new(ranges, range_json(&a->ranges[i]));
@@ -482,7 +484,8 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
     json_object_set_new(doc, "tool", tool);
     json_t *procs = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(procs, process_json(as[i], opt));
+        json_array_append_new(procs, process_json(as[i], opt->suppressed ? opt->suppressed[i]
+                                                                         : 0, opt));
     json_object_set_new(doc, "processes", procs);
     json_t *errs = json_array();
     for (size_t i = 0; i < n_errors; i++) {

@@ -22,6 +22,7 @@ typedef struct sc_json_options {
     const char *tool_version;
     const sc_expect_result *expectations;   /* verdicts of --expect; none: no member */
     size_t n_expectations;
+    const size_t *suppressed;   /* per process: findings left out by suppressions; NULL: 0 */
 } sc_json_options;
 
 /* Writes the whole document (processes, errors, merged summary) to out, indented, with a

@@ -1,9 +1,11 @@
 /* streamcheck-report: load each trace, analyse it, print text and/or JSON, and on request a
- * Chrome/Perfetto trace, an HTML page, a comparison with a baseline run and the verdict of
- * expectations.
+ * Chrome/Perfetto trace, an HTML page, SARIF, JUnit XML, a comparison with a baseline run and
+ * the verdict of expectations. Suppressions and --range shape what every output shows
+ * (view.h); --pid and --from/--to choose what is analysed.
  *
- * Exit status: 0 reported; 1 some path could not be read (the others are still reported);
- * 2 usage (expectations that do not parse included); 3 a finding at or above --fail-on;
+ * Exit status: 0 reported; 1 some path could not be read (the others are still reported),
+ * or --pid matched no trace; 2 usage (expectations and suppressions that do not parse
+ * included); 3 (--error-exitcode) a finding at or above --fail-on;
  * 4 an expectation failed. A read error outranks the others: a report that is missing a
  * process cannot vouch for it. A failed expectation outranks --fail-on: it is the more
  * specific check. */
@@ -19,21 +21,36 @@
 #include "report/html.h"
 #include "report/inputs.h"
 #include "report/json.h"
+#include "report/junit.h"
 #include "report/options.h"
+#include "report/sarif.h"
+#include "report/suppress.h"
 #include "report/symbolize.h"
 #include "report/text.h"
+#include "report/view.h"
+#include "report/window.h"
 #include "streamcheck/analysis.h"
 
 #ifndef SC_VERSION
 #define SC_VERSION "unknown"
 #endif
 
-enum { EXIT_READ = 1, EXIT_USAGE = 2, EXIT_FAIL_ON = 3, EXIT_EXPECT = 4 };
+enum { EXIT_READ = 1, EXIT_USAGE = 2, EXIT_EXPECT = 4 };  /* --fail-on: --error-exitcode, 3 */
 
 typedef struct loaded {
-    sc_trace trace;             /* the analysis points at it: entries never move */
+    sc_trace trace;             /* as read; owns every record */
+    sc_trace cut;               /* what was analysed: the trace, or its --from/--to window
+                                   (the same records); the analysis points at it, and
+                                   entries never move */
     sc_analysis analysis;
 } loaded;
+
+/* Which traces, and which part of them, a run analyses: --pid, --from/--to. */
+typedef struct load_filter {
+    bool has_pid;
+    uint32_t pid;
+    const sc_window *window;    /* NULL: the whole run */
+} load_filter;
 
 typedef struct report_run {
     loaded **procs;
@@ -53,7 +70,7 @@ static void add_error(report_run *r, const char *path, const char *message)
     e[r->n_errors++].message = strdup(message);
 }
 
-static void load_one(report_run *r, const char *path)
+static void load_one(report_run *r, const char *path, const load_filter *filter)
 {
     char err[512] = "";
     loaded *l = calloc(1, sizeof *l);
@@ -68,8 +85,18 @@ static void load_one(report_run *r, const char *path)
         free(l);
         return;
     }
+    if (filter && filter->has_pid &&
+        (!l->trace.has_process || l->trace.process.pid != filter->pid)) {
+        sc_trace_free(&l->trace);
+        free(l);
+        return;
+    }
+    if (filter && filter->window)
+        sc_window_cut(&l->trace, filter->window, &l->cut);
+    else
+        l->cut = l->trace;
     char aerr[512] = "";
-    if (sc_analyze(&l->trace, &l->analysis, aerr, sizeof aerr) != 0) {
+    if (sc_analyze(&l->cut, &l->analysis, aerr, sizeof aerr) != 0) {
         snprintf(err, sizeof err, "%s: analysis failed: %s", path, aerr[0] ? aerr : "?");
         add_error(r, path, err);
         sc_trace_free(&l->trace);
@@ -81,7 +108,8 @@ static void load_one(report_run *r, const char *path)
 
 /* Reads every path of one run (the current one, or the --baseline). Returns 0, or EXIT_READ
  * when a path or trace could not be read (the rest is loaded). */
-static int load_run(report_run *r, const char *const *paths, size_t n_paths)
+static int load_run(report_run *r, const char *const *paths, size_t n_paths,
+                    const load_filter *filter)
 {
     int status = 0;
     sc_report_inputs in = {0};
@@ -95,7 +123,7 @@ static int load_run(report_run *r, const char *const *paths, size_t n_paths)
         return EXIT_READ;
     }
     for (size_t i = 0; i < in.n; i++)
-        load_one(r, in.files[i]);
+        load_one(r, in.files[i], filter);
     sc_report_inputs_free(&in);
     return r->n_errors ? EXIT_READ : status;
 }
@@ -187,8 +215,8 @@ static int run_dump(const sc_report_options *opt, const sc_report_inputs *in)
 
 /* ---- output ------------------------------------------------------------------------- */
 
-static int write_text(const sc_report_options *opt, const sc_analysis *const *as, size_t n,
-                      sc_symbolizer *sym)
+static int write_text(const sc_report_options *opt, const sc_analysis *const *as,
+                      const sc_view *views, size_t n, sc_symbolizer *sym)
 {
     FILE *out = stdout;
     if (opt->text_path && !(out = fopen(opt->text_path, "w"))) {
@@ -202,13 +230,18 @@ static int write_text(const sc_report_options *opt, const sc_analysis *const *as
     t.resolve_ctx = sym;
     t.max_sites = opt->sites;
     t.max_intervals = opt->intervals;
+    t.range_filter = opt->range;
     if (!opt->quiet) {
         for (size_t i = 0; i < n; i++) {
             if (i)
                 fputc('\n', out);
+            t.suppressed = views[i].suppressed;
             sc_text_process(out, as[i], &t);
         }
     }
+    t.suppressed = 0;
+    for (size_t i = 0; i < n; i++)
+        t.suppressed += views[i].suppressed;
     if (opt->quiet || n > 1) {
         if (!opt->quiet && n)
             fputc('\n', out);
@@ -227,8 +260,8 @@ static int write_text(const sc_report_options *opt, const sc_analysis *const *as
 }
 
 static int write_json(const sc_report_options *opt, const report_run *r,
-                      const sc_analysis *const *as, sc_symbolizer *sym,
-                      const sc_expect_result *verdicts, size_t n_verdicts)
+                      const sc_analysis *const *as, const size_t *suppressed,
+                      sc_symbolizer *sym, const sc_expect_result *verdicts, size_t n_verdicts)
 {
     bool to_stdout = sc_report_json_to_stdout(opt);
     FILE *out = to_stdout ? stdout : fopen(opt->json_path, "w");
@@ -243,6 +276,7 @@ static int write_json(const sc_report_options *opt, const report_run *r,
         .tool_version = SC_VERSION,
         .expectations = verdicts,
         .n_expectations = n_verdicts,
+        .suppressed = suppressed,
     };
     int rc = sc_json_write(out, as, r->n_procs, r->errors, r->n_errors, &j);
     if (rc == 0 && (fflush(out) != 0 || ferror(out)))
@@ -315,6 +349,68 @@ static int write_html(const sc_report_options *opt, const sc_analysis *const *as
     return close_out(out, rc, "HTML report", err);
 }
 
+static int write_sarif(const sc_report_options *opt, const sc_analysis *const *as, size_t n,
+                       sc_symbolizer *sym)
+{
+    FILE *out = open_out(opt->sarif_path);
+    if (!out)
+        return -1;
+    sc_sarif_options s = {
+        .resolve = sym ? sc_sym_resolve : NULL,
+        .resolve_ctx = sym,
+        .tool_version = SC_VERSION,
+    };
+    int rc = sc_sarif_write(out, as, n, &s);
+    return close_out(out, rc, "SARIF log", rc ? "out of memory or write error" : NULL);
+}
+
+static int write_junit(const sc_report_options *opt, const sc_analysis *const *as, size_t n)
+{
+    FILE *out = open_out(opt->junit_path);
+    if (!out)
+        return -1;
+    /* A CI view fails a test on an error unless told otherwise. */
+    sc_junit_options j = {.fail_on = opt->fail_on_set ? opt->fail_on : (int)SC_SEV_ERROR};
+    char err[256] = "";
+    int rc = sc_junit_write(out, as, n, &j, err, sizeof err);
+    return close_out(out, rc, "JUnit report", err);
+}
+
+/* Reads --suppress and --suppressions; false after a message on stderr. */
+static bool read_suppressions(const sc_report_options *opt, sc_suppress_set *set)
+{
+    for (size_t i = 0; i < opt->n_suppress; i++) {
+        char err[1024];
+        const sc_report_expect_arg *s = &opt->suppress[i];
+        int rc = s->file ? sc_suppress_add_file(set, s->text, err, sizeof err)
+                         : sc_suppress_add(set, s->text, "--suppress", err, sizeof err);
+        if (rc != 0) {
+            fprintf(stderr, "streamcheck-report: %s%s\n", s->file ? "" : "--suppress ", err);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The views of a run's analyses (view.h), and `as` pointing at them. Returns 0, or -1 when
+ * out of memory. */
+static int build_views(const report_run *r, const sc_report_options *opt,
+                       const sc_suppress_set *suppress, sc_symbolizer *sym, sc_view *views,
+                       const sc_analysis **as)
+{
+    sc_view_options vo = {
+        .suppress = suppress,
+        .env = {.resolve = sym ? sc_sym_resolve : NULL, .resolve_ctx = sym},
+        .range = opt->range,
+    };
+    for (size_t i = 0; i < r->n_procs; i++) {
+        if (sc_view_build(&r->procs[i]->analysis, &vo, &views[i]) != 0)
+            return -1;
+        as[i] = &views[i].analysis;
+    }
+    return 0;
+}
+
 static sc_compare_side compare_side(const report_run *r, const sc_analysis *const *as,
                                     const char *const *paths, size_t n_paths)
 {
@@ -359,12 +455,12 @@ static bool read_expectations(const sc_report_options *opt, sc_expect_set *set)
     return true;
 }
 
-static bool fails(const report_run *r, int threshold)
+static bool fails(const sc_analysis *const *as, size_t n, int threshold)
 {
     if (threshold < 0)
         return false;
-    for (size_t i = 0; i < r->n_procs; i++) {
-        const sc_analysis *a = &r->procs[i]->analysis;
+    for (size_t i = 0; i < n; i++) {
+        const sc_analysis *a = as[i];
         for (size_t j = 0; j < a->n_findings; j++)
             if ((int)a->findings[j].severity >= threshold)
                 return true;
@@ -409,25 +505,43 @@ int main(int argc, char **argv)
         return drc ? drc : status;
     }
 
+    /* So are suppressions. */
+    sc_suppress_set suppress = {0};
+    if (!read_suppressions(&opt, &suppress)) {
+        sc_suppress_free(&suppress);
+        sc_expect_free(expect);
+        sc_report_free_options(&opt);
+        return EXIT_USAGE;
+    }
+
     report_run r = {0}, old = {0};
-    int status = load_run(&r, (const char *const *)opt.paths, opt.n_paths);
-    if (opt.baseline && load_run(&old, &opt.baseline, 1) != 0)
+    bool windowed = opt.window.has_from || opt.window.has_to;
+    load_filter filter = {opt.has_pid, opt.pid, windowed ? &opt.window : NULL};
+    int status = load_run(&r, (const char *const *)opt.paths, opt.n_paths, &filter);
+    if (opt.has_pid && r.n_procs == 0 && status == 0) {
+        fprintf(stderr, "streamcheck-report: no trace of process %u in the inputs\n", opt.pid);
+        status = EXIT_READ;
+    }
+    if (opt.baseline && load_run(&old, &opt.baseline, 1, NULL) != 0)
         status = EXIT_READ;
     const sc_analysis **as = calloc(r.n_procs ? r.n_procs : 1, sizeof *as);
     const sc_analysis **old_as = calloc(old.n_procs ? old.n_procs : 1, sizeof *old_as);
-    if (!r.procs || !as || !old_as) {
+    sc_view *views = calloc(r.n_procs ? r.n_procs : 1, sizeof *views);
+    sc_view *old_views = calloc(old.n_procs ? old.n_procs : 1, sizeof *old_views);
+    size_t *suppressed = calloc(r.n_procs ? r.n_procs : 1, sizeof *suppressed);
+    sc_symbolizer *sym = opt.symbols ? sc_sym_new(true) : NULL;
+    for (size_t i = 0; sym && !opt.baseline && i < r.n_procs; i++)
+        prepare_symbols(sym, &r.procs[i]->analysis);
+    /* Suppressions and --range apply to the baseline too, so that both sides compare the
+     * same findings. */
+    if (!r.procs || !as || !old_as || !views || !old_views || !suppressed ||
+        build_views(&r, &opt, &suppress, sym, views, as) != 0 ||
+        build_views(&old, &opt, &suppress, sym, old_views, old_as) != 0) {
         fprintf(stderr, "streamcheck-report: out of memory\n");
         return EXIT_READ;
     }
-
-    sc_symbolizer *sym = opt.symbols ? sc_sym_new(true) : NULL;
-    for (size_t i = 0; i < r.n_procs; i++) {
-        as[i] = &r.procs[i]->analysis;
-        if (sym && !opt.baseline)
-            prepare_symbols(sym, as[i]);
-    }
-    for (size_t i = 0; i < old.n_procs; i++)
-        old_as[i] = &old.procs[i]->analysis;
+    for (size_t i = 0; i < r.n_procs; i++)
+        suppressed[i] = views[i].suppressed;
 
     if (opt.baseline) {
         sc_compare_side o = compare_side(&old, old_as, &opt.baseline, 1);
@@ -448,14 +562,18 @@ int main(int argc, char **argv)
     if (!opt.baseline) {
         bool text = !sc_report_stdout_taken(&opt) || opt.text_path;
         if (text && (r.n_procs > 0 || r.n_errors == 0) &&
-            write_text(&opt, as, r.n_procs, sym) != 0)
+            write_text(&opt, as, views, r.n_procs, sym) != 0)
             status = EXIT_READ;
-        if (opt.json && write_json(&opt, &r, as, sym, verdicts, n_verdicts) != 0)
+        if (opt.json && write_json(&opt, &r, as, suppressed, sym, verdicts, n_verdicts) != 0)
             status = EXIT_READ;
     }
     if (opt.chrome_path && write_chrome(&opt, as, r.n_procs, sym) != 0)
         status = EXIT_READ;
     if (opt.html_path && write_html(&opt, as, r.n_procs, sym) != 0)
+        status = EXIT_READ;
+    if (opt.sarif_path && write_sarif(&opt, as, r.n_procs, sym) != 0)
+        status = EXIT_READ;
+    if (opt.junit_path && write_junit(&opt, as, r.n_procs) != 0)
         status = EXIT_READ;
 
     /* The verdicts go where the text report would, or to stderr when stdout carries a
@@ -464,14 +582,22 @@ int main(int argc, char **argv)
     free(verdicts);
     if (status == 0 && failed)
         status = EXIT_EXPECT;
-    if (status == 0 && fails(&r, opt.fail_on))
-        status = EXIT_FAIL_ON;
+    if (status == 0 && fails(as, r.n_procs, opt.fail_on))
+        status = opt.error_exitcode;
 
+    for (size_t i = 0; i < r.n_procs; i++)
+        sc_view_free(&views[i]);
+    for (size_t i = 0; i < old.n_procs; i++)
+        sc_view_free(&old_views[i]);
+    free(views);
+    free(old_views);
+    free(suppressed);
     sc_sym_free(sym);
     free_run(&r);
     free_run(&old);
     free(as);
     free(old_as);
+    sc_suppress_free(&suppress);
     sc_expect_free(expect);
     sc_report_free_options(&opt);
     return status;

@@ -27,6 +27,7 @@ static void usage(FILE *out)
           "      --intervals N   overlap intervals shown per device (default 5)\n"
           "      --fail-on SEV   exit 3 when a finding of severity SEV or higher exists:\n"
           "                      error, warning, note or never (default never)\n"
+          "      --error-exitcode N  exit N instead of 3 when --fail-on trips\n"
           "  -q, --quiet         print only the merged summary\n"
           "      --chrome FILE   write a Chrome/Perfetto trace (Trace Event Format) to\n"
           "                      FILE; open it in ui.perfetto.dev or chrome://tracing\n"
@@ -40,13 +41,24 @@ static void usage(FILE *out)
           "      --baseline OLD  compare PATH (this run) with OLD (a trace or a folder):\n"
           "                      per range wall, busy and concurrency, and the findings\n"
           "                      that are new, gone or changed (text, or --json)\n"
+          "      --sarif FILE    write the findings as SARIF 2.1.0 (code scanning)\n"
+          "      --junit FILE    write JUnit XML: a test case per rule and per process,\n"
+          "                      failed at --fail-on's severity (default error)\n"
+          "      --suppress RULE[:kernel=PAT|:site=PAT|:range=PAT]  leave out the findings\n"
+          "                      of RULE (all of whose kernels, sites or ranges match the\n"
+          "                      glob PAT); repeatable\n"
+          "      --suppressions FILE  suppressions, one per line ('#' comments)\n"
+          "      --pid PID       report only the traces of process PID\n"
+          "      --range NAME    only the findings and ranges inside NVTX ranges NAME (a glob)\n"
+          "      --from T, --to T  report only what started between T and T from the run's\n"
+          "                      start: 2.5s, 300ms, 40us (seconds without a unit)\n"
           "      --dump          print each trace's raw records in file order instead\n"
           "                      of the report (with -o FILE, to FILE)\n"
           "  -h, --help          show this help and exit\n"
           "  -V, --version       show the version and exit\n"
           "\n"
           "Exit status: 0 reported; 1 a path could not be read; 2 usage error;\n"
-          "3 findings at or above --fail-on; 4 an expectation failed.\n"
+          "3 (or --error-exitcode) findings at or above --fail-on; 4 an expectation failed.\n"
           "See streamcheck-report(1).\n", out);
 }
 
@@ -66,7 +78,35 @@ static int parse_count(const char *arg, const char *name, size_t *out)
 enum {
     OPT_JSON = 256, OPT_NO_SYMBOLS, OPT_SITES, OPT_INTERVALS, OPT_FAIL_ON, OPT_DUMP,
     OPT_CHROME, OPT_HTML, OPT_EXPECT, OPT_EXPECT_FILE, OPT_CHECK_EXPECT, OPT_BASELINE,
+    OPT_SARIF, OPT_JUNIT, OPT_SUPPRESS, OPT_SUPPRESSIONS, OPT_ERROR_EXITCODE, OPT_PID,
+    OPT_RANGE, OPT_FROM, OPT_TO,
 };
+
+/* An integer in [lo, hi]; -1 after a message naming the option. */
+static int parse_int(const char *arg, const char *name, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < lo || v > hi) {
+        fprintf(stderr, "streamcheck-report: %s wants a number from %ld to %ld, not '%s'\n",
+                name, lo, hi, arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_time(const char *arg, const char *name, bool *has, uint64_t *out)
+{
+    if (sc_window_parse_time(arg, out) != 0) {
+        fprintf(stderr, "streamcheck-report: %s wants a time from the run's start such as "
+                "2.5s, 300ms or 40us, not '%s'\n", name, arg);
+        return -1;
+    }
+    *has = true;
+    return 0;
+}
 
 static bool is_stdout(const char *path)
 {
@@ -90,6 +130,15 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
         {"expect-file", required_argument, NULL, OPT_EXPECT_FILE},
         {"check-expectations", no_argument, NULL, OPT_CHECK_EXPECT},
         {"baseline", required_argument, NULL, OPT_BASELINE},
+        {"sarif", required_argument, NULL, OPT_SARIF},
+        {"junit", required_argument, NULL, OPT_JUNIT},
+        {"suppress", required_argument, NULL, OPT_SUPPRESS},
+        {"suppressions", required_argument, NULL, OPT_SUPPRESSIONS},
+        {"error-exitcode", required_argument, NULL, OPT_ERROR_EXITCODE},
+        {"pid", required_argument, NULL, OPT_PID},
+        {"range", required_argument, NULL, OPT_RANGE},
+        {"from", required_argument, NULL, OPT_FROM},
+        {"to", required_argument, NULL, OPT_TO},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -99,9 +148,12 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
     opt->sites = 3;
     opt->intervals = 5;
     opt->fail_on = -1;
-    /* Every --expect/--expect-file is one argument or two: argc bounds them. */
+    opt->error_exitcode = 3;
+    /* Every --expect/--expect-file (--suppress, --suppressions) is one argument or two: argc
+     * bounds them. */
     opt->expects = calloc((size_t)argc + 1, sizeof *opt->expects);
-    if (!opt->expects) {
+    opt->suppress = calloc((size_t)argc + 1, sizeof *opt->suppress);
+    if (!opt->expects || !opt->suppress) {
         fputs("streamcheck-report: out of memory\n", stderr);
         return SC_OPT_USAGE;
     }
@@ -128,6 +180,7 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
                 return SC_OPT_USAGE;
             break;
         case OPT_FAIL_ON:
+            opt->fail_on_set = true;
             if (strcmp(optarg, "never") == 0) {
                 opt->fail_on = -1;
             } else if ((opt->fail_on = sc_report_parse_severity(optarg)) < 0) {
@@ -158,6 +211,47 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
             break;
         case OPT_BASELINE:
             opt->baseline = optarg;
+            break;
+        case OPT_SARIF:
+            opt->sarif_path = optarg;
+            break;
+        case OPT_JUNIT:
+            opt->junit_path = optarg;
+            break;
+        case OPT_SUPPRESS:
+        case OPT_SUPPRESSIONS:
+            opt->suppress[opt->n_suppress++] = (sc_report_expect_arg){c == OPT_SUPPRESSIONS,
+                                                                      optarg};
+            break;
+        case OPT_ERROR_EXITCODE: {
+            long v;
+            if (parse_int(optarg, "--error-exitcode", 1, 255, &v) != 0)
+                return SC_OPT_USAGE;
+            opt->error_exitcode = (int)v;
+            break;
+        }
+        case OPT_PID: {
+            long v;
+            if (parse_int(optarg, "--pid", 0, UINT32_MAX, &v) != 0)
+                return SC_OPT_USAGE;
+            opt->has_pid = true;
+            opt->pid = (uint32_t)v;
+            break;
+        }
+        case OPT_RANGE:
+            if (!optarg[0]) {
+                fputs("streamcheck-report: --range wants a range name\n", stderr);
+                return SC_OPT_USAGE;
+            }
+            opt->range = optarg;
+            break;
+        case OPT_FROM:
+            if (parse_time(optarg, "--from", &opt->window.has_from, &opt->window.from_ns) != 0)
+                return SC_OPT_USAGE;
+            break;
+        case OPT_TO:
+            if (parse_time(optarg, "--to", &opt->window.has_to, &opt->window.to_ns) != 0)
+                return SC_OPT_USAGE;
             break;
         case 'h':
             usage(stdout);
@@ -192,15 +286,24 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
               "Try 'streamcheck-report --help'.\n", stderr);
         return SC_OPT_USAGE;
     }
-    if (opt->dump && (opt->chrome_path || opt->html_path || opt->baseline || opt->n_expects)) {
-        fputs("streamcheck-report: --dump excludes --chrome, --html, --baseline and --expect\n"
+    if (opt->window.has_from && opt->window.has_to && opt->window.to_ns <= opt->window.from_ns) {
+        fputs("streamcheck-report: --to must lie after --from\n", stderr);
+        return SC_OPT_USAGE;
+    }
+    if (opt->dump && (opt->chrome_path || opt->html_path || opt->baseline || opt->n_expects ||
+                      opt->sarif_path || opt->junit_path || opt->n_suppress || opt->has_pid ||
+                      opt->range || opt->window.has_from || opt->window.has_to)) {
+        fputs("streamcheck-report: --dump shows raw records: it excludes the other outputs, "
+              "--baseline, --expect, suppressions and filters\n"
               "Try 'streamcheck-report --help'.\n", stderr);
         return SC_OPT_USAGE;
     }
     int to_stdout = sc_report_json_to_stdout(opt) + is_stdout(opt->chrome_path) +
-                    is_stdout(opt->html_path);
+                    is_stdout(opt->html_path) + is_stdout(opt->sarif_path) +
+                    is_stdout(opt->junit_path);
     if (to_stdout > 1) {
-        fputs("streamcheck-report: only one of --json, --chrome and --html can write to "
+        fputs("streamcheck-report: only one of --json, --chrome, --html, --sarif and --junit "
+              "can write to "
               "standard output\n"
               "Try 'streamcheck-report --help'.\n", stderr);
         return SC_OPT_USAGE;
@@ -223,12 +326,16 @@ bool sc_report_json_to_stdout(const sc_report_options *opt)
 bool sc_report_stdout_taken(const sc_report_options *opt)
 {
     return sc_report_json_to_stdout(opt) || is_stdout(opt->chrome_path) ||
-           is_stdout(opt->html_path);
+           is_stdout(opt->html_path) || is_stdout(opt->sarif_path) ||
+           is_stdout(opt->junit_path);
 }
 
 void sc_report_free_options(sc_report_options *opt)
 {
     free(opt->expects);
+    free(opt->suppress);
+    opt->suppress = NULL;
+    opt->n_suppress = 0;
     opt->expects = NULL;
     opt->n_expects = 0;
 }

@@ -4,6 +4,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "report/window.h"
 
 /* One --expect EXPR or --expect-file FILE. */
 typedef struct sc_report_expect_arg {
@@ -27,6 +30,16 @@ typedef struct sc_report_options {
     sc_report_expect_arg *expects;  /* --expect and --expect-file, in the order given */
     size_t n_expects;
     bool check_expectations;    /* --check-expectations: parse them and exit */
+    const char *sarif_path;     /* --sarif FILE: SARIF 2.1.0; "-": stdout */
+    const char *junit_path;     /* --junit FILE: JUnit XML; "-": stdout */
+    bool fail_on_set;           /* --fail-on was given (JUnit's threshold is error without) */
+    int error_exitcode;         /* --error-exitcode N: the status when --fail-on trips */
+    sc_report_expect_arg *suppress; /* --suppress (file false) and --suppressions (true) */
+    size_t n_suppress;
+    bool has_pid;               /* --pid PID: only that process's traces */
+    uint32_t pid;
+    const char *range;          /* --range NAME: findings and ranges inside such ranges */
+    sc_window window;           /* --from T, --to T */
     char **paths;               /* the PATH operands */
     size_t n_paths;
 } sc_report_options;

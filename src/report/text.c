@@ -306,11 +306,18 @@ static void print_finding(FILE *out, const sc_analysis *a, const sc_finding *f,
 
 static void print_findings(FILE *out, const sc_analysis *a, const sc_text_options *opt)
 {
+    char left_out[64] = "";
+    if (opt->suppressed)
+        snprintf(left_out, sizeof left_out, " (%zu suppressed)", opt->suppressed);
     if (a->n_findings == 0) {
-        fprintf(out, "\nfindings: none\n");
+        fprintf(out, "\nfindings: none%s\n", left_out);
         return;
     }
-    fprintf(out, "\nfindings (%zu, by what fixing them saves):\n", a->n_findings);
+    fprintf(out, "\nfindings (%zu, by what fixing them saves)%s:\n", a->n_findings, left_out);
+    if (opt->range_filter)
+        fprintf(out, "  inside ranges '%s' only: count, saving and severity are the ranges' "
+                "part;\n  first, worst, measured, totals and sites are the whole run's\n",
+                opt->range_filter);
     for (size_t i = 0; i < a->n_findings; i++) {
         if (i)
             fputc('\n', out);
@@ -415,7 +422,7 @@ void sc_text_summary_line(FILE *out, const sc_analysis *a)
 void sc_text_merged(FILE *out, const sc_analysis *const *as, size_t n,
                     const sc_text_options *opt)
 {
-    (void)opt;  /* the merged summary has no sites or intervals today */
+    /* the merged summary has no sites or intervals today; it says what was suppressed */
     char b1[SC_FMT_SIZE];
     size_t nr = 0, with_findings = 0;
     sc_rule_total *rules = sc_report_merge_rules(as, n, &nr);
@@ -439,5 +446,8 @@ void sc_text_merged(FILE *out, const sc_analysis *const *as, size_t n,
                     rules[k].count == 1 ? " " : "s", rules[k].processes,
                     rules[k].processes == 1 ? "" : "es");
     }
+    if (opt && opt->suppressed)
+        fprintf(out, "suppressed: %zu finding%s\n", opt->suppressed,
+                opt->suppressed == 1 ? "" : "s");
     free(rules);
 }

@@ -20,6 +20,8 @@ typedef struct sc_text_options {
     size_t max_intervals;       /* overlap intervals per device */
     bool brief;                 /* exit-summary form: a few lines prefixed "streamcheck: " */
     const char *trace_path;     /* file named in the brief form's pointer; NULL: trace->path */
+    size_t suppressed;          /* findings left out by suppressions: said under findings */
+    const char *range_filter;   /* --range NAME: the findings are their part inside it */
 } sc_text_options;
 
 /* Defaults: no resolver, 3 sites, 5 intervals, full form. */

@@ -218,7 +218,7 @@ def test_chrome_to_stdout_replaces_the_text(run_report, tmp_path):
     json.loads(r.stdout)
     r = run_report("--chrome", "-", "--json", sample_trace(tmp_path / "app-10.sctrace"))
     assert r.returncode == 2
-    assert "only one of --json, --chrome and --html" in r.stderr
+    assert "only one of --json, --chrome, --html, --sarif and --junit" in r.stderr
 
 
 def test_unwritable_chrome_file(run_report, tmp_path):

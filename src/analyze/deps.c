@@ -224,13 +224,9 @@ const sc_api_call *sc_deps_last_record(const sc_deps *d, uint64_t event, uint64_
     return sc_last_record(d->records, d->n_records, event, before_ns);
 }
 
-bool sc_deps_ordered(const sc_deps *d, uint32_t context_id, uint32_t from, uint64_t after_ns,
-                     uint32_t to, uint64_t before_ns)
+size_t sc_deps_first_edge(const sc_deps *d, uint32_t context_id, uint32_t to, uint64_t from_ns)
 {
-    /* The edges into `to` that were waited for before `before_ns`, latest first: the first
-     * one recorded at or before `after_ns` ends the search only for that `from`, so all
-     * of them are looked at; they are few per stream between two launches in practice. */
-    sc_dep_edge key = {.context_id = context_id, .to_stream = to, .wait_ns = before_ns};
+    sc_dep_edge key = {.context_id = context_id, .to_stream = to, .wait_ns = from_ns};
     size_t lo = 0, hi = d->n_edges;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -239,7 +235,16 @@ bool sc_deps_ordered(const sc_deps *d, uint32_t context_id, uint32_t from, uint6
         else
             hi = mid;
     }
-    for (size_t i = lo; i-- > 0;) {
+    return lo;
+}
+
+bool sc_deps_ordered(const sc_deps *d, uint32_t context_id, uint32_t from, uint64_t after_ns,
+                     uint32_t to, uint64_t before_ns)
+{
+    /* The edges into `to` that were waited for before `before_ns`, latest first: the first
+     * one recorded at or before `after_ns` ends the search only for that `from`, so all
+     * of them are looked at; they are few per stream between two launches in practice. */
+    for (size_t i = sc_deps_first_edge(d, context_id, to, before_ns); i-- > 0;) {
         const sc_dep_edge *e = &d->edges[i];
         /* a record precedes its wait: waits before after_ns cannot qualify, nor earlier ones */
         if (e->context_id != context_id || e->to_stream != to || e->wait_ns <= after_ns) break;

@@ -190,11 +190,14 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, size_t *cap)
         return 0;
     const sc_stream_summary *s = &ctx->analysis->streams[o->slot];
     uint64_t after = o->stream_prev != SC_RP_NONE ? r->ops[o->stream_prev].issue_ns : 0;
-    for (size_t k = 0; k < d->n_edges; k++) {
+    /* The waits on this stream between its previous work and this one: a run of the edges,
+     * which are sorted by (context, stream waiting, wait time). */
+    for (size_t k = sc_deps_first_edge(d, s->context_id, s->stream_id, after);
+         k < d->n_edges; k++) {
         const sc_dep_edge *e = &d->edges[k];
         if (e->context_id != s->context_id || e->to_stream != s->stream_id ||
-            e->wait_ns < after || e->wait_ns >= o->issue_ns)
-            continue;
+            e->wait_ns >= o->issue_ns)
+            break;
         const sc_stream_summary *from =
             sc_ctx_stream(ctx, s->device, e->context_id, e->from_stream);
         if (!from)

@@ -15,6 +15,7 @@
 #include "analyze/stream_kind.h"
 #include "analyze/streams.h"
 #include "analyze/unified.h"
+#include "trace/sort.h"
 
 /* ---- context lookups ---------------------------------------------------------------- */
 
@@ -175,7 +176,7 @@ static int sc_corr_build(sc_ctx *ctx)
             ctx->corr[n++] = (sc_corr_entry){r->correlation_id,
                                              (r->flags & SC_API_DRIVER) ? 1u : 0u, i};
     }
-    qsort(ctx->corr, n, sizeof(*ctx->corr), sc_corr_cmp);
+    sc_sort(ctx->corr, n, sizeof(*ctx->corr), sc_corr_cmp);
     ctx->n_corr = n;
     return 0;
 }
@@ -201,7 +202,7 @@ static int sc_devices_collect(const sc_trace *t, sc_analysis *a)
         ids[k++] = t->copies[i].device;
     for (size_t i = 0; i < t->n_memsets; i++)
         ids[k++] = t->memsets[i].device;
-    qsort(ids, k, sizeof(*ids), sc_u32_cmp);
+    sc_sort(ids, k, sizeof(*ids), sc_u32_cmp);
     a->devices = calloc(k ? k : 1, sizeof(*a->devices));
     if (!a->devices) {
         free(ids);

@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "trace/sort.h"
+
 /* (context, handle, per-thread) -> stream id */
 struct sc_handle_entry {
     uint32_t context_id;
@@ -51,7 +53,7 @@ static sc_corr_stream *sc_corr_streams(const sc_trace *t, size_t *n)
         m[k++] = (sc_corr_stream){t->copies[i].correlation_id, t->copies[i].stream_id};
     for (size_t i = 0; i < t->n_memsets; i++)
         m[k++] = (sc_corr_stream){t->memsets[i].correlation_id, t->memsets[i].stream_id};
-    qsort(m, k, sizeof *m, sc_corr_cmp);
+    sc_sort(m, k, sizeof *m, sc_corr_cmp);
     *n = k;
     return m;
 }
@@ -111,7 +113,7 @@ static sc_handle_entry *sc_handles(const sc_trace *t, size_t *n)
         h[k++] = e;
     }
     free(corr);
-    qsort(h, k, sizeof *h, sc_handle_cmp);
+    sc_sort(h, k, sizeof *h, sc_handle_cmp);
     *n = k;
     return h;
 }
@@ -164,7 +166,7 @@ static sc_record_ref *sc_records(const sc_trace *t, size_t *n)
     for (size_t i = 0; i < t->n_calls; i++)
         if (t->calls[i].rec.call_class == SC_CALL_EVENT_RECORD)
             r[k++] = (sc_record_ref){t->calls[i].rec.aux, t->calls[i].rec.start_ns, &t->calls[i]};
-    qsort(r, k, sizeof *r, sc_record_cmp);
+    sc_sort(r, k, sizeof *r, sc_record_cmp);
     *n = k;
     return r;
 }
@@ -201,7 +203,7 @@ int sc_deps_build(const sc_trace *t, sc_deps *out)
         out->edges[out->n_edges++] = (sc_dep_edge){w->rec.context_id, from, to,
                                                    r->rec.start_ns, w->rec.start_ns};
     }
-    qsort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
+    sc_sort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
     return 0;
 }
 

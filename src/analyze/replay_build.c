@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/replay_graph.h"
 #include "analyze/hw_queues.h"
 #include "analyze/occupancy.h"
 #include "analyze/peer_copy.h"
+#include "analyze/replay_graph.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
+#include "trace/sort.h"
 
 #define SC_RP_ROOM_LOOKBACK 8       /* full grids before a kernel that may hold it */
 #define SC_RP_TOUCH_NS 1000u        /* "ended when the other started": clock noise */
@@ -80,7 +81,7 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, const uint32_t *key, size_t 
         order[first[key[i]] + fill[key[i]]++] = (int32_t)i;
     sc_rp_sort_ctx = r;
     for (size_t k = 0; k < n_keys; k++)
-        qsort(order + first[k], count[k], sizeof *order, sc_rp_issue_cmp);
+        sc_sort(order + first[k], count[k], sizeof *order, sc_rp_issue_cmp);
     free(fill);
     *first_out = first;
     *count_out = count;
@@ -299,7 +300,7 @@ static int sc_rp_full_grids(sc_replay *r)
         if (sc_ctx_kernel_full(r->ctx, k, NULL))
             r->full[n++] = (int32_t)k;    /* kernels come first among the work positions */
     sc_rp_sort_ctx = r;
-    qsort(r->full, n, sizeof *r->full, sc_rp_start_cmp);
+    sc_sort(r->full, n, sizeof *r->full, sc_rp_start_cmp);
     for (size_t j = 0; j < n; j++) {
         sc_occupancy o;
         sc_ctx_kernel_full(r->ctx, (size_t)r->full[j], &o);
@@ -464,7 +465,7 @@ static int sc_rp_nodes(sc_replay *r)
                                                                               : it->rec_end;
         r->nodes[k++] = (sc_rp_node){at, 1, (uint32_t)i};
     }
-    qsort(r->nodes, r->n_nodes, sizeof *r->nodes, sc_rp_node_cmp);
+    sc_sort(r->nodes, r->n_nodes, sizeof *r->nodes, sc_rp_node_cmp);
     return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "analyze/overlap.h"
 #include "analyze/work.h"
+#include "trace/sort.h"
 
 #define SC_BLOCKING_DISTINCT 256    /* distinct drained streams counted per call */
 
@@ -62,9 +63,9 @@ static int sc_scope_finish(sc_blocking_scope *s)
 {
     memcpy(s->by_start, s->by_end, s->n * sizeof(*s->by_end));
     memcpy(s->by_corr, s->by_end, s->n * sizeof(*s->by_end));
-    qsort(s->by_end, s->n, sizeof(*s->by_end), sc_work_end_cmp);
-    qsort(s->by_start, s->n, sizeof(*s->by_start), sc_work_start_cmp);
-    qsort(s->by_corr, s->n, sizeof(*s->by_corr), sc_work_corr_cmp);
+    sc_sort(s->by_end, s->n, sizeof(*s->by_end), sc_work_end_cmp);
+    sc_sort(s->by_start, s->n, sizeof(*s->by_start), sc_work_start_cmp);
+    sc_sort(s->by_corr, s->n, sizeof(*s->by_corr), sc_work_corr_cmp);
     for (size_t i = s->n; i-- > 0;)
         s->min_issue_from[i] = i + 1 < s->n && s->min_issue_from[i + 1] < s->by_end[i].issue_ns
                                    ? s->min_issue_from[i + 1]
@@ -166,7 +167,7 @@ static int sc_own_times(sc_blocking_index *ix)
         }
         if (n == 0)
             continue;
-        qsort(d, n, sizeof(*d), sc_u64_cmp);
+        sc_sort(d, n, sizeof(*d), sc_u64_cmp);
         ix->own_ns[cls] = d[(n - 1) / 4];
     }
     free(d);

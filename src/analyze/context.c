@@ -5,6 +5,7 @@
 #include "analyze/internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/blocking.h"
 #include "analyze/launches.h"
@@ -15,6 +16,7 @@
 #include "analyze/stream_kind.h"
 #include "analyze/streams.h"
 #include "analyze/unified.h"
+#include "trace/sort.h"
 
 /* ---- context lookups ---------------------------------------------------------------- */
 
@@ -22,6 +24,13 @@ const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id)
 {
     if (correlation_id == 0)
         return NULL;    /* 0 means "no call" in every record */
+    if (ctx->corr_first) {
+        size_t at = (size_t)correlation_id - ctx->corr_min;
+        if (correlation_id < ctx->corr_min || at >= ctx->corr_span ||
+            ctx->corr_first[at] == UINT32_MAX)
+            return NULL;
+        return &ctx->trace->calls[ctx->corr[ctx->corr_first[at]].call];
+    }
     size_t lo = 0, hi = ctx->n_corr;
     while (lo < hi) {   /* first entry with this id: the runtime call when there is one */
         size_t mid = lo + (hi - lo) / 2;
@@ -160,6 +169,27 @@ static int sc_corr_cmp(const void *pa, const void *pb)
     return x->call < y->call ? -1 : x->call > y->call;
 }
 
+/* The direct table behind sc_ctx_call, when the ids are dense enough that it takes at most
+ * two slots per call (4 bytes each); sparse ids keep the binary search. */
+static int sc_corr_index(sc_ctx *ctx)
+{
+    if (ctx->n_corr == 0 || ctx->n_corr >= UINT32_MAX)
+        return 0;
+    uint32_t lo = ctx->corr[0].correlation_id, hi = ctx->corr[ctx->n_corr - 1].correlation_id;
+    size_t span = (size_t)(hi - lo) + 1;
+    if (span > 2 * ctx->n_corr + 1024)
+        return 0;
+    ctx->corr_first = malloc(span * sizeof *ctx->corr_first);
+    if (!ctx->corr_first)
+        return -1;
+    memset(ctx->corr_first, 0xff, span * sizeof *ctx->corr_first);
+    for (size_t i = ctx->n_corr; i-- > 0;)  /* backwards: the first entry of an id stays */
+        ctx->corr_first[ctx->corr[i].correlation_id - lo] = (uint32_t)i;
+    ctx->corr_min = lo;
+    ctx->corr_span = span;
+    return 0;
+}
+
 /* Sorted once, shared by every rule: a runtime call and the driver call inside it can carry
  * the same correlation id, and the runtime one is where the user's code called. */
 static int sc_corr_build(sc_ctx *ctx)
@@ -175,9 +205,9 @@ static int sc_corr_build(sc_ctx *ctx)
             ctx->corr[n++] = (sc_corr_entry){r->correlation_id,
                                              (r->flags & SC_API_DRIVER) ? 1u : 0u, i};
     }
-    qsort(ctx->corr, n, sizeof(*ctx->corr), sc_corr_cmp);
+    sc_sort(ctx->corr, n, sizeof(*ctx->corr), sc_corr_cmp);
     ctx->n_corr = n;
-    return 0;
+    return sc_corr_index(ctx);
 }
 
 static int sc_u32_cmp(const void *pa, const void *pb)
@@ -193,15 +223,19 @@ static int sc_devices_collect(const sc_trace *t, sc_analysis *a)
     uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
     if (!ids)
         return -1;
+    /* A repeat of the id just taken is left out: a million kernels on one device give one
+     * entry to sort, not a million (the sort and the check below drop the other repeats). */
+#define SC_TAKE_DEVICE(id) do { if (k == 0 || ids[k - 1] != (id)) ids[k++] = (id); } while (0)
     for (size_t i = 0; i < t->n_devices; i++)
-        ids[k++] = t->devices[i].rec.device;
+        SC_TAKE_DEVICE(t->devices[i].rec.device);
     for (size_t i = 0; i < t->n_kernels; i++)
-        ids[k++] = t->kernels[i].rec.device;
+        SC_TAKE_DEVICE(t->kernels[i].rec.device);
     for (size_t i = 0; i < t->n_copies; i++)
-        ids[k++] = t->copies[i].device;
+        SC_TAKE_DEVICE(t->copies[i].device);
     for (size_t i = 0; i < t->n_memsets; i++)
-        ids[k++] = t->memsets[i].device;
-    qsort(ids, k, sizeof(*ids), sc_u32_cmp);
+        SC_TAKE_DEVICE(t->memsets[i].device);
+#undef SC_TAKE_DEVICE
+    sc_sort(ids, k, sizeof(*ids), sc_u32_cmp);
     a->devices = calloc(k ? k : 1, sizeof(*a->devices));
     if (!a->devices) {
         free(ids);
@@ -336,6 +370,7 @@ void sc_ctx_free(sc_ctx *ctx)
             sc_busy_free(&ctx->busy[d]);
     free(ctx->busy);
     free(ctx->corr);
+    free(ctx->corr_first);
     free(ctx->kernel_solo_ns);
     free(ctx->kernel_solo_known);
     sc_deps_free(&ctx->deps);

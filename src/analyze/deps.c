@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "trace/sort.h"
+
 /* (context, handle, per-thread) -> stream id */
 struct sc_handle_entry {
     uint32_t context_id;
@@ -51,7 +53,7 @@ static sc_corr_stream *sc_corr_streams(const sc_trace *t, size_t *n)
         m[k++] = (sc_corr_stream){t->copies[i].correlation_id, t->copies[i].stream_id};
     for (size_t i = 0; i < t->n_memsets; i++)
         m[k++] = (sc_corr_stream){t->memsets[i].correlation_id, t->memsets[i].stream_id};
-    qsort(m, k, sizeof *m, sc_corr_cmp);
+    sc_sort(m, k, sizeof *m, sc_corr_cmp);
     *n = k;
     return m;
 }
@@ -111,7 +113,7 @@ static sc_handle_entry *sc_handles(const sc_trace *t, size_t *n)
         h[k++] = e;
     }
     free(corr);
-    qsort(h, k, sizeof *h, sc_handle_cmp);
+    sc_sort(h, k, sizeof *h, sc_handle_cmp);
     *n = k;
     return h;
 }
@@ -164,7 +166,7 @@ static sc_record_ref *sc_records(const sc_trace *t, size_t *n)
     for (size_t i = 0; i < t->n_calls; i++)
         if (t->calls[i].rec.call_class == SC_CALL_EVENT_RECORD)
             r[k++] = (sc_record_ref){t->calls[i].rec.aux, t->calls[i].rec.start_ns, &t->calls[i]};
-    qsort(r, k, sizeof *r, sc_record_cmp);
+    sc_sort(r, k, sizeof *r, sc_record_cmp);
     *n = k;
     return r;
 }
@@ -201,7 +203,7 @@ int sc_deps_build(const sc_trace *t, sc_deps *out)
         out->edges[out->n_edges++] = (sc_dep_edge){w->rec.context_id, from, to,
                                                    r->rec.start_ns, w->rec.start_ns};
     }
-    qsort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
+    sc_sort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
     return 0;
 }
 
@@ -224,13 +226,9 @@ const sc_api_call *sc_deps_last_record(const sc_deps *d, uint64_t event, uint64_
     return sc_last_record(d->records, d->n_records, event, before_ns);
 }
 
-bool sc_deps_ordered(const sc_deps *d, uint32_t context_id, uint32_t from, uint64_t after_ns,
-                     uint32_t to, uint64_t before_ns)
+size_t sc_deps_first_edge(const sc_deps *d, uint32_t context_id, uint32_t to, uint64_t from_ns)
 {
-    /* The edges into `to` that were waited for before `before_ns`, latest first: the first
-     * one recorded at or before `after_ns` ends the search only for that `from`, so all
-     * of them are looked at; they are few per stream between two launches in practice. */
-    sc_dep_edge key = {.context_id = context_id, .to_stream = to, .wait_ns = before_ns};
+    sc_dep_edge key = {.context_id = context_id, .to_stream = to, .wait_ns = from_ns};
     size_t lo = 0, hi = d->n_edges;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -239,7 +237,16 @@ bool sc_deps_ordered(const sc_deps *d, uint32_t context_id, uint32_t from, uint6
         else
             hi = mid;
     }
-    for (size_t i = lo; i-- > 0;) {
+    return lo;
+}
+
+bool sc_deps_ordered(const sc_deps *d, uint32_t context_id, uint32_t from, uint64_t after_ns,
+                     uint32_t to, uint64_t before_ns)
+{
+    /* The edges into `to` that were waited for before `before_ns`, latest first: the first
+     * one recorded at or before `after_ns` ends the search only for that `from`, so all
+     * of them are looked at; they are few per stream between two launches in practice. */
+    for (size_t i = sc_deps_first_edge(d, context_id, to, before_ns); i-- > 0;) {
         const sc_dep_edge *e = &d->edges[i];
         /* a record precedes its wait: waits before after_ns cannot qualify, nor earlier ones */
         if (e->context_id != context_id || e->to_stream != to || e->wait_ns <= after_ns) break;

@@ -45,6 +45,12 @@ void sc_deps_free(sc_deps *deps);
 bool sc_deps_ordered(const sc_deps *deps, uint32_t context_id, uint32_t from, uint64_t after_ns,
                      uint32_t to, uint64_t before_ns);
 
+/* Where the edges into stream `to` of a context that were waited for at or after `from_ns`
+ * begin in deps->edges (they follow in wait order while context and stream match; n_edges
+ * when none): a binary search, so a question about one launch never walks every edge. */
+size_t sc_deps_first_edge(const sc_deps *deps, uint32_t context_id, uint32_t to,
+                          uint64_t from_ns);
+
 /* The CUPTI stream id of the stream a call names (its handle argument), when the trace
  * tells it: false for calls without a stream argument and handles never seen with work. */
 bool sc_deps_stream_of(const sc_deps *deps, const sc_api_call *call, uint32_t *stream_id);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/sort.h"
+
 void sc_finding_begin(sc_finding_builder *b, const char *rule, const char *fix)
 {
     memset(b, 0, sizeof(*b));
@@ -214,7 +216,7 @@ static int sc_finding_sites(sc_finding_builder *b)
     size_t n = b->n_entries;
     if (n == 0)
         return 0;
-    qsort(b->entries, n, sizeof(*b->entries), sc_site_entry_cmp);
+    sc_sort(b->entries, n, sizeof(*b->entries), sc_site_entry_cmp);
     sc_site_rank *ranks = malloc(n * sizeof(*ranks));
     if (!ranks)
         return -1;
@@ -226,7 +228,7 @@ static int sc_finding_sites(sc_finding_builder *b)
         ranks[n_ranks - 1].site.count++;
         ranks[n_ranks - 1].site.cost_ns += e->cost_ns;
     }
-    qsort(ranks, n_ranks, sizeof(*ranks), sc_site_rank_cmp);
+    sc_sort(ranks, n_ranks, sizeof(*ranks), sc_site_rank_cmp);
     b->finding.n_sites = n_ranks < SC_MAX_SITES ? n_ranks : SC_MAX_SITES;
     for (size_t i = 0; i < b->finding.n_sites; i++)
         b->finding.sites[i] = ranks[i].site;
@@ -321,7 +323,7 @@ static int sc_finding_cmp(const void *pa, const void *pb)
 void sc_findings_sort(sc_finding *findings, size_t n)
 {
     if (n > 1)
-        qsort(findings, n, sizeof(*findings), sc_finding_cmp);
+        sc_sort(findings, n, sizeof(*findings), sc_finding_cmp);
 }
 
 /* A finding, its marks and fixes, sorted as one. */
@@ -347,7 +349,7 @@ int sc_finding_list_sort(sc_finding_list *list)
     for (size_t i = 0; i < list->n; i++)
         pairs[i] = (sc_finding_pair){list->items[i], list->marks[i],
                                      list->fixes ? list->fixes[i] : (sc_fix_list){0}};
-    qsort(pairs, list->n, sizeof(*pairs), sc_finding_pair_cmp);
+    sc_sort(pairs, list->n, sizeof(*pairs), sc_finding_pair_cmp);
     for (size_t i = 0; i < list->n; i++) {
         list->items[i] = pairs[i].finding;
         list->marks[i] = pairs[i].marks;

@@ -22,6 +22,7 @@
 #include "analyze/hw_queues.h"
 #include "analyze/launches.h"
 #include "analyze/rules.h"
+#include "trace/sort.h"
 
 #define SC_HWQ_MIN_WAIT_NS 20000u
 #define SC_HWQ_RELEASE_NS 20000u        /* K started at most this long after P started */
@@ -108,7 +109,7 @@ int sc_rule_hardware_queue(const sc_ctx *ctx, sc_finding_list *out, char *err, s
         for (size_t k = 0; k < t->n_kernels; k++)
             order[k] = k;
         sc_hwq_sort_launches = l;
-        qsort(order, t->n_kernels, sizeof *order, sc_hwq_issue_cmp);
+        sc_sort(order, t->n_kernels, sizeof *order, sc_hwq_issue_cmp);
     }
     for (size_t i = 0; rc == 0 && tot.streams > n_q && i < t->n_kernels; i++) {
         size_t k = order[i];

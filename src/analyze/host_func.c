@@ -22,6 +22,7 @@
 #include "analyze/findings.h"
 #include "analyze/rules.h"
 #include "analyze/work.h"
+#include "trace/sort.h"
 
 #define SC_HOST_FUNC_MIN_NS 20000u  /* shorter: the stream's or the launch's own lag */
 
@@ -64,7 +65,7 @@ static sc_hf_work *sc_hf_index(const sc_ctx *ctx, size_t *n_out)
                                                                    : w.start_ns;
         v[k++] = (sc_hf_work){(size_t)(s - ctx->analysis->streams), issue, i};
     }
-    qsort(v, k, sizeof *v, sc_hf_cmp);
+    sc_sort(v, k, sizeof *v, sc_hf_cmp);
     *n_out = k;
     return v;
 }

@@ -41,6 +41,12 @@ typedef struct sc_ctx {
     const sc_analysis *analysis;    /* devices and streams already filled */
     sc_corr_entry *corr;
     size_t n_corr;
+    /* Where each correlation id's first entry sits in corr, by id - corr_min (UINT32_MAX:
+     * none); NULL when the ids are too sparse for a table (then a binary search). Writers
+     * number calls 1, 2, 3, ...: a lookup per device record becomes one load. */
+    uint32_t *corr_first;
+    uint32_t corr_min;
+    size_t corr_span;
     sc_busy_list *busy;             /* per analysis->devices entry, same order */
     uint64_t *kernel_solo_ns;       /* per trace->kernels entry: solo duration (solo.c) */
     bool *kernel_solo_known;        /* per trace->kernels entry: it came from a solo instance */

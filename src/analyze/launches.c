@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "trace/sort.h"
+
 typedef struct sc_issue_item {
     uint64_t issue_ns, start_ns, end_ns;
     uint32_t device;
@@ -76,7 +78,7 @@ static int sc_launches_collect(const sc_ctx *ctx, sc_issue_item **out, size_t *n
                                      w.end_ns, w.device,
                                      (size_t)(s - ctx->analysis->streams), i};
     }
-    qsort(items, k, sizeof(*items), sc_issue_item_cmp);
+    sc_sort(items, k, sizeof(*items), sc_issue_item_cmp);
     *out = items;
     *n_out = k;
     return 0;

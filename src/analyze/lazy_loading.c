@@ -50,6 +50,7 @@
 #include "analyze/launches.h"
 #include "analyze/rules.h"
 #include "analyze/stream_kind.h"
+#include "trace/sort.h"
 
 #define SC_LAZY_TOL_NS 1000u            /* clock noise between "ended" and "started" */
 #define SC_LAZY_AFTER_NS 20000u         /* started at most this long after the work ended */
@@ -133,7 +134,7 @@ static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_launch *launches,
     }
     if (n_calls == 0)
         return;
-    qsort(scratch, n_calls, sizeof(*scratch), sc_u64_cmp);
+    sc_sort(scratch, n_calls, sizeof(*scratch), sc_u64_cmp);
     out->has_usual = true;
     out->usual_call_ns = n_calls % 2 ? scratch[n_calls / 2]
                                      : (scratch[n_calls / 2 - 1] + scratch[n_calls / 2]) / 2;
@@ -253,7 +254,7 @@ static int sc_lazy_keys(const sc_trace *t, const sc_launch *launches, sc_lazy_ke
         const sc_rec_kernel *k = &t->kernels[i].rec;
         keys[i] = (sc_lazy_key){k->device, k->context_id, k->name_id, launches[i].issue_ns, i};
     }
-    qsort(keys, t->n_kernels, sizeof(*keys), sc_lazy_key_cmp);
+    sc_sort(keys, t->n_kernels, sizeof(*keys), sc_lazy_key_cmp);
     *out = keys;
     return 0;
 }

@@ -5,6 +5,7 @@
 
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
+#include "trace/sort.h"
 
 static int sc_legacy_op_cmp(const void *pa, const void *pb)
 {
@@ -46,7 +47,7 @@ static int sc_legacy_collect(const sc_ctx *ctx, sc_legacy_waits *w)
         sc_work x = sc_work_at(t, i);
         sc_legacy_consider(ctx, w, &x, i);
     }
-    qsort(w->ops, w->n, sizeof(*w->ops), sc_legacy_op_cmp);
+    sc_sort(w->ops, w->n, sizeof(*w->ops), sc_legacy_op_cmp);
     return 0;
 }
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/sort.h"
+
 /* A start or end point of an interval. At equal times ends sort before starts, so intervals
  * that only touch ([a,b) and [b,c)) never count as overlapping. */
 typedef struct sc_point {
@@ -270,7 +272,7 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
     if (pts && s.active && s.slot) {
         size_t n = sc_points_fill(in->kernels, in->n_kernels, 0, pts);
         n += sc_points_fill(in->copies, in->n_copies, 1, pts + n);
-        qsort(pts, n, sizeof(*pts), sc_point_cmp);
+        sc_sort(pts, n, sizeof(*pts), sc_point_cmp);
         rc = sc_sweep_run(&s, pts, n);
     }
     free(pts);

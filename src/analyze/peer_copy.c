@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "trace/sort.h"
+
 #define SC_PEER_RATE_MIN_BYTES (1u << 20)
 
 static int sc_peer_double_cmp(const void *pa, const void *pb)
@@ -25,7 +27,7 @@ int sc_peer_rate_measure(const sc_trace *t, const sc_device *device, sc_peer_rat
             rates[n++] = (double)m->bytes / (double)(m->end_ns - m->start_ns);
     }
     if (n > 0) {
-        qsort(rates, n, sizeof *rates, sc_peer_double_cmp);
+        sc_sort(rates, n, sizeof *rates, sc_peer_double_cmp);
         out->bytes_per_ns = n % 2 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2.0;
         out->measured = true;
         snprintf(out->basis, sizeof out->basis, "%.0f GB/s measured here", out->bytes_per_ns);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "trace/sort.h"
+
 enum { SC_COPY_HTOD = 1, SC_COPY_DTOH = 2 };    /* CUpti_ActivityMemcpyKind */
 
 static int sc_double_cmp(const void *pa, const void *pb)
@@ -34,7 +36,7 @@ static void sc_pinned_median(const sc_trace *t, uint8_t kind, double *buf, doubl
     *rate = 0.0;
     if (k == 0)
         return;
-    qsort(buf, k, sizeof(*buf), sc_double_cmp);
+    sc_sort(buf, k, sizeof(*buf), sc_double_cmp);
     *rate = k % 2 ? buf[k / 2] : (buf[k / 2 - 1] + buf[k / 2]) / 2.0;
 }
 

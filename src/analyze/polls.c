@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "analyze/blocking.h"
+#include "trace/sort.h"
 
 static bool sc_is_query(uint16_t c)
 {
@@ -92,7 +93,7 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
         return -1;
     }
     if (n > 1)
-        qsort(loops, n, sizeof *loops, sc_loop_cmp);
+        sc_sort(loops, n, sizeof *loops, sc_loop_cmp);
     *out = loops;
     *n_out = n;
     return 0;

@@ -4,6 +4,7 @@
 
 #include "analyze/overlap.h"
 #include "analyze/ranges.h"
+#include "trace/sort.h"
 
 typedef struct sc_name_key {
     const char *domain, *name;
@@ -36,7 +37,7 @@ int sc_range_names_group(const sc_trace *t, size_t *group, size_t *n_groups)
         return -1;
     for (size_t i = 0; i < t->n_ranges; i++)
         keys[i] = (sc_name_key){t->ranges[i].domain, t->ranges[i].name, i};
-    qsort(keys, t->n_ranges, sizeof(*keys), sc_name_key_cmp);
+    sc_sort(keys, t->n_ranges, sizeof(*keys), sc_name_key_cmp);
     for (size_t i = 0; i < t->n_ranges; i++) {
         if (i == 0 || sc_str_cmp(keys[i - 1].domain, keys[i].domain) != 0 ||
             sc_str_cmp(keys[i - 1].name, keys[i].name) != 0)
@@ -97,7 +98,7 @@ static int sc_range_names_order(sc_range_name_summary *names, size_t n, const si
     }
     for (size_t g = 0; g < n; g++)
         rank[g] = (sc_name_rank){names[g].wall_ns, first[g], g};
-    qsort(rank, n, sizeof(*rank), sc_name_rank_cmp);
+    sc_sort(rank, n, sizeof(*rank), sc_name_rank_cmp);
     for (size_t i = 0; i < n; i++)
         sorted[i] = names[rank[i].group];
     memcpy(names, sorted, n * sizeof(*names));

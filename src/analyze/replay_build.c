@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/replay_graph.h"
 #include "analyze/hw_queues.h"
 #include "analyze/occupancy.h"
 #include "analyze/peer_copy.h"
+#include "analyze/replay_graph.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
+#include "trace/sort.h"
 
 #define SC_RP_ROOM_LOOKBACK 8       /* full grids before a kernel that may hold it */
 #define SC_RP_TOUCH_NS 1000u        /* "ended when the other started": clock noise */
@@ -80,7 +81,7 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, const uint32_t *key, size_t 
         order[first[key[i]] + fill[key[i]]++] = (int32_t)i;
     sc_rp_sort_ctx = r;
     for (size_t k = 0; k < n_keys; k++)
-        qsort(order + first[k], count[k], sizeof *order, sc_rp_issue_cmp);
+        sc_sort(order + first[k], count[k], sizeof *order, sc_rp_issue_cmp);
     free(fill);
     *first_out = first;
     *count_out = count;
@@ -190,11 +191,14 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, size_t *cap)
         return 0;
     const sc_stream_summary *s = &ctx->analysis->streams[o->slot];
     uint64_t after = o->stream_prev != SC_RP_NONE ? r->ops[o->stream_prev].issue_ns : 0;
-    for (size_t k = 0; k < d->n_edges; k++) {
+    /* The waits on this stream between its previous work and this one: a run of the edges,
+     * which are sorted by (context, stream waiting, wait time). */
+    for (size_t k = sc_deps_first_edge(d, s->context_id, s->stream_id, after);
+         k < d->n_edges; k++) {
         const sc_dep_edge *e = &d->edges[k];
         if (e->context_id != s->context_id || e->to_stream != s->stream_id ||
-            e->wait_ns < after || e->wait_ns >= o->issue_ns)
-            continue;
+            e->wait_ns >= o->issue_ns)
+            break;
         const sc_stream_summary *from =
             sc_ctx_stream(ctx, s->device, e->context_id, e->from_stream);
         if (!from)
@@ -296,7 +300,7 @@ static int sc_rp_full_grids(sc_replay *r)
         if (sc_ctx_kernel_full(r->ctx, k, NULL))
             r->full[n++] = (int32_t)k;    /* kernels come first among the work positions */
     sc_rp_sort_ctx = r;
-    qsort(r->full, n, sizeof *r->full, sc_rp_start_cmp);
+    sc_sort(r->full, n, sizeof *r->full, sc_rp_start_cmp);
     for (size_t j = 0; j < n; j++) {
         sc_occupancy o;
         sc_ctx_kernel_full(r->ctx, (size_t)r->full[j], &o);
@@ -461,7 +465,7 @@ static int sc_rp_nodes(sc_replay *r)
                                                                               : it->rec_end;
         r->nodes[k++] = (sc_rp_node){at, 1, (uint32_t)i};
     }
-    qsort(r->nodes, r->n_nodes, sizeof *r->nodes, sc_rp_node_cmp);
+    sc_sort(r->nodes, r->n_nodes, sizeof *r->nodes, sc_rp_node_cmp);
     return 0;
 }
 

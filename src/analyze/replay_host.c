@@ -5,12 +5,13 @@
 #include <strings.h>
 
 #include "analyze/blocking.h"
-#include "analyze/polls.h"
 #include "analyze/peer_copy.h"
+#include "analyze/polls.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/tracer_cost.h"
 #include "analyze/work.h"
+#include "trace/sort.h"
 
 
 /* ---- items ---------------------------------------------------------------------------- */
@@ -82,7 +83,7 @@ static sc_rp_entry *sc_rp_entries(const sc_replay *r, const int32_t *loop_of,
         e[n] = (sc_rp_entry){end, end, g->tid, SC_RP_NONE, (int32_t)j, n};
         n++;
     }
-    qsort(e, n, sizeof *e, sc_rp_entry_cmp);
+    sc_sort(e, n, sizeof *e, sc_rp_entry_cmp);
     *n_out = n;
     return e;
 }
@@ -336,7 +337,7 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
     }
     sc_rp_wait_sort = r;
     for (size_t d = 0; d < r->n_devs; d++) {
-        qsort(w->by_end + r->dev_first[d], r->dev_count[d], sizeof *w->by_end, sc_rp_end_cmp);
+        sc_sort(w->by_end + r->dev_first[d], r->dev_count[d], sizeof *w->by_end, sc_rp_end_cmp);
         for (size_t k = 1; k < r->dev_count[d]; k++) {
             uint64_t *p = &w->prefix_end[r->dev_first[d] + k];
             if (p[-1] > *p)

@@ -10,6 +10,7 @@
 #include "analyze/replay_parts.h"
 #include "analyze/unified.h"
 #include "analyze/work.h"
+#include "trace/sort.h"
 
 #define SC_RP_LATE_NS 20000u        /* later than the model by more than this: look for why */
 #define SC_RP_HELD_WINDOW_NS 30000u /* ...and it started this soon after other work ended */
@@ -45,7 +46,7 @@ static uint64_t sc_rp_typical(sc_rp_samples *s, uint64_t fallback)
 {
     if (s->n == 0)
         return fallback;
-    qsort(s->v, s->n, sizeof *s->v, sc_u64_cmp);
+    sc_sort(s->v, s->n, sizeof *s->v, sc_u64_cmp);
     return s->v[(s->n - 1) / 4];
 }
 
@@ -66,7 +67,7 @@ static uint64_t sc_rp_median(sc_rp_samples *s, uint64_t fallback)
 {
     if (s->n == 0)
         return fallback;
-    qsort(s->v, s->n, sizeof *s->v, sc_u64_cmp);
+    sc_sort(s->v, s->n, sizeof *s->v, sc_u64_cmp);
     return s->n % 2 ? s->v[s->n / 2] : (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
 }
 
@@ -157,7 +158,7 @@ static uint64_t *sc_rp_load_ends(const sc_replay *r, size_t *n_out)
         if (r->items[i].loads && r->items[i].load_end)
             ends[n++] = r->items[i].load_end;
     if (ends)
-        qsort(ends, n, sizeof *ends, sc_u64_cmp);
+        sc_sort(ends, n, sizeof *ends, sc_u64_cmp);
     *n_out = n;
     return ends;
 }
@@ -323,7 +324,7 @@ static int sc_rp_late_work(sc_replay *r)
     for (size_t i = 0; i < r->n_ops; i++)
         by_end[i] = (int32_t)i;
     sc_rp_lag_sort = r;
-    qsort(by_end, r->n_ops, sizeof *by_end, sc_rp_end_cmp);
+    sc_sort(by_end, r->n_ops, sizeof *by_end, sc_rp_end_cmp);
     uint64_t lag[SC_BINDS] = {0, r->lag_stream, r->lag_cross, 0, r->lag_queue};
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_rp_op *o = &r->ops[i];

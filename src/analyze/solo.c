@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/internal.h"
+#include "trace/sort.h"
 
 /* A kernel reduced to what identifies "the same kernel", plus what the median needs. */
 typedef struct sc_solo_key {
@@ -103,7 +104,7 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
         return -1;
     for (size_t i = 0; i < n; i++)
         sc_solo_key_fill(&trace->kernels[i], i, overlapped[i], &keys[i]);
-    qsort(keys, n, sizeof(*keys), sc_solo_key_cmp);
+    sc_sort(keys, n, sizeof(*keys), sc_solo_key_cmp);
     size_t lo = 0;
     for (size_t i = 1; i <= n; i++) {
         if (i == n || sc_solo_same_kernel_cmp(&keys[lo], &keys[i]) != 0) {

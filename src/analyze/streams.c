@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/overlap.h"
+#include "trace/sort.h"
 
 typedef struct sc_stream_key {
     uint32_t device, context_id, stream_id;
@@ -68,7 +69,7 @@ static int sc_streams_collect(const sc_trace *t, sc_stream_summary **out, size_t
     for (size_t i = 0; i < t->n_memsets; i++)
         keys[k++] = (sc_stream_key){t->memsets[i].device, t->memsets[i].context_id,
                                     t->memsets[i].stream_id};
-    qsort(keys, k, sizeof(*keys), sc_stream_key_cmp);
+    sc_sort(keys, k, sizeof(*keys), sc_stream_key_cmp);
     sc_stream_summary *s = calloc(k ? k : 1, sizeof(*s));
     if (!s) {
         free(keys);

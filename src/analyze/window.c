@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/sort.h"
+
 static int sc_window_time_cmp(const void *pa, const void *pb)
 {
     const sc_window_item *x = pa, *y = pb;
@@ -46,9 +48,9 @@ int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
         else
             w->no_thread[w->n_no_thread++] = items[i];
     }
-    qsort(w->by_time, w->n_by_time, sizeof(*w->by_time), sc_window_time_cmp);
-    qsort(w->by_thread, w->n_by_thread, sizeof(*w->by_thread), sc_window_thread_cmp);
-    qsort(w->no_thread, w->n_no_thread, sizeof(*w->no_thread), sc_window_time_cmp);
+    sc_sort(w->by_time, w->n_by_time, sizeof(*w->by_time), sc_window_time_cmp);
+    sc_sort(w->by_thread, w->n_by_thread, sizeof(*w->by_thread), sc_window_thread_cmp);
+    sc_sort(w->no_thread, w->n_no_thread, sizeof(*w->no_thread), sc_window_time_cmp);
     return 0;
 }
 

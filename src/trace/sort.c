@@ -1,7 +1,22 @@
 #include "trace/sort.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+static bool sc_in_order(const void *base, size_t n, size_t size,
+                        int (*cmp)(const void *, const void *))
+{
+    const char *p = base;
+    for (size_t i = 1; i < n; i++)
+        if (cmp(p + (i - 1) * size, p + i * size) > 0) return false;
+    return true;
+}
+
+void sc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1 && !sc_in_order(base, n, size, cmp)) qsort(base, n, size, cmp);
+}
 
 /* Bottom-up merge sort between base and a scratch buffer. Inputs are mostly sorted already
  * (records arrive roughly in time order), and merging a sorted run costs one pass. */

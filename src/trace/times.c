@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/sort.h"
+
 /* Where a list's records keep their times. */
 typedef struct sc_timed_list {
     void *base;
@@ -42,7 +44,7 @@ static int sc_median_start(const sc_timed_list *lists, size_t n_lists, uint64_t 
     for (size_t l = 0; l < n_lists; l++)
         for (size_t i = 0; i < *lists[l].n; i++)
             starts[k++] = sc_u64_at((char *)lists[l].base + i * lists[l].size, lists[l].start_at);
-    qsort(starts, total, sizeof *starts, sc_u64_cmp);
+    sc_sort(starts, total, sizeof *starts, sc_u64_cmp);
     *median = starts[total / 2];
     free(starts);
     return 0;

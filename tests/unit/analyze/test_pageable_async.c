@@ -94,6 +94,52 @@ static void test_pageable_async_flagged(void **state)
 }
 
 /* Pinned async copies and synchronous pageable copies are not this rule's. */
+/* The copy finds its call by correlation id, through a direct table when the ids are dense
+ * (as writers number them) and by binary search when they are not: both find the runtime
+ * call (not the driver call inside it that carries the same id) and give the same numbers. */
+static void check_pageable_with_ids(uint32_t stride)
+{
+    uint32_t id[4];
+    for (uint32_t k = 0; k < 4; k++)
+        id[k] = 1 + k * stride;
+    syn s;
+    syn_init(&s);
+    syn_stream(&s, 0, STREAM, SC_STREAM_FLAG_NON_BLOCKING, 0);
+    syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), id[0], NULL, NULL, 0);
+    syn_kernel(&s, 0, STREAM, US(0), US(1000), id[0]);
+    static const uint64_t site[] = {0x401234};
+    sc_api_call *drv = syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(901), US(1499), id[1],
+                                "cuMemcpyHtoDAsync_v2", NULL, 0);
+    drv->rec.flags = SC_API_DRIVER;
+    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(900), US(1500), id[1], "cudaMemcpyAsync", site, 1);
+    syn_copy(&s, 0, STREAM, US(1200), US(1450), 1u << 20, id[1], SC_MEMCPY_ASYNC,
+             SC_MEM_PAGEABLE, SC_MEM_DEVICE);
+    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(1600), US(1610), id[2], "cudaMemcpyAsync", NULL, 0);
+    syn_copy(&s, 0, STREAM, US(1610), US(1700), 1u << 20, id[2], SC_MEMCPY_ASYNC,
+             SC_MEM_PINNED, SC_MEM_DEVICE);
+    syn_call(&s, SC_CALL_MEMCPY, US(1800), US(2000), id[3], "cudaMemcpy", NULL, 0);
+    syn_copy(&s, 0, STREAM, US(1850), US(1950), 1u << 20, id[3], 0, SC_MEM_PAGEABLE,
+             SC_MEM_DEVICE);
+    sc_analysis a;
+    syn_analyze(&s, &a);
+    const sc_finding *f = syn_finding(&a, "pageable-async");
+    assert_non_null(f);
+    assert_int_equal(f->count, 1);
+    assert_int_equal(f->waited_ns, US(500));
+    assert_int_equal(f->cost_ns, US(428));
+    assert_non_null(f->first.call);
+    assert_string_equal(f->first.call->name, "cudaMemcpyAsync");
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+static void test_pageable_async_dense_and_sparse_ids(void **state)
+{
+    (void)state;
+    check_pageable_with_ids(1);             /* 1, 2, 3, 4: the table */
+    check_pageable_with_ids(3000000);       /* far apart: the binary search */
+}
+
 static void test_pinned_and_sync_not_flagged(void **state)
 {
     (void)state;
@@ -228,6 +274,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pageable_async_flagged),
+        cmocka_unit_test(test_pageable_async_dense_and_sparse_ids),
         cmocka_unit_test(test_pinned_and_sync_not_flagged),
         cmocka_unit_test(test_pageable_while_busy_is_note),
         cmocka_unit_test(test_pageable_small_cost_is_note),

@@ -12,6 +12,7 @@
 
 #include "streamcheck/trace.h"
 #include "trace/record.h"
+#include "trace/sort.h"
 #include "trace/writer.h"
 
 static char tmpdir[256];
@@ -286,6 +287,48 @@ static void test_losses(void **state)
     assert_string_equal(sc_loss_cause_name(SC_LOSS_CAUSES + 1), "unknown");
 }
 
+/* sc_sort: a list in order is left alone after one pass of comparisons; any other is sorted. */
+static size_t sort_compares;
+static int count_cmp(const void *a, const void *b)
+{
+    sort_compares++;
+    uint32_t x = *(const uint32_t *)a >> 8, y = *(const uint32_t *)b >> 8; /* low byte: tag */
+    return x < y ? -1 : x > y;
+}
+
+static void test_sort_skips_sorted(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    uint32_t v[N], before[N];
+    for (uint32_t i = 0; i < N; i++)
+        v[i] = (i / 3) << 8 | (i % 256);    /* keys repeat; the tag tells equal keys apart */
+    memcpy(before, v, sizeof v);
+    sort_compares = 0;
+    sc_sort(v, N, sizeof *v, count_cmp);
+    assert_int_equal(sort_compares, N - 1);
+    assert_memory_equal(v, before, sizeof v);
+
+    uint64_t seed = 12345;
+    for (uint32_t i = N - 1; i > 0; i--) {  /* shuffle */
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t j = (uint32_t)((seed >> 33) % (i + 1)), t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+    sc_sort(v, N, sizeof *v, count_cmp);
+    for (uint32_t i = 1; i < N; i++)
+        assert_true(v[i - 1] >> 8 <= v[i] >> 8);
+    uint64_t sum = 0, want = 0;             /* the same elements */
+    for (uint32_t i = 0; i < N; i++) {
+        sum += v[i];
+        want += before[i];
+    }
+    assert_int_equal(sum, want);
+    sc_sort(v, 0, sizeof *v, count_cmp);    /* empty and single lists: nothing to do */
+    sc_sort(v, 1, sizeof *v, count_cmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_unwritable_folder),
         cmocka_unit_test(test_stable_order_for_equal_starts),
         cmocka_unit_test(test_losses),
+        cmocka_unit_test(test_sort_skips_sorted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

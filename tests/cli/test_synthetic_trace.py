@@ -1,0 +1,49 @@
+"""tools/bench/synthetic-trace, the report-speed benchmark's input: the trace it writes holds
+the mix it promises (each step: 16 kernels and 4 copies on 4 streams, 27 calls, 4 syncs, an
+NVTX range; every 64th step a pageable copy and an allocation that waits), and the report
+tool reads it whole."""
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import build_dir
+
+
+@pytest.fixture(scope="module")
+def generator():
+    path = build_dir() / "tools" / "bench" / "synthetic-trace"
+    if not path.exists():
+        pytest.skip(f"{path} not built")
+    return path
+
+
+def test_mix(generator, run_report, tmp_path):
+    out = subprocess.run([str(generator), str(tmp_path), "20000"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out.endswith("synthetic-4242.sctrace")
+    r = run_report("--json", out)
+    assert r.returncode == 0, r.stderr
+    proc = json.loads(r.stdout)["processes"][0]
+    assert proc["status"] == "complete"
+    steps = len(proc["ranges"])
+    slow = steps // 64
+    # 52 records a step (53 when slow) after a preamble of 23: the steps stop once the 20000
+    # asked for are there, so less than one step more; then the END record.
+    records = 52 * steps + slow + 23
+    assert 20000 <= records < 20000 + 53
+    counts = proc["counts"]
+    assert counts["kernels"] == 16 * steps
+    assert counts["copies"] == 4 * steps
+    assert counts["api_calls"] == 27 * steps + slow + 4
+    found = {f["rule"]: f["count"] for f in proc["findings"]}
+    assert found["pageable-async"] == slow
+    assert found["implicit-sync"] == slow
+    assert found["host-sync"] == steps
+
+
+def test_refuses_bad_arguments(generator, tmp_path):
+    for args in ([], [str(tmp_path)], [str(tmp_path), "0"], [str(tmp_path), "12x"]):
+        r = subprocess.run([str(generator), *args], capture_output=True, text=True)
+        assert r.returncode == 2 and "usage: synthetic-trace DIR RECORDS" in r.stderr

@@ -1,0 +1,296 @@
+/* synthetic-trace: writes a large trace with the record mix of a real training-like program,
+ * for timing the report tool (tools/bench/report-speed) without a GPU.
+ *
+ *   synthetic-trace DIR RECORDS        -> DIR/synthetic-4242.sctrace, path on stdout
+ *
+ * Each step of the program is an NVTX range on the main thread; in it every one of four
+ * non-blocking streams gets a pinned host-to-device copy and four kernel launches, the side
+ * streams record an event that stream 0 waits for, and the step ends with a
+ * cudaStreamSynchronize. Every 64th step allocates device memory while the streams run (an
+ * implicit synchronization) and copies from pageable memory. Stacks are sampled as the
+ * library samples them: a call site's first call carries its frames, later calls point at
+ * it (SC_API_STACK_SHARED). Records leave in the order the library writes them: API records
+ * in thread-buffer batches, device records in CUPTI-buffer batches ordered by completion, so
+ * the file is not in start-time order and the reader has sorting to do. The mix is fixed
+ * (no randomness): the same count always gives the same file. Uses the library's writer. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamcheck/trace_format.h"
+#include "trace/writer.h"
+
+enum {
+    N_STREAMS = 4,
+    KERNELS_PER_STREAM = 4,
+    N_FRAMES = 8,
+    TID = 100,
+    CONTEXT = 1,
+    BATCH_BYTES = 1 << 20,      /* a thread buffer / CUPTI buffer handed to the writer */
+    SLOW_STEP_EVERY = 64,
+};
+
+/* Call names and the CUPTI runtime callback ids they stand for (names are what reports show;
+ * the ids only need to be distinct). */
+enum cbid {
+    CB_LAUNCH = 211, CB_MEMCPY_ASYNC = 41, CB_EVENT_RECORD = 135, CB_WAIT_EVENT = 147,
+    CB_STREAM_SYNC = 131, CB_MALLOC = 20, CB_STREAM_CREATE = 268,
+};
+
+typedef struct batch {
+    uint8_t *data;
+    size_t used;
+} batch;
+
+typedef struct generator {
+    sc_writer writer;
+    batch api, act;
+    uint64_t records, api_records, activity_records;
+    uint32_t next_corr;
+    uint64_t host_ns;                   /* the main thread's clock */
+    uint64_t stream_free[N_STREAMS];    /* when each stream's last work ends on the device */
+    uint32_t site_corr[16];             /* the sampled call of each call site, 0 = none yet */
+} generator;
+
+static const uint64_t stream_handle_base = 0x5600000000ull;
+static const uint32_t stream_id_base = 13;
+
+static void flush(generator *g, batch *b)
+{
+    if (b->used && sc_writer_append(&g->writer, b->data, b->used) != 0) {
+        fprintf(stderr, "synthetic-trace: write failed\n");
+        exit(1);
+    }
+    b->used = 0;
+}
+
+/* Appends one record (header, fixed part, extra bytes, optional text) to a batch. */
+static void emit(generator *g, batch *b, uint16_t kind, const void *fixed, size_t fixed_size,
+                 const void *extra, size_t extra_size, const char *text)
+{
+    size_t text_size = text ? strlen(text) + 1 : 0;
+    size_t size = sizeof(sc_record_header) + fixed_size + extra_size + text_size;
+    size = (size + 7) & ~(size_t)7;
+    if (b->used + size > BATCH_BYTES) flush(g, b);
+    uint8_t *p = b->data + b->used;
+    memset(p, 0, size);
+    sc_record_header h = {.kind = kind, .fixed = (uint16_t)fixed_size, .size = (uint32_t)size};
+    memcpy(p, &h, sizeof h);
+    memcpy(p + sizeof h, fixed, fixed_size);
+    if (extra_size) memcpy(p + sizeof h + fixed_size, extra, extra_size);
+    if (text) memcpy(p + sizeof h + fixed_size + extra_size, text, text_size);
+    b->used += size;
+    g->records++;
+}
+
+/* An API call of `dur` ns on the main thread, starting now; returns its correlation id. The
+ * call site `site` takes its stack on its first call only. */
+static uint32_t call(generator *g, unsigned site, uint16_t cbid, uint16_t cls, uint64_t stream,
+                     uint64_t bytes, uint64_t aux, uint32_t aux2, uint64_t dur)
+{
+    sc_rec_api a = {.start_ns = g->host_ns, .end_ns = g->host_ns + dur, .stream = stream,
+                    .bytes = bytes, .aux = aux, .tid = TID, .correlation_id = g->next_corr++,
+                    .context_id = CONTEXT, .domain = 2, .cbid = cbid, .call_class = cls,
+                    .aux2 = aux2};
+    uint64_t frames[N_FRAMES];
+    size_t n_frames = 0;
+    bool handle_aux = cls == SC_CALL_EVENT_RECORD || cls == SC_CALL_EVENT_WAIT;
+    if (g->site_corr[site] == 0) {
+        g->site_corr[site] = a.correlation_id;
+        for (size_t i = 0; i < N_FRAMES; i++) frames[i] = 0x401000 + site * 0x100 + i * 0x2000;
+        n_frames = N_FRAMES;
+    } else if (handle_aux) {
+        a.flags |= SC_API_STACK_SHARED_AUX2;
+        a.aux2 = g->site_corr[site];
+    } else {
+        a.flags |= SC_API_STACK_SHARED;
+        a.aux = g->site_corr[site];
+    }
+    a.n_frames = (uint16_t)n_frames;
+    emit(g, &g->api, SC_REC_API, &a, sizeof a, frames, n_frames * sizeof *frames, NULL);
+    g->api_records++;
+    g->host_ns += dur + 400;    /* the program's own work between calls */
+    return a.correlation_id;
+}
+
+/* Device work of one step, written in completion order as a CUPTI buffer delivers it. */
+typedef struct device_rec {
+    uint64_t end_ns;
+    uint16_t kind;
+    union {
+        sc_rec_kernel kernel;
+        sc_rec_memcpy copy;
+        sc_rec_sync sync;
+    } u;
+} device_rec;
+
+static int by_end(const void *a, const void *b)
+{
+    uint64_t x = ((const device_rec *)a)->end_ns, y = ((const device_rec *)b)->end_ns;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static size_t copy_on(generator *g, device_rec *out, unsigned s, uint64_t bytes, uint8_t src,
+                      uint32_t corr)
+{
+    uint64_t start = max_u64(g->host_ns + 1500, g->stream_free[s]);
+    uint64_t end = start + bytes / (src == SC_MEM_PINNED ? 25 : 8);    /* 25 / 8 GB/s */
+    g->stream_free[s] = end;
+    out->kind = SC_REC_MEMCPY;
+    out->end_ns = end;
+    out->u.copy = (sc_rec_memcpy){.start_ns = start, .end_ns = end, .bytes = bytes,
+                                  .context_id = CONTEXT, .stream_id = stream_id_base + s,
+                                  .correlation_id = corr, .copy_kind = 1, .src_kind = src,
+                                  .dst_kind = SC_MEM_DEVICE, .flags = SC_MEMCPY_ASYNC};
+    return 1;
+}
+
+static void step(generator *g, uint64_t n)
+{
+    device_rec dev[N_STREAMS * (KERNELS_PER_STREAM + 2) + 4];
+    size_t nd = 0;
+    uint64_t step_start = g->host_ns;
+    bool slow = n % SLOW_STEP_EVERY == SLOW_STEP_EVERY - 1;
+    for (unsigned s = 0; s < N_STREAMS; s++) {
+        uint64_t handle = stream_handle_base + s * 0x1000;
+        uint8_t src = slow && s == 1 ? SC_MEM_PAGEABLE : SC_MEM_PINNED;
+        uint32_t corr = call(g, 0 + s, CB_MEMCPY_ASYNC, SC_CALL_MEMCPY_ASYNC, handle,
+                             256 << 10, 0, 1, src == SC_MEM_PINNED ? 2500 : 40000);
+        nd += copy_on(g, dev + nd, s, 256 << 10, src, corr);
+        for (unsigned k = 0; k < KERNELS_PER_STREAM; k++) {
+            corr = call(g, 4 + k, CB_LAUNCH, SC_CALL_LAUNCH, handle, 0, 0, 0, 3000);
+            uint64_t start = max_u64(g->host_ns + 1000, g->stream_free[s]);
+            uint64_t end = start + 20000 + (uint64_t)((n * 7919 + s * 131 + k * 17) % 40000);
+            g->stream_free[s] = end;
+            dev[nd].kind = SC_REC_KERNEL;
+            dev[nd].end_ns = end;
+            dev[nd++].u.kernel = (sc_rec_kernel){
+                .start_ns = start, .end_ns = end, .context_id = CONTEXT,
+                .stream_id = stream_id_base + s, .correlation_id = corr, .grid_x = 64,
+                .grid_y = 1, .grid_z = 1, .block_x = 256, .block_y = 1, .block_z = 1,
+                .registers_per_thread = 32, .static_shared = 4096, .name_id = 1 + k};
+        }
+        if (slow && s == 2)     /* an allocation inside the loop: waits for the device */
+            call(g, 8, CB_MALLOC, SC_CALL_MALLOC, SC_STREAM_NONE, 64 << 20, 0, 0,
+                 max_u64(g->stream_free[0], g->stream_free[1]) - g->host_ns + 2000);
+    }
+    /* Side streams hand their results to stream 0 through events. */
+    for (unsigned s = 1; s < N_STREAMS; s++) {
+        uint64_t event = 0x7700000000ull + s * 0x100;
+        call(g, 9, CB_EVENT_RECORD, SC_CALL_EVENT_RECORD, stream_handle_base + s * 0x1000, 0,
+             event, 0, 1500);
+        uint32_t corr = call(g, 10, CB_WAIT_EVENT, SC_CALL_EVENT_WAIT, stream_handle_base,
+                             0, event, 0, 1500);
+        uint64_t at = max_u64(g->stream_free[0], g->stream_free[s]);
+        g->stream_free[0] = at;
+        dev[nd].kind = SC_REC_SYNC;
+        dev[nd].end_ns = at;
+        dev[nd++].u.sync = (sc_rec_sync){.start_ns = g->host_ns - 1500, .end_ns = g->host_ns,
+                                         .type = 2, .context_id = CONTEXT,
+                                         .stream_id = stream_id_base, .correlation_id = corr,
+                                         .event_id = s};
+    }
+    /* The step ends when stream 0 is done. */
+    uint64_t wait = max_u64(g->stream_free[0], g->host_ns) - g->host_ns + 2000;
+    uint64_t sync_start = g->host_ns;
+    uint32_t corr = call(g, 11, CB_STREAM_SYNC, SC_CALL_STREAM_SYNC, stream_handle_base, 0, 0, 0,
+                         wait);
+    dev[nd].kind = SC_REC_SYNC;
+    dev[nd].end_ns = sync_start + wait;
+    dev[nd++].u.sync = (sc_rec_sync){.start_ns = sync_start, .end_ns = sync_start + wait,
+                                     .type = 3, .context_id = CONTEXT,
+                                     .stream_id = stream_id_base, .correlation_id = corr,
+                                     .event_id = UINT32_MAX};
+    qsort(dev, nd, sizeof *dev, by_end);
+    for (size_t i = 0; i < nd; i++) {
+        const device_rec *d = &dev[i];
+        if (d->kind == SC_REC_KERNEL)
+            emit(g, &g->act, d->kind, &d->u.kernel, sizeof d->u.kernel, NULL, 0, NULL);
+        else if (d->kind == SC_REC_MEMCPY)
+            emit(g, &g->act, d->kind, &d->u.copy, sizeof d->u.copy, NULL, 0, NULL);
+        else
+            emit(g, &g->act, d->kind, &d->u.sync, sizeof d->u.sync, NULL, 0, NULL);
+        g->activity_records++;
+    }
+    sc_rec_range r = {.start_ns = step_start, .end_ns = g->host_ns, .tid = TID, .name_id = 5};
+    emit(g, &g->api, SC_REC_RANGE, &r, sizeof r, NULL, 0, NULL);
+}
+
+static void preamble(generator *g)
+{
+    sc_rec_process p = {.pid = 4242, .ppid = 1, .start_ns = g->host_ns,
+                        .start_unix_ns = 1700000000ull * 1000000000ull,
+                        .attach = SC_ATTACH_PRELOAD};
+    emit(g, &g->api, SC_REC_PROCESS, &p, sizeof p, NULL, 0, "/opt/synthetic/train");
+    sc_rec_module m = {.lo = 0x400000, .hi = 0x800000};
+    emit(g, &g->api, SC_REC_MODULE, &m, sizeof m, NULL, 0, "/opt/synthetic/train");
+    sc_rec_device d = {.sm_count = 132, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32,
+                       .max_regs_per_sm = 65536, .max_shared_per_sm = 233472,
+                       .max_threads_per_block = 1024, .max_regs_per_block = 65536,
+                       .max_shared_per_block = 49152, .cc_major = 9, .async_engines = 3,
+                       .global_memory = 141ull << 30};
+    emit(g, &g->api, SC_REC_DEVICE, &d, sizeof d, NULL, 0, "NVIDIA H200");
+    static const char *const strings[] = {"_Z6embedPKfPf", "_Z4gemmPKfS0_Pf",
+                                          "_Z7softmaxPf", "_Z6reducePKfPf", "step"};
+    for (uint32_t i = 0; i < sizeof strings / sizeof *strings; i++) {
+        sc_rec_string s = {.id = i + 1};
+        emit(g, &g->api, SC_REC_STRING, &s, sizeof s, NULL, 0, strings[i]);
+    }
+    static const struct { uint16_t cbid; const char *name; } names[] = {
+        {CB_LAUNCH, "cudaLaunchKernel"}, {CB_MEMCPY_ASYNC, "cudaMemcpyAsync"},
+        {CB_EVENT_RECORD, "cudaEventRecord"}, {CB_WAIT_EVENT, "cudaStreamWaitEvent"},
+        {CB_STREAM_SYNC, "cudaStreamSynchronize"}, {CB_MALLOC, "cudaMalloc"},
+        {CB_STREAM_CREATE, "cudaStreamCreateWithFlags"}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        sc_rec_call_name c = {.domain = 2, .cbid = names[i].cbid};
+        emit(g, &g->api, SC_REC_CALL_NAME, &c, sizeof c, NULL, 0, names[i].name);
+    }
+    for (unsigned s = 0; s < N_STREAMS; s++) {
+        /* A site each: aux holds the created handle, so it cannot share a stack. */
+        uint32_t corr = call(g, 12 + s, CB_STREAM_CREATE, SC_CALL_STREAM_CREATE, SC_STREAM_NONE, 0,
+                             stream_handle_base + s * 0x1000, 1, 8000);
+        sc_rec_stream st = {.device = UINT32_MAX, .context_id = CONTEXT,
+                            .stream_id = stream_id_base + s,
+                            .flag = SC_STREAM_FLAG_NON_BLOCKING, .correlation_id = corr};
+        emit(g, &g->act, SC_REC_STREAM, &st, sizeof st, NULL, 0, NULL);
+        g->activity_records++;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    char *end = NULL;
+    unsigned long long target = argc == 3 ? strtoull(argv[2], &end, 10) : 0;
+    if (argc != 3 || !end || *end || target == 0) {
+        fprintf(stderr, "usage: synthetic-trace DIR RECORDS\n");
+        return 2;
+    }
+    generator g = {.next_corr = 1, .host_ns = 1000000000ull};
+    g.api.data = malloc(BATCH_BYTES);
+    g.act.data = malloc(BATCH_BYTES);
+    char err[512];
+    if (!g.api.data || !g.act.data ||
+        sc_writer_open(&g.writer, argv[1], "synthetic", 4242, err, sizeof err) != 0) {
+        fprintf(stderr, "synthetic-trace: %s\n", g.api.data && g.act.data ? err : "no memory");
+        return 1;
+    }
+    preamble(&g);
+    for (uint64_t n = 0; g.records < target; n++) step(&g, n);
+    flush(&g, &g.api);
+    flush(&g, &g.act);
+    sc_rec_end e = {.end_ns = g.host_ns + 1000, .api_records = g.api_records,
+                    .activity_records = g.activity_records, .reason = SC_END_EXIT};
+    emit(&g, &g.api, SC_REC_END, &e, sizeof e, NULL, 0, NULL);
+    flush(&g, &g.api);
+    if (sc_writer_finish(&g.writer, err, sizeof err) != 0) {
+        fprintf(stderr, "synthetic-trace: %s\n", err);
+        return 1;
+    }
+    printf("%s\n", g.writer.final_path);
+    free(g.api.data);
+    free(g.act.data);
+    return 0;
+}

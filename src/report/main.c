@@ -484,9 +484,22 @@ int main(int argc, char **argv)
         sc_report_free_options(&opt);
         return EXIT_USAGE;
     }
+    /* So are suppressions. */
+    sc_suppress_set suppress = {0};
+    if (!read_suppressions(&opt, &suppress)) {
+        sc_suppress_free(&suppress);
+        sc_expect_free(expect);
+        sc_report_free_options(&opt);
+        return EXIT_USAGE;
+    }
     if (opt.check_expectations) {
-        printf("streamcheck-report: %zu expectation%s parsed\n", sc_expect_count(expect),
+        printf("streamcheck-report: %zu expectation%s parsed", sc_expect_count(expect),
                sc_expect_count(expect) == 1 ? "" : "s");
+        if (opt.n_suppress)
+            printf(", and %zu suppression argument%s", opt.n_suppress,
+                   opt.n_suppress == 1 ? "" : "s");
+        putchar('\n');
+        sc_suppress_free(&suppress);
         sc_expect_free(expect);
         sc_report_free_options(&opt);
         return 0;
@@ -500,18 +513,10 @@ int main(int argc, char **argv)
                 status = EXIT_READ;
         int drc = run_dump(&opt, &in);
         sc_report_inputs_free(&in);
-        sc_expect_free(expect);
-        sc_report_free_options(&opt);
-        return drc ? drc : status;
-    }
-
-    /* So are suppressions. */
-    sc_suppress_set suppress = {0};
-    if (!read_suppressions(&opt, &suppress)) {
         sc_suppress_free(&suppress);
         sc_expect_free(expect);
         sc_report_free_options(&opt);
-        return EXIT_USAGE;
+        return drc ? drc : status;
     }
 
     report_run r = {0}, old = {0};

@@ -37,7 +37,8 @@ static void usage(FILE *out)
           "                      'range=a time / range=b time >= 1.3'; repeatable;\n"
           "                      one line each, exit 4 when one fails\n"
           "      --expect-file FILE  expectations, one per line ('#' comments)\n"
-          "      --check-expectations  only check the expectations' syntax (no PATH)\n"
+          "      --check-expectations  only check the syntax of expectations and\n"
+          "                      suppressions (no PATH)\n"
           "      --baseline OLD  compare PATH (this run) with OLD (a trace or a folder):\n"
           "                      per range wall, busy and concurrency, and the findings\n"
           "                      that are new, gone or changed (text, or --json)\n"
@@ -265,8 +266,9 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
         }
     }
     if (opt->check_expectations) {
-        if (opt->n_expects == 0) {
-            fputs("streamcheck-report: --check-expectations wants --expect or --expect-file\n",
+        if (opt->n_expects == 0 && opt->n_suppress == 0) {
+            fputs("streamcheck-report: --check-expectations wants --expect, --expect-file, "
+                  "--suppress or --suppressions\n",
                   stderr);
             return SC_OPT_USAGE;
         }

@@ -172,3 +172,23 @@ def test_usage_and_setup_errors(wrapper_bin, tmp_path):
     blocker.write_text("")
     r = run("-o", blocker / "sub", "--", "true", STREAMCHECK_LIB=loaded_libc())
     assert r.returncode == 2 and "cannot create" in r.stderr
+
+
+def test_ci_outputs_and_suppressions_pass_through(wrap, tmp_path):
+    """--sarif, --junit, --suppress and --error-exitcode reach the report; a suppressed error
+    no longer trips --fail-on; a suppression that does not parse stops before the command."""
+    sarif, junit = tmp_path / "r.sarif", tmp_path / "r.xml"
+    r = wrap("--fail-on", "error", "--error-exitcode", "17", "--sarif", sarif,
+             "--junit", junit, mode="trap")
+    assert r.returncode == 17, r.stderr
+    (result,) = [x for x in json.loads(sarif.read_text())["runs"][0]["results"]
+                 if x["ruleId"] == "legacy-stream"]
+    assert result["level"] == "error"
+    assert 'name="legacy-stream"' in junit.read_text()
+    r = wrap("--fail-on", "error", "--suppress", "legacy-stream", mode="trap")
+    assert r.returncode == 0, r.stderr
+    assert "suppressed" in r.stderr
+    r = wrap("--suppress", "no-such-rule", mode="clean")
+    assert r.returncode == 2 and "no-such-rule" in r.stderr, r.stderr
+    assert "app output" not in r.stdout     # the command never ran
+    assert wrap("--error-exitcode", "0", mode="clean").returncode == 2

@@ -239,6 +239,13 @@ typedef struct sc_analysis {
 int sc_analyze(const sc_trace *trace, sc_analysis *out, char *err, size_t err_size);
 void sc_analysis_free(sc_analysis *analysis);
 
+/* A call's Python site: the frame of the user's own code, the innermost outside installed
+ * packages (site-packages, dist-packages), the standard library (lib/python3.X) and frozen
+ * modules (<frozen ...>); when every frame is a library's, the outermost. NULL when the stack
+ * has no frames. Findings group their sites by it: one line to change, one site. */
+bool sc_pyframe_is_library(const char *file);
+const sc_pyframe *sc_pystack_user_frame(const sc_pystack *stack);
+
 const char *sc_severity_name(sc_severity severity);   /* "note", "warning", "error" */
 /* The rules the analyzer runs, by their stable ids ("legacy-stream", ...): i < count. */
 size_t sc_rule_count(void);

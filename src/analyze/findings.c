@@ -55,14 +55,14 @@ static uint64_t sc_fnv_text(uint64_t h, const char *c)
     return h;
 }
 
-/* FNV-1a over the frames, the function name and the Python frames: the identity of a call
- * site. */
-static uint64_t sc_site_hash(const sc_api_call *call, const sc_pystack *py)
+/* FNV-1a over the frames, the function name and the user's Python line: the identity of a
+ * call site. */
+static uint64_t sc_site_hash(const sc_api_call *call, const sc_pyframe *py)
 {
     uint64_t h = 1469598103934665603ull;
-    for (uint16_t i = 0; py && i < py->n_frames; i++) {
-        h = sc_fnv_text(h, py->frames[i].file);
-        h = (h ^ (uint32_t)py->frames[i].line) * 1099511628211ull;
+    if (py) {
+        h = sc_fnv_text(h, py->file);
+        h = (h ^ (uint32_t)py->line) * 1099511628211ull;
     }
     for (uint16_t i = 0; i < call->rec.n_frames; i++) {
         uint64_t f = call->frames[i];
@@ -172,17 +172,12 @@ static int sc_site_stack_cmp(const sc_site_entry *x, const sc_site_entry *y)
     int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
     if (c != 0)
         return c;
-    size_t nx = x->py ? x->py->n_frames : 0, ny = y->py ? y->py->n_frames : 0;
-    if (nx != ny)
-        return nx < ny ? -1 : 1;
-    for (size_t i = 0; i < nx; i++) {
-        const sc_pyframe *p = &x->py->frames[i], *q = &y->py->frames[i];
-        if (p->line != q->line)
-            return p->line < q->line ? -1 : 1;
-        if ((c = strcmp(p->file, q->file)) != 0)
-            return c;
-    }
-    return 0;
+    const sc_pyframe *p = x->py, *q = y->py;
+    if (!p || !q)
+        return (p != NULL) - (q != NULL);
+    if (p->line != q->line)
+        return p->line < q->line ? -1 : 1;
+    return strcmp(p->file, q->file);
 }
 
 static int sc_site_entry_cmp(const void *pa, const void *pb)
@@ -261,11 +256,13 @@ static int sc_finding_list_grow(sc_finding_list *out)
 int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list *out)
 {
     /* A launch without a stack of its own is counted at the site of its sampled twin; calls
-     * from two Python lines are two sites, whatever native frames they share. */
+     * from two lines of the user's Python are two sites, whatever native frames they share,
+     * and one line reached from two callers is one. */
     for (size_t i = 0; i < b->n_entries; i++) {
         const sc_api_call *site = sc_ctx_site(ctx, b->entries[i].call);
-        const sc_pystack *py =
-            site ? sc_trace_pystack(ctx->trace, site->rec.correlation_id) : NULL;
+        const sc_pyframe *py = site ? sc_pystack_user_frame(sc_trace_pystack(
+                                          ctx->trace, site->rec.correlation_id))
+                                    : NULL;
         if (site != b->entries[i].call || py) {
             b->entries[i].call = site;
             b->entries[i].py = py;

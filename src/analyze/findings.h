@@ -15,7 +15,7 @@
 /* One instance's contribution to the sites: kept until sc_finding_finish() groups them. */
 typedef struct sc_site_entry {
     const sc_api_call *call;
-    const sc_pystack *py;       /* its Python stack, NULL if none (set when grouped) */
+    const sc_pyframe *py;       /* its user's Python frame, NULL if none (set when grouped) */
     uint64_t hash;              /* of the call's stacks: makes most comparisons one compare */
     uint64_t cost_ns;
     size_t order;               /* when it was added: ties go to the earliest */

@@ -81,11 +81,11 @@ static json_t *python_json(const sc_trace *t, const sc_api_call *call)
         json_object_set_new(j, "file", sc_json_str(f->file));
         json_object_set_new(j, "line", jint(f->line));
         json_object_set_new(j, "function", sc_json_str(f->function));
-        json_object_set_new(j, "library", json_boolean(sc_pysite_is_library(f->file)));
+        json_object_set_new(j, "library", json_boolean(sc_pyframe_is_library(f->file)));
         json_array_append_new(frames, j);
     }
     json_object_set_new(o, "frames", frames);
-    const sc_pyframe *site = sc_pysite_user_frame(s);
+    const sc_pyframe *site = sc_pystack_user_frame(s);
     json_object_set_new(o, "site", site ? jint(site - s->frames) : json_null());
     char text[400];
     const char *src = site ? sc_pysite_source(site->file, site->line, text, sizeof text) : NULL;

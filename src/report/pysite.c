@@ -8,29 +8,10 @@
 #include <unistd.h>
 
 #include "report/frame.h"
+#include "streamcheck/analysis.h"
 
 /* Source files larger than this are not read for one line of text. */
 #define SC_PYSITE_MAX_SOURCE (16u << 20)
-
-bool sc_pysite_is_library(const char *file)
-{
-    if (!file || !*file || file[0] == '<')
-        return true;    /* <frozen runpy>, <string>, and names the trace lacks */
-    if (strstr(file, "/site-packages/") || strstr(file, "/dist-packages/"))
-        return true;
-    const char *lib = strstr(file, "/lib/python3");
-    return lib != NULL;
-}
-
-const sc_pyframe *sc_pysite_user_frame(const sc_pystack *s)
-{
-    if (!s || s->n_frames == 0)
-        return NULL;
-    for (uint16_t i = 0; i < s->n_frames; i++)
-        if (!sc_pysite_is_library(s->frames[i].file))
-            return &s->frames[i];
-    return &s->frames[s->n_frames - 1];
-}
 
 /* One source file, read whole; the last one asked for is kept, since a report asks for the
  * lines of a few files many times. */
@@ -106,7 +87,7 @@ const char *sc_pysite_format(const sc_trace *trace, const sc_api_call *call, cha
     const sc_pystack *s = call ? sc_trace_pystack(trace, call->rec.correlation_id) : NULL;
     if (!s)
         return NULL;
-    const sc_pyframe *f = sc_pysite_user_frame(s);
+    const sc_pyframe *f = sc_pystack_user_frame(s);
     if (!f) {
         snprintf(buf, n, "%s", s->state == SC_PY_UNREADABLE
                                    ? "(Python frames unreadable)"

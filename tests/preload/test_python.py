@@ -174,3 +174,16 @@ def test_a_python_it_cannot_read_is_said_once_and_sites_stay_native(tmp_path):
     assert len(notes) == 1 and f"Python 3.{minor}" in notes[0]["text"], trace["notes"]
     assert trace["pystacks"] == []
     assert all(c["n_frames"] for c in trace["calls"] if c["correlation_id"] in ids["sync"])
+
+
+def test_the_layout_table_is_what_each_pythons_headers_say():
+    """src/preload/python_layout.c against tools/python-layouts, run here against the headers
+    of every CPython 3.10-3.13 installed (offsetof on Include/internal's structs)."""
+    p = subprocess.run([str(SOURCE / "tools" / "python-layouts")], capture_output=True,
+                       text=True, timeout=300)
+    rows = [line.strip() for line in p.stdout.splitlines() if line.strip()]
+    if not rows:
+        pytest.skip(f"no CPython 3.10-3.13 with headers here: {p.stderr.strip()[:300]}")
+    table = (SOURCE / "src" / "preload" / "python_layout.c").read_text()
+    for row in rows:
+        assert row in table, (row, p.stderr)

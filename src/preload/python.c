@@ -83,6 +83,7 @@ static int sc_py_peek(const void *addr, void *out, size_t n)
 typedef struct sc_py_reader {
     bool careful;   /* through sc_py_peek */
     bool failed;
+    int not_code;   /* 3.13: frames passed over for running something other than code */
 } sc_py_reader;
 
 static const void *sc_py_ptr(sc_py_reader *r, const void *base, int offset)
@@ -139,6 +140,7 @@ static const void *sc_py_frame_code(sc_py_reader *r, const void *frame, int *byt
     const void *code = sc_py_ptr(r, frame, sc_py->frame_code);
     if (!sc_py_is(r, code, sc_py_code_type)) {
         if (sc_py->minor < 13) r->failed = true;    /* before 3.13 every frame runs code */
+        r->not_code++;
         return NULL;
     }
     if (sc_py->code_units < 0) {    /* 3.10: f_lasti counts code units of 2 bytes */
@@ -176,6 +178,7 @@ static bool sc_py_usable(sc_py_reader *r)
     if (!sc_py || verified < 0) return false;
     r->careful = verified == 0;
     r->failed = false;
+    r->not_code = 0;
     return true;
 }
 
@@ -203,9 +206,9 @@ int sc_python_stack(sc_py_frame *out, int max, uint16_t *state)
     if (!sc_py_usable(&r)) return 0;
     const void *tstate = sc_py_this_tstate();
     if (!tstate) return 0;
-    int n = 0;
+    int n = 0, steps = 0;
     const void *frame = sc_py_innermost(&r, tstate);
-    for (int steps = 0; frame && n < max && steps < SC_PY_MAX_WALK && !r.failed; steps++) {
+    for (; frame && n < max && steps < SC_PY_MAX_WALK && !r.failed; steps++) {
         int offset = -1;
         const void *code = sc_py_frame_code(&r, frame, &offset);
         if (code) {
@@ -218,6 +221,9 @@ int sc_python_stack(sc_py_frame *out, int max, uint16_t *state)
         }
         frame = sc_py_ptr(&r, frame, sc_py->frame_back);
     }
+    /* Frames, and not one of them a code object where one should be: not the layout of this
+     * interpreter (3.13's free-threaded build has another object header) */
+    if (r.not_code > 0 && r.not_code == steps) r.failed = true;
     if (r.failed) {
         /* The layout does not fit this interpreter (a debug or free-threaded build): stop
          * reading it for good rather than risk a fault. */

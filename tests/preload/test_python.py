@@ -56,11 +56,24 @@ PYTHONS = pythons()
 READ = sorted(m for m in PYTHONS if 10 <= m <= 13)
 
 
+def sanitized(lib):
+    """A library built with ASan or TSan runs only in programs built with it (the fake
+    driver is); a Python interpreter is not: such a build is tested by the other suites."""
+    try:
+        dynamic = subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True,
+                                 timeout=30).stdout
+    except OSError:
+        return False
+    return any(name in dynamic for name in ("libtsan", "libasan"))
+
+
 @pytest.fixture(scope="module", autouse=True)
 def built():
     for p in (LIB, FAKE, CALLS, REPORT):
         if not p.exists():
             pytest.skip(f"{p} not built (needs the CUDA toolkit's CUPTI headers)")
+    if sanitized(LIB):
+        pytest.skip(f"{LIB} is built with a sanitizer: a Python interpreter cannot load it")
 
 
 def run_program(python, out):

@@ -60,9 +60,10 @@ static uint64_t sc_fnv_text(uint64_t h, const char *c)
 static uint64_t sc_site_hash(const sc_api_call *call, const sc_pyframe *py)
 {
     uint64_t h = 1469598103934665603ull;
-    if (py) {
+    if (py) {   /* the line the user would change names the site; the native frames below
+                   it are the library's way there (one .item() line reached two ways) */
         h = sc_fnv_text(h, py->file);
-        h = (h ^ (uint32_t)py->line) * 1099511628211ull;
+        return sc_fnv_text((h ^ (uint32_t)py->line) * 1099511628211ull, call->name);
     }
     for (uint16_t i = 0; i < call->rec.n_frames; i++) {
         uint64_t f = call->frames[i];
@@ -158,26 +159,28 @@ sc_severity sc_severity_of_saving(uint64_t saving_ns, uint64_t run_span_ns)
     return SC_SEV_NOTE;
 }
 
-/* Orders entries so that the same stack is contiguous, earliest first. */
+/* Orders entries so that the same site is contiguous, earliest first: the same user's
+ * Python line and call where there is one, else the same native stack and call. */
 static int sc_site_stack_cmp(const sc_site_entry *x, const sc_site_entry *y)
 {
     if (x->hash != y->hash)
         return x->hash < y->hash ? -1 : 1;
     const sc_api_call *a = x->call, *b = y->call;
+    const sc_pyframe *p = x->py, *q = y->py;
+    if (!p != !q)
+        return p ? 1 : -1;
+    if (p) {
+        if (p->line != q->line)
+            return p->line < q->line ? -1 : 1;
+        int c = strcmp(p->file, q->file);
+        return c ? c : strcmp(a->name ? a->name : "", b->name ? b->name : "");
+    }
     if (a->rec.n_frames != b->rec.n_frames)
         return a->rec.n_frames < b->rec.n_frames ? -1 : 1;
     for (uint16_t i = 0; i < a->rec.n_frames; i++)
         if (a->frames[i] != b->frames[i])
             return a->frames[i] < b->frames[i] ? -1 : 1;
-    int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
-    if (c != 0)
-        return c;
-    const sc_pyframe *p = x->py, *q = y->py;
-    if (!p || !q)
-        return (p != NULL) - (q != NULL);
-    if (p->line != q->line)
-        return p->line < q->line ? -1 : 1;
-    return strcmp(p->file, q->file);
+    return strcmp(a->name ? a->name : "", b->name ? b->name : "");
 }
 
 static int sc_site_entry_cmp(const void *pa, const void *pb)

@@ -3,8 +3,9 @@ The lines the tests look for end with "# MARK name".
 
     python3 tests/samples/torch_features.py MODE
 
-streams     two torch.cuda.Streams, each a chain of matrix products, ordered by events: the
-            chains overlap.
+streams     two torch.cuda.Streams, each a chain of spin kernels (torch.cuda._sleep: one
+            thread block each) and small element-wise ones, ordered by events: the chains
+            overlap, about 2x.
 dataloader  a DataLoader with pin_memory=True and num_workers=2: the workers are forked
             processes that never touch CUDA; batches arrive pinned, from the pin-memory thread.
 graphs      torch.cuda.graph capture and replay, and torch.cuda.make_graphed_callables.
@@ -25,20 +26,19 @@ DEV = torch.device("cuda")
 
 def streams():
     torch.manual_seed(0)
-    # 1024 x 1024 products: a few dozen thread blocks each, so that two can run at once
-    a = torch.randn(1024, 1024, device=DEV)
-    b = torch.randn(1024, 1024, device=DEV) / 32
+    a = torch.randn(256, 256, device=DEV)
     torch.cuda.synchronize()
     s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
     ready = torch.cuda.Event()
-    ready.record()                                  # a and b exist before either chain
+    ready.record()                                  # a exists before either chain
     outs = []
     for s in (s1, s2):
         s.wait_event(ready)  # MARK wait
         with torch.cuda.stream(s):
             x = a
-            for _ in range(24):
-                x = torch.tanh(x @ b) * 0.5  # MARK chain
+            for _ in range(6):
+                torch.cuda._sleep(2_000_000)  # MARK chain: one thread block, about 1 ms
+                x = torch.tanh(x) * 0.5
             outs.append(x)
     done = [torch.cuda.Event(), torch.cuda.Event()]
     for e, s in zip(done, (s1, s2)):

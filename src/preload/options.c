@@ -37,6 +37,7 @@ static const sc_option_def sc_option_defs[] = {
     {"cupti", "STREAMCHECK_CUPTI", SC_OPT_TEXT, SC_FIELD(cupti_path)},
     {"unwinder", "STREAMCHECK_UNWINDER", SC_OPT_UNWINDER, SC_FIELD(unwinder)},
     {"unified_memory", "STREAMCHECK_UNIFIED_MEMORY", SC_OPT_FLAG, SC_FIELD(unified_memory)},
+    {"python", "STREAMCHECK_PYTHON", SC_OPT_FLAG, SC_FIELD(python)},
 };
 #define SC_N_OPTIONS (sizeof sc_option_defs / sizeof *sc_option_defs)
 
@@ -197,7 +198,7 @@ static void sc_options_parse(sc_options *o, const char *text, void (*warn)(const
         if (!d) {
             sc_warnf(warn,
                      "STREAMCHECK_OPTIONS: unknown key '%.*s' (ignored; keys: out, "
-                     "summary, disable, stack_depth, cupti, unwinder, unified_memory)",
+                     "summary, disable, stack_depth, cupti, unwinder, unified_memory, python)",
                      sc_shown(key_len), key);
             continue;
         }
@@ -211,7 +212,8 @@ static void sc_options_parse(sc_options *o, const char *text, void (*warn)(const
 
 void sc_options_load(sc_options *o, void (*warn)(const char *line))
 {
-    *o = (sc_options){.summary = true, .stack_depth = 24, .out_dir = "streamcheck-out"};
+    *o = (sc_options){.summary = true, .stack_depth = 24, .python = true,
+                      .out_dir = "streamcheck-out"};
     const char *all = getenv("STREAMCHECK_OPTIONS");
     if (all) sc_options_parse(o, all, warn);
     /* Then each setting's own variable, set and not empty, over it. */

@@ -19,6 +19,7 @@ typedef struct sc_options {
                                a pattern expanded when the trace is opened (out_path.h) */
     char cupti_path[2048];  /* STREAMCHECK_CUPTI: libcupti to use when none is loaded */
     char unwinder[16];      /* STREAMCHECK_UNWINDER: "libgcc", "libunwind", "" = choose */
+    bool python;            /* STREAMCHECK_PYTHON (default 1): Python call sites (python.h) */
     bool unified_memory;    /* STREAMCHECK_UNIFIED_MEMORY=1: trace managed-memory migrations
                                and GPU page faults (off by default: the driver's tracing
                                slows a program that faults, tests/samples/MEASURED.md) */

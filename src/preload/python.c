@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "preload/options.h"
 #include "preload/python_layout.h"
 #include "preload/strings.h"
 #include "preload/tracebuf.h"
@@ -46,7 +47,7 @@ void sc_python_start(void)
     sc_py = NULL;
     atomic_store(&sc_py_verified, 0);
     /* Every process with CPython in it has Py_IsInitialized. */
-    if (!dlsym(RTLD_DEFAULT, "Py_IsInitialized")) return;
+    if (!sc_opts.python || !dlsym(RTLD_DEFAULT, "Py_IsInitialized")) return;
     int major = 0, minor = 0;
     if (sc_py_version_text(&major, &minor)) return;
     const sc_python_layout *layout = major == 3 ? sc_python_layout_for(minor) : NULL;

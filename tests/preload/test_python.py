@@ -76,11 +76,11 @@ def built():
         pytest.skip(f"{LIB} is built with a sanitizer: a Python interpreter cannot load it")
 
 
-def run_program(python, out):
+def run_program(python, out, **extra):
     env = {k: v for k, v in os.environ.items()
            if k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")}
     env.update({"LD_PRELOAD": str(LIB), "STREAMCHECK_CUPTI": str(FAKE),
-                "STREAMCHECK_OUT": str(out), "STREAMCHECK_SUMMARY": "0"})
+                "STREAMCHECK_OUT": str(out), "STREAMCHECK_SUMMARY": "0", **extra})
     p = subprocess.run([python, str(PROGRAM), str(CALLS)], env=env, capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)
@@ -164,6 +164,15 @@ def test_the_report_shows_the_users_line_and_its_text(recorded):
     assert python["state"] == "frames" and python["text"] == source
     site = python["frames"][python["site"]]
     assert (site["file"], site["line"], site["library"]) == (str(PROGRAM), MARKS["sync"], False)
+
+
+@pytest.mark.skipif(not READ, reason="no CPython 3.10 to 3.13 here")
+def test_python_sites_can_be_turned_off(tmp_path):
+    path, ids = run_program(PYTHONS[READ[-1]], tmp_path / "out",
+                            STREAMCHECK_OPTIONS="python=0")
+    trace = sctrace.read(path)
+    assert trace["pystacks"] == [] and all(c["n_frames"] for c in trace["calls"]
+                                           if c["correlation_id"] in ids["sync"])
 
 
 def test_a_process_without_python_writes_no_python_stacks(tmp_path):

@@ -20,7 +20,7 @@ import pytest
 lib = ctypes.CDLL(os.environ["SC_FAKE_CALLS"])
 lib.sc_fake_trap.argtypes = (ctypes.c_uint64,)
 lib.sc_fake_clean.argtypes = (ctypes.c_uint64,)
-KERNEL_US = 20000
+KERNEL_US = 30000
 
 
 def trap():
@@ -29,7 +29,7 @@ def trap():
 
 def clean():
     lib.sc_fake_clean(KERNEL_US)
-    time.sleep(2 * KERNEL_US / 1e6)     # past the kernel's end, without a CUDA call
+    time.sleep(1.1 * KERNEL_US / 1e6)   # past the kernel's end, without a CUDA call
 
 
 @pytest.fixture(autouse=True)

@@ -39,6 +39,7 @@ static int sc_end_signal;   /* SC_END_SIGNAL: which one (set before the finish r
 static pthread_mutex_t sc_capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static sc_writer sc_trace_writer;
 static pid_t sc_capture_pid;
+static _Atomic uint64_t sc_capture_t0;   /* CUPTI's clock when capture started */
 
 /* streamcheck speaks on stderr only for what the user must know, prefixed, once each. */
 static void sc_say(const char *fmt, ...)
@@ -100,6 +101,7 @@ static void sc_write_process(uint32_t attach)
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t now = 0;
     if (sc_cupti_api.GetTimestamp) sc_cupti_api.GetTimestamp(&now);
+    atomic_store_explicit(&sc_capture_t0, now, memory_order_relaxed);
     sc_rec_process r = {
         .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(), .start_ns = now,
         .start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
@@ -256,6 +258,13 @@ static void sc_start_locked(uint32_t attach)
         sc_note(SC_NOTE_ACTIVITY_FAILED, err);
     }
     sc_state = SC_RUNNING;
+}
+
+bool sc_capture_running(uint64_t *start_ns)
+{
+    if (atomic_load_explicit(&sc_state, memory_order_acquire) != SC_RUNNING) return false;
+    if (start_ns) *start_ns = atomic_load_explicit(&sc_capture_t0, memory_order_relaxed);
+    return true;
 }
 
 void sc_capture_start(uint32_t attach)

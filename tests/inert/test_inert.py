@@ -20,6 +20,7 @@ No GPU and no CUDA driver are needed; the library must exist, which takes the CU
 import os
 import pathlib
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,9 @@ NVTX_ENTRY_POINT = "InitializeInjectionNvtx2"
 EXEC_WRAPPERS = {"execl", "execle", "execlp", "execv", "execve", "execvp", "execvpe",
                  "fexecve",
                  "_exit", "_Exit"}    # exits that skip the exit handlers (exits.c)
+# Ranges without NVTX, for programs and the pytest plugin: what the public header declares.
+RANGE_API = set(re.findall(r"^void (streamcheck_\w+)\(",
+                           (SOURCE / "include/streamcheck/range_api.h").read_text(), re.M))
 # DT_NEEDED entries that would make the library fail to load, or pull CUDA in, where
 # CUDA is absent; and the report tool's own libraries (the library only records).
 FORBIDDEN_NEEDED = ("libcuda.", "libcudart", "libcupti", "libnvidia", "libnvperf",
@@ -226,5 +230,6 @@ def test_exports_only_entry_points(lib):
     # 'A' entries are symbol version names, not symbols.
     exported = {name: kind for name, kind in symbols.items() if kind != "A"}
     assert exported.get(ENTRY_POINT) == "T", f"{ENTRY_POINT} is not exported:\n{r.stdout}"
-    extra = sorted(set(exported) - {ENTRY_POINT, NVTX_ENTRY_POINT} - EXEC_WRAPPERS)
+    assert RANGE_API and all(exported.get(name) == "T" for name in RANGE_API), RANGE_API
+    extra = sorted(set(exported) - {ENTRY_POINT, NVTX_ENTRY_POINT} - EXEC_WRAPPERS - RANGE_API)
     assert not extra, f"libstreamcheck.so exports more than its entry points: {extra}"

@@ -25,9 +25,15 @@ static atomic_uchar fake_enabled[8][4096];  /* [domain][cbid] */
 static CUpti_BuffersCallbackRequestFunc fake_requested;
 static CUpti_BuffersCallbackCompleteFunc fake_completed;
 
-/* Launches reported since the last flush, as kernel records. */
+/* Records reported since the last flush: kernels of launches, and streams. Every record
+ * takes one slot, so that cuptiActivityGetNextRecord can step by a fixed size. */
+typedef union fake_slot {
+    CUpti_Activity any;
+    CUpti_ActivityKernel10 kernel;
+    CUpti_ActivityStream stream;
+} fake_slot;
 static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
-static CUpti_ActivityKernel10 *fake_pending;
+static fake_slot *fake_pending;
 static size_t fake_n_pending, fake_cap_pending;
 static atomic_uint fake_correlation = 1;
 
@@ -100,8 +106,8 @@ FAKE_EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequ
 FAKE_EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid,
                                                   CUpti_Activity **record)
 {
-    uint8_t *next = *record ? (uint8_t *)*record + sizeof(CUpti_ActivityKernel10) : buffer;
-    if (next + sizeof(CUpti_ActivityKernel10) > buffer + valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    uint8_t *next = *record ? (uint8_t *)*record + sizeof(fake_slot) : buffer;
+    if (next + sizeof(fake_slot) > buffer + valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
     *record = (CUpti_Activity *)next;
     return CUPTI_SUCCESS;
 }
@@ -110,7 +116,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
     (void)flag;
     pthread_mutex_lock(&fake_lock);
-    CUpti_ActivityKernel10 *records = fake_pending;
+    fake_slot *records = fake_pending;
     size_t n = fake_n_pending;
     fake_pending = NULL;
     fake_n_pending = fake_cap_pending = 0;
@@ -186,6 +192,40 @@ __attribute__((destructor)) static void fake_report_enabled(void)
 
 /* ---- what the driver calls ----------------------------------------------------------- */
 
+/* Set by fake_cupti_next_kernel for the calling thread's next launch; 0: not set. */
+static __thread uint64_t fake_next_start, fake_next_end;
+/* Set by fake_cupti_next_call_ends for the calling thread's next call; 0: not set. */
+static __thread uint64_t fake_next_call_end;
+
+static void fake_put(fake_slot record)
+{
+    pthread_mutex_lock(&fake_lock);
+    if (fake_n_pending == fake_cap_pending) {
+        size_t cap = fake_cap_pending ? 2 * fake_cap_pending : 256;
+        fake_pending = realloc(fake_pending, cap * sizeof *fake_pending);
+        fake_cap_pending = cap;
+    }
+    fake_pending[fake_n_pending++] = record;
+    pthread_mutex_unlock(&fake_lock);
+}
+
+FAKE_EXPORT void fake_cupti_next_kernel(uint64_t start_ns, uint64_t end_ns)
+{
+    fake_next_start = start_ns;
+    fake_next_end = end_ns;
+}
+
+FAKE_EXPORT void fake_cupti_next_call_ends(uint64_t end_ns)
+{
+    fake_next_call_end = end_ns;
+}
+
+FAKE_EXPORT void fake_cupti_stream(uint32_t stream_id, uint32_t flag)
+{
+    fake_put((fake_slot){.stream = {.kind = CUPTI_ACTIVITY_KIND_STREAM, .contextId = 1,
+                                    .streamId = stream_id, .flag = (CUpti_ActivityStreamFlag)flag}});
+}
+
 static void fake_fire(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
     if (atomic_load(&fake_subscribed) && atomic_load(&fake_enabled[domain][cbid]))
@@ -206,22 +246,26 @@ FAKE_EXPORT uint32_t fake_cupti_call(CUpti_CallbackDomain domain, CUpti_Callback
     fake_fire(domain, cbid, &cb);
     uint64_t start;
     cuptiGetTimestamp(&start);
+    for (uint64_t until = fake_next_call_end; start < until; cuptiGetTimestamp(&start)) {
+        struct timespec nap = {0, (long)(until - start)};
+        nanosleep(&nap, NULL);  /* a call that blocks, as a synchronize waits for the device */
+    }
+    fake_next_call_end = 0;
     cb.callbackSite = CUPTI_API_EXIT;
     fake_fire(domain, cbid, &cb);
     if (kernel) {
-        pthread_mutex_lock(&fake_lock);
-        if (fake_n_pending == fake_cap_pending) {
-            size_t cap = fake_cap_pending ? 2 * fake_cap_pending : 256;
-            fake_pending = realloc(fake_pending, cap * sizeof *fake_pending);
-            fake_cap_pending = cap;
+        uint64_t begin = start + 1000, end = start + 3000;
+        if (fake_next_end) {    /* fake_cupti_next_kernel: this thread chose the times */
+            begin = fake_next_start;
+            end = fake_next_end;
+            fake_next_end = 0;
         }
-        fake_pending[fake_n_pending++] = (CUpti_ActivityKernel10){
-            .kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, .start = start + 1000,
-            .end = start + 3000, .deviceId = 0, .contextId = 1, .streamId = stream_id,
+        fake_put((fake_slot){.kernel = {
+            .kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, .start = begin,
+            .end = end, .deviceId = 0, .contextId = 1, .streamId = stream_id,
             .correlationId = corr, .gridX = 1, .gridY = 1, .gridZ = 1, .blockX = 32,
             .blockY = 1, .blockZ = 1, .name = kernel,
-        };
-        pthread_mutex_unlock(&fake_lock);
+        }});
     }
     return corr;
 }

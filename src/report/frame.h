@@ -1,7 +1,7 @@
 /* Stack frames as the report shows them, and the choice of a call's "call site".
  *
- * Symbolization proper (libelf, addr2line) lives in symbolize.c, which only the report tool
- * links. This part has no libelf dependency: without a resolver (--no-symbols, the test
+ * Symbolization proper (libelf, libdw, .syms files) lives in symbolize.c, which only the
+ * report tool links. This part has no libelf dependency: without a resolver (--no-symbols, the test
  * drivers) a frame is named from the trace's module map alone. */
 #ifndef SC_REPORT_FRAME_H
 #define SC_REPORT_FRAME_H

@@ -47,7 +47,7 @@ static bool internal_module(const char *path)
 static bool internal_function(const char *name)
 {
     static const char *const prefixes[] = {"cuda", "__cuda", "__cudart", "cudart::",
-                                           "_Unwind", "cupti"};
+                                           "libcudart_static_", "_Unwind", "cupti"};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (has_prefix(name, prefixes[i]))
             return true;
@@ -68,7 +68,7 @@ static bool cuda_header(const char *file)
 
 bool sc_frame_is_internal(const sc_frame *frame)
 {
-    if (frame->module && internal_module(frame->module))
+    if (frame->cuda_internal || (frame->module && internal_module(frame->module)))
         return true;
     if (!frame->function)
         return false;

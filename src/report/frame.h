@@ -1,7 +1,7 @@
 /* Stack frames as the report shows them, and the choice of a call's "call site".
  *
- * Symbolization proper (libelf, addr2line) lives in symbolize.c, which only the report tool
- * links. This part has no libelf dependency: without a resolver (--no-symbols, the test
+ * Symbolization proper (libelf, libdw, .syms files) lives in symbolize.c, which only the
+ * report tool links. This part has no libelf dependency: without a resolver (--no-symbols, the test
  * drivers) a frame is named from the trace's module map alone. */
 #ifndef SC_REPORT_FRAME_H
 #define SC_REPORT_FRAME_H
@@ -20,6 +20,7 @@ typedef struct sc_frame {
     uint64_t offset;            /* addr - function start, when function is known */
     const char *file;           /* source file, NULL if unknown */
     uint32_t line;              /* 0 if unknown */
+    bool cuda_internal;         /* inside the CUDA runtime linked into the module, by address */
 } sc_frame;
 
 /* Fills `out` (already holding addr and the module-map fields) with what it knows; strings
@@ -32,7 +33,8 @@ void sc_frame_resolve(sc_frame_resolver resolve, void *ctx, const sc_trace *trac
                       uint64_t addr, sc_frame *out);
 
 /* True for frames of CUDA, CUPTI and streamcheck themselves, by module path or, since a
- * statically linked cudart lives inside the application binary, by function name. */
+ * statically linked cudart lives inside the application binary, by its address range there
+ * (cuda_internal, set by the resolver) or by function name. */
 bool sc_frame_is_internal(const sc_frame *frame);
 
 /* The call site of `call`: the innermost frame that is not internal, resolved into `out`.

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/chrome.h"
 #include "report/compare.h"
@@ -144,44 +145,40 @@ static void free_run(report_run *r)
     memset(r, 0, sizeof *r);
 }
 
-/* ---- symbolization: one addr2line run per module, with every address printed ------- */
+/* ---- symbolization ------------------------------------------------------------------ */
 
-typedef struct addr_list {
-    uint64_t *v;
-    size_t n, cap;
-} addr_list;
-
-static void add_call(addr_list *l, const sc_api_call *call)
+/* TRACE.syms, beside the trace. */
+static void syms_path(const sc_trace *t, char *buf, size_t n)
 {
-    if (!call || !call->frames)
-        return;
-    for (size_t i = 0; i < call->rec.n_frames; i++) {
-        if (l->n == l->cap) {
-            size_t cap = l->cap ? 2 * l->cap : 256;
-            uint64_t *v = realloc(l->v, cap * sizeof *v);
-            if (!v)
-                return;
-            l->v = v;
-            l->cap = cap;
-        }
-        l->v[l->n++] = call->frames[i];
-    }
+    snprintf(buf, n, "%s.syms", t->path ? t->path : "");
 }
 
-static void prepare_symbols(sc_symbolizer *sym, const sc_analysis *a)
+/* The symbolizer of --symbol-path, with every input's .syms file loaded (used for the
+ * modules whose binaries are gone); with --save-symbols each trace's frames are resolved and
+ * stored beside it. A bad or unwritable .syms file costs one line on stderr, never the
+ * report. */
+static sc_symbolizer *make_symbolizer(const sc_report_options *opt, const report_run *runs,
+                                      size_t n_runs)
 {
-    addr_list l = {0};
-    for (size_t i = 0; i < a->n_findings; i++) {
-        const sc_finding *f = &a->findings[i];
-        add_call(&l, f->first.site);
-        add_call(&l, f->worst.site);
-        for (size_t j = 0; j < f->n_sites; j++)
-            add_call(&l, f->sites[j].call);
+    if (!opt->symbols)
+        return NULL;
+    sc_symbolizer *sym = sc_sym_new(opt->symbol_paths, opt->n_symbol_paths);
+    if (!sym)
+        return NULL;
+    char path[4096], err[1024];
+    for (size_t k = 0; k < n_runs; k++)
+        for (size_t i = 0; i < runs[k].n_procs; i++) {
+            syms_path(&runs[k].procs[i]->trace, path, sizeof path);
+            if (access(path, F_OK) == 0 && sc_sym_load_file(sym, path, err, sizeof err) != 0)
+                fprintf(stderr, "streamcheck-report: ignoring %s\n", err);
+        }
+    for (size_t i = 0; opt->save_symbols && i < runs[0].n_procs; i++) {
+        const sc_trace *t = &runs[0].procs[i]->trace;
+        syms_path(t, path, sizeof path);
+        if (sc_sym_save(sym, t, path, err, sizeof err) != 0)
+            fprintf(stderr, "streamcheck-report: symbols not saved: %s\n", err);
     }
-    for (size_t i = 0; i < a->n_streams; i++)
-        add_call(&l, a->streams[i].created_by);
-    sc_sym_prepare(sym, a->trace, l.v, l.n);
-    free(l.v);
+    return sym;
 }
 
 /* ---- --dump ------------------------------------------------------------------------- */
@@ -236,6 +233,12 @@ static int write_text(const sc_report_options *opt, const sc_analysis *const *as
             if (i)
                 fputc('\n', out);
             t.suppressed = views[i].suppressed;
+            char line[256] = "";
+            if (sym) {
+                sc_sym_stats st;
+                sc_sym_stats_of(sym, as[i]->trace, &st);
+                t.symbols = sc_sym_stats_text(&st, line, sizeof line);
+            }
             sc_text_process(out, as[i], &t);
         }
     }
@@ -534,9 +537,8 @@ int main(int argc, char **argv)
     sc_view *views = calloc(r.n_procs ? r.n_procs : 1, sizeof *views);
     sc_view *old_views = calloc(old.n_procs ? old.n_procs : 1, sizeof *old_views);
     size_t *suppressed = calloc(r.n_procs ? r.n_procs : 1, sizeof *suppressed);
-    sc_symbolizer *sym = opt.symbols ? sc_sym_new(true) : NULL;
-    for (size_t i = 0; sym && !opt.baseline && i < r.n_procs; i++)
-        prepare_symbols(sym, &r.procs[i]->analysis);
+    const report_run both[2] = {r, old};
+    sc_symbolizer *sym = make_symbolizer(&opt, both, 2);
     /* Suppressions and --range apply to the baseline too, so that both sides compare the
      * same findings. */
     if (!r.procs || !as || !old_as || !views || !old_views || !suppressed ||

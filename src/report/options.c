@@ -23,6 +23,10 @@ static void usage(FILE *out)
           "                      to standard output instead of the text report\n"
           "  -o, --output FILE   write the text report to FILE\n"
           "      --no-symbols    do not read binaries: frames print as module+offset\n"
+          "      --symbol-path DIR  also look for binaries and debug files in DIR (by\n"
+          "                      name, and DIR/.build-id/); repeatable\n"
+          "      --save-symbols  write each trace's resolved frames to TRACE.syms beside\n"
+          "                      it, read when the binaries are gone\n"
           "      --sites N       call sites shown per finding (default 3)\n"
           "      --intervals N   overlap intervals shown per device (default 5)\n"
           "      --fail-on SEV   exit 3 when a finding of severity SEV or higher exists:\n"
@@ -77,7 +81,7 @@ static int parse_count(const char *arg, const char *name, size_t *out)
 }
 
 enum {
-    OPT_JSON = 256, OPT_NO_SYMBOLS, OPT_SITES, OPT_INTERVALS, OPT_FAIL_ON, OPT_DUMP,
+    OPT_JSON = 256, OPT_NO_SYMBOLS, OPT_SYMBOL_PATH, OPT_SAVE_SYMBOLS, OPT_SITES, OPT_INTERVALS, OPT_FAIL_ON, OPT_DUMP,
     OPT_CHROME, OPT_HTML, OPT_EXPECT, OPT_EXPECT_FILE, OPT_CHECK_EXPECT, OPT_BASELINE,
     OPT_SARIF, OPT_JUNIT, OPT_SUPPRESS, OPT_SUPPRESSIONS, OPT_ERROR_EXITCODE, OPT_PID,
     OPT_RANGE, OPT_FROM, OPT_TO,
@@ -120,6 +124,8 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
         {"json", optional_argument, NULL, OPT_JSON},
         {"output", required_argument, NULL, 'o'},
         {"no-symbols", no_argument, NULL, OPT_NO_SYMBOLS},
+        {"symbol-path", required_argument, NULL, OPT_SYMBOL_PATH},
+        {"save-symbols", no_argument, NULL, OPT_SAVE_SYMBOLS},
         {"sites", required_argument, NULL, OPT_SITES},
         {"intervals", required_argument, NULL, OPT_INTERVALS},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
@@ -154,7 +160,8 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
      * bounds them. */
     opt->expects = calloc((size_t)argc + 1, sizeof *opt->expects);
     opt->suppress = calloc((size_t)argc + 1, sizeof *opt->suppress);
-    if (!opt->expects || !opt->suppress) {
+    opt->symbol_paths = calloc((size_t)argc + 1, sizeof *opt->symbol_paths);
+    if (!opt->expects || !opt->suppress || !opt->symbol_paths) {
         fputs("streamcheck-report: out of memory\n", stderr);
         return SC_OPT_USAGE;
     }
@@ -171,6 +178,16 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
             break;
         case OPT_NO_SYMBOLS:
             opt->symbols = false;
+            break;
+        case OPT_SYMBOL_PATH:
+            if (!optarg[0]) {
+                fputs("streamcheck-report: --symbol-path wants a folder\n", stderr);
+                return SC_OPT_USAGE;
+            }
+            opt->symbol_paths[opt->n_symbol_paths++] = optarg;
+            break;
+        case OPT_SAVE_SYMBOLS:
+            opt->save_symbols = true;
             break;
         case OPT_SITES:
             if (parse_count(optarg, "--sites", &opt->sites) != 0)
@@ -336,6 +353,9 @@ void sc_report_free_options(sc_report_options *opt)
 {
     free(opt->expects);
     free(opt->suppress);
+    free(opt->symbol_paths);
+    opt->symbol_paths = NULL;
+    opt->n_symbol_paths = 0;
     opt->suppress = NULL;
     opt->n_suppress = 0;
     opt->expects = NULL;

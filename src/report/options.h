@@ -19,6 +19,9 @@ typedef struct sc_report_options {
     const char *json_path;      /* its FILE; NULL or "-": stdout, replacing the text */
     const char *text_path;      /* -o FILE; NULL: stdout */
     bool symbols;               /* false with --no-symbols */
+    const char **symbol_paths;  /* --symbol-path DIR, in the order given */
+    size_t n_symbol_paths;
+    bool save_symbols;          /* --save-symbols: write TRACE.syms beside each trace */
     size_t sites;               /* --sites N */
     size_t intervals;           /* --intervals N */
     int fail_on;                /* an sc_severity, or -1 for never */

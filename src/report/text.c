@@ -60,7 +60,7 @@ static const char *site_text(const sc_analysis *a, const sc_api_call *call,
 
 /* ---- header ------------------------------------------------------------------------- */
 
-static void print_header(FILE *out, const sc_analysis *a)
+static void print_header(FILE *out, const sc_analysis *a, const char *symbols)
 {
     const sc_trace *t = a->trace;
     char b1[SC_FMT_SIZE];
@@ -70,6 +70,8 @@ static void print_header(FILE *out, const sc_analysis *a)
     fprintf(out, "run:      %s, %zu device%s, %zu kernels, %zu copies, %zu memsets, "
             "%zu API calls\n", sc_report_fmt_ns(run_span(a), b1), a->n_devices,
             a->n_devices == 1 ? "" : "s", t->n_kernels, t->n_copies, t->n_memsets, t->n_calls);
+    if (symbols)
+        fprintf(out, "symbols:  %s\n", symbols);
     if (t->status == SC_TRACE_PARTIAL)
         fprintf(out, "WARNING:  PARTIAL trace: %s\n", t->status_detail[0] ? t->status_detail
                 : "no end record: the process did not finish cleanly; the numbers cover "
@@ -378,7 +380,7 @@ void sc_text_process(FILE *out, const sc_analysis *a, const sc_text_options *opt
         print_brief(out, a, opt);
         return;
     }
-    print_header(out, a);
+    print_header(out, a, opt->symbols);
     for (size_t i = 0; i < a->n_devices; i++)
         print_device(out, a, &a->devices[i], opt);
     print_streams(out, a, opt);

@@ -22,6 +22,7 @@ typedef struct sc_text_options {
     const char *trace_path;     /* file named in the brief form's pointer; NULL: trace->path */
     size_t suppressed;          /* findings left out by suppressions: said under findings */
     const char *range_filter;   /* --range NAME: the findings are their part inside it */
+    const char *symbols;        /* how the frames resolved (symbolize.h), or NULL */
 } sc_text_options;
 
 /* Defaults: no resolver, 3 sites, 5 intervals, full form. */

@@ -38,6 +38,11 @@ if mode != "nocuda":
         t.stream(13, BLOCKING)
         t.launch("_Z4spinv", 10_000, 210_000, 13, issue=5_000)
         t.launch("_Z5sweepv", 210_000, 410_000, 7, issue=20_000)
+    elif mode == "frames":
+        # a launch whose one frame lies in this Python's executable, 0x1234 into it
+        t.stream(14, NON_BLOCKING)
+        t.launch("_Z1kv", 10_000, 20_000, 14, frames=(0x400000 + 0x1234,))
+        t.module(os.path.realpath(sys.executable), 0x400000, 0x500000, bias=0x400000)
     else:
         t.stream(14, NON_BLOCKING)
         t.launch("_Z1kv", 10_000, 20_000, 14)
@@ -81,6 +86,17 @@ def test_clean_run(wrap, tmp_path):
     assert "== streamcheck summary: 1 process ==" in r.stderr
     (run,) = runs(tmp_path / "streamcheck-out")
     assert len(list(run.glob("*.sctrace"))) == 1
+
+
+def test_symbols_saved_beside_the_trace_after_the_run(wrap, tmp_path):
+    r = wrap(mode="frames")
+    assert r.returncode == 0, r.stderr
+    (run,) = runs(tmp_path / "streamcheck-out")
+    (trace,) = run.glob("*.sctrace")
+    doc = json.loads(pathlib.Path(str(trace) + ".syms").read_text())
+    (mod,) = doc["modules"]
+    assert mod["path"] == os.path.realpath(sys.executable)
+    assert [f["offset"] for f in mod["frames"]] == ["0x1234"]
 
 
 def test_exit_status_passes_through(wrap):

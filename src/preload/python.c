@@ -26,20 +26,25 @@ static const void *sc_py_code_type, *sc_py_unicode_type;
  * whole stack checked out, walks read memory directly. */
 static atomic_int sc_py_verified;
 
-static const char *sc_py_version_text(int *major, int *minor)
+static bool sc_py_version(int *major, int *minor)
 {
     /* Py_Version (3.11+) is a constant; Py_GetVersion formats into a static buffer. */
     const unsigned long *hex = dlsym(RTLD_DEFAULT, "Py_Version");
     if (hex) {
         *major = (int)(*hex >> 24 & 0xff);
         *minor = (int)(*hex >> 16 & 0xff);
-        return NULL;
+        return true;
     }
     const char *(*get)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
-    if (!get) return "";
-    const char *v = get();
-    if (!v || sscanf(v, "%d.%d", major, minor) != 2) return "";
-    return NULL;
+    const char *v = get ? get() : NULL;
+    return v && sscanf(v, "%d.%d", major, minor) == 2;
+}
+
+/* One note in the trace: why this run's call sites have no Python lines. */
+static void sc_py_note(const char *text)
+{
+    sc_rec_note note = {.code = SC_NOTE_PYTHON_UNREAD};
+    sc_tbuf_put(SC_REC_NOTE, &note, sizeof note, text, strlen(text) + 1);
 }
 
 void sc_python_start(void)
@@ -49,7 +54,7 @@ void sc_python_start(void)
     /* Every process with CPython in it has Py_IsInitialized. */
     if (!sc_opts.python || !dlsym(RTLD_DEFAULT, "Py_IsInitialized")) return;
     int major = 0, minor = 0;
-    if (sc_py_version_text(&major, &minor)) return;
+    if (!sc_py_version(&major, &minor)) return;
     const sc_python_layout *layout = major == 3 ? sc_python_layout_for(minor) : NULL;
     sc_py_this_tstate = (void *(*)(void))dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
     sc_py_addr2line = (int (*)(const void *, int))dlsym(RTLD_DEFAULT, "PyCode_Addr2Line");
@@ -62,8 +67,7 @@ void sc_python_start(void)
                  "Python %d.%d: its lines are not recorded (streamcheck reads CPython 3.10 "
                  "to 3.13); call sites are native frames only",
                  major, minor);
-        sc_rec_note note = {.code = SC_NOTE_PYTHON_UNREAD};
-        sc_tbuf_put(SC_REC_NOTE, &note, sizeof note, text, strlen(text) + 1);
+        sc_py_note(text);
         return;
     }
     sc_py = layout;
@@ -228,7 +232,10 @@ int sc_python_stack(sc_py_frame *out, int max, uint16_t *state)
     if (r.failed) {
         /* The layout does not fit this interpreter (a debug or free-threaded build): stop
          * reading it for good rather than risk a fault. */
-        if (r.careful) atomic_store(&sc_py_verified, -1);
+        if (r.careful && atomic_exchange(&sc_py_verified, -1) == 0)
+            sc_py_note("Python frames could not be read (a build whose layout streamcheck "
+                       "does not know, such as a debug or free-threaded one, or "
+                       "process_vm_readv refused): call sites are native frames only");
         *state = SC_PY_UNREADABLE;
         return 0;
     }

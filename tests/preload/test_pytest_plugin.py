@@ -30,7 +30,9 @@ SUITE = pathlib.Path(__file__).parent / "python" / "suite.py"
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 
 sys.path.insert(0, str(SOURCE / "tests" / "cli"))
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import sctrace  # noqa: E402
+from sanitized import sanitized  # noqa: E402
 
 # The suite's tests, as pytest names them (run from the folder holding suite.py), and the
 # two whose CUDA work falls into the trap.
@@ -51,6 +53,8 @@ def built():
             pytest.skip(f"{p} not built (needs the CUDA toolkit's CUPTI headers)")
     if subprocess.run([PYTHON, "-c", "import pytest"], capture_output=True).returncode:
         pytest.skip(f"{PYTHON} has no pytest")
+    if sanitized(LIB):
+        pytest.skip(f"{LIB} is built with a sanitizer: a Python interpreter cannot load it")
 
 
 def clean_env(**extra):

@@ -28,7 +28,9 @@ REPORT = BUILD / "src" / "report" / "streamcheck-report"
 PROGRAM = pathlib.Path(__file__).parent / "python" / "calls.py"
 
 sys.path.insert(0, str(SOURCE / "tests" / "cli"))
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import sctrace  # noqa: E402
+from sanitized import sanitized  # noqa: E402
 
 MARKS = {m: i + 1 for i, line in enumerate(PROGRAM.read_text().splitlines())
          for m in re.findall(r"# MARK (\w+)", line)}
@@ -54,17 +56,6 @@ def pythons():
 
 PYTHONS = pythons()
 READ = sorted(m for m in PYTHONS if 10 <= m <= 13)
-
-
-def sanitized(lib):
-    """A library built with ASan or TSan runs only in programs built with it (the fake
-    driver is); a Python interpreter is not: such a build is tested by the other suites."""
-    try:
-        dynamic = subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True,
-                                 timeout=30).stdout
-    except OSError:
-        return False
-    return any(name in dynamic for name in ("libtsan", "libasan"))
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -97,8 +97,8 @@ static void test_first_launch_behind_other_stream(void **state)
     assert_true(syn_evidence(ev, n, "later_overlapped") == 1.0);
     assert_true(syn_evidence(ev, n, "long_first_call") == 0.0);
     assert_string_equal(f->worst.text,
-                        "first launch of sweep_kernel on stream 21 waited 990.0 us behind "
-                        "spin_kernel on stream 20 (launch call 5.0 us, usually 5.0 us)");
+                        "first launch of sweep_kernel on stream 21 waited 990 us behind "
+                        "spin_kernel on stream 20 (launch call 5.00 us, usually 5.00 us)");
     assert_non_null(strstr(f->title, "lazy module loading"));
     assert_non_null(strstr(f->fix, "CUDA_MODULE_LOADING=EAGER"));
     sc_analysis_free(&a);
@@ -389,7 +389,7 @@ static void test_load_record_call_waited(void **state)
     assert_true(syn_evidence(ev, n, "held_operations") == 0.0);
     assert_true(syn_evidence(ev, n, "waited_behind_stream") == A);
     assert_non_null(strstr(f->worst.text, "first launch of sweep_kernel on stream 21 loaded "
-                                          "its module (10.0 us): the call waited 2490.0 us "
+                                          "its module (10.0 us): the call waited 2.49 ms "
                                           "for spin_kernel on stream 20 to end"));
     assert_int_equal(f->waited_ns, US(2490));
     assert_int_equal(f->cost_ns, US(115));

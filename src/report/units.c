@@ -45,3 +45,17 @@ const char *sc_report_fmt_speedup(const sc_overlap *o, char buf[SC_FMT_SIZE])
         snprintf(buf, SC_FMT_SIZE, "unknown");
     return buf;
 }
+
+const char *sc_report_evidence_label(const sc_evidence *e, char *buf, size_t n)
+{
+    const char *key = e->key ? e->key : "?";
+    const char *unit = e->unit ? e->unit : "";
+    size_t len = strlen(key);
+    /* "wait_us" beside "2.96 ms" would name a unit the value is not in: the formatter
+     * chose the unit, so the key loses its suffix ("wait 2.96 ms") */
+    if ((strcmp(unit, "us") == 0 || strcmp(unit, "ns") == 0) && e->value >= 0 && len > 3 &&
+        key[len - 3] == '_' && strcmp(key + len - 2, unit) == 0)
+        len -= 3;
+    snprintf(buf, n, "%.*s", (int)len, key);
+    return buf;
+}

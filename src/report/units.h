@@ -16,5 +16,8 @@ const char *sc_report_fmt_speedup(const sc_overlap *o, char buf[SC_FMT_SIZE]);
 const char *sc_report_fmt_bytes(double bytes, char buf[SC_FMT_SIZE]);
 /* An evidence value in its unit: "us" as a time, "bytes" as a size, "ratio" as "1.84x". */
 const char *sc_report_fmt_evidence(const sc_evidence *e, char buf[SC_FMT_SIZE]);
+/* Its key as a label beside that value: "wait" for "wait_us" printed as "2.96 ms" (the value
+ * carries the unit), the key itself otherwise. Cut to n - 1 bytes (keys are short). */
+const char *sc_report_evidence_label(const sc_evidence *e, char *buf, size_t n);
 
 #endif

@@ -95,7 +95,8 @@ typedef struct sc_instance {
     /* The call whose stack is its site: the call itself, or, where its stack was not sampled
      * (SC_API_STACK_SHARED*), the sampled call of the same class, stream and thread. */
     const sc_api_call *site;
-    char text[200];                 /* one line: what happened here */
+    char *text;                     /* one line, what happened here: never cut (writers wrap
+                                       or ellipsize it for display); owned by the analysis */
     sc_evidence evidence[SC_MAX_EVIDENCE];
     size_t n_evidence;
 } sc_instance;
@@ -121,7 +122,10 @@ typedef struct sc_site {
 typedef struct sc_finding {
     const char *rule;               /* stable id: "legacy-stream", "pageable-async", ... */
     sc_severity severity;
-    char title[200];                /* one line: what is wrong, with the key number */
+    char *title;                    /* one line, what is wrong with the key number: never cut
+                                       (writers wrap or ellipsize it for display); kernels
+                                       named as the sc_analyze_options hook wrote them; owned
+                                       by the analysis */
     const char *fix;                /* one line: what to change */
     uint64_t count;
     /* What fixing it would save: the run replayed as recorded minus the run replayed
@@ -235,7 +239,20 @@ typedef struct sc_analysis {
     sc_replay_summary replay;
 } sc_analysis;
 
-/* Returns 0, or -1 with a message in err (out of memory, inconsistent trace). */
+/* How findings write a kernel's name: a malloc'd name (the analysis frees it) or NULL to keep
+ * the name as recorded. The report tool passes its demangler, so titles read
+ * "sweep_kernel", not "_Z12sweep_kernelP6float4mi", while the analyzer links no C++
+ * runtime. Called once per distinct name. */
+typedef char *(*sc_kernel_name_fn)(const char *recorded);
+
+typedef struct sc_analyze_options {
+    sc_kernel_name_fn kernel_name;  /* NULL: kernels named as recorded */
+} sc_analyze_options;
+
+/* Returns 0, or -1 with a message in err (out of memory, inconsistent trace). opt may be
+ * NULL (all defaults); sc_analyze() is sc_analyze_with() without options. */
+int sc_analyze_with(const sc_trace *trace, const sc_analyze_options *opt, sc_analysis *out,
+                    char *err, size_t err_size);
 int sc_analyze(const sc_trace *trace, sc_analysis *out, char *err, size_t err_size);
 void sc_analysis_free(sc_analysis *analysis);
 

@@ -9,6 +9,7 @@
 #include "analyze/costs.h"
 #include "analyze/findings.h"
 #include "analyze/internal.h"
+#include "analyze/kernel_names.h"
 #include "analyze/ranges.h"
 #include "analyze/rules.h"
 
@@ -87,7 +88,8 @@ static int sc_rules_run(const sc_ctx *ctx, sc_analysis *a, char *err, size_t err
     return rc;
 }
 
-int sc_analyze(const sc_trace *trace, sc_analysis *out, char *err, size_t err_size)
+int sc_analyze_with(const sc_trace *trace, const sc_analyze_options *opt, sc_analysis *out,
+                    char *err, size_t err_size)
 {
     memset(out, 0, sizeof(*out));
     if (err && err_size)
@@ -95,15 +97,25 @@ int sc_analyze(const sc_trace *trace, sc_analysis *out, char *err, size_t err_si
     out->trace = trace;
     sc_ctx ctx = {.trace = trace, .analysis = out};
     int rc = sc_ctx_build(&ctx, out);
+    if (rc == 0 && opt && opt->kernel_name) {
+        ctx.kernel_names = sc_kernel_names_new(opt->kernel_name);
+        rc = ctx.kernel_names ? 0 : -1;
+    }
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "%s: out of memory while analyzing",
                  trace->path ? trace->path : "trace");
     if (rc == 0)
         rc = sc_rules_run(&ctx, out, err, err_size);
+    sc_kernel_names_free(ctx.kernel_names);    /* the titles hold copies */
     sc_ctx_free(&ctx);
     if (rc != 0)
         sc_analysis_free(out);
     return rc;
+}
+
+int sc_analyze(const sc_trace *trace, sc_analysis *out, char *err, size_t err_size)
+{
+    return sc_analyze_with(trace, NULL, out, err, err_size);
 }
 
 void sc_analysis_free(sc_analysis *analysis)
@@ -114,6 +126,8 @@ void sc_analysis_free(sc_analysis *analysis)
         free(analysis->devices[d].intervals);
     free(analysis->devices);
     free(analysis->streams);
+    for (size_t f = 0; analysis->findings && f < analysis->n_findings; f++)
+        sc_finding_free_texts(&analysis->findings[f]);
     free(analysis->findings);
     free(analysis->ranges);
     free(analysis->range_names);

@@ -23,6 +23,7 @@
 #include "analyze/legacy_waits.h"
 #include "analyze/rules.h"
 #include "analyze/stream_kind.h"
+#include "streamcheck/units.h"
 
 static const char *const sc_blocking_stream_fix =
     "create the stream with cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)";
@@ -111,22 +112,27 @@ static void sc_bs_instance(const sc_ctx *ctx, const sc_bs_tally *t, size_t slot,
     unsigned long long work = (unsigned long long)sc_bs_work(s);
     unsigned long long legacy = (unsigned long long)sc_bs_legacy_ops(ctx, t, slot);
     switch (sc_bs_severity(ctx, t, slot)) {
-    case SC_SEV_ERROR:
-        snprintf(inst->text, sizeof(inst->text),
-                 "blocking stream %u: %llu operations serialized with the legacy stream, "
-                 "%.1f us of waits", s->stream_id, (unsigned long long)t->serialized[slot],
-                 sc_ns_to_us(t->wait_ns[slot]));
+    case SC_SEV_ERROR: {
+        char t1[SC_FMT_SIZE];
+        sc_text_append(&inst->text,
+                       "blocking stream %u: %llu operations serialized with the legacy stream, "
+                       "%s of waits", s->stream_id, (unsigned long long)t->serialized[slot],
+                       sc_fmt_ns(t->wait_ns[slot], t1));
         break;
+    }
     case SC_SEV_WARNING:
-        snprintf(inst->text, sizeof(inst->text),
-                 "blocking stream %u ran %llu operations beside %llu on the legacy stream; "
-                 "nothing serialized in this run", s->stream_id, work, legacy);
+        sc_text_append(&inst->text,
+                       "blocking stream %u ran %llu operations beside %llu on the legacy "
+                       "stream; nothing serialized in this run", s->stream_id, work, legacy);
         break;
     default:
-        snprintf(inst->text, sizeof(inst->text),
-                 work ? "blocking stream %u: the legacy stream of device %u ran nothing"
-                      : "blocking stream %u ran nothing (device %u)",
-                 s->stream_id, s->device);
+        if (work)
+            sc_text_append(&inst->text,
+                           "blocking stream %u: the legacy stream of device %u ran nothing",
+                           s->stream_id, s->device);
+        else
+            sc_text_append(&inst->text, "blocking stream %u ran nothing (device %u)",
+                           s->stream_id, s->device);
         break;
     }
     sc_instance_evidence(inst, "stream", s->stream_id, "");
@@ -163,18 +169,20 @@ static void sc_bs_conclude(const sc_ctx *ctx, const sc_bs_tally *t, sc_severity 
     char list[64];
     sc_bs_stream_list(ctx, t, sev, list, sizeof(list));
     f->severity = sev;
+    char t1[SC_FMT_SIZE];
     if (sev == SC_SEV_ERROR)
-        snprintf(f->title, sizeof(f->title),
-                 "blocking stream(s) %s serialized with legacy-stream work: %llu operations "
-                 "waited %.3f ms", list, (unsigned long long)serialized, f->waited_ns / 1e6);
+        sc_text_append(&f->title,
+                       "blocking stream(s) %s serialized with legacy-stream work: %llu "
+                       "operations waited %s", list, (unsigned long long)serialized,
+                       sc_fmt_ns(f->waited_ns, t1));
     else if (sev == SC_SEV_WARNING)
-        snprintf(f->title, sizeof(f->title),
-                 "blocking stream(s) %s ran beside legacy-stream work; nothing serialized in "
-                 "this run", list);
+        sc_text_append(&f->title,
+                       "blocking stream(s) %s ran beside legacy-stream work; nothing serialized "
+                       "in this run", list);
     else
-        snprintf(f->title, sizeof(f->title),
-                 "blocking stream(s) %s created without cudaStreamNonBlocking; harmless in "
-                 "this run", list);
+        sc_text_append(&f->title,
+                       "blocking stream(s) %s created without cudaStreamNonBlocking; harmless "
+                       "in this run", list);
     if (sev == SC_SEV_NOTE)
         f->fix = sc_blocking_stream_fix_note;
     sc_finding_total(b, "streams", (double)f->count, "count");

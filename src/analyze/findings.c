@@ -24,16 +24,64 @@ static void sc_evidence_put(sc_evidence *ev, size_t *n, const char *key, double 
     ev[(*n)++] = (sc_evidence){key, value, unit};
 }
 
-void sc_text_append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+/* What a text that could not be written points at: appends to it do nothing, and
+ * sc_finding_finish fails the analysis for it, so no finding goes out with a text cut short. */
+static char sc_text_oom[1];
+
+static void sc_text_free(char **text)
 {
-    if (*used + 1 >= size)
+    if (*text != sc_text_oom)
+        free(*text);
+    *text = NULL;
+}
+
+void sc_text_append(char **text, const char *fmt, ...)
+{
+    if (*text == sc_text_oom)
         return;
+    char small[256];
     va_list ap;
     va_start(ap, fmt);
-    int w = vsnprintf(buf + *used, size - *used, fmt, ap);
+    int w = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    if (w > 0)
-        *used = *used + (size_t)w < size ? *used + (size_t)w : size - 1;
+    if (w < 0)
+        return;
+    size_t used = *text ? strlen(*text) : 0;
+    char *grown = realloc(*text, used + (size_t)w + 1);
+    if (!grown) {
+        sc_text_free(text);
+        *text = sc_text_oom;
+        return;
+    }
+    if ((size_t)w < sizeof small) {
+        memcpy(grown + used, small, (size_t)w + 1);
+    } else {    /* longer than the first try: write it again where it goes */
+        va_start(ap, fmt);
+        vsnprintf(grown + used, (size_t)w + 1, fmt, ap);
+        va_end(ap);
+    }
+    *text = grown;
+}
+
+/* A copy of an instance's text for a second holder (first and worst both keep theirs). */
+static char *sc_text_dup(const char *text)
+{
+    if (!text || text == sc_text_oom)
+        return (char *)text;
+    char *copy = strdup(text);
+    return copy ? copy : sc_text_oom;
+}
+
+static bool sc_text_ok(const char *text)
+{
+    return text && text != sc_text_oom;
+}
+
+void sc_finding_free_texts(sc_finding *f)
+{
+    sc_text_free(&f->title);
+    sc_text_free(&f->first.text);
+    sc_text_free(&f->worst.text);
 }
 
 void sc_instance_evidence(sc_instance *inst, const char *key, double value, const char *unit)
@@ -117,13 +165,25 @@ static int sc_mark_push(sc_mark_list *list, const sc_instance *inst)
     return 0;
 }
 
-int sc_finding_add(sc_finding_builder *b, const sc_instance *inst)
+int sc_finding_add(sc_finding_builder *b, sc_instance *inst)
 {
     sc_finding *f = &b->finding;
-    if (!b->has_instance || inst->start_ns < f->first.start_ns)
+    char *text = inst->text;    /* taken: at most one holder gets this, the other a copy */
+    inst->text = NULL;
+    bool first = !b->has_instance || inst->start_ns < f->first.start_ns;
+    bool worst = !b->has_instance || sc_worse(inst, &f->worst);
+    if (first) {
+        sc_text_free(&f->first.text);
         f->first = *inst;
-    if (!b->has_instance || sc_worse(inst, &f->worst))
+        f->first.text = worst ? sc_text_dup(text) : text;
+    }
+    if (worst) {
+        sc_text_free(&f->worst.text);
         f->worst = *inst;
+        f->worst.text = text;
+    }
+    if (!first && !worst)
+        sc_text_free(&text);
     b->has_instance = true;
     f->count++;
     f->waited_ns += inst->cost_ns;
@@ -274,6 +334,9 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
     }
     int rc = sc_finding_sites(b);
     sc_finding *f = &b->finding;
+    if (!sc_text_ok(f->title) ||
+        (b->has_instance && (!sc_text_ok(f->first.text) || !sc_text_ok(f->worst.text))))
+        rc = -1;    /* out of memory while writing them: no finding with a text cut short */
     f->first.site = sc_ctx_site(ctx, f->first.call);
     f->worst.site = sc_ctx_site(ctx, f->worst.call);
     f->share = ctx->run_span_ns ? (double)f->cost_ns / (double)ctx->run_span_ns : 0.0;
@@ -288,6 +351,7 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
         out->fixes[out->n] = b->fixes;
         b->fixes = (sc_fix_list){0};
         out->items[out->n++] = *f;
+        *f = (sc_finding){0};   /* its texts are the list's now */
     }
     sc_finding_discard(b);
     return rc;
@@ -295,6 +359,7 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
 
 void sc_finding_discard(sc_finding_builder *b)
 {
+    sc_finding_free_texts(&b->finding);
     free(b->entries);
     b->entries = NULL;
     b->n_entries = b->cap_entries = 0;
@@ -378,6 +443,8 @@ void sc_finding_list_drop_fixes(sc_finding_list *list)
 
 void sc_finding_list_free(sc_finding_list *list)
 {
+    for (size_t i = 0; list->items && i < list->n; i++)
+        sc_finding_free_texts(&list->items[i]);
     sc_finding_list_drop_marks(list);
     sc_finding_list_drop_fixes(list);
     free(list->items);

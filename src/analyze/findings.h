@@ -70,23 +70,26 @@ typedef struct sc_rule {
 void sc_finding_begin(sc_finding_builder *b, const char *rule, const char *fix);
 /* Counts an instance: first (earliest start), worst (cost, then duration), its site. The
  * instance's cost_ns is what it measured (a wait, device idle): it adds to the finding's
- * waited_ns, and the finding's saving (costs.c) is shared among instances in proportion. */
-int sc_finding_add(sc_finding_builder *b, const sc_instance *inst);
+ * waited_ns, and the finding's saving (costs.c) is shared among instances in proportion.
+ * Takes the instance's text (inst->text is NULL afterwards), also when it fails. */
+int sc_finding_add(sc_finding_builder *b, sc_instance *inst);
 /* Says what fixing the finding removes from the replay; duplicates are harmless. Returns 0,
  * or -1 when out of memory. */
 int sc_finding_fix(sc_finding_builder *b, sc_fix_kind kind, size_t index);
 /* Adds a named total to the finding (ignored past SC_MAX_EVIDENCE). */
 void sc_finding_total(sc_finding_builder *b, const char *key, double value, const char *unit);
-/* Picks the top sites and the share of the run, appends the finding to out, frees the
- * builder. Returns 0 or -1 when out of memory. */
+/* Picks the top sites and the share of the run, appends the finding to out (which owns its
+ * title and texts from then on), frees the builder. Returns 0 or -1 when out of memory (a
+ * title or text that could not be written included). */
 int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list *out);
-/* Frees the builder without producing a finding. */
+/* Frees the builder, its title and texts included, without producing a finding. */
 void sc_finding_discard(sc_finding_builder *b);
 
-/* Appends to a one-line text of `size` bytes, cut silently at its end (texts are for people;
- * the evidence keeps the numbers). *used is how much of it is written. */
-__attribute__((format(printf, 4, 5)))
-void sc_text_append(char *buf, size_t size, size_t *used, const char *fmt, ...);
+/* Appends to a malloc'd one-line text (*text NULL: empty), growing it: titles and texts
+ * are never cut, a writer wraps or ellipsizes them for display. Out of memory leaves *text
+ * as it was (sc_finding_finish then fails the analysis when the title is missing). */
+__attribute__((format(printf, 2, 3)))
+void sc_text_append(char **text, const char *fmt, ...);
 
 /* Adds a named number to an instance (ignored past SC_MAX_EVIDENCE). */
 void sc_instance_evidence(sc_instance *inst, const char *key, double value, const char *unit);
@@ -103,6 +106,9 @@ int sc_finding_list_sort(sc_finding_list *list);
 void sc_finding_list_drop_marks(sc_finding_list *list);
 /* Frees the fixes only. */
 void sc_finding_list_drop_fixes(sc_finding_list *list);
+/* Frees the list, its findings' titles and texts included. */
 void sc_finding_list_free(sc_finding_list *list);
+/* Frees one finding's title and texts (the finding itself is the caller's). */
+void sc_finding_free_texts(sc_finding *finding);
 
 #endif

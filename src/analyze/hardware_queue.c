@@ -23,6 +23,8 @@
 #include "analyze/launches.h"
 #include "analyze/rules.h"
 #include "trace/sort.h"
+#include "analyze/kernel_names.h"
+#include "streamcheck/units.h"
 
 #define SC_HWQ_MIN_WAIT_NS 20000u
 #define SC_HWQ_RELEASE_NS 20000u        /* K started at most this long after P started */
@@ -65,12 +67,12 @@ static void sc_hwq_instance(const sc_ctx *ctx, const sc_launch *l, size_t k, siz
     inst->end_ns = kk->rec.start_ns;
     inst->cost_ns = wait;
     inst->call = l[k].call;
-    size_t used = 0;
-    sc_text_append(inst->text, sizeof inst->text, &used,
-                   "%.40s on stream %u waited %.0f us for %.40s of stream %u, issued before it "
-                   "to the same hardware queue, to start",
-                   kk->name ? kk->name : "?", st[l[k].slot].stream_id, sc_ns_to_us(wait),
-                   pk->name ? pk->name : "?", st[l[p].slot].stream_id);
+    char t1[SC_FMT_SIZE];
+    sc_text_append(&inst->text,
+                   "%s on stream %u waited %s for %s of stream %u, issued before it to the same "
+                   "hardware queue, to start",
+                   sc_ctx_kernel_name(ctx, kk), st[l[k].slot].stream_id, sc_fmt_ns(wait, t1),
+                   sc_ctx_kernel_name(ctx, pk), st[l[p].slot].stream_id);
     sc_instance_evidence(inst, "wait_us", sc_ns_to_us(wait), "us");
     sc_instance_evidence(inst, "stream", st[l[k].slot].stream_id, "");
     sc_instance_evidence(inst, "queued_behind_stream", st[l[p].slot].stream_id, "");
@@ -78,11 +80,12 @@ static void sc_hwq_instance(const sc_ctx *ctx, const sc_launch *l, size_t k, siz
 
 static void sc_hwq_conclude(const sc_hwq_totals *tot, sc_finding_builder *b)
 {
-    snprintf(b->finding.title, sizeof b->finding.title,
-             "%llu kernel%s waited %.3f ms in all behind other streams' work in a shared "
-             "hardware queue: %u streams share %u queues (CUDA_DEVICE_MAX_CONNECTIONS)",
-             (unsigned long long)tot->count, tot->count == 1 ? "" : "s", tot->wait_ns / 1e6,
-             tot->streams, tot->queues);
+    char t1[SC_FMT_SIZE];
+    sc_text_append(&b->finding.title,
+                   "%llu kernel%s waited %s in all behind other streams' work in a shared "
+                   "hardware queue: %u streams share %u queues (CUDA_DEVICE_MAX_CONNECTIONS)",
+                   (unsigned long long)tot->count, tot->count == 1 ? "" : "s",
+                   sc_fmt_ns(tot->wait_ns, t1), tot->streams, tot->queues);
     sc_finding_total(b, "kernels", (double)tot->count, "count");
     sc_finding_total(b, "wait_us", sc_ns_to_us(tot->wait_ns), "us");
     sc_finding_total(b, "streams", tot->streams, "count");

@@ -23,6 +23,7 @@
 #include "analyze/rules.h"
 #include "analyze/work.h"
 #include "trace/sort.h"
+#include "streamcheck/units.h"
 
 #define SC_HOST_FUNC_MIN_NS 20000u  /* shorter: the stream's or the launch's own lag */
 
@@ -119,11 +120,12 @@ static bool sc_hf_instance(const sc_ctx *ctx, const sc_hf_work *v, size_t next,
     inst->end_ns = w.start_ns;
     inst->cost_ns = held;
     inst->call = call;
-    snprintf(inst->text, sizeof inst->text,
-             "%s on stream %u: the stream's next %s started %.1f us after it could have "
-             "(the work before the function ended, and the next work was issued)",
-             call->name ? call->name : "host function", s->stream_id,
-             sc_work_kind_name(w.kind), sc_ns_to_us(held));
+    char t1[SC_FMT_SIZE];
+    sc_text_append(&inst->text,
+                   "%s on stream %u: the stream's next %s started %s after it could have (the "
+                   "work before the function ended, and the next work was issued)",
+                   call->name ? call->name : "host function", s->stream_id,
+                   sc_work_kind_name(w.kind), sc_fmt_ns(held, t1));
     sc_instance_evidence(inst, "held_us", sc_ns_to_us(held), "us");
     sc_instance_evidence(inst, "stream", (double)s->stream_id, "");
     return true;
@@ -131,10 +133,12 @@ static bool sc_hf_instance(const sc_ctx *ctx, const sc_hf_work *v, size_t next,
 
 static void sc_hf_conclude(const sc_hf_totals *tot, sc_finding_builder *b)
 {
-    snprintf(b->finding.title, sizeof b->finding.title,
-             "%llu host functions queued on streams held the streams' next work back: "
-             "%.3f ms in all, longest %.1f us",
-             (unsigned long long)tot->count, tot->held_ns / 1e6, sc_ns_to_us(tot->longest_ns));
+    char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
+    sc_text_append(&b->finding.title,
+                   "%llu host functions queued on streams held the streams' next work back: "
+                   "%s in all, longest %s",
+                   (unsigned long long)tot->count, sc_fmt_ns(tot->held_ns, t1),
+                   sc_fmt_ns(tot->longest_ns, t2));
     sc_finding_total(b, "count", (double)tot->count, "count");
     sc_finding_total(b, "held_us", sc_ns_to_us(tot->held_ns), "us");
     sc_finding_total(b, "longest_held_us", sc_ns_to_us(tot->longest_ns), "us");

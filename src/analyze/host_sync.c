@@ -18,6 +18,7 @@
 #include "analyze/findings.h"
 #include "analyze/polls.h"
 #include "analyze/rules.h"
+#include "streamcheck/units.h"
 
 
 static const char *const sc_hostsync_fix =
@@ -37,22 +38,23 @@ static bool sc_is_sync(uint16_t c)
 static void sc_hostsync_instance(const sc_api_call *call, uint64_t start, uint64_t queries,
                                  const sc_blocking *m, sc_instance *inst)
 {
-    char streams[64];
+    char streams[128];  /* 4 ids of 10 digits and ", ... (N streams)": fits uncut */
     sc_blocking_streams_text(m, streams, sizeof(streams));
     memset(inst, 0, sizeof(*inst));
     inst->start_ns = start;
     inst->end_ns = start + m->blocked_ns;
     inst->cost_ns = m->cost_ns;
     inst->call = call;
-    int w = queries ? snprintf(inst->text, sizeof(inst->text), "%s polled %llu times: ",
-                               call->name, (unsigned long long)queries)
-                    : snprintf(inst->text, sizeof(inst->text), "%s: ", call->name);
-    size_t used = w > 0 && (size_t)w < sizeof(inst->text) ? (size_t)w : 0;
-    snprintf(inst->text + used, sizeof(inst->text) - used,
-             "host blocked %.1f us%s%s%s; device idle %.1f us in it and %.1f us after it",
-             sc_ns_to_us(m->blocked_ns), m->n_drained ? " waiting for stream(s) " : "",
-             streams, m->n_drained ? "" : " (nothing in flight)", sc_ns_to_us(m->idle_ns),
-             sc_ns_to_us(m->starve_ns));
+    if (queries)
+        sc_text_append(&inst->text, "%s polled %llu times: ", call->name,
+                       (unsigned long long)queries);
+    else
+        sc_text_append(&inst->text, "%s: ", call->name);
+    char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE], t3[SC_FMT_SIZE];
+    sc_text_append(&inst->text, "host blocked %s%s%s%s; device idle %s in it and %s after it",
+                   sc_fmt_ns(m->blocked_ns, t1), m->n_drained ? " waiting for stream(s) " : "",
+                   streams, m->n_drained ? "" : " (nothing in flight)", sc_fmt_ns(m->idle_ns, t2),
+                   sc_fmt_ns(m->starve_ns, t3));
     sc_instance_evidence(inst, "host_blocked_us", sc_ns_to_us(m->blocked_ns), "us");
     sc_instance_evidence(inst, "wait_us",
                          m->n_drained ? sc_ns_to_us(m->drained_end_ns - start) : 0.0, "us");
@@ -121,10 +123,11 @@ static void sc_hostsync_conclude(const sc_hostsync_totals *tot,
     if (tot->episodes > 0)
         snprintf(polls, sizeof(polls), " (%llu of them polling loops)",
                  (unsigned long long)tot->episodes);
-    snprintf(f->title, sizeof(f->title),
-             "%llu host synchronizations%s blocked the host %.3f ms; the device starved "
-             "%.3f ms", (unsigned long long)tot->count, polls, tot->blocked_ns / 1e6,
-             tot->cost_ns / 1e6);
+    char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
+    sc_text_append(&f->title,
+                   "%llu host synchronizations%s blocked the host %s; the device starved %s",
+                   (unsigned long long)tot->count, polls, sc_fmt_ns(tot->blocked_ns, t1),
+                   sc_fmt_ns(tot->cost_ns, t2));
     sc_finding_total(b, "count", (double)tot->count, "count");
     sc_finding_total(b, "polling_episodes", (double)tot->episodes, "count");
     sc_finding_total(b, "host_blocked_us", sc_ns_to_us(tot->blocked_ns), "us");

@@ -31,6 +31,7 @@
 #include "analyze/findings.h"
 #include "analyze/loop_calls.h"
 #include "analyze/rules.h"
+#include "streamcheck/units.h"
 
 
 typedef struct sc_implicit_totals {
@@ -90,27 +91,23 @@ static const sc_api_call *sc_implicit_next(const sc_ctx *ctx, const sc_api_call 
 static void sc_implicit_instance(const sc_ctx *ctx, const sc_api_call *call,
                                  const sc_blocking *m, sc_instance *inst)
 {
-    char streams[64];
+    char streams[128];  /* 4 ids of 10 digits and ", ... (N streams)": fits uncut */
     sc_blocking_streams_text(m, streams, sizeof(streams));
     memset(inst, 0, sizeof(*inst));
     inst->start_ns = call->rec.start_ns;
     inst->end_ns = call->rec.start_ns + m->blocked_ns;
     inst->cost_ns = m->cost_ns;
     inst->call = call;
-    size_t used = 0;
-    sc_text_append(inst->text, sizeof(inst->text), &used,
-                   "%.32s blocked the host %.1f us waiting for stream(s) %s", call->name,
-                   sc_ns_to_us(m->blocked_ns), streams);
+    char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
+    sc_text_append(&inst->text, "%s blocked the host %s waiting for stream(s) %s", call->name,
+                   sc_fmt_ns(m->blocked_ns, t1), streams);
     if (m->other_thread)    /* a thread held up by another thread's work */
-        sc_text_append(inst->text, sizeof(inst->text), &used, " of thread %u",
-                       (unsigned)m->last_tid);
+        sc_text_append(&inst->text, " of thread %u", (unsigned)m->last_tid);
     const sc_api_call *next = sc_implicit_next(ctx, call);
     if (next)
-        sc_text_append(inst->text, sizeof(inst->text), &used, "; its thread's next call, %.32s,"
-                       " waited with it", next->name);
-    sc_text_append(inst->text, sizeof(inst->text), &used,
-                   "; device idle %.1f us in it and %.1f us after it", sc_ns_to_us(m->idle_ns),
-                   sc_ns_to_us(m->starve_ns));
+        sc_text_append(&inst->text, "; its thread's next call, %s, waited with it", next->name);
+    sc_text_append(&inst->text, "; device idle %s in it and %s after it",
+                   sc_fmt_ns(m->idle_ns, t1), sc_fmt_ns(m->starve_ns, t2));
     sc_instance_evidence(inst, "host_blocked_us", sc_ns_to_us(m->blocked_ns), "us");
     /* how far into the call the drained work ended: the wait itself */
     sc_instance_evidence(inst, "wait_us", sc_ns_to_us(m->drained_end_ns - call->rec.start_ns),
@@ -130,11 +127,12 @@ static void sc_implicit_conclude(const sc_implicit_totals *tot,
 {
     sc_finding *f = &b->finding;
     f->fix = sc_implicit_fix(f->worst.call ? f->worst.call->rec.call_class : SC_CALL_OTHER);
-    snprintf(f->title, sizeof(f->title),
-             "%llu calls waited for other streams' work (worst: %s): host blocked %.3f ms, "
-             "device lost %.3f ms",
-             (unsigned long long)tot->count, f->worst.call ? f->worst.call->name : "?",
-             tot->blocked_ns / 1e6, tot->cost_ns / 1e6);
+    char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
+    sc_text_append(&f->title,
+                   "%llu calls waited for other streams' work (worst: %s): host blocked %s, "
+                   "device lost %s",
+                   (unsigned long long)tot->count, f->worst.call ? f->worst.call->name : "?",
+                   sc_fmt_ns(tot->blocked_ns, t1), sc_fmt_ns(tot->cost_ns, t2));
     sc_finding_total(b, "count", (double)tot->count, "count");
     sc_finding_total(b, "checked_calls", (double)tot->checked, "count");
     sc_finding_total(b, "host_blocked_us", sc_ns_to_us(tot->blocked_ns), "us");

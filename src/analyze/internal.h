@@ -63,6 +63,8 @@ typedef struct sc_ctx {
     size_t n_polls;
     sc_pinned_rate pinned_rate;     /* pinned copies' rate per direction (pinned_rate.h):
                                        pageable-async, managed memory, the replay */
+    struct sc_kernel_names *kernel_names;   /* kernels as findings name them
+                                               (kernel_names.h) */
 } sc_ctx;
 
 /* Builds the context of an analysis (filling a's run span, devices and streams); returns 0,

@@ -51,6 +51,8 @@
 #include "analyze/rules.h"
 #include "analyze/stream_kind.h"
 #include "trace/sort.h"
+#include "analyze/kernel_names.h"
+#include "streamcheck/units.h"
 
 #define SC_LAZY_TOL_NS 1000u            /* clock noise between "ended" and "started" */
 #define SC_LAZY_AFTER_NS 20000u         /* started at most this long after the work ended */
@@ -195,11 +197,11 @@ static sc_lazy_verdict sc_lazy_judge(const sc_ctx *ctx, const sc_launch *l,
 }
 
 /* "sweep_kernel" or "a memcpy": the work a first launch waited behind. */
-static const char *sc_lazy_work_name(const sc_trace *t, size_t pos)
+static const char *sc_lazy_work_name(const sc_ctx *ctx, size_t pos)
 {
-    sc_work w = sc_work_at(t, pos);
+    sc_work w = sc_work_at(ctx->trace, pos);
     if (w.kind == SC_WORK_KERNEL)
-        return t->kernels[w.index].name ? t->kernels[w.index].name : "?";
+        return sc_ctx_kernel_name(ctx, &ctx->trace->kernels[w.index]);
     return w.kind == SC_WORK_MEMCPY ? "a memcpy" : "a memset";
 }
 
@@ -214,12 +216,15 @@ static void sc_lazy_instance(const sc_ctx *ctx, size_t kernel, const sc_launch *
     inst->end_ns = k->rec.end_ns > k->rec.start_ns ? k->rec.end_ns : k->rec.start_ns;
     inst->cost_ns = v->delay_ns;
     inst->call = l->call;
-    snprintf(inst->text, sizeof(inst->text),
-             "first launch of %.48s on stream %u waited %.1f us behind %.40s on stream %u "
-             "(launch call %.1f us, usually %.1f us)",
-             k->name ? k->name : "?", s[l->slot].stream_id, sc_ns_to_us(v->delay_ns),
-             sc_lazy_work_name(ctx->trace, l->front_work), s[l->front_slot].stream_id,
-             sc_ns_to_us(v->call_ns), later->has_usual ? sc_ns_to_us(later->usual_call_ns) : 0.0);
+    char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
+    sc_text_append(&inst->text,
+                   "first launch of %s on stream %u waited %s behind %s on stream %u (launch "
+                   "call %s", sc_ctx_kernel_name(ctx, k), s[l->slot].stream_id,
+                   sc_fmt_ns(v->delay_ns, t1), sc_lazy_work_name(ctx, l->front_work),
+                   s[l->front_slot].stream_id, sc_fmt_ns(v->call_ns, t2));
+    if (later->has_usual)   /* no later launch: no usual time to compare with */
+        sc_text_append(&inst->text, ", usually %s", sc_fmt_ns(later->usual_call_ns, t1));
+    sc_text_append(&inst->text, ")");
     sc_instance_evidence(inst, "delay_us", sc_ns_to_us(v->delay_ns), "us");
     sc_instance_evidence(inst, "first_call_us", sc_ns_to_us(v->call_ns), "us");
     if (later->has_usual)
@@ -234,12 +239,15 @@ static void sc_lazy_instance(const sc_ctx *ctx, size_t kernel, const sc_launch *
 static void sc_lazy_conclude(sc_finding_builder *b)
 {
     sc_finding *f = &b->finding;
-    if (f->count == 1)
-        snprintf(f->title, sizeof(f->title), "%.175s (lazy module loading)", f->worst.text);
-    else
-        snprintf(f->title, sizeof(f->title),
-                 "%llu kernels waited for other streams' work on their first launch (lazy "
-                 "module loading): %.3f ms", (unsigned long long)f->count, f->waited_ns / 1e6);
+    if (f->count == 1) {
+        sc_text_append(&f->title, "%s (lazy module loading)", f->worst.text);
+    } else {
+        char t1[SC_FMT_SIZE];
+        sc_text_append(&f->title,
+                       "%llu kernels waited for other streams' work on their first launch "
+                       "(lazy module loading): %s", (unsigned long long)f->count,
+                       sc_fmt_ns(f->waited_ns, t1));
+    }
     sc_finding_total(b, "kernels", (double)f->count, "count");
     sc_finding_total(b, "delay_us", sc_ns_to_us(f->waited_ns), "us");
     sc_finding_total(b, "worst_delay_us", sc_ns_to_us(f->worst.cost_ns), "us");
@@ -427,28 +435,27 @@ static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
     inst.end_ns = kr->end_ns > kr->start_ns ? kr->end_ns : kr->start_ns;
     inst.cost_ns = host_wait + delay;
     inst.call = call;
-    size_t used = 0;
-    sc_text_append(inst.text, sizeof(inst.text), &used,
-                   "first launch of %.40s on stream %u loaded its module (%.1f us): ",
-                   t->kernels[k].name ? t->kernels[k].name : "?", s[l->slot].stream_id,
-                   sc_ns_to_us(load));
+    char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
+    sc_text_append(&inst.text, "first launch of %s on stream %u loaded its module (%s): ",
+                   sc_ctx_kernel_name(ctx, &t->kernels[k]), s[l->slot].stream_id,
+                   sc_fmt_ns(load, t1));
     if (call_waited)
-        sc_text_append(inst.text, sizeof(inst.text), &used, "the call waited %.1f us",
-                       sc_ns_to_us(host_wait));
+        sc_text_append(&inst.text, "the call waited %s", sc_fmt_ns(host_wait, t1));
     if (held)
-        sc_text_append(inst.text, sizeof(inst.text), &used, "%s%zu operation%s waited %.1f us",
-                       call_waited ? ", " : "", held, held == 1 ? "" : "s",
-                       sc_ns_to_us(delay));
-    sc_text_append(inst.text, sizeof(inst.text), &used, " for %.32s on stream %u to end",
-                   sc_lazy_work_name(t, front.work), s[front.slot].stream_id);
+        sc_text_append(&inst.text, "%s%zu operation%s waited %s", call_waited ? ", " : "", held,
+                       held == 1 ? "" : "s", sc_fmt_ns(delay, t2));
+    sc_text_append(&inst.text, " for %s on stream %u to end", sc_lazy_work_name(ctx, front.work),
+                   s[front.slot].stream_id);
     sc_instance_evidence(&inst, "load_us", sc_ns_to_us(load), "us");
     sc_instance_evidence(&inst, "delay_us", sc_ns_to_us(host_wait + delay), "us");
     sc_instance_evidence(&inst, "held_operations", (double)held, "count");
     sc_instance_evidence(&inst, "call_waited", call_waited ? 1.0 : 0.0, "");
     sc_instance_evidence(&inst, "stream", s[l->slot].stream_id, "");
     sc_instance_evidence(&inst, "waited_behind_stream", s[front.slot].stream_id, "");
-    if (sc_finding_fix(b, SC_FIX_NO_LOAD, (size_t)(call - t->calls)) != 0)
+    if (sc_finding_fix(b, SC_FIX_NO_LOAD, (size_t)(call - t->calls)) != 0) {
+        free(inst.text);
         return -1;
+    }
     return sc_finding_add(b, &inst);
 }
 

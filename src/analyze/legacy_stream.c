@@ -15,6 +15,7 @@
 #include "analyze/legacy_waits.h"
 #include "analyze/rules.h"
 #include "analyze/work.h"
+#include "streamcheck/units.h"
 
 static const char *const sc_legacy_fix =
     "create streams with cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), or move this "
@@ -68,16 +69,16 @@ static void sc_legacy_instance(const sc_ctx *ctx, const sc_legacy_waits *set,
     inst->cost_ns = x->wait_ns + x->caused_ns;
     inst->call = x->call;
     const char *what = sc_work_kind_name(x->work);
+    char t1[SC_FMT_SIZE];
     if (x->wait_ns > 0)
-        snprintf(inst->text, sizeof(inst->text),
-                 "%s on the legacy stream waited %.1f us for blocking stream %u", what,
-                 sc_ns_to_us(x->wait_ns), sc_legacy_blocking_stream(ctx, set, x));
+        sc_text_append(&inst->text, "%s on the legacy stream waited %s for blocking stream %u",
+                       what, sc_fmt_ns(x->wait_ns, t1), sc_legacy_blocking_stream(ctx, set, x));
     else if (x->caused_ns > 0)
-        snprintf(inst->text, sizeof(inst->text),
-                 "%s on the legacy stream held back blocking-stream work for %.1f us", what,
-                 sc_ns_to_us(x->caused_ns));
+        sc_text_append(&inst->text,
+                       "%s on the legacy stream held back blocking-stream work for %s", what,
+                       sc_fmt_ns(x->caused_ns, t1));
     else
-        snprintf(inst->text, sizeof(inst->text), "%s on the legacy stream", what);
+        sc_text_append(&inst->text, "%s on the legacy stream", what);
     sc_instance_evidence(inst, "duration_us", sc_ns_to_us(x->end_ns - x->start_ns), "us");
     sc_instance_evidence(inst, "wait_us", sc_ns_to_us(x->wait_ns), "us");
     sc_instance_evidence(inst, "caused_wait_us", sc_ns_to_us(x->caused_ns), "us");
@@ -114,19 +115,20 @@ static void sc_legacy_conclude(const sc_ctx *ctx, const sc_legacy_totals *tot,
     if (tot->wait_ns > 0) {
         char streams[64];
         sc_legacy_stream_list(ctx, tot, streams, sizeof(streams));
-        snprintf(f->title, sizeof(f->title),
-                 "legacy stream serialized with blocking stream(s) %s: %llu operations "
-                 "waited %.3f ms",
-                 streams, (unsigned long long)tot->serialized, tot->wait_ns / 1e6);
+        char t1[SC_FMT_SIZE];
+        sc_text_append(&f->title,
+                       "legacy stream serialized with blocking stream(s) %s: %llu operations "
+                       "waited %s",
+                       streams, (unsigned long long)tot->serialized, sc_fmt_ns(tot->wait_ns, t1));
     } else if (tot->blocking_work > 0) {
         f->fix = sc_legacy_fix;
-        snprintf(f->title, sizeof(f->title),
-                 "%llu operations on the legacy stream beside blocking streams; nothing "
-                 "serialized in this run", ops);
+        sc_text_append(&f->title,
+                       "%llu operations on the legacy stream beside blocking streams; nothing "
+                       "serialized in this run", ops);
     } else {
         f->fix = sc_legacy_fix_note;
-        snprintf(f->title, sizeof(f->title),
-                 "%llu operations on the legacy stream; nothing serialized", ops);
+        sc_text_append(&f->title, "%llu operations on the legacy stream; nothing serialized",
+                       ops);
     }
     sc_finding_total(b, "operations", (double)tot->operations, "count");
     sc_finding_total(b, "serialized", (double)tot->serialized, "count");

@@ -23,6 +23,8 @@
 #include "analyze/findings.h"
 #include "analyze/rules.h"
 #include "analyze/unified.h"
+#include "analyze/kernel_names.h"
+#include "streamcheck/units.h"
 
 #define SC_MANAGED_MIN_NS 10000u
 
@@ -45,14 +47,13 @@ static void sc_managed_instance(const sc_ctx *ctx, const sc_unified *u, size_t k
     inst->end_ns = kr->rec.start_ns + dur;
     inst->cost_ns = uk->migrating_ns;
     inst->call = sc_ctx_call(ctx, kr->rec.correlation_id);
-    /* one line: a long kernel name may cut it short; the evidence keeps the numbers */
-    size_t used = 0;
-    sc_text_append(inst->text, sizeof inst->text, &used,
-                   "%.40s on stream %u ran %.0f us, %.0f us of it with %.2f MiB migrating on "
-                   "demand (%llu fault groups); prefetched ~%.0f us",
-                   kr->name ? kr->name : "?", kr->rec.stream_id, sc_ns_to_us(dur),
-                   sc_ns_to_us(uk->migrating_ns), (double)uk->bytes / (1024.0 * 1024.0),
-                   (unsigned long long)uk->fault_groups, sc_ns_to_us(uk->prefetched_ns));
+    char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE], t3[SC_FMT_SIZE], b1[SC_FMT_SIZE];
+    sc_text_append(&inst->text,
+                   "%s on stream %u ran %s, %s of it with %s migrating on demand (%llu fault "
+                   "groups); prefetched ~%s",
+                   sc_ctx_kernel_name(ctx, kr), kr->rec.stream_id, sc_fmt_ns(dur, t1),
+                   sc_fmt_ns(uk->migrating_ns, t2), sc_fmt_bytes((double)uk->bytes, b1),
+                   (unsigned long long)uk->fault_groups, sc_fmt_ns(uk->prefetched_ns, t3));
     sc_instance_evidence(inst, "migrating_us", sc_ns_to_us(uk->migrating_ns), "us");
     sc_instance_evidence(inst, "bytes", (double)uk->bytes, "bytes");
     sc_instance_evidence(inst, "fault_groups", (double)uk->fault_groups, "count");
@@ -65,12 +66,13 @@ static void sc_managed_instance(const sc_ctx *ctx, const sc_unified *u, size_t k
 static void sc_managed_conclude(const sc_managed_totals *tot, const sc_unified *u,
                                 sc_finding_builder *b)
 {
-    snprintf(b->finding.title, sizeof b->finding.title,
-             "%llu kernel%s waited for managed memory migrating on demand: %.2f MiB, %llu "
-             "fault groups, %.3f ms of their run",
-             (unsigned long long)tot->kernels, tot->kernels == 1 ? "" : "s",
-             (double)tot->bytes / (1024.0 * 1024.0), (unsigned long long)tot->fault_groups,
-             tot->migrating_ns / 1e6);
+    char t1[SC_FMT_SIZE], b1[SC_FMT_SIZE];
+    sc_text_append(&b->finding.title,
+                   "%llu kernel%s waited for managed memory migrating on demand: %s, %llu "
+                   "fault groups, %s of their run",
+                   (unsigned long long)tot->kernels, tot->kernels == 1 ? "" : "s",
+                   sc_fmt_bytes((double)tot->bytes, b1), (unsigned long long)tot->fault_groups,
+                   sc_fmt_ns(tot->migrating_ns, t1));
     sc_finding_total(b, "kernels", (double)tot->kernels, "count");
     sc_finding_total(b, "bytes", (double)tot->bytes, "bytes");
     sc_finding_total(b, "fault_groups", (double)tot->fault_groups, "count");

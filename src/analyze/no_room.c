@@ -35,6 +35,8 @@
 #include "analyze/occupancy.h"
 #include "analyze/rules.h"
 #include "analyze/stream_kind.h"
+#include "analyze/kernel_names.h"
+#include "streamcheck/units.h"
 
 #define SC_NOROOM_TOL_NS 1000u          /* clock noise between "ended" and "started" */
 #define SC_NOROOM_AFTER_NS 20000u       /* started at most this long after A ended */
@@ -84,7 +86,7 @@ static bool sc_noroom_pair(const sc_noroom_run *r, size_t a, size_t b)
 
 static const char *sc_noroom_name(const sc_ctx *ctx, size_t k)
 {
-    return ctx->trace->kernels[k].name ? ctx->trace->kernels[k].name : "?";
+    return sc_ctx_kernel_name(ctx, &ctx->trace->kernels[k]);
 }
 
 static uint64_t sc_noroom_ready(const sc_launch *l)
@@ -127,22 +129,19 @@ static void sc_noroom_waited_instance(const sc_noroom_run *r, size_t a, size_t b
     const sc_ctx *ctx = r->ctx;
     const sc_rec_kernel *kb = &ctx->trace->kernels[b].rec;
     const sc_stream_summary *s = ctx->analysis->streams;
-    char why[96];
+    char why[SC_OCCUPANCY_TEXT_SIZE];
     sc_occupancy_text(oa, why, sizeof(why));
     memset(inst, 0, sizeof(*inst));
     inst->start_ns = kb->start_ns;
     inst->end_ns = kb->end_ns > kb->start_ns ? kb->end_ns : kb->start_ns;
     inst->cost_ns = wait;
     inst->call = r->launches[b].call;
-    /* A one-line text: long kernel names may cut it short; the evidence keeps the numbers. */
-    size_t used = 0;
-    sc_text_append(inst->text, sizeof(inst->text), &used,
-                     "%.40s (%llu blocks of %u threads) fills all %u SMs (%s)",
-                     sc_noroom_name(ctx, a), (unsigned long long)oa->blocks,
-                     oa->threads_per_block, oa->sm_count, why);
-    sc_text_append(inst->text, sizeof(inst->text), &used,
-                     " — %.40s on stream %u waited %.0f us for room", sc_noroom_name(ctx, b),
-                     s[r->launches[b].slot].stream_id, sc_ns_to_us(wait));
+    char t1[SC_FMT_SIZE];
+    sc_text_append(&inst->text, "%s (%llu blocks of %u threads) fills all %u SMs (%s)",
+                   sc_noroom_name(ctx, a), (unsigned long long)oa->blocks,
+                   oa->threads_per_block, oa->sm_count, why);
+    sc_text_append(&inst->text, " — %s on stream %u waited %s for room", sc_noroom_name(ctx, b),
+                   s[r->launches[b].slot].stream_id, sc_fmt_ns(wait, t1));
     sc_instance_evidence(inst, "wait_us", sc_ns_to_us(wait), "us");
     sc_instance_evidence(inst, "blocks", (double)oa->blocks, "count");
     sc_instance_evidence(inst, "threads_per_block", oa->threads_per_block, "count");
@@ -187,12 +186,14 @@ static void sc_noroom_no_gain_instance(const sc_noroom_run *r, size_t a, size_t 
     inst->start_ns = ka->start_ns;
     inst->end_ns = end;
     inst->call = r->launches[b].call;
-    snprintf(inst->text, sizeof(inst->text),
-             "%.40s (stream %u) and %.40s (stream %u) overlapped %.0f us but took %.0f us "
-             "together against %.0f us one after the other (speedup %.2f)",
-             sc_noroom_name(ctx, a), s[r->launches[a].slot].stream_id, sc_noroom_name(ctx, b),
-             s[r->launches[b].slot].stream_id, sc_ns_to_us(overlap),
-             sc_ns_to_us(end - ka->start_ns), sc_ns_to_us(solo), speedup);
+    char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE], t3[SC_FMT_SIZE];
+    sc_text_append(&inst->text,
+                   "%s (stream %u) and %s (stream %u) overlapped %s but took %s together "
+                   "against %s one after the other (speedup %.2f)",
+                   sc_noroom_name(ctx, a), s[r->launches[a].slot].stream_id,
+                   sc_noroom_name(ctx, b), s[r->launches[b].slot].stream_id,
+                   sc_fmt_ns(overlap, t1), sc_fmt_ns(end - ka->start_ns, t2),
+                   sc_fmt_ns(solo, t3), speedup);
     sc_instance_evidence(inst, "overlap_us", sc_ns_to_us(overlap), "us");
     sc_instance_evidence(inst, "together_us", sc_ns_to_us(end - ka->start_ns), "us");
     sc_instance_evidence(inst, "solo_sum_us", sc_ns_to_us(solo), "us");
@@ -240,8 +241,10 @@ static int sc_noroom_visit(sc_noroom_run *r, size_t b)
     /* the fix: the grid leaves room for b, so b is not held behind it (the grid itself, and
      * other full grids, still take the device as they did) */
     if (sc_finding_fix(&r->waited, SC_FIX_ROOM, b) != 0 ||
-        sc_finding_fix(&r->waited, SC_FIX_UNHOLD, b) != 0)
+        sc_finding_fix(&r->waited, SC_FIX_UNHOLD, b) != 0) {
+        free(inst.text);
         return -1;
+    }
     return sc_finding_add(&r->waited, &inst);
 }
 
@@ -275,11 +278,12 @@ static int sc_noroom_finish_waited(sc_noroom_run *r, sc_finding_list *out)
         sc_finding_discard(b);
         return 0;
     }
+    char t1[SC_FMT_SIZE];
     if (f->count == 1)
-        snprintf(f->title, sizeof(f->title), "%s", f->worst.text);
+        sc_text_append(&f->title, "%s", f->worst.text);
     else
-        snprintf(f->title, sizeof(f->title), "%.150s; %llu kernels waited %.3f ms in all",
-                 f->worst.text, (unsigned long long)f->count, f->waited_ns / 1e6);
+        sc_text_append(&f->title, "%s; %llu kernels waited %s in all", f->worst.text,
+                       (unsigned long long)f->count, sc_fmt_ns(f->waited_ns, t1));
     sc_finding_total(b, "kernels", (double)f->count, "count");
     sc_finding_total(b, "wait_us", sc_ns_to_us(f->waited_ns), "us");
     sc_finding_total(b, "worst_wait_us", sc_ns_to_us(f->worst.cost_ns), "us");
@@ -294,9 +298,9 @@ static int sc_noroom_finish_no_gain(sc_noroom_run *r, sc_finding_list *out)
         sc_finding_discard(b);
         return 0;
     }
-    snprintf(f->title, sizeof(f->title),
-             "overlapped without gain: %llu pair(s) of full grids ran side by side no faster "
-             "than one after the other", (unsigned long long)f->count);
+    sc_text_append(&f->title,
+                   "overlapped without gain: %llu pair(s) of full grids ran side by side no "
+                   "faster than one after the other", (unsigned long long)f->count);
     sc_finding_total(b, "pairs", (double)f->count, "count");
     return sc_finding_finish(b, r->ctx, out);
 }

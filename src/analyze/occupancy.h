@@ -59,7 +59,10 @@ bool sc_occupancy_compute(const sc_rec_device *dev, const sc_rec_kernel *k, sc_o
  * wave drains. */
 bool sc_occupancy_full(const sc_occupancy *o);
 
-/* How the limit came about, as a person would say it: "8 blocks/SM by threads: 2048/256". */
+/* How the limit came about, as a person would say it: "8 blocks/SM by threads: 2048/256".
+ * A buffer of SC_OCCUPANCY_TEXT_SIZE holds the longest one uncut (the shared-memory text with
+ * every number at its widest: 108 characters). */
+#define SC_OCCUPANCY_TEXT_SIZE 128
 void sc_occupancy_text(const sc_occupancy *o, char *buf, size_t size);
 
 #endif

@@ -20,6 +20,7 @@
 #include "analyze/overlap.h"
 #include "analyze/pinned_rate.h"
 #include "analyze/rules.h"
+#include "streamcheck/units.h"
 
 
 static const char *const sc_pageable_fix =
@@ -61,9 +62,8 @@ static uint64_t sc_pageable_pinned(const sc_ctx *ctx, const sc_pinned_rate *rate
     if (pinned_ns > copy_ns)    /* pinned is never the slower path (the replay's rule too) */
         pinned_ns = copy_ns;
     uint64_t back = blocked > pinned_ns ? blocked - pinned_ns : 0;
-    size_t used = strlen(inst->text);
-    snprintf(inst->text + used, sizeof(inst->text) - used,
-             "; pinned: ~%.1f us (%s)", sc_ns_to_us(pinned_ns), basis);
+    char t1[SC_FMT_SIZE];
+    sc_text_append(&inst->text, "; pinned: ~%s (%s)", sc_fmt_ns(pinned_ns, t1), basis);
     sc_instance_evidence(inst, "pinned_estimate_us", sc_ns_to_us(pinned_ns), "us");
     sc_instance_evidence(inst, "pinned_rate_measured", *measured ? 1.0 : 0.0, "");
     sc_instance_evidence(inst, "host_back_us", sc_ns_to_us(back), "us");
@@ -82,11 +82,12 @@ static void sc_pageable_instance(const sc_ctx *ctx, const sc_rec_memcpy *c, sc_i
     inst->end_ns = c->end_ns > c->start_ns ? c->end_ns : c->start_ns;
     inst->cost_ns = cost;
     inst->call = call;
-    snprintf(inst->text, sizeof(inst->text),
-             "async %s copy of %llu bytes with pageable host memory: host blocked %.1f us, "
-             "device idle %.1f us of it",
-             sc_pageable_direction(c), (unsigned long long)c->bytes, sc_ns_to_us(blocked),
-             sc_ns_to_us(cost));
+    char b1[SC_FMT_SIZE], t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
+    sc_text_append(&inst->text,
+                   "async %s copy of %s with pageable host memory: host blocked %s, device "
+                   "idle %s of it",
+                   sc_pageable_direction(c), sc_fmt_bytes((double)c->bytes, b1),
+                   sc_fmt_ns(blocked, t1), sc_fmt_ns(cost, t2));
     sc_instance_evidence(inst, "bytes", (double)c->bytes, "bytes");
     sc_instance_evidence(inst, "duration_us", sc_ns_to_us(inst->end_ns - inst->start_ns), "us");
     sc_instance_evidence(inst, "host_blocked_us", sc_ns_to_us(blocked), "us");
@@ -97,11 +98,12 @@ static void sc_pageable_conclude(const sc_pageable_totals *tot,
                                  sc_finding_builder *b)
 {
     sc_finding *f = &b->finding;
-    snprintf(f->title, sizeof(f->title),
-             "%llu async copies with pageable host memory (%llu bytes): host blocked %.3f ms, "
-             "device idle %.3f ms of it",
-             (unsigned long long)tot->count, (unsigned long long)tot->bytes,
-             tot->blocked_ns / 1e6, tot->cost_ns / 1e6);
+    char b1[SC_FMT_SIZE], t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
+    sc_text_append(&f->title,
+                   "%llu async copies with pageable host memory (%s): host blocked %s, device "
+                   "idle %s of it",
+                   (unsigned long long)tot->count, sc_fmt_bytes((double)tot->bytes, b1),
+                   sc_fmt_ns(tot->blocked_ns, t1), sc_fmt_ns(tot->cost_ns, t2));
     sc_finding_total(b, "count", (double)tot->count, "count");
     sc_finding_total(b, "bytes", (double)tot->bytes, "bytes");
     sc_finding_total(b, "duration_us", sc_ns_to_us(tot->duration_ns), "us");

@@ -18,6 +18,7 @@
 #include "analyze/findings.h"
 #include "analyze/peer_copy.h"
 #include "analyze/rules.h"
+#include "streamcheck/units.h"
 
 static const char *const sc_peer_fix =
     "enable peer access between the devices, both ways (cudaDeviceEnablePeerAccess on each "
@@ -79,11 +80,12 @@ int sc_rule_peer_access(const sc_ctx *ctx, sc_finding_list *out, char *err, size
         inst.cost_ns = inst.end_ns - inst.start_ns;
         inst.call = call;
         uint32_t dst = h ? h->device : m->device;
-        snprintf(inst.text, sizeof inst.text,
-                 "%.2f MiB from device %u to device %u went through host memory: %.1f us, "
-                 "direct ~%.1f us (%s)",
-                 (double)m->bytes / (1024.0 * 1024.0), m->device, dst,
-                 sc_ns_to_us(inst.cost_ns), sc_ns_to_us(direct), rate.basis);
+        char b1[SC_FMT_SIZE], t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
+        sc_text_append(&inst.text,
+                       "%s from device %u to device %u went through host memory: %s, direct "
+                       "~%s (%s)",
+                       sc_fmt_bytes((double)m->bytes, b1), m->device, dst,
+                       sc_fmt_ns(inst.cost_ns, t1), sc_fmt_ns(direct, t2), rate.basis);
         sc_instance_evidence(&inst, "bytes", (double)m->bytes, "bytes");
         sc_instance_evidence(&inst, "staged_us", sc_ns_to_us(inst.cost_ns), "us");
         sc_instance_evidence(&inst, "direct_estimate_us", sc_ns_to_us(direct), "us");
@@ -103,12 +105,13 @@ int sc_rule_peer_access(const sc_ctx *ctx, sc_finding_list *out, char *err, size
             rc = sc_finding_fix(&b, SC_FIX_PINNED, other);
     }
     if (rc == 0 && tot.count > 0) {
-        snprintf(b.finding.title, sizeof b.finding.title,
-                 "%llu peer cop%s (%.2f MiB) went through host memory: peer access between "
-                 "devices %u and %u is off; %.3f ms staged, ~%.3f ms direct",
-                 (unsigned long long)tot.count, tot.count == 1 ? "y" : "ies",
-                 (double)tot.bytes / (1024.0 * 1024.0), tot.src, tot.dst, tot.staged_ns / 1e6,
-                 tot.direct_ns / 1e6);
+        char b1[SC_FMT_SIZE], t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
+        sc_text_append(&b.finding.title,
+                       "%llu peer cop%s (%s) went through host memory: peer access between "
+                       "devices %u and %u is off; %s staged, ~%s direct",
+                       (unsigned long long)tot.count, tot.count == 1 ? "y" : "ies",
+                       sc_fmt_bytes((double)tot.bytes, b1), tot.src, tot.dst,
+                       sc_fmt_ns(tot.staged_ns, t1), sc_fmt_ns(tot.direct_ns, t2));
         sc_finding_total(&b, "count", (double)tot.count, "count");
         sc_finding_total(&b, "bytes", (double)tot.bytes, "bytes");
         sc_finding_total(&b, "staged_us", sc_ns_to_us(tot.staged_ns), "us");

@@ -21,6 +21,7 @@
 #include "analyze/findings.h"
 #include "analyze/loop_calls.h"
 #include "analyze/rules.h"
+#include "streamcheck/units.h"
 
 #define SC_PIN_LOOP_MIN 2           /* acquisitions after a release: a loop from here */
 
@@ -40,25 +41,24 @@ static void sc_pin_instance(const sc_api_call *call, sc_instance *inst)
     inst->end_ns = call->rec.start_ns + own;
     inst->cost_ns = own;
     inst->call = call;
-    size_t used = 0;
-    sc_text_append(inst->text, sizeof inst->text, &used,
+    char t1[SC_FMT_SIZE], b1[SC_FMT_SIZE];
+    sc_text_append(&inst->text,
                    sc_loop_releases(call->rec.call_class)
-                       ? "%.40s took %.1f us on thread %u, which pins memory again later"
-                       : "%.40s took %.1f us on thread %u, pinning again what it released",
-                   call->name, sc_ns_to_us(own), (unsigned)call->rec.tid);
+                       ? "%s took %s on thread %u, which pins memory again later"
+                       : "%s took %s on thread %u, pinning again what it released",
+                   call->name, sc_fmt_ns(own, t1), (unsigned)call->rec.tid);
     if (call->rec.bytes)
-        sc_text_append(inst->text, sizeof inst->text, &used, " (%.2f MiB)",
-                       (double)call->rec.bytes / (1024.0 * 1024.0));
+        sc_text_append(&inst->text, " (%s)", sc_fmt_bytes((double)call->rec.bytes, b1));
     sc_instance_evidence(inst, "host_us", sc_ns_to_us(own), "us");
     sc_instance_evidence(inst, "bytes", (double)call->rec.bytes, "bytes");
 }
 
 static void sc_pin_conclude(const sc_pin_totals *tot, sc_finding_builder *b)
 {
-    snprintf(b->finding.title, sizeof b->finding.title,
-             "%llu pinned-memory calls redone in a loop (pin, unpin, pin again): host time "
-             "%.3f ms",
-             (unsigned long long)tot->count, tot->host_ns / 1e6);
+    char t1[SC_FMT_SIZE];
+    sc_text_append(&b->finding.title,
+                   "%llu pinned-memory calls redone in a loop (pin, unpin, pin again): host "
+                   "time %s", (unsigned long long)tot->count, sc_fmt_ns(tot->host_ns, t1));
     sc_finding_total(b, "count", (double)tot->count, "count");
     sc_finding_total(b, "host_us", sc_ns_to_us(tot->host_ns), "us");
     sc_finding_total(b, "bytes_pinned_again", (double)tot->bytes, "bytes");

@@ -23,6 +23,8 @@
 #include "analyze/findings.h"
 #include "analyze/launches.h"
 #include "analyze/rules.h"
+#include "analyze/kernel_names.h"
+#include "streamcheck/units.h"
 
 #define SC_PRIORITY_MIN_WAIT_NS 20000u  /* less is what any launch takes */
 
@@ -94,11 +96,12 @@ static void sc_prio_instance(const sc_ctx *ctx, const sc_launch *l, size_t k, ui
     inst->end_ns = kr->rec.start_ns;
     inst->cost_ns = wait;
     inst->call = l[k].call;
-    snprintf(inst->text, sizeof inst->text,
-             "%.40s on stream %u (priority %d) waited %.0f us while %llu kernels of "
-             "higher-priority streams (up to %d), ready after it, ran first",
-             kr->name ? kr->name : "?", mine->stream_id, mine->priority, sc_ns_to_us(wait),
-             (unsigned long long)overtakers, highest);
+    char t1[SC_FMT_SIZE];
+    sc_text_append(&inst->text,
+                   "%s on stream %u (priority %d) waited %s while %llu kernels of "
+                   "higher-priority streams (up to %d), ready after it, ran first",
+                   sc_ctx_kernel_name(ctx, kr), mine->stream_id, mine->priority,
+                   sc_fmt_ns(wait, t1), (unsigned long long)overtakers, highest);
     sc_instance_evidence(inst, "wait_us", sc_ns_to_us(wait), "us");
     sc_instance_evidence(inst, "overtaken_by", (double)overtakers, "count");
     sc_instance_evidence(inst, "stream", mine->stream_id, "");
@@ -108,11 +111,12 @@ static void sc_prio_instance(const sc_ctx *ctx, const sc_launch *l, size_t k, ui
 
 static void sc_prio_conclude(const sc_prio_totals *tot, sc_finding_builder *b)
 {
-    snprintf(b->finding.title, sizeof b->finding.title,
-             "%llu kernel%s of lower-priority streams waited %.3f ms in all while %llu kernels "
-             "of higher-priority streams, ready later, ran first",
-             (unsigned long long)tot->count, tot->count == 1 ? "" : "s", tot->wait_ns / 1e6,
-             (unsigned long long)tot->overtakers);
+    char t1[SC_FMT_SIZE];
+    sc_text_append(&b->finding.title,
+                   "%llu kernel%s of lower-priority streams waited %s in all while %llu "
+                   "kernels of higher-priority streams, ready later, ran first",
+                   (unsigned long long)tot->count, tot->count == 1 ? "" : "s",
+                   sc_fmt_ns(tot->wait_ns, t1), (unsigned long long)tot->overtakers);
     sc_finding_total(b, "kernels", (double)tot->count, "count");
     sc_finding_total(b, "wait_us", sc_ns_to_us(tot->wait_ns), "us");
     sc_finding_total(b, "overtaken_by", (double)tot->overtakers, "count");

@@ -61,10 +61,10 @@ static int sc_env_launch_blocking(const sc_ctx *ctx, sc_finding_builder *b, sc_i
 {
     sc_finding *f = &b->finding;
     uint64_t launches = sc_count_launches(ctx->trace);
-    snprintf(f->title, sizeof(f->title),
-             "CUDA_LAUNCH_BLOCKING=1: each of the %llu kernel launches waited for its kernel "
-             "to finish; no two kernels can overlap and the host never runs ahead",
-             (unsigned long long)launches);
+    sc_text_append(&f->title,
+                   "CUDA_LAUNCH_BLOCKING=1: each of the %llu kernel launches waited for its "
+                   "kernel to finish; no two kernels can overlap and the host never runs ahead",
+                   (unsigned long long)launches);
     sc_instance_evidence(inst, "launches", (double)launches, "count");
     sc_instance_evidence(inst, "kernels", (double)ctx->trace->n_kernels, "count");
     return sc_env_unwait(ctx, b, SC_CALL_LAUNCH, SC_CALL_LAUNCH);
@@ -83,10 +83,11 @@ static int sc_env_max_connections(const sc_ctx *ctx, sc_finding_builder *b, sc_i
 {
     sc_finding *f = &b->finding;
     uint64_t streams = sc_kernel_streams(ctx);
-    snprintf(f->title, sizeof(f->title),
-             "CUDA_DEVICE_MAX_CONNECTIONS=1: one hardware work queue, so the %llu streams "
-             "with kernels feed the device through one queue and independent work serializes",
-             (unsigned long long)streams);
+    sc_text_append(&f->title,
+                   "CUDA_DEVICE_MAX_CONNECTIONS=1: one hardware work queue, so the %llu "
+                   "streams with kernels feed the device through one queue and independent "
+                   "work serializes",
+                   (unsigned long long)streams);
     sc_instance_evidence(inst, "kernel_streams", (double)streams, "count");
     return sc_finding_fix(b, SC_FIX_UNHOLD, SC_FIX_ALL);
 }
@@ -103,10 +104,11 @@ static int sc_env_no_caching(const sc_ctx *ctx, sc_finding_builder *b, sc_instan
 {
     sc_finding *f = &b->finding;
     uint64_t allocs = sc_count_class(ctx->trace, SC_CALL_MALLOC, SC_CALL_FREE);
-    snprintf(f->title, sizeof(f->title),
-             "PYTORCH_NO_CUDA_MEMORY_CACHING=1: every tensor allocation is a cudaMalloc and "
-             "every release a cudaFree (%llu calls), each of which may synchronize the device",
-             (unsigned long long)allocs);
+    sc_text_append(&f->title,
+                   "PYTORCH_NO_CUDA_MEMORY_CACHING=1: every tensor allocation is a cudaMalloc "
+                   "and every release a cudaFree (%llu calls), each of which may synchronize "
+                   "the device",
+                   (unsigned long long)allocs);
     sc_instance_evidence(inst, "malloc_free_calls", (double)allocs, "count");
     return sc_env_unwait(ctx, b, SC_CALL_MALLOC, SC_CALL_FREE);
 }
@@ -115,9 +117,9 @@ static int sc_env_lazy(const sc_ctx *ctx, sc_finding_builder *b, sc_instance *in
 {
     (void)ctx;
     (void)inst;
-    snprintf(b->finding.title, sizeof(b->finding.title),
-             "CUDA_MODULE_LOADING=LAZY set explicitly: a kernel's module loads at its first "
-             "launch, which can delay work on other streams (see lazy-loading)");
+    sc_text_append(&b->finding.title,
+                   "CUDA_MODULE_LOADING=LAZY set explicitly: a kernel's module loads at its "
+                   "first launch, which can delay work on other streams (see lazy-loading)");
     return 0;
 }
 
@@ -143,14 +145,14 @@ static int sc_env_report(const sc_ctx *ctx, const sc_env_rule *r, const char *va
     memset(&inst, 0, sizeof(inst));
     inst.start_ns = ctx->analysis->run_start_ns;
     inst.end_ns = ctx->analysis->run_end_ns;
-    snprintf(inst.text, sizeof(inst.text), "%s=%s in the process's environment", r->name,
-             value);
+    sc_text_append(&inst.text, "%s=%s in the process's environment", r->name, value);
     /* the numeric value for JSON consumers; LAZY has none */
     char *end = NULL;
     double v = strtod(value, &end);
     if (end && end != value && *end == '\0')
         sc_instance_evidence(&inst, "value", v, "");
     if (r->judge(ctx, &b, &inst) != 0 || sc_finding_add(&b, &inst) != 0) {
+        free(inst.text);    /* still the instance's when judge failed */
         sc_finding_discard(&b);
         return -1;
     }

@@ -21,7 +21,6 @@
 #include "report/text.h"
 #include "report/units.h"
 
-#define NAME_MAX_SHORT 256      /* short kernel names */
 #define SITE_MAX 512
 #define TID_FINDINGS 1u         /* host process: the findings track; threads follow */
 
@@ -109,8 +108,9 @@ static const char *cached_name(writer *w, const char *name, int kind)
             return w->names.slots[h].json;
         h = (h + 1) & (w->names.cap - 1);
     }
-    char buf[NAME_MAX_SHORT];
-    char *json = escape(kind == 1 ? sc_demangle_short(name, buf, sizeof buf) : name);
+    char *shown = kind == 1 ? sc_demangle_kernel(name) : NULL;   /* whole: JSON is data */
+    char *json = escape(shown ? shown : name);
+    free(shown);
     if (!json) {
         w->oom = true;
         return "\"?\"";

@@ -59,6 +59,26 @@ static size_t name_start(const char *s, size_t end)
     return start;
 }
 
+/* The short form's place inside a demangled name: [*start, *end). */
+static void short_span(const char *dem, size_t *start, size_t *end)
+{
+    size_t len = strlen(dem);
+    *end = name_end(dem, len);
+    *start = name_start(dem, *end);
+}
+
+char *sc_demangle_kernel(const char *name)
+{
+    char *dem = sc_demangle(name);
+    if (!dem)
+        return NULL;
+    size_t start, end;
+    short_span(dem, &start, &end);
+    memmove(dem, dem + start, end - start);     /* the short form, whole: never cut */
+    dem[end - start] = '\0';
+    return dem;
+}
+
 const char *sc_demangle_short(const char *name, char *buf, size_t n)
 {
     if (n == 0)
@@ -67,11 +87,9 @@ const char *sc_demangle_short(const char *name, char *buf, size_t n)
         name = "?";
     char *dem = sc_demangle(name);
     const char *s = dem ? dem : name;
-    size_t len = strlen(s), start = 0, end = len;
-    if (dem) {
-        end = name_end(s, len);
-        start = name_start(s, end);
-    }
+    size_t start = 0, end = strlen(s);
+    if (dem)
+        short_span(s, &start, &end);
     size_t m = end - start;
     if (m >= n) {
         /* Keep the head, which carries the name; mark the cut. */

@@ -13,4 +13,9 @@ char *sc_demangle(const char *name);
  * back to the name as given, cut to fit. */
 const char *sc_demangle_short(const char *name, char *buf, size_t n);
 
+/* The same short form, whole and malloc'd ("sweep_kernel", "reduce<float, 256>"), or NULL
+ * when `name` is not mangled or no demangler is present: how findings name kernels (the
+ * analyzer's sc_analyze_options.kernel_name hook). */
+char *sc_demangle_kernel(const char *name);
+
 #endif

@@ -423,12 +423,10 @@ static long intern_name(html_ctx *c, const char *name, bool demangle)
     name_info *ni = &c->names[i];
     char *full = demangle ? sc_demangle(name) : NULL;
     ni->full = full ? full : strdup(name);
-    if (demangle) {
-        char buf[256];
-        ni->shortn = strdup(sc_demangle_short(name, buf, sizeof buf));
-    } else {
+    ni->shortn = demangle ? sc_demangle_kernel(name) : NULL;    /* whole: the page's CSS
+                                                                   ellipsizes, not the data */
+    if (!ni->shortn)
         ni->shortn = strdup(name);
-    }
     if (!ni->full || !ni->shortn)
         c->oom = true;
     return i;

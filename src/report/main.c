@@ -17,6 +17,7 @@
 
 #include "report/chrome.h"
 #include "report/compare.h"
+#include "report/demangle.h"
 #include "report/dump.h"
 #include "report/expect.h"
 #include "report/html.h"
@@ -97,7 +98,9 @@ static void load_one(report_run *r, const char *path, const load_filter *filter)
     else
         l->cut = l->trace;
     char aerr[512] = "";
-    if (sc_analyze(&l->cut, &l->analysis, aerr, sizeof aerr) != 0) {
+    /* findings name kernels demangled: "sweep_kernel", not "_Z12sweep_kernelP6float4mi" */
+    const sc_analyze_options aopt = {.kernel_name = sc_demangle_kernel};
+    if (sc_analyze_with(&l->cut, &aopt, &l->analysis, aerr, sizeof aerr) != 0) {
         snprintf(err, sizeof err, "%s: analysis failed: %s", path, aerr[0] ? aerr : "?");
         add_error(r, path, err);
         sc_trace_free(&l->trace);

@@ -148,17 +148,19 @@ static json_t *result_json(const sc_analysis *a, const sc_finding *f,
                            const sc_sarif_options *opt)
 {
     const sc_trace *t = a->trace;
-    char msg[512], b1[SC_FMT_SIZE];
-    snprintf(msg, sizeof msg, "%s. Fixing this saves ~%s (%.1f%% of the run).%s%s", f->title,
-             sc_report_fmt_ns(f->cost_ns, b1), 100.0 * f->share, f->fix ? " Fix: " : "",
-             f->fix ? f->fix : "");
+    char b1[SC_FMT_SIZE], *msg = NULL;    /* whole, however long the title */
+    if (asprintf(&msg, "%s. Fixing this saves ~%s (%.1f%% of the run).%s%s", f->title,
+                 sc_report_fmt_ns(f->cost_ns, b1), 100.0 * f->share, f->fix ? " Fix: " : "",
+                 f->fix ? f->fix : "") < 0)
+        msg = NULL;
     json_t *r = json_object();
     json_object_set_new(r, "ruleId", sc_json_str(f->rule));
     size_t idx = rule_index(f->rule);
     if (idx != (size_t)-1)
         json_object_set_new(r, "ruleIndex", json_integer((json_int_t)idx));
     json_object_set_new(r, "level", json_string(level_of(f->severity)));
-    json_object_set_new(r, "message", text_of(msg));
+    json_object_set_new(r, "message", text_of(msg ? msg : f->title));
+    free(msg);
     json_t *locs = json_array();
     for (size_t i = 0; i < f->n_sites; i++) {
         json_t *loc = location_json(t, f->sites[i].call, opt);

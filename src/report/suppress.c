@@ -225,8 +225,10 @@ static bool kernel_name_matches(const char *pattern, const char *name)
     free(full);
     if (hit)
         return true;
-    char buf[512];
-    return glob(pattern, sc_demangle_short(name, buf, sizeof buf));
+    char *shortn = sc_demangle_kernel(name);   /* whole, as findings name the kernel */
+    hit = shortn && glob(pattern, shortn);
+    free(shortn);
+    return hit;
 }
 
 /* The site's call launched a kernel (activity records of its correlation id), and every

@@ -271,10 +271,11 @@ static void print_totals(FILE *out, const sc_finding *f)
 {
     if (f->n_totals == 0)
         return;
-    char b1[SC_FMT_SIZE];
+    char b1[SC_FMT_SIZE], label[64];
     fprintf(out, "          totals:");
     for (size_t i = 0; i < f->n_totals; i++)
-        fprintf(out, "%s %s %s", i ? "," : "", f->totals[i].key,
+        fprintf(out, "%s %s %s", i ? "," : "",
+                sc_report_evidence_label(&f->totals[i], label, sizeof label),
                 sc_report_fmt_evidence(&f->totals[i], b1));
     fputc('\n', out);
 }

@@ -1,47 +1,19 @@
-/* Human units: three significant digits are what a reader compares at a glance; exact
- * values live in the JSON output. */
+/* Human units for the report: the analyzer's formatters (streamcheck/units.h), which the
+ * findings' own texts use too, and the evidence values in their units. */
 #include "report/units.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static void fmt_scaled(double v, const char *unit, char buf[SC_FMT_SIZE])
-{
-    const char *f = v < 9.995 ? "%.2f %s" : v < 99.95 ? "%.1f %s" : "%.0f %s";
-    snprintf(buf, SC_FMT_SIZE, f, v, unit);
-}
-
 const char *sc_report_fmt_ns(uint64_t ns, char buf[SC_FMT_SIZE])
 {
-    /* Thresholds sit just below the next unit so that 999.7 us prints as "1.00 ms",
-     * not "1000 us". */
-    if (ns < 1000)
-        snprintf(buf, SC_FMT_SIZE, "%llu ns", (unsigned long long)ns);
-    else if (ns < 999500)
-        fmt_scaled(ns / 1e3, "us", buf);
-    else if (ns < 999500000)
-        fmt_scaled(ns / 1e6, "ms", buf);
-    else
-        fmt_scaled(ns / 1e9, "s", buf);
-    return buf;
+    return sc_fmt_ns(ns, buf);
 }
 
 const char *sc_report_fmt_bytes(double bytes, char buf[SC_FMT_SIZE])
 {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (!(bytes >= 1024)) {
-        snprintf(buf, SC_FMT_SIZE, "%.0f B", bytes);
-        return buf;
-    }
-    size_t i = 0;
-    bytes /= 1024;
-    while (bytes >= 1023.5 && i + 1 < sizeof units / sizeof units[0]) {
-        bytes /= 1024;
-        i++;
-    }
-    fmt_scaled(bytes, units[i], buf);
-    return buf;
+    return sc_fmt_bytes(bytes, buf);
 }
 
 const char *sc_report_fmt_evidence(const sc_evidence *e, char buf[SC_FMT_SIZE])
@@ -71,5 +43,19 @@ const char *sc_report_fmt_speedup(const sc_overlap *o, char buf[SC_FMT_SIZE])
         snprintf(buf, SC_FMT_SIZE, "%.2fx", o->speedup);
     else
         snprintf(buf, SC_FMT_SIZE, "unknown");
+    return buf;
+}
+
+const char *sc_report_evidence_label(const sc_evidence *e, char *buf, size_t n)
+{
+    const char *key = e->key ? e->key : "?";
+    const char *unit = e->unit ? e->unit : "";
+    size_t len = strlen(key);
+    /* "wait_us" beside "2.96 ms" would name a unit the value is not in: the formatter
+     * chose the unit, so the key loses its suffix ("wait 2.96 ms") */
+    if ((strcmp(unit, "us") == 0 || strcmp(unit, "ns") == 0) && e->value >= 0 && len > 3 &&
+        key[len - 3] == '_' && strcmp(key + len - 2, unit) == 0)
+        len -= 3;
+    snprintf(buf, n, "%.*s", (int)len, key);
     return buf;
 }

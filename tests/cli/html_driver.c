@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "report/demangle.h"
 #include "report/html.h"
 #include "streamcheck/analysis.h"
 
@@ -50,10 +51,11 @@ int main(int argc, char **argv)
     if (!traces || !analyses || !as)
         return 1;
     char err[512];
+    const sc_analyze_options aopt = {.kernel_name = sc_demangle_kernel};  /* as the tool */
     double t0 = now_s();
     for (size_t k = 0; k < n; k++) {
         if (sc_trace_load(argv[i + (int)k], &traces[k], err, sizeof err) != 0 ||
-            sc_analyze(&traces[k], &analyses[k], err, sizeof err) != 0) {
+            sc_analyze_with(&traces[k], &aopt, &analyses[k], err, sizeof err) != 0) {
             fprintf(stderr, "html_driver: %s\n", err);
             return 1;
         }

@@ -100,7 +100,7 @@ static void test_serialized_stream_that_saves_nothing_is_a_join(void **state)
     assert_true(syn_evidence(e->worst.evidence, e->worst.n_evidence, "legacy_operations") ==
                 1.0);
     assert_string_equal(e->title, "blocking stream(s) 13 serialized with legacy-stream work: 1 "
-                                  "operations waited 9.990 ms");
+                                  "operations waited 9.99 ms");
     assert_string_equal(e->same_wait_as, "legacy-stream");
 
     const sc_finding *w = titled(&a, "blocking-stream", "ran beside");

@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -63,6 +65,49 @@ static void cold_then_warm(syn *s)
     launch(s, B, SWEEP, US(2020), US(2025), US(2033), US(2133), 4);
 }
 
+/* The report's kernel-name hook (sc_analyze_options): what it returns names the kernels in
+ * the finding's text and title, and it is asked once per distinct name, not per mention. */
+static unsigned hook_calls;
+
+static char *prefixed_name(const char *recorded)
+{
+    hook_calls++;
+    char *out = malloc(strlen(recorded) + 5);
+    if (out)
+        sprintf(out, "ns::%s", recorded);
+    return out;
+}
+
+static void test_kernel_names_through_the_hook(void **state)
+{
+    (void)state;
+    static const char *env[] = {"CUDA_MODULE_LOADING=LAZY"};
+    syn s;
+    syn_init(&s);
+    cold_then_warm(&s);
+    s.t.env = env;
+    s.t.n_env = 1;
+    syn_finish(&s);
+    const sc_analyze_options opt = {.kernel_name = prefixed_name};
+    sc_analysis a;
+    char err[256];
+    hook_calls = 0;
+    assert_int_equal(sc_analyze_with(&s.t, &opt, &a, err, sizeof err), 0);
+    const sc_finding *f = syn_finding(&a, "lazy-loading");
+    assert_non_null(f);
+    assert_non_null(strstr(f->worst.text, "first launch of ns::sweep_kernel on stream 21"));
+    assert_non_null(strstr(f->worst.text, " behind ns::spin_kernel on stream 20"));
+    assert_non_null(strstr(f->title, "ns::sweep_kernel"));
+    assert_true(hook_calls >= 1 && hook_calls <= 2);  /* sweep_kernel, spin_kernel */
+    sc_analysis_free(&a);
+    /* without a hook, the names as recorded */
+    assert_int_equal(sc_analyze(&s.t, &a, err, sizeof err), 0);
+    f = syn_finding(&a, "lazy-loading");
+    assert_non_null(strstr(f->worst.text, "first launch of sweep_kernel on stream 21"));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
 /* The delay is real, but nothing waits for sweep#1: the host launches round two at 2000 us
  * whatever happens, and the run ends with spin#2. Unholding sweep#1 (30 .. 130 us) saves
  * nothing: a note, and a join (it waited 990 us for what the run waited for anyway). */
@@ -97,8 +142,8 @@ static void test_first_launch_behind_other_stream(void **state)
     assert_true(syn_evidence(ev, n, "later_overlapped") == 1.0);
     assert_true(syn_evidence(ev, n, "long_first_call") == 0.0);
     assert_string_equal(f->worst.text,
-                        "first launch of sweep_kernel on stream 21 waited 990.0 us behind "
-                        "spin_kernel on stream 20 (launch call 5.0 us, usually 5.0 us)");
+                        "first launch of sweep_kernel on stream 21 waited 990 us behind "
+                        "spin_kernel on stream 20 (launch call 5.00 us, usually 5.00 us)");
     assert_non_null(strstr(f->title, "lazy module loading"));
     assert_non_null(strstr(f->fix, "CUDA_MODULE_LOADING=EAGER"));
     sc_analysis_free(&a);
@@ -389,7 +434,7 @@ static void test_load_record_call_waited(void **state)
     assert_true(syn_evidence(ev, n, "held_operations") == 0.0);
     assert_true(syn_evidence(ev, n, "waited_behind_stream") == A);
     assert_non_null(strstr(f->worst.text, "first launch of sweep_kernel on stream 21 loaded "
-                                          "its module (10.0 us): the call waited 2490.0 us "
+                                          "its module (10.0 us): the call waited 2.49 ms "
                                           "for spin_kernel on stream 20 to end"));
     assert_int_equal(f->waited_ns, US(2490));
     assert_int_equal(f->cost_ns, US(115));
@@ -554,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_load_record_holding_the_kernel),
         cmocka_unit_test(test_load_record_holding_other_streams),
         cmocka_unit_test(test_load_record_call_waited),
+        cmocka_unit_test(test_kernel_names_through_the_hook),
         cmocka_unit_test(test_load_record_kernel_before_the_call_returns),
         cmocka_unit_test(test_load_behind_its_own_stream_holds_the_others),
         cmocka_unit_test(test_load_record_alone_is_silent),

@@ -189,7 +189,7 @@ static void test_pageable_while_busy_is_note(void **state)
                 1e-9);
     assert_true(syn_evidence(w->evidence, w->n_evidence, "pinned_rate_measured") == 0.0);
     assert_true(fabs(syn_evidence(f->totals, f->n_totals, "host_back_us") - 97.659) < 1e-9);
-    assert_non_null(strstr(w->text, "; pinned: ~2.3 us (12 GB/s default, no device record)"));
+    assert_non_null(strstr(w->text, "; pinned: ~2.34 us (12 GB/s default, no device record)"));
     sc_analysis_free(&a);
     syn_free(&s);
 }

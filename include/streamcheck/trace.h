@@ -103,6 +103,12 @@ typedef struct sc_trace {
     const char **env;        size_t n_env;        /* "NAME=value" */
     sc_loss *losses;         size_t n_losses;     /* one per cause, as written (by cause);
                                                      none in a 1.0 trace or a crashed one */
+    /* Capture scope (format 1.5): when has_scope, the library wrote only what happened inside
+     * these windows (trace_format.h, SC_REC_SCOPE); a trace without one was recorded whole. */
+    bool has_scope;
+    sc_rec_scope scope;
+    const char *scope_name;     /* the range's name ("" for the profiler's scope) */
+    sc_rec_scope_window *scope_windows; size_t n_scope_windows; /* sorted by open_ns */
     uint64_t impossible_times;  /* timed records left out: they ended before they started or
                                    lay far outside the run (src/trace/times.h) */
 
@@ -138,6 +144,18 @@ static inline const sc_pystack *sc_trace_pystack(const sc_trace *trace, uint32_t
     return lo < trace->n_pystacks && trace->pystacks[lo].correlation_id == correlation_id
                ? &trace->pystacks[lo]
                : NULL;
+}
+
+/* The time the capture scope was open: its windows' lengths summed (0 without a scope).
+ * Inline: the analyzer, which does not link the loader, asks too. */
+static inline uint64_t sc_trace_scope_ns(const sc_trace *trace)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < trace->n_scope_windows; i++) {
+        const sc_rec_scope_window *w = &trace->scope_windows[i];
+        sum += w->close_ns > w->open_ns ? w->close_ns - w->open_ns : 0;
+    }
+    return sum;
 }
 
 /* The device record for a CUDA ordinal, or NULL. */

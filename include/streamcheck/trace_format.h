@@ -28,11 +28,11 @@
 
 #define SC_TRACE_MAGIC "SCTRACE"          /* 7 characters and the terminating NUL */
 #define SC_TRACE_VERSION_MAJOR 1
-#define SC_TRACE_VERSION_MINOR 4          /* 1.1: OVERHEAD and LOSS records; 1.2: the
+#define SC_TRACE_VERSION_MINOR 5          /* 1.1: OVERHEAD and LOSS records; 1.2: the
                                              HOST_FUNC and EVENT_READ call classes,
                                              UNIFIED records; 1.3: every record header
                                              gives its fixed part's size; 1.4: PYSTACK
-                                             records */
+                                             records; 1.5: SCOPE and SCOPE_WINDOW */
 #define SC_TRACE_SUFFIX ".sctrace"
 #define SC_TRACE_PARTIAL_SUFFIX ".partial" /* appended while the process runs */
 
@@ -73,8 +73,11 @@ enum sc_record_kind {
                                group (1.2; only when unified-memory tracing is on) */
     SC_REC_PYSTACK = 19,    /* sc_rec_pystack + sc_py_frame[n_frames]: the Python stack of a
                                call that took a native stack (1.4) */
+    SC_REC_SCOPE = 20,      /* sc_rec_scope + the range's name: the trace holds only what
+                               happened inside a capture scope (1.5) */
+    SC_REC_SCOPE_WINDOW = 21, /* sc_rec_scope_window: one stretch of that scope (1.5) */
 };
-#define SC_REC_KIND_LAST SC_REC_PYSTACK     /* the highest kind this version knows */
+#define SC_REC_KIND_LAST SC_REC_SCOPE_WINDOW     /* the highest kind this version knows */
 
 /* Variable parts (paths, names, texts) follow the fixed struct as a NUL-terminated string,
  * zero-padded up to the record size. */
@@ -355,6 +358,36 @@ typedef struct sc_py_frame {
     uint32_t reserved;
 } sc_py_frame;
 
+/* Capture scope (format 1.5, STREAMCHECK_OPTIONS capture=profiler or capture_range=NAME):
+ * the library wrote records only inside the scope's windows. What it leaves out was asked
+ * for, not lost. One SCOPE record, at the start, says which scope; a SCOPE_WINDOW record
+ * each time a window closes (and at the end for one still open). Inside a window: API
+ * calls made while it was open, device work (kernels, copies, memsets, syncs, overheads)
+ * of those calls (by correlation id), NVTX ranges that overlapped it. Always, in or out:
+ * the process, devices, modules, streams, strings, notes and losses. A trace without a
+ * SCOPE record was recorded whole. */
+enum sc_scope_mode {
+    SC_SCOPE_NVTX_RANGE = 1,    /* while an NVTX range of the name is open on any thread */
+    SC_SCOPE_PROFILER = 2,      /* between cudaProfilerStart and cudaProfilerStop */
+};
+
+typedef struct sc_rec_scope {
+    uint32_t mode;          /* enum sc_scope_mode */
+    uint32_t skip;          /* SC_SCOPE_NVTX_RANGE: the range's first `skip` occurrences
+                               (warm-up steps) opened no window */
+} sc_rec_scope;             /* + the range's name (NVTX_RANGE; "" for PROFILER) */
+
+enum sc_scope_window_flags {
+    SC_SCOPE_OPEN_AT_END = 1u << 0, /* still open when capture ended: close_ns is the end */
+};
+
+typedef struct sc_rec_scope_window {
+    uint64_t open_ns, close_ns;     /* CUPTI clock */
+    uint32_t occurrence;    /* NVTX_RANGE: which occurrence of the range opened it, from 1,
+                               the skipped ones counted; PROFILER: which cudaProfilerStart */
+    uint32_t flags;         /* enum sc_scope_window_flags */
+} sc_rec_scope_window;
+
 /* CUPTI's OVERHEAD activity: a stretch in which the driver or CUPTI did work of its own on a
  * thread. The kinds that matter to the analysis (CUpti_ActivityOverheadKind values):
  * loading a kernel's module on its first launch under lazy loading, and the host blocked
@@ -436,5 +469,7 @@ SC_ASSERT_SIZE(sc_rec_loss, 16);
 SC_ASSERT_SIZE(sc_rec_unified, 48);
 SC_ASSERT_SIZE(sc_rec_pystack, 8);
 SC_ASSERT_SIZE(sc_py_frame, 16);
+SC_ASSERT_SIZE(sc_rec_scope, 8);
+SC_ASSERT_SIZE(sc_rec_scope_window, 24);
 
 #endif

@@ -333,6 +333,11 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     const sc_trace *t = ctx->trace;
     sc_run_span(t, a);
     ctx->run_span_ns = a->run_end_ns - a->run_start_ns;
+    /* Recorded inside a capture scope: findings' shares are of the time it was open (the
+     * windows, not the gaps between them), never of more than first to last event. */
+    uint64_t scope_ns = t->has_scope ? sc_trace_scope_ns(t) : 0;
+    if (scope_ns && scope_ns < ctx->run_span_ns)
+        ctx->run_span_ns = scope_ns;
     if (sc_corr_build(ctx) != 0 || sc_devices_collect(t, a) != 0 ||
         sc_pinned_rate_measure(t, &ctx->pinned_rate) != 0)
         return -1;

@@ -323,7 +323,8 @@ void sc_rp_describe_fidelity(sc_replay *r)
 {
     sc_replay_summary *s = &r->summary;
     s->done = r->n_ops + r->n_items > 0;
-    s->recorded_span_ns = r->ctx->run_span_ns;
+    /* first to last event, as the replay runs it (run_span_ns is a capture scope's time) */
+    s->recorded_span_ns = r->ctx->analysis->run_end_ns - r->ctx->analysis->run_start_ns;
     s->replay_span_ns = sc_replay_run(r, NULL, 0);
     s->error = s->recorded_span_ns
                    ? ((double)s->replay_span_ns - (double)s->recorded_span_ns) /

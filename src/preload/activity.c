@@ -11,6 +11,7 @@
 #include "preload/activity_kinds.h"
 #include "preload/cupti_loader.h"
 #include "preload/modules.h"
+#include "preload/scope.h"
 #include "preload/strings.h"
 #include "preload/tracebuf.h"
 #include "streamcheck/trace_format.h"
@@ -168,8 +169,36 @@ void sc_activity_unified_start(void)
     sc_tbuf_put(SC_REC_NOTE, &r, sizeof r, text, strlen(text) + 1);
 }
 
+/* Under a capture scope, device work is kept when its call was made inside (scope.h); what
+ * no call made (CUPTI's own overhead, unified-memory migrations), when it began inside.
+ * Streams and devices are always kept: the report needs them. */
+static bool sc_in_scope(const CUpti_Activity *a)
+{
+    switch (a->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+        return sc_scope_keeps_call(((const CUpti_ActivityKernel10 *)a)->correlationId);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+        return sc_scope_keeps_call(((const CUpti_ActivityMemcpy6 *)a)->correlationId);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+        return sc_scope_keeps_call(((const CUpti_ActivityMemset4 *)a)->correlationId);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+        return sc_scope_keeps_call(((const CUpti_ActivitySynchronization2 *)a)->correlationId);
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+        const CUpti_ActivityOverhead3 *o = (const CUpti_ActivityOverhead3 *)a;
+        return o->correlationId ? sc_scope_keeps_call(o->correlationId)
+                                : sc_scope_keeps_time(o->start);
+    }
+    case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
+        return sc_scope_keeps_time(((const CUpti_ActivityUnifiedMemoryCounter3 *)a)->start);
+    default:
+        return true;
+    }
+}
+
 static void sc_convert(const CUpti_Activity *a)
 {
+    if ((sc_scope_now() & SC_SCOPE_SET) && !sc_in_scope(a)) return;
     switch (a->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL:

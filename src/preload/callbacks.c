@@ -14,6 +14,7 @@
 #include "preload/options.h"
 #include "preload/python.h"
 #include "preload/sample.h"
+#include "preload/scope.h"
 #include "preload/stack.h"
 #include "preload/thread.h"
 #include "preload/tracebuf.h"
@@ -181,6 +182,20 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
     if (h->call_class == SC_CALL_DEVICE_SYNC) sc_agent_request_checkpoint();
 }
 
+/* capture=profiler: a start opens the scope once it has happened (its exit: the first one
+ * may be the call that started CUDA, whose entry came before capture); a stop closes it as
+ * it begins. */
+static void sc_on_profiler(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                           const CUpti_CallbackData *cb)
+{
+    int what = sc_profiler_call((uint16_t)domain, (uint16_t)cbid);
+    bool enter = cb->callbackSite == CUPTI_API_ENTER;
+    if (!what || enter != (what < 0)) return;
+    uint64_t now = 0;
+    sc_cupti_api.GetTimestamp(&now);
+    sc_scope_profiler(what > 0, now);
+}
+
 static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
                                     CUpti_CallbackId cbid, const void *data)
 {
@@ -195,13 +210,23 @@ static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
         return;
     }
     const sc_hook *h = sc_hook_find((uint16_t)domain, (uint16_t)cbid);
-    if (!h) return;
     const CUpti_CallbackData *cb = data;
+    if (!h) {
+        sc_on_profiler(domain, cbid, cb);
+        return;
+    }
     /* A runtime call reaches the driver: only the outermost hooked call is the
-     * application's; its correlation id is the one the activity records carry. */
+     * application's; its correlation id is the one the activity records carry. A call
+     * made while the capture scope is closed is not recorded (scope.h): 0 says so. */
     if (cb->callbackSite == CUPTI_API_ENTER) {
         if (sc_depth++ == 0) {
+            uint32_t scope = sc_scope_now();
+            if (!(scope & SC_SCOPE_OPEN)) {
+                if (cb->correlationData) *cb->correlationData = 0;
+                return;
+            }
             if (cb->correlationData) sc_cupti_api.GetTimestamp(cb->correlationData);
+            if (scope & SC_SCOPE_SET) sc_scope_note_call(scope, cb->correlationId);
         } else if (cb->correlationData) {
             *cb->correlationData = 0;
         }
@@ -209,7 +234,10 @@ static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
     }
     int outer = --sc_depth == 0;
     if (sc_depth < 0) sc_depth = 0; /* an exit without entry: subscribed mid-call */
-    if (outer && (!cb->correlationData || *cb->correlationData)) sc_on_exit(h, domain, cbid, cb);
+    /* Without correlation data (an exit whose entry came before capture), the scope now. */
+    if (outer && (cb->correlationData ? *cb->correlationData != 0
+                                      : (sc_scope_now() & SC_SCOPE_OPEN) != 0))
+        sc_on_exit(h, domain, cbid, cb);
 }
 
 CUptiResult sc_callbacks_start(void)
@@ -226,6 +254,11 @@ CUptiResult sc_callbacks_start(void)
     for (unsigned i = 0; i < n; i++)
         sc_cupti_api.EnableCallback(1, sc_subscriber, CUPTI_CB_DOMAIN_RESOURCE, resource[i]);
     sc_nvtx_enable(sc_subscriber);
+    if (strcmp(sc_opts.capture, "profiler") == 0) {
+        hooks = sc_profiler_hooks(&n);
+        for (unsigned i = 0; i < n; i++)
+            sc_cupti_api.EnableCallback(1, sc_subscriber, hooks[i].domain, hooks[i].cbid);
+    }
     return CUPTI_SUCCESS;
 }
 

@@ -260,6 +260,34 @@ static const uint32_t sc_resource_ids[] = {
     CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
 };
 
+/* capture=profiler (scope.h): the runtime's calls and the driver's they reach; enabled only
+ * then, and never written as API records. */
+static const sc_hook sc_profiler_table[] = {
+    RT(cudaProfilerStart_v4000, SC_CALL_OTHER, NULL),
+    RT(cudaProfilerStop_v4000, SC_CALL_OTHER, NULL),
+    DR(cuProfilerStart, SC_CALL_OTHER, NULL),
+    DR(cuProfilerStop, SC_CALL_OTHER, NULL),
+};
+
+const sc_hook *sc_profiler_hooks(unsigned *count)
+{
+    *count = sizeof sc_profiler_table / sizeof *sc_profiler_table;
+    return sc_profiler_table;
+}
+
+int sc_profiler_call(uint16_t domain, uint16_t cbid)
+{
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+        return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000  ? 1
+               : cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000 ? -1
+                                                                           : 0;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+        return cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart  ? 1
+               : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop ? -1
+                                                                  : 0;
+    return 0;
+}
+
 const uint32_t *sc_nvtx_hooks(unsigned *count)
 {
     *count = sizeof sc_nvtx_ids / sizeof *sc_nvtx_ids;

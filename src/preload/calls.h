@@ -34,6 +34,10 @@ const sc_hook *sc_hooks(unsigned *count);
 const uint32_t *sc_nvtx_hooks(unsigned *count);
 /* The resource callback ids (CUPTI_CB_DOMAIN_RESOURCE) streamcheck enables. */
 const uint32_t *sc_resource_hooks(unsigned *count);
+/* cudaProfilerStart/Stop and cuProfilerStart/Stop, enabled for capture=profiler only. */
+const sc_hook *sc_profiler_hooks(unsigned *count);
+/* 1: a profiler start, -1: a stop, 0: neither. */
+int sc_profiler_call(uint16_t domain, uint16_t cbid);
 /* The hook of a callback, or NULL if it is not one of ours. O(1): the hot path calls it. */
 const sc_hook *sc_hook_find(uint16_t domain, uint16_t cbid);
 /* Builds the lookup tables; call once before enabling callbacks. */

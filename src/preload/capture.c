@@ -23,6 +23,7 @@
 #include "preload/options.h"
 #include "preload/out_path.h"
 #include "preload/python.h"
+#include "preload/scope.h"
 #include "preload/stack.h"
 #include "preload/strings.h"
 #include "preload/thread.h"
@@ -231,6 +232,9 @@ static void sc_start_locked(uint32_t attach)
     sc_write_process(attach);
     sc_write_env();
     sc_modules_update();
+    /* Before any callback: the scope is closed until it opens. Its range's name is taken
+     * from the general pool, so that a flood of NVTX names cannot crowd it out. */
+    sc_scope_start(sc_opts.capture_range[0] ? sc_string_id(sc_opts.capture_range) : 0);
     sc_install_fatal_handlers();
     if (!cupti_ok) {
         sc_say("%s; only the process is recorded", err);
@@ -374,6 +378,7 @@ void sc_capture_finish(uint32_t reason)
     uint64_t now = 0;
     if (sc_cupti_api.GetTimestamp) sc_cupti_api.GetTimestamp(&now);
     sc_nvtx_count_unclosed();
+    sc_scope_finish(now);
     /* Every buffered record first, then what was lost, then END, written directly: END must
      * be the file's last record, whichever thread's buffer held what. */
     uint64_t unwritten = sc_tbuf_close();
@@ -417,6 +422,7 @@ void sc_capture_forked_child(void)
         sc_strings_reset();
         sc_modules_reset();
         sc_loss_reset();
+        sc_scope_reset();
         sc_state = SC_OFF;
     }
 }

@@ -14,6 +14,7 @@
 #include "preload/cupti_loader.h"
 #include "preload/loss.h"
 #include "preload/options.h"
+#include "preload/scope.h"
 #include "preload/strings.h"
 #include "preload/thread.h"
 #include "preload/tracebuf.h"
@@ -166,10 +167,25 @@ static void sc_push(uint32_t name_id, uint32_t domain_id)
     }
     uint32_t d = atomic_load_explicit(&t->nvtx_depth, memory_order_relaxed);
     atomic_store_explicit(&t->nvtx_depth, d + 1, memory_order_relaxed);
-    if (d < SC_NVTX_MAX_DEPTH)
-        t->nvtx_open[d] = (sc_nvtx_open){sc_now(), name_id ? name_id : sc_unnamed_id(), domain_id};
-    else
+    if (d < SC_NVTX_MAX_DEPTH) {
+        uint64_t now = sc_now();
+        uint32_t id = name_id ? name_id : sc_unnamed_id();
+        /* Only a range whose pop will be seen may open the capture scope. */
+        bool scope = sc_scope_range_name(id) && sc_scope_range_opened(now);
+        t->nvtx_open[d] = (sc_nvtx_open){now, id, domain_id, scope};
+    } else {
         sc_loss_add(SC_LOSS_NVTX_DEPTH, 1);
+    }
+}
+
+/* Ends a range: written when it overlapped the capture scope (always, without one); the
+ * scope's own range then closes the scope. */
+static void sc_close_range(const sc_nvtx_open *r, uint32_t tid, uint32_t depth)
+{
+    uint64_t now = sc_now();
+    bool keep = sc_scope_keeps_range(r->start_ns);
+    if (r->scope) sc_scope_range_closed(now);
+    if (keep) sc_put_range(r, now, tid, depth);
 }
 
 static void sc_pop(void)
@@ -183,7 +199,7 @@ static void sc_pop(void)
         return;
     }
     atomic_store_explicit(&t->nvtx_depth, --d, memory_order_relaxed);
-    if (d < SC_NVTX_MAX_DEPTH) sc_put_range(&t->nvtx_open[d], sc_now(), t->tid, d);
+    if (d < SC_NVTX_MAX_DEPTH) sc_close_range(&t->nvtx_open[d], t->tid, d);
 }
 
 /* ---- start/end --------------------------------------------------------------------- */
@@ -192,7 +208,7 @@ static void sc_start(uint64_t id, uint32_t name_id, uint32_t domain_id)
 {
     if (!id) return;    /* NVTX gave no id: there is no range to end */
     sc_thread *t = sc_thread_self();
-    sc_nvtx_open r = {sc_now(), name_id ? name_id : sc_unnamed_id(), domain_id};
+    sc_nvtx_open r = {sc_now(), name_id ? name_id : sc_unnamed_id(), domain_id, false};
     if (atomic_fetch_add(&sc_open_count, 1) < SC_NVTX_OPEN_MAX) {
         size_t h = sc_nvtx_hash(id);
         for (int k = 0; k < SC_NVTX_OPEN_WINDOW; k++) {
@@ -201,6 +217,7 @@ static void sc_start(uint64_t id, uint32_t name_id, uint32_t domain_id)
             if (atomic_load_explicit(&s->id, memory_order_relaxed) == 0 &&
                 atomic_compare_exchange_strong(&s->id, &free_id, id)) {
                 s->tid = t ? t->tid : 0;
+                r.scope = sc_scope_range_name(r.name_id) && sc_scope_range_opened(r.start_ns);
                 s->range = r;
                 atomic_store_explicit(&s->ready, true, memory_order_release);
                 return;
@@ -214,7 +231,6 @@ static void sc_start(uint64_t id, uint32_t name_id, uint32_t domain_id)
 
 static void sc_end(uint64_t id)
 {
-    uint64_t end = sc_now();
     size_t h = sc_nvtx_hash(id);
     for (int k = 0; id && k < SC_NVTX_OPEN_WINDOW; k++) {
         sc_open_slot *s = &sc_open_ranges[(h + (size_t)k) % SC_NVTX_OPEN_SLOTS];
@@ -226,7 +242,7 @@ static void sc_end(uint64_t id)
         atomic_store_explicit(&s->id, 0, memory_order_release);
         atomic_fetch_sub(&sc_open_count, 1);
         /* Not thread-bound: depth says so. */
-        sc_put_range(&r, end, tid, UINT32_MAX);
+        sc_close_range(&r, tid, UINT32_MAX);
         return;
     }
     /* Its start was dropped (counted then) or came before capture started. */

@@ -17,6 +17,8 @@ typedef enum sc_option_kind {
     SC_OPT_TEXT,     /* char[size] */
     SC_OPT_OUT,      /* char[size], a well-formed output pattern (out_path.h) */
     SC_OPT_UNWINDER, /* char[size]: libgcc or libunwind */
+    SC_OPT_CAPTURE,  /* char[size]: all or profiler */
+    SC_OPT_COUNT,    /* int: 0 .. 999999999 */
 } sc_option_kind;
 
 /* Every setting once: its key in STREAMCHECK_OPTIONS, its own variable, where it goes. */
@@ -38,6 +40,9 @@ static const sc_option_def sc_option_defs[] = {
     {"unwinder", "STREAMCHECK_UNWINDER", SC_OPT_UNWINDER, SC_FIELD(unwinder)},
     {"unified_memory", "STREAMCHECK_UNIFIED_MEMORY", SC_OPT_FLAG, SC_FIELD(unified_memory)},
     {"python", "STREAMCHECK_PYTHON", SC_OPT_FLAG, SC_FIELD(python)},
+    {"capture", "STREAMCHECK_CAPTURE", SC_OPT_CAPTURE, SC_FIELD(capture)},
+    {"capture_range", "STREAMCHECK_CAPTURE_RANGE", SC_OPT_TEXT, SC_FIELD(capture_range)},
+    {"capture_skip", "STREAMCHECK_CAPTURE_SKIP", SC_OPT_COUNT, SC_FIELD(capture_skip)},
 };
 #define SC_N_OPTIONS (sizeof sc_option_defs / sizeof *sc_option_defs)
 
@@ -79,14 +84,22 @@ static bool sc_option_set(sc_options *o, const sc_option_def *d, const char *val
         if (sc_parse_flag(value, len, (bool *)field)) return true;
         snprintf(why, why_size, "wants 1 or 0 (yes/no, on/off, true/false)");
         return false;
+    case SC_OPT_COUNT:
     case SC_OPT_DEPTH: {
         long depth = 0;
         size_t i = 0;
         for (; i < len && i < 9 && value[i] >= '0' && value[i] <= '9'; i++)
             depth = depth * 10 + (value[i] - '0');
         if (len == 0 || i != len) {
-            snprintf(why, why_size, "wants a number from 0 to %d", SC_MAX_STACK_DEPTH);
+            if (d->kind == SC_OPT_COUNT)
+                snprintf(why, why_size, "wants a number from 0 to 999999999");
+            else
+                snprintf(why, why_size, "wants a number from 0 to %d", SC_MAX_STACK_DEPTH);
             return false;
+        }
+        if (d->kind == SC_OPT_COUNT) {
+            *(int *)field = (int)depth;
+            return true;
         }
         if (depth > SC_MAX_STACK_DEPTH) {
             snprintf(why, why_size, "at most %d; %d used", SC_MAX_STACK_DEPTH, SC_MAX_STACK_DEPTH);
@@ -98,6 +111,12 @@ static bool sc_option_set(sc_options *o, const sc_option_def *d, const char *val
     case SC_OPT_UNWINDER:
         if (!sc_is(value, len, "libgcc") && !sc_is(value, len, "libunwind")) {
             snprintf(why, why_size, "wants libgcc or libunwind");
+            return false;
+        }
+        break;
+    case SC_OPT_CAPTURE:
+        if (!sc_is(value, len, "all") && !sc_is(value, len, "profiler")) {
+            snprintf(why, why_size, "wants all or profiler");
             return false;
         }
         break;
@@ -113,6 +132,9 @@ static bool sc_option_set(sc_options *o, const sc_option_def *d, const char *val
     memcpy(text, value, len);
     text[len] = '\0';
     if (d->kind == SC_OPT_OUT && sc_out_path_check(text, why, why_size) != 0) return false;
+    if (d->kind == SC_OPT_CAPTURE)  /* the C locale's lower case, as sc_is compared */
+        for (size_t i = 0; i < len; i++)
+            if (text[i] >= 'A' && text[i] <= 'Z') text[i] = (char)(text[i] - 'A' + 'a');
     memcpy(field, text, len + 1);
     return true;
 }
@@ -198,7 +220,8 @@ static void sc_options_parse(sc_options *o, const char *text, void (*warn)(const
         if (!d) {
             sc_warnf(warn,
                      "STREAMCHECK_OPTIONS: unknown key '%.*s' (ignored; keys: out, "
-                     "summary, disable, stack_depth, cupti, unwinder, unified_memory, python)",
+                     "summary, disable, stack_depth, cupti, unwinder, unified_memory, python, "
+                     "capture, capture_range, capture_skip)",
                      sc_shown(key_len), key);
             continue;
         }
@@ -213,7 +236,7 @@ static void sc_options_parse(sc_options *o, const char *text, void (*warn)(const
 void sc_options_load(sc_options *o, void (*warn)(const char *line))
 {
     *o = (sc_options){.summary = true, .stack_depth = 24, .python = true,
-                      .out_dir = "streamcheck-out"};
+                      .out_dir = "streamcheck-out", .capture = "all"};
     const char *all = getenv("STREAMCHECK_OPTIONS");
     if (all) sc_options_parse(o, all, warn);
     /* Then each setting's own variable, set and not empty, over it. */
@@ -227,6 +250,17 @@ void sc_options_load(sc_options *o, void (*warn)(const char *line))
         if (why[0])
             sc_warnf(warn, "%s=%.*s: %s%s", d->variable, sc_shown(len), value, why,
                      set ? "" : " (ignored)");
+    }
+    /* One scope at a time: the profiler's calls bound it, or the range does. */
+    if (strcmp(o->capture, "profiler") == 0 && o->capture_range[0]) {
+        sc_warnf(warn, "capture=profiler and capture_range=%s: one scope at a time; "
+                 "capture_range ignored", o->capture_range);
+        o->capture_range[0] = '\0';
+    }
+    if (o->capture_skip && !o->capture_range[0]) {
+        sc_warnf(warn, "capture_skip=%d: skips occurrences of capture_range's range, and "
+                 "none is set (ignored)", o->capture_skip);
+        o->capture_skip = 0;
     }
 }
 

@@ -23,6 +23,13 @@ typedef struct sc_options {
     bool unified_memory;    /* STREAMCHECK_UNIFIED_MEMORY=1: trace managed-memory migrations
                                and GPU page faults (off by default: the driver's tracing
                                slows a program that faults, tests/samples/MEASURED.md) */
+    /* Capture scope (scope.h): record only inside it. */
+    char capture[16];       /* STREAMCHECK_CAPTURE: "all" (default) or "profiler": only
+                               between cudaProfilerStart and cudaProfilerStop */
+    char capture_range[256]; /* STREAMCHECK_CAPTURE_RANGE: only while an NVTX range of this
+                               name is open on some thread ("" = none) */
+    int capture_skip;       /* STREAMCHECK_CAPTURE_SKIP: capture_range's first N occurrences
+                               (warm-up steps) are left out */
 } sc_options;
 
 #define SC_MAX_STACK_DEPTH 64

@@ -13,6 +13,7 @@
 #include "preload/capture.h"
 #include "preload/cupti_loader.h"
 #include "preload/loss.h"
+#include "preload/scope.h"
 #include "preload/strings.h"
 #include "preload/thread.h"
 #include "preload/tracebuf.h"
@@ -74,7 +75,8 @@ SC_EXPORT void streamcheck_range_pop(void)
     }
     sc_api_open open = sc_api_stack[d];
     sc_api_stack[d] = (sc_api_open){0};
-    if (running) {
+    /* Outside the capture scope (scope.h), a range is not written. */
+    if (running && sc_scope_keeps_range(open.start_ns > t0 ? open.start_ns : t0)) {
         /* Opened before capture started, or in the parent before a fork: from capture's
          * start, which is on the same clock. */
         uint64_t start = open.start_ns > t0 ? open.start_ns : t0;

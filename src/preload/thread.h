@@ -24,6 +24,7 @@ typedef struct sc_tbuf_buf sc_tbuf_buf; /* tracebuf.h */
 typedef struct sc_nvtx_open {
     uint64_t start_ns;
     uint32_t name_id, domain_id;
+    bool scope;             /* capture_range's range, counted: its end may close the scope */
 } sc_nvtx_open;
 
 typedef struct sc_thread {

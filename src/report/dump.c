@@ -51,6 +51,7 @@ static const char *const sc_dump_kind_names[SC_REC_KIND_LAST + 1] = {
     [SC_REC_OVERHEAD] = "OVERHEAD",
     [SC_REC_LOSS] = "LOSS",
     [SC_REC_UNIFIED] = "UNIFIED", [SC_REC_PYSTACK] = "PYSTACK",
+    [SC_REC_SCOPE] = "SCOPE",     [SC_REC_SCOPE_WINDOW] = "SCOPE_WINDOW",
 };
 
 static const char *kind_name(uint16_t kind)
@@ -547,6 +548,28 @@ static void dump_pystack(FILE *out, const uint8_t *p, size_t n)
     fputc(']', out);
 }
 
+static void dump_scope(FILE *out, const uint8_t *p, size_t fixed, size_t n)
+{
+    sc_rec_scope r;
+    SC_RECORD_COPY_FIXED(r, p, fixed);
+    if (r.mode == SC_SCOPE_PROFILER) {
+        fputs(" profiler", out);
+    } else {
+        fputs(r.mode == SC_SCOPE_NVTX_RANGE ? " nvtx-range " : " other ", out);
+        put_text(out, sc_record_text(p, fixed, n), true);
+    }
+    fprintf(out, " mode=%u skip=%u", r.mode, r.skip);
+}
+
+static void dump_scope_window(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_scope_window r;
+    SC_RECORD_COPY_FIXED(r, p, n);
+    put_times(out, r.open_ns, r.close_ns);
+    fprintf(out, " occurrence=%u", r.occurrence);
+    if (r.flags & SC_SCOPE_OPEN_AT_END) fputs(" open-at-end", out);
+}
+
 static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record_header *h)
 {
     const uint8_t *p = d->data + off + sizeof *h;
@@ -576,6 +599,8 @@ static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record
     case SC_REC_LOSS: dump_loss(out, p, n); break;
     case SC_REC_UNIFIED: dump_unified(out, p, n); break;
     case SC_REC_PYSTACK: dump_pystack(out, p, n); break;
+    case SC_REC_SCOPE: dump_scope(out, p, n, all); break;
+    case SC_REC_SCOPE_WINDOW: dump_scope_window(out, p, n); break;
     default:
         fprintf(out, " kind=%u size=%u: not known to this version, skipped", h->kind, h->size);
         break;

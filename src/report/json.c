@@ -2,6 +2,7 @@
  * nanoseconds with an _ns suffix, absolute times on the trace's CUPTI clock; addresses and
  * stream handles are "0x..." strings (they do not always fit a double); unknown values are
  * null rather than absent, so consumers can rely on every key being there. */
+#include "report/scope.h"
 #include "report/json.h"
 
 #include <jansson.h>
@@ -351,6 +352,32 @@ static json_t *range_name_json(const sc_range_name_summary *r)
 
 /* ---- process and document ----------------------------------------------------------- */
 
+/* The capture scope the trace was recorded with (format 1.5), null when recorded whole. */
+static json_t *scope_json(const sc_trace *t)
+{
+    if (!t->has_scope) return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "mode", json_string(sc_report_scope_mode_name(t->scope.mode)));
+    json_object_set_new(o, "range", t->scope.mode == SC_SCOPE_NVTX_RANGE
+                                        ? sc_json_str(t->scope_name) : json_null());
+    json_object_set_new(o, "skip", jint(t->scope.skip));
+    json_object_set_new(o, "recorded_ns", jint(sc_trace_scope_ns(t)));
+    json_t *windows = json_array();
+    for (size_t i = 0; i < t->n_scope_windows; i++) {
+        const sc_rec_scope_window *w = &t->scope_windows[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "open_ns", jint(w->open_ns));
+        json_object_set_new(j, "close_ns", jint(w->close_ns));
+        json_object_set_new(j, "occurrence", jint(w->occurrence));
+        json_object_set_new(j, "open_at_end", json_boolean(w->flags & SC_SCOPE_OPEN_AT_END));
+        json_array_append_new(windows, j);
+    }
+    json_object_set_new(o, "windows", windows);
+    char text[600];
+    json_object_set_new(o, "text", sc_json_str(sc_report_scope_text(t, text, sizeof text)));
+    return o;
+}
+
 static json_t *process_json(const sc_analysis *a, size_t suppressed,
                             const sc_json_options *opt)
 {
@@ -380,6 +407,7 @@ static json_t *process_json(const sc_analysis *a, size_t suppressed,
         json_object_set_new(losses, sc_loss_cause_name(t->losses[i].cause),
                             jint(t->losses[i].count));
     json_object_set_new(o, "losses", losses);
+    json_object_set_new(o, "scope", scope_json(t));
     json_object_set_new(o, "run_start_ns", jint(a->run_start_ns));
     json_object_set_new(o, "run_end_ns", jint(a->run_end_ns));
     json_object_set_new(o, "span_ns", jint(a->run_end_ns > a->run_start_ns

@@ -8,6 +8,7 @@
 
 #include "report/demangle.h"
 #include "report/merge.h"
+#include "report/scope.h"
 #include "report/names.h"
 #include "report/text_ranges.h"
 #include "report/units.h"
@@ -70,6 +71,9 @@ static void print_header(FILE *out, const sc_analysis *a, const char *symbols)
     fprintf(out, "run:      %s, %zu device%s, %zu kernels, %zu copies, %zu memsets, "
             "%zu API calls\n", sc_report_fmt_ns(run_span(a), b1), a->n_devices,
             a->n_devices == 1 ? "" : "s", t->n_kernels, t->n_copies, t->n_memsets, t->n_calls);
+    char scope[600];
+    if (sc_report_scope_text(t, scope, sizeof scope))
+        fprintf(out, "scope:    %s\n", scope);
     if (symbols)
         fprintf(out, "symbols:  %s\n", symbols);
     if (t->status == SC_TRACE_PARTIAL)

@@ -29,7 +29,7 @@ typedef struct sc_loader {
     size_t n_call_names, cap_call_names;
     size_t cap_modules, cap_devices, cap_calls, cap_kernels, cap_copies, cap_memsets,
         cap_streams, cap_syncs, cap_ranges, cap_notes, cap_env, cap_overheads, cap_losses,
-        cap_unified, cap_pystacks;
+        cap_unified, cap_pystacks, cap_scope_windows;
     const uint8_t **pystack_frames;     /* each pystack's sc_py_frame array in the file */
     size_t cap_pystack_frames;
     char *err;
@@ -225,6 +225,17 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         t->n_pyframes += r.n_frames;
         return 0;
     }
+    case SC_REC_SCOPE:
+        SC_RECORD_COPY_FIXED(t->scope, p, n);
+        t->has_scope = true;
+        t->scope_name = text;
+        return 0;
+    case SC_REC_SCOPE_WINDOW: {
+        sc_rec_scope_window *w = SC_PUSH(ld, scope_windows, n_scope_windows, cap_scope_windows);
+        if (!w) break;
+        SC_RECORD_COPY_FIXED(*w, p, n);
+        return 0;
+    }
     case SC_REC_END:
         SC_RECORD_COPY_FIXED(t->end, p, n);
         t->has_end = true;
@@ -294,6 +305,12 @@ static int sc_by_unified_start(const void *a, const void *b)
 static int sc_by_overhead_start(const void *a, const void *b)
 {
     uint64_t x = ((const sc_rec_overhead *)a)->start_ns, y = ((const sc_rec_overhead *)b)->start_ns;
+    return x < y ? -1 : x > y;
+}
+static int sc_by_window_open(const void *a, const void *b)
+{
+    uint64_t x = ((const sc_rec_scope_window *)a)->open_ns;
+    uint64_t y = ((const sc_rec_scope_window *)b)->open_ns;
     return x < y ? -1 : x > y;
 }
 static int sc_by_range_start(const void *a, const void *b)
@@ -393,7 +410,9 @@ static int sc_finish_load(sc_loader *ld)
         sc_stable_sort(t->ranges, t->n_ranges, sizeof *t->ranges, sc_by_range_start) ||
         sc_stable_sort(t->overheads, t->n_overheads, sizeof *t->overheads,
                        sc_by_overhead_start) ||
-        sc_stable_sort(t->unified, t->n_unified, sizeof *t->unified, sc_by_unified_start)) {
+        sc_stable_sort(t->unified, t->n_unified, sizeof *t->unified, sc_by_unified_start) ||
+        sc_stable_sort(t->scope_windows, t->n_scope_windows, sizeof *t->scope_windows,
+                       sc_by_window_open)) {
         snprintf(ld->err, ld->err_size, "%s: out of memory", t->path);
         return -1;
     }
@@ -519,6 +538,7 @@ void sc_trace_free(sc_trace *t)
     free(t->losses);
     free(t->pystacks);
     free(t->pyframes);
+    free(t->scope_windows);
     free(t->storage);
     memset(t, 0, sizeof *t);
 }

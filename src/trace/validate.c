@@ -35,6 +35,8 @@ size_t sc_record_fixed_size(uint16_t kind)
     case SC_REC_LOSS: return sizeof(sc_rec_loss);
     case SC_REC_UNIFIED: return sizeof(sc_rec_unified);
     case SC_REC_PYSTACK: return sizeof(sc_rec_pystack);
+    case SC_REC_SCOPE: return sizeof(sc_rec_scope);
+    case SC_REC_SCOPE_WINDOW: return sizeof(sc_rec_scope_window);
     default: return 0;
     }
 }
@@ -54,6 +56,7 @@ bool sc_record_has_text(uint16_t kind)
     case SC_REC_CALL_NAME:
     case SC_REC_NOTE:
     case SC_REC_ENV:
+    case SC_REC_SCOPE:
         return true;
     default:
         return false;

@@ -50,13 +50,14 @@ _STRUCTS = {name: layout("sc_" + name) for name in (
     "file_header", "record_header", "rec_process", "rec_module", "rec_device", "rec_string",
     "rec_call_name", "rec_api", "rec_kernel", "rec_memcpy", "rec_memset", "rec_stream",
     "rec_sync", "rec_note", "rec_range", "rec_end", "rec_overhead", "rec_loss", "rec_unified",
-    "rec_pystack", "py_frame")}
+    "rec_pystack", "py_frame", "rec_scope", "rec_scope_window")}
 FILE_HEADER, RECORD_HEADER = _STRUCTS["file_header"][0], _STRUCTS["record_header"][0]
 (PROCESS, MODULE, DEVICE, STRING, CALL_NAME, API, KERNEL, MEMCPY, MEMSET, STREAM, SYNC, NOTE,
  RANGE, END, OVERHEAD, LOSS, UNIFIED, PYSTACK) = (_STRUCTS["rec_" + n][0] for n in (
     "process", "module", "device", "string", "call_name", "api", "kernel", "memcpy", "memset",
     "stream", "sync", "note", "range", "end", "overhead", "loss", "unified", "pystack"))
 PY_FRAME = _STRUCTS["py_frame"][0]
+SCOPE, SCOPE_WINDOW = _STRUCTS["rec_scope"][0], _STRUCTS["rec_scope_window"][0]
 
 
 def record(kind, payload=b"", text=None, fixed=None, extra=b""):
@@ -191,6 +192,16 @@ class Trace:
         """Any record, e.g. a kind from a newer minor version that readers must skip."""
         self.records.append(record(kind, payload, text))
 
+    def scope(self, mode, name="", skip=0):
+        """The SCOPE record (1.5): recorded only inside a capture scope (SCOPE_NVTX_RANGE with
+        the range's name, or SCOPE_PROFILER)."""
+        self.records.append(record(REC_SCOPE, SCOPE.pack(mode, skip), name))  # noqa: F821
+
+    def scope_window(self, open_ns, close_ns, occurrence=1, flags=0):
+        """A SCOPE_WINDOW record: the scope was open from open_ns to close_ns."""
+        self.records.append(record(REC_SCOPE_WINDOW, SCOPE_WINDOW.pack(  # noqa: F821
+            self._t(open_ns), self._t(close_ns), occurrence, flags)))
+
     def note(self, code, text):
         self.records.append(record(REC_NOTE, NOTE.pack(code, 0), text))
 
@@ -228,18 +239,21 @@ _LAYOUTS = {kind: _STRUCTS["rec_" + name] for kind, name in (
     (REC_KERNEL, "kernel"), (REC_MEMCPY, "memcpy"), (REC_MEMSET, "memset"),  # noqa: F821
     (REC_STREAM, "stream"), (REC_SYNC, "sync"), (REC_NOTE, "note"),  # noqa: F821
     (REC_RANGE, "range"), (REC_END, "end"), (REC_OVERHEAD, "overhead"),  # noqa: F821
-    (REC_LOSS, "loss"), (REC_UNIFIED, "unified"), (REC_PYSTACK, "pystack"))}  # noqa: F821
+    (REC_LOSS, "loss"), (REC_UNIFIED, "unified"), (REC_PYSTACK, "pystack"),  # noqa: F821
+    (REC_SCOPE, "scope"), (REC_SCOPE_WINDOW, "scope_window"))}  # noqa: F821
 _LAYOUTS[REC_ENV] = (None, "")  # noqa: F821  (all text)
 for _kind, (_s, _names) in _LAYOUTS.items():
     assert _s is None or len(_names.split()) == len(_s.unpack(b"\0" * _s.size)), _kind
 
-_TEXT_KINDS = {REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, REC_NOTE, REC_ENV}
+_TEXT_KINDS = {REC_PROCESS, REC_MODULE, REC_DEVICE, REC_STRING, REC_CALL_NAME, REC_NOTE, REC_ENV,
+               REC_SCOPE}  # noqa: F821
 
 # Which list of the result each repeated kind goes to.
 _LISTS = {REC_MODULE: "modules", REC_DEVICE: "devices", REC_API: "calls", REC_KERNEL: "kernels",
           REC_MEMCPY: "copies", REC_MEMSET: "memsets", REC_STREAM: "streams", REC_SYNC: "syncs",
           REC_NOTE: "notes", REC_ENV: "env", REC_RANGE: "ranges", REC_OVERHEAD: "overheads",
-          REC_UNIFIED: "unified", REC_PYSTACK: "pystacks"}  # noqa: F821
+          REC_UNIFIED: "unified", REC_PYSTACK: "pystacks",  # noqa: F821
+          REC_SCOPE_WINDOW: "scope_windows"}  # noqa: F821
 _FRAME_KINDS = {REC_API, REC_PYSTACK}  # noqa: F821  (frames follow the fixed part)
 
 
@@ -267,6 +281,8 @@ def read(path):
           modules have "path" and build_id as a hex string; devices "name"; notes "text",
       pystacks: PYSTACK records (1.4), each with "frames": dicts of file, function, line,
           innermost first,
+      scope: the SCOPE record (1.5) with "name" (the range's), or None: recorded whole,
+      scope_windows: its SCOPE_WINDOW records, in file order,
       env: list of "NAME=value" strings,
       losses: {cause: count} from LOSS records (the last record of each cause),
       unknown: how many records of kinds this version does not know were skipped.
@@ -290,7 +306,8 @@ def read(path):
         raise TraceError(f"{path}: corrupt trace: header size {header_size}")
 
     out = {"path": path, "version": (major, minor), "status": "complete", "status_detail": "",
-           "process": None, "end": None, "strings": {}, "call_names": {}, "losses": {},
+           "process": None, "end": None, "scope": None, "strings": {}, "call_names": {},
+           "losses": {},
            "unknown": 0}
     for name in _LISTS.values():
         out[name] = []
@@ -359,6 +376,9 @@ def read(path):
             out["losses"][rec["cause"]] = rec["count"]
         elif kind == REC_ENV:
             out["env"].append(text)
+        elif kind == REC_SCOPE:  # noqa: F821
+            rec["name"] = text
+            out["scope"] = rec
         else:
             if kind == REC_MODULE:
                 rec["build_id"] = rec["build_id"][:rec.pop("build_id_size")].hex()

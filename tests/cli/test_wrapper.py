@@ -46,6 +46,9 @@ if mode != "nocuda":
     else:
         t.stream(14, NON_BLOCKING)
         t.launch("_Z1kv", 10_000, 20_000, 14)
+    if mode == "capture":   # what the library would read (libstreamcheck(7))
+        print("capture:", [os.environ.get("STREAMCHECK_CAPTURE" + v) for v in
+                           ("", "_RANGE", "_SKIP")])
     t.write(os.path.join(out, "fake-%d.sctrace" % os.getpid()))
 sys.exit(int(sys.argv[2]))
 """
@@ -158,6 +161,16 @@ def test_a_percent_in_the_output_folder_is_not_a_pattern(wrap, tmp_path):
     assert r.returncode == 0, r.stderr
     (run,) = runs(out)
     assert len(list(run.glob("*.sctrace"))) == 1
+
+
+def test_capture_scope_options_reach_the_library(wrap):
+    r = wrap("--capture-range", "train step", "--capture-skip", "2", mode="capture")
+    assert r.returncode == 0, r.stderr
+    assert "capture: [None, 'train step', '2']" in r.stdout
+    r = wrap("--capture-profiler", mode="capture")
+    assert "capture: ['profiler', None, None]" in r.stdout
+    r = wrap("--capture-range", "step", "--capture-skip", "two", mode="capture")
+    assert r.returncode == 2 and "--capture-skip wants a number, not 'two'" in r.stderr
 
 
 def test_no_cuda_leaves_nothing(wrap, tmp_path):

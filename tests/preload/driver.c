@@ -25,6 +25,14 @@
  *                             a SIGTERM to itself, and a normal exit
  *   fork-work THREADS CALLS   forks before CUDA starts; the child, then the parent, each
  *                             start CUDA and work; prints `child=PID parent=PID`
+ *   scope STEPS               capture scope: per step a launch outside, then a range "step"
+ *                             (push/pop on even steps, start/end on odd ones) holding a range
+ *                             "inner" and two launches, the last of whose kernel runs 50 ms
+ *                             after the step; a range "between" outside; then
+ *                             cudaProfilerStart (runtime, then driver), a launch,
+ *                             cudaProfilerStop, a launch. Prints each launch's correlation
+ *                             id as `in=ID` (inside a step or the profiler's span: `step=ID`
+ *                             or `profiler=ID`) or `out=ID`
  *   time CLASS N              N calls of one class (launch, event-query, event-record, nvtx)
  *                             on one thread; prints `ns_per_call=` (what the library's own
  *                             work costs per call, on a CUPTI that costs nothing)
@@ -200,6 +208,61 @@ static void nvtx_limits(void)
     for (int i = 0; i < 3; i++) push("left open");
 }
 
+/* ---- capture scope ------------------------------------------------------------------- */
+
+#define DR CUPTI_CB_DOMAIN_DRIVER_API
+
+static uint32_t scope_launch(int k, const char *tag)
+{
+    cudaLaunchKernel_v7000_params p = {.func = kernels[k], .stream = (cudaStream_t)0x10};
+    uint32_t corr = fake_cupti_call(RT, RT_ID(cudaLaunchKernel_v7000), "cudaLaunchKernel", &p,
+                                    kernels[k], 3);
+    atomic_fetch_add(&calls, 1);
+    atomic_fetch_add(&launches, 1);
+    printf("%s=%u\n", tag, corr);
+    return corr;
+}
+
+static void profiler(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name)
+{
+    fake_cupti_call(domain, cbid, name, NULL, NULL, 0);
+}
+
+static void scope_steps(int steps)
+{
+    for (int i = 0; i < steps; i++) {
+        scope_launch(0, "out");
+        nvtxRangeId_t id = (nvtxRangeId_t)(1000 + i);
+        if (i % 2 == 0) {
+            push("step");
+        } else {
+            nvtxRangeStartA_params p = {.message = "step"};
+            fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxRangeStartA, "nvtxRangeStartA", &p, &id);
+        }
+        push("inner");
+        scope_launch(1, "step");
+        pop();
+        uint64_t now;
+        cuptiGetTimestamp(&now);
+        fake_cupti_next_kernel(now + 50000000, now + 51000000);  /* runs after the step */
+        scope_launch(2, "step");
+        if (i % 2 == 0) {
+            pop();
+        } else {
+            nvtxRangeEnd_params p = {.id = id};
+            fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxRangeEnd, "nvtxRangeEnd", &p, NULL);
+        }
+        push("between");
+        pop();
+    }
+    profiler(RT, RT_ID(cudaProfilerStart_v4000), "cudaProfilerStart");
+    profiler(DR, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, "cuProfilerStart");
+    scope_launch(0, "profiler");
+    profiler(RT, RT_ID(cudaProfilerStop_v4000), "cudaProfilerStop");
+    profiler(DR, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop, "cuProfilerStop");
+    scope_launch(1, "out");
+}
+
 static void *busy_worker(void *p)
 {
     worker_arg a = {(int)(intptr_t)p, 1 << 30};
@@ -319,6 +382,8 @@ int main(int argc, char **argv)
         kill(getpid(), SIGTERM);    /* ignored, as the program asked: it goes on */
     } else if (strcmp(mode, "end") == 0) {
         end_by(argc > 2 ? argv[2] : "exit", b, c);
+    } else if (strcmp(mode, "scope") == 0) {
+        scope_steps(a);
     } else if (strcmp(mode, "time") == 0) {
         time_class(argc > 2 ? argv[2] : "launch", argc > 3 ? atoi(argv[3]) : 100000);
     } else if (strcmp(mode, "abort") == 0) {

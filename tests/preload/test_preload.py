@@ -360,7 +360,8 @@ def test_what_the_options_variable_does_not_understand_costs_one_line_each(tmp_p
                       env={"STREAMCHECK_OPTIONS": "colour=blue:stack_depth=deep:out=/x/%y"})
     assert said(p) == [
         "streamcheck: STREAMCHECK_OPTIONS: unknown key 'colour' (ignored; keys: out, summary, "
-        "disable, stack_depth, cupti, unwinder, unified_memory, python)",
+        "disable, stack_depth, cupti, unwinder, unified_memory, python, capture, capture_range, "
+        "capture_skip)",
         "streamcheck: STREAMCHECK_OPTIONS: stack_depth=deep: wants a number from 0 to 64 "
         "(ignored)",
         "streamcheck: STREAMCHECK_OPTIONS: out=/x/%y: unknown %-sequence '%y' (known: %p, %h, "
@@ -433,3 +434,61 @@ def test_the_wrapper_keeps_its_folder_and_quiet_over_the_options_variable(tmp_pa
     assert not (tmp_path / "elsewhere").exists()
     assert "== streamcheck summary: 1 process ==" in p.stderr
     assert "trace written:" not in p.stderr
+
+
+def _scope_run(tmp_path, options):
+    p, t, fired = run(tmp_path, "scope", 4, env={"STREAMCHECK_OPTIONS": options})
+    ids = {tag: [int(v) for v in re.findall(rf"^{tag}=(\d+)$", p.stdout, re.M)]
+           for tag in ("out", "step", "profiler")}
+    return t, ids
+
+
+def test_capture_range_skips_warmup_and_keeps_only_its_steps(tmp_path):
+    """capture_range=step:capture_skip=1: the first step is warm-up; of the other three only
+    their own launches are written (API and kernel records, a kernel that ran after its step
+    included), only ranges that overlapped them, and a window per step."""
+    t, ids = _scope_run(tmp_path, "capture_range=step:capture_skip=1")
+    assert t["scope"]["mode"] == sctrace.SCOPE_NVTX_RANGE
+    assert (t["scope"]["name"], t["scope"]["skip"]) == ("step", 1)
+    inside = set(ids["step"][2:])       # steps 2..4: two launches each
+    assert len(inside) == 6
+    assert {c["correlation_id"] for c in t["calls"]} == inside
+    assert {k["correlation_id"] for k in t["kernels"]} == inside
+    assert [w["occurrence"] for w in t["scope_windows"]] == [2, 3, 4]
+    assert all(w["flags"] == 0 for w in t["scope_windows"])
+    # push/pop (steps 1, 3) and start/end (steps 2, 4) both open and close the scope
+    assert sorted(r["name"] for r in t["ranges"]) == ["inner"] * 3 + ["step"] * 3
+    for r, w in zip(sorted((r for r in t["ranges"] if r["name"] == "step"),
+                           key=lambda r: r["start_ns"]), t["scope_windows"]):
+        assert (r["start_ns"], r["end_ns"]) == (w["open_ns"], w["close_ns"])
+    for c in t["calls"]:
+        assert any(w["open_ns"] <= c["start_ns"] <= w["close_ns"] for w in t["scope_windows"])
+    assert t["end"]["api_records"] == 6 and t["end"]["activity_records"] == 6
+    assert t["process"] is not None and t["modules"] and t["strings"]
+
+
+def test_capture_profiler_records_between_start_and_stop(tmp_path):
+    """capture=profiler: one window from cudaProfilerStart (runtime and driver both fire) to
+    cudaProfilerStop; the one launch inside it is all that is written, no NVTX range."""
+    t, ids = _scope_run(tmp_path, "capture=profiler")
+    assert t["scope"]["mode"] == sctrace.SCOPE_PROFILER and t["scope"]["name"] == ""
+    assert [c["correlation_id"] for c in t["calls"]] == ids["profiler"]
+    assert [k["correlation_id"] for k in t["kernels"]] == ids["profiler"]
+    assert [w["occurrence"] for w in t["scope_windows"]] == [1]
+    assert t["ranges"] == []
+
+
+def test_no_capture_scope_records_everything(tmp_path):
+    """Without a scope nothing is left out and no SCOPE record is written."""
+    t, ids = _scope_run(tmp_path, "")
+    assert t["scope"] is None and t["scope_windows"] == []
+    every = set(ids["out"] + ids["step"] + ids["profiler"])
+    assert {c["correlation_id"] for c in t["calls"]} == every
+    assert {k["correlation_id"] for k in t["kernels"]} == every
+
+
+def test_capture_scope_open_at_exit_is_closed_by_the_end(tmp_path):
+    """A scope still open when the program ends: its window is written, marked so."""
+    p, t, _ = run(tmp_path, "nvtx-limits", env={"STREAMCHECK_OPTIONS": "capture_range=left open"})
+    assert [w["flags"] for w in t["scope_windows"]] == [sctrace.SCOPE_OPEN_AT_END]
+    assert t["scope_windows"][0]["close_ns"] <= t["end"]["end_ns"]

@@ -20,7 +20,8 @@
 static const char *const variables[] = {
     "STREAMCHECK_OPTIONS",     "STREAMCHECK_OUT",     "STREAMCHECK_SUMMARY",
     "STREAMCHECK_DISABLE",     "STREAMCHECK_CUPTI",   "STREAMCHECK_STACK_DEPTH",
-    "STREAMCHECK_UNWINDER",    "STREAMCHECK_UNIFIED_MEMORY",
+    "STREAMCHECK_UNWINDER",    "STREAMCHECK_UNIFIED_MEMORY", "STREAMCHECK_CAPTURE",
+    "STREAMCHECK_CAPTURE_RANGE", "STREAMCHECK_CAPTURE_SKIP",
 };
 
 static char warnings[16][1024];
@@ -289,6 +290,44 @@ static void test_missing_parent_folders_are_made(void **state)
     }
 }
 
+/* The capture scope's three settings (scope.h), by key and by their own variables. */
+static void test_capture_scope(void **state)
+{
+    (void)state;
+    sc_options o = load();
+    assert_string_equal(o.capture, "all");
+    assert_string_equal(o.capture_range, "");
+    assert_int_equal(o.capture_skip, 0);
+    setenv("STREAMCHECK_OPTIONS", "capture_range='train step':capture_skip=3", 1);
+    o = load();
+    assert_string_equal(o.capture_range, "train step");
+    assert_int_equal(o.capture_skip, 3);
+    assert_int_equal(n_warnings, 0);
+    setenv("STREAMCHECK_CAPTURE_SKIP", "5", 1);     /* its own variable wins */
+    setenv("STREAMCHECK_OPTIONS", "capture=Profiler", 1);
+    o = load();
+    assert_string_equal(o.capture, "profiler");
+    /* a skip without a range skips nothing: said, and cleared */
+    assert_int_equal(o.capture_skip, 0);
+    assert_int_equal(n_warnings, 1);
+    assert_non_null(strstr(warnings[0], "capture_skip=5: skips occurrences of capture_range"));
+}
+
+static void test_capture_scope_bad_values(void **state)
+{
+    (void)state;
+    setenv("STREAMCHECK_OPTIONS", "capture=nvtx:capture_skip=-1:capture=profiler:"
+           "capture_range=step", 1);
+    sc_options o = load();
+    assert_int_equal(n_warnings, 3);
+    assert_non_null(strstr(warnings[0], "capture=nvtx: wants all or profiler (ignored)"));
+    assert_non_null(strstr(warnings[1], "capture_skip=-1: wants a number from 0 to 999999999"));
+    /* one scope at a time: the profiler's */
+    assert_non_null(strstr(warnings[2], "capture=profiler and capture_range=step"));
+    assert_string_equal(o.capture, "profiler");
+    assert_string_equal(o.capture_range, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +342,8 @@ int main(void)
         cmocka_unit_test_setup(test_a_deep_stack_is_cut_to_the_maximum, clean_environment),
         cmocka_unit_test_setup(test_an_unclosed_quote_ends_the_options, clean_environment),
         cmocka_unit_test_setup(test_too_long_a_value_is_refused, clean_environment),
+        cmocka_unit_test_setup(test_capture_scope, clean_environment),
+        cmocka_unit_test_setup(test_capture_scope_bad_values, clean_environment),
         cmocka_unit_test(test_pid_host_variable_and_percent),
         cmocka_unit_test(test_a_value_stays_in_its_folder),
         cmocka_unit_test(test_an_unset_variable_expands_to_nothing_and_says_so),

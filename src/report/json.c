@@ -227,6 +227,13 @@ static json_t *device_json(const sc_trace *t, const sc_device_summary *d)
         json_object_set_new(o, "compute_capability", json_null());
     }
     overlap_into(o, &d->overlap);
+    json_t *comm = json_object();      /* NCCL kernels, left out of the overlap above */
+    json_object_set_new(comm, "kernels", jint(d->comm.kernel_count));
+    json_object_set_new(comm, "kernel_time_ns", jint(d->comm.kernel_sum_ns));
+    json_object_set_new(comm, "busy_ns", jint(d->comm.busy_ns));
+    json_object_set_new(comm, "overlapped_ns", jint(d->comm.overlapped_ns));
+    json_object_set_new(comm, "exposed_ns", jint(d->comm.exposed_ns));
+    json_object_set_new(o, "comm", comm);
     json_object_set_new(o, "intervals_total", jint(d->n_intervals_total));
     json_t *ivs = json_array();
     for (size_t i = 0; i < d->n_intervals; i++) {

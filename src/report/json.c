@@ -482,8 +482,10 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
                   const sc_json_error *errors, size_t n_errors, const sc_json_options *opt)
 {
     json_t *doc = json_object();
-    if (!doc)
+    if (!doc) {
+        json_decref(opt->ranks);
         return -1;
+    }
     json_object_set_new(doc, "schema", json_string(SC_JSON_SCHEMA));
     json_t *tool = json_object();
     json_object_set_new(tool, "name", json_string("streamcheck-report"));
@@ -503,6 +505,8 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
     }
     json_object_set_new(doc, "errors", errs);
     json_object_set_new(doc, "summary", summary_json(as, n, n_errors));
+    if (opt->ranks)
+        json_object_set_new(doc, "ranks", opt->ranks);
     if (opt->n_expectations)
         json_object_set_new(doc, "expectations",
                             expectations_json(opt->expectations, opt->n_expectations));

@@ -67,10 +67,23 @@ typedef struct sc_stream_summary {
 
 #define SC_MAX_INTERVALS 1000       /* per device; n_intervals_total counts them all */
 
+/* Communication kernels of one device (NCCL's, by name: sc_kernel_is_comm). Their time is
+ * measured here and left out of the device's `overlap` (busy, concurrency, intervals, solo
+ * and productive, idle gaps): a collective waiting for its peers is neither compute nor
+ * overlap. Streams and NVTX ranges still count them as kernels. */
+typedef struct sc_comm {
+    uint64_t kernel_count;
+    uint64_t kernel_sum_ns;         /* summed durations */
+    uint64_t busy_ns;               /* union of their intervals */
+    uint64_t overlapped_ns;         /* of busy_ns: time a compute kernel of the device ran too */
+    uint64_t exposed_ns;            /* busy_ns - overlapped_ns: communication nothing hid */
+} sc_comm;
+
 typedef struct sc_device_summary {
     uint32_t device;
     const sc_device *info;          /* NULL if the trace has no device record */
-    sc_overlap overlap;
+    sc_overlap overlap;             /* compute kernels only: communication is in comm */
+    sc_comm comm;
     sc_overlap_interval *intervals; /* the first SC_MAX_INTERVALS, in time order */
     size_t n_intervals;
     size_t n_intervals_total;
@@ -238,6 +251,10 @@ typedef struct sc_analysis {
                                                                   first; then first seen */
     sc_replay_summary replay;
 } sc_analysis;
+
+/* True for a communication kernel: NCCL's, by its (mangled or plain) name (comm.c says
+ * which names over NCCL's versions). */
+bool sc_kernel_is_comm(const char *name);
 
 /* How findings write a kernel's name: a malloc'd name (the analysis frees it) or NULL to keep
  * the name as recorded. The report tool passes its demangler, so titles read

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/blocking.h"
+#include "analyze/comm.h"
 #include "analyze/launches.h"
 #include "analyze/occupancy.h"
 #include "analyze/overlap.h"
@@ -260,7 +261,7 @@ static void sc_device_spans(const sc_trace *t, uint32_t dev, sc_overlap_input *i
 {
     size_t nk = 0, nc = 0;
     for (size_t i = 0; i < t->n_kernels; i++)
-        if (t->kernels[i].rec.device == dev)
+        if (t->kernels[i].rec.device == dev && !sc_kernel_is_comm(t->kernels[i].name))
             ks[nk++] = (sc_overlap_span){t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, i};
     for (size_t i = 0; i < t->n_copies; i++)
         if (t->copies[i].device == dev)
@@ -318,7 +319,8 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *overlapped,
     for (size_t d = 0; d < a->n_devices; d++) {
         uint64_t sum = 0, known = 0;
         for (size_t k = 0; k < t->n_kernels; k++) {
-            if (t->kernels[k].rec.device != a->devices[d].device)
+            if (t->kernels[k].rec.device != a->devices[d].device ||
+                sc_kernel_is_comm(t->kernels[k].name))
                 continue;
             sum += ctx->kernel_solo_ns[k];
             known += ctx->kernel_solo_known[k];
@@ -339,6 +341,7 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     if (scope_ns && scope_ns < ctx->run_span_ns)
         ctx->run_span_ns = scope_ns;
     if (sc_corr_build(ctx) != 0 || sc_devices_collect(t, a) != 0 ||
+        sc_comm_measure(t, a) != 0 ||
         sc_pinned_rate_measure(t, &ctx->pinned_rate) != 0)
         return -1;
     uint8_t *full = malloc(t->n_kernels ? t->n_kernels : 1);

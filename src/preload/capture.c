@@ -114,10 +114,19 @@ static void sc_write_process(uint32_t attach)
     sc_tbuf_put(SC_REC_PROCESS, &r, sizeof r, exe, strlen(exe) + 1);
 }
 
-/* Variables that change how CUDA schedules work (serializing-env and friends). */
+/* Variables that change how CUDA schedules work (serializing-env and friends), and the ones
+ * that say which rank of a job this process is: torchrun's RANK, LOCAL_RANK, WORLD_SIZE,
+ * Open MPI's OMPI_COMM_WORLD_*, MPICH/Hydra's PMI_*, SLURM's SLURM_PROCID/SLURM_NTASKS
+ * (the report names processes by rank and merges a job's ranks: src/report/ranks.c). The
+ * '=' in each entry keeps RANK from matching RANKFILE. */
 static void sc_write_env(void)
 {
-    static const char *const prefixes[] = {"CUDA_", "PYTORCH_", "NCCL_", "TORCH_"};
+    static const char *const prefixes[] = {
+        "CUDA_", "PYTORCH_", "NCCL_", "TORCH_", "RANK=", "LOCAL_RANK=", "WORLD_SIZE=",
+        "LOCAL_WORLD_SIZE=", "OMPI_COMM_WORLD_RANK=", "OMPI_COMM_WORLD_SIZE=",
+        "OMPI_COMM_WORLD_LOCAL_RANK=", "PMI_RANK=", "PMI_SIZE=", "SLURM_PROCID=",
+        "SLURM_NTASKS=", "SLURM_LOCALID=",
+    };
     for (char **e = environ; e && *e; e++) {
         for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
             if (strncmp(*e, prefixes[i], strlen(prefixes[i])) != 0) continue;

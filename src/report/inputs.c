@@ -22,6 +22,22 @@ bool sc_report_is_trace_name(const char *name)
                                                           SC_TRACE_PARTIAL_SUFFIX));
 }
 
+bool sc_report_is_summary_name(const char *name)
+{
+    return name[0] != '.' && ends_with(name, SC_SUMMARY_SUFFIX);
+}
+
+/* A summary beside its own trace says nothing the trace does not: the trace is read. */
+static bool summary_without_trace(const char *file)
+{
+    size_t n = strlen(file) - strlen(SC_SUMMARY_SUFFIX);
+    char *trace = strndup(file, n);
+    struct stat st;
+    bool alone = trace && stat(trace, &st) != 0;
+    free(trace);
+    return alone;
+}
+
 static int push(sc_report_inputs *in, char *file)
 {
     if (!file)
@@ -59,7 +75,8 @@ static int add_folder(sc_report_inputs *in, const char *dir)
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d)) != NULL) {
-        if (!sc_report_is_trace_name(e->d_name))
+        bool summary = sc_report_is_summary_name(e->d_name);
+        if (!summary && !sc_report_is_trace_name(e->d_name))
             continue;
         char *file = NULL;
         if (asprintf(&file, "%s%s%s", dir, slash ? "" : "/", e->d_name) < 0) {
@@ -67,7 +84,8 @@ static int add_folder(sc_report_inputs *in, const char *dir)
             break;
         }
         struct stat st;
-        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) ||
+            (summary && !summary_without_trace(file))) {
             free(file);
             continue;
         }

@@ -13,8 +13,14 @@ typedef struct sc_report_inputs {
 /* True for "*.sctrace" and "*.sctrace.partial". */
 bool sc_report_is_trace_name(const char *name);
 
+/* A rank summary (ranks.h): TRACE.summary.json, beside the trace it was made from. */
+#define SC_SUMMARY_SUFFIX ".summary.json"
+
+/* True for "*.summary.json". */
+bool sc_report_is_summary_name(const char *name);
+
 /* Adds `path`: a file as it is (whatever its name: the user chose it), a folder's trace files
- * sorted by name (not recursive). Returns 0, or -1 after a message on stderr (the path does
+ * and the summaries whose trace is not there, sorted by name (not recursive). Returns 0, or -1 after a message on stderr (the path does
  * not exist, the folder cannot be read or holds no traces). */
 int sc_report_add_path(sc_report_inputs *in, const char *path);
 

@@ -228,6 +228,13 @@ static json_t *device_json(const sc_trace *t, const sc_device_summary *d)
         json_object_set_new(o, "compute_capability", json_null());
     }
     overlap_into(o, &d->overlap);
+    json_t *comm = json_object();      /* NCCL kernels, left out of the overlap above */
+    json_object_set_new(comm, "kernels", jint(d->comm.kernel_count));
+    json_object_set_new(comm, "kernel_time_ns", jint(d->comm.kernel_sum_ns));
+    json_object_set_new(comm, "busy_ns", jint(d->comm.busy_ns));
+    json_object_set_new(comm, "overlapped_ns", jint(d->comm.overlapped_ns));
+    json_object_set_new(comm, "exposed_ns", jint(d->comm.exposed_ns));
+    json_object_set_new(o, "comm", comm);
     json_object_set_new(o, "intervals_total", jint(d->n_intervals_total));
     json_t *ivs = json_array();
     for (size_t i = 0; i < d->n_intervals; i++) {
@@ -503,8 +510,10 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
                   const sc_json_error *errors, size_t n_errors, const sc_json_options *opt)
 {
     json_t *doc = json_object();
-    if (!doc)
+    if (!doc) {
+        json_decref(opt->ranks);
         return -1;
+    }
     json_object_set_new(doc, "schema", json_string(SC_JSON_SCHEMA));
     json_t *tool = json_object();
     json_object_set_new(tool, "name", json_string("streamcheck-report"));
@@ -524,6 +533,8 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
     }
     json_object_set_new(doc, "errors", errs);
     json_object_set_new(doc, "summary", summary_json(as, n, n_errors));
+    if (opt->ranks)
+        json_object_set_new(doc, "ranks", opt->ranks);
     if (opt->n_expectations)
         json_object_set_new(doc, "expectations",
                             expectations_json(opt->expectations, opt->n_expectations));

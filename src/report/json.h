@@ -23,6 +23,7 @@ typedef struct sc_json_options {
     const sc_expect_result *expectations;   /* verdicts of --expect; none: no member */
     size_t n_expectations;
     const size_t *suppressed;   /* per process: findings left out by suppressions; NULL: 0 */
+    struct json_t *ranks;       /* the "ranks" member (ranks_json.h), taken over; NULL: none */
 } sc_json_options;
 
 /* Writes the whole document (processes, errors, merged summary) to out, indented, with a

@@ -25,6 +25,11 @@
 #include "report/json.h"
 #include "report/junit.h"
 #include "report/options.h"
+#include "report/pipeline.h"
+#include "report/rank_file.h"
+#include "report/ranks.h"
+#include "report/ranks_json.h"
+#include "report/ranks_text.h"
 #include "report/sarif.h"
 #include "report/suppress.h"
 #include "report/symbolize.h"
@@ -59,6 +64,11 @@ typedef struct report_run {
     size_t n_procs;
     sc_json_error *errors;
     size_t n_errors;
+    /* Rank summaries (ranks.h) of the summary inputs, then of each process once reported,
+     * in input order: what the merged summary and the ranks section are made from. */
+    sc_rank_summary **sums;
+    size_t n_sums;
+    size_t n_summary_inputs;
 } report_run;
 
 static void add_error(report_run *r, const char *path, const char *message)
@@ -72,18 +82,64 @@ static void add_error(report_run *r, const char *path, const char *message)
     e[r->n_errors++].message = strdup(message);
 }
 
-static void load_one(report_run *r, const char *path, const load_filter *filter)
+/* Keeps a summary (taken over); false when out of memory (then freed). */
+static bool add_sum(report_run *r, sc_rank_summary *sum)
 {
-    char err[512] = "";
-    loaded *l = calloc(1, sizeof *l);
-    if (!l) {
-        add_error(r, path, "out of memory");
+    sc_rank_summary **p = realloc(r->sums, (r->n_sums + 1) * sizeof *p);
+    if (!p) {
+        sc_rank_summary_free(sum);
+        free(sum);
+        return false;
+    }
+    r->sums = p;
+    r->sums[r->n_sums++] = sum;
+    return true;
+}
+
+/* What loading one input left: a process, a summary, an error, or nothing (--pid). Filled on
+ * a worker thread, taken on the main thread in input order. */
+typedef struct load_slot {
+    loaded *proc;
+    sc_rank_summary *summary;
+    char error[512];
+} load_slot;
+
+static void load_summary(load_slot *slot, const char *path, const load_filter *filter)
+{
+    sc_rank_summary *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(slot->error, sizeof slot->error, "%s: out of memory", path);
         return;
     }
-    if (sc_trace_load(path, &l->trace, err, sizeof err) != 0) {
+    if (sc_rank_file_read(path, s, slot->error, sizeof slot->error) != 0) {
+        free(s);
+        return;
+    }
+    if (filter && filter->has_pid && s->pid != filter->pid) {
+        sc_rank_summary_free(s);
+        free(s);
+        return;
+    }
+    slot->summary = s;
+}
+
+static void load_one(load_slot *slot, const char *path, const load_filter *filter)
+{
+    char *err = slot->error;
+    size_t err_size = sizeof slot->error;
+    const char *base = strrchr(path, '/');
+    if (sc_report_is_summary_name(base ? base + 1 : path)) {
+        load_summary(slot, path, filter);
+        return;
+    }
+    loaded *l = calloc(1, sizeof *l);
+    if (!l) {
+        snprintf(err, err_size, "out of memory");
+        return;
+    }
+    if (sc_trace_load(path, &l->trace, err, err_size) != 0) {
         if (!err[0])
-            snprintf(err, sizeof err, "%s: cannot read trace", path);
-        add_error(r, path, err);
+            snprintf(err, err_size, "%s: cannot read trace", path);
         free(l);
         return;
     }
@@ -101,19 +157,55 @@ static void load_one(report_run *r, const char *path, const load_filter *filter)
     /* findings name kernels demangled: "sweep_kernel", not "_Z12sweep_kernelP6float4mi" */
     const sc_analyze_options aopt = {.kernel_name = sc_demangle_kernel};
     if (sc_analyze_with(&l->cut, &aopt, &l->analysis, aerr, sizeof aerr) != 0) {
-        snprintf(err, sizeof err, "%s: analysis failed: %s", path, aerr[0] ? aerr : "?");
-        add_error(r, path, err);
+        snprintf(err, err_size, "%s: analysis failed: %.*s", path, 400, aerr[0] ? aerr : "?");
         sc_trace_free(&l->trace);
         free(l);
         return;
     }
-    r->procs[r->n_procs++] = l;
+    slot->proc = l;
+}
+
+/* One run's inputs through the pipeline (pipeline.h): loaded and analyzed on -j threads;
+ * `consume`, when given, takes each slot in input order on this thread (the bounded report),
+ * otherwise every process is kept in r->procs. */
+typedef struct load_job {
+    const sc_report_inputs *in;
+    const load_filter *filter;
+    load_slot *slots;
+    report_run *r;
+    void (*consume)(void *ctx, report_run *r, loaded *proc);
+    void *consume_ctx;
+} load_job;
+
+static void load_work(void *ctx, size_t i)
+{
+    load_job *j = ctx;
+    load_one(&j->slots[i], j->in->files[i], j->filter);
+}
+
+static void load_take(void *ctx, size_t i)
+{
+    load_job *j = ctx;
+    load_slot *slot = &j->slots[i];
+    if (slot->error[0])
+        add_error(j->r, j->in->files[i], slot->error);
+    if (slot->summary) {
+        if (add_sum(j->r, slot->summary))
+            j->r->n_summary_inputs++;
+        slot->summary = NULL;
+    }
+    if (slot->proc && j->consume)
+        j->consume(j->consume_ctx, j->r, slot->proc);
+    else if (slot->proc)
+        j->r->procs[j->r->n_procs++] = slot->proc;
+    slot->proc = NULL;
 }
 
 /* Reads every path of one run (the current one, or the --baseline). Returns 0, or EXIT_READ
  * when a path or trace could not be read (the rest is loaded). */
 static int load_run(report_run *r, const char *const *paths, size_t n_paths,
-                    const load_filter *filter)
+                    const load_filter *filter, size_t jobs,
+                    void (*consume)(void *, report_run *, loaded *), void *consume_ctx)
 {
     int status = 0;
     sc_report_inputs in = {0};
@@ -121,13 +213,18 @@ static int load_run(report_run *r, const char *const *paths, size_t n_paths,
         if (sc_report_add_path(&in, paths[i]) != 0)
             status = EXIT_READ;
     r->procs = calloc(in.n ? in.n : 1, sizeof *r->procs);
-    if (!r->procs) {
+    load_slot *slots = calloc(in.n ? in.n : 1, sizeof *slots);
+    if (!r->procs || !slots) {
         fprintf(stderr, "streamcheck-report: out of memory\n");
+        free(slots);
         sc_report_inputs_free(&in);
         return EXIT_READ;
     }
-    for (size_t i = 0; i < in.n; i++)
-        load_one(r, in.files[i], filter);
+    load_job job = {&in, filter, slots, r, consume, consume_ctx};
+    /* Bounded: at most two traces a thread wait for their report. */
+    sc_pipeline p = {in.n, jobs, consume ? 2 * jobs : in.n, load_work, load_take, &job};
+    sc_pipeline_run(&p);
+    free(slots);
     sc_report_inputs_free(&in);
     return r->n_errors ? EXIT_READ : status;
 }
@@ -145,6 +242,11 @@ static void free_run(report_run *r)
     }
     free(r->errors);
     free(r->procs);
+    for (size_t i = 0; i < r->n_sums; i++) {
+        sc_rank_summary_free(r->sums[i]);
+        free(r->sums[i]);
+    }
+    free(r->sums);
     memset(r, 0, sizeof *r);
 }
 
@@ -215,8 +317,9 @@ static int run_dump(const sc_report_options *opt, const sc_report_inputs *in)
 
 /* ---- output ------------------------------------------------------------------------- */
 
-static int write_text(const sc_report_options *opt, const sc_analysis *const *as,
-                      const sc_view *views, size_t n, sc_symbolizer *sym)
+static int write_text(const sc_report_options *opt, const report_run *r,
+                      const sc_analysis *const *as, const sc_view *views, size_t n,
+                      sc_symbolizer *sym)
 {
     FILE *out = stdout;
     if (opt->text_path && !(out = fopen(opt->text_path, "w"))) {
@@ -248,11 +351,15 @@ static int write_text(const sc_report_options *opt, const sc_analysis *const *as
     t.suppressed = 0;
     for (size_t i = 0; i < n; i++)
         t.suppressed += views[i].suppressed;
-    if (opt->quiet || n > 1) {
+    if (opt->quiet || r->n_sums > 1) {
         if (!opt->quiet && n)
             fputc('\n', out);
-        sc_text_merged(out, as, n, &t);
+        if (r->n_summary_inputs)    /* some processes are known from their summary alone */
+            sc_ranks_merged_summary(out, r->sums, r->n_sums, t.suppressed);
+        else
+            sc_text_merged(out, as, n, &t);
     }
+    sc_ranks_text(out, r->sums, r->n_sums);
     int rc = fflush(out) != 0 || ferror(out) ? -1 : 0;
     int why = rc ? errno : 0;
     if (out != stdout && fclose(out) != 0 && !rc) {
@@ -283,6 +390,7 @@ static int write_json(const sc_report_options *opt, const report_run *r,
         .expectations = verdicts,
         .n_expectations = n_verdicts,
         .suppressed = suppressed,
+        .ranks = sc_ranks_json(r->sums, r->n_sums),
     };
     int rc = sc_json_write(out, as, r->n_procs, r->errors, r->n_errors, &j);
     if (rc == 0 && (fflush(out) != 0 || ferror(out)))
@@ -461,17 +569,185 @@ static bool read_expectations(const sc_report_options *opt, sc_expect_set *set)
     return true;
 }
 
-static bool fails(const sc_analysis *const *as, size_t n, int threshold)
+/* A finding at or above threshold in any process, summary inputs included. */
+static bool fails(const report_run *r, int threshold)
 {
-    if (threshold < 0)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        const sc_analysis *a = as[i];
-        for (size_t j = 0; j < a->n_findings; j++)
-            if ((int)a->findings[j].severity >= threshold)
-                return true;
-    }
+    for (size_t i = 0; threshold >= 0 && i < r->n_sums; i++)
+        if (sc_rank_worst(r->sums[i]) >= threshold)
+            return true;
     return false;
+}
+
+/* ---- rank summaries ----------------------------------------------------------------- */
+
+/* Makes a process's summary (after suppressions and --range: the view's analysis), keeps it,
+ * and with --save-summaries writes it beside the trace. False when out of memory. */
+static bool summarize(const sc_report_options *opt, report_run *r, const sc_analysis *a,
+                      size_t suppressed)
+{
+    sc_rank_summary *s = calloc(1, sizeof *s);
+    if (!s || sc_rank_summary_of(a, suppressed, s) != 0) {
+        free(s);
+        return false;
+    }
+    if (opt->save_summaries) {
+        char path[4096], err[512];
+        snprintf(path, sizeof path, "%s" SC_SUMMARY_SUFFIX, s->path);
+        if (sc_rank_file_write(path, s, err, sizeof err) != 0)
+            fprintf(stderr, "streamcheck-report: summary not saved: %s\n", err);
+    }
+    return add_sum(r, s);
+}
+
+/* --summary-out: the summary of the one trace given. Returns 0, or an exit status. */
+static int write_summary_out(const sc_report_options *opt, const report_run *r)
+{
+    size_t traces = r->n_sums - r->n_summary_inputs;
+    if (traces != 1) {
+        fprintf(stderr, "streamcheck-report: --summary-out wants exactly one trace; the "
+                "inputs held %zu\n", traces);
+        return EXIT_USAGE;
+    }
+    char err[512];
+    for (size_t i = 0; i < r->n_sums; i++)   /* summary inputs come first, in input order */
+        if (i >= r->n_summary_inputs && sc_rank_file_write(opt->summary_out, r->sums[i], err,
+                                                           sizeof err) != 0) {
+            fprintf(stderr, "streamcheck-report: %s\n", err);
+            return EXIT_READ;
+        }
+    return 0;
+}
+
+/* ---- the bounded report ------------------------------------------------------------- */
+
+/* Outputs made of every process's analysis at once need all of them in memory; the text
+ * report, its merged summary and the summaries do not: each process is reported as soon as
+ * it is analyzed, in input order, and only its summary is kept. */
+static bool needs_all(const sc_report_options *opt)
+{
+    return opt->json || opt->chrome_path || opt->html_path || opt->sarif_path ||
+           opt->junit_path || opt->baseline || opt->n_expects;
+}
+
+typedef struct stream_ctx {
+    const sc_report_options *opt;
+    const sc_suppress_set *suppress;
+    sc_symbolizer *sym;
+    FILE *out;                  /* the text report */
+    size_t reported;
+    uint64_t suppressed;
+    bool failed;                /* out of memory */
+} stream_ctx;
+
+static void free_loaded(loaded *l)
+{
+    sc_analysis_free(&l->analysis);
+    sc_trace_free(&l->trace);
+    free(l);
+}
+
+/* One process: its symbols, its report, its summary; then the trace is freed. */
+static void stream_take(void *ctx, report_run *r, loaded *l)
+{
+    stream_ctx *c = ctx;
+    const sc_report_options *opt = c->opt;
+    char path[4096], err[1024], line[256] = "";
+    if (c->sym) {
+        syms_path(&l->trace, path, sizeof path);
+        if (access(path, F_OK) == 0 && sc_sym_load_file(c->sym, path, err, sizeof err) != 0)
+            fprintf(stderr, "streamcheck-report: ignoring %s\n", err);
+        if (opt->save_symbols && sc_sym_save(c->sym, &l->trace, path, err, sizeof err) != 0)
+            fprintf(stderr, "streamcheck-report: symbols not saved: %s\n", err);
+    }
+    sc_view view;
+    sc_view_options vo = {
+        .suppress = c->suppress,
+        .env = {.resolve = c->sym ? sc_sym_resolve : NULL, .resolve_ctx = c->sym},
+        .range = opt->range,
+    };
+    if (sc_view_build(&l->analysis, &vo, &view) != 0) {
+        c->failed = true;
+        free_loaded(l);
+        return;
+    }
+    if (c->out && !opt->quiet) {
+        sc_text_options t;
+        sc_text_options_init(&t);
+        t.resolve = c->sym ? sc_sym_resolve : NULL;
+        t.resolve_ctx = c->sym;
+        t.max_sites = opt->sites;
+        t.max_intervals = opt->intervals;
+        t.range_filter = opt->range;
+        t.suppressed = view.suppressed;
+        if (c->sym) {
+            sc_sym_stats st;
+            sc_sym_stats_of(c->sym, view.analysis.trace, &st);
+            t.symbols = sc_sym_stats_text(&st, line, sizeof line);
+        }
+        if (c->reported)
+            fputc('\n', c->out);
+        sc_text_process(c->out, &view.analysis, &t);
+    }
+    c->reported++;
+    c->suppressed += view.suppressed;
+    if (!summarize(opt, r, &view.analysis, view.suppressed))
+        c->failed = true;
+    sc_view_free(&view);
+    free_loaded(l);
+}
+
+/* The report without --json and the other whole-run outputs. Returns the exit status. */
+static int run_bounded(const sc_report_options *opt, const sc_suppress_set *suppress,
+                       const load_filter *filter, size_t jobs)
+{
+    report_run r = {0};
+    stream_ctx c = {.opt = opt, .suppress = suppress, .out = stdout};
+    if (opt->symbols)
+        c.sym = sc_sym_new(opt->symbol_paths, opt->n_symbol_paths);
+    if (opt->text_path && !(c.out = fopen(opt->text_path, "w"))) {
+        fprintf(stderr, "streamcheck-report: cannot write %s: %s\n", opt->text_path,
+                strerror(errno));
+        sc_sym_free(c.sym);
+        return EXIT_READ;
+    }
+    int status = load_run(&r, (const char *const *)opt->paths, opt->n_paths, filter, jobs,
+                          stream_take, &c);
+    if (opt->has_pid && r.n_sums == 0 && status == 0) {
+        fprintf(stderr, "streamcheck-report: no trace of process %u in the inputs\n", opt->pid);
+        status = EXIT_READ;
+    }
+    if (c.failed) {
+        fprintf(stderr, "streamcheck-report: out of memory\n");
+        status = EXIT_READ;
+    }
+    if (opt->quiet || r.n_sums > 1) {
+        if (!opt->quiet && c.reported)
+            fputc('\n', c.out);
+        if (r.n_sums > 0 || r.n_errors == 0)
+            sc_ranks_merged_summary(c.out, r.sums, r.n_sums, c.suppressed);
+    }
+    sc_ranks_text(c.out, r.sums, r.n_sums);
+    int wrc = fflush(c.out) != 0 || ferror(c.out) ? -1 : 0;
+    int why = wrc ? errno : 0;
+    if (c.out != stdout && fclose(c.out) != 0 && !wrc) {
+        wrc = -1;
+        why = errno;
+    }
+    if (wrc) {
+        fprintf(stderr, "streamcheck-report: writing the text report failed: %s\n",
+                why ? strerror(why) : "write error");
+        status = EXIT_READ;
+    }
+    if (opt->summary_out) {
+        int src = write_summary_out(opt, &r);
+        if (src)
+            status = src;
+    }
+    if (status == 0 && fails(&r, opt->fail_on))
+        status = opt->error_exitcode;
+    sc_sym_free(c.sym);
+    free_run(&r);
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -528,12 +804,21 @@ int main(int argc, char **argv)
     report_run r = {0}, old = {0};
     bool windowed = opt.window.has_from || opt.window.has_to;
     load_filter filter = {opt.has_pid, opt.pid, windowed ? &opt.window : NULL};
-    int status = load_run(&r, (const char *const *)opt.paths, opt.n_paths, &filter);
-    if (opt.has_pid && r.n_procs == 0 && status == 0) {
+    size_t jobs = opt.jobs ? opt.jobs : sc_pipeline_cpus();
+    if (!needs_all(&opt)) {
+        int brc = run_bounded(&opt, &suppress, &filter, jobs);
+        sc_suppress_free(&suppress);
+        sc_expect_free(expect);
+        sc_report_free_options(&opt);
+        return brc;
+    }
+    int status = load_run(&r, (const char *const *)opt.paths, opt.n_paths, &filter, jobs,
+                          NULL, NULL);
+    if (opt.has_pid && r.n_procs == 0 && r.n_sums == 0 && status == 0) {
         fprintf(stderr, "streamcheck-report: no trace of process %u in the inputs\n", opt.pid);
         status = EXIT_READ;
     }
-    if (opt.baseline && load_run(&old, &opt.baseline, 1, NULL) != 0)
+    if (opt.baseline && load_run(&old, &opt.baseline, 1, NULL, jobs, NULL, NULL) != 0)
         status = EXIT_READ;
     const sc_analysis **as = calloc(r.n_procs ? r.n_procs : 1, sizeof *as);
     const sc_analysis **old_as = calloc(old.n_procs ? old.n_procs : 1, sizeof *old_as);
@@ -550,8 +835,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "streamcheck-report: out of memory\n");
         return EXIT_READ;
     }
-    for (size_t i = 0; i < r.n_procs; i++)
+    for (size_t i = 0; i < r.n_procs; i++) {
         suppressed[i] = views[i].suppressed;
+        if (!summarize(&opt, &r, as[i], suppressed[i])) {
+            fprintf(stderr, "streamcheck-report: out of memory\n");
+            return EXIT_READ;
+        }
+    }
+    if (opt.summary_out) {
+        int src = write_summary_out(&opt, &r);
+        if (src)
+            status = src;
+    }
 
     if (opt.baseline) {
         sc_compare_side o = compare_side(&old, old_as, &opt.baseline, 1);
@@ -572,7 +867,7 @@ int main(int argc, char **argv)
     if (!opt.baseline) {
         bool text = !sc_report_stdout_taken(&opt) || opt.text_path;
         if (text && (r.n_procs > 0 || r.n_errors == 0) &&
-            write_text(&opt, as, views, r.n_procs, sym) != 0)
+            write_text(&opt, &r, as, views, r.n_procs, sym) != 0)
             status = EXIT_READ;
         if (opt.json && write_json(&opt, &r, as, suppressed, sym, verdicts, n_verdicts) != 0)
             status = EXIT_READ;
@@ -592,7 +887,7 @@ int main(int argc, char **argv)
     free(verdicts);
     if (status == 0 && failed)
         status = EXIT_EXPECT;
-    if (status == 0 && fails(as, r.n_procs, opt.fail_on))
+    if (status == 0 && fails(&r, opt.fail_on))
         status = opt.error_exitcode;
 
     for (size_t i = 0; i < r.n_procs; i++)

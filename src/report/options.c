@@ -17,7 +17,8 @@ static void usage(FILE *out)
     fputs("Usage: streamcheck-report [OPTION]... PATH...\n"
           "   or: streamcheck-report --baseline OLD [OPTION]... PATH...\n"
           "Report what kept a CUDA program's kernels from running concurrently.\n"
-          "PATH is a trace (*.sctrace, *.sctrace.partial) or a folder of them.\n"
+          "PATH is a trace (*.sctrace, *.sctrace.partial), a summary (*.summary.json)\n"
+          "or a folder of them.\n"
           "\n"
           "  --json[=FILE]       write the JSON report to FILE; without FILE (or with -),\n"
           "                      to standard output instead of the text report\n"
@@ -57,6 +58,11 @@ static void usage(FILE *out)
           "      --range NAME    only the findings and ranges inside NVTX ranges NAME (a glob)\n"
           "      --from T, --to T  report only what started between T and T from the run's\n"
           "                      start: 2.5s, 300ms, 40us (seconds without a unit)\n"
+          "  -j, --jobs N        load and analyze N traces at once (default: the CPUs)\n"
+          "      --summary-out FILE  write the summary of the one trace given to FILE\n"
+          "                      (JSON; a merged report reads it instead of the trace)\n"
+          "      --save-summaries  write each trace's summary beside it\n"
+          "                      (TRACE.summary.json)\n"
           "      --dump          print each trace's raw records in file order instead\n"
           "                      of the report (with -o FILE, to FILE)\n"
           "  -h, --help          show this help and exit\n"
@@ -84,7 +90,7 @@ enum {
     OPT_JSON = 256, OPT_NO_SYMBOLS, OPT_SYMBOL_PATH, OPT_SAVE_SYMBOLS, OPT_SITES, OPT_INTERVALS, OPT_FAIL_ON, OPT_DUMP,
     OPT_CHROME, OPT_HTML, OPT_EXPECT, OPT_EXPECT_FILE, OPT_CHECK_EXPECT, OPT_BASELINE,
     OPT_SARIF, OPT_JUNIT, OPT_SUPPRESS, OPT_SUPPRESSIONS, OPT_ERROR_EXITCODE, OPT_PID,
-    OPT_RANGE, OPT_FROM, OPT_TO,
+    OPT_RANGE, OPT_FROM, OPT_TO, OPT_SUMMARY_OUT, OPT_SAVE_SUMMARIES,
 };
 
 /* An integer in [lo, hi]; -1 after a message naming the option. */
@@ -146,6 +152,9 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
         {"range", required_argument, NULL, OPT_RANGE},
         {"from", required_argument, NULL, OPT_FROM},
         {"to", required_argument, NULL, OPT_TO},
+        {"jobs", required_argument, NULL, 'j'},
+        {"summary-out", required_argument, NULL, OPT_SUMMARY_OUT},
+        {"save-summaries", no_argument, NULL, OPT_SAVE_SUMMARIES},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -167,7 +176,7 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
     }
 
     int c;
-    while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qj:hV", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_JSON:
             opt->json = true;
@@ -270,6 +279,19 @@ int sc_report_parse_options(int argc, char **argv, sc_report_options *opt)
         case OPT_TO:
             if (parse_time(optarg, "--to", &opt->window.has_to, &opt->window.to_ns) != 0)
                 return SC_OPT_USAGE;
+            break;
+        case 'j':
+            if (parse_count(optarg, "--jobs", &opt->jobs) != 0 || opt->jobs == 0) {
+                if (opt->jobs == 0)
+                    fputs("streamcheck-report: --jobs wants 1 or more\n", stderr);
+                return SC_OPT_USAGE;
+            }
+            break;
+        case OPT_SUMMARY_OUT:
+            opt->summary_out = optarg;
+            break;
+        case OPT_SAVE_SUMMARIES:
+            opt->save_summaries = true;
             break;
         case 'h':
             usage(stdout);

@@ -43,6 +43,9 @@ typedef struct sc_report_options {
     uint32_t pid;
     const char *range;          /* --range NAME: findings and ranges inside such ranges */
     sc_window window;           /* --from T, --to T */
+    size_t jobs;                /* -j N: traces loaded and analyzed at once; 0: the CPUs */
+    const char *summary_out;    /* --summary-out FILE: the one trace's summary (ranks.h) */
+    bool save_summaries;        /* --save-summaries: TRACE.summary.json beside each trace */
     char **paths;               /* the PATH operands */
     size_t n_paths;
 } sc_report_options;

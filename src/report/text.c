@@ -10,6 +10,7 @@
 #include "report/merge.h"
 #include "report/scope.h"
 #include "report/names.h"
+#include "report/text_comm.h"
 #include "report/text_ranges.h"
 #include "report/units.h"
 
@@ -129,6 +130,7 @@ static void print_device(FILE *out, const sc_analysis *a, const sc_device_summar
                 d->info->rec.sm_count, d->info->rec.cc_major, d->info->rec.cc_minor);
     else
         fprintf(out, "(no device record)\n");
+    sc_text_comm(out, &d->comm);
     if (o->kernel_count == 0) {
         fprintf(out, "  no kernels ran\n");
         return;

@@ -102,6 +102,15 @@ def test_symbols_saved_beside_the_trace_after_the_run(wrap, tmp_path):
     assert [f["offset"] for f in mod["frames"]] == ["0x1234"]
 
 
+def test_a_summary_is_written_beside_each_trace(wrap, tmp_path):
+    r = wrap()
+    assert r.returncode == 0, r.stderr
+    (run,) = runs(tmp_path / "streamcheck-out")
+    (trace,) = run.glob("*.sctrace")
+    doc = json.loads(pathlib.Path(str(trace) + ".summary.json").read_text())
+    assert doc["schema"] == "streamcheck-summary/1" and doc["path"] == str(trace)
+
+
 def test_exit_status_passes_through(wrap):
     assert wrap(status=7).returncode == 7
     assert wrap("--fail-on", "error", mode="legacy", status=5).returncode == 5

@@ -184,6 +184,16 @@ def test_a_variable_too_long_for_a_record_is_counted(tmp_path):
     assert not any(e.startswith("CUDA_TOO_LONG") for e in t["env"])
 
 
+def test_the_rank_variables_are_recorded_and_their_lookalikes_are_not(tmp_path):
+    ranks = {"RANK": "3", "LOCAL_RANK": "1", "WORLD_SIZE": "8", "OMPI_COMM_WORLD_RANK": "3",
+             "PMI_RANK": "3", "SLURM_PROCID": "3"}
+    _, t, _ = run(tmp_path, "work", 1, 10, env={**ranks, "RANKFILE": "/etc/ranks",
+                                                "MY_RANK": "9"})
+    for name, value in ranks.items():
+        assert f"{name}={value}" in t["env"], (name, t["env"])
+    assert not any(e.startswith(("RANKFILE=", "MY_RANK=")) for e in t["env"]), t["env"]
+
+
 def test_abort_leaves_a_readable_trace_with_its_losses(tmp_path):
     p, t, fired = run(tmp_path, "abort", 4, 500, expect_rc=-signal.SIGABRT)
     assert t["status"] == "partial"

@@ -1,0 +1,16 @@
+/* Communication kernels (NCCL) and how much of their time compute hid.
+ *
+ * A collective's kernel occupies the device while it waits for its peers: counted as compute
+ * it would make a data-parallel step look concurrent when it only waited. So communication
+ * kernels are told apart by name (sc_kernel_is_comm, analysis.h) and measured on their own:
+ * the device overlap metrics leave them out (context.c), and this fills each device's
+ * sc_comm. */
+#ifndef SC_ANALYZE_COMM_H
+#define SC_ANALYZE_COMM_H
+
+#include "streamcheck/analysis.h"
+
+/* Fills a->devices[i].comm from the trace's kernels. Returns 0, or -1 when out of memory. */
+int sc_comm_measure(const sc_trace *t, sc_analysis *a);
+
+#endif

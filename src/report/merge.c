@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_rule_total(const void *pa, const void *pb)
+int sc_rule_total_cmp(const void *pa, const void *pb)
 {
     const sc_rule_total *x = pa, *y = pb;
     if (x->cost_ns != y->cost_ns)
@@ -39,7 +39,7 @@ sc_rule_total *sc_report_merge_rules(const sc_analysis *const *as, size_t n, siz
             rules[k].processes++;   /* the analyzer reports each rule once per process */
         }
     }
-    qsort(rules, nr, sizeof *rules, cmp_rule_total);
+    qsort(rules, nr, sizeof *rules, sc_rule_total_cmp);
     *n_out = nr;
     return rules;
 }

@@ -16,6 +16,9 @@ typedef struct sc_rule_total {
 
 /* A malloc'd array ranked by cost (then severity, then rule id), its length in *n_out;
  * NULL with *n_out = 0 when no process has findings or memory ran out. */
+/* qsort order of rule totals: by cost, then severity (worst first), then rule id. */
+int sc_rule_total_cmp(const void *a, const void *b);
+
 sc_rule_total *sc_report_merge_rules(const sc_analysis *const *analyses, size_t n,
                                      size_t *n_out);
 

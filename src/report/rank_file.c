@@ -17,6 +17,21 @@ static json_t *jrank(int64_t v)
     return v < 0 ? json_null() : json_integer(v);
 }
 
+json_t *sc_rank_findings_json(const sc_rank_finding *findings, size_t n)
+{
+    json_t *fs = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const sc_rank_finding *f = &findings[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "rule", json_string(f->rule));
+        json_object_set_new(j, "severity", json_string(sc_severity_name(f->severity)));
+        json_object_set_new(j, "count", jint(f->count));
+        json_object_set_new(j, "cost_ns", jint(f->cost_ns));
+        json_array_append_new(fs, j);
+    }
+    return fs;
+}
+
 static json_t *summary_json(const sc_rank_summary *s)
 {
     json_t *o = json_object();
@@ -47,17 +62,7 @@ static json_t *summary_json(const sc_rank_summary *s)
         json_array_append_new(devs, j);
     }
     json_object_set_new(o, "devices", devs);
-    json_t *fs = json_array();
-    for (size_t i = 0; i < s->n_findings; i++) {
-        const sc_rank_finding *f = &s->findings[i];
-        json_t *j = json_object();
-        json_object_set_new(j, "rule", json_string(f->rule));
-        json_object_set_new(j, "severity", json_string(sc_severity_name(f->severity)));
-        json_object_set_new(j, "count", jint(f->count));
-        json_object_set_new(j, "cost_ns", jint(f->cost_ns));
-        json_array_append_new(fs, j);
-    }
-    json_object_set_new(o, "findings", fs);
+    json_object_set_new(o, "findings", sc_rank_findings_json(s->findings, s->n_findings));
     return o;
 }
 

@@ -2,9 +2,14 @@
 #ifndef SC_REPORT_RANK_FILE_H
 #define SC_REPORT_RANK_FILE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "report/ranks.h"
+
+/* A rank's findings as a JSON array of {rule, severity, count, cost_ns}: in the file, and in
+ * the merged report's slowest rank (ranks_json.c). */
+json_t *sc_rank_findings_json(const sc_rank_finding *findings, size_t n);
 
 /* Writes s to path (as PATH.tmp, renamed when whole). Returns 0, or -1 with a message. */
 int sc_rank_file_write(const char *path, const sc_rank_summary *s, char *err, size_t err_size);

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "report/rank_file.h"
 #include "report/ranks_text.h"
 
 static json_t *jint(uint64_t v)
@@ -46,17 +47,7 @@ static json_t *slowest_json(sc_rank_summary *const *r, size_t n)
     json_object_set_new(o, "median_busy_ns", jint(sc_ranks_median_busy(r, n)));
     json_object_set_new(o, "others_median_exposed_comm_ns",
                         jint(sc_ranks_median_exposed(r, n, w)));
-    json_t *fs = json_array();
-    for (size_t i = 0; i < r[w]->n_findings; i++) {
-        const sc_rank_finding *f = &r[w]->findings[i];
-        json_t *j = json_object();
-        json_object_set_new(j, "rule", json_string(f->rule));
-        json_object_set_new(j, "severity", json_string(sc_severity_name(f->severity)));
-        json_object_set_new(j, "count", jint(f->count));
-        json_object_set_new(j, "cost_ns", jint(f->cost_ns));
-        json_array_append_new(fs, j);
-    }
-    json_object_set_new(o, "findings", fs);
+    json_object_set_new(o, "findings", sc_rank_findings_json(r[w]->findings, r[w]->n_findings));
     return o;
 }
 

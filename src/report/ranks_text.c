@@ -5,17 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/merge.h"
+#include "report/text.h"
 #include "report/units.h"
-
-static int cmp_rule_total(const void *pa, const void *pb)
-{
-    const sc_rule_total *x = pa, *y = pb;
-    if (x->cost_ns != y->cost_ns)
-        return x->cost_ns < y->cost_ns ? 1 : -1;
-    if (x->severity != y->severity)
-        return x->severity < y->severity ? 1 : -1;
-    return strcmp(x->rule, y->rule);
-}
 
 /* The rule lists are sorted with their rank lists: an index sort keeps them paired. */
 typedef struct rule_acc {
@@ -26,7 +18,7 @@ typedef struct rule_acc {
 
 static int cmp_acc(const void *a, const void *b)
 {
-    return cmp_rule_total(&((const rule_acc *)a)->total, &((const rule_acc *)b)->total);
+    return sc_rule_total_cmp(&((const rule_acc *)a)->total, &((const rule_acc *)b)->total);
 }
 
 sc_rule_total *sc_ranks_merge_rules(sc_rank_summary *const *s, size_t n, size_t *n_out,
@@ -99,7 +91,6 @@ sc_rule_total *sc_ranks_merge_rules(sc_rank_summary *const *s, size_t n, size_t 
 void sc_ranks_merged_summary(FILE *out, sc_rank_summary *const *s, size_t n,
                              uint64_t suppressed)
 {
-    char b1[SC_FMT_SIZE];
     size_t nr = 0, with_findings = 0;
     sc_rule_total *rules = sc_ranks_merge_rules(s, n, &nr, NULL, NULL);
     fprintf(out, "== streamcheck summary: %zu process%s ==\n", n, n == 1 ? "" : "es");
@@ -108,21 +99,7 @@ void sc_ranks_merged_summary(FILE *out, sc_rank_summary *const *s, size_t n,
         if (s[i]->n_findings)
             with_findings++;
     }
-    if (nr == 0) {
-        fprintf(out, "findings: none\n");
-    } else {
-        fprintf(out, "findings by rule (%zu of %zu process%s):\n", with_findings, n,
-                n == 1 ? "" : "es");
-        for (size_t k = 0; k < nr; k++)
-            fprintf(out, "  %-7s %-15s cost %-9s %6" PRIu64 " occurrence%s in %" PRIu64
-                    " process%s\n", sc_severity_name(rules[k].severity), rules[k].rule,
-                    sc_report_fmt_ns(rules[k].cost_ns, b1), rules[k].count,
-                    rules[k].count == 1 ? " " : "s", rules[k].processes,
-                    rules[k].processes == 1 ? "" : "es");
-    }
-    if (suppressed)
-        fprintf(out, "suppressed: %" PRIu64 " finding%s\n", suppressed,
-                suppressed == 1 ? "" : "s");
+    sc_text_rule_totals(out, rules, nr, with_findings, n, suppressed);
     free(rules);
 }
 

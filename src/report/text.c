@@ -428,21 +428,10 @@ void sc_text_summary_line(FILE *out, const sc_analysis *a)
     fputc('\n', out);
 }
 
-void sc_text_merged(FILE *out, const sc_analysis *const *as, size_t n,
-                    const sc_text_options *opt)
+void sc_text_rule_totals(FILE *out, const sc_rule_total *rules, size_t nr,
+                         size_t with_findings, size_t n, uint64_t suppressed)
 {
-    /* the merged summary has no sites or intervals today; it says what was suppressed */
     char b1[SC_FMT_SIZE];
-    size_t nr = 0, with_findings = 0;
-    sc_rule_total *rules = sc_report_merge_rules(as, n, &nr);
-
-    fprintf(out, "== streamcheck summary: %zu process%s ==\n", n, n == 1 ? "" : "es");
-    for (size_t i = 0; i < n; i++) {
-        fprintf(out, "  ");
-        sc_text_summary_line(out, as[i]);
-        if (as[i]->n_findings)
-            with_findings++;
-    }
     if (nr == 0) {
         fprintf(out, "findings: none\n");
     } else {
@@ -455,8 +444,25 @@ void sc_text_merged(FILE *out, const sc_analysis *const *as, size_t n,
                     rules[k].count == 1 ? " " : "s", rules[k].processes,
                     rules[k].processes == 1 ? "" : "es");
     }
-    if (opt && opt->suppressed)
-        fprintf(out, "suppressed: %zu finding%s\n", opt->suppressed,
-                opt->suppressed == 1 ? "" : "s");
+    if (suppressed)
+        fprintf(out, "suppressed: %" PRIu64 " finding%s\n", suppressed,
+                suppressed == 1 ? "" : "s");
+}
+
+void sc_text_merged(FILE *out, const sc_analysis *const *as, size_t n,
+                    const sc_text_options *opt)
+{
+    /* the merged summary has no sites or intervals today; it says what was suppressed */
+    size_t nr = 0, with_findings = 0;
+    sc_rule_total *rules = sc_report_merge_rules(as, n, &nr);
+
+    fprintf(out, "== streamcheck summary: %zu process%s ==\n", n, n == 1 ? "" : "es");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "  ");
+        sc_text_summary_line(out, as[i]);
+        if (as[i]->n_findings)
+            with_findings++;
+    }
+    sc_text_rule_totals(out, rules, nr, with_findings, n, opt ? opt->suppressed : 0);
     free(rules);
 }

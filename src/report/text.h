@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "report/frame.h"
+#include "report/merge.h"
 #include "streamcheck/analysis.h"
 
 typedef struct sc_text_options {
@@ -43,5 +44,9 @@ void sc_text_summary_line(FILE *out, const sc_analysis *a);
  * counts and costs summed over the processes. */
 void sc_text_merged(FILE *out, const sc_analysis *const *analyses, size_t n,
                     const sc_text_options *opt);
+/* Its rule lines ("findings by rule ...", or "findings: none") and what was suppressed: also
+ * the merged report from rank summaries (ranks_text.c). */
+void sc_text_rule_totals(FILE *out, const sc_rule_total *rules, size_t nr,
+                         size_t with_findings, size_t n, uint64_t suppressed);
 
 #endif

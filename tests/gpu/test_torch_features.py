@@ -18,24 +18,14 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 sys.path.insert(0, str(SOURCE / "tests" / "cli"))
 import lifecycle_helpers as lh  # noqa: E402
 import sctrace  # noqa: E402
-from test_python_sites import torch_ready, user_lines  # noqa: E402
+# the same skips and build fixture as the Python-sites suite
+from test_python_sites import pytestmark, tools, torch_ready, user_lines  # noqa: E402,F401
 
 PROGRAM = SOURCE / "tests" / "samples" / "torch_features.py"
 MARKS = {m: i + 1 for i, line in enumerate(PROGRAM.read_text().splitlines())
          for m in re.findall(r"# MARK ([\w-]+)", line)}
 CLIENT_RE = re.compile(r"cupti_concurrency: device=0 kernels=(\d+) kernel_ns=(\d+) "
                        r"busy_ns=(\d+) concurrency=([0-9.]+)")
-
-pytestmark = [pytest.mark.skipif(not lh.gpu_present(), reason="no NVIDIA GPU here"),
-              pytest.mark.skipif(not torch_ready(), reason="PyTorch with CUDA is not here")]
-
-
-@pytest.fixture(scope="module")
-def tools():
-    t = lh.Tools(lh.build_dir())
-    if t.missing("lib", "report"):
-        pytest.skip("not built")
-    return t
 
 
 @pytest.fixture(scope="module")

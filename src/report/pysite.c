@@ -81,6 +81,33 @@ const char *sc_pysite_source(const char *file, int line, char *buf, size_t n)
     return buf;
 }
 
+/* Ranges looked at, backwards from the call, for the one around it: a bound, so that a trace
+ * of a million ranges costs a report no more than this per call. */
+#define SC_PYSITE_RANGE_LOOKBACK 64
+
+/* The innermost NVTX range open on the call's thread when it was made, or NULL. On a thread
+ * without Python this is what names the work: PyTorch's autograd thread, under
+ * torch.autograd.profiler.emit_nvtx(), runs each backward operation inside a range named
+ * after it ("MmBackward0") with the sequence number of its forward operation. */
+static const sc_range *sc_pysite_enclosing_range(const sc_trace *t, const sc_api_call *call)
+{
+    uint64_t at = call->rec.start_ns;
+    size_t lo = 0, hi = t->n_ranges;   /* ranges are sorted by start: the last one before */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->ranges[mid].rec.start_ns <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = 0; k < SC_PYSITE_RANGE_LOOKBACK && lo > 0; k++) {
+        const sc_range *r = &t->ranges[--lo];
+        if (r->rec.tid == call->rec.tid && r->rec.end_ns >= at)
+            return r;
+    }
+    return NULL;
+}
+
 const char *sc_pysite_format(const sc_trace *trace, const sc_api_call *call, char *buf,
                              size_t n)
 {
@@ -89,9 +116,13 @@ const char *sc_pysite_format(const sc_trace *trace, const sc_api_call *call, cha
         return NULL;
     const sc_pyframe *f = sc_pystack_user_frame(s);
     if (!f) {
-        snprintf(buf, n, "%s", s->state == SC_PY_UNREADABLE
-                                   ? "(Python frames unreadable)"
-                                   : "(a thread without Python)");
+        const sc_range *r = sc_pysite_enclosing_range(trace, call);
+        const char *what = s->state == SC_PY_UNREADABLE ? "(Python frames unreadable"
+                                                        : "(a thread without Python";
+        if (r)
+            snprintf(buf, n, "%s, in NVTX range '%s')", what, r->name);
+        else
+            snprintf(buf, n, "%s)", what);
         return buf;
     }
     char src[160];

@@ -12,9 +12,10 @@
 /* The text of `line` in `file`, spaces trimmed, into buf; NULL when the file cannot be read
  * here (moved, not a regular file, too large) or has no such line. */
 const char *sc_pysite_source(const char *file, int line, char *buf, size_t n);
-/* "step at prog.py:7: x = batch.to(...)" for a call with a Python stack, "(a thread without
- * Python)" when the trace says it had none; NULL when the trace has no Python stack for the
- * call (then the native site is the site). */
+/* "step at prog.py:7: x = batch.to(...)" for a call with a Python stack; "(a thread without
+ * Python)" when the trace says it had none, with the innermost NVTX range open on that thread
+ * when there is one ("(a thread without Python, in NVTX range 'MmBackward0')"); NULL when
+ * the trace has no Python stack for the call (then the native site is the site). */
 const char *sc_pysite_format(const sc_trace *trace, const sc_api_call *call, char *buf,
                              size_t n);
 

@@ -8,6 +8,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include <generated_nvtx_meta.h>
+
 #include "fake_cupti.h"
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
@@ -42,12 +44,17 @@ FAKE_EXPORT uint32_t sc_fake_device_sync(void)
 
 static void *sc_fake_thread_main(void *arg)
 {
+    nvtxRangePushA_params push = {.message = "MmBackward0"};
+    fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxRangePushA, "nvtxRangePushA", &push, NULL);
     *(uint32_t *)arg = sc_fake_launch(0, 11);
+    sc_fake_device_sync();
+    fake_cupti_nvtx(CUPTI_CBID_NVTX_nvtxRangePop, "nvtxRangePop", NULL, NULL);
     return NULL;
 }
 
-/* A launch from a thread of its own that never runs Python (as autograd's worker threads
- * do not); returns its correlation id. */
+/* A launch and a device synchronization from a thread of its own that never runs Python,
+ * inside an NVTX range "MmBackward0" (as autograd's worker thread runs a backward operation
+ * under torch.autograd.profiler.emit_nvtx()); returns the launch's correlation id. */
 FAKE_EXPORT uint32_t sc_fake_launch_from_native_thread(void)
 {
     uint32_t correlation = 0;

@@ -136,10 +136,15 @@ def test_one_kernel_on_one_stream_from_two_lines_is_two_sites(recorded):
 
 
 def test_a_thread_without_python_says_so(recorded):
+    """... and names the NVTX range it ran in, which is how PyTorch names a backward
+    operation on autograd's thread (emit_nvtx)."""
     path, ids, trace = recorded
     (corr,) = ids["native"]
     s = stacks_by_call(trace)[corr]
     assert (s["state"], s["frames"]) == (sctrace.PY_NO_PYTHON, [])
+    text = subprocess.run([str(REPORT), "--no-symbols", "--sites", "5", str(path)],
+                          capture_output=True, text=True, timeout=60).stdout
+    assert "(a thread without Python, in NVTX range 'MmBackward0')" in text, text
 
 
 def test_the_report_shows_the_users_line_and_its_text(recorded):

@@ -91,6 +91,8 @@ static json_t *python_json(const sc_trace *t, const sc_api_call *call)
     char text[400];
     const char *src = site ? sc_pysite_source(site->file, site->line, text, sizeof text) : NULL;
     json_object_set_new(o, "text", sc_json_str(src));
+    const sc_range *r = site ? NULL : sc_pysite_enclosing_range(t, call);
+    json_object_set_new(o, "nvtx_range", r ? sc_json_str(r->name) : json_null());
     return o;
 }
 

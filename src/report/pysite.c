@@ -85,11 +85,7 @@ const char *sc_pysite_source(const char *file, int line, char *buf, size_t n)
  * of a million ranges costs a report no more than this per call. */
 #define SC_PYSITE_RANGE_LOOKBACK 64
 
-/* The innermost NVTX range open on the call's thread when it was made, or NULL. On a thread
- * without Python this is what names the work: PyTorch's autograd thread, under
- * torch.autograd.profiler.emit_nvtx(), runs each backward operation inside a range named
- * after it ("MmBackward0") with the sequence number of its forward operation. */
-static const sc_range *sc_pysite_enclosing_range(const sc_trace *t, const sc_api_call *call)
+const sc_range *sc_pysite_enclosing_range(const sc_trace *t, const sc_api_call *call)
 {
     uint64_t at = call->rec.start_ns;
     size_t lo = 0, hi = t->n_ranges;   /* ranges are sorted by start: the last one before */

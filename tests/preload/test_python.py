@@ -145,6 +145,11 @@ def test_a_thread_without_python_says_so(recorded):
     text = subprocess.run([str(REPORT), "--no-symbols", "--sites", "5", str(path)],
                           capture_output=True, text=True, timeout=60).stdout
     assert "(a thread without Python, in NVTX range 'MmBackward0')" in text, text
+    doc = json.loads(subprocess.run([str(REPORT), "--no-symbols", "--json", str(path)],
+                                    capture_output=True, text=True, timeout=60).stdout)
+    ranges = {s["call"]["python"]["nvtx_range"] for f in doc["processes"][0]["findings"]
+              for s in f["sites"] if s["call"]["python"]}
+    assert "MmBackward0" in ranges, ranges
 
 
 def test_the_report_shows_the_users_line_and_its_text(recorded):
@@ -153,7 +158,7 @@ def test_the_report_shows_the_users_line_and_its_text(recorded):
                           text=True, timeout=60).stdout
     source = PROGRAM.read_text().splitlines()[MARKS["sync"] - 1].strip()
     assert f"<module> at calls.py:{MARKS['sync']}: {source}" in text, text
-    doc = json.loads(subprocess.run([str(REPORT), "--no-symbols", "--json", "-", str(path)],
+    doc = json.loads(subprocess.run([str(REPORT), "--no-symbols", "--json", str(path)],
                                     capture_output=True, text=True, timeout=60).stdout)
     (sync,) = [f for f in doc["processes"][0]["findings"] if f["rule"] == "host-sync"]
     python = sync["first"]["call"]["python"]

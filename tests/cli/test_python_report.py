@@ -73,3 +73,17 @@ def test_the_text_report_shows_the_line_and_its_text_when_the_file_is_here(tmp_p
     if pathlib.Path(RECORDED_AS).is_file() and pathlib.Path(RECORDED_AS).samefile(PROGRAM):
         source = PROGRAM.read_text().splitlines()[MARKS["pageable"] - 1].strip()
         assert f"{line}: {source}" in text
+
+
+def test_the_timeline_outputs_name_the_python_line_too(tmp_path):
+    """HTML and Chrome show a call's site as the text report does: the user's line first."""
+    if not REPORT.exists():
+        pytest.skip(f"{REPORT} not built")
+    html, chrome = tmp_path / "r.html", tmp_path / "r.json"
+    p = subprocess.run([str(REPORT), "--no-symbols", "--html", str(html), "--chrome",
+                        str(chrome), str(TRACE)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    line = f"step at torch_train.py:{MARKS['pageable']}"  # "<locals>" is escaped in both
+    assert line in html.read_text()
+    events = json.loads(chrome.read_text())["traceEvents"]
+    assert any(line in json.dumps(e.get("args", {})) for e in events)

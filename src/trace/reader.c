@@ -2,8 +2,9 @@
  *
  * The file is read through a window one record at a time (file_window.h), never held whole:
  * fixed parts are copied into typed arrays (so a record written by a newer minor version,
- * which only appends fields, still loads), texts and stack frames into an arena (arena.h). Device work and calls are then sorted by start time
- * with a stable sort, so equal times keep file order and the result is deterministic. */
+ * which only appends fields, still loads), texts and stack frames into an arena (arena.h).
+ * Device work and calls are then sorted by start time with a stable sort, so equal times
+ * keep file order and the result is deterministic. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

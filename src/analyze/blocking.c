@@ -150,27 +150,50 @@ static bool sc_in_flight_at(const sc_blocking_index *ix, const sc_api_call *c)
 
 /* Per call class, what its calls took with nothing in flight: the lower quartile of those
  * durations (a call never takes less than its own work; the quartile keeps a call slowed by
- * something else out). 0 for a class without such a call. */
+ * something else out). 0 for a class without such a call. The calls are read once, each
+ * class's durations gathered in call order into its own stretch of d (a pass per class read
+ * every call SC_CALL_CLASS_COUNT times: a second of a 10M-record report). */
 static int sc_own_times(sc_blocking_index *ix)
 {
     const sc_trace *t = ix->ctx->trace;
-    uint64_t *d = malloc((t->n_calls ? t->n_calls : 1) * sizeof(*d));
-    if (!d)
+    size_t n = t->n_calls ? t->n_calls : 1;
+    uint64_t *d = malloc(n * sizeof(*d));
+    uint8_t *cls_of = malloc(n);
+    if (!d || !cls_of) {
+        free(d);
+        free(cls_of);
         return -1;
-    for (uint16_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++) {
-        size_t n = 0;
-        for (size_t i = 0; i < t->n_calls; i++) {
-            const sc_api_call *c = &t->calls[i];
-            if (c->rec.call_class == cls && !sc_blocking_is_inner(ix->ctx, c) &&
-                !sc_in_flight_at(ix, c))
-                d[n++] = c->rec.end_ns > c->rec.start_ns ? c->rec.end_ns - c->rec.start_ns : 0;
-        }
-        if (n == 0)
+    }
+    enum { SC_NO_CLASS = 0xff };
+    _Static_assert(SC_CALL_CLASS_COUNT < SC_NO_CLASS, "a class fits below the marker");
+    size_t first[SC_CALL_CLASS_COUNT + 1] = {0};
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        bool own = c->rec.call_class < SC_CALL_CLASS_COUNT &&
+                   !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c);
+        cls_of[i] = own ? (uint8_t)c->rec.call_class : SC_NO_CLASS;
+        if (own)
+            first[c->rec.call_class + 1]++;
+    }
+    for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++)
+        first[cls + 1] += first[cls];
+    size_t next[SC_CALL_CLASS_COUNT];
+    memcpy(next, first, sizeof next);
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        if (cls_of[i] != SC_NO_CLASS)
+            d[next[cls_of[i]]++] =
+                c->rec.end_ns > c->rec.start_ns ? c->rec.end_ns - c->rec.start_ns : 0;
+    }
+    for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++) {
+        size_t k = first[cls + 1] - first[cls];
+        if (k == 0)
             continue;
-        sc_sort(d, n, sizeof(*d), sc_u64_cmp);
-        ix->own_ns[cls] = d[(n - 1) / 4];
+        sc_sort(d + first[cls], k, sizeof(*d), sc_u64_cmp);
+        ix->own_ns[cls] = d[first[cls] + (k - 1) / 4];
     }
     free(d);
+    free(cls_of);
     return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analyze/replay.h"
+#include "trace/sort.h"
 
 #define SC_JOIN_SHARE 0.05
 
@@ -45,18 +46,28 @@ static void sc_cost_apportion(sc_finding *f, sc_mark_list *marks, uint64_t savin
     f->cost_ns = saving;
 }
 
-static bool sc_fix_equal(const sc_fix *a, const sc_fix *b)
+static int sc_fix_cmp(const void *pa, const void *pb)
 {
-    return a->kind == b->kind && a->index == b->index;
+    const sc_fix *a = pa, *b = pb;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* Two fix lists that remove an edge in common describe the same wait. */
-static bool sc_fixes_share(const sc_fix_list *a, const sc_fix_list *b)
+/* Two sorted fix lists that remove an edge in common describe the same wait: one merge pass
+ * (fix lists grow with the trace; comparing every pair of entries was quadratic). */
+static bool sc_fixes_share(const sc_fix *a, size_t na, const sc_fix *b, size_t nb)
 {
-    for (size_t i = 0; i < a->n; i++)
-        for (size_t j = 0; j < b->n; j++)
-            if (sc_fix_equal(&a->items[i], &b->items[j]))
-                return true;
+    size_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        int c = sc_fix_cmp(&a[i], &b[j]);
+        if (c == 0)
+            return true;
+        if (c < 0)
+            i++;
+        else
+            j++;
+    }
     return false;
 }
 
@@ -88,13 +99,37 @@ static void sc_cost_judge(const sc_ctx *ctx, sc_finding *f, bool replayed)
               (double)f->cost_ns < SC_JOIN_SHARE * (double)f->waited_ns;
 }
 
-static void sc_cost_same_waits(sc_finding_list *list)
+/* Each finding's fixes sorted (copies: the replay keeps its own order), then every pair of
+ * findings of different rules compared in list order, as the report names the first. */
+static int sc_cost_same_waits(sc_finding_list *list)
 {
+    size_t n_all = 0;
+    for (size_t i = 0; i < list->n; i++)
+        n_all += list->fixes[i].n;
+    sc_fix *sorted = malloc((n_all ? n_all : 1) * sizeof *sorted);
+    size_t *first = malloc((list->n + 1) * sizeof *first);
+    if (!sorted || !first) {
+        free(sorted);
+        free(first);
+        return -1;
+    }
+    first[0] = 0;
+    for (size_t i = 0; i < list->n; i++) {
+        sc_fix *own = sorted + first[i];
+        if (list->fixes[i].n)
+            memcpy(own, list->fixes[i].items, list->fixes[i].n * sizeof *own);
+        sc_sort(own, list->fixes[i].n, sizeof *own, sc_fix_cmp);
+        first[i + 1] = first[i] + list->fixes[i].n;
+    }
     for (size_t i = 0; i < list->n; i++)
         for (size_t j = 0; j < list->n && !list->items[i].same_wait_as; j++)
             if (i != j && strcmp(list->items[i].rule, list->items[j].rule) != 0 &&
-                sc_fixes_share(&list->fixes[i], &list->fixes[j]))
+                sc_fixes_share(sorted + first[i], first[i + 1] - first[i],
+                               sorted + first[j], first[j + 1] - first[j]))
                 list->items[i].same_wait_as = list->items[j].rule;
+    free(sorted);
+    free(first);
+    return 0;
 }
 
 int sc_costs_compute(const sc_ctx *ctx, sc_finding_list *list, sc_replay_summary *summary,
@@ -124,9 +159,8 @@ int sc_costs_compute(const sc_ctx *ctx, sc_finding_list *list, sc_replay_summary
         sc_cost_apportion(f, list->marks ? &list->marks[i] : NULL, base > span ? base - span : 0);
         sc_cost_judge(ctx, f, summary->done);
     }
-    sc_cost_same_waits(list);
     size_t n_all = 0;
-    sc_fix *all = sc_fixes_union(list, &n_all);
+    sc_fix *all = sc_cost_same_waits(list) == 0 ? sc_fixes_union(list, &n_all) : NULL;
     int rc = all ? 0 : -1;
     if (rc == 0) {
         summary->fixed_span_ns = sc_replay_run(r, all, n_all);

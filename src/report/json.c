@@ -508,6 +508,45 @@ static json_t *expectations_json(const sc_expect_result *r, size_t n)
     return arr;
 }
 
+/* jansson's json_dumpf calls fwrite for every token (a lock and a call each, tens of millions
+ * for a long trace's ranges): its pieces are gathered here and written in large blocks. */
+typedef struct sc_json_sink {
+    FILE *out;
+    size_t used;
+    char buf[1 << 16];
+} sc_json_sink;
+
+static int sc_json_flush(sc_json_sink *s)
+{
+    size_t n = s->used;
+    s->used = 0;
+    return n && fwrite(s->buf, 1, n, s->out) != n ? -1 : 0;
+}
+
+static int sc_json_put(const char *text, size_t n, void *data)
+{
+    sc_json_sink *s = data;
+    if (n > sizeof s->buf - s->used && sc_json_flush(s) != 0)
+        return -1;
+    if (n > sizeof s->buf)
+        return fwrite(text, 1, n, s->out) == n ? 0 : -1;
+    memcpy(s->buf + s->used, text, n);
+    s->used += n;
+    return 0;
+}
+
+static int sc_json_dump(json_t *doc, FILE *out)
+{
+    sc_json_sink *s = malloc(sizeof *s);
+    if (!s)
+        return -1;
+    s->out = out;
+    s->used = 0;
+    int rc = json_dump_callback(doc, sc_json_put, s, JSON_INDENT(2)) == 0 ? sc_json_flush(s) : -1;
+    free(s);
+    return rc;
+}
+
 int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
                   const sc_json_error *errors, size_t n_errors, const sc_json_options *opt)
 {
@@ -541,7 +580,7 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
         json_object_set_new(doc, "expectations",
                             expectations_json(opt->expectations, opt->n_expectations));
 
-    int rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 ? 0 : -1;
+    int rc = sc_json_dump(doc, out);
     if (rc == 0 && fputc('\n', out) == EOF)
         rc = -1;
     json_decref(doc);

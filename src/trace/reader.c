@@ -1,15 +1,17 @@
 /* Loading a trace file into an sc_trace (include/streamcheck/trace.h).
  *
- * The whole file is read into one buffer; strings and stack frames point into it, fixed
- * parts are copied into typed arrays (so a record written by a newer minor version, which
- * only appends fields, still loads). Device work and calls are then sorted by start time
- * with a stable sort, so equal times keep file order and the result is deterministic. */
+ * The file is read through a window one record at a time (file_window.h), never held whole:
+ * fixed parts are copied into typed arrays (so a record written by a newer minor version,
+ * which only appends fields, still loads), texts and stack frames into an arena (arena.h).
+ * Device work and calls are then sorted by start time with a stable sort, so equal times
+ * keep file order and the result is deterministic. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "streamcheck/trace.h"
-#include "trace/read_file.h"
+#include "trace/arena.h"
+#include "trace/file_window.h"
 #include "trace/sort.h"
 #include "trace/times.h"
 #include "trace/validate.h"
@@ -21,8 +23,8 @@ typedef struct sc_name_entry {
 
 typedef struct sc_loader {
     sc_trace *t;
-    const uint8_t *data;
-    size_t size;
+    sc_file_window w;
+    sc_arena_block *arena;      /* becomes t->storage */
     const char **strings;       /* by STRING id */
     size_t n_strings;
     sc_name_entry *call_names;  /* key = domain << 16 | cbid */
@@ -30,7 +32,7 @@ typedef struct sc_loader {
     size_t cap_modules, cap_devices, cap_calls, cap_kernels, cap_copies, cap_memsets,
         cap_streams, cap_syncs, cap_ranges, cap_notes, cap_env, cap_overheads, cap_losses,
         cap_unified, cap_pystacks, cap_scope_windows;
-    const uint8_t **pystack_frames;     /* each pystack's sc_py_frame array in the file */
+    const uint8_t **pystack_frames;     /* each pystack's sc_py_frame array (arena) */
     size_t cap_pystack_frames;
     char *err;
     size_t err_size;
@@ -51,6 +53,12 @@ static void *sc_push(void **array, size_t *n, size_t *cap, size_t size)
 
 #define SC_PUSH(ld, field, count, capfield) \
     sc_push((void **)&(ld)->t->field, &(ld)->t->count, &(ld)->capfield, sizeof *(ld)->t->field)
+
+static int sc_out_of_memory(sc_loader *ld)
+{
+    snprintf(ld->err, ld->err_size, "%s: out of memory", ld->t->path);
+    return -1;
+}
 
 static int sc_fail(sc_loader *ld, size_t offset, const char *what)
 {
@@ -95,8 +103,14 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     size_t fixed = sc_record_fixed_part(h, n);
     const char *text = sc_record_has_text(kind) ? sc_record_text(p, fixed, n) : NULL;
     n = fixed;
-    if (text)
-        sc_text_tame((char *)text);     /* the loader's own copy of the file */
+    if (text) {
+        /* p lies in the read window: what is kept is copied out, tamed in the copy. */
+        char *own = sc_arena_copy(&ld->arena, text, strlen(text) + 1);
+        if (!own)
+            return sc_out_of_memory(ld);
+        sc_text_tame(own);
+        text = own;
+    }
     switch (kind) {
     case SC_REC_PROCESS:
         SC_RECORD_COPY_FIXED(t->process, p, n);
@@ -139,8 +153,13 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         if (!c) break;
         SC_RECORD_COPY_FIXED(c->rec, p, n);
         /* Frames follow the fixed part as written by this major version (sc_parse checked
-         * that they fit). */
-        c->frames = (const uint64_t *)(p + fixed);  /* 8-aligned: sc_record_check */
+         * that they fit). Most calls have none: those share one empty array. */
+        static const uint64_t no_frames[1];
+        c->frames = c->rec.n_frames ? sc_arena_copy(&ld->arena, p + fixed,
+                                                    c->rec.n_frames * sizeof *c->frames)
+                                    : no_frames;
+        if (!c->frames)
+            break;
         return 0;
     }
     case SC_REC_KERNEL: {
@@ -221,7 +240,10 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
          * are STRING ids, which may come later in the file: named in sc_finish_load. */
         *s = (sc_pystack){.correlation_id = r.correlation_id, .state = r.state,
                           .n_frames = r.n_frames};
-        ld->pystack_frames[t->n_pystacks - 1] = p + fixed;
+        ld->pystack_frames[t->n_pystacks - 1] =
+            sc_arena_copy(&ld->arena, p + fixed, (size_t)r.n_frames * sizeof(sc_py_frame));
+        if (!ld->pystack_frames[t->n_pystacks - 1])
+            break;
         t->n_pyframes += r.n_frames;
         return 0;
     }
@@ -258,8 +280,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     default:
         return 0; /* a kind from a newer minor version: skipped, its size told us how */
     }
-    snprintf(ld->err, ld->err_size, "%s: out of memory", t->path);
-    return -1;
+    return sc_out_of_memory(ld);
 }
 
 static const char *sc_call_name(const sc_loader *ld, uint16_t domain, uint16_t cbid)
@@ -419,11 +440,25 @@ static int sc_finish_load(sc_loader *ld)
     return 0;
 }
 
+static int sc_read_error(sc_loader *ld)
+{
+    if (!ld->w.buf)
+        return sc_out_of_memory(ld);
+    snprintf(ld->err, ld->err_size, "%s: read error", ld->t->path);
+    return -1;
+}
+
 static int sc_check_header(sc_loader *ld)
 {
     sc_trace *t = ld->t;
     sc_file_header h;
-    enum sc_header_fault fault = sc_header_check(ld->data, ld->size, &h);
+    const uint8_t *head = NULL;
+    ptrdiff_t got = sc_file_window_at(&ld->w, 0, sizeof h, &head);
+    if (got < 0)
+        return sc_read_error(ld);
+    /* The header's own size is checked against the file's, not the window's. */
+    size_t size = (size_t)got >= sizeof h ? ld->w.size : (size_t)got;
+    enum sc_header_fault fault = sc_header_check(head, size, &h);
     if (fault == SC_HEADER_TOO_SHORT || fault == SC_HEADER_BAD_MAGIC) {
         snprintf(ld->err, ld->err_size, "%s: not a streamcheck trace (%s)", t->path,
                  fault == SC_HEADER_TOO_SHORT ? "file too short" : "wrong magic");
@@ -469,21 +504,31 @@ static int sc_parse(sc_loader *ld)
     int start = sc_check_header(ld);
     if (start < 0) return -1;
     size_t off = (size_t)start;
-    while (off < ld->size) {
+    while (off < ld->w.size) {
         sc_record_header h;
-        enum sc_record_fault fault = sc_record_check(ld->data, ld->size, off, t->has_end, &h);
+        const uint8_t *rec = NULL;
+        ptrdiff_t got = sc_file_window_at(&ld->w, off, sizeof h, &rec);
+        if (got >= (ptrdiff_t)sizeof h) {
+            memcpy(&h, rec, sizeof h);
+            /* The whole record, when the file holds it (sc_record_check judges the rest). */
+            if (h.size > (size_t)got && h.size <= ld->w.size - off)
+                got = sc_file_window_at(&ld->w, off, h.size, &rec);
+        }
+        if (got < 0)
+            return sc_read_error(ld);
+        enum sc_record_fault fault = sc_record_check(rec, (size_t)got, 0, t->has_end, &h);
         if (fault == SC_RECORD_STRAY || fault == SC_RECORD_CUT_SHORT) break; /* truncated: below */
         if (fault != SC_RECORD_OK) return sc_fail(ld, off, sc_fault_words(fault));
-        if (sc_load_record(ld, &h, ld->data + off + sizeof h, h.size - sizeof h) != 0)
+        if (sc_load_record(ld, &h, rec + sizeof h, h.size - sizeof h) != 0)
             return -1;
         off += h.size;
     }
-    if (off < ld->size) {
+    if (off < ld->w.size) {
         t->status = SC_TRACE_TRUNCATED;
         snprintf(t->status_detail, sizeof t->status_detail,
                  "the last record is cut short at byte %zu of %zu: the process stopped while "
                  "writing; everything before it is kept",
-                 off, ld->size);
+                 off, ld->w.size);
     } else if (!t->has_end) {
         t->status = SC_TRACE_PARTIAL;
         snprintf(t->status_detail, sizeof t->status_detail,
@@ -501,17 +546,16 @@ int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size)
         snprintf(err, err_size, "%s: out of memory", path);
         return -1;
     }
-    uint8_t *data = NULL;
-    size_t size = 0;
+    sc_loader ld = {.t = out, .err = err, .err_size = err_size};
     const char *why;
-    if (sc_read_whole_file(path, &data, &size, &why) != 0) {
+    if (sc_file_window_open(path, &ld.w, &why) != 0) {
         snprintf(err, err_size, "%s: %s", path, why);
         sc_trace_free(out);
         return -1;
     }
-    out->storage = data;
-    sc_loader ld = {.t = out, .data = data, .size = size, .err = err, .err_size = err_size};
     int rc = sc_parse(&ld);
+    sc_file_window_close(&ld.w);
+    out->storage = ld.arena;
     free(ld.strings);
     free(ld.call_names);
     free(ld.pystack_frames);
@@ -539,7 +583,7 @@ void sc_trace_free(sc_trace *t)
     free(t->pystacks);
     free(t->pyframes);
     free(t->scope_windows);
-    free(t->storage);
+    sc_arena_free(t->storage);
     memset(t, 0, sizeof *t);
 }
 

@@ -1,62 +1,140 @@
+/* Sorting what the loader and the analyzer sort: lists in order (one pass of comparisons),
+ * lists that interleave a few lists in order (sort_piles.c: merged in log2(piles) passes),
+ * and anything else by a natural merge sort (runs found, lengthened, merged pairwise), not
+ * glibc's qsort, which sorts pointers and then moves every element to a random place.
+ *
+ * Stable: an element of the left run goes first when the two compare equal, so equal keys keep
+ * their input order, the same order any stable sort gives (glibc's qsort is one). */
 #include "trace/sort.h"
 
-#include <stdbool.h>
+#include "trace/sort_piles.h"
+
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static bool sc_in_order(const void *base, size_t n, size_t size,
-                        int (*cmp)(const void *, const void *))
+/* Runs shorter than this are lengthened by insertion sort first: a list in random order would
+ * otherwise start with runs of one or two elements and need a merge pass for each doubling. */
+#define SC_MIN_RUN 16
+
+typedef int (*sc_cmp_fn)(const void *, const void *);
+
+/* Inserts a[n - 1] into the sorted a[0 .. n - 2], after the elements equal to it (stable);
+ * tmp holds one element. */
+static void sc_insert_last(char *a, size_t n, size_t size, sc_cmp_fn cmp, char *tmp)
 {
-    const char *p = base;
-    for (size_t i = 1; i < n; i++)
-        if (cmp(p + (i - 1) * size, p + i * size) > 0) return false;
-    return true;
+    size_t j = n - 1;
+    if (cmp(a + (j - 1) * size, a + j * size) <= 0)
+        return;
+    memcpy(tmp, a + j * size, size);
+    while (j > 0 && cmp(a + (j - 1) * size, tmp) > 0)
+        j--;
+    memmove(a + (j + 1) * size, a + j * size, (n - 1 - j) * size);
+    memcpy(a + j * size, tmp, size);
+}
+
+/* The end of the run in order that starts at lo, lengthened to SC_MIN_RUN (or to n). */
+static size_t sc_run_end(char *a, size_t lo, size_t n, size_t size, sc_cmp_fn cmp, char *tmp)
+{
+    size_t hi = lo + 1;
+    while (hi < n && cmp(a + (hi - 1) * size, a + hi * size) <= 0)
+        hi++;
+    size_t want = n - lo < SC_MIN_RUN ? n : lo + SC_MIN_RUN;
+    for (; hi < want; hi++)
+        sc_insert_last(a + lo * size, hi - lo + 1, size, cmp, tmp);
+    return hi;
+}
+
+/* Merges src[lo, mid) and src[mid, hi) into dst[lo, hi). Elements taken from one side in a
+ * row are copied together: the runs interleave in stretches, not one element at a time. */
+static void sc_merge(const char *src, char *dst, size_t lo, size_t mid, size_t hi, size_t size,
+                     sc_cmp_fn cmp)
+{
+    size_t i = lo, j = mid, k = lo;
+    /* Already in order, or the right run entirely first: two copies. */
+    if (cmp(src + (mid - 1) * size, src + mid * size) <= 0) {
+        memcpy(dst + lo * size, src + lo * size, (hi - lo) * size);
+        return;
+    }
+    while (i < mid && j < hi) {
+        size_t from = j;
+        while (j < hi && cmp(src + j * size, src + i * size) < 0)
+            j++;
+        if (j > from) {
+            memcpy(dst + k * size, src + from * size, (j - from) * size);
+            k += j - from;
+            if (j == hi)
+                break;
+        }
+        from = i;
+        while (i < mid && cmp(src + j * size, src + i * size) >= 0)
+            i++;
+        memcpy(dst + k * size, src + from * size, (i - from) * size);
+        k += i - from;
+    }
+    memcpy(dst + k * size, src + i * size, (mid - i) * size);
+    k += mid - i;
+    memcpy(dst + k * size, src + j * size, (hi - j) * size);
+}
+
+/* Sorts with a scratch buffer of n elements. Returns 0, or -1 without memory (input unchanged:
+ * both buffers exist before anything moves). */
+static int sc_merge_sort(void *base, size_t n, size_t size, sc_cmp_fn cmp)
+{
+    char *a = base;
+    /* Already in order (most lists are): one pass of comparisons, no memory, nothing moved. */
+    size_t first = 1;
+    while (first < n && cmp(a + (first - 1) * size, a + first * size) <= 0)
+        first++;
+    if (first >= n)
+        return 0;
+    int piles = sc_sort_piles(base, n, size, cmp);
+    if (piles <= 0)
+        return piles;
+    /* Every run but the last holds at least SC_MIN_RUN elements: that bounds their count. */
+    size_t n_runs = 0, *ends = malloc((n / SC_MIN_RUN + 1) * sizeof *ends);
+    char *b = malloc(n * size + size);
+    if (!b || !ends) {
+        free(b);
+        free(ends);
+        return -1;
+    }
+    char *tmp = b + n * size;
+    for (size_t lo = 0; lo < n; lo = ends[n_runs++])
+        ends[n_runs] = sc_run_end(a, lo, n, size, cmp, tmp);
+    char *src = a, *dst = b;
+    while (n_runs > 1) {
+        size_t out = 0;
+        for (size_t r = 0; r < n_runs; r += 2) {
+            size_t lo = r ? ends[r - 1] : 0;
+            if (r + 1 == n_runs) {
+                memcpy(dst + lo * size, src + lo * size, (ends[r] - lo) * size);
+                ends[out++] = ends[r];
+                continue;
+            }
+            sc_merge(src, dst, lo, ends[r], ends[r + 1], size, cmp);
+            ends[out++] = ends[r + 1];
+        }
+        n_runs = out;
+        char *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != a)
+        memcpy(a, src, n * size);
+    free(b);
+    free(ends);
+    return 0;
 }
 
 void sc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
-    if (n > 1 && !sc_in_order(base, n, size, cmp)) qsort(base, n, size, cmp);
+    /* Without memory for the merge, qsort (also stable where glibc finds memory). */
+    if (n > 1 && sc_merge_sort(base, n, size, cmp) != 0)
+        qsort(base, n, size, cmp);
 }
 
-/* Bottom-up merge sort between base and a scratch buffer. Inputs are mostly sorted already
- * (records arrive roughly in time order), and merging a sorted run costs one pass. */
 int sc_stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
-    if (n < 2) return 0;
-    /* Already in order (a device's records usually are): one pass, no copy at all. */
-    size_t first_out = 1;
-    while (first_out < n &&
-           cmp((char *)base + (first_out - 1) * size, (char *)base + first_out * size) <= 0)
-        first_out++;
-    if (first_out == n) return 0;
-    char *a = base, *b = malloc(n * size);
-    if (!b) return -1;
-    char *src = a, *dst = b;
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            /* Already in order: copy the run in one go. */
-            if (mid < hi && cmp(src + (mid - 1) * size, src + mid * size) <= 0) {
-                memcpy(dst + lo * size, src + lo * size, (hi - lo) * size);
-                continue;
-            }
-            while (i < mid && j < hi) {
-                if (cmp(src + j * size, src + i * size) < 0)
-                    memcpy(dst + k++ * size, src + j++ * size, size);
-                else
-                    memcpy(dst + k++ * size, src + i++ * size, size);
-            }
-            memcpy(dst + k * size, src + i * size, (mid - i) * size);
-            k += mid - i;
-            memcpy(dst + k * size, src + j * size, (hi - j) * size);
-        }
-        char *tmp = src;
-        src = dst;
-        dst = tmp;
-    }
-    if (src != a) memcpy(a, src, n * size);
-    free(b);
-    return 0;
+    return n > 1 ? sc_merge_sort(base, n, size, cmp) : 0;
 }

@@ -1,0 +1,168 @@
+/* Sorting a list that interleaves a few lists in order (see sort_piles.h).
+ *
+ * Each element goes on the pile whose last element is the largest one not above it (a new
+ * pile when it is below every last): the piles stay in order of their last elements, so the
+ * pile is found by one comparison with the top pile, or a binary search. The piles' element
+ * indices are then merged pairwise, an equal pair taken by the smaller index (file order), and
+ * the elements gathered once into their places. Nothing moves before the last step: a list
+ * that needs more piles is returned untouched. */
+#include "trace/sort_piles.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SC_MAX_PILES 64
+
+typedef struct sc_piles {
+    const char *a;
+    size_t size;
+    sc_sort_cmp cmp;
+    uint32_t last[SC_MAX_PILES];     /* index of each pile's last element, by its order */
+    uint8_t id[SC_MAX_PILES];        /* the pile at each of those positions */
+    size_t n;
+} sc_piles;
+
+static const char *sc_at(const sc_piles *p, uint32_t i)
+{
+    return p->a + (size_t)i * p->size;
+}
+
+/* The pile that element i joins, or -1 when it would need one pile too many. */
+static int sc_pile_for(sc_piles *p, uint32_t i)
+{
+    const char *x = sc_at(p, i);
+    size_t top = p->n - 1;
+    if (p->cmp(sc_at(p, p->last[top]), x) <= 0) {
+        p->last[top] = i;
+        return p->id[top];
+    }
+    /* The largest position whose last element is not above x: last[lo - 1] <= x < last[lo]. */
+    size_t lo = 0, hi = top;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->cmp(sc_at(p, p->last[mid]), x) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0) {
+        p->last[lo - 1] = i;
+        return p->id[lo - 1];
+    }
+    if (p->n == SC_MAX_PILES)
+        return -1;
+    memmove(p->last + 1, p->last, p->n * sizeof *p->last);
+    memmove(p->id + 1, p->id, p->n * sizeof *p->id);
+    p->last[0] = i;
+    p->id[0] = (uint8_t)p->n++;
+    return p->id[0];
+}
+
+/* Whether element i goes after element j (j < i in file order when they compare equal). */
+static bool sc_after(const sc_piles *p, uint32_t i, uint32_t j)
+{
+    int c = p->cmp(sc_at(p, i), sc_at(p, j));
+    return c > 0 || (c == 0 && i > j);
+}
+
+static void sc_merge_indices(const sc_piles *p, const uint32_t *src, uint32_t *dst, size_t lo,
+                             size_t mid, size_t hi)
+{
+    size_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi)
+        dst[k++] = sc_after(p, src[i], src[j]) ? src[j++] : src[i++];
+    memcpy(dst + k, src + i, (mid - i) * sizeof *dst);
+    k += mid - i;
+    memcpy(dst + k, src + j, (hi - j) * sizeof *dst);
+}
+
+/* Merges the piles (segments of idx ending at ends[]) pairwise until one is left; returns the
+ * array holding the result (idx or spare). */
+static uint32_t *sc_merge_piles(const sc_piles *p, uint32_t *idx, uint32_t *spare,
+                                size_t *ends, size_t n_piles)
+{
+    uint32_t *src = idx, *dst = spare;
+    while (n_piles > 1) {
+        size_t out = 0;
+        for (size_t r = 0; r < n_piles; r += 2) {
+            size_t lo = r ? ends[r - 1] : 0;
+            if (r + 1 == n_piles) {
+                memcpy(dst + lo, src + lo, (ends[r] - lo) * sizeof *dst);
+                ends[out++] = ends[r];
+                continue;
+            }
+            sc_merge_indices(p, src, dst, lo, ends[r], ends[r + 1]);
+            ends[out++] = ends[r + 1];
+        }
+        n_piles = out;
+        uint32_t *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    return src;
+}
+
+/* A call to memcpy per element costs more than most copies: the analyzer's sizes, inlined. */
+static void sc_copy_one(char *dst, const char *src, size_t size)
+{
+    switch (size) {
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 12: memcpy(dst, src, 12); break;
+    case 16: memcpy(dst, src, 16); break;
+    case 24: memcpy(dst, src, 24); break;
+    case 32: memcpy(dst, src, 32); break;
+    case 40: memcpy(dst, src, 40); break;
+    case 48: memcpy(dst, src, 48); break;
+    case 64: memcpy(dst, src, 64); break;
+    default: memcpy(dst, src, size); break;
+    }
+}
+
+int sc_sort_piles(void *base, size_t n, size_t size, sc_sort_cmp cmp)
+{
+    if (n < 2 || n > UINT32_MAX)
+        return 1;
+    sc_piles p = {.a = base, .size = size, .cmp = cmp, .n = 1};
+    uint8_t *pile = malloc(n);
+    if (!pile)
+        return -1;
+    pile[0] = 0;
+    for (uint32_t i = 1; i < n; i++) {
+        int k = sc_pile_for(&p, i);
+        if (k < 0) {
+            free(pile);
+            return 1;
+        }
+        pile[i] = (uint8_t)k;
+    }
+    /* Each pile's indices in file order, the piles one after another in idx. */
+    size_t ends[SC_MAX_PILES] = {0}, fill[SC_MAX_PILES];
+    for (size_t i = 0; i < n; i++)
+        ends[pile[i]]++;
+    for (size_t k = 0, sum = 0; k < p.n; k++) {
+        fill[k] = sum;
+        sum += ends[k];
+        ends[k] = sum;
+    }
+    uint32_t *idx = malloc(n * sizeof *idx), *spare = malloc(n * sizeof *spare);
+    char *out = malloc(n * size);
+    if (!idx || !spare || !out) {
+        free(pile);
+        free(idx);
+        free(spare);
+        free(out);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        idx[fill[pile[i]]++] = i;
+    free(pile);
+    const uint32_t *order = sc_merge_piles(&p, idx, spare, ends, p.n);
+    for (size_t k = 0; k < n; k++)
+        sc_copy_one(out + k * size, (const char *)base + (size_t)order[k] * size, size);
+    memcpy(base, out, n * size);
+    free(idx);
+    free(spare);
+    free(out);
+    return 0;
+}

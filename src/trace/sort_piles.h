@@ -1,0 +1,19 @@
+/* The sort's fast path for lists that interleave a few lists in order: device records sorted
+ * by start, then sorted again by end, stream or correlation id; kernels followed by copies.
+ * Such a list has short runs (a merge sort would need a pass per doubling) but splits into a
+ * few piles in order, which merge in log2(piles) passes. Used by sort.c only. */
+#ifndef SC_TRACE_SORT_PILES_H
+#define SC_TRACE_SORT_PILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int (*sc_sort_cmp)(const void *, const void *);
+
+/* Sorts base stably (equal elements keep their order). Returns 0 when sorted, 1 when the list
+ * needs more piles than the fast path keeps (or has 2^32 elements or more), -1 without memory;
+ * on 1 and -1 the list is unchanged. */
+int sc_sort_piles(void *base, size_t n, size_t size, sc_sort_cmp cmp);
+
+#endif

@@ -1,0 +1,137 @@
+/* sc_sort and sc_stable_sort against a plain insertion sort (stable by construction) on the
+ * shapes the report meets: in order, interleaved sorted lists (the piles path), more lists
+ * than the piles path keeps and random order (the merge path), reversed, many equal keys. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "trace/sort.h"
+
+/* 24 bytes: a size that is not a power of two, as most of the analyzer's elements. */
+typedef struct item {
+    uint64_t key;
+    uint64_t pos;   /* input position: tells equal keys apart */
+    uint64_t pad;
+} item;
+
+static int key_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const item *)a)->key, y = ((const item *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static void reference_sort(item *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        item x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1].key > x.key) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+static uint64_t next_random(uint64_t *seed)
+{
+    *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+    return *seed >> 33;
+}
+
+enum { N = 5000 };
+
+/* `lists` sorted lists dealt out in random turns (keys within `spread` of each other, so
+ * equal keys across lists are common); lists == 0: random keys in 0..spread. */
+static void make(item *v, size_t lists, uint64_t spread, uint64_t seed)
+{
+    uint64_t last[128] = {0};
+    for (size_t i = 0; i < N; i++) {
+        if (lists == 0) {
+            v[i].key = next_random(&seed) % (spread + 1);
+        } else {
+            size_t l = next_random(&seed) % lists;
+            last[l] += next_random(&seed) % (spread + 1);
+            v[i].key = last[l];
+        }
+        v[i].pos = i;
+        v[i].pad = ~(uint64_t)i;
+    }
+}
+
+static void check_shape(size_t lists, uint64_t spread, uint64_t seed)
+{
+    static item v[N], w[N], want[N];
+    make(v, lists, spread, seed);
+    memcpy(w, v, sizeof v);
+    memcpy(want, v, sizeof v);
+    reference_sort(want, N);
+    sc_sort(v, N, sizeof *v, key_cmp);
+    assert_memory_equal(v, want, sizeof v);
+    assert_int_equal(sc_stable_sort(w, N, sizeof *w, key_cmp), 0);
+    assert_memory_equal(w, want, sizeof w);
+}
+
+static void test_sort_interleaved_lists(void **state)
+{
+    (void)state;
+    check_shape(1, 3, 1);           /* in order */
+    check_shape(2, 3, 2);
+    check_shape(4, 10, 3);          /* four streams' records in completion order */
+    check_shape(60, 2, 4);          /* within what the piles path keeps */
+    check_shape(100, 2, 5);         /* more lists than it keeps: the merge path */
+}
+
+static void test_sort_random_and_equal(void **state)
+{
+    (void)state;
+    check_shape(0, 1u << 30, 6);    /* random, few equal keys */
+    check_shape(0, 999, 7);         /* random, five of each key: the merge path */
+    check_shape(0, 7, 7);           /* random, mostly equal keys: eight piles at most */
+    check_shape(0, 0, 8);           /* all equal: input order kept */
+    static item v[N], want[N];      /* reversed */
+    for (size_t i = 0; i < N; i++)
+        v[i] = (item){.key = N - i / 2, .pos = i};
+    memcpy(want, v, sizeof v);
+    reference_sort(want, N);
+    sc_sort(v, N, sizeof *v, key_cmp);
+    assert_memory_equal(v, want, sizeof v);
+}
+
+/* Every length from 0 to 80 (the edges of runs, piles and merges), interleaved and random. */
+static void test_sort_short_lists(void **state)
+{
+    (void)state;
+    static item v[80], want[80];
+    uint64_t seed = 9;
+    for (size_t n = 0; n <= 80; n++) {
+        for (int shape = 0; shape < 2; shape++) {
+            uint64_t a = 0, b = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t *l = next_random(&seed) % 2 ? &a : &b;
+                *l += next_random(&seed) % 3;
+                v[i] = (item){.key = shape ? next_random(&seed) % 20 : *l, .pos = i};
+            }
+            memcpy(want, v, n * sizeof *v);
+            reference_sort(want, n);
+            assert_int_equal(sc_stable_sort(v, n, sizeof *v, key_cmp), 0);
+            if (n > 0)
+                assert_memory_equal(v, want, n * sizeof *v);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sort_interleaved_lists),
+        cmocka_unit_test(test_sort_random_and_equal),
+        cmocka_unit_test(test_sort_short_lists),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -371,6 +371,12 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     return rc;
 }
 
+void sc_ctx_free_rule_indexes(sc_ctx *ctx)
+{
+    free(ctx->launches);
+    ctx->launches = NULL;
+}
+
 void sc_ctx_free(sc_ctx *ctx)
 {
     if (ctx->busy)

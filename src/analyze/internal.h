@@ -33,7 +33,8 @@ struct sc_unified;
 typedef struct sc_corr_entry {
     uint32_t correlation_id;
     uint32_t driver;            /* 1 for driver-API calls: the runtime call names the site */
-    size_t call;                /* index into trace->calls */
+    uint32_t call;              /* index into trace->calls (sc_corr_build checks the count):
+                                   12 bytes an entry, one entry per call */
 } sc_corr_entry;
 
 typedef struct sc_ctx {

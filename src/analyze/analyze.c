@@ -53,7 +53,7 @@ const char *sc_severity_name(sc_severity severity)
 
 /* ---- entry points ------------------------------------------------------------------- */
 
-static int sc_rules_run(const sc_ctx *ctx, sc_analysis *a, char *err, size_t err_size)
+static int sc_rules_run(sc_ctx *ctx, sc_analysis *a, char *err, size_t err_size)
 {
     sc_finding_list list = {0};
     for (size_t i = 0; i < sizeof(sc_rules) / sizeof(sc_rules[0]); i++) {
@@ -62,6 +62,7 @@ static int sc_rules_run(const sc_ctx *ctx, sc_analysis *a, char *err, size_t err
             return -1;
         }
     }
+    sc_ctx_free_rule_indexes(ctx);    /* the replay below builds its graph in that room */
     uint64_t *walls = NULL;
     if (sc_costs_compute(ctx, &list, &a->replay, &walls) != 0 ||
         sc_finding_list_sort(&list) != 0) {

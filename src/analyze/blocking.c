@@ -105,7 +105,7 @@ static void sc_index_put(sc_blocking_index *ix, const sc_work *w, size_t positio
     const sc_api_call *call = sc_ctx_call(ix->ctx, w->correlation_id);
     uint64_t issue = call && call->rec.start_ns < w->start_ns ? call->rec.start_ns : w->start_ns;
     sc_blocking_work bw = {issue, w->start_ns, w->end_ns, w->stream_id, w->correlation_id,
-                           call ? call->rec.tid : 0, position};
+                           call ? call->rec.tid : 0, (uint32_t)position};
     sc_blocking_scope *dev = &ix->devices[sc_index_device(ix, w->device)];
     dev->by_end[dev->n++] = bw;
     if (sc_index_has_all(ix))
@@ -203,6 +203,8 @@ int sc_blocking_index_build(const sc_ctx *ctx, sc_blocking_index *ix)
     size_t n = sc_work_count(ctx->trace);
     memset(ix, 0, sizeof(*ix));
     ix->ctx = ctx;
+    if (n > UINT32_MAX)     /* sc_blocking_work.work holds 32 bits */
+        return -1;
     ix->devices = calloc(n_dev ? n_dev : 1, sizeof(*ix->devices));
     ix->contexts = malloc((n ? n : 1) * sizeof(*ix->contexts));
     if (!ix->devices || !ix->contexts || sc_index_alloc(ix) != 0)

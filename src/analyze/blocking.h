@@ -61,7 +61,8 @@ typedef struct sc_blocking_work {
     uint64_t start_ns, end_ns;
     uint32_t stream_id, correlation_id;
     uint32_t tid;               /* thread of the issuing call, 0 when unknown */
-    size_t work;                /* its position (sc_work_at) */
+    uint32_t work;              /* its position (sc_work_at): 32 bits, as the index is kept
+                                   three times over (sc_blocking_index_build checks the count) */
 } sc_blocking_work;
 
 /* The work of one device, or of all devices together. */

@@ -196,6 +196,8 @@ static int sc_corr_index(sc_ctx *ctx)
 static int sc_corr_build(sc_ctx *ctx)
 {
     const sc_trace *t = ctx->trace;
+    if (t->n_calls > UINT32_MAX)    /* sc_corr_entry.call holds 32 bits */
+        return -1;
     ctx->corr = malloc((t->n_calls ? t->n_calls : 1) * sizeof(*ctx->corr));
     if (!ctx->corr)
         return -1;
@@ -204,7 +206,8 @@ static int sc_corr_build(sc_ctx *ctx)
         const sc_rec_api *r = &t->calls[i].rec;
         if (r->correlation_id != 0)
             ctx->corr[n++] = (sc_corr_entry){r->correlation_id,
-                                             (r->flags & SC_API_DRIVER) ? 1u : 0u, i};
+                                             (r->flags & SC_API_DRIVER) ? 1u : 0u,
+                                             (uint32_t)i};
     }
     sc_sort(ctx->corr, n, sizeof(*ctx->corr), sc_corr_cmp);
     ctx->n_corr = n;
@@ -369,6 +372,12 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     free(overlapped);
     free(peak);
     return rc;
+}
+
+void sc_ctx_free_rule_indexes(sc_ctx *ctx)
+{
+    free(ctx->launches);
+    ctx->launches = NULL;
 }
 
 void sc_ctx_free(sc_ctx *ctx)

@@ -33,7 +33,8 @@ struct sc_unified;
 typedef struct sc_corr_entry {
     uint32_t correlation_id;
     uint32_t driver;            /* 1 for driver-API calls: the runtime call names the site */
-    size_t call;                /* index into trace->calls */
+    uint32_t call;              /* index into trace->calls (sc_corr_build checks the count):
+                                   12 bytes an entry, one entry per call */
 } sc_corr_entry;
 
 typedef struct sc_ctx {
@@ -71,6 +72,9 @@ typedef struct sc_ctx {
  * or -1 when out of memory. sc_ctx_free frees what it built, also after a failure. */
 int sc_ctx_build(sc_ctx *ctx, sc_analysis *a);
 void sc_ctx_free(sc_ctx *ctx);
+/* Frees what only the rules read (launches), once the last rule has run and before the
+ * replay that prices the findings builds its graph: the peak is the replay's. */
+void sc_ctx_free_rule_indexes(sc_ctx *ctx);
 
 /* The API call that issued the activity with this correlation id, or NULL. */
 const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id);

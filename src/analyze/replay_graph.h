@@ -26,28 +26,30 @@ typedef struct sc_rp_edge {
     uint32_t slot;              /* SC_RP_EDGE_BARRIER: the syncing stream's slot */
 } sc_rp_edge;
 
-/* One piece of device work. Its index is its work position (sc_work_at). */
+/* One piece of device work. Its index is its work position (sc_work_at). Fields are grouped
+ * by size (8, 4, then 1 byte): one per piece of device work, so padding is paid millions of
+ * times. */
 typedef struct sc_rp_op {
     uint64_t rec_start, rec_end, dur;
     uint64_t issue_ns;          /* recorded start of the issuing call, or rec_start */
+    int64_t held_lag;           /* from the end of held_by to its recorded start: negative
+                                   when it started in the last part of a full grid */
+    uint64_t extra_lag;         /* unexplained delay, kept as recorded; or, after_host_func,
+                                   the time the host function held its stream */
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
     int32_t stream_prev;        /* the work before it on its stream */
     int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
     int32_t queue_prev;         /* the work issued before it to its hardware queue from
                                    another stream: it starts no earlier (replay.h, "queues") */
     int32_t held_by;            /* the work it was held behind (replay.h, "held") */
-    int64_t held_lag;           /* from the end of held_by to its recorded start: negative
-                                   when it started in the last part of a full grid */
-    uint64_t extra_lag;         /* unexplained delay, kept as recorded; or, after_host_func,
-                                   the time the host function held its stream */
-    bool peer_staged;           /* half of a peer copy staged through host memory
-                                   (peer_copy.h): SC_FIX_PINNED makes it direct */
-    bool after_host_func;       /* the first work issued on its stream after a host function
-                                   (cudaLaunchHostFunc): it waited for the function to run */
     uint32_t edge_first, n_edges;   /* into sc_replay.edges */
     uint32_t slot;              /* its stream: index into analysis->streams */
     uint32_t dev;               /* index into analysis->devices */
     uint32_t dev_pos;           /* its place in its device's issue order */
+    bool peer_staged;           /* half of a peer copy staged through host memory
+                                   (peer_copy.h): SC_FIX_PINNED makes it direct */
+    bool after_host_func;       /* the first work issued on its stream after a host function
+                                   (cudaLaunchHostFunc): it waited for the function to run */
     uint8_t kind;               /* sc_work_kind */
 } sc_rp_op;
 
@@ -57,7 +59,8 @@ typedef enum sc_rp_wait {
     SC_RP_WAIT_DEVICE = 2,      /* until the work of a device issued before it ended */
 } sc_rp_wait;
 
-/* One host item: a call, a polling loop taken as one wait, or an NVTX range mark. */
+/* One host item: a call, a polling loop taken as one wait, or an NVTX range mark. Fields
+ * are grouped by size (8, 4, then 1 byte), as in sc_rp_op. */
 typedef struct sc_rp_item {
     uint64_t rec_start, rec_end;
     uint64_t gap;               /* host time since the previous item of its thread ended */
@@ -65,26 +68,26 @@ typedef struct sc_rp_item {
                                    call's stack: left out when the replay runs plain */
     uint64_t tracer;            /* what tracing added to its calls (tracer_cost.h), at most
                                    its own time: left out when the replay runs plain */
+    uint64_t join_lag;          /* see join */
+    int64_t post;               /* when it waited: its return minus the end of what it
+                                   waited for (negative: it returned a little before) */
+    uint64_t load_end;          /* loads: the recorded end of its last module load (the
+                                   kernel may start a little before the call returns) */
     int32_t join;               /* the last item of another thread this one waited for (a
                                    join: pthread_join and the like leave no record), or
                                    SC_RP_NONE; it starts join_lag after that item's end */
-    uint64_t join_lag;
     int32_t next;               /* the next item of its thread, SC_RP_NONE at the end */
-    bool first;                 /* the first item of its thread: anchored at rec_start */
-    uint8_t wait;               /* sc_rp_wait */
-    bool waited;                /* the recorded call returned because its wait ended */
-    int64_t post;               /* when it waited: its return minus the end of what it
-                                   waited for (negative: it returned a little before) */
     uint32_t cond_first, n_cond;    /* SC_RP_WAIT_OPS: into sc_replay.cond_ops */
     uint32_t cond_dev;          /* SC_RP_WAIT_DEVICE: device index, UINT32_MAX for all */
     uint32_t thread;            /* index of its thread */
     int32_t call;               /* trace->calls index (first query of a loop), SC_RP_NONE */
     int32_t pinned_copy;        /* a pageable async copy call: the op of its copy */
     int32_t range;              /* a range mark: trace->ranges index, else SC_RP_NONE */
+    bool first;                 /* the first item of its thread: anchored at rec_start */
+    uint8_t wait;               /* sc_rp_wait */
+    bool waited;                /* the recorded call returned because its wait ended */
     bool loads;                 /* a launch that loaded its module: it waited for the device,
                                    and its kernel starts after the load */
-    uint64_t load_end;          /* loads: the recorded end of its last module load (the
-                                   kernel may start a little before the call returns) */
 } sc_rp_item;
 
 /* A node of the pass: device work at its recorded start, a host item at its recorded end. */

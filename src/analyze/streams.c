@@ -50,44 +50,91 @@ const sc_stream_summary *sc_streams_find(const sc_stream_summary *streams, size_
     return NULL;
 }
 
+/* The distinct stream keys seen so far: a sorted, unique prefix and an unsorted tail of keys
+ * not found in it. Millions of work records name a handful of streams: holding one key per
+ * record (and a summary per key) cost 80 bytes a record at the peak. */
+typedef struct sc_key_set {
+    sc_stream_key *keys;
+    size_t n_sorted, n, cap;
+} sc_key_set;
+
+/* Sorts the whole set and drops duplicates: the tail joins the sorted prefix. */
+static void sc_key_set_settle(sc_key_set *ks)
+{
+    sc_sort(ks->keys, ks->n, sizeof(*ks->keys), sc_stream_key_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < ks->n; i++)
+        if (m == 0 || sc_stream_key_cmp(&ks->keys[m - 1], &ks->keys[i]) != 0)
+            ks->keys[m++] = ks->keys[i];
+    ks->n = ks->n_sorted = m;
+}
+
+static int sc_key_set_add(sc_key_set *ks, uint32_t device, uint32_t context_id, uint32_t id)
+{
+    sc_stream_key key = {device, context_id, id};
+    if (ks->n > 0 && sc_stream_key_cmp(&ks->keys[ks->n - 1], &key) == 0)
+        return 0;   /* the same stream as the record before: the common case */
+    size_t lo = 0, hi = ks->n_sorted;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = sc_stream_key_cmp(&ks->keys[mid], &key);
+        if (c == 0)
+            return 0;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* a tail as long as the prefix (and at least 256) is sorted in: O(n log n) in all */
+    if (ks->n - ks->n_sorted >= 256 && ks->n - ks->n_sorted >= ks->n_sorted)
+        sc_key_set_settle(ks);
+    if (ks->n == ks->cap) {
+        size_t cap = ks->cap ? 2 * ks->cap : 64;
+        sc_stream_key *k = realloc(ks->keys, cap * sizeof(*k));
+        if (!k)
+            return -1;
+        ks->keys = k;
+        ks->cap = cap;
+    }
+    ks->keys[ks->n++] = key;
+    return 0;
+}
+
 /* The distinct streams of the trace, as zeroed summaries with flag UNKNOWN. */
 static int sc_streams_collect(const sc_trace *t, sc_stream_summary **out, size_t *n_out)
 {
-    size_t n = t->n_streams + t->n_kernels + t->n_copies + t->n_memsets, k = 0;
-    sc_stream_key *keys = malloc((n ? n : 1) * sizeof(*keys));
-    if (!keys)
-        return -1;
-    for (size_t i = 0; i < t->n_streams; i++)
-        keys[k++] = (sc_stream_key){t->streams[i].device, t->streams[i].context_id,
-                                    t->streams[i].stream_id};
-    for (size_t i = 0; i < t->n_kernels; i++)
-        keys[k++] = (sc_stream_key){t->kernels[i].rec.device, t->kernels[i].rec.context_id,
-                                    t->kernels[i].rec.stream_id};
-    for (size_t i = 0; i < t->n_copies; i++)
-        keys[k++] = (sc_stream_key){t->copies[i].device, t->copies[i].context_id,
-                                    t->copies[i].stream_id};
-    for (size_t i = 0; i < t->n_memsets; i++)
-        keys[k++] = (sc_stream_key){t->memsets[i].device, t->memsets[i].context_id,
-                                    t->memsets[i].stream_id};
-    sc_sort(keys, k, sizeof(*keys), sc_stream_key_cmp);
-    sc_stream_summary *s = calloc(k ? k : 1, sizeof(*s));
+    sc_key_set ks = {0};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < t->n_streams; i++)
+        rc = sc_key_set_add(&ks, t->streams[i].device, t->streams[i].context_id,
+                            t->streams[i].stream_id);
+    for (size_t i = 0; rc == 0 && i < t->n_kernels; i++)
+        rc = sc_key_set_add(&ks, t->kernels[i].rec.device, t->kernels[i].rec.context_id,
+                            t->kernels[i].rec.stream_id);
+    for (size_t i = 0; rc == 0 && i < t->n_copies; i++)
+        rc = sc_key_set_add(&ks, t->copies[i].device, t->copies[i].context_id,
+                            t->copies[i].stream_id);
+    for (size_t i = 0; rc == 0 && i < t->n_memsets; i++)
+        rc = sc_key_set_add(&ks, t->memsets[i].device, t->memsets[i].context_id,
+                            t->memsets[i].stream_id);
+    sc_stream_summary *s = NULL;
+    if (rc == 0) {
+        sc_key_set_settle(&ks);
+        s = calloc(ks.n ? ks.n : 1, sizeof(*s));
+    }
     if (!s) {
-        free(keys);
+        free(ks.keys);
         return -1;
     }
-    size_t m = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (i > 0 && sc_stream_key_cmp(&keys[i - 1], &keys[i]) == 0)
-            continue;
-        s[m].device = keys[i].device;
-        s[m].context_id = keys[i].context_id;
-        s[m].stream_id = keys[i].stream_id;
-        s[m].flag = SC_STREAM_FLAG_UNKNOWN;
-        m++;
+    for (size_t i = 0; i < ks.n; i++) {
+        s[i].device = ks.keys[i].device;
+        s[i].context_id = ks.keys[i].context_id;
+        s[i].stream_id = ks.keys[i].stream_id;
+        s[i].flag = SC_STREAM_FLAG_UNKNOWN;
     }
-    free(keys);
+    free(ks.keys);
     *out = s;
-    *n_out = m;
+    *n_out = ks.n;
     return 0;
 }
 

@@ -28,9 +28,10 @@ static atomic_bool sc_subscribed;
 static SC_TLS int sc_depth;       /* hooked calls in progress on this thread */
 static SC_TLS bool sc_inside;     /* streamcheck's own CUDA calls */
 
-/* Names of the calls already written, one bit per (domain, cbid). */
-enum { SC_NAME_BITS = 2048 };
-static atomic_uchar sc_named[2][SC_NAME_BITS / 8];
+/* Names of the calls already written, one byte per (domain, cbid): a byte, not a bit, so
+ * that the check on every call is one load with no shift or mask. 4 KiB. */
+enum { SC_NAME_SLOTS = 2048 };
+static atomic_uchar sc_named[2][SC_NAME_SLOTS];
 
 /* Live contexts, for the exit path. Contexts are few; a small array under a spin of
  * atomics would do, but creation and destruction are rare, so a plain lock is fine. */
@@ -70,11 +71,10 @@ static void sc_on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)
 
 static void sc_write_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name)
 {
-    int d = domain == CUPTI_CB_DOMAIN_DRIVER_API;
-    unsigned char bit = (unsigned char)(1u << (cbid % 8));
+    atomic_uchar *named = &sc_named[domain == CUPTI_CB_DOMAIN_DRIVER_API][cbid];
     /* A plain load first: after the first call of each function this is all it costs. */
-    if (atomic_load_explicit(&sc_named[d][cbid / 8], memory_order_relaxed) & bit) return;
-    if (atomic_fetch_or(&sc_named[d][cbid / 8], bit) & bit) return;
+    if (atomic_load_explicit(named, memory_order_relaxed)) return;
+    if (atomic_exchange(named, 1)) return;
     sc_rec_call_name r = {.domain = (uint16_t)domain, .cbid = (uint16_t)cbid};
     if (!name) name = "?";
     sc_tbuf_put(SC_REC_CALL_NAME, &r, sizeof r, name, strlen(name) + 1);
@@ -147,14 +147,14 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
 {
     uint64_t now = 0;
     sc_cupti_api.GetTimestamp(&now);
-    if (cbid < SC_NAME_BITS) sc_write_name(domain, cbid, cb->functionName);
+    if (cbid < SC_NAME_SLOTS) sc_write_name(domain, cbid, cb->functionName);
 
     sc_call_args args = {.stream = SC_STREAM_NONE};
     if (h->extract && cb->functionParams) h->extract(cb->functionParams, true, &args);
 
     size_t max_frames = (size_t)sc_opts.stack_depth;
     size_t size = sc_record_size(sizeof(sc_rec_api), max_frames * sizeof(uint64_t));
-    uint8_t *dst = sc_tbuf_reserve(size);
+    uint8_t *dst = sc_tbuf_reserve_in(sc_thread_peek(), size);
     if (!dst) return;
     sc_thread *t = sc_thread_peek();    /* reserve claimed it */
     /* The record is built in place: fixed part, then frames straight from the unwinder. */
@@ -174,7 +174,7 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
     size_t used = sc_record_size(sizeof(sc_rec_api), (size_t)n * sizeof(uint64_t));
     *(sc_record_header *)dst = (sc_record_header){
         .kind = SC_REC_API, .fixed = sizeof(sc_rec_api), .size = (uint32_t)used};
-    sc_tbuf_commit_api(used);
+    sc_tbuf_commit_api_in(t, used);
     if (n > 0 && sc_python_active()) sc_write_pystack(cb->correlationId);
     if (n > 0) sc_stack_time(t, now, cb->correlationId);
     /* CUPTI's buffers are handed over after a device-wide synchronization, by the agent:
@@ -209,7 +209,7 @@ static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
         sc_nvtx_on_callback(cbid, data);
         return;
     }
-    const sc_hook *h = sc_hook_find((uint16_t)domain, (uint16_t)cbid);
+    const sc_hook *h = sc_hook_find(domain, cbid);
     const CUpti_CallbackData *cb = data;
     if (!h) {
         sc_on_profiler(domain, cbid, cb);

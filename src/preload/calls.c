@@ -300,9 +300,11 @@ const uint32_t *sc_resource_hooks(unsigned *count)
     return sc_resource_ids;
 }
 
-enum { SC_HOOK_SLOTS = 2048 };  /* above every runtime and driver callback id of CUDA 13 */
-static const sc_hook *sc_runtime_slots[SC_HOOK_SLOTS];
-static const sc_hook *sc_driver_slots[SC_HOOK_SLOTS];
+const sc_hook *sc_hook_slots[2][SC_HOOK_SLOTS];
+
+/* calls.h's inline lookup counts on these values */
+_Static_assert(CUPTI_CB_DOMAIN_DRIVER_API == 1 && CUPTI_CB_DOMAIN_RUNTIME_API == 2,
+               "sc_hook_find: domain numbering");
 
 const sc_hook *sc_hooks(unsigned *count)
 {
@@ -315,15 +317,6 @@ void sc_hooks_init(void)
     for (unsigned i = 0; i < sizeof sc_hook_table / sizeof sc_hook_table[0]; i++) {
         const sc_hook *h = &sc_hook_table[i];
         if (h->cbid >= SC_HOOK_SLOTS) continue;
-        if (h->domain == CUPTI_CB_DOMAIN_RUNTIME_API) sc_runtime_slots[h->cbid] = h;
-        else sc_driver_slots[h->cbid] = h;
+        sc_hook_slots[h->domain - 1][h->cbid] = h;
     }
-}
-
-const sc_hook *sc_hook_find(uint16_t domain, uint16_t cbid)
-{
-    if (cbid >= SC_HOOK_SLOTS) return NULL;
-    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return sc_runtime_slots[cbid];
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) return sc_driver_slots[cbid];
-    return NULL;
 }

@@ -7,6 +7,7 @@
 #define SC_PRELOAD_CALLS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct sc_call_args {
@@ -38,9 +39,20 @@ const uint32_t *sc_resource_hooks(unsigned *count);
 const sc_hook *sc_profiler_hooks(unsigned *count);
 /* 1: a profiler start, -1: a stop, 0: neither. */
 int sc_profiler_call(uint16_t domain, uint16_t cbid);
-/* The hook of a callback, or NULL if it is not one of ours. O(1): the hot path calls it. */
-const sc_hook *sc_hook_find(uint16_t domain, uint16_t cbid);
 /* Builds the lookup tables; call once before enabling callbacks. */
 void sc_hooks_init(void);
+
+/* The lookup tables, indexed by domain - 1 ([0] driver, [1] runtime) and callback id. */
+enum { SC_HOOK_SLOTS = 2048 };  /* above every runtime and driver callback id of CUDA 13 */
+extern const sc_hook *sc_hook_slots[2][SC_HOOK_SLOTS];
+
+/* The hook of a callback, or NULL if it is not one of ours. Inline, two loads: the hot path
+ * calls it on every callback. */
+static inline const sc_hook *sc_hook_find(uint32_t domain, uint32_t cbid)
+{
+    uint32_t d = domain - 1;    /* CUPTI_CB_DOMAIN_DRIVER_API = 1, _RUNTIME_API = 2 */
+    if (d > 1 || cbid >= SC_HOOK_SLOTS) return NULL;
+    return sc_hook_slots[d][cbid];
+}
 
 #endif

@@ -25,6 +25,8 @@ static const void *sc_py_code_type, *sc_py_unicode_type;
  * walk reads through a system call that fails instead of faulting (sc_py_peek); once one
  * whole stack checked out, walks read memory directly. */
 static atomic_int sc_py_verified;
+/* sc_py set and sc_py_verified not -1: what sc_python_active reads, in one load. */
+atomic_bool sc_python_on;
 
 static bool sc_py_version(int *major, int *minor)
 {
@@ -51,6 +53,7 @@ void sc_python_start(void)
 {
     sc_py = NULL;
     atomic_store(&sc_py_verified, 0);
+    atomic_store(&sc_python_on, false);
     /* Every process with CPython in it has Py_IsInitialized. */
     if (!sc_opts.python || !dlsym(RTLD_DEFAULT, "Py_IsInitialized")) return;
     int major = 0, minor = 0;
@@ -71,9 +74,8 @@ void sc_python_start(void)
         return;
     }
     sc_py = layout;
+    atomic_store(&sc_python_on, true);
 }
-
-bool sc_python_active(void) { return sc_py != NULL && atomic_load(&sc_py_verified) >= 0; }
 
 /* ---- reading the interpreter's memory --------------------------------------------------- */
 
@@ -232,6 +234,7 @@ int sc_python_stack(sc_py_frame *out, int max, uint16_t *state)
     if (r.failed) {
         /* The layout does not fit this interpreter (a debug or free-threaded build): stop
          * reading it for good rather than risk a fault. */
+        if (r.careful) atomic_store(&sc_python_on, false);
         if (r.careful && atomic_exchange(&sc_py_verified, -1) == 0)
             sc_py_note("Python frames could not be read (a build whose layout streamcheck "
                        "does not know, such as a debug or free-threaded one, or "

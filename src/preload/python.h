@@ -10,6 +10,7 @@
 #ifndef SC_PRELOAD_PYTHON_H
 #define SC_PRELOAD_PYTHON_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,8 +21,13 @@ enum { SC_PYTHON_MAX_FRAMES = 64 };
 /* Looks for CPython in the process (capture start). Says once, in a note, when it finds a
  * version whose frames it cannot read. */
 void sc_python_start(void);
-/* Whether sc_python_start found a Python it reads. */
-bool sc_python_active(void);
+/* Whether sc_python_start found a Python it reads (and its frames did not turn out
+ * unreadable). Inline: the hot path asks on every call. */
+extern atomic_bool sc_python_on;
+static inline bool sc_python_active(void)
+{
+    return atomic_load_explicit(&sc_python_on, memory_order_relaxed);
+}
 /* A hash of the calling thread's innermost Python frames (their code and position): what a
  * stack sample's key holds, so that calls from two Python lines never share a site. 0 when
  * the thread runs no Python. Cheap: a few loads. */

@@ -22,7 +22,7 @@ static pthread_key_t sc_thread_key;
 static bool sc_key_made;
 static pthread_once_t sc_key_once = PTHREAD_ONCE_INIT;
 static atomic_bool sc_threads_off; /* a forked child */
-static SC_TLS sc_thread *sc_self;
+SC_TLS sc_thread *sc_thread_current;
 
 static void sc_thread_publish(sc_thread *t)
 {
@@ -59,12 +59,12 @@ static void sc_thread_release(void *p)
     sc_loss_add(SC_LOSS_NVTX_UNCLOSED, depth < SC_NVTX_MAX_DEPTH ? depth : SC_NVTX_MAX_DEPTH);
     /* The next thread shares no stack with this one. */
     sc_sample_reset(&t->samples);
-    sc_self = NULL;
+    sc_thread_current = NULL;
     atomic_store_explicit(&t->owned, false, memory_order_release);
     atomic_fetch_add(&sc_free_blocks, 1);
 }
 
-static sc_thread *sc_thread_claim(void)
+sc_thread *sc_thread_claim(void)
 {
     if (atomic_load_explicit(&sc_threads_off, memory_order_relaxed)) return NULL;
     sc_thread *t = atomic_load_explicit(&sc_registry, memory_order_acquire);
@@ -78,22 +78,11 @@ static sc_thread *sc_thread_claim(void)
     /* The pool ran dry (more new threads at once than it holds): make one here. */
     if (!t && !(t = sc_thread_make(true))) return NULL;
     t->tid = (uint32_t)syscall(SYS_gettid);
-    sc_self = t;
+    sc_thread_current = t;
     if (sc_key_made) pthread_setspecific(sc_thread_key, t);
     if (atomic_load_explicit(&sc_free_blocks, memory_order_relaxed) <= SC_POOL_LOW)
         sc_agent_request_pool();
     return t;
-}
-
-sc_thread *sc_thread_self(void)
-{
-    sc_thread *t = sc_self;
-    return __builtin_expect(t != NULL, 1) ? t : sc_thread_claim();
-}
-
-sc_thread *sc_thread_peek(void)
-{
-    return sc_self;
 }
 
 sc_thread *sc_thread_first(void)
@@ -139,5 +128,5 @@ void sc_thread_drop_all(void)
     atomic_store(&sc_threads_off, true);
     atomic_store(&sc_registry, NULL);
     atomic_store(&sc_free_blocks, 0);
-    sc_self = NULL;
+    sc_thread_current = NULL;
 }

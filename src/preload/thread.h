@@ -47,11 +47,21 @@ typedef struct sc_thread {
     sc_string_cache strings; /* strings.c */
 } sc_thread;
 
+/* The calling thread's block (thread.c). Declared here so that the hot path reads it inline:
+ * one thread-local load, no call. */
+extern __thread sc_thread *sc_thread_current __attribute__((tls_model("initial-exec")));
+/* Claims a block for the calling thread (its first call). */
+sc_thread *sc_thread_claim(void);
+
 /* The calling thread's block, claimed on its first call; NULL only when none could be made
- * (out of memory, or a forked child). The hot path: one thread-local load. */
-sc_thread *sc_thread_self(void);
+ * (out of memory, or a forked child). */
+static inline sc_thread *sc_thread_self(void)
+{
+    sc_thread *t = sc_thread_current;
+    return __builtin_expect(t != NULL, 1) ? t : sc_thread_claim();
+}
 /* The calling thread's block if it has one, without claiming. */
-sc_thread *sc_thread_peek(void);
+static inline sc_thread *sc_thread_peek(void) { return sc_thread_current; }
 /* The registry, for walking every block (the agent, the exit and crash paths). */
 sc_thread *sc_thread_first(void);
 

@@ -11,7 +11,7 @@
 #include "trace/record.h"
 
 static _Atomic(sc_writer *) sc_tbuf_writer;  /* read once per use: close clears it */
-static atomic_bool sc_tbuf_accepting;        /* false once the trace is being closed */
+atomic_bool sc_tbuf_accepting;               /* false once the trace is being closed */
 static _Atomic(sc_tbuf_buf *) sc_tbuf_queue; /* handed over, not yet written: newest first */
 static _Atomic uint64_t sc_tbuf_unwritten;   /* records a failed write lost */
 /* Buffers the agent took and has not written yet (it clears this with the file locked, as
@@ -21,17 +21,10 @@ static _Atomic(sc_tbuf_buf *) sc_tbuf_batch;
 static pthread_mutex_t sc_tbuf_idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static sc_tbuf_buf *sc_tbuf_replacement; /* under sc_tbuf_idle_lock */
 
-/* A test-and-set flag costs less than a mutex on a path taken on every CUDA call. Only the
- * owner holds it for long (a record); others hold it for a pointer swap, or at exit. */
 static void sc_tbuf_lock(sc_thread *t)
 {
     while (atomic_flag_test_and_set_explicit(&t->busy, memory_order_acquire))
         sched_yield();
-}
-
-static void sc_tbuf_unlock(sc_thread *t)
-{
-    atomic_flag_clear_explicit(&t->busy, memory_order_release);
 }
 
 static size_t sc_tbuf_used(const sc_tbuf_buf *b)

@@ -34,6 +34,13 @@ struct sc_tbuf_buf {
     uint8_t data[SC_TBUF_SIZE];
 };
 
+/* A test-and-set flag costs less than a mutex on a path taken on every CUDA call. Only the
+ * owner holds it for long (a record); others hold it for a pointer swap, or at exit. */
+static inline void sc_tbuf_unlock(sc_thread *t)
+{
+    atomic_flag_clear_explicit(&t->busy, memory_order_release);
+}
+
 /* Records go to w from now on. */
 void sc_tbuf_start(sc_writer *w);
 
@@ -44,6 +51,41 @@ void *sc_tbuf_reserve(size_t size);
 void sc_tbuf_commit(size_t size);
 void sc_tbuf_commit_api(size_t size); /* the record is an API call (END counts them) */
 uint64_t sc_tbuf_api_records(void);
+extern atomic_bool sc_tbuf_accepting; /* false once the trace is being closed (tracebuf.c) */
+
+/* The hot path's pair (callbacks.c): the same as sc_tbuf_reserve and sc_tbuf_commit_api for
+ * the thread t (sc_thread_peek(), NULL before its first record), inline. Its common case is
+ * the flag, one check and a pointer; anything else (no block yet, the buffer full, closing,
+ * a record too large, the flag held by the agent) lets go and takes sc_tbuf_reserve's path,
+ * which counts what it drops. After it, the thread's block is sc_thread_peek(). */
+static inline void *sc_tbuf_reserve_in(sc_thread *t, size_t size)
+{
+    if (__builtin_expect(t != NULL, 1) &&
+        !atomic_flag_test_and_set_explicit(&t->busy, memory_order_acquire)) {
+        sc_tbuf_buf *b = t->cur;
+        size_t used = b ? atomic_load_explicit(&b->used, memory_order_relaxed) : 0;
+        /* Read with the flag held: a close that began since writes this buffer itself. */
+        if (__builtin_expect(b && size <= SC_TBUF_MAX_RECORD && used + size <= SC_TBUF_SIZE &&
+                                 atomic_load_explicit(&sc_tbuf_accepting, memory_order_acquire),
+                             1))
+            return b->data + used;
+        sc_tbuf_unlock(t);
+    }
+    return sc_tbuf_reserve(size);
+}
+
+static inline void sc_tbuf_commit_api_in(sc_thread *t, size_t size)
+{
+    /* Only the owner writes it; atomic so that the exit path may sum it meanwhile. */
+    atomic_store_explicit(&t->api_records,
+                          atomic_load_explicit(&t->api_records, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    sc_tbuf_buf *b = t->cur;
+    atomic_store_explicit(&b->used, atomic_load_explicit(&b->used, memory_order_relaxed) + size,
+                          memory_order_release);
+    sc_tbuf_unlock(t);
+}
+
 /* Encodes and appends one record (see trace/record.h). */
 void sc_tbuf_put(uint16_t kind, const void *fixed, size_t fixed_size, const void *tail,
                  size_t tail_size);

@@ -51,7 +51,11 @@ int sc_callbacks_contexts(CUcontext *out, int max)
     return n;
 }
 
-static void sc_on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)
+/* Rare callbacks, and the exit's work, kept out of sc_on_callback: inlined, they would make
+ * every entry callback save and restore the registers they use. */
+#define SC_OUT_OF_LINE __attribute__((noinline))
+
+static SC_OUT_OF_LINE void sc_on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)
 {
     pthread_mutex_lock(&sc_ctx_lock);
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
@@ -142,8 +146,8 @@ static void sc_write_pystack(uint32_t correlation_id)
     sc_tbuf_put(SC_REC_PYSTACK, &r, sizeof r, frames, (size_t)n * sizeof *frames);
 }
 
-static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                       const CUpti_CallbackData *cb)
+static SC_OUT_OF_LINE void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain,
+                                      CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     uint64_t now = 0;
     sc_cupti_api.GetTimestamp(&now);
@@ -185,7 +189,7 @@ static void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain, CUpti_Call
 /* capture=profiler: a start opens the scope once it has happened (its exit: the first one
  * may be the call that started CUDA, whose entry came before capture); a stop closes it as
  * it begins. */
-static void sc_on_profiler(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+static SC_OUT_OF_LINE void sc_on_profiler(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                            const CUpti_CallbackData *cb)
 {
     int what = sc_profiler_call((uint16_t)domain, (uint16_t)cbid);

@@ -3,13 +3,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#define SC_SAMPLE_VALID 0x8000u
-
-static uint32_t sc_sample_tag(const sc_sample_key *k)
-{
-    return (uint32_t)k->cbid << 16 | (k->call_class & 0x7fffu) | SC_SAMPLE_VALID;
-}
-
 unsigned sc_sample_set_of(const sc_sample_key *k)
 {
     /* A 64-bit mix (murmur3's finalizer) of the fields: pointers and handles share their low
@@ -24,30 +17,17 @@ unsigned sc_sample_set_of(const sc_sample_key *k)
     return (unsigned)(h % SC_SAMPLE_SETS);
 }
 
-static bool sc_sample_due(sc_sample_entry *e, uint32_t correlation, uint32_t *shared)
-{
-    uint32_t n = e->calls++;
-    if (n < SC_SAMPLE_FIRST || n % SC_SAMPLE_EVERY == 0 || e->sampled == 0) {
-        e->sampled = correlation;
-        return true;
-    }
-    *shared = e->sampled;
-    return false;
-}
-
-bool sc_sample_take(sc_sample_cache *c, const sc_sample_key *k, uint32_t correlation,
-                    uint32_t *shared)
+bool sc_sample_take_set(sc_sample_cache *c, const sc_sample_key *k, uint32_t tag, uint16_t now,
+                        uint32_t correlation, uint32_t *shared)
 {
     sc_sample_entry *set = c->sets[sc_sample_set_of(k)];
-    uint32_t tag = sc_sample_tag(k);
-    uint16_t now = ++c->tick;
     sc_sample_entry *victim = NULL;
     for (int w = 0; w < SC_SAMPLE_WAYS; w++) {
         sc_sample_entry *e = &set[w];
         bool live = e->tag && e->gen == c->gen;
-        if (live && e->tag == tag && e->stream == k->stream && e->kernel == k->kernel &&
-            e->python == k->python) {
+        if (live && sc_sample_holds(c, e, tag, k)) {
             e->last_use = now;
+            c->last = e;
             return sc_sample_due(e, correlation, shared);
         }
         /* An empty way first, else the least recently used (ticks wrap: compare by age). */
@@ -70,6 +50,7 @@ bool sc_sample_take(sc_sample_cache *c, const sc_sample_key *k, uint32_t correla
                                 .calls = evicting ? SC_SAMPLE_FIRST : 0,
                                 .last_use = now,
                                 .gen = c->gen};
+    c->last = victim;
     return sc_sample_due(victim, correlation, shared);
 }
 

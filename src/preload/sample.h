@@ -49,13 +49,61 @@ typedef struct sc_sample_cache {
     uint16_t tick;
     uint16_t gen;       /* a reset moves on to the next generation */
     uint64_t evictions; /* for tests and benchmarks */
+    /* The entry the last call found or made: a loop of one call class on one stream (event
+     * polling, a launch loop of one kernel) finds its key here without the hash or the set.
+     * Only a hint: it counts only while it still holds that key, in this generation. */
+    sc_sample_entry *last;
     sc_sample_entry sets[SC_SAMPLE_SETS][SC_SAMPLE_WAYS];
 } sc_sample_cache;
 
+#define SC_SAMPLE_VALID 0x8000u
+
+static inline uint32_t sc_sample_tag(const sc_sample_key *k)
+{
+    return (uint32_t)k->cbid << 16 | (k->call_class & 0x7fffu) | SC_SAMPLE_VALID;
+}
+
+/* One more call of the entry's key: whether it takes a stack. */
+static inline bool sc_sample_due(sc_sample_entry *e, uint32_t correlation, uint32_t *shared)
+{
+    uint32_t n = e->calls++;
+    /* The common case first: past the first calls, not one in SC_SAMPLE_EVERY. */
+    if (__builtin_expect(n >= SC_SAMPLE_FIRST && n % SC_SAMPLE_EVERY != 0 && e->sampled != 0,
+                         1)) {
+        *shared = e->sampled;
+        return false;
+    }
+    e->sampled = correlation;
+    return true;
+}
+
+static inline bool sc_sample_holds(const sc_sample_cache *c, const sc_sample_entry *e,
+                                   uint32_t tag, const sc_sample_key *k)
+{
+    return e->tag == tag && e->stream == k->stream && e->kernel == k->kernel &&
+           e->python == k->python && e->gen == c->gen;
+}
+
+/* sc_sample_take's search of the key's set, and its way in when it is not there. */
+bool sc_sample_take_set(sc_sample_cache *c, const sc_sample_key *k, uint32_t tag, uint16_t now,
+                        uint32_t correlation, uint32_t *shared);
+
 /* Whether this call (correlation id `correlation`) takes a stack. When it does not, *shared
- * is the correlation id of the call whose stack it shares (never 0). */
-bool sc_sample_take(sc_sample_cache *c, const sc_sample_key *k, uint32_t correlation,
-                    uint32_t *shared);
+ * is the correlation id of the call whose stack it shares (never 0). Inline: the key of the
+ * last call (c->last) is answered here, without the hash or the set; it is the entry the
+ * set's search would find, since a key is in one way at most. */
+static inline bool sc_sample_take(sc_sample_cache *c, const sc_sample_key *k, uint32_t correlation,
+                                  uint32_t *shared)
+{
+    uint32_t tag = sc_sample_tag(k);
+    uint16_t now = ++c->tick;
+    sc_sample_entry *e = c->last;
+    if (e && sc_sample_holds(c, e, tag, k)) {
+        e->last_use = now;
+        return sc_sample_due(e, correlation, shared);
+    }
+    return sc_sample_take_set(c, k, tag, now, correlation, shared);
+}
 /* Forgets every key (a thread's block reused by another thread): O(1), touches no page. */
 void sc_sample_reset(sc_sample_cache *c);
 /* The set a key falls in (for tests). */

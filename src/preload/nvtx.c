@@ -149,11 +149,20 @@ static uint64_t sc_now(void)
     return t;
 }
 
-static void sc_put_range(const sc_nvtx_open *r, uint64_t end_ns, uint32_t tid, uint32_t depth)
+/* Built in place in the thread's buffer: a fixed-size record, no copy. */
+static inline void sc_put_range(const sc_nvtx_open *r, uint64_t end_ns, uint32_t tid,
+                                uint32_t depth)
 {
-    sc_rec_range rec = {.start_ns = r->start_ns, .end_ns = end_ns, .tid = tid,
-                        .name_id = r->name_id, .domain_id = r->domain_id, .depth = depth};
-    sc_tbuf_put(SC_REC_RANGE, &rec, sizeof rec, NULL, 0);
+    enum { SIZE = sizeof(sc_record_header) + sizeof(sc_rec_range) };
+    _Static_assert(SIZE % 8 == 0, "a RANGE record needs no padding");
+    uint8_t *dst = sc_tbuf_reserve_in(sc_thread_peek(), SIZE);
+    if (!dst) return;
+    *(sc_record_header *)dst = (sc_record_header){
+        .kind = SC_REC_RANGE, .fixed = sizeof(sc_rec_range), .size = SIZE};
+    *(sc_rec_range *)(dst + sizeof(sc_record_header)) = (sc_rec_range){
+        .start_ns = r->start_ns, .end_ns = end_ns, .tid = tid, .name_id = r->name_id,
+        .domain_id = r->domain_id, .depth = depth};
+    sc_tbuf_commit_in(sc_thread_peek(), SIZE);   /* reserve claimed it */
 }
 
 /* ---- push/pop ---------------------------------------------------------------------- */
@@ -170,12 +179,23 @@ static void sc_push(uint32_t name_id, uint32_t domain_id)
     if (d < SC_NVTX_MAX_DEPTH) {
         uint64_t now = sc_now();
         uint32_t id = name_id ? name_id : sc_unnamed_id();
-        /* Only a range whose pop will be seen may open the capture scope. */
-        bool scope = sc_scope_range_name(id) && sc_scope_range_opened(now);
+        /* Only a range whose pop will be seen may open the capture scope. Without a scope
+         * set (the usual run), one load says so. */
+        bool scope = (sc_scope_now() & SC_SCOPE_SET) && sc_scope_range_name(id) &&
+                     sc_scope_range_opened(now);
         t->nvtx_open[d] = (sc_nvtx_open){now, id, domain_id, scope};
     } else {
         sc_loss_add(SC_LOSS_NVTX_DEPTH, 1);
     }
+}
+
+/* sc_close_range under a capture scope. */
+static __attribute__((noinline)) void sc_close_range_scoped(const sc_nvtx_open *r, uint64_t now,
+                                                            uint32_t tid, uint32_t depth)
+{
+    bool keep = sc_scope_keeps_range(r->start_ns);
+    if (r->scope) sc_scope_range_closed(now);
+    if (keep) sc_put_range(r, now, tid, depth);
 }
 
 /* Ends a range: written when it overlapped the capture scope (always, without one); the
@@ -183,9 +203,8 @@ static void sc_push(uint32_t name_id, uint32_t domain_id)
 static void sc_close_range(const sc_nvtx_open *r, uint32_t tid, uint32_t depth)
 {
     uint64_t now = sc_now();
-    bool keep = sc_scope_keeps_range(r->start_ns);
-    if (r->scope) sc_scope_range_closed(now);
-    if (keep) sc_put_range(r, now, tid, depth);
+    if (sc_scope_now() & SC_SCOPE_SET) sc_close_range_scoped(r, now, tid, depth);
+    else sc_put_range(r, now, tid, depth);    /* no scope (the usual run): one load says so */
 }
 
 static void sc_pop(void)

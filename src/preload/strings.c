@@ -149,13 +149,11 @@ static uint32_t sc_strings_overflow(bool nvtx)
     return id;
 }
 
-static uint32_t sc_string_lookup(const char *text, bool nvtx)
+/* A name not in the thread's cache: the table, and the cache's slot filled. Out of line, so
+ * that the cache's hit (every push of a loop's range) saves no registers. */
+static __attribute__((noinline)) uint32_t sc_string_lookup_table(const char *text, bool nvtx,
+                                                                 sc_thread *t, size_t slot)
 {
-    if (!text) return 0;
-    sc_thread *t = sc_thread_self();
-    size_t slot = ((uintptr_t)text >> 4) % SC_STRING_CACHE;
-    if (t && t->strings.slot[slot].ptr == text && strcmp(t->strings.slot[slot].interned, text) == 0)
-        return t->strings.slot[slot].id;
     bool full = false;
     const char *interned = NULL;
     uint32_t id = sc_strings_find(text, nvtx, false, &full, &interned);
@@ -166,6 +164,16 @@ static uint32_t sc_string_lookup(const char *text, bool nvtx)
         t->strings.slot[slot].id = id;
     }
     return id;
+}
+
+static uint32_t sc_string_lookup(const char *text, bool nvtx)
+{
+    if (!text) return 0;
+    sc_thread *t = sc_thread_self();
+    size_t slot = ((uintptr_t)text >> 4) % SC_STRING_CACHE;
+    if (t && t->strings.slot[slot].ptr == text && strcmp(t->strings.slot[slot].interned, text) == 0)
+        return t->strings.slot[slot].id;
+    return sc_string_lookup_table(text, nvtx, t, slot);
 }
 
 uint32_t sc_string_id(const char *text)

@@ -74,16 +74,21 @@ static inline void *sc_tbuf_reserve_in(sc_thread *t, size_t size)
     return sc_tbuf_reserve(size);
 }
 
+static inline void sc_tbuf_commit_in(sc_thread *t, size_t size)
+{
+    sc_tbuf_buf *b = t->cur;
+    atomic_store_explicit(&b->used, atomic_load_explicit(&b->used, memory_order_relaxed) + size,
+                          memory_order_release);
+    sc_tbuf_unlock(t);
+}
+
 static inline void sc_tbuf_commit_api_in(sc_thread *t, size_t size)
 {
     /* Only the owner writes it; atomic so that the exit path may sum it meanwhile. */
     atomic_store_explicit(&t->api_records,
                           atomic_load_explicit(&t->api_records, memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    sc_tbuf_buf *b = t->cur;
-    atomic_store_explicit(&b->used, atomic_load_explicit(&b->used, memory_order_relaxed) + size,
-                          memory_order_release);
-    sc_tbuf_unlock(t);
+    sc_tbuf_commit_in(t, size);
 }
 
 /* Encodes and appends one record (see trace/record.h). */

@@ -79,11 +79,29 @@ typedef struct sc_comm {
     uint64_t exposed_ns;            /* busy_ns - overlapped_ns: communication nothing hid */
 } sc_comm;
 
+/* Copies of one device in one direction, and their rate while they ran. */
+typedef enum sc_copy_dir {
+    SC_COPY_DIR_HTOD = 0,           /* host to this device */
+    SC_COPY_DIR_DTOH = 1,           /* this device to host */
+    SC_COPY_DIR_PEER = 2,           /* direct peer copies (CUPTI's PtoP) this device's stream
+                                       issued, to or from another device */
+    SC_COPY_DIRS = 3,
+} sc_copy_dir;
+
+typedef struct sc_copy_rate {
+    uint64_t count, bytes;
+    uint64_t time_ns;               /* summed durations */
+    double bytes_per_s;             /* bytes / time_ns: the rate while copying; 0 when none */
+} sc_copy_rate;
+
 typedef struct sc_device_summary {
     uint32_t device;
     const sc_device *info;          /* NULL if the trace has no device record */
     sc_overlap overlap;             /* compute kernels only: communication is in comm */
     sc_comm comm;
+    /* by sc_copy_dir; the halves of a peer copy staged through host memory (peer-access)
+     * are in none: they move no bytes between host and device at the host's rate */
+    sc_copy_rate copy_rates[SC_COPY_DIRS];
     sc_overlap_interval *intervals; /* the first SC_MAX_INTERVALS, in time order */
     size_t n_intervals;
     size_t n_intervals_total;

@@ -29,6 +29,7 @@ static const sc_rule sc_rules[] = {
     {"pin-per-step", sc_rule_pin_per_step},
     {"hardware-queue", sc_rule_hardware_queue},
     {"peer-access", sc_rule_peer_access},
+    {"cross-device-wait", sc_rule_cross_device},
 };
 
 size_t sc_rule_count(void)

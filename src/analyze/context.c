@@ -9,6 +9,7 @@
 
 #include "analyze/blocking.h"
 #include "analyze/comm.h"
+#include "analyze/copy_rates.h"
 #include "analyze/launches.h"
 #include "analyze/occupancy.h"
 #include "analyze/overlap.h"
@@ -344,7 +345,7 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     if (scope_ns && scope_ns < ctx->run_span_ns)
         ctx->run_span_ns = scope_ns;
     if (sc_corr_build(ctx) != 0 || sc_devices_collect(t, a) != 0 ||
-        sc_comm_measure(t, a) != 0 ||
+        sc_comm_measure(t, a) != 0 || sc_copy_rates_measure(t, a) != 0 ||
         sc_pinned_rate_measure(t, &ctx->pinned_rate) != 0)
         return -1;
     uint8_t *full = malloc(t->n_kernels ? t->n_kernels : 1);

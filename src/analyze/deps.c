@@ -200,8 +200,14 @@ int sc_deps_build(const sc_trace *t, sc_deps *out)
         if (!r || !sc_handle_lookup(handles, n_handles, r, &from) ||
             !sc_handle_lookup(handles, n_handles, w, &to))
             continue;
-        out->edges[out->n_edges++] = (sc_dep_edge){w->rec.context_id, from, to,
-                                                   r->rec.start_ns, w->rec.start_ns};
+        /* the record names its stream in its own context: the event may be another
+         * device's (the handle lookup above is keyed by the record's context) */
+        out->edges[out->n_edges++] = (sc_dep_edge){.context_id = w->rec.context_id,
+                                                   .from_context = r->rec.context_id,
+                                                   .from_stream = from, .to_stream = to,
+                                                   .record_ns = r->rec.start_ns,
+                                                   .wait_ns = w->rec.start_ns,
+                                                   .wait_call = (uint32_t)i};
     }
     sc_sort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
     return 0;
@@ -250,7 +256,8 @@ bool sc_deps_ordered(const sc_deps *d, uint32_t context_id, uint32_t from, uint6
         const sc_dep_edge *e = &d->edges[i];
         /* a record precedes its wait: waits before after_ns cannot qualify, nor earlier ones */
         if (e->context_id != context_id || e->to_stream != to || e->wait_ns <= after_ns) break;
-        if (e->from_stream == from && e->record_ns > after_ns) return true;
+        if (e->from_context == context_id && e->from_stream == from && e->record_ns > after_ns)
+            return true;
     }
     return false;
 }

@@ -17,10 +17,15 @@
 #include "streamcheck/trace.h"
 
 typedef struct sc_dep_edge {
-    uint32_t context_id;
+    uint32_t context_id;                /* the waiting stream's */
+    uint32_t from_context;              /* the recorded stream's: another device's context
+                                           when the wait crosses devices (an event of one
+                                           device may be waited for on another's stream) */
     uint32_t from_stream, to_stream;    /* CUPTI stream ids */
     uint64_t record_ns;                 /* the record call's start */
     uint64_t wait_ns;                   /* the wait call's start */
+    uint32_t wait_call;                 /* the cudaStreamWaitEvent: index into trace->calls */
+    uint32_t reserved;
 } sc_dep_edge;
 
 struct sc_handle_entry;
@@ -39,7 +44,7 @@ typedef struct sc_deps {
 int sc_deps_build(const sc_trace *trace, sc_deps *out);
 void sc_deps_free(sc_deps *deps);
 
-/* True when an event recorded on `from` after `after_ns` was waited for by `to` before
+/* True when an event recorded on `from` (a stream of the same context) after `after_ns` was waited for by `to` before
  * `before_ns`: work issued on `to` after that wait is ordered behind work issued on `from`
  * before the record. */
 bool sc_deps_ordered(const sc_deps *deps, uint32_t context_id, uint32_t from, uint64_t after_ns,

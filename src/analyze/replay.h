@@ -9,10 +9,13 @@
  *             waited for has ended, plus its own time after the wait
  *   stream    work on one stream runs in issue order
  *   events    cudaEventRecord + cudaStreamWaitEvent: work issued after the wait runs after
- *             the recorded stream's work issued before the record
+ *             the recorded stream's work issued before the record, on the same device or
+ *             another (an event recorded on device 0's stream waited for on device 1's)
  *   legacy    the legacy NULL stream and the streams that synchronize with it (blocking and
  *             per-thread default streams) wait for each other's earlier work
  *   engines   copies of one direction on one device that did not overlap keep their order
+ *             (directions: to the device, from it, and peer copies, which the device that
+ *             issued them runs: peer_copy.h)
  *   queues    streams share the device's hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS,
  *             default 8; the program's streams take them in turn, in creation order), and
  *             a queue hands out its work in issue order: work starts no earlier than the
@@ -72,6 +75,9 @@ typedef enum sc_fix_kind {
                                device that became ready before it has begun its last wave */
     SC_FIX_QUEUES = 10,     /* index ignored: every stream has a hardware queue of its own
                                (no queue edge) */
+    SC_FIX_UNEVENT = 11,    /* index: trace->calls: the cudaStreamWaitEvent is not made: the
+                               work after it on its stream no longer waits for the recorded
+                               stream's work (on its device or another's) */
     SC_FIX_PREFETCH = 9,    /* index: trace->kernels: its managed pages were prefetched: it
                                runs for its prefetched duration (unified.h) */
 } sc_fix_kind;

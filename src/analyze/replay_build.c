@@ -179,6 +179,19 @@ int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t bef
 
 /* ---- edges ------------------------------------------------------------------------------ */
 
+/* The stream an event was recorded on: the waiting stream's device first; an event of
+ * another device's context (a cross-device wait) on that device. */
+static const sc_stream_summary *sc_rp_event_stream(const sc_ctx *ctx, uint32_t device,
+                                                   const sc_dep_edge *e)
+{
+    const sc_analysis *a = ctx->analysis;
+    const sc_stream_summary *s = sc_ctx_stream(ctx, device, e->from_context, e->from_stream);
+    for (size_t d = 0; !s && d < a->n_devices; d++)
+        if (a->devices[d].device != device)
+            s = sc_ctx_stream(ctx, a->devices[d].device, e->from_context, e->from_stream);
+    return s;
+}
+
 /* cudaStreamWaitEvent: work on `to` issued after a wait (and after the previous work on `to`,
  * which carries the earlier waits) runs after the recorded stream's work issued before the
  * record. */
@@ -199,14 +212,13 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, size_t *cap)
         if (e->context_id != s->context_id || e->to_stream != s->stream_id ||
             e->wait_ns >= o->issue_ns)
             break;
-        const sc_stream_summary *from =
-            sc_ctx_stream(ctx, s->device, e->context_id, e->from_stream);
+        const sc_stream_summary *from = sc_rp_event_stream(ctx, s->device, e);
         if (!from)
             continue;
         int32_t p = sc_rp_last_issued_before(r, (uint32_t)(from - ctx->analysis->streams),
                                              e->record_ns, NULL);
         if (p != SC_RP_NONE &&
-            sc_rp_push_edge(r, cap, (sc_rp_edge){p, SC_RP_EDGE_EVENT, 0}) != 0)
+            sc_rp_push_edge(r, cap, (sc_rp_edge){p, SC_RP_EDGE_EVENT, e->wait_call}) != 0)
             return -1;
     }
     return 0;
@@ -310,19 +322,30 @@ static int sc_rp_full_grids(sc_replay *r)
     return 0;
 }
 
+/* The engine direction of a copy: to the device, from it, peer (PtoP), or -1 (none kept).
+ * A peer copy's record names the device whose stream issued it (CUPTI's deviceId, "where
+ * the copy is occurring"); CUDA does not document which device's engine moves the bytes, so
+ * we assume that device's, in a direction of its own: peer copies of one device that ran
+ * one after the other keep their order, and never order its uploads or downloads. */
+static int sc_rp_engine_dir(const sc_rec_memcpy *m)
+{
+    return m->copy_kind == 1 ? 0 : m->copy_kind == 2 ? 1 : m->copy_kind == SC_COPY_PTOP ? 2
+                                                                                      : -1;
+}
+
 /* Copies of one direction on one device that ran one after the other keep that order: one
  * engine per direction did them. Copies that overlapped had engines enough. */
 static void sc_rp_engine_order(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
-    int32_t last[2] = {SC_RP_NONE, SC_RP_NONE};   /* per direction, on the current device */
+    int32_t last[3];        /* per direction, on the current device */
     /* copies are sorted by start in the trace; devices are few, so one walk per device */
     for (size_t d = 0; d < r->n_devs; d++) {
-        last[0] = last[1] = SC_RP_NONE;
+        last[0] = last[1] = last[2] = SC_RP_NONE;
         for (size_t c = 0; c < t->n_copies; c++) {
             int32_t i = (int32_t)(t->n_kernels + c);
             sc_rp_op *o = &r->ops[i];
-            int dir = t->copies[c].copy_kind == 1 ? 0 : t->copies[c].copy_kind == 2 ? 1 : -1;
+            int dir = sc_rp_engine_dir(&t->copies[c]);
             if (o->dev != d || dir < 0)
                 continue;
             int32_t p = last[dir];
@@ -426,13 +449,14 @@ static int sc_rp_scratch(sc_replay *r)
     r->fix_room = calloc(no, 1);
     r->fix_arrival = calloc(no, 1);
     r->fix_prefetch = calloc(no, 1);
+    r->fix_unevent = calloc(r->ctx->trace->n_calls + 1, 1);
     r->op_ready = malloc(no * sizeof(uint64_t));
     return r->op_start && r->op_end && r->item_start && r->item_end && r->item_started &&
                    r->item_done && r->thread_shift && r->moved_load && r->fix_barrier &&
                    r->fix_unwait &&
                    r->fix_remove && r->fix_no_load &&
                    r->fix_pinned && r->fix_unhold && r->fix_room && r->fix_arrival &&
-                   r->fix_prefetch &&
+                   r->fix_prefetch && r->fix_unevent &&
                    r->op_ready
                ? 0
                : -1;
@@ -526,6 +550,7 @@ void sc_replay_free(sc_replay *r)
     free(r->fix_room);
     free(r->fix_arrival);
     free(r->fix_prefetch);
+    free(r->fix_unevent);
     free(r->prefetched_ns);
     free(r->op_ready);
     free(r->full);

@@ -13,7 +13,8 @@
 
 /* An edge into a piece of work from earlier work. */
 typedef enum sc_rp_edge_kind {
-    SC_RP_EDGE_EVENT = 0,       /* cudaStreamWaitEvent: never removed */
+    SC_RP_EDGE_EVENT = 0,       /* cudaStreamWaitEvent (`slot`: the wait call, trace->calls):
+                                   removed by SC_FIX_UNEVENT on that call */
     SC_RP_EDGE_BARRIER = 1,     /* legacy stream <-> a stream that syncs with it: removed by
                                    SC_FIX_BARRIER on `slot` */
     SC_RP_EDGE_ROOM = 2,        /* a full grid that ran before: removed by SC_FIX_ROOM on the
@@ -23,7 +24,8 @@ typedef enum sc_rp_edge_kind {
 typedef struct sc_rp_edge {
     int32_t op;                 /* the earlier work */
     uint32_t kind;              /* sc_rp_edge_kind */
-    uint32_t slot;              /* SC_RP_EDGE_BARRIER: the syncing stream's slot */
+    uint32_t slot;              /* SC_RP_EDGE_BARRIER: the syncing stream's slot;
+                                   SC_RP_EDGE_EVENT: the wait call */
 } sc_rp_edge;
 
 /* One piece of device work. Its index is its work position (sc_work_at). Fields are grouped
@@ -151,6 +153,8 @@ struct sc_replay {
     uint8_t *fix_arrival;       /* per op */
     bool fix_all_queues;        /* SC_FIX_UNHOLD of everything: no queue shared either */
     uint8_t *fix_prefetch;      /* per op */
+    uint8_t *fix_unevent;       /* per trace->calls: a cudaStreamWaitEvent whose edges are
+                                   gone */
     uint64_t *prefetched_ns;    /* per op: its duration with its managed pages prefetched */
     uint64_t *op_ready;         /* per op, in a pass: when its issue, stream and events let it
                                    start (UINT64_MAX until it is placed) */

@@ -50,6 +50,9 @@ static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, uint8_t val
         case SC_FIX_PREFETCH:
             if (i < t->n_kernels) r->fix_prefetch[i] = value;
             break;
+        case SC_FIX_UNEVENT:
+            if (i < t->n_calls) r->fix_unevent[i] = value;
+            break;
         default:
             break;
         }
@@ -157,7 +160,7 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
         t = sc_rp_max(t, r->op_start[o->queue_prev] + r->lag_queue);
     for (uint32_t k = 0; k < o->n_edges; k++) {
         const sc_rp_edge *e = &r->edges[o->edge_first + k];
-        if (e->kind == SC_RP_EDGE_EVENT ||
+        if ((e->kind == SC_RP_EDGE_EVENT && !r->fix_unevent[e->slot]) ||
             (e->kind == SC_RP_EDGE_BARRIER && !r->fix_barrier[e->slot]))
             t = sc_rp_max(t, r->op_end[e->op] + r->lag_cross);
     }

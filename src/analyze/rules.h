@@ -19,6 +19,8 @@ int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
 int sc_rule_hardware_queue(const sc_ctx *ctx, sc_finding_list *out, char *err,
                            size_t err_size);
 int sc_rule_peer_access(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
+int sc_rule_cross_device(const sc_ctx *ctx, sc_finding_list *out, char *err,
+                         size_t err_size);
 int sc_rule_host_func(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
 int sc_rule_no_room(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
 

@@ -237,6 +237,18 @@ static json_t *device_json(const sc_trace *t, const sc_device_summary *d)
     json_object_set_new(comm, "overlapped_ns", jint(d->comm.overlapped_ns));
     json_object_set_new(comm, "exposed_ns", jint(d->comm.exposed_ns));
     json_object_set_new(o, "comm", comm);
+    static const char *const dirs[SC_COPY_DIRS] = {"htod", "dtoh", "peer"};
+    json_t *copies = json_object();    /* bandwidth per direction (analysis.h) */
+    for (int dir = 0; dir < SC_COPY_DIRS; dir++) {
+        const sc_copy_rate *r = &d->copy_rates[dir];
+        json_t *j = json_object();
+        json_object_set_new(j, "count", jint(r->count));
+        json_object_set_new(j, "bytes", jint(r->bytes));
+        json_object_set_new(j, "time_ns", jint(r->time_ns));
+        json_object_set_new(j, "bytes_per_s", json_real(r->bytes_per_s));
+        json_object_set_new(copies, dirs[dir], j);
+    }
+    json_object_set_new(o, "copies", copies);
     json_object_set_new(o, "intervals_total", jint(d->n_intervals_total));
     json_t *ivs = json_array();
     for (size_t i = 0; i < d->n_intervals; i++) {

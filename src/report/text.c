@@ -11,6 +11,7 @@
 #include "report/scope.h"
 #include "report/names.h"
 #include "report/text_comm.h"
+#include "report/text_copies.h"
 #include "report/text_ranges.h"
 #include "report/units.h"
 
@@ -131,6 +132,7 @@ static void print_device(FILE *out, const sc_analysis *a, const sc_device_summar
     else
         fprintf(out, "(no device record)\n");
     sc_text_comm(out, &d->comm);
+    sc_text_copy_rates(out, d);
     if (o->kernel_count == 0) {
         fprintf(out, "  no kernels ran\n");
         return;

@@ -13,7 +13,8 @@ ANY_THREAD = 0xFFFFFFFF
 # The catalogue as DESIGN.md and streamcheck-rules(7) state it, in the analyzer's order.
 RULES = ["legacy-stream", "pageable-async", "implicit-sync", "host-sync", "serializing-env",
          "blocking-stream", "lazy-loading", "no-room", "host-func", "priority",
-         "managed-faults", "pin-per-step", "hardware-queue", "peer-access"]
+         "managed-faults", "pin-per-step", "hardware-queue", "peer-access",
+         "cross-device-wait"]
 LEVELS = {"error": "error", "warning": "warning", "note": "note"}
 
 

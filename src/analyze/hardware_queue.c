@@ -39,7 +39,8 @@ typedef struct sc_hwq_totals {
     uint32_t streams, queues;
 } sc_hwq_totals;
 
-static const sc_launch *sc_hwq_sort_launches;
+/* the comparator's context; per thread: the report analyzes traces at once (-j) */
+static _Thread_local const sc_launch *sc_hwq_sort_launches;
 
 static int sc_hwq_issue_cmp(const void *pa, const void *pb)
 {

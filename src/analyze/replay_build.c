@@ -44,7 +44,8 @@ static size_t sc_rp_device_index(const sc_analysis *a, uint32_t device)
     return d;
 }
 
-static const sc_replay *sc_rp_sort_ctx;     /* qsort has no context argument */
+/* qsort has no context argument; per thread, since the report analyzes traces at once (-j) */
+static _Thread_local const sc_replay *sc_rp_sort_ctx;
 
 static int sc_rp_issue_cmp(const void *pa, const void *pb)
 {

@@ -274,7 +274,8 @@ typedef struct sc_rp_wait_index {
                                            context's, blocking.h) */
 } sc_rp_wait_index;
 
-static const sc_replay *sc_rp_wait_sort;
+/* the comparator's context; per thread: the report analyzes traces at once (-j) */
+static _Thread_local const sc_replay *sc_rp_wait_sort;
 
 static int sc_rp_end_cmp(const void *pa, const void *pb)
 {

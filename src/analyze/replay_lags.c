@@ -277,7 +277,8 @@ static int sc_rp_measure_host(sc_replay *r)
     return 0;
 }
 
-static const sc_replay *sc_rp_lag_sort;
+/* the comparator's context; per thread: the report analyzes traces at once (-j) */
+static _Thread_local const sc_replay *sc_rp_lag_sort;
 
 static int sc_rp_end_cmp(const void *pa, const void *pb)
 {

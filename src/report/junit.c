@@ -1,17 +1,24 @@
 /* Written with libxml2's xmlTextWriter, which escapes markup in text and attributes. Names
  * and titles come from the traced program: bytes XML 1.0 cannot carry (control characters,
- * invalid UTF-8) become '?' first. */
+ * invalid UTF-8) become '?' first. libxml2 is loaded when the first document is written
+ * (libxml2_api.h). */
 #include "report/junit.h"
 
 #include <inttypes.h>
-#include <libxml/xmlstring.h>
-#include <libxml/xmlwriter.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/libxml2_api.h"
 #include "report/range_share.h"
 #include "report/units.h"
+
+/* libxml2's functions; sc_junit_write returns before any of them is called when it is
+ * missing. */
+static const sc_libxml2 *xml(void)
+{
+    return sc_libxml2_get();
+}
 
 /* A copy of s that XML 1.0 can hold; NULL when out of memory. */
 static char *xml_safe(const char *s)
@@ -19,7 +26,7 @@ static char *xml_safe(const char *s)
     char *c = strdup(s ? s : "");
     if (!c)
         return NULL;
-    bool utf8 = xmlCheckUTF8((const xmlChar *)c) != 0;
+    bool utf8 = xml()->xmlCheckUTF8((const xmlChar *)c) != 0;
     for (unsigned char *p = (unsigned char *)c; *p; p++)
         if ((*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r') || *p == 0x7f ||
             (!utf8 && *p >= 0x80))
@@ -32,7 +39,7 @@ static int attr(xmlTextWriterPtr w, const char *name, const char *value)
     char *v = xml_safe(value);
     if (!v)
         return -1;
-    int rc = xmlTextWriterWriteAttribute(w, BAD_CAST name, BAD_CAST v);
+    int rc = xml()->xmlTextWriterWriteAttribute(w, BAD_CAST name, BAD_CAST v);
     free(v);
     return rc < 0 ? -1 : 0;
 }
@@ -49,7 +56,7 @@ static int text(xmlTextWriterPtr w, const char *s)
     char *v = xml_safe(s);
     if (!v)
         return -1;
-    int rc = xmlTextWriterWriteString(w, BAD_CAST v);
+    int rc = xml()->xmlTextWriterWriteString(w, BAD_CAST v);
     free(v);
     return rc < 0 ? -1 : 0;
 }
@@ -82,21 +89,21 @@ static const char *proc_name(const sc_analysis *a, char *buf, size_t n)
 static int testcase(xmlTextWriterPtr w, const char *classname, const char *name,
                     const char *type, char **failures, size_t n_failures)
 {
-    int rc = xmlTextWriterStartElement(w, BAD_CAST "testcase") < 0 ? -1 : 0;
+    int rc = xml()->xmlTextWriterStartElement(w, BAD_CAST "testcase") < 0 ? -1 : 0;
     rc |= attr(w, "classname", classname);
     rc |= attr(w, "name", name);
     rc |= attr(w, "time", "0");
     if (n_failures) {
-        rc |= xmlTextWriterStartElement(w, BAD_CAST "failure") < 0 ? -1 : 0;
+        rc |= xml()->xmlTextWriterStartElement(w, BAD_CAST "failure") < 0 ? -1 : 0;
         rc |= attr(w, "type", type);
         rc |= attr(w, "message", failures[0]);
         for (size_t i = 0; i < n_failures; i++) {
             rc |= text(w, failures[i]);
             rc |= text(w, "\n");
         }
-        rc |= xmlTextWriterEndElement(w) < 0 ? -1 : 0;
+        rc |= xml()->xmlTextWriterEndElement(w) < 0 ? -1 : 0;
     }
-    rc |= xmlTextWriterEndElement(w) < 0 ? -1 : 0;
+    rc |= xml()->xmlTextWriterEndElement(w) < 0 ? -1 : 0;
     return rc;
 }
 
@@ -196,19 +203,19 @@ static int suite(xmlTextWriterPtr w, const sc_analysis *a, const sc_junit_option
     char secs[32];
     snprintf(secs, sizeof secs, "%.6f", (double)span / 1e9);
 
-    int rc = xmlTextWriterStartElement(w, BAD_CAST "testsuite") < 0 ? -1 : 0;
+    int rc = xml()->xmlTextWriterStartElement(w, BAD_CAST "testsuite") < 0 ? -1 : 0;
     rc |= attr(w, "name", pname);
     rc |= attr_u64(w, "tests", tests);
     rc |= attr_u64(w, "failures", failed);
     rc |= attr(w, "errors", "0");
     rc |= attr(w, "skipped", "0");
     rc |= attr(w, "time", secs);
-    rc |= xmlTextWriterStartElement(w, BAD_CAST "properties") < 0 ? -1 : 0;
-    rc |= xmlTextWriterStartElement(w, BAD_CAST "property") < 0 ? -1 : 0;
+    rc |= xml()->xmlTextWriterStartElement(w, BAD_CAST "properties") < 0 ? -1 : 0;
+    rc |= xml()->xmlTextWriterStartElement(w, BAD_CAST "property") < 0 ? -1 : 0;
     rc |= attr(w, "name", "trace");
     rc |= attr(w, "value", a->trace->path);
-    rc |= xmlTextWriterEndElement(w) < 0 ? -1 : 0;
-    rc |= xmlTextWriterEndElement(w) < 0 ? -1 : 0;
+    rc |= xml()->xmlTextWriterEndElement(w) < 0 ? -1 : 0;
+    rc |= xml()->xmlTextWriterEndElement(w) < 0 ? -1 : 0;
     for (size_t r = 0; rc == 0 && r < sc_rule_count(); r++) {
         size_t nf = rule_failures(a, sc_rule_id(r), opt->fail_on, lines);
         rc |= testcase(w, classname, sc_rule_id(r), "finding", lines, nf);
@@ -222,25 +229,30 @@ static int suite(xmlTextWriterPtr w, const sc_analysis *a, const sc_junit_option
         rc |= testcase(w, classname, a->range_names[k].name, "range", lines, nf);
         free_lines(lines, nf);
     }
-    rc |= xmlTextWriterEndElement(w) < 0 ? -1 : 0;
+    rc |= xml()->xmlTextWriterEndElement(w) < 0 ? -1 : 0;
     return oom ? -1 : rc;
 }
 
 int sc_junit_write(FILE *out, const sc_analysis *const *as, size_t n,
                    const sc_junit_options *opt, char *err, size_t err_size)
 {
+    if (!sc_libxml2_get()) {
+        snprintf(err, err_size, "JUnit XML needs libxml2, which did not load (%s); "
+                 "install libxml2 or name a copy in %s", sc_libxml2_missing(), SC_LIBXML2_ENV);
+        return -1;
+    }
     size_t most = 1;
     for (size_t i = 0; i < n; i++)
         most = as[i]->n_findings > most ? as[i]->n_findings : most;
     char **lines = calloc(most, sizeof *lines);
-    xmlBufferPtr buf = xmlBufferCreate();
-    xmlTextWriterPtr w = buf ? xmlNewTextWriterMemory(buf, 0) : NULL;
+    xmlBufferPtr buf = xml()->xmlBufferCreate();
+    xmlTextWriterPtr w = buf ? xml()->xmlNewTextWriterMemory(buf, 0) : NULL;
     if (!lines || !w) {
         snprintf(err, err_size, "out of memory");
         if (w)
-            xmlFreeTextWriter(w);
+            xml()->xmlFreeTextWriter(w);
         if (buf)
-            xmlBufferFree(buf);
+            xml()->xmlBufferFree(buf);
         free(lines);
         return -1;
     }
@@ -252,24 +264,24 @@ int sc_junit_write(FILE *out, const sc_analysis *const *as, size_t n,
         tests += t;
         failed += f;
     }
-    xmlTextWriterSetIndent(w, 1);
-    xmlTextWriterSetIndentString(w, BAD_CAST "  ");
-    rc |= xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL) < 0 ? -1 : 0;
-    rc |= xmlTextWriterStartElement(w, BAD_CAST "testsuites") < 0 ? -1 : 0;
+    xml()->xmlTextWriterSetIndent(w, 1);
+    xml()->xmlTextWriterSetIndentString(w, BAD_CAST "  ");
+    rc |= xml()->xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL) < 0 ? -1 : 0;
+    rc |= xml()->xmlTextWriterStartElement(w, BAD_CAST "testsuites") < 0 ? -1 : 0;
     rc |= attr(w, "name", "streamcheck");
     rc |= attr_u64(w, "tests", tests);
     rc |= attr_u64(w, "failures", failed);
     rc |= attr(w, "errors", "0");
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = suite(w, as[i], opt, lines);
-    rc |= xmlTextWriterEndDocument(w) < 0 ? -1 : 0;
-    xmlFreeTextWriter(w);       /* flushes into buf */
-    size_t len = (size_t)xmlBufferLength(buf);
-    if (rc == 0 && fwrite(xmlBufferContent(buf), 1, len, out) != len)
+    rc |= xml()->xmlTextWriterEndDocument(w) < 0 ? -1 : 0;
+    xml()->xmlFreeTextWriter(w);       /* flushes into buf */
+    size_t len = (size_t)xml()->xmlBufferLength(buf);
+    if (rc == 0 && fwrite(xml()->xmlBufferContent(buf), 1, len, out) != len)
         rc = -1;
     if (rc != 0)
         snprintf(err, err_size, "%s", ferror(out) ? "write error" : "out of memory");
-    xmlBufferFree(buf);
+    xml()->xmlBufferFree(buf);
     free(lines);
     return rc;
 }

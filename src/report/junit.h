@@ -16,8 +16,8 @@ typedef struct sc_junit_options {
     int fail_on;                /* an sc_severity; -1: no test case fails */
 } sc_junit_options;
 
-/* Writes the document. Returns 0, or -1 when out of memory or the write failed (with a
- * message in err). */
+/* Writes the document. Returns 0, or -1 when libxml2 is missing, out of memory or the
+ * write failed (with a message in err). */
 int sc_junit_write(FILE *out, const sc_analysis *const *analyses, size_t n,
                    const sc_junit_options *opt, char *err, size_t err_size);
 

@@ -1,15 +1,15 @@
 #include "report/sym_locate.h"
 
-#include <elfutils/libdwelf.h>
-#include <elfutils/libdwfl.h>
 #include <fcntl.h>
-#include <libelf.h>
+#include <gelf.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "report/libdw_api.h"
 
 const char *sc_sym_state_text(sc_sym_state state)
 {
@@ -20,6 +20,30 @@ const char *sc_sym_state_text(sc_sym_state state)
     case SC_SYM_FOUND: return "resolved";
     }
     return "?";
+}
+
+/* The GNU build id note's bytes (inside the ELF's data) and their count, or 0: read with
+ * libelf alone, so that it works without libdw. */
+static size_t gnu_build_id(Elf *elf, const void **id)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        GElf_Nhdr nh;
+        size_t off = 0, name_off, desc_off, next;
+        while (data && (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof "GNU" &&
+                memcmp((const char *)data->d_buf + name_off, "GNU", sizeof "GNU") == 0) {
+                *id = (const char *)data->d_buf + desc_off;
+                return nh.n_descsz;
+            }
+            off = next;
+        }
+    }
+    return 0;
 }
 
 /* 1: `file` is a regular ELF file with the build id (any, when id_size is 0), its fd in
@@ -35,8 +59,8 @@ static int try_file(const char *file, const uint8_t *id, uint32_t id_size, int *
     if (fstat(*fd, &st) == 0 && S_ISREG(st.st_mode) &&
         (elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL)) != NULL && elf_kind(elf) == ELF_K_ELF) {
         const void *got = NULL;
-        ssize_t n = dwelf_elf_gnu_build_id(elf, &got);
-        rc = id_size == 0 || (n == (ssize_t)id_size && memcmp(got, id, id_size) == 0) ? 1 : -1;
+        size_t n = gnu_build_id(elf, &got);
+        rc = id_size == 0 || (n == id_size && memcmp(got, id, id_size) == 0) ? 1 : -1;
     }
     if (elf)
         elf_end(elf);
@@ -59,26 +83,30 @@ static void build_id_name(const uint8_t *id, uint32_t n, const char *suffix, cha
 }
 
 /* libdwfl's own search by build id: the debuginfo path's .build-id trees, then debuginfod
- * (libdwfl asks it only when DEBUGINFOD_URLS is set). Returns a malloc'd path or NULL. */
+ * (libdwfl asks it only when DEBUGINFOD_URLS is set). Returns a malloc'd path or NULL, also
+ * when libdw is missing. */
 static char *dwfl_build_id_path(const uint8_t *id, uint32_t n, const char *debuginfo_path)
 {
+    const sc_libdw *dw = sc_libdw_get();
+    if (!dw)
+        return NULL;
     char *dpath = strdup(debuginfo_path ? debuginfo_path : "");
-    Dwfl_Callbacks cb = {.find_elf = dwfl_build_id_find_elf,
-                         .find_debuginfo = dwfl_standard_find_debuginfo,
+    Dwfl_Callbacks cb = {.find_elf = dw->dwfl_build_id_find_elf,
+                         .find_debuginfo = dw->dwfl_standard_find_debuginfo,
                          .debuginfo_path = &dpath};
-    Dwfl *dwfl = dpath ? dwfl_begin(&cb) : NULL;
+    Dwfl *dwfl = dpath ? dw->dwfl_begin(&cb) : NULL;
     char *found = NULL;
     if (dwfl) {
-        dwfl_report_begin(dwfl);
-        Dwfl_Module *mod = dwfl_report_module(dwfl, "module", 0, 1);
+        dw->dwfl_report_begin(dwfl);
+        Dwfl_Module *mod = dw->dwfl_report_module(dwfl, "module", 0, 1);
         GElf_Addr bias;
         const char *main_file = NULL;
-        if (mod && dwfl_module_report_build_id(mod, id, n, 0) == 0 &&
-            dwfl_module_getelf(mod, &bias) != NULL &&
-            dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &main_file, NULL) && main_file)
+        if (mod && dw->dwfl_module_report_build_id(mod, id, n, 0) == 0 &&
+            dw->dwfl_module_getelf(mod, &bias) != NULL &&
+            dw->dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &main_file, NULL) && main_file)
             found = strdup(main_file);
-        dwfl_report_end(dwfl, NULL, NULL);
-        dwfl_end(dwfl);
+        dw->dwfl_report_end(dwfl, NULL, NULL);
+        dw->dwfl_end(dwfl);
     }
     free(dpath);
     return found;

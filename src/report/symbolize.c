@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "report/demangle.h"
+#include "report/libdw_api.h"
 #include "report/sym_dwarf.h"
 #include "report/sym_file.h"
 #include "report/sym_locate.h"
@@ -419,6 +420,8 @@ int sc_sym_load_file(sc_symbolizer *s, const char *path, char *err, size_t err_s
 
 static const char *state_text(const sym_module *m)
 {
+    if (m->where.state == SC_SYM_FOUND && !sc_libdw_get())
+        return "no line reader (libdw.so.1 did not load)";
     if (m->where.state == SC_SYM_FOUND)
         return sc_dwarf_has_debug_info(m->dwarf) ? "resolved" : "no debug info";
     return sc_sym_state_text(m->where.state);
@@ -504,6 +507,8 @@ void sc_sym_stats_of(sc_symbolizer *s, const sc_trace *trace, sc_sym_stats *st)
         if (line) {
             st->resolved++;
             st->stored += m->where.state != SC_SYM_FOUND;
+        } else if (m->where.state == SC_SYM_FOUND && !sc_libdw_get()) {
+            st->no_line_reader++;
         } else {
             st->no_debug_info++;
         }
@@ -522,7 +527,8 @@ const char *sc_sym_stats_text(const sc_sym_stats *st, char *buf, size_t n)
         k += snprintf(buf + k, n - k, "; %zu not:", missing);
         const struct { size_t count; const char *why; } reasons[] = {
             {st->no_binary, "no binary"}, {st->wrong_build_id, "build-id mismatch"},
-            {st->no_debug_info, "no debug info"}, {st->no_module, "outside every module"}};
+            {st->no_debug_info, "no debug info"}, {st->no_module, "outside every module"},
+            {st->no_line_reader, "no line reader (libdw.so.1 did not load)"}};
         const char *sep = " ";
         for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
             if (!reasons[i].count || k < 0 || (size_t)k >= n)

@@ -40,6 +40,7 @@ typedef struct sc_sym_stats {
     size_t no_binary;           /* the module's file is not there, nor stored */
     size_t wrong_build_id;      /* a file is there but was built from something else */
     size_t no_debug_info;       /* the binary is there but has no line for it */
+    size_t no_line_reader;      /* the binary is there, but libdw (for lines) is not */
     size_t no_module;           /* outside every module the trace recorded */
     size_t stored;              /* resolved from a .syms file, of `resolved` */
 } sc_sym_stats;

@@ -1,7 +1,9 @@
 """CI outputs and report shaping: --sarif, --junit, --suppress/--suppressions,
 --error-exitcode, and the filters --pid, --range, --from/--to."""
 
+import ctypes.util
 import json
+import os
 import shutil
 import xml.etree.ElementTree as ET
 
@@ -130,8 +132,8 @@ def test_sarif_validates_against_a_local_schema(run_report, tmp_path):
 
 # ---- JUnit ------------------------------------------------------------------------------
 
-def junit(run_report, *args):
-    r = run_report("--no-symbols", "--junit", "-", *args)
+def junit(run_report, *args, **kw):
+    r = run_report("--no-symbols", "--junit", "-", *args, **kw)
     assert r.returncode in (0, 3), r.stderr
     return ET.fromstring(r.stdout)
 
@@ -386,6 +388,24 @@ def test_unwritable_outputs(run_report, tmp_path):
     assert r.returncode == 2 and "standard output" in r.stderr
     r = run_report("--dump", "--sarif", tmp_path / "x", path)
     assert r.returncode == 2
+
+
+def test_junit_without_libxml2_says_so_and_keeps_the_rest(run_report, tmp_path):
+    """libxml2 is loaded only when JUnit is asked for: without it the report tool still
+    starts, writes the text and SARIF, and says what it could not write and why."""
+    path = trap_trace(tmp_path / "t.sctrace")
+    env = dict(os.environ, STREAMCHECK_LIBXML2=str(tmp_path / "missing" / "libxml2.so.2"))
+    r = run_report("--sarif", tmp_path / "out.sarif", "--junit", tmp_path / "out.xml", path,
+                   env=env)
+    assert r.returncode == 1, r.stderr
+    assert "JUnit XML needs libxml2" in r.stderr and "missing/libxml2.so.2" in r.stderr
+    assert "findings" in r.stdout
+    assert json.loads((tmp_path / "out.sarif").read_text())["version"] == "2.1.0"
+    # the same library named explicitly loads: the variable is honoured, not just ignored
+    real = ctypes.util.find_library("xml2")
+    if real:
+        env["STREAMCHECK_LIBXML2"] = real
+        assert junit(run_report, path, env=env).tag == "testsuites"
 
 
 from conftest import ROOT  # noqa: E402

@@ -4,6 +4,7 @@ of frames that stayed unresolved, by reason. A small program built with -g gives
 a static function that calls an always-inline function that calls the "runtime"."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -108,15 +109,15 @@ def write_trace(path, binary, frames, bid=None, extra_modules=()):
     return t.write(path)
 
 
-def sites(run_report, *args):
-    r = run_report("--json", *args)
+def sites(run_report, *args, **kw):
+    r = run_report("--json", *args, **kw)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     return [s["call"]["call_site"] for f in doc["processes"][0]["findings"] for s in f["sites"]]
 
 
-def symbols_line(run_report, *args):
-    r = run_report(*args)
+def symbols_line(run_report, *args, **kw):
+    r = run_report(*args, **kw)
     assert r.returncode == 0, r.stderr
     return next(l for l in r.stdout.splitlines() if l.startswith("symbols:"))
 
@@ -136,6 +137,22 @@ def test_inline_chain_resolved_and_saved(run_report, app, tmp_path):
     chain = [(c["function"], c["file"].rsplit("/", 1)[-1], c["line"]) for c in frame["inline"]]
     assert chain[0] == ("enqueue", "app.c", line_of("enqueue"))
     assert chain[-1][1:] == ("app.c", line_of("launch_site"))
+
+
+def test_without_libdw_names_from_the_symbol_table_and_the_reason(run_report, app, tmp_path):
+    """libdw is loaded only when lines are looked up: without it (GPU hosts often lack it)
+    the report still names each frame's function from the ELF symbol table, skips the CUDA
+    runtime by its address range, and counts the frames left without a line, and why."""
+    trace = write_trace(tmp_path / "app-3.sctrace", app, frames_of(app))
+    env = dict(os.environ, STREAMCHECK_LIBDW=str(tmp_path / "missing" / "libdw.so.1"))
+    site = sites(run_report, trace, env=env)[0]
+    assert site["function"] == "launch_site" and not site.get("line")
+    line = symbols_line(run_report, trace, env=env)
+    assert "0 of 3 frames resolved to file:line; 3 not: 3 no line reader " \
+        "(libdw.so.1 did not load)" in line
+    # --save-symbols keeps what it has; a later report with libdw adds the lines
+    assert sites(run_report, "--save-symbols", trace, env=env)[0]["function"] == "launch_site"
+    assert sites(run_report, trace)[0]["line"] == line_of("launch_site")
 
 
 def test_syms_file_used_when_the_binary_is_gone(run_report, app, tmp_path):

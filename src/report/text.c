@@ -174,41 +174,83 @@ bool sc_text_stream_idle(const sc_stream_summary *s)
     return s->overlap.kernel_count == 0 && s->copy_count == 0 && s->memset_count == 0;
 }
 
-/* A stream worth a table row: it had work, or the program created it (an unused stream the
- * program made is still its own; CUDA's internal streams come with no creating call). */
-static bool stream_shown(const sc_stream_summary *s)
+/* A stream worth a table row of its own: it had work, or the program created it (an unused
+ * stream the program made is still its own; CUDA's internal streams come with no creating
+ * call). Libraries create streams by the dozen (NCCL, a PyTorch stream pool): past
+ * MAX_IDLE_ROWS the idle ones the program created are counted per creating site instead. */
+#define MAX_IDLE_ROWS 4
+
+static void print_stream_row(FILE *out, const sc_stream_summary *s, const char *site,
+                             bool *heads)
 {
-    return !sc_text_stream_idle(s) || s->created_by != NULL;
+    char b1[SC_FMT_SIZE];
+    if (!*heads)    /* the first row shown: the column heads go above it */
+        fprintf(out, "  %3s %7s  %-12s %4s %8s %10s %6s  %s\n", "dev", "stream", "kind",
+                "prio", "kernels", "busy", "conc", "created at");
+    *heads = true;
+    fprintf(out, "  %3u %7u  %-12s %4d %8" PRIu64 " %10s %5.2fx  %s\n", s->device,
+            s->stream_id, s->per_thread ? "per-thread" : sc_report_stream_kind(s->flag),
+            s->priority, s->overlap.kernel_count, sc_report_fmt_ns(s->overlap.busy_ns, b1),
+            s->overlap.concurrency, site);
+}
+
+/* "  124 idle streams created at SITE", one line per site, in the order first seen. */
+static void print_idle_by_site(FILE *out, const sc_analysis *a, const sc_text_options *opt)
+{
+    size_t n = a->n_streams;
+    bool *done = calloc(n ? n : 1, sizeof *done);
+    char site[SITE_WIDTH], other[SITE_WIDTH];
+    for (size_t i = 0; done && i < n; i++) {
+        const sc_stream_summary *s = &a->streams[i];
+        if (done[i] || !sc_text_stream_idle(s) || !s->created_by)
+            continue;
+        site_text(a, s->created_by, opt, site, sizeof site);
+        size_t count = 0;
+        for (size_t j = i; j < n; j++) {
+            const sc_stream_summary *t = &a->streams[j];
+            if (done[j] || !sc_text_stream_idle(t) || !t->created_by)
+                continue;
+            if (t->created_by != s->created_by) {
+                site_text(a, t->created_by, opt, other, sizeof other);
+                if (strcmp(site, other) != 0)
+                    continue;
+            }
+            done[j] = true;
+            count++;
+        }
+        fprintf(out, "  %zu idle stream%s created at %s\n", count, count == 1 ? "" : "s", site);
+    }
+    free(done);
 }
 
 static void print_streams(FILE *out, const sc_analysis *a, const sc_text_options *opt)
 {
     if (a->n_streams == 0)
         return;
-    char b1[SC_FMT_SIZE], site[SITE_WIDTH];
-    size_t hidden = 0;
+    char site[SITE_WIDTH];
+    size_t internal = 0, idle_created = 0;
+    for (size_t i = 0; i < a->n_streams; i++) {
+        const sc_stream_summary *s = &a->streams[i];
+        if (sc_text_stream_idle(s))
+            *(s->created_by ? &idle_created : &internal) += 1;
+    }
+    bool heads = false, idle_rows = idle_created <= MAX_IDLE_ROWS;
     fprintf(out, "\nstreams:\n");
     for (size_t i = 0; i < a->n_streams; i++) {
         const sc_stream_summary *s = &a->streams[i];
-        if (!stream_shown(s)) {
-            hidden++;
+        if (sc_text_stream_idle(s) && (!s->created_by || !idle_rows))
             continue;
-        }
-        if (i == hidden)    /* the first row shown: the column heads go above it */
-            fprintf(out, "  %3s %7s  %-12s %4s %8s %10s %6s  %s\n", "dev", "stream", "kind",
-                    "prio", "kernels", "busy", "conc", "created at");
         if (s->created_by)
             site_text(a, s->created_by, opt, site, sizeof site);
         else
             snprintf(site, sizeof site, "-");
-        fprintf(out, "  %3u %7u  %-12s %4d %8" PRIu64 " %10s %5.2fx  %s\n", s->device,
-                s->stream_id, s->per_thread ? "per-thread" : sc_report_stream_kind(s->flag),
-                s->priority, s->overlap.kernel_count, sc_report_fmt_ns(s->overlap.busy_ns, b1),
-                s->overlap.concurrency, site);
+        print_stream_row(out, s, site, &heads);
     }
-    if (hidden)
+    if (!idle_rows)
+        print_idle_by_site(out, a, opt);
+    if (internal)
         fprintf(out, "  %zu idle stream%s not shown (created by CUDA with the context)\n",
-                hidden, hidden == 1 ? "" : "s");
+                internal, internal == 1 ? "" : "s");
 }
 
 /* ---- findings ----------------------------------------------------------------------- */

@@ -213,6 +213,29 @@ def test_idle_context_streams_hidden_in_text_kept_in_json(run_report, tmp_path):
     assert idle == {7: False, 8: True, 9: True, 10: True, 11: True, 13: False, 14: True}
 
 
+def test_a_library_pool_of_idle_streams_is_one_line_per_site(run_report, tmp_path):
+    """NCCL and PyTorch's stream pools create streams by the dozen (a DDP rank on the H200
+    made 130, 3 of them used): the idle ones count per creating site, the used ones keep
+    their rows."""
+    t = Trace(exe="/usr/bin/pool", pid=9)
+    t.device(0)
+    t.stream(7, LEGACY)
+    sites = {0x401000: range(20, 32), 0x402000: range(40, 43)}
+    for frame, ids in sites.items():
+        for sid in ids:
+            c = t.api("cudaStreamCreateWithFlags", sid * 1_000, sid * 1_000 + 500,
+                      CALL_STREAM_CREATE, frames=(frame,))
+            t.stream(sid, NON_BLOCKING, correlation_id=c)
+    t.launch("_Z1av", 100_000, 120_000, 21)
+    out = run_report("--no-symbols", t.write(tmp_path / "pool-9.sctrace")).stdout
+    table = out[out.index("\nstreams:\n"):].split("\n\n")[0].splitlines()[2:]
+    rows = [l for l in table if l.split()[1].isdigit()]
+    assert [int(l.split()[1]) for l in rows] == [21]
+    idle = [l.strip() for l in table if " idle stream" in l]
+    assert idle == ["11 idle streams created at 0x401000", "3 idle streams created at 0x402000",
+                    "1 idle stream not shown (created by CUDA with the context)"]
+
+
 def test_no_idle_line_when_nothing_hidden(run_report, tmp_path):
     t = Trace()
     t.device(0)

@@ -75,7 +75,9 @@ static const char *sc_exe_base(char *buf, size_t size)
 static int sc_open_trace(void)
 {
     char exe[4096], err[2600], fallback[512], dir[sizeof sc_opts.out_dir], why[512];
-    const char *base = sc_exe_base(exe, sizeof exe);
+    char base[320], rank[64];
+    sc_out_rank_tag(rank, sizeof rank);     /* one trace per rank, named with it */
+    snprintf(base, sizeof base, "%.255s%s", sc_exe_base(exe, sizeof exe), rank);
     if (sc_out_path_expand(sc_opts.out_dir, getpid(), dir, sizeof dir, why, sizeof why) != 0) {
         snprintf(err, sizeof err, "output folder %s: %s", sc_opts.out_dir, why);
     } else {

@@ -108,6 +108,23 @@ int sc_out_path_expand(const char *pattern, pid_t pid, char *buf, size_t size, c
     return 0;
 }
 
+void sc_out_rank_tag(char *buf, size_t size)
+{
+    static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                       "SLURM_PROCID"};
+    if (size == 0) return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *value = getenv(vars[i]);
+        if (!value || !*value) continue;
+        sc_out_sink s = {.buf = buf, .size = size};
+        sc_out_put(&s, "-rank", 5);
+        sc_out_put_value(&s, value);
+        if (s.overflow) buf[0] = '\0';
+        return;
+    }
+}
+
 void sc_out_path_make_parents(const char *dir)
 {
     char path[4096];

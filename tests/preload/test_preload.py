@@ -342,7 +342,7 @@ def test_the_options_variable_alone(tmp_path):
     assert path.parent.name == f"rank3-{pid}"
     if re.fullmatch(r"[A-Za-z0-9.-]+", host):
         assert path.parent.parent.name == host
-    assert path.name == f"sc_fake_driver-{pid}.sctrace"
+    assert path.name == f"sc_fake_driver-rank3-{pid}.sctrace"     # one file per rank
     assert t["status"] == "complete" and t["calls"]
     assert all(c["n_frames"] == 0 for c in t["calls"])        # stack_depth=0 was read
 

@@ -271,6 +271,35 @@ static void test_an_expansion_too_long_is_refused(void **state)
     assert_string_equal(buf, "/t/123456");
 }
 
+/* The trace file's rank tag: the first of the launchers' variables that is set, with the
+ * same character rules as %q, and nothing without one. */
+static void test_rank_tag(void **state)
+{
+    (void)state;
+    static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < 4; i++) unsetenv(vars[i]);
+    char tag[64];
+    sc_out_rank_tag(tag, sizeof tag);
+    assert_string_equal(tag, "");
+    setenv("SLURM_PROCID", "7", 1);
+    sc_out_rank_tag(tag, sizeof tag);
+    assert_string_equal(tag, "-rank7");
+    setenv("OMPI_COMM_WORLD_RANK", "12", 1);
+    sc_out_rank_tag(tag, sizeof tag);
+    assert_string_equal(tag, "-rank12");            /* Open MPI's before SLURM's */
+    setenv("RANK", "../3", 1);
+    sc_out_rank_tag(tag, sizeof tag);
+    assert_string_equal(tag, "-rank_._3");          /* torchrun's first; no folder climbing */
+    setenv("RANK", "", 1);                          /* empty: as if unset */
+    sc_out_rank_tag(tag, sizeof tag);
+    assert_string_equal(tag, "-rank12");
+    setenv("RANK", "1234567890", 1);
+    sc_out_rank_tag(tag, 8);                        /* does not fit: no tag, not half of one */
+    assert_string_equal(tag, "");
+    for (size_t i = 0; i < 4; i++) unsetenv(vars[i]);
+}
+
 static void test_missing_parent_folders_are_made(void **state)
 {
     (void)state;
@@ -349,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_an_unset_variable_expands_to_nothing_and_says_so),
         cmocka_unit_test(test_malformed_patterns),
         cmocka_unit_test(test_an_expansion_too_long_is_refused),
+        cmocka_unit_test(test_rank_tag),
         cmocka_unit_test(test_missing_parent_folders_are_made),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,10 +9,14 @@
 // and end, and at exit prints one line per device on stderr:
 //
 //   cupti_concurrency: device=0 kernels=N kernel_ns=S busy_ns=B concurrency=C overlap_pairs=P
+//       comm_kernels=K comm_busy_ns=CB comm_overlapped_ns=CO
 //
 // concurrency = summed kernel time / busy time (the union of the kernel intervals), the
 // definition streamcheck reports per device; overlap_pairs: kernels on different streams
-// that ran at the same time, counted once per pair.
+// that ran at the same time, counted once per pair. NCCL's kernels (a name with "nccl" and
+// "Kernel" in it) are communication and left out of those; comm_busy_ns is the union of
+// their intervals, comm_overlapped_ns the part of it that a compute kernel covered (the
+// multi-rank test holds streamcheck's communication overlap to it).
 #include <cupti.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -28,6 +32,7 @@
 typedef struct cc_kernel {
     uint64_t start, end;
     uint32_t device, stream;
+    int comm;   // an NCCL kernel
 } cc_kernel;
 
 static pthread_mutex_t cc_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,8 +65,9 @@ static void cc_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buff
             cc_kernels = p;
             cc_cap = cap;
         }
+        int comm = k->name && strstr(k->name, "nccl") && strstr(k->name, "Kernel");
         cc_kernels[cc_n++] = (cc_kernel){k->start, k->end < k->start ? k->start : k->end,
-                                         k->deviceId, k->streamId};
+                                         k->deviceId, k->streamId, comm};
     }
     pthread_mutex_unlock(&cc_lock);
     free(buffer);
@@ -74,6 +80,46 @@ static int cc_by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+// Time in [start, end) on device `dev` that a compute kernel covered: kernels [first, last)
+// are that device's, sorted by start; quadratic, for the small programs the tests run.
+static uint64_t cc_compute_covered(size_t first, size_t last, uint64_t start, uint64_t end)
+{
+    uint64_t covered = 0, at = start;   // covered up to `at`
+    for (size_t j = first; j < last && at < end; j++) {
+        const cc_kernel *c = &cc_kernels[j];
+        if (c->comm || c->end <= at || c->start >= end) continue;
+        uint64_t from = c->start > at ? c->start : at, to = c->end < end ? c->end : end;
+        covered += to - from;
+        at = to;
+    }
+    return covered;
+}
+
+// Communication on device kernels [first, last): the union of the NCCL kernels' intervals,
+// and how much of it compute kernels covered.
+static void cc_comm(size_t first, size_t last, size_t *count, uint64_t *busy, uint64_t *hidden)
+{
+    uint64_t from = 0, to = 0;
+    *count = 0;
+    *busy = *hidden = 0;
+    for (size_t j = first; j <= last; j++) {
+        const cc_kernel *k = j < last ? &cc_kernels[j] : NULL;
+        if (k && !k->comm) continue;
+        if (!k || k->start >= to) {     // a stretch of communication ends
+            if (to > from) {
+                *busy += to - from;
+                *hidden += cc_compute_covered(first, last, from, to);
+            }
+            if (!k) break;
+            from = k->start;
+            to = k->end;
+        } else if (k->end > to) {
+            to = k->end;
+        }
+        ++*count;
+    }
+}
+
 static void cc_at_exit(void)
 {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -81,10 +127,12 @@ static void cc_at_exit(void)
     qsort(cc_kernels, cc_n, sizeof *cc_kernels, cc_by_start);
     for (size_t i = 0; i < cc_n;) {
         uint32_t dev = cc_kernels[i].device;
-        uint64_t sum = 0, busy = 0, cover_start = cc_kernels[i].start, cover_end = 0, pairs = 0;
-        size_t first = i;
+        uint64_t sum = 0, busy = 0, cover_start = 0, cover_end = 0, pairs = 0;
+        size_t first = i, n = 0;
         for (; i < cc_n && cc_kernels[i].device == dev; i++) {
             const cc_kernel *k = &cc_kernels[i];
+            if (k->comm) continue;
+            n++;
             sum += k->end - k->start;
             if (k->start >= cover_end) {  // a gap: close the covered stretch
                 busy += cover_end > cover_start ? cover_end - cover_start : 0;
@@ -94,14 +142,21 @@ static void cc_at_exit(void)
             // earlier kernels (sorted by start) still running when this one starts; quadratic,
             // so only for the small programs the tests run
             for (size_t j = first; i - first < 20000 && j < i; j++)
-                if (cc_kernels[j].end > k->start && cc_kernels[j].stream != k->stream) pairs++;
+                if (!cc_kernels[j].comm && cc_kernels[j].end > k->start &&
+                    cc_kernels[j].stream != k->stream)
+                    pairs++;
         }
         busy += cover_end > cover_start ? cover_end - cover_start : 0;
+        size_t comm_n;
+        uint64_t comm_busy, comm_hidden;
+        cc_comm(first, i, &comm_n, &comm_busy, &comm_hidden);
         fprintf(stderr,
                 "cupti_concurrency: device=%u kernels=%zu kernel_ns=%llu busy_ns=%llu "
-                "concurrency=%.4f overlap_pairs=%llu\n",
-                dev, i - first, (unsigned long long)sum, (unsigned long long)busy,
-                busy ? (double)sum / (double)busy : 0.0, (unsigned long long)pairs);
+                "concurrency=%.4f overlap_pairs=%llu comm_kernels=%zu comm_busy_ns=%llu "
+                "comm_overlapped_ns=%llu\n",
+                dev, n, (unsigned long long)sum, (unsigned long long)busy,
+                busy ? (double)sum / (double)busy : 0.0, (unsigned long long)pairs, comm_n,
+                (unsigned long long)comm_busy, (unsigned long long)comm_hidden);
     }
     pthread_mutex_unlock(&cc_lock);
 }

@@ -116,11 +116,51 @@ int sc_report_add_path(sc_report_inputs *in, const char *path)
     }
     if (S_ISDIR(st.st_mode))
         return add_folder(in, path);
+    if (ends_with(path, SC_TRACE_SUFFIX SC_SYMS_SUFFIX)) {
+        /* A glob over a run folder names it; its trace, when there, reads it itself. */
+        size_t n = strlen(path) - strlen(SC_SYMS_SUFFIX);
+        char *trace = strndup(path, n);
+        struct stat ts;
+        if (trace && stat(trace, &ts) != 0)
+            fprintf(stderr, "streamcheck-report: %s: the symbols of a trace that is not there "
+                    "(a .syms file is read with its trace); skipped\n", path);
+        free(trace);
+        return 0;
+    }
     if (push(in, strdup(path)) != 0) {
         fprintf(stderr, "streamcheck-report: out of memory\n");
         return -1;
     }
     return 0;
+}
+
+/* Whether `files` holds the trace `summary` was made from. */
+static bool trace_listed(const sc_report_inputs *in, const char *summary)
+{
+    size_t n = strlen(summary) - strlen(SC_SUMMARY_SUFFIX);
+    for (size_t i = 0; i < in->n; i++)
+        if (strlen(in->files[i]) == n && strncmp(in->files[i], summary, n) == 0)
+            return true;
+    return false;
+}
+
+int sc_report_collect(sc_report_inputs *in, const char *const *paths, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (sc_report_add_path(in, paths[i]) != 0)
+            rc = -1;
+    size_t kept = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        const char *f = in->files[i];
+        const char *base = strrchr(f, '/');
+        if (sc_report_is_summary_name(base ? base + 1 : f) && trace_listed(in, f))
+            free(in->files[i]);
+        else
+            in->files[kept++] = in->files[i];
+    }
+    in->n = kept;
+    return rc;
 }
 
 void sc_report_inputs_free(sc_report_inputs *in)

@@ -209,9 +209,8 @@ static int load_run(report_run *r, const char *const *paths, size_t n_paths,
 {
     int status = 0;
     sc_report_inputs in = {0};
-    for (size_t i = 0; i < n_paths; i++)
-        if (sc_report_add_path(&in, paths[i]) != 0)
-            status = EXIT_READ;
+    if (sc_report_collect(&in, paths, n_paths) != 0)
+        status = EXIT_READ;
     r->procs = calloc(in.n ? in.n : 1, sizeof *r->procs);
     load_slot *slots = calloc(in.n ? in.n : 1, sizeof *slots);
     if (!r->procs || !slots) {
@@ -790,9 +789,8 @@ int main(int argc, char **argv)
     if (opt.dump) {
         int status = 0;
         sc_report_inputs in = {0};
-        for (size_t i = 0; i < opt.n_paths; i++)
-            if (sc_report_add_path(&in, opt.paths[i]) != 0)
-                status = EXIT_READ;
+        if (sc_report_collect(&in, (const char *const *)opt.paths, opt.n_paths) != 0)
+            status = EXIT_READ;
         int drc = run_dump(&opt, &in);
         sc_report_inputs_free(&in);
         sc_suppress_free(&suppress);

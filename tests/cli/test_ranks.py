@@ -182,6 +182,24 @@ def test_a_summary_beside_its_trace_is_not_counted_twice(tmp_path, run_report):
     assert alone.stdout == again.stdout
 
 
+def test_every_file_of_a_run_folder_named_reports_each_trace_once(tmp_path, run_report):
+    """`streamcheck-report run/*` names each trace, its summary and its symbols: the traces are
+    read once each; a summary given with its trace and a .syms file are not inputs."""
+    d, traces = job(tmp_path)
+    assert run_report("-q", "--save-summaries", "--save-symbols", d).returncode == 0
+    names = sorted(d.iterdir())
+    assert {p.name.split(".sctrace")[1] for p in names} == {"", ".summary.json", ".syms"}
+    every = run_report("--no-symbols", "-q", *names)
+    assert every.returncode == 0 and every.stderr == "", every.stderr
+    assert every.stdout == run_report("--no-symbols", "-q", *traces).stdout
+    assert "== streamcheck summary: 4 processes ==" in every.stdout
+    # a .syms file alone is no trace: said, skipped, not an error
+    os.remove(traces[0])
+    r = run_report("--no-symbols", "-q", str(traces[0]) + ".syms", traces[1])
+    assert r.returncode == 0 and "the symbols of a trace that is not there" in r.stderr
+    assert "== streamcheck summary" not in r.stdout or "1 process" in r.stdout
+
+
 def test_summaries_that_are_not_are_refused(tmp_path, run_report):
     d, traces = job(tmp_path, n=2)
     newer = tmp_path / "x.summary.json"

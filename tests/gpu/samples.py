@@ -25,7 +25,9 @@ class Run:
         self.proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
                                    env={**os.environ, **(env or {})})
         self.report = json.loads(report.read_text()) if report.exists() else None
-        self.traces = sorted(out.glob("run-*/*.sctrace*"))
+        # the run folder also holds each trace's .syms and .summary.json
+        self.traces = sorted(p for p in out.glob("run-*/*")
+                             if p.name.endswith((".sctrace", ".sctrace.partial")))
 
     def process(self):
         assert self.report, f"no report; stderr:\n{self.proc.stderr}"

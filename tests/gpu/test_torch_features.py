@@ -71,7 +71,8 @@ def test_streams_overlap_as_a_minimal_client_measures(tools, traced, tmp_path):
     m = CLIENT_RE.search(client.stderr)
     assert m, client.stderr
     reference = float(m.group(4))
-    (device,) = doc["processes"][0]["devices"]
+    # on a host of several GPUs every device is listed; the program uses device 0
+    (device,) = [d for d in doc["processes"][0]["devices"] if d["kernel_count"]]
     ours = device["concurrency"]
     assert reference > 1.2, reference          # the chains do overlap without streamcheck
     assert abs(ours - reference) <= 0.05 * reference, (ours, reference)

@@ -21,6 +21,7 @@
 #include "preload/modules.h"
 #include "preload/nvtx.h"
 #include "preload/options.h"
+#include "preload/crash_report.h"
 #include "preload/out_path.h"
 #include "preload/python.h"
 #include "preload/scope.h"
@@ -147,9 +148,10 @@ static void sc_write_env(void)
  * replaced. */
 static const int sc_fatal_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 
-static void sc_on_fatal_signal(int sig)
+static void sc_on_fatal_signal(int sig, siginfo_t *info, void *ucontext)
 {
     int saved = errno;
+    sc_crash_report(sig, info, ucontext);
     sc_tbuf_flush_fatal();
     errno = saved;
     /* SA_RESETHAND restored the default action and the signal is blocked while we run:
@@ -203,15 +205,16 @@ static void sc_on_terminating_signal(int sig)
     raise(sig);     /* default action again (SA_RESETHAND), delivered once we return */
 }
 
-static void sc_install(const int *signals, size_t n, void (*handler)(int))
+/* `sa` on each signal whose action is still the default. */
+static void sc_install(const int *signals, size_t n, struct sigaction sa)
 {
+    sa.sa_flags |= SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < n; i++) {
         struct sigaction old;
         if (sigaction(signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
             (old.sa_flags & SA_SIGINFO))
             continue;
-        struct sigaction sa = {.sa_handler = handler, .sa_flags = SA_RESETHAND};
-        sigemptyset(&sa.sa_mask);
         sigaction(signals[i], &sa, NULL);
     }
 }
@@ -219,10 +222,10 @@ static void sc_install(const int *signals, size_t n, void (*handler)(int))
 static void sc_install_fatal_handlers(void)
 {
     sc_install(sc_fatal_signals, sizeof sc_fatal_signals / sizeof *sc_fatal_signals,
-               sc_on_fatal_signal);
+               (struct sigaction){.sa_sigaction = sc_on_fatal_signal, .sa_flags = SA_SIGINFO});
     sc_install(sc_terminating_signals,
                sizeof sc_terminating_signals / sizeof *sc_terminating_signals,
-               sc_on_terminating_signal);
+               (struct sigaction){.sa_handler = sc_on_terminating_signal});
 }
 
 static void sc_start_locked(uint32_t attach)

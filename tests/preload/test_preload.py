@@ -197,6 +197,11 @@ def test_the_rank_variables_are_recorded_and_their_lookalikes_are_not(tmp_path):
 def test_abort_leaves_a_readable_trace_with_its_losses(tmp_path):
     p, t, fired = run(tmp_path, "abort", 4, 500, expect_rc=-signal.SIGABRT)
     assert t["status"] == "partial"
+    # where it ended is said once, with the stack that led there (the program's abort)
+    (said_line,) = [l for l in p.stderr.splitlines() if "the program received" in l]
+    assert said_line.startswith("streamcheck: the program received Aborted") and \
+        "(in " in said_line, p.stderr
+    assert "sc_fake_driver" in p.stderr.split(said_line, 1)[1], p.stderr
     # Every call was handed over or idle at the abort: all of them are in the file. Device
     # records arrive with the checkpoints after device synchronizations (the agent's, at
     # most one each 200 ms): those of the first are there at least.

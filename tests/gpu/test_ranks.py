@@ -22,7 +22,11 @@ NCCL_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
             "NVSHMEM_DISABLE_NVLS": "1"}
 CLIENT_RE = re.compile(r"cupti_concurrency: device=(\d+) kernels=(\d+) .* comm_kernels=(\d+) "
                        r"comm_busy_ns=(\d+) comm_overlapped_ns=(\d+)")
-OVERLAP_SHARE_TOLERANCE = 0.15  # two runs of the job: the hidden share moves this much
+# What two runs of the job agree on, measured on two H200s (four runs under each): the hidden
+# communication time, 7.6-11.1 ms under streamcheck and 7.7-10.2 ms under the bare client per
+# rank; not the exposed part, which holds the time a rank's collective waited for the other
+# rank to arrive (one rank's communication took 12 ms in one run, 107 ms in another).
+HIDDEN_RATIO = (0.6, 1.6)
 
 
 def two_gpus():
@@ -110,13 +114,15 @@ def test_nccl_kernels_are_communication_and_their_overlap_is_what_a_bare_client_
     measured = {int(m.group(1)): m for m in CLIENT_RE.finditer(client.stderr)}
     assert set(measured) >= {0, 1}, client.stderr
     for rank in (0, 1):
-        comm = comm_of(doc, rank)["comm"]
+        dev = comm_of(doc, rank)
+        comm = dev["comm"]
         m = measured[rank]
-        # the same collectives, recognised by name by two different readers of the names
+        # the same collectives and the same compute kernels, told apart by two readers of
+        # the names
         assert int(m.group(3)) == comm["kernels"], (m.group(0), comm)
-        theirs = int(m.group(5)) / int(m.group(4))
-        ours = comm["overlapped_ns"] / comm["busy_ns"]
-        assert abs(ours - theirs) <= OVERLAP_SHARE_TOLERANCE, (rank, ours, theirs)
+        assert int(m.group(2)) == dev["kernel_count"], (m.group(0), dev["kernel_count"])
+        ratio = comm["overlapped_ns"] / int(m.group(5))
+        assert HIDDEN_RATIO[0] <= ratio <= HIDDEN_RATIO[1], (rank, comm, m.group(0))
 
 
 def test_merged_from_summaries_as_from_traces(tools, job):

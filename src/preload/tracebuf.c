@@ -32,6 +32,16 @@ static size_t sc_tbuf_used(const sc_tbuf_buf *b)
     return atomic_load_explicit(&b->used, memory_order_acquire);
 }
 
+/* The buffer is empty: it starts over. */
+static void sc_tbuf_restart(sc_tbuf_buf *b)
+{
+    atomic_store_explicit(&b->used, 0, memory_order_release);
+}
+
+/* t's buffer changed, or started over: its compact records must declare again what they use
+ * (trace_format.h: a buffer is self-contained). With t's flag held. */
+static void sc_tbuf_new_cur(sc_thread *t) { sc_compact_writer_forget(&t->compact); }
+
 sc_tbuf_buf *sc_tbuf_buf_new(sc_thread *t)
 {
     sc_tbuf_buf *b = malloc(sizeof *b);
@@ -65,7 +75,7 @@ static void sc_tbuf_write(sc_tbuf_buf *b)
         sc_loss_add(SC_LOSS_AFTER_CLOSE, sc_tbuf_count_records(b->data, used));
     else if (sc_writer_append(w, b->data, used) != 0)
         atomic_fetch_add(&sc_tbuf_unwritten, sc_tbuf_count_records(b->data, used));
-    atomic_store_explicit(&b->used, 0, memory_order_release);
+    sc_tbuf_restart(b);
 }
 
 /* The agent's writes: a list of buffers under one hold of the file, published until written
@@ -86,7 +96,7 @@ static void sc_tbuf_write_batch(sc_tbuf_buf *list)
     }
     for (sc_tbuf_buf *b = list; b; b = b->next) {
         if (!w) sc_loss_add(SC_LOSS_AFTER_CLOSE, sc_tbuf_count_records(b->data, sc_tbuf_used(b)));
-        atomic_store_explicit(&b->used, 0, memory_order_release);
+        sc_tbuf_restart(b);
     }
 }
 
@@ -127,17 +137,20 @@ static sc_tbuf_buf *sc_tbuf_rotate(sc_thread *t)
         /* Back-pressure: the disk is slower than the program. Writing here is the only
          * alternative to unbounded memory or dropping records. */
         sc_tbuf_write(full);
+        sc_tbuf_new_cur(t);
         return full;
     }
     if (!next) next = sc_tbuf_buf_new(t);
     if (!next) {
         if (!full) return NULL;
         sc_tbuf_write(full); /* no memory for another buffer: reuse this one */
+        sc_tbuf_new_cur(t);
         return full;
     }
     next->owner = t;
-    atomic_store_explicit(&next->used, 0, memory_order_relaxed);
+    sc_tbuf_restart(next);
     t->cur = next;
+    sc_tbuf_new_cur(t);
     if (full) sc_tbuf_hand_over(full);
     return next;
 }
@@ -210,6 +223,13 @@ uint64_t sc_tbuf_api_records(void)
     return n;
 }
 
+void *sc_tbuf_reserve_compact(size_t size, sc_compact_writer **w)
+{
+    void *dst = sc_tbuf_reserve(size);
+    if (dst) *w = &sc_thread_peek()->compact;  /* reserve claimed it, and holds its flag */
+    return dst;
+}
+
 void sc_tbuf_put(uint16_t kind, const void *fixed, size_t fixed_size, const void *tail,
                  size_t tail_size)
 {
@@ -262,8 +282,9 @@ void sc_tbuf_flush_idle_now(void)
         }
         sc_tbuf_buf *r = sc_tbuf_replacement;
         r->owner = t;
-        atomic_store_explicit(&r->used, 0, memory_order_relaxed);
+        sc_tbuf_restart(r);
         t->cur = r;
+        sc_tbuf_new_cur(t);
         sc_tbuf_unlock(t);
         /* Written with the thread's flag free: the thread goes on meanwhile. */
         full->next = NULL;
@@ -323,7 +344,8 @@ void sc_tbuf_flush_fatal(void)
         size_t used = b ? sc_tbuf_used(b) : 0;
         if (used && (mine || got)) {
             sc_tbuf_write_fatal(w, seized, b->data, used);
-            atomic_store_explicit(&b->used, 0, memory_order_release);
+            sc_tbuf_restart(b);
+            sc_tbuf_new_cur(t);
         } else if (used) {
             sc_loss_add(SC_LOSS_CRASH_UNWRITTEN, sc_tbuf_count_records(b->data, used));
         }
@@ -342,6 +364,7 @@ uint64_t sc_tbuf_close(void)
     for (sc_thread *t = sc_thread_first(); t; t = t->next) {
         sc_tbuf_lock(t);
         if (t->cur) sc_tbuf_write(t->cur);
+        sc_tbuf_new_cur(t);
         sc_tbuf_unlock(t);
     }
     /* Buffers handed over by threads that rotated before they saw the close. */
@@ -357,6 +380,7 @@ void sc_tbuf_thread_exit(sc_thread *t)
     /* After a close, close writes (or wrote) cur itself. */
     if (b && sc_tbuf_used(b) && atomic_load(&sc_tbuf_accepting)) {
         t->cur = atomic_exchange(&t->spare, NULL);
+        sc_tbuf_new_cur(t);
         sc_tbuf_hand_over(b);
     }
     sc_tbuf_unlock(t);

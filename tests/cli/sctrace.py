@@ -530,3 +530,40 @@ def read(path):
         out["status_detail"] = "no end record: the process crashed, was killed, exec'd or is " \
                                "still running"
     return out
+
+
+def full_form(data):
+    """The trace `data` (bytes) as a writer without compact records writes it (format
+    TRACE_FULL_MAJOR.TRACE_FULL_MINOR): every compact record replaced, in its place, by the
+    full KERNEL or API record it stands for, as this module decodes it (independently of the C
+    reader), and the base and declarations left out. Other records are copied as they are."""
+    magic, _major, _minor, header_size = FILE_HEADER.unpack_from(data)
+    out = [FILE_HEADER.pack(magic, TRACE_FULL_MAJOR, TRACE_FULL_MINOR, header_size),  # noqa: F821
+           data[FILE_HEADER.size:header_size]]
+    compact = _Compact()
+    off = header_size
+    while off + RECORD_HEADER.size <= len(data):
+        kind, _fixed, size = RECORD_HEADER.unpack_from(data, off)
+        if size < RECORD_HEADER.size or off + size > len(data):
+            break
+        payload = data[off + RECORD_HEADER.size:off + size]
+        if kind in _COMPACT_KINDS:
+            rec = _fields(kind, payload)
+            if kind == REC_KERNEL_COMPACT:  # noqa: F821
+                out.append(_packed(REC_KERNEL, "rec_kernel", compact.kernel(rec)))
+            elif kind == REC_CALL_COMPACT:  # noqa: F821
+                out.append(_packed(REC_API, "rec_api", compact.call(rec)))
+            else:
+                compact.declare(kind, rec)
+        else:
+            out.append(data[off:off + size])
+        off += size
+    out.append(data[off:])
+    return b"".join(out)
+
+
+def _packed(kind, struct_name, fields):
+    if fields is None:
+        raise TraceError("compact record before its declaration")
+    layout, names = _STRUCTS[struct_name]
+    return record(kind, layout.pack(*(fields.get(n, 0) for n in names.split())))

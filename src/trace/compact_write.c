@@ -2,11 +2,14 @@
  * (a site or shape to declare, a time base to move), and kernels. */
 #include "trace/compact_write.h"
 
+#include <stdbool.h>
+
 void sc_compact_writer_forget(sc_compact_writer *w)
 {
     memset(w->sites, 0, sizeof w->sites);   /* shapes carry their generation */
     w->base_ns = 0;
     w->next_site = w->next_shape = 1;
+    w->shapes_held = 0;
     if (++w->gen == 0) w->gen = 1;
 }
 
@@ -30,14 +33,36 @@ static int32_t sc_compact_delta(sc_compact_writer *w, uint64_t start_ns, uint8_t
     return (int32_t)(uint32_t)delta;
 }
 
+/* The site's slot: where it is declared, else a free one to declare it in, else (every
+ * probe taken) the one its hash names, whose site is forgotten. *declared says which. */
+static sc_compact_site_slot *sc_compact_site_find(sc_compact_writer *w, const void *key,
+                                                  uint64_t stream, bool *declared)
+{
+    unsigned home = sc_compact_site_slot_of(key, stream);
+    for (unsigned i = 0; i < SC_COMPACT_PROBES; i++) {
+        sc_compact_site_slot *s = &w->sites[(home + i) % SC_COMPACT_SITE_SLOTS];
+        if (s->key == key && s->stream == stream) {
+            *declared = true;
+            return s;
+        }
+        if (!s->key) {
+            *declared = false;
+            return s;
+        }
+    }
+    *declared = false;
+    return &w->sites[home];
+}
+
 size_t sc_compact_call(sc_compact_writer *w, uint8_t *dst, const void *key,
                        sc_rec_call_site *site, const sc_compact_call_in *c)
 {
     uint64_t duration = c->end_ns - c->start_ns;
     if (duration > 0xffffffffu || !key) return 0;
-    sc_compact_site_slot *s = &w->sites[sc_compact_site_slot_of(key, site->stream)];
+    bool declared;
+    sc_compact_site_slot *s = sc_compact_site_find(w, key, site->stream, &declared);
     uint8_t *p = dst;
-    if (s->key != key || s->stream != site->stream) {
+    if (!declared) {
         if (w->next_site > SC_COMPACT_MAX_ID) return 0;
         site->id = (uint16_t)w->next_site++;
         *s = (sc_compact_site_slot){.key = key, .stream = site->stream, .id = site->id};
@@ -71,19 +96,44 @@ static unsigned sc_compact_shape_slot_of(const sc_rec_kernel_shape *s)
     return (unsigned)((h * 0xbf58476d1ce4e5b9ull) >> 58) % SC_COMPACT_SHAPE_SLOTS;
 }
 
+/* The shape's slot (its id in shape->id when it is declared there), else a free one to
+ * declare it in: linear probing, the slots emptied at 3/4 full (a program with that many
+ * kernel shapes at once declares them again). */
+static sc_compact_shape_slot *sc_compact_shape_find(sc_compact_writer *w,
+                                                    sc_rec_kernel_shape *shape, bool *declared)
+{
+    if (w->shapes_held >= SC_COMPACT_SHAPE_SLOTS * 3 / 4) {
+        if (++w->gen == 0) w->gen = 1;
+        w->shapes_held = 0;
+    }
+    for (unsigned i = sc_compact_shape_slot_of(shape);; i = (i + 1) % SC_COMPACT_SHAPE_SLOTS) {
+        sc_compact_shape_slot *s = &w->shapes[i];
+        if (s->gen != w->gen) {
+            *declared = false;
+            return s;
+        }
+        shape->id = s->shape.id;
+        if (memcmp(&s->shape, shape, sizeof *shape) == 0) {
+            *declared = true;
+            return s;
+        }
+    }
+}
+
 size_t sc_compact_kernel(sc_compact_writer *w, uint8_t *dst, const sc_rec_kernel *k)
 {
     uint64_t duration = k->end_ns - k->start_ns;
     if (duration > 0xffffffffu) return 0;   /* an end before the start too */
     sc_rec_kernel_shape shape = sc_compact_shape_of(k);
-    sc_compact_shape_slot *s = &w->shapes[sc_compact_shape_slot_of(&shape)];
-    shape.id = s->shape.id;
+    bool declared;
+    sc_compact_shape_slot *s = sc_compact_shape_find(w, &shape, &declared);
     uint8_t *p = dst;
-    if (s->gen != w->gen || memcmp(&s->shape, &shape, sizeof shape) != 0) {
+    if (!declared) {
         if (w->next_shape > SC_COMPACT_MAX_ID) return 0;
         shape.id = w->next_shape++;
         s->shape = shape;
         s->gen = w->gen;
+        w->shapes_held++;
         p = sc_compact_put(p, SC_REC_KERNEL_SHAPE, &shape, sizeof shape);
     }
     sc_rec_kernel_compact r = {.duration = (uint32_t)duration,

@@ -21,8 +21,12 @@
 #include "trace/record.h"
 
 enum {
-    SC_COMPACT_SITE_SLOTS = 64,
-    SC_COMPACT_SHAPE_SLOTS = 64,
+    /* Slots for the sites and shapes one buffer declares. A site or shape seeks its slot
+     * from the one its hash names, SC_COMPACT_PROBES at most (shapes: until a free one), so
+     * two hot ones that hash alike do not take turns declaring themselves. */
+    SC_COMPACT_SITE_SLOTS = 256,
+    SC_COMPACT_SHAPE_SLOTS = 256,
+    SC_COMPACT_PROBES = 4,
     SC_COMPACT_BASE_BYTES = sizeof(sc_record_header) + sizeof(sc_rec_time_base),
     SC_COMPACT_SITE_BYTES = sizeof(sc_record_header) + sizeof(sc_rec_call_site),
     SC_COMPACT_CALL_BYTES = sizeof(sc_record_header) + sizeof(sc_rec_call_compact),
@@ -56,8 +60,10 @@ typedef struct sc_compact_shape_slot {
 
 typedef struct sc_compact_writer {
     uint64_t base_ns;           /* 0: no base declared since the last forget */
-    uint32_t gen;               /* moves on at each forget (never 0) */
+    uint32_t gen;               /* the shapes' generation: moves on at each forget, and
+                                   when the shapes fill 3/4 of their slots (never 0) */
     uint32_t next_site, next_shape;
+    uint32_t shapes_held;       /* in this generation */
     sc_compact_site_slot sites[SC_COMPACT_SITE_SLOTS];  /* emptied at each forget */
     sc_compact_shape_slot shapes[SC_COMPACT_SHAPE_SLOTS];
 } sc_compact_writer;
@@ -78,12 +84,12 @@ typedef struct sc_compact_call_in {
 
 static inline unsigned sc_compact_site_slot_of(const void *key, uint64_t stream)
 {
-    return (unsigned)((((uint64_t)(uintptr_t)key ^ stream) * 0x9e3779b97f4a7c15ull) >> 58) %
+    return (unsigned)((((uint64_t)(uintptr_t)key ^ stream) * 0x9e3779b97f4a7c15ull) >> 56) %
            SC_COMPACT_SITE_SLOTS;
 }
 
 /* The common case of sc_compact_call, inline for the preload library's hot path: the site
- * (key, stream) is declared and the times fit the base. Writes the CALL_COMPACT record at
+ * (key, stream) is declared, in the slot its hash names, and the times fit the base. Writes the CALL_COMPACT record at
  * dst and returns its size, or returns 0 without writing anything: then sc_compact_call does
  * the rest. The tests are or-ed into one branch. (A declared site implies a declared base:
  * the call that declared it declared one if there was none.) */

@@ -6,7 +6,8 @@
 
 void sc_compact_writer_forget(sc_compact_writer *w)
 {
-    memset(w->sites, 0, sizeof w->sites);   /* shapes carry their generation */
+    if (w->next_site > 1)   /* sites were declared (shapes carry their generation) */
+        memset(w->sites, 0, sizeof w->sites);
     w->base_ns = 0;
     w->next_site = w->next_shape = 1;
     w->shapes_held = 0;

@@ -40,7 +40,8 @@ static sc_thread *sc_thread_make(bool owned)
     if (!t) return NULL;
     atomic_flag_clear(&t->busy);
     atomic_init(&t->owned, owned);
-    sc_compact_writer_init(&t->compact);
+    /* zero already (calloc): forgetting sets it up without touching the tables' pages */
+    sc_compact_writer_forget(&t->compact);
     t->cur = sc_tbuf_buf_new(t); /* NULL is survivable: the first reserve tries again */
     /* Its first pages are touched here, not by the thread's first record: a page fault is
      * microseconds. */

@@ -32,14 +32,9 @@ static size_t sc_tbuf_used(const sc_tbuf_buf *b)
     return atomic_load_explicit(&b->used, memory_order_acquire);
 }
 
-/* The buffer is empty: it starts over. */
-static void sc_tbuf_restart(sc_tbuf_buf *b)
-{
-    atomic_store_explicit(&b->used, 0, memory_order_release);
-}
-
 /* t's buffer changed, or started over: its compact records must declare again what they use
- * (trace_format.h: a buffer is self-contained). With t's flag held. */
+ * (trace_format.h: a buffer is self-contained). With t's flag held: the clear is short
+ * (6 KiB at most), and the thread must not write into its new buffer before it. */
 static void sc_tbuf_new_cur(sc_thread *t) { sc_compact_writer_forget(&t->compact); }
 
 sc_tbuf_buf *sc_tbuf_buf_new(sc_thread *t)
@@ -75,7 +70,7 @@ static void sc_tbuf_write(sc_tbuf_buf *b)
         sc_loss_add(SC_LOSS_AFTER_CLOSE, sc_tbuf_count_records(b->data, used));
     else if (sc_writer_append(w, b->data, used) != 0)
         atomic_fetch_add(&sc_tbuf_unwritten, sc_tbuf_count_records(b->data, used));
-    sc_tbuf_restart(b);
+    atomic_store_explicit(&b->used, 0, memory_order_release);
 }
 
 /* The agent's writes: a list of buffers under one hold of the file, published until written
@@ -96,7 +91,7 @@ static void sc_tbuf_write_batch(sc_tbuf_buf *list)
     }
     for (sc_tbuf_buf *b = list; b; b = b->next) {
         if (!w) sc_loss_add(SC_LOSS_AFTER_CLOSE, sc_tbuf_count_records(b->data, sc_tbuf_used(b)));
-        sc_tbuf_restart(b);
+        atomic_store_explicit(&b->used, 0, memory_order_release);
     }
 }
 
@@ -148,7 +143,7 @@ static sc_tbuf_buf *sc_tbuf_rotate(sc_thread *t)
         return full;
     }
     next->owner = t;
-    sc_tbuf_restart(next);
+    atomic_store_explicit(&next->used, 0, memory_order_relaxed);
     t->cur = next;
     sc_tbuf_new_cur(t);
     if (full) sc_tbuf_hand_over(full);
@@ -282,7 +277,7 @@ void sc_tbuf_flush_idle_now(void)
         }
         sc_tbuf_buf *r = sc_tbuf_replacement;
         r->owner = t;
-        sc_tbuf_restart(r);
+        atomic_store_explicit(&r->used, 0, memory_order_relaxed);
         t->cur = r;
         sc_tbuf_new_cur(t);
         sc_tbuf_unlock(t);
@@ -344,7 +339,7 @@ void sc_tbuf_flush_fatal(void)
         size_t used = b ? sc_tbuf_used(b) : 0;
         if (used && (mine || got)) {
             sc_tbuf_write_fatal(w, seized, b->data, used);
-            sc_tbuf_restart(b);
+            atomic_store_explicit(&b->used, 0, memory_order_release);
             sc_tbuf_new_cur(t);
         } else if (used) {
             sc_loss_add(SC_LOSS_CRASH_UNWRITTEN, sc_tbuf_count_records(b->data, used));

@@ -300,18 +300,33 @@ _LISTS = {REC_MODULE: "modules", REC_DEVICE: "devices", REC_API: "calls", REC_KE
           REC_UNIFIED: "unified", REC_PYSTACK: "pystacks",  # noqa: F821
           REC_SCOPE_WINDOW: "scope_windows"}  # noqa: F821
 _FRAME_KINDS = {REC_API, REC_PYSTACK}  # noqa: F821  (frames follow the fixed part)
-_COMPACT_KINDS = {REC_TIME_BASE, REC_KERNEL_SHAPE, REC_KERNEL_COMPACT, REC_CALL_SITE,  # noqa: F821
+COMPACT_KINDS = {REC_TIME_BASE, REC_KERNEL_SHAPE, REC_KERNEL_COMPACT, REC_CALL_SITE,  # noqa: F821
                   REC_CALL_COMPACT}  # noqa: F821
 
 
-class _Compact:
+class Compact:
     """Format 2.0's compact records: the base and declarations in file order, and each compact
-    record expanded into the fields of the KERNEL or API record it stands for."""
+    record expanded into the fields of the KERNEL or API record it stands for. For readers of
+    their own (tests/gpu/lifecycle_helpers.py): feed it every record of a compact kind, in file
+    order, with take()."""
 
     def __init__(self):
         self.base = None
         self.shapes = {}
         self.sites = {}
+
+    def take(self, kind, payload):
+        """A record of a compact kind: None for a declaration (remembered), else (REC_KERNEL or
+        REC_API, the fields of that record). Raises TraceError for a compact record before its
+        declaration."""
+        rec = _fields(kind, payload)
+        if kind in (REC_KERNEL_COMPACT, REC_CALL_COMPACT):  # noqa: F821
+            full = self.kernel(rec) if kind == REC_KERNEL_COMPACT else self.call(rec)  # noqa: F821
+            if full is None:
+                raise TraceError("compact record before its declaration")
+            return (REC_KERNEL if kind == REC_KERNEL_COMPACT else REC_API), full  # noqa: F821
+        self.declare(kind, rec)
+        return None
 
     def declare(self, kind, rec):
         if kind == REC_TIME_BASE:  # noqa: F821
@@ -407,7 +422,7 @@ def read(path):
            "process": None, "end": None, "scope": None, "strings": {}, "call_names": {},
            "losses": {},
            "unknown": 0, "compact": {"kernels": 0, "calls": 0, "declarations": 0}}
-    compact = _Compact()
+    compact = Compact()
     for name in _LISTS.values():
         out[name] = []
 
@@ -462,7 +477,7 @@ def read(path):
                              for i in range(rec["n_frames"])]
         if kind in (REC_KERNEL_SHAPE, REC_CALL_SITE) and not 0 < rec["id"] <= COMPACT_MAX_ID:  # noqa: F821
             corrupt(off, "bad shape or site id")
-        if kind in _COMPACT_KINDS:
+        if kind in COMPACT_KINDS:
             if kind == REC_KERNEL_COMPACT:  # noqa: F821
                 full, kind = compact.kernel(rec), REC_KERNEL
             elif kind == REC_CALL_COMPACT:  # noqa: F821
@@ -540,14 +555,14 @@ def full_form(data):
     magic, _major, _minor, header_size = FILE_HEADER.unpack_from(data)
     out = [FILE_HEADER.pack(magic, TRACE_FULL_MAJOR, TRACE_FULL_MINOR, header_size),  # noqa: F821
            data[FILE_HEADER.size:header_size]]
-    compact = _Compact()
+    compact = Compact()
     off = header_size
     while off + RECORD_HEADER.size <= len(data):
         kind, _fixed, size = RECORD_HEADER.unpack_from(data, off)
         if size < RECORD_HEADER.size or off + size > len(data):
             break
         payload = data[off + RECORD_HEADER.size:off + size]
-        if kind in _COMPACT_KINDS:
+        if kind in COMPACT_KINDS:
             rec = _fields(kind, payload)
             if kind == REC_KERNEL_COMPACT:  # noqa: F821
                 out.append(_packed(REC_KERNEL, "rec_kernel", compact.kernel(rec)))

@@ -6,10 +6,11 @@ and the report tool must then say the same about both files, byte for byte."""
 import json
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
-from test_preload import BUILD, check_sharing, run
+from test_preload import BUILD, SOURCE, check_sharing, run
 import sctrace
 
 REPORT = BUILD / "src" / "report" / "streamcheck-report"
@@ -108,3 +109,19 @@ def test_a_kernel_with_its_launch_takes_at_most_64_bytes(tmp_path):
         sizes[compact] = path.stat().st_size / len(t["kernels"])
     assert sizes["1"] <= 64, sizes
     assert sizes["0"] >= 176, sizes     # a KERNEL (96 bytes) and an API record (80)
+
+
+def test_the_gpu_suites_own_reader_reads_compact_traces(tmp_path):
+    """tests/gpu/lifecycle_helpers.py reads traces without sctrace.read: checked here, where
+    no GPU is needed, that it reads what the library now writes."""
+    sys.path.insert(0, str(SOURCE / "tests" / "gpu"))
+    import lifecycle_helpers
+    _, t, fired = run(tmp_path, "work", 2, 300)
+    raw = lifecycle_helpers.read_raw(t["path"])
+    assert raw["status"] == "complete"
+    assert [(c["tid"], c["correlation_id"], c["stream"], c["call_class"]) for c in raw["calls"]] \
+        == [(c["tid"], c["correlation_id"], c["stream"], c["call_class"]) for c in t["calls"]]
+    assert len(raw["calls"]) == fired["calls"]
+    assert [(k["stream_id"], k["correlation_id"]) for k in raw["kernels"]] == \
+        [(k["stream_id"], k["correlation_id"]) for k in t["kernels"]]
+    assert len(raw["kernels"]) == fired["launches"]

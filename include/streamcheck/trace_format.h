@@ -426,10 +426,10 @@ typedef struct sc_rec_scope_window {
  * any order. A compact record whose base or id was not declared before it makes the file
  * corrupt.
  *
- * What does not fit is written as a full KERNEL or API record, in the same place: a time
- * more than 2^31 ns from the base (the writer declares a new base, and a time that still does
- * not fit goes in full), a duration of 2^32 ns or more, a call with its own stack, with a
- * byte count, a second argument, a non-zero result, or ids past SC_COMPACT_MAX_ID. A reader
+ * What does not fit is written as a full KERNEL or API record, in the same place: a
+ * duration of 2^32 ns or more (or an end before the start), a call with its own stack, with
+ * a byte count, a second argument or a non-zero result, or ids past SC_COMPACT_MAX_ID. (A
+ * start 2^31 ns or more from the base only makes the writer declare a new base.) A reader
  * expands every compact record into the KERNEL or API record it stands for, field for field:
  * nothing is lost, and the analysis cannot tell the two forms apart. */
 #define SC_COMPACT_MAX_ID 65535u    /* the highest shape or site id */

@@ -91,8 +91,8 @@ static inline unsigned sc_compact_site_slot_of(const void *key, uint64_t stream)
 /* The common case of sc_compact_call, inline for the preload library's hot path: the site
  * (key, stream) is declared, in the slot its hash names, and the times fit the base. Writes the CALL_COMPACT record at
  * dst and returns its size, or returns 0 without writing anything: then sc_compact_call does
- * the rest. The tests are or-ed into one branch. (A declared site implies a declared base:
- * the call that declared it declared one if there was none.) */
+ * the rest. (A declared site implies a declared base: the call that declared it declared one
+ * if there was none.) */
 static inline size_t sc_compact_call_declared(const sc_compact_writer *w, uint8_t *dst,
                                               const void *key, uint64_t stream,
                                               uint64_t start_ns, uint64_t end_ns,

@@ -18,6 +18,15 @@
  * after fields appended by a newer writer; in older files the fixed part has the kind's 1.0
  * size. A newer major version is refused with a clear message.
  *
+ * A minor version may only add what a reader can do without: a record kind an older reader
+ * skips must not hold anything the report needs. 2.0 breaks that on purpose: its compact
+ * records (below) carry most of a run's kernels and launch calls, which a 1.x reader would
+ * skip without a word and then report a run without them. So they came with a major version,
+ * which 1.x readers refuse ("written by a newer streamcheck"). A 2.x reader still reads every
+ * 1.x file (SC_TRACE_OLDEST_MAJOR): 2.0 changed no 1.x record, it only added kinds. A writer
+ * told not to write compact records (STREAMCHECK_OPTIONS compact=0) writes format 1.5, for
+ * older readers.
+ *
  * Times are nanoseconds on CUPTI's clock (cuptiGetTimestamp), the clock of every activity
  * record, so host calls and device work share one time line.
  */
@@ -27,8 +36,11 @@
 #include <stdint.h>
 
 #define SC_TRACE_MAGIC "SCTRACE"          /* 7 characters and the terminating NUL */
-#define SC_TRACE_VERSION_MAJOR 1
-#define SC_TRACE_VERSION_MINOR 5          /* 1.1: OVERHEAD and LOSS records; 1.2: the
+#define SC_TRACE_VERSION_MAJOR 2          /* 2.0: compact kernel and call records */
+#define SC_TRACE_VERSION_MINOR 0
+#define SC_TRACE_OLDEST_MAJOR 1           /* the oldest major version a reader still reads */
+#define SC_TRACE_FULL_MAJOR 1             /* the version of a file without compact records */
+#define SC_TRACE_FULL_MINOR 5             /* 1.1: OVERHEAD and LOSS records; 1.2: the
                                              HOST_FUNC and EVENT_READ call classes,
                                              UNIFIED records; 1.3: every record header
                                              gives its fixed part's size; 1.4: PYSTACK
@@ -76,8 +88,15 @@ enum sc_record_kind {
     SC_REC_SCOPE = 20,      /* sc_rec_scope + the range's name: the trace holds only what
                                happened inside a capture scope (1.5) */
     SC_REC_SCOPE_WINDOW = 21, /* sc_rec_scope_window: one stretch of that scope (1.5) */
+    SC_REC_TIME_BASE = 22,  /* sc_rec_time_base: what compact records' times count from (2.0) */
+    SC_REC_KERNEL_SHAPE = 23, /* sc_rec_kernel_shape: a kernel's fields but its times and
+                               correlation id, under an id (2.0) */
+    SC_REC_KERNEL_COMPACT = 24, /* sc_rec_kernel_compact: a kernel of a declared shape (2.0) */
+    SC_REC_CALL_SITE = 25,  /* sc_rec_call_site: an API call's fields that repeat, under an
+                               id (2.0) */
+    SC_REC_CALL_COMPACT = 26, /* sc_rec_call_compact: an API call of a declared site (2.0) */
 };
-#define SC_REC_KIND_LAST SC_REC_SCOPE_WINDOW     /* the highest kind this version knows */
+#define SC_REC_KIND_LAST SC_REC_CALL_COMPACT     /* the highest kind this version knows */
 
 /* Variable parts (paths, names, texts) follow the fixed struct as a NUL-terminated string,
  * zero-padded up to the record size. */
@@ -388,6 +407,77 @@ typedef struct sc_rec_scope_window {
     uint32_t flags;         /* enum sc_scope_window_flags */
 } sc_rec_scope_window;
 
+/* Compact records (format 2.0): a kernel and its launch call in 56 bytes instead of 176.
+ *
+ * Most of a kernel record repeats from one launch of a kernel to the next (its grid, block,
+ * registers, shared memory, name, stream, context, device, graph node), and most of an API
+ * call record repeats from one call of a site to the next (its stream, thread, call, class,
+ * flags). Those parts are declared once, under a small id, in a KERNEL_SHAPE or CALL_SITE
+ * record; a KERNEL_COMPACT or CALL_COMPACT record then gives only what changes: the times, as
+ * a difference from a TIME_BASE record, the correlation id and, for a call, the call whose
+ * stack it shares (stacks are sampled, SC_API_STACK_SHARED: a compact call never has frames
+ * of its own) and its context.
+ *
+ * Scope: a TIME_BASE, KERNEL_SHAPE or CALL_SITE record holds for the compact records that
+ * follow it in the file, until the next TIME_BASE, or the next declaration of the same id.
+ * The library's writer keeps each of its thread buffers self-contained (a buffer declares the
+ * base and every id it uses, before using them, and starts over in the next buffer), and a
+ * buffer reaches the file in one piece, so the buffers of several threads may be written in
+ * any order. A compact record whose base or id was not declared before it makes the file
+ * corrupt.
+ *
+ * What does not fit is written as a full KERNEL or API record, in the same place: a
+ * duration of 2^32 ns or more (or an end before the start), a call with its own stack, with
+ * a byte count, a second argument or a non-zero result, or ids past SC_COMPACT_MAX_ID. (A
+ * start 2^31 ns or more from the base only makes the writer declare a new base.) A reader
+ * expands every compact record into the KERNEL or API record it stands for, field for field:
+ * nothing is lost, and the analysis cannot tell the two forms apart. */
+#define SC_COMPACT_MAX_ID 65535u    /* the highest shape or site id */
+
+typedef struct sc_rec_time_base {
+    uint64_t base_ns;               /* CUPTI clock */
+} sc_rec_time_base;
+
+typedef struct sc_rec_kernel_shape {
+    uint64_t graph_node_id;
+    uint32_t id;                    /* 1 to SC_COMPACT_MAX_ID */
+    uint32_t device, context_id, stream_id;
+    int32_t grid_x, grid_y, grid_z;
+    int32_t block_x, block_y, block_z;
+    uint32_t registers_per_thread;
+    uint32_t static_shared;
+    uint32_t dynamic_shared;
+    uint32_t name_id;
+    uint32_t launch_type;
+    uint32_t reserved;
+} sc_rec_kernel_shape;              /* the sc_rec_kernel fields of the same names */
+
+typedef struct sc_rec_kernel_compact {
+    int32_t start_delta;            /* start_ns - the base */
+    uint32_t duration;              /* end_ns - start_ns */
+    uint32_t correlation_id;
+    uint32_t shape_id;              /* a KERNEL_SHAPE id */
+} sc_rec_kernel_compact;
+
+typedef struct sc_rec_call_site {
+    uint64_t stream;
+    uint32_t tid;
+    uint32_t flags;                 /* enum sc_api_flags: SC_API_STACK_SHARED or
+                                       SC_API_STACK_SHARED_AUX2 says where `shared` goes */
+    uint16_t domain, cbid, call_class;
+    uint16_t id;                    /* 1 to SC_COMPACT_MAX_ID */
+} sc_rec_call_site;                 /* the sc_rec_api fields of the same names */
+
+typedef struct sc_rec_call_compact {
+    int32_t start_delta;            /* start_ns - the base */
+    uint32_t duration;              /* end_ns - start_ns */
+    uint32_t correlation_id;
+    uint32_t shared;                /* the stack-sharing call (aux, or aux2 per the site's
+                                       flags); 0 with neither flag: a call without a stack */
+    uint32_t site_id;               /* a CALL_SITE id */
+    uint32_t context_id;
+} sc_rec_call_compact;              /* bytes, the other aux, result, n_frames: 0 */
+
 /* CUPTI's OVERHEAD activity: a stretch in which the driver or CUPTI did work of its own on a
  * thread. The kinds that matter to the analysis (CUpti_ActivityOverheadKind values):
  * loading a kernel's module on its first launch under lazy loading, and the host blocked
@@ -471,5 +561,10 @@ SC_ASSERT_SIZE(sc_rec_pystack, 8);
 SC_ASSERT_SIZE(sc_py_frame, 16);
 SC_ASSERT_SIZE(sc_rec_scope, 8);
 SC_ASSERT_SIZE(sc_rec_scope_window, 24);
+SC_ASSERT_SIZE(sc_rec_time_base, 8);
+SC_ASSERT_SIZE(sc_rec_kernel_shape, 72);
+SC_ASSERT_SIZE(sc_rec_kernel_compact, 16);
+SC_ASSERT_SIZE(sc_rec_call_site, 24);
+SC_ASSERT_SIZE(sc_rec_call_compact, 24);
 
 #endif

@@ -11,6 +11,7 @@
 #include "preload/activity_kinds.h"
 #include "preload/cupti_loader.h"
 #include "preload/modules.h"
+#include "preload/options.h"
 #include "preload/scope.h"
 #include "preload/strings.h"
 #include "preload/tracebuf.h"
@@ -49,7 +50,19 @@ static void sc_put_kernel(const CUpti_ActivityKernel10 *k)
         .dynamic_shared = (uint32_t)k->dynamicSharedMemory,
         .name_id = sc_string_id(k->name), .launch_type = k->launchType,
     };
-    sc_tbuf_put(SC_REC_KERNEL, &r, sizeof r, NULL, 0);
+    if (!sc_opts.compact) {
+        sc_tbuf_put(SC_REC_KERNEL, &r, sizeof r, NULL, 0);
+        return;
+    }
+    /* Compact when it fits, with what its buffer has not declared yet; else in full. */
+    enum { FULL = sizeof(sc_record_header) + sizeof r };
+    _Static_assert((int)FULL <= (int)SC_COMPACT_KERNEL_MAX, "the reserve holds the full one too");
+    sc_compact_writer *w;
+    uint8_t *dst = sc_tbuf_reserve_compact(SC_COMPACT_KERNEL_MAX, &w);
+    if (!dst) return;
+    size_t used = sc_compact_kernel(w, dst, &r);
+    if (!used) used = (size_t)(sc_compact_put(dst, SC_REC_KERNEL, &r, sizeof r) - dst);
+    sc_tbuf_commit(used);
 }
 
 static void sc_put_memcpy(const CUpti_ActivityMemcpy6 *c)

@@ -30,8 +30,8 @@ static SC_TLS bool sc_inside;     /* streamcheck's own CUDA calls */
 
 /* Names of the calls already written, one byte per (domain, cbid): a byte, not a bit, so
  * that the check on every call is one load with no shift or mask. 4 KiB. */
-enum { SC_NAME_SLOTS = 2048 };
-static atomic_uchar sc_named[2][SC_NAME_SLOTS];
+enum { SC_NAME_SLOTS = SC_HOOK_SLOTS };
+static atomic_uchar sc_named[2][SC_NAME_SLOTS]; /* [domain - 1]: driver, runtime */
 
 /* Live contexts, for the exit path. Contexts are few; a small array under a spin of
  * atomics would do, but creation and destruction are rare, so a plain lock is fine. */
@@ -75,7 +75,8 @@ static SC_OUT_OF_LINE void sc_on_resource(CUpti_CallbackId cbid, const CUpti_Res
 
 static void sc_write_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name)
 {
-    atomic_uchar *named = &sc_named[domain == CUPTI_CB_DOMAIN_DRIVER_API][cbid];
+    /* hooked calls only: domain 1 (driver) or 2 (runtime), cbid below SC_HOOK_SLOTS */
+    atomic_uchar *named = &sc_named[domain - 1][cbid];
     /* A plain load first: after the first call of each function this is all it costs. */
     if (atomic_load_explicit(named, memory_order_relaxed)) return;
     if (atomic_exchange(named, 1)) return;
@@ -146,17 +147,42 @@ static void sc_write_pystack(uint32_t correlation_id)
     sc_tbuf_put(SC_REC_PYSTACK, &r, sizeof r, frames, (size_t)n * sizeof *frames);
 }
 
+/* Calls are written as compact records (trace_format.h, 2.0) unless STREAMCHECK_OPTIONS
+ * compact=0 said not to: then no site is ever declared, and every call that could be compact
+ * finds that out in sc_write_compact_declaring. */
+static bool sc_compact_calls;
+
+/* The call as a compact record at dst when its site or time base must be declared first
+ * (compact_write.h): out of line, once per site and buffer. The site is the hook's and the
+ * stream's: the hook gives the call, its domain, class and flags; the thread is the buffer's
+ * owner. Returns the bytes written, or 0: write the full record. */
+static SC_OUT_OF_LINE size_t sc_write_compact_declaring(sc_thread *t, uint8_t *dst,
+                                                        const sc_hook *h, uint64_t stream,
+                                                        uint64_t start, uint64_t end,
+                                                        const CUpti_CallbackData *cb,
+                                                        uint32_t shared)
+{
+    if (!sc_compact_calls) return 0;
+    sc_rec_call_site site = {.stream = stream, .tid = t->tid,
+                             .flags = h->flags | SC_API_STACK_SHARED, .domain = h->domain,
+                             .cbid = h->cbid, .call_class = h->call_class};
+    sc_compact_call_in c = {.start_ns = start, .end_ns = end,
+                            .correlation_id = cb->correlationId, .shared = shared,
+                            .context_id = cb->contextUid};
+    return sc_compact_call(&t->compact, dst, h, &site, &c);
+}
+
 static SC_OUT_OF_LINE void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain,
                                       CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     uint64_t now = 0;
     sc_cupti_api.GetTimestamp(&now);
-    if (cbid < SC_NAME_SLOTS) sc_write_name(domain, cbid, cb->functionName);
-
     sc_call_args args = {.stream = SC_STREAM_NONE};
     if (h->extract && cb->functionParams) h->extract(cb->functionParams, true, &args);
 
     size_t max_frames = (size_t)sc_opts.stack_depth;
+    /* options.c keeps it so: the reserve below need not check the record's size */
+    if (max_frames > SC_MAX_STACK_DEPTH) __builtin_unreachable();
     size_t size = sc_record_size(sizeof(sc_rec_api), max_frames * sizeof(uint64_t));
     uint8_t *dst = sc_tbuf_reserve_in(sc_thread_peek(), size);
     if (!dst) return;
@@ -166,19 +192,41 @@ static SC_OUT_OF_LINE void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain dom
     uint64_t *frames = (uint64_t *)(r + 1);
     uint32_t shared = max_frames ? sc_stack_share(t, h, cbid, cb, &args) : 0;
     int n = shared ? 0 : sc_stack_capture(frames, (int)max_frames, 3);
-    *r = (sc_rec_api){
-        .start_ns = cb->correlationData ? *cb->correlationData : now, .end_ns = now,
-        .stream = args.stream, .bytes = args.bytes, .aux = args.aux,
-        .tid = t->tid, .correlation_id = cb->correlationId, .context_id = cb->contextUid,
-        .flags = h->flags | shared, .domain = (uint16_t)domain, .cbid = (uint16_t)cbid,
-        .call_class = h->call_class, .n_frames = (uint16_t)n,
-        .result = cb->functionReturnValue ? *(const int32_t *)cb->functionReturnValue : 0,
-        .aux2 = args.aux2,
-    };
-    size_t used = sc_record_size(sizeof(sc_rec_api), (size_t)n * sizeof(uint64_t));
-    *(sc_record_header *)dst = (sc_record_header){
-        .kind = SC_REC_API, .fixed = sizeof(sc_rec_api), .size = (uint32_t)used};
+    uint64_t start = cb->correlationData ? *cb->correlationData : now;
+    int32_t result = cb->functionReturnValue ? *(const int32_t *)cb->functionReturnValue : 0;
+    size_t used = 0;
+    /* Compact (trace_format.h): a call that shares its stack through aux, whose other
+     * values are 0. A launch, most often. */
+    if (shared == SC_API_STACK_SHARED && !(args.bytes | args.aux2 | (uint32_t)result)) {
+        used = sc_compact_call_declared(&t->compact, dst, h, args.stream, start, now,
+                                        cb->correlationId, (uint32_t)args.aux,
+                                        cb->contextUid);
+        if (__builtin_expect(used != 0, 1)) {
+            /* The common case ends here: its call's name was written (below) when its site
+             * was declared in this buffer. */
+            sc_tbuf_commit_api_in(t, used);
+            if (h->call_class == SC_CALL_DEVICE_SYNC) sc_agent_request_checkpoint();
+            return;
+        }
+        used = sc_write_compact_declaring(t, dst, h, args.stream, start, now, cb,
+                                          (uint32_t)args.aux);
+    }
+    if (!used) {
+        *r = (sc_rec_api){
+            .start_ns = start, .end_ns = now, .stream = args.stream, .bytes = args.bytes,
+            .aux = args.aux, .tid = t->tid, .correlation_id = cb->correlationId,
+            .context_id = cb->contextUid, .flags = h->flags | shared,
+            .domain = (uint16_t)domain, .cbid = (uint16_t)cbid, .call_class = h->call_class,
+            .n_frames = (uint16_t)n, .result = result, .aux2 = args.aux2,
+        };
+        used = sc_record_size(sizeof(sc_rec_api), (size_t)n * sizeof(uint64_t));
+        *(sc_record_header *)dst = (sc_record_header){
+            .kind = SC_REC_API, .fixed = sizeof(sc_rec_api), .size = (uint32_t)used};
+    }
     sc_tbuf_commit_api_in(t, used);
+    /* After the record: it writes a record of its own (the first call of each function).
+     * A reader names calls once it has read every record. */
+    sc_write_name(domain, cbid, cb->functionName);     /* sc_hook_find checked both */
     if (n > 0 && sc_python_active()) sc_write_pystack(cb->correlationId);
     if (n > 0) sc_stack_time(t, now, cb->correlationId);
     /* CUPTI's buffers are handed over after a device-wide synchronization, by the agent:
@@ -247,6 +295,7 @@ static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
 CUptiResult sc_callbacks_start(void)
 {
     sc_hooks_init();
+    sc_compact_calls = sc_opts.compact;
     CUptiResult rc = sc_cupti_api.Subscribe(&sc_subscriber, sc_on_callback, NULL);
     if (rc != CUPTI_SUCCESS) return rc;
     atomic_store(&sc_subscribed, true);

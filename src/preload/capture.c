@@ -70,6 +70,16 @@ static const char *sc_exe_base(char *buf, size_t size)
     return slash ? slash + 1 : n > 0 ? buf : "process";
 }
 
+/* Compact records need a 2.0 reader; without them the file is a 1.5 one, which older
+ * report tools read too (trace_format.h). */
+static int sc_writer_open_here(const char *dir, const char *base, char *err, size_t err_size)
+{
+    uint16_t major = sc_opts.compact ? SC_TRACE_VERSION_MAJOR : SC_TRACE_FULL_MAJOR;
+    uint16_t minor = sc_opts.compact ? SC_TRACE_VERSION_MINOR : SC_TRACE_FULL_MINOR;
+    return sc_writer_open_version(&sc_trace_writer, dir, base, getpid(), major, minor, err,
+                                  err_size);
+}
+
 /* The output folder's pattern is expanded here, in the process that starts CUDA, so a
  * forked child's %p is its own pid. An unwritable or unusable output folder loses nothing:
  * the trace goes to the temporary folder and the user is told where. */
@@ -84,14 +94,14 @@ static int sc_open_trace(void)
     } else {
         if (why[0]) sc_say("output folder %s: %s", sc_opts.out_dir, why);
         sc_out_path_make_parents(dir);
-        if (sc_writer_open(&sc_trace_writer, dir, base, getpid(), err, sizeof err) == 0)
+        if (sc_writer_open_here(dir, base, err, sizeof err) == 0)
             return 0;
     }
     const char *tmp = getenv("TMPDIR");
     snprintf(fallback, sizeof fallback, "%s/streamcheck-%d", tmp && *tmp ? tmp : "/tmp",
              (int)getuid());
     char err2[512];
-    if (sc_writer_open(&sc_trace_writer, fallback, base, getpid(), err2, sizeof err2) == 0) {
+    if (sc_writer_open_here(fallback, base, err2, sizeof err2) == 0) {
         sc_say("%s; writing the trace to %s instead", err, fallback);
         return 0;
     }

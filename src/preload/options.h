@@ -20,6 +20,9 @@ typedef struct sc_options {
     char cupti_path[2048];  /* STREAMCHECK_CUPTI: libcupti to use when none is loaded */
     char unwinder[16];      /* STREAMCHECK_UNWINDER: "libgcc", "libunwind", "" = choose */
     bool python;            /* STREAMCHECK_PYTHON (default 1): Python call sites (python.h) */
+    bool compact;           /* STREAMCHECK_COMPACT (default 1): kernels and calls as compact
+                               records, format 2.0; 0: full records only, format 1.5, for an
+                               older streamcheck-report */
     bool unified_memory;    /* STREAMCHECK_UNIFIED_MEMORY=1: trace managed-memory migrations
                                and GPU page faults (off by default: the driver's tracing
                                slows a program that faults, tests/samples/MEASURED.md) */

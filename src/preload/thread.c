@@ -40,6 +40,8 @@ static sc_thread *sc_thread_make(bool owned)
     if (!t) return NULL;
     atomic_flag_clear(&t->busy);
     atomic_init(&t->owned, owned);
+    /* zero already (calloc): forgetting sets it up without touching the tables' pages */
+    sc_compact_writer_forget(&t->compact);
     t->cur = sc_tbuf_buf_new(t); /* NULL is survivable: the first reserve tries again */
     /* Its first pages are touched here, not by the thread's first record: a page fault is
      * microseconds. */
@@ -57,7 +59,9 @@ static void sc_thread_release(void *p)
     /* Push/pop ranges its thread never closed. */
     uint32_t depth = atomic_exchange_explicit(&t->nvtx_depth, 0, memory_order_relaxed);
     sc_loss_add(SC_LOSS_NVTX_UNCLOSED, depth < SC_NVTX_MAX_DEPTH ? depth : SC_NVTX_MAX_DEPTH);
-    /* The next thread shares no stack with this one. */
+    /* The next thread shares no stack with this one. (Nor the call sites it declared, whose
+     * thread id is this one's: sc_tbuf_thread_exit handed its buffer over, which makes the
+     * compact writer forget them; a buffer that stayed empty declared none.) */
     sc_sample_reset(&t->samples);
     sc_thread_current = NULL;
     atomic_store_explicit(&t->owned, false, memory_order_release);

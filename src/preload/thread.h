@@ -16,6 +16,7 @@
 
 #include "preload/sample.h"
 #include "preload/strings.h"
+#include "trace/compact_write.h"
 
 enum { SC_NVTX_MAX_DEPTH = 64 };
 
@@ -45,6 +46,9 @@ typedef struct sc_thread {
                                     the owner writes it, the exit path reads it */
     sc_nvtx_open nvtx_open[SC_NVTX_MAX_DEPTH];
     sc_string_cache strings; /* strings.c */
+    /* The compact records' encoder (callbacks.c, activity.c) for the buffer `cur` is now,
+     * with `busy` held: the owner writes with it, tracebuf.c resets it when `cur` changes. */
+    sc_compact_writer compact;
 } sc_thread;
 
 /* The calling thread's block (thread.c). Declared here so that the hot path reads it inline:

@@ -32,6 +32,11 @@ static size_t sc_tbuf_used(const sc_tbuf_buf *b)
     return atomic_load_explicit(&b->used, memory_order_acquire);
 }
 
+/* t's buffer changed, or started over: its compact records must declare again what they use
+ * (trace_format.h: a buffer is self-contained). With t's flag held: the clear is short
+ * (6 KiB at most), and the thread must not write into its new buffer before it. */
+static void sc_tbuf_new_cur(sc_thread *t) { sc_compact_writer_forget(&t->compact); }
+
 sc_tbuf_buf *sc_tbuf_buf_new(sc_thread *t)
 {
     sc_tbuf_buf *b = malloc(sizeof *b);
@@ -127,17 +132,20 @@ static sc_tbuf_buf *sc_tbuf_rotate(sc_thread *t)
         /* Back-pressure: the disk is slower than the program. Writing here is the only
          * alternative to unbounded memory or dropping records. */
         sc_tbuf_write(full);
+        sc_tbuf_new_cur(t);
         return full;
     }
     if (!next) next = sc_tbuf_buf_new(t);
     if (!next) {
         if (!full) return NULL;
         sc_tbuf_write(full); /* no memory for another buffer: reuse this one */
+        sc_tbuf_new_cur(t);
         return full;
     }
     next->owner = t;
     atomic_store_explicit(&next->used, 0, memory_order_relaxed);
     t->cur = next;
+    sc_tbuf_new_cur(t);
     if (full) sc_tbuf_hand_over(full);
     return next;
 }
@@ -210,6 +218,13 @@ uint64_t sc_tbuf_api_records(void)
     return n;
 }
 
+void *sc_tbuf_reserve_compact(size_t size, sc_compact_writer **w)
+{
+    void *dst = sc_tbuf_reserve(size);
+    if (dst) *w = &sc_thread_peek()->compact;  /* reserve claimed it, and holds its flag */
+    return dst;
+}
+
 void sc_tbuf_put(uint16_t kind, const void *fixed, size_t fixed_size, const void *tail,
                  size_t tail_size)
 {
@@ -264,6 +279,7 @@ void sc_tbuf_flush_idle_now(void)
         r->owner = t;
         atomic_store_explicit(&r->used, 0, memory_order_relaxed);
         t->cur = r;
+        sc_tbuf_new_cur(t);
         sc_tbuf_unlock(t);
         /* Written with the thread's flag free: the thread goes on meanwhile. */
         full->next = NULL;
@@ -324,6 +340,7 @@ void sc_tbuf_flush_fatal(void)
         if (used && (mine || got)) {
             sc_tbuf_write_fatal(w, seized, b->data, used);
             atomic_store_explicit(&b->used, 0, memory_order_release);
+            sc_tbuf_new_cur(t);
         } else if (used) {
             sc_loss_add(SC_LOSS_CRASH_UNWRITTEN, sc_tbuf_count_records(b->data, used));
         }
@@ -342,6 +359,7 @@ uint64_t sc_tbuf_close(void)
     for (sc_thread *t = sc_thread_first(); t; t = t->next) {
         sc_tbuf_lock(t);
         if (t->cur) sc_tbuf_write(t->cur);
+        sc_tbuf_new_cur(t);
         sc_tbuf_unlock(t);
     }
     /* Buffers handed over by threads that rotated before they saw the close. */
@@ -357,6 +375,7 @@ void sc_tbuf_thread_exit(sc_thread *t)
     /* After a close, close writes (or wrote) cur itself. */
     if (b && sc_tbuf_used(b) && atomic_load(&sc_tbuf_accepting)) {
         t->cur = atomic_exchange(&t->spare, NULL);
+        sc_tbuf_new_cur(t);
         sc_tbuf_hand_over(b);
     }
     sc_tbuf_unlock(t);

@@ -91,6 +91,12 @@ static inline void sc_tbuf_commit_api_in(sc_thread *t, size_t size)
     sc_tbuf_commit_in(t, size);
 }
 
+/* Space for a kernel's record, compact or full, in the calling thread's buffer
+ * (SC_COMPACT_KERNEL_MAX bytes at least), with the state that encodes it there: the thread's
+ * compact writer, which tracebuf.c makes forget what it declared whenever the thread's
+ * buffer changes or starts over. NULL as sc_tbuf_reserve; follow with sc_tbuf_commit. */
+void *sc_tbuf_reserve_compact(size_t size, sc_compact_writer **w);
+
 /* Encodes and appends one record (see trace/record.h). */
 void sc_tbuf_put(uint16_t kind, const void *fixed, size_t fixed_size, const void *tail,
                  size_t tail_size);

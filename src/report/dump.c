@@ -17,6 +17,7 @@
 #include "report/names.h"
 #include "streamcheck/trace.h"
 #include "streamcheck/trace_format.h"
+#include "trace/compact_read.h"
 #include "trace/read_file.h"
 #include "trace/validate.h"
 
@@ -52,6 +53,9 @@ static const char *const sc_dump_kind_names[SC_REC_KIND_LAST + 1] = {
     [SC_REC_LOSS] = "LOSS",
     [SC_REC_UNIFIED] = "UNIFIED", [SC_REC_PYSTACK] = "PYSTACK",
     [SC_REC_SCOPE] = "SCOPE",     [SC_REC_SCOPE_WINDOW] = "SCOPE_WINDOW",
+    [SC_REC_TIME_BASE] = "TIME_BASE", [SC_REC_KERNEL_SHAPE] = "KERNEL_SHAPE",
+    [SC_REC_KERNEL_COMPACT] = "KERNEL_COMPACT", [SC_REC_CALL_SITE] = "CALL_SITE",
+    [SC_REC_CALL_COMPACT] = "CALL_COMPACT",
 };
 
 static const char *kind_name(uint16_t kind)
@@ -127,6 +131,14 @@ static void record_damage(sc_dump *d, size_t off, enum sc_record_fault fault,
         set_damage(d, SC_DUMP_CORRUPT, off, "STRING record with bad id %u", s.id);
         return;
     }
+    case SC_RECORD_BAD_COMPACT_ID:
+        set_damage(d, SC_DUMP_CORRUPT, off, "%s record with id 0 or above %u",
+                   kind_name(h->kind), SC_COMPACT_MAX_ID);
+        return;
+    case SC_RECORD_UNDECLARED:
+        set_damage(d, SC_DUMP_CORRUPT, off, "%s record before its TIME_BASE or the declaration "
+                   "of its id", kind_name(h->kind));
+        return;
     }
 }
 
@@ -152,18 +164,33 @@ static void add_call_name(sc_dump *d, const uint8_t *p, size_t fixed, size_t n)
     d->names[d->n_names++].text = sc_record_text(p, fixed, n);
 }
 
+/* A compact record's fault (compact_read.h), the loader's: SC_RECORD_UNDECLARED when it
+ * comes before its base or its declaration. Its expansion, when there is one, in *k or *a. */
+static enum sc_record_fault compact_check(sc_compact_reader *r, const sc_record_header *h,
+                                          const uint8_t *p, sc_rec_kernel *k, sc_rec_api *a)
+{
+    size_t fixed = sc_record_fixed_part(h, h->size - sizeof *h);
+    enum sc_compact_result got = sc_compact_read(r, h->kind, p, fixed, k, a);
+    return got == SC_COMPACT_UNDECLARED ? SC_RECORD_UNDECLARED : SC_RECORD_OK;
+}
+
 static void scan(sc_dump *d)
 {
     size_t off = d->start;
     d->stop = d->size;
+    sc_compact_reader compact = {0};
     while (off < d->size) {
         sc_record_header h;
         enum sc_record_fault fault = sc_record_check(d->data, d->size, off, d->has_end, &h);
+        const uint8_t *p = d->data + off + sizeof h;
+        sc_rec_kernel k;
+        sc_rec_api a;
+        if (fault == SC_RECORD_OK && sc_compact_kind(h.kind))
+            fault = compact_check(&compact, &h, p, &k, &a);
         if (fault != SC_RECORD_OK) {
             record_damage(d, off, fault, &h);
             break;
         }
-        const uint8_t *p = d->data + off + sizeof h;
         size_t n = h.size - sizeof h;
         if (h.kind == SC_REC_CALL_NAME)
             add_call_name(d, p, sc_record_fixed_part(&h, n), n);
@@ -173,6 +200,7 @@ static void scan(sc_dump *d)
         d->n_records++;
         off += h.size;
     }
+    sc_compact_reader_free(&compact);
     if (d->n_names)
         qsort(d->names, d->n_names, sizeof *d->names, name_cmp);
 }
@@ -570,7 +598,71 @@ static void dump_scope_window(FILE *out, const uint8_t *p, size_t n)
     if (r.flags & SC_SCOPE_OPEN_AT_END) fputs(" open-at-end", out);
 }
 
-static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record_header *h)
+/* ---- format 2.0's compact records: declarations as written, kernels and calls as the
+ * full records they stand for, after their compact fields. */
+
+static void dump_time_base(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_time_base r;
+    SC_RECORD_COPY_FIXED(r, p, n);
+    fprintf(out, " base=%" PRIu64, r.base_ns);
+}
+
+static void dump_kernel_shape(FILE *out, const uint8_t *p, size_t n)
+{
+    sc_rec_kernel_shape s;
+    SC_RECORD_COPY_FIXED(s, p, n);
+    fprintf(out, " id=%u dev=%u ctx=%u stream=%u grid=%dx%dx%d block=%dx%dx%d regs=%u "
+            "smem=%u+%u name=#%u", s.id, s.device, s.context_id, s.stream_id, s.grid_x,
+            s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z, s.registers_per_thread,
+            s.static_shared, s.dynamic_shared, s.name_id);
+    if (s.launch_type)
+        fprintf(out, " launch_type=%u", s.launch_type);
+    if (s.graph_node_id)
+        fprintf(out, " graph_node=%" PRIu64, s.graph_node_id);
+}
+
+static void dump_call_site(FILE *out, const sc_dump *d, const uint8_t *p, size_t n)
+{
+    sc_rec_call_site s;
+    SC_RECORD_COPY_FIXED(s, p, n);
+    fprintf(out, " id=%u %s(cbid %u, %s) class=%s tid=%u", s.id, call_name(d, s.domain, s.cbid),
+            s.cbid, domain_name(s.domain), call_class_name(s.call_class), s.tid);
+    if (s.stream == SC_STREAM_NONE)
+        fputs(" stream=none", out);
+    else
+        fprintf(out, " stream=0x%" PRIx64, s.stream);
+    put_api_flags(out, s.flags);
+}
+
+static void dump_compact(FILE *out, const sc_dump *d, sc_compact_reader *r,
+                         const sc_record_header *h, const uint8_t *p, size_t n)
+{
+    sc_rec_kernel k;
+    sc_rec_api a;
+    /* scan() read the same records in the same order: every one is declared */
+    enum sc_compact_result got = sc_compact_read(r, h->kind, p, n, &k, &a);
+    if (h->kind == SC_REC_KERNEL_COMPACT && got == SC_COMPACT_KERNEL) {
+        sc_rec_kernel_compact c;
+        SC_RECORD_COPY_FIXED(c, p, n);
+        fprintf(out, " shape=%u delta=%d", c.shape_id, c.start_delta);
+        dump_kernel(out, (const uint8_t *)&k, sizeof k);
+    } else if (h->kind == SC_REC_CALL_COMPACT && got == SC_COMPACT_CALL) {
+        sc_rec_call_compact c;
+        SC_RECORD_COPY_FIXED(c, p, n);
+        fprintf(out, " site=%u delta=%d", c.site_id, c.start_delta);
+        dump_api(out, d, (const uint8_t *)&a, sizeof a);
+    } else if (h->kind == SC_REC_TIME_BASE) {
+        dump_time_base(out, p, n);
+    } else if (h->kind == SC_REC_KERNEL_SHAPE) {
+        dump_kernel_shape(out, p, n);
+    } else if (h->kind == SC_REC_CALL_SITE) {
+        dump_call_site(out, d, p, n);
+    }
+}
+
+static void dump_record(FILE *out, const sc_dump *d, sc_compact_reader *compact, size_t off,
+                        const sc_record_header *h)
 {
     const uint8_t *p = d->data + off + sizeof *h;
     size_t all = h->size - sizeof *h;
@@ -601,6 +693,11 @@ static void dump_record(FILE *out, const sc_dump *d, size_t off, const sc_record
     case SC_REC_PYSTACK: dump_pystack(out, p, n); break;
     case SC_REC_SCOPE: dump_scope(out, p, n, all); break;
     case SC_REC_SCOPE_WINDOW: dump_scope_window(out, p, n); break;
+    case SC_REC_TIME_BASE:
+    case SC_REC_KERNEL_SHAPE:
+    case SC_REC_KERNEL_COMPACT:
+    case SC_REC_CALL_SITE:
+    case SC_REC_CALL_COMPACT: dump_compact(out, d, compact, h, p, n); break;
     default:
         fprintf(out, " kind=%u size=%u: not known to this version, skipped", h->kind, h->size);
         break;
@@ -625,11 +722,11 @@ static int dump_header(FILE *out, sc_dump *d)
     fprintf(out, "format %u.%u, header %u bytes, file %zu bytes\n", h.version_major,
             h.version_minor, h.header_size, d->size);
     if (fault == SC_HEADER_VERSION) {
-        fprintf(out, "cannot read format %u.x: this streamcheck reads format %d.x\n",
-                h.version_major, SC_TRACE_VERSION_MAJOR);
+        fprintf(out, "cannot read format %u.x: this streamcheck reads formats %d.x to %d.x\n",
+                h.version_major, SC_TRACE_OLDEST_MAJOR, SC_TRACE_VERSION_MAJOR);
         fprintf(stderr, "streamcheck-report: %s: trace format %u.%u; this streamcheck reads "
-                "format %d.x\n", d->path, h.version_major, h.version_minor,
-                SC_TRACE_VERSION_MAJOR);
+                "formats %d.x to %d.x\n", d->path, h.version_major, h.version_minor,
+                SC_TRACE_OLDEST_MAJOR, SC_TRACE_VERSION_MAJOR);
         return -1;
     }
     if (fault == SC_HEADER_BAD_SIZE) {
@@ -698,12 +795,14 @@ int sc_dump_trace(FILE *out, const char *path)
     }
     scan(&d);
     dump_status(out, &d);
+    sc_compact_reader compact = {0};
     for (size_t off = d.start; off < d.stop;) {
         sc_record_header h;
         memcpy(&h, d.data + off, sizeof h);
-        dump_record(out, &d, off, &h);
+        dump_record(out, &d, &compact, off, &h);
         off += h.size;
     }
+    sc_compact_reader_free(&compact);
     int rc = 0;
     if (d.damage == SC_DUMP_TRUNCATED) {
         fprintf(out, "@%zu TRUNCATED: %s\n", d.stop, d.what);

@@ -11,6 +11,7 @@
 
 #include "streamcheck/trace.h"
 #include "trace/arena.h"
+#include "trace/compact_read.h"
 #include "trace/file_window.h"
 #include "trace/sort.h"
 #include "trace/times.h"
@@ -34,6 +35,7 @@ typedef struct sc_loader {
         cap_unified, cap_pystacks, cap_scope_windows;
     const uint8_t **pystack_frames;     /* each pystack's sc_py_frame array (arena) */
     size_t cap_pystack_frames;
+    sc_compact_reader compact;  /* format 2.0's base and declarations, in file order */
     char *err;
     size_t err_size;
 } sc_loader;
@@ -91,6 +93,39 @@ static int sc_name_cmp(const void *a, const void *b)
 {
     uint32_t x = ((const sc_name_entry *)a)->key, y = ((const sc_name_entry *)b)->key;
     return x < y ? -1 : x > y;
+}
+
+/* The API calls without frames (most) share one empty array. */
+static const uint64_t sc_no_frames[1];
+
+/* A compact record (format 2.0): declarations are remembered, kernels and calls are loaded
+ * as the full records they stand for. */
+static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
+                           const uint8_t *p, size_t fixed)
+{
+    sc_rec_kernel k;
+    sc_rec_api a;
+    switch (sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a)) {
+    case SC_COMPACT_KERNEL: {
+        sc_kernel *kernel = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
+        if (!kernel) return sc_out_of_memory(ld);
+        kernel->rec = k;
+        return 0;
+    }
+    case SC_COMPACT_CALL: {
+        sc_api_call *c = SC_PUSH(ld, calls, n_calls, cap_calls);
+        if (!c) return sc_out_of_memory(ld);
+        c->rec = a;
+        c->frames = sc_no_frames;
+        return 0;
+    }
+    case SC_COMPACT_UNDECLARED:
+        return sc_fail(ld, off, "compact record before its declaration");
+    case SC_COMPACT_NO_MEMORY:
+        return sc_out_of_memory(ld);
+    default:
+        return 0;
+    }
 }
 
 static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_t *p, size_t n)
@@ -154,10 +189,9 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         SC_RECORD_COPY_FIXED(c->rec, p, n);
         /* Frames follow the fixed part as written by this major version (sc_parse checked
          * that they fit). Most calls have none: those share one empty array. */
-        static const uint64_t no_frames[1];
         c->frames = c->rec.n_frames ? sc_arena_copy(&ld->arena, p + fixed,
                                                     c->rec.n_frames * sizeof *c->frames)
-                                    : no_frames;
+                                    : sc_no_frames;
         if (!c->frames)
             break;
         return 0;
@@ -468,11 +502,11 @@ static int sc_check_header(sc_loader *ld)
     t->version_minor = h.version_minor;
     if (fault == SC_HEADER_VERSION) {
         snprintf(ld->err, ld->err_size,
-                 "%s: trace format %u.%u %s; this streamcheck reads format %d.x",
+                 "%s: trace format %u.%u %s; this streamcheck reads formats %d.x to %d.x",
                  t->path, h.version_major, h.version_minor,
                  h.version_major > SC_TRACE_VERSION_MAJOR ? "was written by a newer streamcheck"
                                                           : "is too old",
-                 SC_TRACE_VERSION_MAJOR);
+                 SC_TRACE_OLDEST_MAJOR, SC_TRACE_VERSION_MAJOR);
         return -1;
     }
     if (fault == SC_HEADER_BAD_SIZE) {
@@ -494,6 +528,7 @@ static const char *sc_fault_words(enum sc_record_fault fault)
     case SC_RECORD_FRAMES_OVERRUN: return "frames overrun";
     case SC_RECORD_BAD_FIXED: return "fixed part outside the record";
     case SC_RECORD_BAD_STRING_ID: return "bad string id";
+    case SC_RECORD_BAD_COMPACT_ID: return "bad shape or site id";
     default: return "bad record";
     }
 }
@@ -519,7 +554,11 @@ static int sc_parse(sc_loader *ld)
         enum sc_record_fault fault = sc_record_check(rec, (size_t)got, 0, t->has_end, &h);
         if (fault == SC_RECORD_STRAY || fault == SC_RECORD_CUT_SHORT) break; /* truncated: below */
         if (fault != SC_RECORD_OK) return sc_fail(ld, off, sc_fault_words(fault));
-        if (sc_load_record(ld, &h, rec + sizeof h, h.size - sizeof h) != 0)
+        const uint8_t *payload = rec + sizeof h;
+        size_t n = h.size - sizeof h;
+        if (sc_compact_kind(h.kind) ? sc_load_compact(ld, off, &h, payload,
+                                                      sc_record_fixed_part(&h, n)) != 0
+                                    : sc_load_record(ld, &h, payload, n) != 0)
             return -1;
         off += h.size;
     }
@@ -559,6 +598,7 @@ int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size)
     free(ld.strings);
     free(ld.call_names);
     free(ld.pystack_frames);
+    sc_compact_reader_free(&ld.compact);
     if (rc != 0) sc_trace_free(out);
     return rc;
 }

@@ -7,7 +7,8 @@ enum sc_header_fault sc_header_check(const uint8_t *data, size_t size, sc_file_h
     if (size < sizeof *h) return SC_HEADER_TOO_SHORT;
     if (memcmp(data, SC_TRACE_MAGIC, sizeof SC_TRACE_MAGIC) != 0) return SC_HEADER_BAD_MAGIC;
     memcpy(h, data, sizeof *h);
-    if (h->version_major != SC_TRACE_VERSION_MAJOR) return SC_HEADER_VERSION;
+    if (h->version_major < SC_TRACE_OLDEST_MAJOR || h->version_major > SC_TRACE_VERSION_MAJOR)
+        return SC_HEADER_VERSION;
     if (h->header_size < sizeof *h || h->header_size > size || h->header_size % 8)
         return SC_HEADER_BAD_SIZE;
     return SC_HEADER_OK;
@@ -37,6 +38,11 @@ size_t sc_record_fixed_size(uint16_t kind)
     case SC_REC_PYSTACK: return sizeof(sc_rec_pystack);
     case SC_REC_SCOPE: return sizeof(sc_rec_scope);
     case SC_REC_SCOPE_WINDOW: return sizeof(sc_rec_scope_window);
+    case SC_REC_TIME_BASE: return sizeof(sc_rec_time_base);
+    case SC_REC_KERNEL_SHAPE: return sizeof(sc_rec_kernel_shape);
+    case SC_REC_KERNEL_COMPACT: return sizeof(sc_rec_kernel_compact);
+    case SC_REC_CALL_SITE: return sizeof(sc_rec_call_site);
+    case SC_REC_CALL_COMPACT: return sizeof(sc_rec_call_compact);
     default: return 0;
     }
 }
@@ -117,6 +123,16 @@ static enum sc_record_fault sc_payload_check(const sc_record_header *h, const ui
         sc_rec_string s;
         SC_RECORD_COPY_FIXED(s, p, n);
         if (s.id == 0 || s.id > SC_RECORD_MAX_STRING_ID) return SC_RECORD_BAD_STRING_ID;
+    }
+    if (kind == SC_REC_KERNEL_SHAPE) {
+        sc_rec_kernel_shape s;
+        SC_RECORD_COPY_FIXED(s, p, fixed);
+        if (s.id == 0 || s.id > SC_COMPACT_MAX_ID) return SC_RECORD_BAD_COMPACT_ID;
+    }
+    if (kind == SC_REC_CALL_SITE) {
+        sc_rec_call_site s;
+        SC_RECORD_COPY_FIXED(s, p, fixed);
+        if (s.id == 0) return SC_RECORD_BAD_COMPACT_ID;     /* 16 bits: never above the max */
     }
     return SC_RECORD_OK;
 }

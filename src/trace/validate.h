@@ -24,7 +24,8 @@ enum sc_header_fault {
 };
 
 /* Checks the file header of a file of `size` bytes. *h receives the header whenever there is
- * one to read (every fault but TOO_SHORT and BAD_MAGIC), so callers can name its version. */
+ * one to read (every fault but TOO_SHORT and BAD_MAGIC), so callers can name its version.
+ * Major versions SC_TRACE_OLDEST_MAJOR to SC_TRACE_VERSION_MAJOR are read. */
 enum sc_header_fault sc_header_check(const uint8_t *data, size_t size, sc_file_header *h);
 
 /* In the order they are checked. STRAY and CUT_SHORT mean the file ends inside a record (a
@@ -43,6 +44,11 @@ enum sc_record_fault {
     SC_RECORD_UNTERMINATED,     /* a kind with text whose text has no NUL */
     SC_RECORD_FRAMES_OVERRUN,   /* API: n_frames return addresses do not fit the payload */
     SC_RECORD_BAD_STRING_ID,    /* STRING: id 0 (none) or above SC_RECORD_MAX_STRING_ID */
+    SC_RECORD_BAD_COMPACT_ID,   /* KERNEL_SHAPE, CALL_SITE: id 0 or above SC_COMPACT_MAX_ID */
+    /* Not found by sc_record_check, which looks at one record: a compact record before its
+     * TIME_BASE or its id's declaration (compact_read.h finds it, for the loader and the
+     * dump alike). */
+    SC_RECORD_UNDECLARED,
 };
 
 /* Ids beyond this are refused rather than trusted to size the loader's table. */

@@ -28,6 +28,13 @@ static int sc_write_all(int fd, const void *data, size_t size)
 int sc_writer_open(sc_writer *w, const char *dir, const char *base, pid_t pid, char *err,
                    size_t err_size)
 {
+    return sc_writer_open_version(w, dir, base, pid, SC_TRACE_VERSION_MAJOR,
+                                  SC_TRACE_VERSION_MINOR, err, err_size);
+}
+
+int sc_writer_open_version(sc_writer *w, const char *dir, const char *base, pid_t pid,
+                           uint16_t major, uint16_t minor, char *err, size_t err_size)
+{
     memset(w, 0, sizeof *w);
     w->fd = -1;
     pthread_mutex_init(&w->lock, NULL);
@@ -58,8 +65,8 @@ int sc_writer_open(sc_writer *w, const char *dir, const char *base, pid_t pid, c
         return -1;
     }
     sc_file_header h = {.magic = SC_TRACE_MAGIC,
-                        .version_major = SC_TRACE_VERSION_MAJOR,
-                        .version_minor = SC_TRACE_VERSION_MINOR,
+                        .version_major = major,
+                        .version_minor = minor,
                         .header_size = sizeof(sc_file_header)};
     if (sc_write_all(w->fd, &h, sizeof h) != 0) {
         snprintf(err, err_size, "cannot write %s: %s", w->partial_path, strerror(errno));

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct sc_writer {
@@ -23,6 +24,10 @@ typedef struct sc_writer {
  * keeps its pid), the next free BASE-PID.N is used. Returns 0, or -1 with a message in err. */
 int sc_writer_open(sc_writer *w, const char *dir, const char *base, pid_t pid, char *err,
                    size_t err_size);
+/* The same, with the format version the file header names: a writer that writes no compact
+ * record says 1.5 (SC_TRACE_FULL_MAJOR.SC_TRACE_FULL_MINOR), so older readers read it. */
+int sc_writer_open_version(sc_writer *w, const char *dir, const char *base, pid_t pid,
+                           uint16_t major, uint16_t minor, char *err, size_t err_size);
 /* Appends bytes that hold whole records. Returns 0, or -1 once writing has failed. */
 int sc_writer_append(sc_writer *w, const void *data, size_t size);
 /* The same, but gives up (returns 1) instead of waiting when another thread is writing. */

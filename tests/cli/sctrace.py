@@ -50,7 +50,8 @@ _STRUCTS = {name: layout("sc_" + name) for name in (
     "file_header", "record_header", "rec_process", "rec_module", "rec_device", "rec_string",
     "rec_call_name", "rec_api", "rec_kernel", "rec_memcpy", "rec_memset", "rec_stream",
     "rec_sync", "rec_note", "rec_range", "rec_end", "rec_overhead", "rec_loss", "rec_unified",
-    "rec_pystack", "py_frame", "rec_scope", "rec_scope_window")}
+    "rec_pystack", "py_frame", "rec_scope", "rec_scope_window", "rec_time_base",
+    "rec_kernel_shape", "rec_kernel_compact", "rec_call_site", "rec_call_compact")}
 FILE_HEADER, RECORD_HEADER = _STRUCTS["file_header"][0], _STRUCTS["record_header"][0]
 (PROCESS, MODULE, DEVICE, STRING, CALL_NAME, API, KERNEL, MEMCPY, MEMSET, STREAM, SYNC, NOTE,
  RANGE, END, OVERHEAD, LOSS, UNIFIED, PYSTACK) = (_STRUCTS["rec_" + n][0] for n in (
@@ -58,6 +59,10 @@ FILE_HEADER, RECORD_HEADER = _STRUCTS["file_header"][0], _STRUCTS["record_header
     "stream", "sync", "note", "range", "end", "overhead", "loss", "unified", "pystack"))
 PY_FRAME = _STRUCTS["py_frame"][0]
 SCOPE, SCOPE_WINDOW = _STRUCTS["rec_scope"][0], _STRUCTS["rec_scope_window"][0]
+# format 2.0's compact records
+TIME_BASE, KERNEL_SHAPE, KERNEL_COMPACT, CALL_SITE, CALL_COMPACT = (
+    _STRUCTS["rec_" + n][0] for n in ("time_base", "kernel_shape", "kernel_compact",
+                                       "call_site", "call_compact"))
 
 
 def record(kind, payload=b"", text=None, fixed=None, extra=b""):
@@ -212,6 +217,43 @@ class Trace:
         """A LOSS record: `count` lost to `cause` (cumulative: the last one of a cause wins)."""
         self.records.append(record(REC_LOSS, LOSS.pack(cause, 0, count)))
 
+    def time_base(self, ns):
+        """A TIME_BASE record (2.0): compact records after it count their times from ns."""
+        self.records.append(record(REC_TIME_BASE, TIME_BASE.pack(self._t(ns))))  # noqa: F821
+
+    def kernel_shape(self, shape_id, name, stream_id, device=0, context_id=1, grid=(1, 1, 1),
+                     block=(32, 1, 1), registers=32, graph_node_id=0):
+        """A KERNEL_SHAPE record (2.0) declaring shape_id."""
+        self.records.append(record(REC_KERNEL_SHAPE, KERNEL_SHAPE.pack(  # noqa: F821
+            graph_node_id, shape_id, device, context_id, stream_id, *grid, *block, registers,
+            0, 0, self.string(name), 0, 0)))
+
+    def kernel_compact(self, shape_id, delta, duration, correlation_id=0):
+        """A KERNEL_COMPACT record (2.0): starts delta ns after the last TIME_BASE."""
+        self.records.append(record(REC_KERNEL_COMPACT, KERNEL_COMPACT.pack(  # noqa: F821
+            delta, duration, correlation_id, shape_id)))
+
+    def call_site(self, site_id, name, call_class=CALL_OTHER, stream=STREAM_NONE, tid=100,
+                  flags=API_STACK_SHARED, domain=DOMAIN_RUNTIME):  # noqa: F821
+        """A CALL_SITE record (2.0) declaring site_id (a CALL_NAME record names the call)."""
+        cbid = self.call_names.get((domain, name))
+        if cbid is None:
+            cbid = len(self.call_names) + 1
+            self.call_names[(domain, name)] = cbid
+            self.records.append(record(REC_CALL_NAME, CALL_NAME.pack(domain, cbid, 0), name))
+        self.records.append(record(REC_CALL_SITE, CALL_SITE.pack(  # noqa: F821
+            stream, tid, flags, domain, cbid, call_class, site_id)))
+
+    def call_compact(self, site_id, delta, duration, correlation_id=None, shared=0,
+                     context_id=1):
+        """A CALL_COMPACT record (2.0); returns its correlation id."""
+        if correlation_id is None:
+            correlation_id = self.next_corr
+            self.next_corr += 1
+        self.records.append(record(REC_CALL_COMPACT, CALL_COMPACT.pack(  # noqa: F821
+            delta, duration, correlation_id, shared, site_id, context_id)))
+        return correlation_id
+
     def to_bytes(self, partial=False, dropped=0):
         header = FILE_HEADER.pack(MAGIC, self.version[0], self.version[1], FILE_HEADER.size)
         out = header + b"".join(self.records)
@@ -240,7 +282,10 @@ _LAYOUTS = {kind: _STRUCTS["rec_" + name] for kind, name in (
     (REC_STREAM, "stream"), (REC_SYNC, "sync"), (REC_NOTE, "note"),  # noqa: F821
     (REC_RANGE, "range"), (REC_END, "end"), (REC_OVERHEAD, "overhead"),  # noqa: F821
     (REC_LOSS, "loss"), (REC_UNIFIED, "unified"), (REC_PYSTACK, "pystack"),  # noqa: F821
-    (REC_SCOPE, "scope"), (REC_SCOPE_WINDOW, "scope_window"))}  # noqa: F821
+    (REC_SCOPE, "scope"), (REC_SCOPE_WINDOW, "scope_window"),  # noqa: F821
+    (REC_TIME_BASE, "time_base"), (REC_KERNEL_SHAPE, "kernel_shape"),  # noqa: F821
+    (REC_KERNEL_COMPACT, "kernel_compact"), (REC_CALL_SITE, "call_site"),  # noqa: F821
+    (REC_CALL_COMPACT, "call_compact"))}  # noqa: F821
 _LAYOUTS[REC_ENV] = (None, "")  # noqa: F821  (all text)
 for _kind, (_s, _names) in _LAYOUTS.items():
     assert _s is None or len(_names.split()) == len(_s.unpack(b"\0" * _s.size)), _kind
@@ -255,6 +300,71 @@ _LISTS = {REC_MODULE: "modules", REC_DEVICE: "devices", REC_API: "calls", REC_KE
           REC_UNIFIED: "unified", REC_PYSTACK: "pystacks",  # noqa: F821
           REC_SCOPE_WINDOW: "scope_windows"}  # noqa: F821
 _FRAME_KINDS = {REC_API, REC_PYSTACK}  # noqa: F821  (frames follow the fixed part)
+COMPACT_KINDS = {REC_TIME_BASE, REC_KERNEL_SHAPE, REC_KERNEL_COMPACT, REC_CALL_SITE,  # noqa: F821
+                  REC_CALL_COMPACT}  # noqa: F821
+
+
+class Compact:
+    """Format 2.0's compact records: the base and declarations in file order, and each compact
+    record expanded into the fields of the KERNEL or API record it stands for. For readers of
+    their own (tests/gpu/lifecycle_helpers.py): feed it every record of a compact kind, in file
+    order, with take()."""
+
+    def __init__(self):
+        self.base = None
+        self.shapes = {}
+        self.sites = {}
+
+    def take(self, kind, payload):
+        """A record of a compact kind: None for a declaration (remembered), else (REC_KERNEL or
+        REC_API, the fields of that record). Raises TraceError for a compact record before its
+        declaration."""
+        rec = _fields(kind, payload)
+        if kind in (REC_KERNEL_COMPACT, REC_CALL_COMPACT):  # noqa: F821
+            full = self.kernel(rec) if kind == REC_KERNEL_COMPACT else self.call(rec)  # noqa: F821
+            if full is None:
+                raise TraceError("compact record before its declaration")
+            return (REC_KERNEL if kind == REC_KERNEL_COMPACT else REC_API), full  # noqa: F821
+        self.declare(kind, rec)
+        return None
+
+    def declare(self, kind, rec):
+        if kind == REC_TIME_BASE:  # noqa: F821
+            self.base = rec["base_ns"]
+        elif kind == REC_KERNEL_SHAPE:  # noqa: F821
+            self.shapes[rec["id"]] = rec
+        else:
+            self.sites[rec["id"]] = rec
+
+    def _start(self, rec):
+        return (self.base + rec["start_delta"]) % (1 << 64)
+
+    def kernel(self, rec):
+        """The KERNEL fields of a KERNEL_COMPACT, or None when it was not declared."""
+        shape = self.shapes.get(rec["shape_id"])
+        if self.base is None or shape is None:
+            return None
+        start = self._start(rec)
+        out = {k: shape[k] for k in _STRUCTS["rec_kernel"][1].split() if k in shape}
+        out.update(start_ns=start, end_ns=(start + rec["duration"]) % (1 << 64),
+                   correlation_id=rec["correlation_id"])
+        return {k: out[k] for k in _STRUCTS["rec_kernel"][1].split() if k != "reserved"}
+
+    def call(self, rec):
+        """The API fields of a CALL_COMPACT, or None when it was not declared."""
+        site = self.sites.get(rec["site_id"])
+        if self.base is None or site is None:
+            return None
+        start = self._start(rec)
+        flags = site["flags"]
+        out = dict(start_ns=start, end_ns=(start + rec["duration"]) % (1 << 64),
+                   stream=site["stream"], bytes=0,
+                   aux=rec["shared"] if flags & API_STACK_SHARED else 0,  # noqa: F821
+                   tid=site["tid"], correlation_id=rec["correlation_id"],
+                   context_id=rec["context_id"], flags=flags, domain=site["domain"],
+                   cbid=site["cbid"], call_class=site["call_class"], n_frames=0, result=0,
+                   aux2=rec["shared"] if flags & API_STACK_SHARED_AUX2 else 0)  # noqa: F821
+        return {k: out[k] for k in _STRUCTS["rec_api"][1].split() if k != "reserved"}
 
 
 def _fields(kind, payload):
@@ -285,7 +395,10 @@ def read(path):
       scope_windows: its SCOPE_WINDOW records, in file order,
       env: list of "NAME=value" strings,
       losses: {cause: count} from LOSS records (the last record of each cause),
-      unknown: how many records of kinds this version does not know were skipped.
+      unknown: how many records of kinds this version does not know were skipped,
+      compact: counts of format 2.0's compact records: "kernels" and "calls" (expanded into
+          kernels and calls, in their place in file order) and "declarations" (TIME_BASE,
+          KERNEL_SHAPE and CALL_SITE records).
     Values are as written: stream records keep device 0xFFFFFFFF (the C loader fills it in).
 
     Raises TraceError when the file is not a trace, has another major version or is corrupt
@@ -299,16 +412,17 @@ def read(path):
         raise TraceError(f"{path}: not a streamcheck trace "
                          f"({'file too short' if len(data) < FILE_HEADER.size else 'wrong magic'})")
     _, major, minor, header_size = FILE_HEADER.unpack_from(data)
-    if major != VERSION_MAJOR:
+    if not TRACE_OLDEST_MAJOR <= major <= VERSION_MAJOR:  # noqa: F821
         raise TraceError(f"{path}: trace format {major}.{minor}; this reader reads "
-                         f"format {VERSION_MAJOR}.x")
+                         f"formats {TRACE_OLDEST_MAJOR}.x to {VERSION_MAJOR}.x")  # noqa: F821
     if header_size < FILE_HEADER.size or header_size > len(data) or header_size % 8:
         raise TraceError(f"{path}: corrupt trace: header size {header_size}")
 
     out = {"path": path, "version": (major, minor), "status": "complete", "status_detail": "",
            "process": None, "end": None, "scope": None, "strings": {}, "call_names": {},
            "losses": {},
-           "unknown": 0}
+           "unknown": 0, "compact": {"kernels": 0, "calls": 0, "declarations": 0}}
+    compact = Compact()
     for name in _LISTS.values():
         out[name] = []
 
@@ -361,6 +475,24 @@ def read(path):
             names = _STRUCTS["py_frame"][1].split()
             rec["frames"] = [dict(zip(names, PY_FRAME.unpack_from(payload, fixed + i * PY_FRAME.size)))
                              for i in range(rec["n_frames"])]
+        if kind in (REC_KERNEL_SHAPE, REC_CALL_SITE) and not 0 < rec["id"] <= COMPACT_MAX_ID:  # noqa: F821
+            corrupt(off, "bad shape or site id")
+        if kind in COMPACT_KINDS:
+            if kind == REC_KERNEL_COMPACT:  # noqa: F821
+                full, kind = compact.kernel(rec), REC_KERNEL
+            elif kind == REC_CALL_COMPACT:  # noqa: F821
+                full, kind = compact.call(rec), REC_API
+            else:
+                compact.declare(kind, rec)
+                out["compact"]["declarations"] += 1
+                off += size
+                continue
+            if full is None:
+                corrupt(off, "compact record before its declaration")
+            out["compact"]["kernels" if kind == REC_KERNEL else "calls"] += 1
+            rec = dict(full, offset=off)
+            if kind == REC_API:
+                rec["frames"] = []
         if kind == REC_PROCESS:
             rec["exe"] = text
             out["process"] = rec
@@ -413,3 +545,40 @@ def read(path):
         out["status_detail"] = "no end record: the process crashed, was killed, exec'd or is " \
                                "still running"
     return out
+
+
+def full_form(data):
+    """The trace `data` (bytes) as a writer without compact records writes it (format
+    TRACE_FULL_MAJOR.TRACE_FULL_MINOR): every compact record replaced, in its place, by the
+    full KERNEL or API record it stands for, as this module decodes it (independently of the C
+    reader), and the base and declarations left out. Other records are copied as they are."""
+    magic, _major, _minor, header_size = FILE_HEADER.unpack_from(data)
+    out = [FILE_HEADER.pack(magic, TRACE_FULL_MAJOR, TRACE_FULL_MINOR, header_size),  # noqa: F821
+           data[FILE_HEADER.size:header_size]]
+    compact = Compact()
+    off = header_size
+    while off + RECORD_HEADER.size <= len(data):
+        kind, _fixed, size = RECORD_HEADER.unpack_from(data, off)
+        if size < RECORD_HEADER.size or off + size > len(data):
+            break
+        payload = data[off + RECORD_HEADER.size:off + size]
+        if kind in COMPACT_KINDS:
+            rec = _fields(kind, payload)
+            if kind == REC_KERNEL_COMPACT:  # noqa: F821
+                out.append(_packed(REC_KERNEL, "rec_kernel", compact.kernel(rec)))
+            elif kind == REC_CALL_COMPACT:  # noqa: F821
+                out.append(_packed(REC_API, "rec_api", compact.call(rec)))
+            else:
+                compact.declare(kind, rec)
+        else:
+            out.append(data[off:off + size])
+        off += size
+    out.append(data[off:])
+    return b"".join(out)
+
+
+def _packed(kind, struct_name, fields):
+    if fields is None:
+        raise TraceError("compact record before its declaration")
+    layout, names = _STRUCTS[struct_name]
+    return record(kind, layout.pack(*(fields.get(n, 0) for n in names.split())))

@@ -2,15 +2,16 @@
 kind's fixed part, and this reader reads such a file as if the fields were not there. Since
 1.3 every record header gives its fixed part's size, so the text or frames after it are
 found past fields this reader does not know. Checked by rewriting a trace that has a record
-of every kind as a "1.99" writer would write it, eight bytes of unknown fields appended to
+of every kind as a "2.99" writer would write it, eight bytes of unknown fields appended to
 every fixed part (texts and frames after them), and reading both with the report tool and
 with sctrace.py: everything they say must be the same."""
 import json
 import struct
 
-from sctrace import (BLOCKING, CALL_MEMCPY_ASYNC, FILE_HEADER, LEGACY, NON_BLOCKING,
-                     NOTE_CUPTI_TAKEN, OVERHEAD_LAZY_FUNCTION_LOADING, RECORD_HEADER, REC_ENV,
-                     SYNC_CONTEXT, UNIFIED_HTOD, Trace, read, record)
+from sctrace import (BLOCKING, CALL_LAUNCH, CALL_MEMCPY_ASYNC, FILE_HEADER, LEGACY,
+                     NON_BLOCKING, NOTE_CUPTI_TAKEN, OVERHEAD_LAZY_FUNCTION_LOADING,
+                     RECORD_HEADER, REC_CALL_COMPACT, REC_ENV, REC_TIME_BASE, SYNC_CONTEXT,
+                     UNIFIED_HTOD, Trace, read, record)
 
 APPENDED = b"\xab" * 8      # not zeros: a reader that took them for known fields would show it
 
@@ -34,6 +35,12 @@ def every_kind():
     t.sync(400_000, 411_000, SYNC_CONTEXT)
     t.overhead(OVERHEAD_LAZY_FUNCTION_LOADING, 205_000, 206_000)
     t.unified(UNIFIED_HTOD, 320_000, 330_000, 65536)
+    # format 2.0: a launch and its kernel as compact records
+    t.time_base(420_000)
+    t.call_site(1, "cudaLaunchKernel", CALL_LAUNCH, 0x7000)
+    t.kernel_shape(1, "_Z4spinv", 14)
+    corr = t.call_compact(1, 0, 3_000, shared=1)
+    t.kernel_compact(1, 5_000, 100_000, correlation_id=corr)
     t.loss(1, 3)
     return t
 
@@ -60,7 +67,9 @@ def test_fields_a_newer_minor_version_appends_are_skipped(run_report, tmp_path):
     newer.write_bytes(appended(plain.read_bytes()))
     kinds = {RECORD_HEADER.unpack_from(plain.read_bytes(), off)[0]
              for off in _offsets(plain.read_bytes())}
-    assert kinds == set(range(1, 19)), sorted(kinds)     # all 18 kinds of the format
+    # the 18 kinds of format 1.0-1.2 and the compact ones of 2.0
+    assert kinds == set(range(1, 19)) | set(range(REC_TIME_BASE, REC_CALL_COMPACT + 1)), \
+        sorted(kinds)
 
     def report(path):
         r = run_report("--json", "--no-symbols", path)

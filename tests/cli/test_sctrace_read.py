@@ -124,8 +124,9 @@ def test_not_a_trace_and_other_major(tmp_path):
     (tmp_path / "x").write_bytes(b"hello")
     with pytest.raises(TraceError, match="not a streamcheck trace"):
         sctrace.read(tmp_path / "x")
-    with pytest.raises(TraceError, match="trace format 2.0"):
-        sctrace.read(Trace(version=(2, 0)).write(tmp_path / "y"))
+    newer = sctrace.VERSION_MAJOR + 1
+    with pytest.raises(TraceError, match=f"trace format {newer}.0"):
+        sctrace.read(Trace(version=(newer, 0)).write(tmp_path / "y"))
 
 
 def test_reads_what_the_c_writer_wrote(tmp_path):

@@ -1,7 +1,7 @@
 """tools/bench/synthetic-trace, the report-speed benchmark's input: the trace it writes holds
 the mix it promises (each step: 16 kernels and 4 copies on 4 streams, 27 calls, 4 syncs, an
 NVTX range; every 64th step a pageable copy and an allocation that waits), and the report
-tool reads it whole."""
+tool reads it whole, in compact records as the library writes them or in full (--full)."""
 
 import json
 import subprocess
@@ -46,4 +46,24 @@ def test_mix(generator, run_report, tmp_path):
 def test_refuses_bad_arguments(generator, tmp_path):
     for args in ([], [str(tmp_path)], [str(tmp_path), "0"], [str(tmp_path), "12x"]):
         r = subprocess.run([str(generator), *args], capture_output=True, text=True)
-        assert r.returncode == 2 and "usage: synthetic-trace DIR RECORDS" in r.stderr
+        assert r.returncode == 2 and "usage: synthetic-trace [--full] DIR RECORDS" in r.stderr
+
+
+def test_compact_and_full_say_the_same(generator, run_report, tmp_path):
+    paths = {}
+    for how in ("compact", "full"):
+        (tmp_path / how).mkdir()
+        args = ["--full"] if how == "full" else []
+        paths[how] = subprocess.run([str(generator), *args, str(tmp_path / how), "20000"],
+                                    capture_output=True, text=True, check=True).stdout.strip()
+
+    def doc(path):
+        r = run_report("--json", "--no-symbols", path)
+        assert r.returncode == 0, r.stderr
+        (p,) = json.loads(r.stdout)["processes"]
+        return p.pop("path"), p.pop("trace_version"), p
+    c, f = doc(paths["compact"]), doc(paths["full"])
+    assert (c[1], f[1]) == ("2.0", "1.5")
+    assert c[2] == f[2]
+    size = {how: (tmp_path / how / "synthetic-4242.sctrace").stat().st_size for how in paths}
+    assert size["compact"] < 0.6 * size["full"], size

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs the fuzz target for a bounded time, as a meson test of a fuzzing build (tests/fuzz):
-# seeded with the recorded fixtures and every earlier crash (tests/fuzz/regressions), new
+# seeded with the recorded fixtures, every earlier crash (tests/fuzz/regressions) and the
+# inputs the fixtures lack (tests/fuzz/seeds: format 2.0's compact records), new
 # inputs kept in the build folder's corpus, a crashing input saved there under crashes/.
 # Exit status: 0 when nothing crashed, hung or leaked.
 #
@@ -13,7 +14,8 @@ mkdir -p "$work/corpus" "$work/crashes"
 # fixture; one over 10 s or 2 GB is a finding too.
 "$fuzzer" -max_total_time="$seconds" -close_fd_mask=3 -max_len=262144 -timeout=10 \
     -rss_limit_mb=2048 -artifact_prefix="$work/crashes/" -print_final_stats=1 \
-    "$work/corpus" "$source/tests/fixtures" "$source/tests/fuzz/regressions"
+    "$work/corpus" "$source/tests/fixtures" "$source/tests/fuzz/regressions" \
+    "$source/tests/fuzz/seeds"
 rc=$?
 for f in "$work"/crashes/*; do
     [ -e "$f" ] || continue

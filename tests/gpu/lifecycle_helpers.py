@@ -145,17 +145,19 @@ def note_codes(process):
 # Layouts and values from the header itself (tests/cli/trace_layout.py, through sctrace.py).
 import sys  # noqa: E402
 sys.path.insert(0, str(ROOT / "tests" / "cli"))
-from sctrace import (API, CALL_LAUNCH, END, FILE_HEADER, KERNEL, NOTE,  # noqa: E402,F401
-                     PROCESS, REC_API, REC_END, REC_KERNEL, REC_NOTE, REC_PROCESS,
-                     RECORD_HEADER)
+from sctrace import (API, CALL_LAUNCH, COMPACT_KINDS, END, FILE_HEADER, KERNEL,  # noqa: E402,F401
+                     NOTE, PROCESS, REC_API, REC_END, REC_KERNEL, REC_NOTE, REC_PROCESS,
+                     RECORD_HEADER, TRACE_OLDEST_MAJOR, VERSION_MAJOR, Compact)
 
 
 def read_raw(path):
     """{"status", "process", "calls", "kernels", "notes", "end"} of one trace file."""
     data = pathlib.Path(path).read_bytes()
     magic, major, _minor, header_size = FILE_HEADER.unpack_from(data, 0)
-    assert magic == b"SCTRACE\0" and major == 1, (path, magic, major)
+    assert magic == b"SCTRACE\0" and TRACE_OLDEST_MAJOR <= major <= VERSION_MAJOR, \
+        (path, magic, major)
     t = {"process": None, "calls": [], "kernels": [], "notes": [], "end": None}
+    compact = Compact()     # format 2.0: kernels and launches as compact records
     ends = 0
     off = header_size
     while off + RECORD_HEADER.size <= len(data):
@@ -165,7 +167,13 @@ def read_raw(path):
             break
         assert not ends, f"{path}: a record (kind {kind}) after the end record, at byte {off}"
         body = off + RECORD_HEADER.size
-        if kind == REC_PROCESS:
+        full = compact.take(kind, data[body:off + size]) if kind in COMPACT_KINDS else None
+        if full and full[0] == REC_API:
+            t["calls"].append({k: full[1][k] for k in ("stream", "tid", "correlation_id",
+                                                       "call_class")})
+        elif full:
+            t["kernels"].append({k: full[1][k] for k in ("stream_id", "correlation_id")})
+        elif kind == REC_PROCESS:
             pid, ppid, *_ = PROCESS.unpack_from(data, body)
             t["process"] = {"pid": pid, "ppid": ppid}
         elif kind == REC_API:

@@ -1,7 +1,7 @@
 /* synthetic-trace: writes a large trace with the record mix of a real training-like program,
  * for timing the report tool (tools/bench/report-speed) without a GPU.
  *
- *   synthetic-trace DIR RECORDS        -> DIR/synthetic-4242.sctrace, path on stdout
+ *   synthetic-trace [--full] DIR RECORDS     -> DIR/synthetic-4242.sctrace, path on stdout
  *
  * Each step of the program is an NVTX range on the main thread; in it every one of four
  * non-blocking streams gets a pinned host-to-device copy and four kernel launches, the side
@@ -12,13 +12,18 @@
  * it (SC_API_STACK_SHARED). Records leave in the order the library writes them: API records
  * in thread-buffer batches, device records in CUPTI-buffer batches ordered by completion, so
  * the file is not in start-time order and the reader has sorting to do. The mix is fixed
- * (no randomness): the same count always gives the same file. Uses the library's writer. */
+ * (no randomness): the same count always gives the same file. Uses the library's writer and
+ * its compact encoder (trace/compact_write.h) as the library does: kernels, and the calls that
+ * share a stack without a byte count (launches, the stream sync), as compact records, each
+ * batch declaring what it uses; --full writes every record in full, as format 1.5. RECORDS
+ * counts the records the program's events make, compact or full, not the declarations. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "streamcheck/trace_format.h"
+#include "trace/compact_write.h"
 #include "trace/writer.h"
 
 enum {
@@ -41,10 +46,12 @@ enum cbid {
 typedef struct batch {
     uint8_t *data;
     size_t used;
+    sc_compact_writer compact;  /* what this batch declared: forgotten when it is written */
 } batch;
 
 typedef struct generator {
     sc_writer writer;
+    bool full;                          /* --full: no compact records */
     batch api, act;
     uint64_t records, api_records, activity_records;
     uint32_t next_corr;
@@ -63,6 +70,14 @@ static void flush(generator *g, batch *b)
         exit(1);
     }
     b->used = 0;
+    sc_compact_writer_forget(&b->compact);
+}
+
+/* Room for `size` more bytes in the batch: written out first when it has not. */
+static uint8_t *room(generator *g, batch *b, size_t size)
+{
+    if (b->used + size > BATCH_BYTES) flush(g, b);
+    return b->data + b->used;
 }
 
 /* Appends one record (header, fixed part, extra bytes, optional text) to a batch. */
@@ -108,7 +123,26 @@ static uint32_t call(generator *g, unsigned site, uint16_t cbid, uint16_t cls, u
         a.aux = g->site_corr[site];
     }
     a.n_frames = (uint16_t)n_frames;
-    emit(g, &g->api, SC_REC_API, &a, sizeof a, frames, n_frames * sizeof *frames, NULL);
+    size_t compact = 0;
+    if (!g->full && a.flags == SC_API_STACK_SHARED && !a.bytes && !a.aux2) {
+        /* As the library: the call's site is its call and stream (the key: any value that
+         * stands for the call alone). */
+        const void *key = (const void *)(uintptr_t)(0x1000u + cbid);
+        uint8_t *dst = room(g, &g->api, SC_COMPACT_CALL_MAX);
+        compact = sc_compact_call_declared(&g->api.compact, dst, key, a.stream, a.start_ns,
+                                           a.end_ns, a.correlation_id, (uint32_t)a.aux,
+                                           a.context_id);
+        sc_rec_call_site site = {.stream = a.stream, .tid = a.tid, .flags = a.flags,
+                                 .domain = a.domain, .cbid = a.cbid, .call_class = a.call_class};
+        sc_compact_call_in in = {.start_ns = a.start_ns, .end_ns = a.end_ns,
+                                 .correlation_id = a.correlation_id, .shared = (uint32_t)a.aux,
+                                 .context_id = a.context_id};
+        if (!compact) compact = sc_compact_call(&g->api.compact, dst, key, &site, &in);
+        g->api.used += compact;
+        g->records += compact != 0;
+    }
+    if (!compact)
+        emit(g, &g->api, SC_REC_API, &a, sizeof a, frames, n_frames * sizeof *frames, NULL);
     g->api_records++;
     g->host_ns += dur + 400;    /* the program's own work between calls */
     return a.correlation_id;
@@ -207,11 +241,18 @@ static void step(generator *g, uint64_t n)
     qsort(dev, nd, sizeof *dev, by_end);
     for (size_t i = 0; i < nd; i++) {
         const device_rec *d = &dev[i];
-        if (d->kind == SC_REC_KERNEL)
+        size_t compact = 0;
+        if (d->kind == SC_REC_KERNEL && !g->full) {
+            uint8_t *dst = room(g, &g->act, SC_COMPACT_KERNEL_MAX);
+            compact = sc_compact_kernel(&g->act.compact, dst, &d->u.kernel);
+            g->act.used += compact;
+            g->records += compact != 0;
+        }
+        if (!compact && d->kind == SC_REC_KERNEL)
             emit(g, &g->act, d->kind, &d->u.kernel, sizeof d->u.kernel, NULL, 0, NULL);
         else if (d->kind == SC_REC_MEMCPY)
             emit(g, &g->act, d->kind, &d->u.copy, sizeof d->u.copy, NULL, 0, NULL);
-        else
+        else if (d->kind == SC_REC_SYNC)
             emit(g, &g->act, d->kind, &d->u.sync, sizeof d->u.sync, NULL, 0, NULL);
         g->activity_records++;
     }
@@ -262,18 +303,28 @@ static void preamble(generator *g)
 
 int main(int argc, char **argv)
 {
+    static generator g = {.next_corr = 1, .host_ns = 1000000000ull};
+    if (argc > 1 && strcmp(argv[1], "--full") == 0) {
+        g.full = true;
+        argc--;
+        argv++;
+    }
     char *end = NULL;
     unsigned long long target = argc == 3 ? strtoull(argv[2], &end, 10) : 0;
     if (argc != 3 || !end || *end || target == 0) {
-        fprintf(stderr, "usage: synthetic-trace DIR RECORDS\n");
+        fprintf(stderr, "usage: synthetic-trace [--full] DIR RECORDS\n");
         return 2;
     }
-    generator g = {.next_corr = 1, .host_ns = 1000000000ull};
     g.api.data = malloc(BATCH_BYTES);
     g.act.data = malloc(BATCH_BYTES);
+    sc_compact_writer_init(&g.api.compact);
+    sc_compact_writer_init(&g.act.compact);
     char err[512];
+    uint16_t major = g.full ? SC_TRACE_FULL_MAJOR : SC_TRACE_VERSION_MAJOR;
+    uint16_t minor = g.full ? SC_TRACE_FULL_MINOR : SC_TRACE_VERSION_MINOR;
     if (!g.api.data || !g.act.data ||
-        sc_writer_open(&g.writer, argv[1], "synthetic", 4242, err, sizeof err) != 0) {
+        sc_writer_open_version(&g.writer, argv[1], "synthetic", 4242, major, minor, err,
+                               sizeof err) != 0) {
         fprintf(stderr, "synthetic-trace: %s\n", g.api.data && g.act.data ? err : "no memory");
         return 1;
     }

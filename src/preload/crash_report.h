@@ -6,10 +6,10 @@
 
 #include <signal.h>
 
-/* From a SA_SIGINFO handler of a fatal signal: writes the report to fd 2. Uses dladdr and
- * glibc's backtrace, which are not async-signal-safe; the process is ending by the signal
- * anyway, and both only read the loader's tables (a crash inside the loader itself may
- * hang here, which the bounded flush after it does not rely on). */
+/* From a SA_SIGINFO handler of a fatal signal: writes the report to fd 2. Nothing is
+ * allocated or loaded; dladdr is not async-signal-safe (it takes the loader's lock: a crash
+ * inside the loader itself could hang here), which a dying process accepts for the sake of
+ * saying where it died. */
 void sc_crash_report(int sig, const siginfo_t *info, const void *ucontext);
 
 #endif

@@ -199,7 +199,7 @@ def test_abort_leaves_a_readable_trace_with_its_losses(tmp_path):
     assert t["status"] == "partial"
     # where it ended is said once, with the stack that led there (the program's abort)
     (said_line,) = [l for l in p.stderr.splitlines() if "the program received" in l]
-    assert said_line.startswith("streamcheck: the program received Aborted") and \
+    assert said_line.startswith("streamcheck: the program received SIGABRT (abort) at libc") and \
         "(in " in said_line, p.stderr
     assert "sc_fake_driver" in p.stderr.split(said_line, 1)[1], p.stderr
     # Every call was handed over or idle at the abort: all of them are in the file. Device

@@ -92,8 +92,9 @@ typedef struct sc_fix {
 typedef struct sc_replay sc_replay;
 
 /* Builds the graph and replays the run unchanged once (the model's fidelity). Returns 0,
- * or -1 when out of memory. */
-int sc_replay_build(const sc_ctx *ctx, sc_replay **out);
+ * or -1 when out of memory. Frees ctx's blocking index once the graph has read it (the rules
+ * have run by then; nothing after the replay reads it). */
+int sc_replay_build(sc_ctx *ctx, sc_replay **out);
 void sc_replay_free(sc_replay *r);
 
 /* Re-times the run with the fixes applied; returns the replayed span (the first recorded

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/sort_time.h"
 #include "trace/sort.h"
 
 /* A start or end point of an interval. At equal times ends sort before starts, so intervals
@@ -206,31 +205,16 @@ static void sc_sweep_account(sc_sweep *s, uint64_t len)
 }
 
 static size_t sc_points_fill(const sc_overlap_span *spans, size_t n, uint8_t is_copy,
-                             uint8_t is_start, sc_point *pts)
+                             sc_point *pts)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (spans[i].end_ns <= spans[i].start_ns)
             continue;   /* an empty interval overlaps nothing */
-        pts[k++] = (sc_point){is_start ? spans[i].start_ns : spans[i].end_ns, is_start, is_copy,
-                              i};
+        pts[k++] = (sc_point){spans[i].start_ns, 1, is_copy, i};
+        pts[k++] = (sc_point){spans[i].end_ns, 0, is_copy, i};
     }
     return k;
-}
-
-/* The points in sc_point_cmp's order. Filled in that order but for the time (ends before
- * starts, copies before kernels, each by position), they need only a stable sort by time:
- * a radix sort, no comparison calls (two points per piece of work). */
-static size_t sc_points_sorted(const sc_overlap_input *in, sc_point *pts)
-{
-    size_t n = 0;
-    n += sc_points_fill(in->copies, in->n_copies, 1, 0, pts + n);
-    n += sc_points_fill(in->kernels, in->n_kernels, 0, 0, pts + n);
-    n += sc_points_fill(in->copies, in->n_copies, 1, 1, pts + n);
-    n += sc_points_fill(in->kernels, in->n_kernels, 0, 1, pts + n);
-    if (sc_sort_by_time(pts, n, sizeof *pts) != 0)
-        sc_sort(pts, n, sizeof *pts, sc_point_cmp);     /* no memory for the radix sort */
-    return n;
 }
 
 static void sc_overlap_totals(const sc_overlap_input *in, sc_overlap *m)
@@ -286,7 +270,9 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
     s.slot = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof(size_t));
     int rc = -1;
     if (pts && s.active && s.slot) {
-        size_t n = sc_points_sorted(in, pts);
+        size_t n = sc_points_fill(in->kernels, in->n_kernels, 0, pts);
+        n += sc_points_fill(in->copies, in->n_copies, 1, pts + n);
+        sc_sort(pts, n, sizeof(*pts), sc_point_cmp);
         rc = sc_sweep_run(&s, pts, n);
     }
     free(pts);

@@ -11,7 +11,6 @@
 #include "analyze/peer_copy.h"
 #include "analyze/replay_graph.h"
 #include "analyze/replay_parts.h"
-#include "analyze/sort_time.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
 #include "trace/sort.h"
@@ -491,10 +490,7 @@ static int sc_rp_nodes(sc_replay *r)
                                                                               : it->rec_end;
         r->nodes[k++] = (sc_rp_node){at, 1, (uint32_t)i};
     }
-    /* filled in sc_rp_node_cmp's order but for the time (work, then items, each by index):
-     * a stable sort by time is enough, and needs no comparison calls */
-    if (sc_sort_by_time(r->nodes, r->n_nodes, sizeof *r->nodes) != 0)
-        sc_sort(r->nodes, r->n_nodes, sizeof *r->nodes, sc_rp_node_cmp);
+    sc_sort(r->nodes, r->n_nodes, sizeof *r->nodes, sc_rp_node_cmp);
     return 0;
 }
 

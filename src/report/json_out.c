@@ -91,7 +91,8 @@ static int sc_put_cb(const char *text, size_t n, void *data)
 
 static void sc_newline_indent(sc_json_out *w, size_t level)
 {
-    static const char spaces[] = "\n                                                                ";
+    static const char spaces[] = "\n                                "
+                                 "                                ";
     size_t n = level * SC_JSON_OUT_INDENT;
     if (n <= sizeof spaces - 2) {
         sc_put(w, spaces, 1 + n);

@@ -123,8 +123,9 @@ struct sc_replay {
     size_t *dev_first, *dev_count;
     uint64_t *dev_issue;        /* issue times, per device in issue order */
     uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout */
-    uint64_t *item_dev_limit;   /* SC_RP_WAIT_DEVICE items: how many of the device's work
-                                   (by issue) precede the call (for cond_dev != all) */
+    uint32_t *item_dev_limit;   /* SC_RP_WAIT_DEVICE items: how many of the device's work
+                                   (by issue) precede the call (for cond_dev != all); at
+                                   most the work count, which int32_t indices bound */
 
     /* typical lags, measured in the trace */
     uint64_t lag_issue[3];      /* call start to start, per sc_work_kind */

@@ -98,7 +98,8 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out);
 void sc_replay_free(sc_replay *r);
 
 /* Re-times the run with the fixes applied; returns the replayed span (the first recorded
- * event to the last replayed end). Fixes that name nothing in the graph are ignored. */
+ * event to the last replayed end). Fixes that name nothing in the graph are ignored. A pass
+ * without fixes right after the same pass is not run again. */
 uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes);
 
 /* After a run: the replayed wall time of NVTX range i (trace->ranges order). */

@@ -167,6 +167,11 @@ struct sc_replay {
 
     bool plain;                 /* passes leave streamcheck's own host time out (set once
                                    the recording has been reproduced with it) */
+    /* the last pass ran without fixes, as plain or not: a pass asked for again returns its
+     * span, the pass arrays already hold its times (a pass is the same function of the
+     * graph, the fixes and `plain`) */
+    bool unfixed_done, unfixed_plain;
+    uint64_t unfixed_span;
     sc_replay_summary summary;
 };
 

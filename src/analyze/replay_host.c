@@ -113,7 +113,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
         *it = (sc_rp_item){.rec_start = e[k].start, .rec_end = e[k].end, .next = SC_RP_NONE,
-                           .call = e[k].call, .range = e[k].range, .pinned_copy = SC_RP_NONE,
+                           .call = e[k].call, .pinned_copy = SC_RP_NONE,
                            .cond_dev = UINT32_MAX};
         if (prev == SC_RP_NONE) {
             it->first = true;

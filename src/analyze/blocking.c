@@ -29,21 +29,32 @@ static int sc_work_start_cmp(const void *pa, const void *pb)
     return x->end_ns < y->end_ns ? -1 : x->end_ns > y->end_ns;
 }
 
-static int sc_work_corr_cmp(const void *pa, const void *pb)
+/* by_start's comparator reads the work through by_end; per thread: the report analyzes
+ * traces at once (-j) */
+static _Thread_local const sc_blocking_work *sc_view_of;
+
+/* By start, then end; equal work keeps its by_end order, which for equal start and end is
+ * the input order (by_end was sorted stably): the order a stable sort of copies gave. */
+static int sc_position_start_cmp(const void *pa, const void *pb)
 {
-    const sc_blocking_work *x = pa, *y = pb;
-    if (x->correlation_id != y->correlation_id)
-        return x->correlation_id < y->correlation_id ? -1 : 1;
-    return sc_work_start_cmp(pa, pb);
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    int c = sc_work_start_cmp(&sc_view_of[a], &sc_view_of[b]);
+    return c ? c : (a > b) - (a < b);
+}
+
+static int sc_key_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
 }
 
 static int sc_scope_alloc(sc_blocking_scope *s, size_t n)
 {
-    size_t bytes = (n ? n : 1) * sizeof(sc_blocking_work);
-    s->by_end = malloc(bytes);
-    s->by_start = malloc(bytes);
-    s->by_corr = malloc(bytes);
-    s->min_issue_from = malloc((n ? n : 1) * sizeof(uint64_t));
+    size_t m = n ? n : 1;
+    s->by_end = malloc(m * sizeof *s->by_end);
+    s->by_start = malloc(m * sizeof *s->by_start);
+    s->by_corr = malloc(m * sizeof *s->by_corr);
+    s->min_issue_from = malloc(m * sizeof *s->min_issue_from);
     s->n = 0;
     return s->by_end && s->by_start && s->by_corr && s->min_issue_from ? 0 : -1;
 }
@@ -58,21 +69,26 @@ static void sc_scope_free(sc_blocking_scope *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* Sorts the three views and merges the busy list (from the start-sorted view). */
+/* Sorts the work and its two views and merges the busy list (in start order). */
 static int sc_scope_finish(sc_blocking_scope *s)
 {
-    memcpy(s->by_start, s->by_end, s->n * sizeof(*s->by_end));
-    memcpy(s->by_corr, s->by_end, s->n * sizeof(*s->by_end));
     sc_sort(s->by_end, s->n, sizeof(*s->by_end), sc_work_end_cmp);
-    sc_sort(s->by_start, s->n, sizeof(*s->by_start), sc_work_start_cmp);
-    sc_sort(s->by_corr, s->n, sizeof(*s->by_corr), sc_work_corr_cmp);
+    for (size_t i = 0; i < s->n; i++)
+        s->by_start[i] = (uint32_t)i;
+    sc_view_of = s->by_end;
+    sc_sort(s->by_start, s->n, sizeof(*s->by_start), sc_position_start_cmp);
+    for (size_t i = 0; i < s->n; i++)
+        s->by_corr[i] = (uint64_t)s->by_end[s->by_start[i]].correlation_id << 32 | i;
+    sc_sort(s->by_corr, s->n, sizeof(*s->by_corr), sc_key_cmp);
     for (size_t i = s->n; i-- > 0;)
         s->min_issue_from[i] = i + 1 < s->n && s->min_issue_from[i + 1] < s->by_end[i].issue_ns
                                    ? s->min_issue_from[i + 1]
                                    : s->by_end[i].issue_ns;
-    for (size_t i = 0; i < s->n; i++)
-        if (sc_busy_append(&s->busy, s->by_start[i].start_ns, s->by_start[i].end_ns) != 0)
+    for (size_t i = 0; i < s->n; i++) {
+        const sc_blocking_work *w = &s->by_end[s->by_start[i]];
+        if (sc_busy_append(&s->busy, w->start_ns, w->end_ns) != 0)
             return -1;
+    }
     return 0;
 }
 
@@ -260,13 +276,19 @@ static size_t sc_first_end_after(const sc_blocking_scope *s, uint64_t t)
     return lo;
 }
 
+/* The work at a position of by_start. */
+static const sc_blocking_work *sc_at_start(const sc_blocking_scope *s, size_t i)
+{
+    return &s->by_end[s->by_start[i]];
+}
+
 /* First position in by_start whose start is at or after t. */
 static size_t sc_first_start_from(const sc_blocking_scope *s, uint64_t t)
 {
     size_t lo = 0, hi = s->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->by_start[mid].start_ns < t)
+        if (sc_at_start(s, mid)->start_ns < t)
             lo = mid + 1;
         else
             hi = mid;
@@ -279,16 +301,18 @@ static const sc_blocking_work *sc_own_work(const sc_blocking_scope *s, uint32_t 
 {
     if (correlation_id == 0)
         return NULL;
+    uint64_t key = (uint64_t)correlation_id << 32;
     size_t lo = 0, hi = s->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->by_corr[mid].correlation_id < correlation_id)
+        if (s->by_corr[mid] < key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < s->n && s->by_corr[lo].correlation_id == correlation_id ? &s->by_corr[lo]
-                                                                        : NULL;
+    return lo < s->n && s->by_corr[lo] >> 32 == correlation_id
+               ? sc_at_start(s, (uint32_t)s->by_corr[lo])
+               : NULL;
 }
 
 /* Records a drained stream: counts it once, keeps the smallest ids. */
@@ -365,9 +389,9 @@ static uint64_t sc_measure_starve(const sc_blocking_scope *s, const sc_ival *aft
     if (after->start_ns <= end_ns)
         return 0;       /* the device was busy at the return */
     uint64_t next = after->start_ns;
-    for (size_t i = sc_first_start_from(s, next); i < s->n && s->by_start[i].start_ns == next;
-         i++)
-        if (s->by_start[i].issue_ns < end_ns)
+    for (size_t i = sc_first_start_from(s, next);
+         i < s->n && sc_at_start(s, i)->start_ns == next; i++)
+        if (sc_at_start(s, i)->issue_ns < end_ns)
             return 0;   /* queued before the return: something else held it back */
     return next - end_ns;
 }

@@ -61,15 +61,18 @@ typedef struct sc_blocking_work {
     uint64_t start_ns, end_ns;
     uint32_t stream_id, correlation_id;
     uint32_t tid;               /* thread of the issuing call, 0 when unknown */
-    uint32_t work;              /* its position (sc_work_at): 32 bits, as the index is kept
-                                   three times over (sc_blocking_index_build checks the count) */
+    uint32_t work;              /* its position (sc_work_at): 32 bits, as are the views'
+                                   positions (sc_blocking_index_build checks the count) */
 } sc_blocking_work;
 
-/* The work of one device, or of all devices together. */
+/* The work of one device, or of all devices together: one copy, sorted by end, and two views
+ * of it as 32-bit positions (a copy per view held every piece of work three times, at the
+ * replay's peak of memory). */
 typedef struct sc_blocking_scope {
-    sc_blocking_work *by_end;   /* sorted by end */
-    sc_blocking_work *by_start; /* the same work sorted by start */
-    sc_blocking_work *by_corr;  /* the same work sorted by correlation id */
+    sc_blocking_work *by_end;   /* sorted by end, then start, then input order */
+    uint32_t *by_start;         /* by_end positions by start, then end, then input order */
+    uint64_t *by_corr;          /* correlation id << 32 | by_start position, ascending: the
+                                   work by correlation id, then as in by_start */
     uint64_t *min_issue_from;   /* per by_end position: the earliest issue of it and all after */
     size_t n;
     sc_busy_list busy;          /* kernels, copies and memsets, merged */

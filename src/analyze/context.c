@@ -381,6 +381,14 @@ void sc_ctx_free_rule_indexes(sc_ctx *ctx)
     ctx->launches = NULL;
 }
 
+void sc_ctx_free_blocking_index(sc_ctx *ctx)
+{
+    if (ctx->blocking)
+        sc_blocking_index_free(ctx->blocking);
+    free(ctx->blocking);
+    ctx->blocking = NULL;
+}
+
 void sc_ctx_free(sc_ctx *ctx)
 {
     if (ctx->busy)
@@ -397,9 +405,7 @@ void sc_ctx_free(sc_ctx *ctx)
     free(ctx->unified);
     free(ctx->launches);
     free(ctx->kernel_full);
-    if (ctx->blocking)
-        sc_blocking_index_free(ctx->blocking);
-    free(ctx->blocking);
+    sc_ctx_free_blocking_index(ctx);
     free(ctx->polls);
 }
 

@@ -132,7 +132,7 @@ static int sc_cost_same_waits(sc_finding_list *list)
     return 0;
 }
 
-int sc_costs_compute(const sc_ctx *ctx, sc_finding_list *list, sc_replay_summary *summary,
+int sc_costs_compute(sc_ctx *ctx, sc_finding_list *list, sc_replay_summary *summary,
                      uint64_t **range_walls)
 {
     const sc_trace *t = ctx->trace;

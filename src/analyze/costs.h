@@ -10,7 +10,7 @@
  * and returns the replayed wall times of the NVTX ranges in *range_walls (two per range in
  * trace->ranges order: as recorded, with every fix; the caller frees it). Returns 0, or -1
  * when out of memory. */
-int sc_costs_compute(const sc_ctx *ctx, sc_finding_list *list, sc_replay_summary *summary,
+int sc_costs_compute(sc_ctx *ctx, sc_finding_list *list, sc_replay_summary *summary,
                      uint64_t **range_walls);
 
 #endif

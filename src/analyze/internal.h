@@ -75,6 +75,10 @@ void sc_ctx_free(sc_ctx *ctx);
 /* Frees what only the rules read (launches), once the last rule has run and before the
  * replay that prices the findings builds its graph: the peak is the replay's. */
 void sc_ctx_free_rule_indexes(sc_ctx *ctx);
+/* Frees the blocking index (blocking.h) once its last reader, the replay's host waits, has
+ * read it: the replay's graph grows on after that, and the index holds three sorted copies of
+ * every piece of device work. */
+void sc_ctx_free_blocking_index(sc_ctx *ctx);
 
 /* The API call that issued the activity with this correlation id, or NULL. */
 const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id);

@@ -92,12 +92,14 @@ typedef struct sc_fix {
 typedef struct sc_replay sc_replay;
 
 /* Builds the graph and replays the run unchanged once (the model's fidelity). Returns 0,
- * or -1 when out of memory. */
-int sc_replay_build(const sc_ctx *ctx, sc_replay **out);
+ * or -1 when out of memory. Frees ctx's blocking index once the graph has read it (the rules
+ * have run by then; nothing after the replay reads it). */
+int sc_replay_build(sc_ctx *ctx, sc_replay **out);
 void sc_replay_free(sc_replay *r);
 
 /* Re-times the run with the fixes applied; returns the replayed span (the first recorded
- * event to the last replayed end). Fixes that name nothing in the graph are ignored. */
+ * event to the last replayed end). Fixes that name nothing in the graph are ignored. A pass
+ * without fixes right after the same pass is not run again. */
 uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes);
 
 /* After a run: the replayed wall time of NVTX range i (trace->ranges order). */

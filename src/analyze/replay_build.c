@@ -494,7 +494,7 @@ static int sc_rp_nodes(sc_replay *r)
     return 0;
 }
 
-int sc_replay_build(const sc_ctx *ctx, sc_replay **out)
+int sc_replay_build(sc_ctx *ctx, sc_replay **out)
 {
     sc_replay *r = calloc(1, sizeof *r);
     *out = r;
@@ -505,8 +505,10 @@ int sc_replay_build(const sc_ctx *ctx, sc_replay **out)
     r->n_slots = ctx->analysis->n_streams;
     r->n_devs = ctx->analysis->n_devices ? ctx->analysis->n_devices : 1;
     if (sc_rp_host_items(r) != 0 || sc_rp_ops_fill(r) != 0 || sc_rp_orders(r) != 0 ||
-        sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0 || sc_rp_lags(r) != 0 ||
-        sc_rp_nodes(r) != 0 || sc_rp_scratch(r) != 0)
+        sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0)
+        return -1;
+    sc_ctx_free_blocking_index(ctx);    /* read for the last time by the host waits */
+    if (sc_rp_lags(r) != 0 || sc_rp_nodes(r) != 0 || sc_rp_scratch(r) != 0)
         return -1;
     sc_rp_describe_fidelity(r);
     return 0;

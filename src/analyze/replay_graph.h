@@ -61,8 +61,9 @@ typedef enum sc_rp_wait {
     SC_RP_WAIT_DEVICE = 2,      /* until the work of a device issued before it ended */
 } sc_rp_wait;
 
-/* One host item: a call, a polling loop taken as one wait, or an NVTX range mark. Fields
- * are grouped by size (8, 4, then 1 byte), as in sc_rp_op. */
+/* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
+ * range: sc_replay.range_marks). Fields are grouped by size (8, 4, then 1 byte), as in
+ * sc_rp_op: 96 bytes. */
 typedef struct sc_rp_item {
     uint64_t rec_start, rec_end;
     uint64_t gap;               /* host time since the previous item of its thread ended */
@@ -79,18 +80,23 @@ typedef struct sc_rp_item {
                                    join: pthread_join and the like leave no record), or
                                    SC_RP_NONE; it starts join_lag after that item's end */
     int32_t next;               /* the next item of its thread, SC_RP_NONE at the end */
-    uint32_t cond_first, n_cond;    /* SC_RP_WAIT_OPS: into sc_replay.cond_ops */
-    uint32_t cond_dev;          /* SC_RP_WAIT_DEVICE: device index, UINT32_MAX for all */
+    /* what it waits for: one item waits one way, so the two share their place (an item
+     * per host call: 4 bytes less for each) */
+    union {
+        uint32_t cond_first;    /* SC_RP_WAIT_OPS: into sc_replay.cond_ops (n_cond) */
+        uint32_t cond_dev;      /* SC_RP_WAIT_DEVICE: device index, UINT32_MAX for all */
+    };
+    uint32_t n_cond;
     uint32_t thread;            /* index of its thread */
     int32_t call;               /* trace->calls index (first query of a loop), SC_RP_NONE */
     int32_t pinned_copy;        /* a pageable async copy call: the op of its copy */
-    int32_t range;              /* a range mark: trace->ranges index, else SC_RP_NONE */
     bool first;                 /* the first item of its thread: anchored at rec_start */
     uint8_t wait;               /* sc_rp_wait */
     bool waited;                /* the recorded call returned because its wait ended */
     bool loads;                 /* a launch that loaded its module: it waited for the device,
                                    and its kernel starts after the load */
 } sc_rp_item;
+_Static_assert(sizeof(sc_rp_item) == 96, "sc_rp_item: one per host call, no padding");
 
 /* A node of the pass: device work at its recorded start, a host item at its recorded end. */
 typedef struct sc_rp_node {
@@ -123,8 +129,9 @@ struct sc_replay {
     size_t *dev_first, *dev_count;
     uint64_t *dev_issue;        /* issue times, per device in issue order */
     uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout */
-    uint64_t *item_dev_limit;   /* SC_RP_WAIT_DEVICE items: how many of the device's work
-                                   (by issue) precede the call (for cond_dev != all) */
+    uint32_t *item_dev_limit;   /* SC_RP_WAIT_DEVICE items: how many of the device's work
+                                   (by issue) precede the call (for cond_dev != all); at
+                                   most the work count, which int32_t indices bound */
 
     /* typical lags, measured in the trace */
     uint64_t lag_issue[3];      /* call start to start, per sc_work_kind */
@@ -166,6 +173,11 @@ struct sc_replay {
 
     bool plain;                 /* passes leave streamcheck's own host time out (set once
                                    the recording has been reproduced with it) */
+    /* the last pass ran without fixes, as plain or not: a pass asked for again returns its
+     * span, the pass arrays already hold its times (a pass is the same function of the
+     * graph, the fixes and `plain`) */
+    bool unfixed_done, unfixed_plain;
+    uint64_t unfixed_span;
     sc_replay_summary summary;
 };
 

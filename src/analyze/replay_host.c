@@ -113,7 +113,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
         *it = (sc_rp_item){.rec_start = e[k].start, .rec_end = e[k].end, .next = SC_RP_NONE,
-                           .call = e[k].call, .range = e[k].range, .pinned_copy = SC_RP_NONE,
+                           .call = e[k].call, .pinned_copy = SC_RP_NONE,
                            .cond_dev = UINT32_MAX};
         if (prev == SC_RP_NONE) {
             it->first = true;
@@ -263,7 +263,7 @@ int sc_rp_host_items(sc_replay *r)
 /* Built for the waits only: each item's own work, each device's work by end, and the latest
  * recorded end of each device's work in issue order. */
 typedef struct sc_rp_wait_index {
-    size_t *own_first, *own_count;  /* per item, into own_ops */
+    uint32_t *own_first, *own_count;    /* per item, into own_ops (op indices are 32-bit) */
     int32_t *own_ops;
     int32_t *by_end;                /* per device (dev_first/dev_count layout), by rec_end */
     uint64_t *prefix_end;           /* per device, issue order: max rec_end so far */
@@ -299,13 +299,15 @@ static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
 static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 {
     w->blocking = r->ctx->blocking;
+    if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
+        return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
     w->own_first = calloc(r->n_items + 1, sizeof *w->own_first);
     w->own_count = calloc(r->n_items + 1, sizeof *w->own_count);
     w->own_ops = malloc(no * sizeof *w->own_ops);
     w->by_end = malloc(no * sizeof *w->by_end);
     w->prefix_end = malloc(no * sizeof *w->prefix_end);
-    size_t *fill = calloc(r->n_items + 1, sizeof *fill);
+    uint32_t *fill = calloc(r->n_items + 1, sizeof *fill);
     if (!w->own_first || !w->own_count || !w->own_ops || !w->by_end || !w->prefix_end || !fill) {
         free(fill);
         return -1;
@@ -454,7 +456,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     bool loop = sc_rp_is_query(cls) && it->rec_end > c->rec.end_ns;
     size_t first = conds->n;
     int32_t p = SC_RP_NONE;
-    const size_t *own_first = w->own_first, *own_count = w->own_count;
+    const uint32_t *own_first = w->own_first, *own_count = w->own_count;
     if (cls == SC_CALL_DEVICE_SYNC) {
         it->wait = SC_RP_WAIT_DEVICE;
         it->cond_dev = dev < r->n_devs ? dev : UINT32_MAX;
@@ -581,7 +583,8 @@ int sc_rp_host_waits(sc_replay *r)
         if (it->wait == SC_RP_WAIT_NONE)
             continue;
         if (it->wait == SC_RP_WAIT_DEVICE && it->cond_dev != UINT32_MAX)
-            r->item_dev_limit[i] = sc_rp_dev_issued_before(r, it->cond_dev, it->rec_start);
+            r->item_dev_limit[i] =
+                (uint32_t)sc_rp_dev_issued_before(r, it->cond_dev, it->rec_start);
         uint64_t cond = sc_rp_cond_recorded(r, &w, it, conds.ops);
         if (it->loads && cond > it->rec_end) {
             /* the load did not wait: the device was still busy when the call returned (its

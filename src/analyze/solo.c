@@ -7,60 +7,112 @@
 #include "analyze/internal.h"
 #include "trace/sort.h"
 
-/* A kernel reduced to what identifies "the same kernel", plus what the median needs. */
-typedef struct sc_solo_key {
+/* "The same kernel": same device, same name (the name id, or the text when neither has an
+ * id), same grid and block. Kernels are put in groups of the same kernel through a hash
+ * table: a long trace has millions of kernels and a few hundred kernels, and each group only
+ * needs the median duration of its instances that ran alone (no order of the kernels). */
+typedef struct sc_solo_group {
     uint32_t device, name_id;
     const char *name;           /* compared only when neither has a name id */
     int32_t dims[6];            /* grid x y z, block x y z */
-    uint8_t ran_alone;
-    uint64_t dur;
-    size_t index;
-} sc_solo_key;
+    size_t n_alone;             /* instances that ran alone */
+    size_t first;               /* their durations: alone_dur[first .. first + n_alone) */
+    uint64_t median;            /* of those durations, 0 when none */
+} sc_solo_group;
 
-static int sc_solo_cmp_u64(uint64_t a, uint64_t b)
+typedef struct sc_solo_groups {
+    sc_solo_group *items;
+    size_t n, cap;
+    uint32_t *slots;            /* hash table of group index + 1 (0: empty), 2 x cap */
+    size_t n_slots;
+} sc_solo_groups;
+
+static void sc_solo_group_of(const sc_kernel *k, sc_solo_group *g)
 {
-    return a < b ? -1 : a > b;
+    const sc_rec_kernel *r = &k->rec;
+    *g = (sc_solo_group){.device = r->device, .name_id = r->name_id, .name = k->name,
+                         .dims = {r->grid_x, r->grid_y, r->grid_z,
+                                  r->block_x, r->block_y, r->block_z}};
 }
 
-static int sc_solo_same_kernel_cmp(const sc_solo_key *x, const sc_solo_key *y)
+static bool sc_solo_same_kernel(const sc_solo_group *x, const sc_solo_group *y)
 {
-    if (x->device != y->device)
-        return sc_solo_cmp_u64(x->device, y->device);
-    if (x->name_id != y->name_id)
-        return sc_solo_cmp_u64(x->name_id, y->name_id);
-    if (x->name_id == 0) {
-        int c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
-        if (c != 0)
-            return c;
-    }
+    if (x->device != y->device || x->name_id != y->name_id)
+        return false;
+    if (x->name_id == 0 && strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0)
+        return false;
+    return memcmp(x->dims, y->dims, sizeof x->dims) == 0;
+}
+
+static uint64_t sc_solo_mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t sc_solo_hash(const sc_solo_group *g)
+{
+    uint64_t h = sc_solo_mix(g->device, g->name_id);
+    if (g->name_id == 0)
+        for (const unsigned char *c = (const unsigned char *)(g->name ? g->name : ""); *c; c++)
+            h = sc_solo_mix(h, *c);
     for (int i = 0; i < 6; i++)
-        if (x->dims[i] != y->dims[i])
-            return x->dims[i] < y->dims[i] ? -1 : 1;
+        h = sc_solo_mix(h, (uint32_t)g->dims[i]);
+    return h;
+}
+
+static int sc_solo_rehash(sc_solo_groups *gs, size_t n_slots)
+{
+    uint32_t *slots = calloc(n_slots, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < gs->n; i++) {
+        size_t s = sc_solo_hash(&gs->items[i]) & (n_slots - 1);
+        while (slots[s])
+            s = (s + 1) & (n_slots - 1);
+        slots[s] = (uint32_t)i + 1;
+    }
+    free(gs->slots);
+    gs->slots = slots;
+    gs->n_slots = n_slots;
     return 0;
 }
 
-/* Same kernel together; inside a group the solo instances first, by duration; then index. */
-static int sc_solo_key_cmp(const void *a, const void *b)
+/* The index of k's group, a new one when it is the first of its kind; -1 without memory. */
+static int64_t sc_solo_group_index(sc_solo_groups *gs, const sc_solo_group *key)
 {
-    const sc_solo_key *x = a, *y = b;
-    int c = sc_solo_same_kernel_cmp(x, y);
-    if (c != 0)
-        return c;
-    if (x->ran_alone != y->ran_alone)
-        return x->ran_alone ? -1 : 1;
-    if (x->dur != y->dur)
-        return sc_solo_cmp_u64(x->dur, y->dur);
-    return sc_solo_cmp_u64(x->index, y->index);
+    if (2 * (gs->n + 1) > gs->n_slots && sc_solo_rehash(gs, gs->n_slots ? 2 * gs->n_slots : 64))
+        return -1;
+    size_t s = sc_solo_hash(key) & (gs->n_slots - 1);
+    for (; gs->slots[s]; s = (s + 1) & (gs->n_slots - 1))
+        if (sc_solo_same_kernel(&gs->items[gs->slots[s] - 1], key))
+            return gs->slots[s] - 1;
+    if (gs->n == gs->cap) {
+        size_t cap = gs->cap ? 2 * gs->cap : 64;
+        sc_solo_group *items = realloc(gs->items, cap * sizeof *items);
+        if (!items)
+            return -1;
+        gs->items = items;
+        gs->cap = cap;
+    }
+    gs->items[gs->n] = *key;
+    gs->slots[s] = (uint32_t)gs->n + 1;
+    return (int64_t)gs->n++;
 }
 
-static void sc_solo_key_fill(const sc_kernel *k, size_t index, bool overlapped, sc_solo_key *key)
+static int sc_solo_u64_cmp(const void *a, const void *b)
 {
-    const sc_rec_kernel *r = &k->rec;
-    *key = (sc_solo_key){.device = r->device, .name_id = r->name_id, .name = k->name,
-                         .dims = {r->grid_x, r->grid_y, r->grid_z,
-                                  r->block_x, r->block_y, r->block_z},
-                         .ran_alone = !overlapped, .dur = sc_dur(r->start_ns, r->end_ns),
-                         .index = index};
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of v[0, n) (the mean of the middle two for an even n), reordering v. */
+static uint64_t sc_solo_median(uint64_t *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    sc_sort(v, n, sizeof *v, sc_solo_u64_cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 #define SC_SOLO_FASTER 0.9      /* sharing never made a kernel faster than this x its solo */
@@ -68,29 +120,17 @@ static void sc_solo_key_fill(const sc_kernel *k, size_t index, bool overlapped, 
  * up to 2.07 x their solo time, caches thrashing beyond the halving */
 #define SC_SOLO_SLACK 1.5
 
-/* keys[lo, hi) is one kernel; its first n_alone entries ran alone, sorted by duration. */
-static void sc_solo_assign(const sc_solo_key *keys, size_t lo, size_t hi, const uint32_t *peak,
+/* A kernel that ran alone took its own time, which is its solo time exactly; only a kernel
+ * that shared the device borrows the median of its solo instances. */
+static void sc_solo_assign(const sc_solo_group *g, uint64_t dur, bool ran_alone, uint32_t peak,
                            uint64_t *solo_ns, bool *known)
 {
-    size_t n_alone = 0;
-    while (lo + n_alone < hi && keys[lo + n_alone].ran_alone)
-        n_alone++;
-    uint64_t median = 0;
-    if (n_alone % 2 == 1)
-        median = keys[lo + n_alone / 2].dur;
-    else if (n_alone > 0)
-        median = (keys[lo + n_alone / 2 - 1].dur + keys[lo + n_alone / 2].dur) / 2;
-    /* A kernel that ran alone took its own time, which is its solo time exactly; only a
-     * kernel that shared the device borrows the median of its solo instances. */
-    for (size_t i = lo; i < hi; i++) {
-        size_t k = keys[i].index;
-        double d = (double)keys[i].dur, m = (double)median;
-        bool consistent = d >= SC_SOLO_FASTER * m &&
-                          d <= SC_SOLO_SLACK * (double)(peak[k] ? peak[k] : 1) * m;
-        bool borrow = !keys[i].ran_alone && n_alone > 0 && consistent;
-        known[k] = keys[i].ran_alone || borrow;
-        solo_ns[k] = borrow ? median : keys[i].dur;
-    }
+    double d = (double)dur, m = (double)g->median;
+    bool consistent = d >= SC_SOLO_FASTER * m &&
+                      d <= SC_SOLO_SLACK * (double)(peak ? peak : 1) * m;
+    bool borrow = !ran_alone && g->n_alone > 0 && consistent;
+    *known = ran_alone || borrow;
+    *solo_ns = borrow ? g->median : dur;
 }
 
 int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_t *peak,
@@ -99,19 +139,46 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
     size_t n = trace->n_kernels;
     if (n == 0)
         return 0;
-    sc_solo_key *keys = malloc(n * sizeof(*keys));
-    if (!keys)
+    if (n > UINT32_MAX)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        sc_solo_key_fill(&trace->kernels[i], i, overlapped[i], &keys[i]);
-    sc_sort(keys, n, sizeof(*keys), sc_solo_key_cmp);
-    size_t lo = 0;
-    for (size_t i = 1; i <= n; i++) {
-        if (i == n || sc_solo_same_kernel_cmp(&keys[lo], &keys[i]) != 0) {
-            sc_solo_assign(keys, lo, i, peak, solo_ns, known);
-            lo = i;
-        }
+    sc_solo_groups gs = {0};
+    uint32_t *group = malloc(n * sizeof *group);
+    uint64_t *alone_dur = malloc(n * sizeof *alone_dur);
+    int rc = group && alone_dur ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        sc_solo_group key;
+        sc_solo_group_of(&trace->kernels[i], &key);
+        int64_t g = sc_solo_group_index(&gs, &key);
+        if (g < 0)
+            rc = -1;
+        else
+            group[i] = (uint32_t)g;
+        if (g >= 0 && !overlapped[i])
+            gs.items[g].n_alone++;
     }
-    free(keys);
-    return 0;
+    /* each group's alone durations side by side, then their medians */
+    for (size_t g = 0, sum = 0; rc == 0 && g < gs.n; g++) {
+        gs.items[g].first = sum;
+        sum += gs.items[g].n_alone;
+        gs.items[g].n_alone = 0;    /* counted again while filled */
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (overlapped[i])
+            continue;
+        sc_solo_group *g = &gs.items[group[i]];
+        const sc_rec_kernel *r = &trace->kernels[i].rec;
+        alone_dur[g->first + g->n_alone++] = sc_dur(r->start_ns, r->end_ns);
+    }
+    for (size_t g = 0; rc == 0 && g < gs.n; g++)
+        gs.items[g].median = sc_solo_median(alone_dur + gs.items[g].first, gs.items[g].n_alone);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const sc_rec_kernel *r = &trace->kernels[i].rec;
+        sc_solo_assign(&gs.items[group[i]], sc_dur(r->start_ns, r->end_ns), !overlapped[i],
+                       peak[i], &solo_ns[i], &known[i]);
+    }
+    free(group);
+    free(alone_dur);
+    free(gs.items);
+    free(gs.slots);
+    return rc;
 }

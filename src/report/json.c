@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/demangle.h"
+#include "report/json_out.h"
 #include "report/json_str.h"
 #include "report/merge.h"
 #include "report/names.h"
@@ -178,26 +179,67 @@ static json_t *finding_json(const sc_trace *t, const sc_finding *f, const sc_jso
 
 /* ---- overlap, devices, streams ------------------------------------------------------ */
 
+/* The overlap metrics as members, listed once for both kinds of object that carry them:
+ * jansson's (devices, streams) and those written directly (ranges, json_out.h). */
+typedef struct overlap_member {
+    const char *key;
+    enum { OV_INT, OV_REAL, OV_NULL } kind;
+    json_int_t i;
+    double d;
+} overlap_member;
+
+enum { OVERLAP_MEMBERS = 16 };
+
+static void overlap_members(const sc_overlap *ov, overlap_member m[OVERLAP_MEMBERS])
+{
+    size_t k = 0;
+#define OV_INT_MEMBER(name, v) m[k++] = (overlap_member){name, OV_INT, (json_int_t)(v), 0.0}
+    OV_INT_MEMBER("first_ns", ov->first_ns);
+    OV_INT_MEMBER("last_ns", ov->last_ns);
+    OV_INT_MEMBER("span_ns", ov->last_ns > ov->first_ns ? ov->last_ns - ov->first_ns : 0);
+    OV_INT_MEMBER("busy_ns", ov->busy_ns);
+    OV_INT_MEMBER("kernel_sum_ns", ov->kernel_sum_ns);
+    OV_INT_MEMBER("kernel_count", ov->kernel_count);
+    m[k++] = (overlap_member){"concurrency", isfinite(ov->concurrency) ? OV_REAL : OV_NULL, 0,
+                              ov->concurrency};
+    OV_INT_MEMBER("overlap_ns", ov->overlap_ns);
+    OV_INT_MEMBER("solo_sum_ns", ov->solo_sum_ns);
+    OV_INT_MEMBER("solo_known", ov->solo_known);
+    /* null when not every kernel's solo time is known: no number the data cannot support */
+    m[k++] = (overlap_member){"speedup",
+                              ov->speedup > 0.0 && isfinite(ov->speedup) ? OV_REAL : OV_NULL, 0,
+                              ov->speedup};
+    OV_INT_MEMBER("copy_busy_ns", ov->copy_busy_ns);
+    OV_INT_MEMBER("copy_compute_ns", ov->copy_compute_ns);
+    OV_INT_MEMBER("idle_ns", ov->idle_ns);
+    OV_INT_MEMBER("gap_count", ov->gap_count);
+    OV_INT_MEMBER("longest_gap_ns", ov->longest_gap_ns);
+#undef OV_INT_MEMBER
+}
+
 static void overlap_into(json_t *o, const sc_overlap *ov)
 {
-    json_object_set_new(o, "first_ns", jint(ov->first_ns));
-    json_object_set_new(o, "last_ns", jint(ov->last_ns));
-    json_object_set_new(o, "span_ns", jint(ov->last_ns > ov->first_ns ? ov->last_ns - ov->first_ns
-                                                                      : 0));
-    json_object_set_new(o, "busy_ns", jint(ov->busy_ns));
-    json_object_set_new(o, "kernel_sum_ns", jint(ov->kernel_sum_ns));
-    json_object_set_new(o, "kernel_count", jint(ov->kernel_count));
-    json_object_set_new(o, "concurrency", jreal(ov->concurrency));
-    json_object_set_new(o, "overlap_ns", jint(ov->overlap_ns));
-    json_object_set_new(o, "solo_sum_ns", jint(ov->solo_sum_ns));
-    json_object_set_new(o, "solo_known", jint(ov->solo_known));
-    /* null when not every kernel's solo time is known: no number the data cannot support */
-    json_object_set_new(o, "speedup", ov->speedup > 0.0 ? jreal(ov->speedup) : json_null());
-    json_object_set_new(o, "copy_busy_ns", jint(ov->copy_busy_ns));
-    json_object_set_new(o, "copy_compute_ns", jint(ov->copy_compute_ns));
-    json_object_set_new(o, "idle_ns", jint(ov->idle_ns));
-    json_object_set_new(o, "gap_count", jint(ov->gap_count));
-    json_object_set_new(o, "longest_gap_ns", jint(ov->longest_gap_ns));
+    overlap_member m[OVERLAP_MEMBERS];
+    overlap_members(ov, m);
+    for (size_t k = 0; k < OVERLAP_MEMBERS; k++)
+        json_object_set_new(o, m[k].key, m[k].kind == OV_INT    ? json_integer(m[k].i)
+                                         : m[k].kind == OV_REAL ? json_real(m[k].d)
+                                                                : json_null());
+}
+
+static void overlap_out(sc_json_out *w, const sc_overlap *ov)
+{
+    overlap_member m[OVERLAP_MEMBERS];
+    overlap_members(ov, m);
+    for (size_t k = 0; k < OVERLAP_MEMBERS; k++) {
+        sc_json_out_key(w, m[k].key);
+        if (m[k].kind == OV_INT)
+            sc_json_out_int(w, m[k].i);
+        else if (m[k].kind == OV_REAL)
+            sc_json_out_real(w, m[k].d);
+        else
+            sc_json_out_null(w);
+    }
 }
 
 static json_t *kernel_json(const sc_trace *t, size_t idx)
@@ -286,52 +328,86 @@ static json_t *stream_json(const sc_trace *t, const sc_stream_summary *s,
 
 /* ---- NVTX ranges -------------------------------------------------------------------- */
 
-static json_t *range_findings_json(const sc_range_finding *f, size_t n)
+/* The ranges are the bulk of a long trace's report (one object per NVTX range): they are
+ * written directly while the document is written, not built as jansson values first. */
+static void range_findings_out(sc_json_out *w, const sc_range_finding *f, size_t n)
 {
-    json_t *arr = json_array();
+    sc_json_out_begin_array(w);
     for (size_t i = 0; i < n; i++) {
-        json_t *j = json_object();
-        json_object_set_new(j, "rule", sc_json_str(f[i].rule));
-        json_object_set_new(j, "severity", json_string(sc_severity_name(f[i].severity)));
-        json_object_set_new(j, "count", jint(f[i].count));
-        json_object_set_new(j, "cost_ns", jint(f[i].cost_ns));
-        json_object_set_new(j, "finding", jint(f[i].finding));
-        json_array_append_new(arr, j);
+        sc_json_out_begin_object(w);
+        sc_json_out_key(w, "rule");
+        sc_json_out_string(w, f[i].rule);
+        sc_json_out_key(w, "severity");
+        sc_json_out_string(w, sc_severity_name(f[i].severity));
+        sc_json_out_key(w, "count");
+        sc_json_out_int(w, (json_int_t)f[i].count);
+        sc_json_out_key(w, "cost_ns");
+        sc_json_out_int(w, (json_int_t)f[i].cost_ns);
+        sc_json_out_key(w, "finding");
+        sc_json_out_int(w, (json_int_t)f[i].finding);
+        sc_json_out_end_object(w);
     }
-    return arr;
+    sc_json_out_end_array(w);
 }
 
 /* What a range, or the ranges of a name, issued: the members both objects end with. */
-static void range_work_into(json_t *o, uint64_t calls, uint64_t copies, uint64_t memsets,
-                            const sc_overlap *ov, const sc_range_finding *findings, size_t n)
+static void range_work_out(sc_json_out *w, uint64_t calls, uint64_t copies, uint64_t memsets,
+                           const sc_overlap *ov, const sc_range_finding *findings, size_t n)
 {
-    json_object_set_new(o, "call_count", jint(calls));
-    json_object_set_new(o, "copy_count", jint(copies));
-    json_object_set_new(o, "memset_count", jint(memsets));
-    overlap_into(o, ov);
-    json_object_set_new(o, "findings", range_findings_json(findings, n));
+    sc_json_out_key(w, "call_count");
+    sc_json_out_int(w, (json_int_t)calls);
+    sc_json_out_key(w, "copy_count");
+    sc_json_out_int(w, (json_int_t)copies);
+    sc_json_out_key(w, "memset_count");
+    sc_json_out_int(w, (json_int_t)memsets);
+    overlap_out(w, ov);
+    sc_json_out_key(w, "findings");
+    range_findings_out(w, findings, n);
 }
 
-static json_t *range_json(const sc_range_summary *r)
+static void int_or_null_out(sc_json_out *w, bool known, uint64_t v)
+{
+    if (known)
+        sc_json_out_int(w, (json_int_t)v);
+    else
+        sc_json_out_null(w);
+}
+
+static void range_out(sc_json_out *w, const sc_range_summary *r)
 {
     const sc_rec_range *rec = &r->range->rec;
     bool any_thread = rec->depth == UINT32_MAX;     /* start/end: not bound to a thread */
-    json_t *o = json_object();
-    json_object_set_new(o, "name", sc_json_str(r->range->name));
-    json_object_set_new(o, "domain", sc_json_str(r->range->domain));
-    json_object_set_new(o, "kind", json_string(any_thread ? "start-end" : "push-pop"));
-    json_object_set_new(o, "tid", jint(rec->tid));
-    json_object_set_new(o, "depth", any_thread ? json_null() : jint(rec->depth));
-    json_object_set_new(o, "start_ns", jint(rec->start_ns));
-    json_object_set_new(o, "end_ns", jint(rec->end_ns));
-    json_object_set_new(o, "wall_ns", jint(r->wall_ns));
-    json_object_set_new(o, "replay_wall_ns", r->replay_wall_ns ? jint(r->replay_wall_ns)
-                                                               : json_null());
-    json_object_set_new(o, "fixed_wall_ns", r->replay_wall_ns ? jint(r->fixed_wall_ns)
-                                                              : json_null());
-    range_work_into(o, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
-                    r->n_findings);
-    return o;
+    sc_json_out_begin_object(w);
+    sc_json_out_key(w, "name");
+    sc_json_out_string(w, r->range->name);
+    sc_json_out_key(w, "domain");
+    sc_json_out_string(w, r->range->domain);
+    sc_json_out_key(w, "kind");
+    sc_json_out_string(w, any_thread ? "start-end" : "push-pop");
+    sc_json_out_key(w, "tid");
+    sc_json_out_int(w, (json_int_t)rec->tid);
+    sc_json_out_key(w, "depth");
+    int_or_null_out(w, !any_thread, rec->depth);
+    sc_json_out_key(w, "start_ns");
+    sc_json_out_int(w, (json_int_t)rec->start_ns);
+    sc_json_out_key(w, "end_ns");
+    sc_json_out_int(w, (json_int_t)rec->end_ns);
+    sc_json_out_key(w, "wall_ns");
+    sc_json_out_int(w, (json_int_t)r->wall_ns);
+    sc_json_out_key(w, "replay_wall_ns");
+    int_or_null_out(w, r->replay_wall_ns, r->replay_wall_ns);
+    sc_json_out_key(w, "fixed_wall_ns");
+    int_or_null_out(w, r->replay_wall_ns, r->fixed_wall_ns);
+    range_work_out(w, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
+                   r->n_findings);
+    sc_json_out_end_object(w);
+}
+
+static void ranges_fill(sc_json_out *w, const void *arg)
+{
+    const sc_analysis *a = arg;
+    for (size_t i = 0; i < a->n_ranges; i++)
+        range_out(w, &a->ranges[i]);
 }
 
 static json_t *replay_json(const sc_replay_summary *r)
@@ -357,18 +433,31 @@ static json_t *replay_json(const sc_replay_summary *r)
     return o;
 }
 
-static json_t *range_name_json(const sc_range_name_summary *r)
+static void range_name_out(sc_json_out *w, const sc_range_name_summary *r)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "name", sc_json_str(r->name));
-    json_object_set_new(o, "domain", sc_json_str(r->domain));
-    json_object_set_new(o, "count", jint(r->count));
-    json_object_set_new(o, "wall_ns", jint(r->wall_ns));
-    json_object_set_new(o, "mean_wall_ns", jint(r->count ? r->wall_ns / r->count : 0));
-    json_object_set_new(o, "max_wall_ns", jint(r->max_wall_ns));
-    range_work_into(o, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
-                    r->n_findings);
-    return o;
+    sc_json_out_begin_object(w);
+    sc_json_out_key(w, "name");
+    sc_json_out_string(w, r->name);
+    sc_json_out_key(w, "domain");
+    sc_json_out_string(w, r->domain);
+    sc_json_out_key(w, "count");
+    sc_json_out_int(w, (json_int_t)r->count);
+    sc_json_out_key(w, "wall_ns");
+    sc_json_out_int(w, (json_int_t)r->wall_ns);
+    sc_json_out_key(w, "mean_wall_ns");
+    sc_json_out_int(w, (json_int_t)(r->count ? r->wall_ns / r->count : 0));
+    sc_json_out_key(w, "max_wall_ns");
+    sc_json_out_int(w, (json_int_t)r->max_wall_ns);
+    range_work_out(w, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
+                   r->n_findings);
+    sc_json_out_end_object(w);
+}
+
+static void range_names_fill(sc_json_out *w, const void *arg)
+{
+    const sc_analysis *a = arg;
+    for (size_t i = 0; i < a->n_range_names; i++)
+        range_name_out(w, &a->range_names[i]);
 }
 
 /* ---- process and document ----------------------------------------------------------- */
@@ -399,7 +488,7 @@ static json_t *scope_json(const sc_trace *t)
     return o;
 }
 
-static json_t *process_json(const sc_analysis *a, size_t suppressed,
+static json_t *process_json(sc_json_out *w, const sc_analysis *a, size_t suppressed,
                             const sc_json_options *opt)
 {
     const sc_trace *t = a->trace;
@@ -464,11 +553,10 @@ static json_t *process_json(const sc_analysis *a, size_t suppressed,
     json_object_set_new(o, "streams", streams);
     json_object_set_new(o, "findings", findings);
     json_object_set_new(o, "suppressed", jint(suppressed));
+    /* left empty here, filled while written */
     json_t *ranges = json_array(), *names = json_array();
-    for (size_t i = 0; i < a->n_ranges; i++)
-        json_array_append_new(ranges, range_json(&a->ranges[i]));
-    for (size_t i = 0; i < a->n_range_names; i++)
-        json_array_append_new(names, range_name_json(&a->range_names[i]));
+    sc_json_out_defer(w, ranges, ranges_fill, a);
+    sc_json_out_defer(w, names, range_names_fill, a);
     json_object_set_new(o, "ranges", ranges);
     json_object_set_new(o, "range_names", names);
     json_object_set_new(o, "replay", replay_json(&a->replay));
@@ -520,50 +608,14 @@ static json_t *expectations_json(const sc_expect_result *r, size_t n)
     return arr;
 }
 
-/* jansson's json_dumpf calls fwrite for every token (a lock and a call each, tens of millions
- * for a long trace's ranges): its pieces are gathered here and written in large blocks. */
-typedef struct sc_json_sink {
-    FILE *out;
-    size_t used;
-    char buf[1 << 16];
-} sc_json_sink;
-
-static int sc_json_flush(sc_json_sink *s)
-{
-    size_t n = s->used;
-    s->used = 0;
-    return n && fwrite(s->buf, 1, n, s->out) != n ? -1 : 0;
-}
-
-static int sc_json_put(const char *text, size_t n, void *data)
-{
-    sc_json_sink *s = data;
-    if (n > sizeof s->buf - s->used && sc_json_flush(s) != 0)
-        return -1;
-    if (n > sizeof s->buf)
-        return fwrite(text, 1, n, s->out) == n ? 0 : -1;
-    memcpy(s->buf + s->used, text, n);
-    s->used += n;
-    return 0;
-}
-
-static int sc_json_dump(json_t *doc, FILE *out)
-{
-    sc_json_sink *s = malloc(sizeof *s);
-    if (!s)
-        return -1;
-    s->out = out;
-    s->used = 0;
-    int rc = json_dump_callback(doc, sc_json_put, s, JSON_INDENT(2)) == 0 ? sc_json_flush(s) : -1;
-    free(s);
-    return rc;
-}
-
 int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
                   const sc_json_error *errors, size_t n_errors, const sc_json_options *opt)
 {
-    json_t *doc = json_object();
+    /* the writer first: the ranges are written by it as it meets their places */
+    sc_json_out *w = sc_json_out_new(out);
+    json_t *doc = w ? json_object() : NULL;
     if (!doc) {
+        sc_json_out_finish(w);
         json_decref(opt->ranks);
         return -1;
     }
@@ -574,8 +626,8 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
     json_object_set_new(doc, "tool", tool);
     json_t *procs = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(procs, process_json(as[i], opt->suppressed ? opt->suppressed[i]
-                                                                         : 0, opt));
+        json_array_append_new(procs, process_json(w, as[i], opt->suppressed ? opt->suppressed[i]
+                                                                            : 0, opt));
     json_object_set_new(doc, "processes", procs);
     json_t *errs = json_array();
     for (size_t i = 0; i < n_errors; i++) {
@@ -592,7 +644,8 @@ int sc_json_write(FILE *out, const sc_analysis *const *as, size_t n,
         json_object_set_new(doc, "expectations",
                             expectations_json(opt->expectations, opt->n_expectations));
 
-    int rc = sc_json_dump(doc, out);
+    sc_json_out_value(w, doc);
+    int rc = sc_json_out_finish(w);
     if (rc == 0 && fputc('\n', out) == EOF)
         rc = -1;
     json_decref(doc);

@@ -57,11 +57,37 @@ static void test_consistent_solo_instance_is_used(void **state)
     syn_free(&s);
 }
 
+/* Instances of the same kernel are those of the same launch shape: kernel_a with block 128
+ * ran alone for 100 and 120 us (an even count: the median is their mean, 110 us), kernel_a
+ * with block 256 alone for 400 us. Then one instance of each shape beside the other (two at
+ * once): each borrows its own shape's median (110 and 400 us, both within 0.9 x .. 1.5 x 2 x
+ * of their 150 and 500 us), not the other's: solo sum 100 + 120 + 400 + 110 + 400 us. */
+static void test_each_launch_shape_has_its_own_median(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    syn_kernel(&s, 0, 20, US(0), US(100), 1);
+    syn_kernel(&s, 0, 20, US(100), US(220), 2);
+    syn_kernel(&s, 0, 20, US(300), US(700), 3)->rec.block_x = 256;
+    syn_kernel(&s, 0, 20, US(1000), US(1150), 4);
+    syn_kernel(&s, 0, 21, US(1000), US(1500), 5)->rec.block_x = 256;
+    sc_analysis a;
+    syn_analyze(&s, &a);
+    const sc_overlap *o = &a.devices[0].overlap;
+    assert_int_equal(o->kernel_count, 5);
+    assert_int_equal(o->solo_known, 5);
+    assert_int_equal(o->solo_sum_ns, US(100 + 120 + 400 + 110 + 400));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_warm_up_with_other_work_is_no_solo_time),
         cmocka_unit_test(test_consistent_solo_instance_is_used),
+        cmocka_unit_test(test_each_launch_shape_has_its_own_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

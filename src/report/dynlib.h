@@ -24,4 +24,23 @@ typedef struct sc_dynlib {
  * are in lib->slots, false with the reason in lib->why. */
 bool sc_dynlib_get(sc_dynlib *lib);
 
+/* Defines `const T *GET(void)` (the functions, or NULL when the library cannot be loaded)
+ * and `const char *MISSING(void)` (why not; "" when it can) for a struct T of function
+ * pointers only, one per name LIST(X) gives, in the same order. POSIX gives function and
+ * data pointers one representation (dlsym relies on it), so the union's views agree. */
+#define SC_DYNLIB_NAME_(name) #name,
+#define SC_DYNLIB_DEFINE(T, LIST, SONAME, ENV, GET, MISSING)                                \
+    static const char *const GET##_names[] = {LIST(SC_DYNLIB_NAME_)};                    \
+    static union {                                                                         \
+        void *slots[sizeof GET##_names / sizeof GET##_names[0]];                           \
+        T api;                                                                             \
+    } GET##_functions;                                                                     \
+    _Static_assert(sizeof GET##_functions.api == sizeof GET##_functions.slots,             \
+                   "one slot per name");                                                   \
+    static sc_dynlib GET##_lib = {.soname = SONAME, .env = ENV, .names = GET##_names,     \
+                                  .slots = GET##_functions.slots,                          \
+                                  .n = sizeof GET##_names / sizeof GET##_names[0]};        \
+    const T *GET(void) { return sc_dynlib_get(&GET##_lib) ? &GET##_functions.api : NULL; } \
+    const char *MISSING(void) { return sc_dynlib_get(&GET##_lib) ? "" : GET##_lib.why; }
+
 #endif

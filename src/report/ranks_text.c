@@ -2,6 +2,7 @@
 #include "report/ranks_text.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,12 +129,29 @@ sc_rank_summary **sc_ranks_sorted(sc_rank_summary *const *s, size_t n, size_t *n
     return r;
 }
 
+/* The rank the others waited for. With communication on every rank, the one whose
+ * collectives waited least: a collective's kernel runs on each rank from that rank's arrival
+ * until the last one arrives and the data has moved, so the last to arrive exposes the
+ * least. Without it, the one with the most compute (then the longest run). */
 size_t sc_ranks_slowest(sc_rank_summary *const *r, size_t n)
 {
+    bool all_comm = n > 0;
+    for (size_t i = 0; i < n && all_comm; i++) {
+        uint64_t comm, ov, exposed;
+        sc_rank_comm(r[i], &comm, &ov, &exposed);
+        all_comm = comm > 0;
+    }
     size_t best = 0;
     for (size_t i = 1; i < n; i++) {
         uint64_t b = sc_rank_busy(r[i]), bb = sc_rank_busy(r[best]);
-        if (b > bb || (b == bb && r[i]->wall_ns > r[best]->wall_ns))
+        bool later = b > bb || (b == bb && r[i]->wall_ns > r[best]->wall_ns);
+        if (all_comm) {
+            uint64_t comm, ov, e, be;
+            sc_rank_comm(r[i], &comm, &ov, &e);
+            sc_rank_comm(r[best], &comm, &ov, &be);
+            later = e < be || (e == be && later);
+        }
+        if (later)
             best = i;
     }
     return best;
@@ -219,10 +237,15 @@ static void print_slowest(FILE *out, sc_rank_summary *const *r, size_t n)
     size_t w = sc_ranks_slowest(r, n);
     uint64_t busy = sc_rank_busy(r[w]), med = sc_ranks_median_busy(r, n), comm, ov, exposed;
     sc_rank_comm(r[w], &comm, &ov, &exposed);
-    fprintf(out, "slowest rank: %" PRId64 " (pid %u): compute busy %s, %s over the median "
-            "rank's %s\n", r[w]->rank, r[w]->pid, sc_report_fmt_ns(busy, b[0]),
-            sc_report_fmt_ns(busy - (med < busy ? med : busy), b[1]),
-            sc_report_fmt_ns(med, b[2]));
+    if (busy > med)
+        fprintf(out, "slowest rank: %" PRId64 " (pid %u): compute busy %s, %s over the median "
+                "rank's %s\n", r[w]->rank, r[w]->pid, sc_report_fmt_ns(busy, b[0]),
+                sc_report_fmt_ns(busy - med, b[1]), sc_report_fmt_ns(med, b[2]));
+    else    /* late at its collectives, not for its GPU work: for its host's */
+        fprintf(out, "slowest rank: %" PRId64 " (pid %u): the last to reach its collectives, "
+                "with no more compute than the others (busy %s, the median rank's %s): "
+                "held by its host between them\n", r[w]->rank, r[w]->pid,
+                sc_report_fmt_ns(busy, b[0]), sc_report_fmt_ns(med, b[1]));
     if (comm)
         fprintf(out, "  its exposed communication %s; the other ranks' median %s: what they "
                 "waited for it at their collectives, at most\n", sc_report_fmt_ns(exposed, b[0]),

@@ -148,6 +148,39 @@ def test_jobs_and_the_bounded_report_say_the_same(tmp_path, run_report):
     assert bounded == whole
 
 
+def late_rank_trace(path, rank, busy, arrive):
+    """Compute on stream 20 from 0 to `busy` us; the rank reaches its all-reduce at `arrive`
+    us, and the all-reduce ends on every rank at 3000 us (the last arrival, 2800, + 200)."""
+    t = Trace(exe="/usr/bin/python3", pid=2000 + rank)
+    t.device(0)
+    t.stream(20, NON_BLOCKING)
+    t.stream(30, NON_BLOCKING)
+    for e in (f"RANK={rank}", f"LOCAL_RANK={rank}", "WORLD_SIZE=3"):
+        t.env(e)
+    t.launch("_Z4stepv", 0, busy * US, 20)
+    t.launch(NCCL, arrive * US, 3000 * US, 30, issue=(arrive - 100) * US)
+    return t.write(path)
+
+
+def test_the_rank_the_others_waited_for_is_the_last_to_arrive(tmp_path, run_report):
+    """Rank 0 computes the most (1500 us) but reaches the all-reduce at once; rank 2 computes
+    the least (1000 us) and reaches it last (2800 us: its host held it). The others' all-reduce
+    waited for rank 2, which exposes the least communication: it is the slowest rank, named
+    as held by its host, not by its compute."""
+    d = tmp_path / "late"
+    d.mkdir()
+    for rank, busy, arrive in ((0, 1500, 1500), (1, 1200, 1200), (2, 1000, 2800)):
+        late_rank_trace(d / f"python3-{2000 + rank}.sctrace", rank, busy, arrive)
+    r = run_report("--no-symbols", "-q", d)
+    assert r.returncode == 0, r.stderr
+    # exposed: rank 0 3000-1500, rank 1 3000-1200, rank 2 3000-2800 (its compute ended)
+    assert "slowest rank: 2 (pid 2002): the last to reach its collectives, with no more " \
+        "compute than the others (busy 1.00 ms, the median rank's 1.20 ms): held by its host " \
+        "between them" in r.stdout, r.stdout
+    assert "its exposed communication 200 us; the other ranks' median 1.50 ms" in r.stdout
+    assert report_json(run_report, d)["ranks"]["slowest"]["rank"] == 2
+
+
 def test_64_rank_summaries_make_the_same_merged_report(tmp_path, run_report):
     d, traces = job(tmp_path, n=64, pageable=range(0, 64, 5), slowest=17)
     sums = tmp_path / "sums"

@@ -237,19 +237,23 @@ static void print_slowest(FILE *out, sc_rank_summary *const *r, size_t n)
     size_t w = sc_ranks_slowest(r, n);
     uint64_t busy = sc_rank_busy(r[w]), med = sc_ranks_median_busy(r, n), comm, ov, exposed;
     sc_rank_comm(r[w], &comm, &ov, &exposed);
-    if (busy > med)
+    /* Its compute explains the others' wait when it is at least half of it; else its host
+     * (Python, data loading, launches) kept it from its collectives. */
+    uint64_t others = comm ? sc_ranks_median_exposed(r, n, w) : 0;
+    uint64_t waited = others > exposed ? others - exposed : 0;
+    if (busy > med && (!comm || 2 * (busy - med) >= waited))
         fprintf(out, "slowest rank: %" PRId64 " (pid %u): compute busy %s, %s over the median "
                 "rank's %s\n", r[w]->rank, r[w]->pid, sc_report_fmt_ns(busy, b[0]),
                 sc_report_fmt_ns(busy - med, b[1]), sc_report_fmt_ns(med, b[2]));
     else    /* late at its collectives, not for its GPU work: for its host's */
         fprintf(out, "slowest rank: %" PRId64 " (pid %u): the last to reach its collectives, "
-                "with no more compute than the others (busy %s, the median rank's %s): "
-                "held by its host between them\n", r[w]->rank, r[w]->pid,
-                sc_report_fmt_ns(busy, b[0]), sc_report_fmt_ns(med, b[1]));
+                "not for its compute (busy %s, the median rank's %s): held by its host "
+                "between them\n", r[w]->rank, r[w]->pid, sc_report_fmt_ns(busy, b[0]),
+                sc_report_fmt_ns(med, b[1]));
     if (comm)
         fprintf(out, "  its exposed communication %s; the other ranks' median %s: what they "
                 "waited for it at their collectives, at most\n", sc_report_fmt_ns(exposed, b[0]),
-                sc_report_fmt_ns(sc_ranks_median_exposed(r, n, w), b[1]));
+                sc_report_fmt_ns(others, b[1]));
     if (r[w]->n_findings == 0) {
         fprintf(out, "  what held it: no findings\n");
         return;

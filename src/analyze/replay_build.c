@@ -10,6 +10,7 @@
 #include "analyze/occupancy.h"
 #include "analyze/peer_copy.h"
 #include "analyze/replay_graph.h"
+#include "analyze/replay_nodes.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
@@ -463,35 +464,25 @@ static int sc_rp_scratch(sc_replay *r)
                : -1;
 }
 
-static int sc_rp_node_cmp(const void *pa, const void *pb)
-{
-    const sc_rp_node *x = pa, *y = pb;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    if (x->is_item != y->is_item)   /* at a tie, work first: an item may wait for it */
-        return x->is_item < y->is_item ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 static int sc_rp_nodes(sc_replay *r)
 {
     r->n_nodes = r->n_ops + r->n_items;
-    r->nodes = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *r->nodes);
-    if (!r->nodes)
+    uint64_t *at = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *at);
+    if (!at)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < r->n_ops; i++)
-        r->nodes[k++] = (sc_rp_node){r->ops[i].rec_start, 0, (uint32_t)i};
+        at[k++] = r->ops[i].rec_start;
     for (size_t i = 0; i < r->n_items; i++) {
         /* a loading launch is placed where its load ended: its kernel may start before the
          * call returns, and must see the call's replayed end */
         const sc_rp_item *it = &r->items[i];
-        uint64_t at = it->loads && it->load_end && it->load_end < it->rec_end ? it->load_end
-                                                                              : it->rec_end;
-        r->nodes[k++] = (sc_rp_node){at, 1, (uint32_t)i};
+        at[k++] = it->loads && it->load_end && it->load_end < it->rec_end ? it->load_end
+                                                                          : it->rec_end;
     }
-    sc_sort(r->nodes, r->n_nodes, sizeof *r->nodes, sc_rp_node_cmp);
-    return 0;
+    /* at a tie, work first (its positions come first): an item may wait for it */
+    r->nodes = sc_rp_order_nodes(at, r->n_nodes);
+    return r->nodes ? 0 : -1;
 }
 
 int sc_replay_build(sc_ctx *ctx, sc_replay **out)

@@ -98,13 +98,6 @@ typedef struct sc_rp_item {
 } sc_rp_item;
 _Static_assert(sizeof(sc_rp_item) == 96, "sc_rp_item: one per host call, no padding");
 
-/* A node of the pass: device work at its recorded start, a host item at its recorded end. */
-typedef struct sc_rp_node {
-    uint64_t t;
-    uint32_t is_item;
-    uint32_t index;
-} sc_rp_node;
-
 struct sc_replay {
     const sc_ctx *ctx;
     uint64_t run_start_ns;
@@ -113,7 +106,9 @@ struct sc_replay {
     sc_rp_item *items;          size_t n_items;
     sc_rp_edge *edges;          size_t n_edges;
     int32_t *cond_ops;          size_t n_cond_ops;
-    sc_rp_node *nodes;          size_t n_nodes;
+    /* the nodes of the pass in its order (replay_nodes.h): a position below n_ops is that
+     * op, at its recorded start; n_ops + i is item i, at its recorded end */
+    uint32_t *nodes;            size_t n_nodes;
     size_t n_threads;
     int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE */
     int32_t *range_marks;       /* per trace->ranges: start item, end item */

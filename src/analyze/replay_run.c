@@ -300,10 +300,11 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         }
     memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
     for (size_t k = 0; k < r->n_nodes; k++) {
-        if (r->nodes[k].is_item)
-            sc_rp_run_item(r, (int32_t)r->nodes[k].index);
+        size_t node = r->nodes[k];
+        if (node >= r->n_ops)
+            sc_rp_run_item(r, (int32_t)(node - r->n_ops));
         else
-            sc_rp_run_op(r, (int32_t)r->nodes[k].index);
+            sc_rp_run_op(r, (int32_t)node);
     }
     sc_rp_apply(r, fixes, n_fixes, 0);
     uint64_t last = r->run_start_ns;

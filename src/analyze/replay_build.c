@@ -477,8 +477,8 @@ static int sc_rp_nodes(sc_replay *r)
         /* a loading launch is placed where its load ended: its kernel may start before the
          * call returns, and must see the call's replayed end */
         const sc_rp_item *it = &r->items[i];
-        at[k++] = it->loads && it->load_end && it->load_end < it->rec_end ? it->load_end
-                                                                          : it->rec_end;
+        uint64_t load_end = it->loads ? sc_rp_load_end(r, (int32_t)i) : 0;
+        at[k++] = load_end && load_end < it->rec_end ? load_end : it->rec_end;
     }
     /* at a tie, work first (its positions come first): an item may wait for it */
     r->nodes = sc_rp_order_nodes(at, r->n_nodes);
@@ -517,6 +517,8 @@ void sc_replay_free(sc_replay *r)
     free(r->call_item);
     free(r->range_marks);
     free(r->item_thread_first);
+    free(r->joins);
+    free(r->load_ends);
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);

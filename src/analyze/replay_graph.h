@@ -63,7 +63,8 @@ typedef enum sc_rp_wait {
 
 /* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
  * range: sc_replay.range_marks). Fields are grouped by size (8, 4, then 1 byte), as in
- * sc_rp_op: 96 bytes. */
+ * sc_rp_op: 80 bytes. What only a few items have (a join, a module load's end) is kept
+ * beside them, in sc_replay.joins and .load_ends. */
 typedef struct sc_rp_item {
     uint64_t rec_start, rec_end;
     uint64_t gap;               /* host time since the previous item of its thread ended */
@@ -71,14 +72,8 @@ typedef struct sc_rp_item {
                                    call's stack: left out when the replay runs plain */
     uint64_t tracer;            /* what tracing added to its calls (tracer_cost.h), at most
                                    its own time: left out when the replay runs plain */
-    uint64_t join_lag;          /* see join */
     int64_t post;               /* when it waited: its return minus the end of what it
                                    waited for (negative: it returned a little before) */
-    uint64_t load_end;          /* loads: the recorded end of its last module load (the
-                                   kernel may start a little before the call returns) */
-    int32_t join;               /* the last item of another thread this one waited for (a
-                                   join: pthread_join and the like leave no record), or
-                                   SC_RP_NONE; it starts join_lag after that item's end */
     int32_t next;               /* the next item of its thread, SC_RP_NONE at the end */
     /* what it waits for: one item waits one way, so the two share their place (an item
      * per host call: 4 bytes less for each) */
@@ -94,9 +89,21 @@ typedef struct sc_rp_item {
     uint8_t wait;               /* sc_rp_wait */
     bool waited;                /* the recorded call returned because its wait ended */
     bool loads;                 /* a launch that loaded its module: it waited for the device,
-                                   and its kernel starts after the load */
+                                   and its kernel starts after the load (sc_rp_load_end) */
+    bool joins;                 /* it waited for another thread's end (sc_rp_join_of) */
 } sc_rp_item;
-_Static_assert(sizeof(sc_rp_item) == 96, "sc_rp_item: one per host call, no padding");
+_Static_assert(sizeof(sc_rp_item) == 80, "sc_rp_item: one per host call, 3 bytes of padding");
+
+/* A value of one item, kept beside the items because few have it; lists of them are sorted
+ * by item. */
+typedef struct sc_rp_item_value {
+    int32_t item;
+    int32_t other;              /* joins: the last item of another thread this one waited for
+                                   (a join: pthread_join and the like leave no record) */
+    uint64_t value;             /* joins: from that item's end to this one's start;
+                                   load_ends: the recorded end of the item's last module load
+                                   (the kernel may start a little before the call returns) */
+} sc_rp_item_value;
 
 struct sc_replay {
     const sc_ctx *ctx;
@@ -113,6 +120,8 @@ struct sc_replay {
     int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE */
     int32_t *range_marks;       /* per trace->ranges: start item, end item */
     int32_t *item_thread_first; /* per thread: its first item */
+    sc_rp_item_value *joins;    size_t n_joins;       /* items with .joins */
+    sc_rp_item_value *load_ends; size_t n_load_ends;  /* items with a module load's end */
 
     /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]) */
     size_t *slot_first, *slot_count;
@@ -175,6 +184,28 @@ struct sc_replay {
     uint64_t unfixed_span;
     sc_replay_summary summary;
 };
+
+/* The value of `item` in a list sorted by item, or NULL when it has none. */
+static inline const sc_rp_item_value *sc_rp_value_of(const sc_rp_item_value *v, size_t n,
+                                                     int32_t item)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].item < item)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo].item == item ? &v[lo] : NULL;
+}
+
+/* The recorded end of an item's last module load, 0 when none. */
+static inline uint64_t sc_rp_load_end(const sc_replay *r, int32_t item)
+{
+    const sc_rp_item_value *v = sc_rp_value_of(r->load_ends, r->n_load_ends, item);
+    return v ? v->value : 0;
+}
 
 /* Fenwick tree of maxima over [0, n): set position i (0-based) to at least v; query the
  * maximum over [0, k). */

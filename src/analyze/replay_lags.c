@@ -83,8 +83,8 @@ static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_r
     if (o->item != SC_RP_NONE) {
         /* the kernel of a launch that loaded its module is issued when the load ends */
         const sc_rp_item *it = &r->items[o->item];
-        cand[SC_BIND_ISSUE] = it->loads && o->rec_start >= it->load_end ? it->load_end
-                                                                        : o->issue_ns;
+        uint64_t load_end = it->loads ? sc_rp_load_end(r, o->item) : 0;
+        cand[SC_BIND_ISSUE] = it->loads && o->rec_start >= load_end ? load_end : o->issue_ns;
         has[SC_BIND_ISSUE] = true;
     } else {
         /* work without its call in the trace is anchored at its recorded start (the pass
@@ -152,11 +152,11 @@ static void sc_rp_mark_host_funcs(sc_replay *r)
  * work issued before a load ended and started after it was held by the load. */
 static uint64_t *sc_rp_load_ends(const sc_replay *r, size_t *n_out)
 {
-    uint64_t *ends = malloc((r->n_items ? r->n_items : 1) * sizeof *ends);
+    uint64_t *ends = malloc((r->n_load_ends ? r->n_load_ends : 1) * sizeof *ends);
     size_t n = 0;
-    for (size_t i = 0; ends && i < r->n_items; i++)
-        if (r->items[i].loads && r->items[i].load_end)
-            ends[n++] = r->items[i].load_end;
+    for (size_t k = 0; ends && k < r->n_load_ends; k++)
+        if (r->items[r->load_ends[k].item].loads && r->load_ends[k].value)
+            ends[n++] = r->load_ends[k].value;
     if (ends)
         sc_sort(ends, n, sizeof *ends, sc_u64_cmp);
     *n_out = n;

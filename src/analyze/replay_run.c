@@ -139,16 +139,17 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     const sc_rp_item *it = o->item != SC_RP_NONE ? &r->items[o->item] : NULL;
     uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, it, o->kind)
                     : o->rec_start;
+    uint64_t rec_load_end = it && it->loads ? sc_rp_load_end(r, o->item) : 0;
     if (it && it->loads && !r->fix_no_load[o->item] && r->item_done[o->item] &&
-        o->rec_start >= it->load_end) {
+        o->rec_start >= rec_load_end) {
         /* the kernel of a loading launch: after the load (the call's end less what it did
          * after the load), as recorded after it; a kernel that started long after its load
          * was held by something else (its stream, a barrier: the edges below), and follows
          * the load by the typical issue lag only */
-        uint64_t tail = it->rec_end - it->load_end, end = r->item_end[o->item];
+        uint64_t tail = it->rec_end - rec_load_end, end = r->item_end[o->item];
         uint64_t load_end = end - r->item_start[o->item] > tail ? end - tail
                                                                 : r->item_start[o->item];
-        uint64_t after = o->rec_start - it->load_end;
+        uint64_t after = o->rec_start - rec_load_end;
         t = sc_rp_max(t, load_end + (after <= SC_RP_AFTER_LOAD_NS ? after
                                                                    : r->lag_issue[o->kind]));
     }
@@ -234,10 +235,11 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
      * module loaded eagerly, or by a warm-up, still takes its time, before the work) */
     uint64_t start = it->first ? it->rec_start + r->moved_load[it->thread]
                                : sc_rp_item_start(r, i);
-    if (it->join != SC_RP_NONE && r->item_done[it->join]) {
+    const sc_rp_item_value *join = it->joins ? sc_rp_value_of(r->joins, r->n_joins, i) : NULL;
+    if (join && r->item_done[join->other]) {
         /* a join: the gap was the wait for the other thread's end, not host work */
         uint64_t prev_end = start - (it->gap - (r->plain ? it->tool : 0));
-        start = sc_rp_max(prev_end, r->item_end[it->join] + it->join_lag);
+        start = sc_rp_max(prev_end, r->item_end[join->other] + join->value);
     }
     uint64_t own = it->rec_end - it->rec_start - (r->plain ? it->tracer : 0), end;
     if (it->call == SC_RP_NONE || r->fix_remove[i]) {

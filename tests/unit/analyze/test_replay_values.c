@@ -1,0 +1,34 @@
+/* sc_rp_value_of, the look-up of what only a few host items have (a join, a module load's
+ * end): found at the start, middle and end of the list, absent before, between and after
+ * its items, and in an empty list. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "analyze/replay_graph.h"
+
+static void test_found_and_absent(void **state)
+{
+    (void)state;
+    const sc_rp_item_value v[] = {{3, 1, 30}, {7, SC_RP_NONE, 70}, {8, 2, 80}, {100, 5, 1000}};
+    size_t n = sizeof v / sizeof *v;
+    for (size_t k = 0; k < n; k++) {
+        const sc_rp_item_value *x = sc_rp_value_of(v, n, v[k].item);
+        assert_ptr_equal(x, &v[k]);
+    }
+    const int32_t absent[] = {0, 2, 4, 6, 9, 99, 101, INT32_MAX};
+    for (size_t k = 0; k < sizeof absent / sizeof *absent; k++)
+        assert_null(sc_rp_value_of(v, n, absent[k]));
+    assert_null(sc_rp_value_of(NULL, 0, 3));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_found_and_absent),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

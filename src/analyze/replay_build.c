@@ -106,7 +106,7 @@ static int sc_rp_ops_fill(sc_replay *r)
         int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
         sc_rp_op *o = &r->ops[i];
         *o = (sc_rp_op){.rec_start = w.start_ns, .rec_end = w.end_ns,
-                        .dur = w.end_ns - w.start_ns, .issue_ns = w.start_ns, .item = item,
+                        .issue_ns = w.start_ns, .item = item,
                         .stream_prev = SC_RP_NONE, .engine_prev = SC_RP_NONE,
                         .queue_prev = SC_RP_NONE,
                         .held_by = SC_RP_NONE,

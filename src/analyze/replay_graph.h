@@ -32,7 +32,7 @@ typedef struct sc_rp_edge {
  * by size (8, 4, then 1 byte): one per piece of device work, so padding is paid millions of
  * times. */
 typedef struct sc_rp_op {
-    uint64_t rec_start, rec_end, dur;
+    uint64_t rec_start, rec_end;   /* its recorded duration: sc_rp_rec_dur */
     uint64_t issue_ns;          /* recorded start of the issuing call, or rec_start */
     int64_t held_lag;           /* from the end of held_by to its recorded start: negative
                                    when it started in the last part of a full grid */
@@ -54,6 +54,13 @@ typedef struct sc_rp_op {
                                    (cudaLaunchHostFunc): it waited for the function to run */
     uint8_t kind;               /* sc_work_kind */
 } sc_rp_op;
+_Static_assert(sizeof(sc_rp_op) == 88, "sc_rp_op: one per piece of device work");
+
+/* How long a piece of work ran, as recorded (the fixes' durations: replay_run.c). */
+static inline uint64_t sc_rp_rec_dur(const sc_rp_op *o)
+{
+    return o->rec_end - o->rec_start;
+}
 
 typedef enum sc_rp_wait {
     SC_RP_WAIT_NONE = 0,

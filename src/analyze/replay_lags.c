@@ -384,7 +384,7 @@ static int sc_rp_pinned(sc_replay *r)
     for (size_t c = 0; c < t->n_copies; c++) {
         size_t i = t->n_kernels + c;
         const sc_rec_memcpy *m = &t->copies[c];
-        r->pinned_ns[i] = r->ops[i].dur;
+        r->pinned_ns[i] = sc_rp_rec_dur(&r->ops[i]);
         char basis[160];
         if (sc_copy_peer_staged(m)) {   /* with peer access: one direct copy */
             if (!peer_measured &&       /* the rate once, as the rule does */
@@ -396,8 +396,8 @@ static int sc_rp_pinned(sc_replay *r)
                    (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
             sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &r->pinned_ns[i],
                                basis, sizeof basis);
-            if (r->pinned_ns[i] > r->ops[i].dur)    /* pinned is never the slower path */
-                r->pinned_ns[i] = r->ops[i].dur;
+            if (r->pinned_ns[i] > sc_rp_rec_dur(&r->ops[i]))    /* pinned is never the slower path */
+                r->pinned_ns[i] = sc_rp_rec_dur(&r->ops[i]);
         }
     }
     return 0;
@@ -413,7 +413,7 @@ static int sc_rp_prefetched(sc_replay *r)
     for (size_t i = 0; i < r->n_ops; i++)
         r->prefetched_ns[i] = i < r->ctx->trace->n_kernels && u && u->kernels
                                   ? u->kernels[i].prefetched_ns
-                                  : r->ops[i].dur;
+                                  : sc_rp_rec_dur(&r->ops[i]);
     return 0;
 }
 

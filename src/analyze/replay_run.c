@@ -120,7 +120,7 @@ static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
         return r->pinned_ns[i];
     if (r->fix_prefetch[i])
         return r->prefetched_ns[i];
-    return r->ops[i].dur;
+    return sc_rp_rec_dur(&r->ops[i]);
 }
 
 /* From the start of the call that issued work of this kind to the work's start: the typical

@@ -109,7 +109,6 @@ static int sc_rp_ops_fill(sc_replay *r)
                         .issue_ns = w.start_ns, .item = item,
                         .stream_prev = SC_RP_NONE, .engine_prev = SC_RP_NONE,
                         .queue_prev = SC_RP_NONE,
-                        .held_by = SC_RP_NONE,
                         .slot = s ? (uint32_t)(s - ctx->analysis->streams)
                                   : (uint32_t)ctx->analysis->n_streams,
                         .dev = (uint32_t)sc_rp_device_index(ctx->analysis, w.device),
@@ -519,6 +518,7 @@ void sc_replay_free(sc_replay *r)
     free(r->item_thread_first);
     free(r->joins);
     free(r->load_ends);
+    free(r->lates);
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);

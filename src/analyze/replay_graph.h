@@ -34,16 +34,11 @@ typedef struct sc_rp_edge {
 typedef struct sc_rp_op {
     uint64_t rec_start, rec_end;   /* its recorded duration: sc_rp_rec_dur */
     uint64_t issue_ns;          /* recorded start of the issuing call, or rec_start */
-    int64_t held_lag;           /* from the end of held_by to its recorded start: negative
-                                   when it started in the last part of a full grid */
-    uint64_t extra_lag;         /* unexplained delay, kept as recorded; or, after_host_func,
-                                   the time the host function held its stream */
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
     int32_t stream_prev;        /* the work before it on its stream */
     int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
     int32_t queue_prev;         /* the work issued before it to its hardware queue from
                                    another stream: it starts no earlier (replay.h, "queues") */
-    int32_t held_by;            /* the work it was held behind (replay.h, "held") */
     uint32_t edge_first, n_edges;   /* into sc_replay.edges */
     uint32_t slot;              /* its stream: index into analysis->streams */
     uint32_t dev;               /* index into analysis->devices */
@@ -53,8 +48,10 @@ typedef struct sc_rp_op {
     bool after_host_func;       /* the first work issued on its stream after a host function
                                    (cudaLaunchHostFunc): it waited for the function to run */
     uint8_t kind;               /* sc_work_kind */
+    bool late;                  /* held behind other work, or late for a reason the trace
+                                   does not show: its entry in sc_replay.lates */
 } sc_rp_op;
-_Static_assert(sizeof(sc_rp_op) == 88, "sc_rp_op: one per piece of device work");
+_Static_assert(sizeof(sc_rp_op) == 64, "sc_rp_op: one per piece of device work, no padding");
 
 /* How long a piece of work ran, as recorded (the fixes' durations: replay_run.c). */
 static inline uint64_t sc_rp_rec_dur(const sc_rp_op *o)
@@ -101,16 +98,26 @@ typedef struct sc_rp_item {
 } sc_rp_item;
 _Static_assert(sizeof(sc_rp_item) == 80, "sc_rp_item: one per host call, 3 bytes of padding");
 
-/* A value of one item, kept beside the items because few have it; lists of them are sorted
- * by item. */
-typedef struct sc_rp_item_value {
-    int32_t item;
+/* A value of one host item or piece of work, kept beside the items or ops because few have
+ * it; lists of them are sorted by index. */
+typedef struct sc_rp_sparse {
+    int32_t index;              /* the item's or op's */
     int32_t other;              /* joins: the last item of another thread this one waited for
-                                   (a join: pthread_join and the like leave no record) */
-    uint64_t value;             /* joins: from that item's end to this one's start;
+                                   (a join: pthread_join and the like leave no record);
+                                   lates: the work it was held behind (replay.h, "held"), or
+                                   SC_RP_NONE when its delay is unexplained */
+    union {
+        uint64_t value;         /* joins: from that item's end to this one's start;
                                    load_ends: the recorded end of the item's last module load
-                                   (the kernel may start a little before the call returns) */
-} sc_rp_item_value;
+                                   (the kernel may start a little before the call returns);
+                                   lates without `other`: the delay, kept as recorded, or
+                                   (after_host_func) the time the host function held its
+                                   stream */
+        int64_t held_lag;       /* lates with `other`: from its end to this one's recorded
+                                   start: negative when it started in the last part of a
+                                   full grid */
+    };
+} sc_rp_sparse;
 
 struct sc_replay {
     const sc_ctx *ctx;
@@ -127,8 +134,9 @@ struct sc_replay {
     int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE */
     int32_t *range_marks;       /* per trace->ranges: start item, end item */
     int32_t *item_thread_first; /* per thread: its first item */
-    sc_rp_item_value *joins;    size_t n_joins;       /* items with .joins */
-    sc_rp_item_value *load_ends; size_t n_load_ends;  /* items with a module load's end */
+    sc_rp_sparse *joins;    size_t n_joins;       /* items with .joins */
+    sc_rp_sparse *load_ends; size_t n_load_ends;  /* items with a module load's end */
+    sc_rp_sparse *lates;        size_t n_lates;       /* ops with .late */
 
     /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]) */
     size_t *slot_first, *slot_count;
@@ -192,25 +200,25 @@ struct sc_replay {
     sc_replay_summary summary;
 };
 
-/* The value of `item` in a list sorted by item, or NULL when it has none. */
-static inline const sc_rp_item_value *sc_rp_value_of(const sc_rp_item_value *v, size_t n,
-                                                     int32_t item)
+/* The entry of `index` in a list sorted by index, or NULL when it has none. */
+static inline const sc_rp_sparse *sc_rp_value_of(const sc_rp_sparse *v, size_t n,
+                                                 int32_t index)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].item < item)
+        if (v[mid].index < index)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && v[lo].item == item ? &v[lo] : NULL;
+    return lo < n && v[lo].index == index ? &v[lo] : NULL;
 }
 
 /* The recorded end of an item's last module load, 0 when none. */
 static inline uint64_t sc_rp_load_end(const sc_replay *r, int32_t item)
 {
-    const sc_rp_item_value *v = sc_rp_value_of(r->load_ends, r->n_load_ends, item);
+    const sc_rp_sparse *v = sc_rp_value_of(r->load_ends, r->n_load_ends, item);
     return v ? v->value : 0;
 }
 

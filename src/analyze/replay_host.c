@@ -151,11 +151,11 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
                                        the wait, not host work that happened to end there */
 
 /* Appends to a list of item values, growing it by doubling. */
-static int sc_rp_push_value(sc_rp_item_value **v, size_t *n, size_t *cap, sc_rp_item_value x)
+static int sc_rp_push_value(sc_rp_sparse **v, size_t *n, size_t *cap, sc_rp_sparse x)
 {
     if (*n == *cap) {
         size_t c = *cap ? 2 * *cap : 16;
-        sc_rp_item_value *p = realloc(*v, c * sizeof *p);
+        sc_rp_sparse *p = realloc(*v, c * sizeof *p);
         if (!p)
             return -1;
         *v = p;
@@ -182,7 +182,7 @@ static void sc_rp_joins(sc_replay *r)
         if (it->first || it->gap <= SC_RP_JOIN_GAP_NS)
             continue;
         uint64_t gap_start = it->rec_start - it->gap;
-        sc_rp_item_value join = {.item = (int32_t)i, .other = SC_RP_NONE};
+        sc_rp_sparse join = {.index = (int32_t)i, .other = SC_RP_NONE};
         for (size_t th = 0; th < r->n_threads; th++) {
             const sc_rp_item *x = &r->items[last[th]];
             if (x->thread == it->thread || x->rec_end <= gap_start || x->rec_end > it->rec_start ||
@@ -564,8 +564,8 @@ static uint64_t sc_rp_cond_recorded(const sc_replay *r, const sc_rp_wait_index *
 
 static int sc_rp_value_item_cmp(const void *pa, const void *pb)
 {
-    const sc_rp_item_value *x = pa, *y = pb;
-    return x->item < y->item ? -1 : x->item > y->item;
+    const sc_rp_sparse *x = pa, *y = pb;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
 /* Module loads CUPTI saw inside launch calls (OVERHEAD records, same correlation id): their
@@ -585,7 +585,7 @@ static int sc_rp_loads(sc_replay *r)
         int32_t it = c ? r->call_item[c - t->calls] : SC_RP_NONE;
         if (it != SC_RP_NONE && o->end_ns > o->start_ns) {
             r->load_ns[it] += o->end_ns - o->start_ns;
-            sc_rp_item_value end = {.item = it, .other = SC_RP_NONE, .value = o->end_ns};
+            sc_rp_sparse end = {.index = it, .other = SC_RP_NONE, .value = o->end_ns};
             if (sc_rp_push_value(&r->load_ends, &r->n_load_ends, &cap, end) != 0)
                 return -1;
         }
@@ -594,7 +594,7 @@ static int sc_rp_loads(sc_replay *r)
     sc_sort(r->load_ends, r->n_load_ends, sizeof *r->load_ends, sc_rp_value_item_cmp);
     size_t kept = 0;
     for (size_t k = 0; k < r->n_load_ends; k++) {
-        if (kept > 0 && r->load_ends[kept - 1].item == r->load_ends[k].item) {
+        if (kept > 0 && r->load_ends[kept - 1].index == r->load_ends[k].index) {
             if (r->load_ends[k].value > r->load_ends[kept - 1].value)
                 r->load_ends[kept - 1].value = r->load_ends[k].value;
         } else {

@@ -155,7 +155,7 @@ static uint64_t *sc_rp_load_ends(const sc_replay *r, size_t *n_out)
     uint64_t *ends = malloc((r->n_load_ends ? r->n_load_ends : 1) * sizeof *ends);
     size_t n = 0;
     for (size_t k = 0; ends && k < r->n_load_ends; k++)
-        if (r->items[r->load_ends[k].item].loads && r->load_ends[k].value)
+        if (r->items[r->load_ends[k].index].loads && r->load_ends[k].value)
             ends[n++] = r->load_ends[k].value;
     if (ends)
         sc_sort(ends, n, sizeof *ends, sc_u64_cmp);
@@ -317,6 +317,21 @@ static int32_t sc_rp_running_grid(const sc_replay *r, const int32_t *full, size_
  * grid of another stream that ran when it was ready (no room), or by the work of another
  * stream that ended right before it (kept as an edge with its lag); or, with none of these,
  * late for a reason the trace does not show (its delay kept as recorded). */
+/* Appends to r->lates (in op order: the list stays sorted), growing it by doubling. */
+static int sc_rp_push_late(sc_replay *r, size_t *cap, sc_rp_sparse late)
+{
+    if (r->n_lates == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        sc_rp_sparse *p = realloc(r->lates, c * sizeof *p);
+        if (!p)
+            return -1;
+        r->lates = p;
+        *cap = c;
+    }
+    r->lates[r->n_lates++] = late;
+    return 0;
+}
+
 static int sc_rp_late_work(sc_replay *r)
 {
     int32_t *by_end = malloc((r->n_ops ? r->n_ops : 1) * sizeof *by_end);
@@ -327,6 +342,8 @@ static int sc_rp_late_work(sc_replay *r)
     sc_rp_lag_sort = r;
     sc_sort(by_end, r->n_ops, sizeof *by_end, sc_rp_end_cmp);
     uint64_t lag[SC_BINDS] = {0, r->lag_stream, r->lag_cross, 0, r->lag_queue};
+    size_t cap = 0;
+    int rc = 0;
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_rp_op *o = &r->ops[i];
         lag[SC_BIND_ISSUE] = r->lag_issue[o->kind <= SC_WORK_MEMSET ? o->kind : 0];
@@ -337,7 +354,13 @@ static int sc_rp_late_work(sc_replay *r)
         if (o->rec_start <= model + SC_RP_LATE_NS)
             continue;
         if (o->after_host_func) {   /* explained: its stream ran the host function */
-            o->extra_lag = o->rec_start - model;
+            sc_rp_sparse late = {.index = (int32_t)i, .other = SC_RP_NONE,
+                                 .value = o->rec_start - model};
+            if (sc_rp_push_late(r, &cap, late) != 0) {
+                rc = -1;
+                break;
+            }
+            o->late = true;
             continue;
         }
         size_t lo = 0, hi = r->n_ops;
@@ -358,18 +381,25 @@ static int sc_rp_late_work(sc_replay *r)
                 break;
             }
         }
+        sc_rp_sparse late = {.index = (int32_t)i, .other = held};
+        if (held != SC_RP_NONE)
+            late.held_lag = (int64_t)o->rec_start - (int64_t)r->ops[held].rec_end;
+        else
+            late.value = o->rec_start - model;
+        if (sc_rp_push_late(r, &cap, late) != 0) {
+            rc = -1;
+            break;
+        }
+        o->late = true;
         if (held != SC_RP_NONE) {
-            o->held_by = held;
-            o->held_lag = (int64_t)o->rec_start - (int64_t)r->ops[held].rec_end;
             r->summary.held++;
         } else {
-            o->extra_lag = o->rec_start - model;
             r->summary.unexplained++;
-            r->summary.unexplained_ns += o->extra_lag;
+            r->summary.unexplained_ns += late.value;
         }
     }
     free(by_end);
-    return 0;
+    return rc;
 }
 
 static int sc_rp_pinned(sc_replay *r)

@@ -176,12 +176,13 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     }
     /* a staged peer copy made direct no longer waits for the driver's staging */
     bool unheld = r->fix_unhold[i] || (o->peer_staged && r->fix_pinned[i]);
-    if (o->held_by != SC_RP_NONE && !unheld) {
-        int64_t h = (int64_t)r->op_end[o->held_by] + o->held_lag;
+    const sc_rp_sparse *late = o->late ? sc_rp_value_of(r->lates, r->n_lates, i) : NULL;
+    if (late && late->other != SC_RP_NONE && !unheld) {
+        int64_t h = (int64_t)r->op_end[late->other] + late->held_lag;
         t = sc_rp_max(t, h > 0 ? (uint64_t)h : 0);
     }
-    if (!unheld)    /* late for a reason the trace does not name: the fix's to remove */
-        t += o->extra_lag;
+    if (late && late->other == SC_RP_NONE && !unheld)
+        t += late->value;   /* late for a reason the trace does not name: the fix's to remove */
     /* a full grid running when it would start leaves it no room: it starts at the grid's end
      * (twice: moving past one grid may land inside the next) */
     for (int pass = 0; pass < 2; pass++)
@@ -235,7 +236,7 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
      * module loaded eagerly, or by a warm-up, still takes its time, before the work) */
     uint64_t start = it->first ? it->rec_start + r->moved_load[it->thread]
                                : sc_rp_item_start(r, i);
-    const sc_rp_item_value *join = it->joins ? sc_rp_value_of(r->joins, r->n_joins, i) : NULL;
+    const sc_rp_sparse *join = it->joins ? sc_rp_value_of(r->joins, r->n_joins, i) : NULL;
     if (join && r->item_done[join->other]) {
         /* a join: the gap was the wait for the other thread's end, not host work */
         uint64_t prev_end = start - (it->gap - (r->plain ? it->tool : 0));

@@ -10,6 +10,7 @@
 #include "analyze/occupancy.h"
 #include "analyze/peer_copy.h"
 #include "analyze/replay_graph.h"
+#include "analyze/replay_nodes.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
@@ -105,10 +106,9 @@ static int sc_rp_ops_fill(sc_replay *r)
         int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
         sc_rp_op *o = &r->ops[i];
         *o = (sc_rp_op){.rec_start = w.start_ns, .rec_end = w.end_ns,
-                        .dur = w.end_ns - w.start_ns, .issue_ns = w.start_ns, .item = item,
+                        .issue_ns = w.start_ns, .item = item,
                         .stream_prev = SC_RP_NONE, .engine_prev = SC_RP_NONE,
                         .queue_prev = SC_RP_NONE,
-                        .held_by = SC_RP_NONE,
                         .slot = s ? (uint32_t)(s - ctx->analysis->streams)
                                   : (uint32_t)ctx->analysis->n_streams,
                         .dev = (uint32_t)sc_rp_device_index(ctx->analysis, w.device),
@@ -463,35 +463,25 @@ static int sc_rp_scratch(sc_replay *r)
                : -1;
 }
 
-static int sc_rp_node_cmp(const void *pa, const void *pb)
-{
-    const sc_rp_node *x = pa, *y = pb;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    if (x->is_item != y->is_item)   /* at a tie, work first: an item may wait for it */
-        return x->is_item < y->is_item ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 static int sc_rp_nodes(sc_replay *r)
 {
     r->n_nodes = r->n_ops + r->n_items;
-    r->nodes = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *r->nodes);
-    if (!r->nodes)
+    uint64_t *at = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *at);
+    if (!at)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < r->n_ops; i++)
-        r->nodes[k++] = (sc_rp_node){r->ops[i].rec_start, 0, (uint32_t)i};
+        at[k++] = r->ops[i].rec_start;
     for (size_t i = 0; i < r->n_items; i++) {
         /* a loading launch is placed where its load ended: its kernel may start before the
          * call returns, and must see the call's replayed end */
         const sc_rp_item *it = &r->items[i];
-        uint64_t at = it->loads && it->load_end && it->load_end < it->rec_end ? it->load_end
-                                                                              : it->rec_end;
-        r->nodes[k++] = (sc_rp_node){at, 1, (uint32_t)i};
+        uint64_t load_end = it->loads ? sc_rp_load_end(r, (int32_t)i) : 0;
+        at[k++] = load_end && load_end < it->rec_end ? load_end : it->rec_end;
     }
-    sc_sort(r->nodes, r->n_nodes, sizeof *r->nodes, sc_rp_node_cmp);
-    return 0;
+    /* at a tie, work first (its positions come first): an item may wait for it */
+    r->nodes = sc_rp_order_nodes(at, r->n_nodes);
+    return r->nodes ? 0 : -1;
 }
 
 int sc_replay_build(sc_ctx *ctx, sc_replay **out)
@@ -526,6 +516,9 @@ void sc_replay_free(sc_replay *r)
     free(r->call_item);
     free(r->range_marks);
     free(r->item_thread_first);
+    free(r->joins);
+    free(r->load_ends);
+    free(r->lates);
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);

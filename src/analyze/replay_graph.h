@@ -32,18 +32,13 @@ typedef struct sc_rp_edge {
  * by size (8, 4, then 1 byte): one per piece of device work, so padding is paid millions of
  * times. */
 typedef struct sc_rp_op {
-    uint64_t rec_start, rec_end, dur;
+    uint64_t rec_start, rec_end;   /* its recorded duration: sc_rp_rec_dur */
     uint64_t issue_ns;          /* recorded start of the issuing call, or rec_start */
-    int64_t held_lag;           /* from the end of held_by to its recorded start: negative
-                                   when it started in the last part of a full grid */
-    uint64_t extra_lag;         /* unexplained delay, kept as recorded; or, after_host_func,
-                                   the time the host function held its stream */
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
     int32_t stream_prev;        /* the work before it on its stream */
     int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
     int32_t queue_prev;         /* the work issued before it to its hardware queue from
                                    another stream: it starts no earlier (replay.h, "queues") */
-    int32_t held_by;            /* the work it was held behind (replay.h, "held") */
     uint32_t edge_first, n_edges;   /* into sc_replay.edges */
     uint32_t slot;              /* its stream: index into analysis->streams */
     uint32_t dev;               /* index into analysis->devices */
@@ -53,7 +48,16 @@ typedef struct sc_rp_op {
     bool after_host_func;       /* the first work issued on its stream after a host function
                                    (cudaLaunchHostFunc): it waited for the function to run */
     uint8_t kind;               /* sc_work_kind */
+    bool late;                  /* held behind other work, or late for a reason the trace
+                                   does not show: its entry in sc_replay.lates */
 } sc_rp_op;
+_Static_assert(sizeof(sc_rp_op) == 64, "sc_rp_op: one per piece of device work, no padding");
+
+/* How long a piece of work ran, as recorded (the fixes' durations: replay_run.c). */
+static inline uint64_t sc_rp_rec_dur(const sc_rp_op *o)
+{
+    return o->rec_end - o->rec_start;
+}
 
 typedef enum sc_rp_wait {
     SC_RP_WAIT_NONE = 0,
@@ -63,7 +67,8 @@ typedef enum sc_rp_wait {
 
 /* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
  * range: sc_replay.range_marks). Fields are grouped by size (8, 4, then 1 byte), as in
- * sc_rp_op: 96 bytes. */
+ * sc_rp_op: 80 bytes. What only a few items have (a join, a module load's end) is kept
+ * beside them, in sc_replay.joins and .load_ends. */
 typedef struct sc_rp_item {
     uint64_t rec_start, rec_end;
     uint64_t gap;               /* host time since the previous item of its thread ended */
@@ -71,14 +76,8 @@ typedef struct sc_rp_item {
                                    call's stack: left out when the replay runs plain */
     uint64_t tracer;            /* what tracing added to its calls (tracer_cost.h), at most
                                    its own time: left out when the replay runs plain */
-    uint64_t join_lag;          /* see join */
     int64_t post;               /* when it waited: its return minus the end of what it
                                    waited for (negative: it returned a little before) */
-    uint64_t load_end;          /* loads: the recorded end of its last module load (the
-                                   kernel may start a little before the call returns) */
-    int32_t join;               /* the last item of another thread this one waited for (a
-                                   join: pthread_join and the like leave no record), or
-                                   SC_RP_NONE; it starts join_lag after that item's end */
     int32_t next;               /* the next item of its thread, SC_RP_NONE at the end */
     /* what it waits for: one item waits one way, so the two share their place (an item
      * per host call: 4 bytes less for each) */
@@ -94,16 +93,31 @@ typedef struct sc_rp_item {
     uint8_t wait;               /* sc_rp_wait */
     bool waited;                /* the recorded call returned because its wait ended */
     bool loads;                 /* a launch that loaded its module: it waited for the device,
-                                   and its kernel starts after the load */
+                                   and its kernel starts after the load (sc_rp_load_end) */
+    bool joins;                 /* it waited for another thread's end (sc_rp_join_of) */
 } sc_rp_item;
-_Static_assert(sizeof(sc_rp_item) == 96, "sc_rp_item: one per host call, no padding");
+_Static_assert(sizeof(sc_rp_item) == 80, "sc_rp_item: one per host call, 3 bytes of padding");
 
-/* A node of the pass: device work at its recorded start, a host item at its recorded end. */
-typedef struct sc_rp_node {
-    uint64_t t;
-    uint32_t is_item;
-    uint32_t index;
-} sc_rp_node;
+/* A value of one host item or piece of work, kept beside the items or ops because few have
+ * it; lists of them are sorted by index. */
+typedef struct sc_rp_sparse {
+    int32_t index;              /* the item's or op's */
+    int32_t other;              /* joins: the last item of another thread this one waited for
+                                   (a join: pthread_join and the like leave no record);
+                                   lates: the work it was held behind (replay.h, "held"), or
+                                   SC_RP_NONE when its delay is unexplained */
+    union {
+        uint64_t value;         /* joins: from that item's end to this one's start;
+                                   load_ends: the recorded end of the item's last module load
+                                   (the kernel may start a little before the call returns);
+                                   lates without `other`: the delay, kept as recorded, or
+                                   (after_host_func) the time the host function held its
+                                   stream */
+        int64_t held_lag;       /* lates with `other`: from its end to this one's recorded
+                                   start: negative when it started in the last part of a
+                                   full grid */
+    };
+} sc_rp_sparse;
 
 struct sc_replay {
     const sc_ctx *ctx;
@@ -113,11 +127,16 @@ struct sc_replay {
     sc_rp_item *items;          size_t n_items;
     sc_rp_edge *edges;          size_t n_edges;
     int32_t *cond_ops;          size_t n_cond_ops;
-    sc_rp_node *nodes;          size_t n_nodes;
+    /* the nodes of the pass in its order (replay_nodes.h): a position below n_ops is that
+     * op, at its recorded start; n_ops + i is item i, at its recorded end */
+    uint32_t *nodes;            size_t n_nodes;
     size_t n_threads;
     int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE */
     int32_t *range_marks;       /* per trace->ranges: start item, end item */
     int32_t *item_thread_first; /* per thread: its first item */
+    sc_rp_sparse *joins;    size_t n_joins;       /* items with .joins */
+    sc_rp_sparse *load_ends; size_t n_load_ends;  /* items with a module load's end */
+    sc_rp_sparse *lates;        size_t n_lates;       /* ops with .late */
 
     /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]) */
     size_t *slot_first, *slot_count;
@@ -180,6 +199,28 @@ struct sc_replay {
     uint64_t unfixed_span;
     sc_replay_summary summary;
 };
+
+/* The entry of `index` in a list sorted by index, or NULL when it has none. */
+static inline const sc_rp_sparse *sc_rp_value_of(const sc_rp_sparse *v, size_t n,
+                                                 int32_t index)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo].index == index ? &v[lo] : NULL;
+}
+
+/* The recorded end of an item's last module load, 0 when none. */
+static inline uint64_t sc_rp_load_end(const sc_replay *r, int32_t item)
+{
+    const sc_rp_sparse *v = sc_rp_value_of(r->load_ends, r->n_load_ends, item);
+    return v ? v->value : 0;
+}
 
 /* Fenwick tree of maxima over [0, n): set position i (0-based) to at least v; query the
  * maximum over [0, k). */

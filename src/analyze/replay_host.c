@@ -150,10 +150,23 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
 #define SC_RP_JOIN_SHARE 8u         /* and within an eighth of the gap: the gap was mostly
                                        the wait, not host work that happened to end there */
 
+/* Appends to a list of item values, growing it by doubling. */
+static int sc_rp_push_value(sc_rp_sparse **v, size_t *n, size_t *cap, sc_rp_sparse x)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        sc_rp_sparse *p = realloc(*v, c * sizeof *p);
+        if (!p)
+            return -1;
+        *v = p;
+        *cap = c;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
 static void sc_rp_joins(sc_replay *r)
 {
-    for (size_t i = 0; i < r->n_items; i++)
-        r->items[i].join = SC_RP_NONE;
     int32_t *last = malloc((r->n_threads + 1) * sizeof *last);
     if (!last)
         return;     /* no joins: the gaps stay as recorded */
@@ -163,22 +176,28 @@ static void sc_rp_joins(sc_replay *r)
             i = r->items[i].next;
         last[th] = i;
     }
+    size_t cap = 0;
     for (size_t i = 0; i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
         if (it->first || it->gap <= SC_RP_JOIN_GAP_NS)
             continue;
         uint64_t gap_start = it->rec_start - it->gap;
+        sc_rp_sparse join = {.index = (int32_t)i, .other = SC_RP_NONE};
         for (size_t th = 0; th < r->n_threads; th++) {
             const sc_rp_item *x = &r->items[last[th]];
             if (x->thread == it->thread || x->rec_end <= gap_start || x->rec_end > it->rec_start ||
                 it->rec_start - x->rec_end > SC_RP_JOIN_LAG_NS ||
                 (it->rec_start - x->rec_end) * SC_RP_JOIN_SHARE > it->gap)
                 continue;
-            if (it->join == SC_RP_NONE || x->rec_end > r->items[it->join].rec_end) {
-                it->join = last[th];
-                it->join_lag = it->rec_start - x->rec_end;
+            if (join.other == SC_RP_NONE || x->rec_end > r->items[join.other].rec_end) {
+                join.other = last[th];
+                join.value = it->rec_start - x->rec_end;
             }
         }
+        /* the list stays sorted: items in index order; without memory, no more joins */
+        if (join.other != SC_RP_NONE &&
+            sc_rp_push_value(&r->joins, &r->n_joins, &cap, join) == 0)
+            it->joins = true;
     }
     free(last);
 }
@@ -543,13 +562,21 @@ static uint64_t sc_rp_cond_recorded(const sc_replay *r, const sc_rp_wait_index *
     return end;
 }
 
-/* Module loads CUPTI saw inside launch calls (OVERHEAD records, same correlation id). */
+static int sc_rp_value_item_cmp(const void *pa, const void *pb)
+{
+    const sc_rp_sparse *x = pa, *y = pb;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Module loads CUPTI saw inside launch calls (OVERHEAD records, same correlation id): their
+ * time per item, and the end of each item's last load (r->load_ends, sorted by item). */
 static int sc_rp_loads(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
     r->load_ns = calloc(r->n_items ? r->n_items : 1, sizeof *r->load_ns);
     if (!r->load_ns)
         return -1;
+    size_t cap = 0;
     for (size_t k = 0; k < t->n_overheads; k++) {
         const sc_rec_overhead *o = &t->overheads[k];
         if (o->kind != SC_OVERHEAD_LAZY_FUNCTION_LOADING && o->kind != SC_OVERHEAD_MODULE_LOADING)
@@ -558,10 +585,23 @@ static int sc_rp_loads(sc_replay *r)
         int32_t it = c ? r->call_item[c - t->calls] : SC_RP_NONE;
         if (it != SC_RP_NONE && o->end_ns > o->start_ns) {
             r->load_ns[it] += o->end_ns - o->start_ns;
-            if (o->end_ns > r->items[it].load_end)
-                r->items[it].load_end = o->end_ns;
+            sc_rp_sparse end = {.index = it, .other = SC_RP_NONE, .value = o->end_ns};
+            if (sc_rp_push_value(&r->load_ends, &r->n_load_ends, &cap, end) != 0)
+                return -1;
         }
     }
+    /* one entry per item, the latest end */
+    sc_sort(r->load_ends, r->n_load_ends, sizeof *r->load_ends, sc_rp_value_item_cmp);
+    size_t kept = 0;
+    for (size_t k = 0; k < r->n_load_ends; k++) {
+        if (kept > 0 && r->load_ends[kept - 1].index == r->load_ends[k].index) {
+            if (r->load_ends[k].value > r->load_ends[kept - 1].value)
+                r->load_ends[kept - 1].value = r->load_ends[k].value;
+        } else {
+            r->load_ends[kept++] = r->load_ends[k];
+        }
+    }
+    r->n_load_ends = kept;
     return 0;
 }
 

@@ -83,8 +83,8 @@ static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_r
     if (o->item != SC_RP_NONE) {
         /* the kernel of a launch that loaded its module is issued when the load ends */
         const sc_rp_item *it = &r->items[o->item];
-        cand[SC_BIND_ISSUE] = it->loads && o->rec_start >= it->load_end ? it->load_end
-                                                                        : o->issue_ns;
+        uint64_t load_end = it->loads ? sc_rp_load_end(r, o->item) : 0;
+        cand[SC_BIND_ISSUE] = it->loads && o->rec_start >= load_end ? load_end : o->issue_ns;
         has[SC_BIND_ISSUE] = true;
     } else {
         /* work without its call in the trace is anchored at its recorded start (the pass
@@ -152,11 +152,11 @@ static void sc_rp_mark_host_funcs(sc_replay *r)
  * work issued before a load ended and started after it was held by the load. */
 static uint64_t *sc_rp_load_ends(const sc_replay *r, size_t *n_out)
 {
-    uint64_t *ends = malloc((r->n_items ? r->n_items : 1) * sizeof *ends);
+    uint64_t *ends = malloc((r->n_load_ends ? r->n_load_ends : 1) * sizeof *ends);
     size_t n = 0;
-    for (size_t i = 0; ends && i < r->n_items; i++)
-        if (r->items[i].loads && r->items[i].load_end)
-            ends[n++] = r->items[i].load_end;
+    for (size_t k = 0; ends && k < r->n_load_ends; k++)
+        if (r->items[r->load_ends[k].index].loads && r->load_ends[k].value)
+            ends[n++] = r->load_ends[k].value;
     if (ends)
         sc_sort(ends, n, sizeof *ends, sc_u64_cmp);
     *n_out = n;
@@ -317,6 +317,21 @@ static int32_t sc_rp_running_grid(const sc_replay *r, const int32_t *full, size_
  * grid of another stream that ran when it was ready (no room), or by the work of another
  * stream that ended right before it (kept as an edge with its lag); or, with none of these,
  * late for a reason the trace does not show (its delay kept as recorded). */
+/* Appends to r->lates (in op order: the list stays sorted), growing it by doubling. */
+static int sc_rp_push_late(sc_replay *r, size_t *cap, sc_rp_sparse late)
+{
+    if (r->n_lates == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        sc_rp_sparse *p = realloc(r->lates, c * sizeof *p);
+        if (!p)
+            return -1;
+        r->lates = p;
+        *cap = c;
+    }
+    r->lates[r->n_lates++] = late;
+    return 0;
+}
+
 static int sc_rp_late_work(sc_replay *r)
 {
     int32_t *by_end = malloc((r->n_ops ? r->n_ops : 1) * sizeof *by_end);
@@ -327,6 +342,8 @@ static int sc_rp_late_work(sc_replay *r)
     sc_rp_lag_sort = r;
     sc_sort(by_end, r->n_ops, sizeof *by_end, sc_rp_end_cmp);
     uint64_t lag[SC_BINDS] = {0, r->lag_stream, r->lag_cross, 0, r->lag_queue};
+    size_t cap = 0;
+    int rc = 0;
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_rp_op *o = &r->ops[i];
         lag[SC_BIND_ISSUE] = r->lag_issue[o->kind <= SC_WORK_MEMSET ? o->kind : 0];
@@ -337,7 +354,13 @@ static int sc_rp_late_work(sc_replay *r)
         if (o->rec_start <= model + SC_RP_LATE_NS)
             continue;
         if (o->after_host_func) {   /* explained: its stream ran the host function */
-            o->extra_lag = o->rec_start - model;
+            sc_rp_sparse late = {.index = (int32_t)i, .other = SC_RP_NONE,
+                                 .value = o->rec_start - model};
+            if (sc_rp_push_late(r, &cap, late) != 0) {
+                rc = -1;
+                break;
+            }
+            o->late = true;
             continue;
         }
         size_t lo = 0, hi = r->n_ops;
@@ -358,18 +381,25 @@ static int sc_rp_late_work(sc_replay *r)
                 break;
             }
         }
+        sc_rp_sparse late = {.index = (int32_t)i, .other = held};
+        if (held != SC_RP_NONE)
+            late.held_lag = (int64_t)o->rec_start - (int64_t)r->ops[held].rec_end;
+        else
+            late.value = o->rec_start - model;
+        if (sc_rp_push_late(r, &cap, late) != 0) {
+            rc = -1;
+            break;
+        }
+        o->late = true;
         if (held != SC_RP_NONE) {
-            o->held_by = held;
-            o->held_lag = (int64_t)o->rec_start - (int64_t)r->ops[held].rec_end;
             r->summary.held++;
         } else {
-            o->extra_lag = o->rec_start - model;
             r->summary.unexplained++;
-            r->summary.unexplained_ns += o->extra_lag;
+            r->summary.unexplained_ns += late.value;
         }
     }
     free(by_end);
-    return 0;
+    return rc;
 }
 
 static int sc_rp_pinned(sc_replay *r)
@@ -384,7 +414,7 @@ static int sc_rp_pinned(sc_replay *r)
     for (size_t c = 0; c < t->n_copies; c++) {
         size_t i = t->n_kernels + c;
         const sc_rec_memcpy *m = &t->copies[c];
-        r->pinned_ns[i] = r->ops[i].dur;
+        r->pinned_ns[i] = sc_rp_rec_dur(&r->ops[i]);
         char basis[160];
         if (sc_copy_peer_staged(m)) {   /* with peer access: one direct copy */
             if (!peer_measured &&       /* the rate once, as the rule does */
@@ -396,8 +426,8 @@ static int sc_rp_pinned(sc_replay *r)
                    (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
             sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &r->pinned_ns[i],
                                basis, sizeof basis);
-            if (r->pinned_ns[i] > r->ops[i].dur)    /* pinned is never the slower path */
-                r->pinned_ns[i] = r->ops[i].dur;
+            if (r->pinned_ns[i] > sc_rp_rec_dur(&r->ops[i]))    /* pinned is never the slower path */
+                r->pinned_ns[i] = sc_rp_rec_dur(&r->ops[i]);
         }
     }
     return 0;
@@ -413,7 +443,7 @@ static int sc_rp_prefetched(sc_replay *r)
     for (size_t i = 0; i < r->n_ops; i++)
         r->prefetched_ns[i] = i < r->ctx->trace->n_kernels && u && u->kernels
                                   ? u->kernels[i].prefetched_ns
-                                  : r->ops[i].dur;
+                                  : sc_rp_rec_dur(&r->ops[i]);
     return 0;
 }
 

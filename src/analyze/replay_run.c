@@ -120,7 +120,7 @@ static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
         return r->pinned_ns[i];
     if (r->fix_prefetch[i])
         return r->prefetched_ns[i];
-    return r->ops[i].dur;
+    return sc_rp_rec_dur(&r->ops[i]);
 }
 
 /* From the start of the call that issued work of this kind to the work's start: the typical
@@ -139,16 +139,17 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     const sc_rp_item *it = o->item != SC_RP_NONE ? &r->items[o->item] : NULL;
     uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, it, o->kind)
                     : o->rec_start;
+    uint64_t rec_load_end = it && it->loads ? sc_rp_load_end(r, o->item) : 0;
     if (it && it->loads && !r->fix_no_load[o->item] && r->item_done[o->item] &&
-        o->rec_start >= it->load_end) {
+        o->rec_start >= rec_load_end) {
         /* the kernel of a loading launch: after the load (the call's end less what it did
          * after the load), as recorded after it; a kernel that started long after its load
          * was held by something else (its stream, a barrier: the edges below), and follows
          * the load by the typical issue lag only */
-        uint64_t tail = it->rec_end - it->load_end, end = r->item_end[o->item];
+        uint64_t tail = it->rec_end - rec_load_end, end = r->item_end[o->item];
         uint64_t load_end = end - r->item_start[o->item] > tail ? end - tail
                                                                 : r->item_start[o->item];
-        uint64_t after = o->rec_start - it->load_end;
+        uint64_t after = o->rec_start - rec_load_end;
         t = sc_rp_max(t, load_end + (after <= SC_RP_AFTER_LOAD_NS ? after
                                                                    : r->lag_issue[o->kind]));
     }
@@ -175,12 +176,13 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     }
     /* a staged peer copy made direct no longer waits for the driver's staging */
     bool unheld = r->fix_unhold[i] || (o->peer_staged && r->fix_pinned[i]);
-    if (o->held_by != SC_RP_NONE && !unheld) {
-        int64_t h = (int64_t)r->op_end[o->held_by] + o->held_lag;
+    const sc_rp_sparse *late = o->late ? sc_rp_value_of(r->lates, r->n_lates, i) : NULL;
+    if (late && late->other != SC_RP_NONE && !unheld) {
+        int64_t h = (int64_t)r->op_end[late->other] + late->held_lag;
         t = sc_rp_max(t, h > 0 ? (uint64_t)h : 0);
     }
-    if (!unheld)    /* late for a reason the trace does not name: the fix's to remove */
-        t += o->extra_lag;
+    if (late && late->other == SC_RP_NONE && !unheld)
+        t += late->value;   /* late for a reason the trace does not name: the fix's to remove */
     /* a full grid running when it would start leaves it no room: it starts at the grid's end
      * (twice: moving past one grid may land inside the next) */
     for (int pass = 0; pass < 2; pass++)
@@ -234,10 +236,11 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
      * module loaded eagerly, or by a warm-up, still takes its time, before the work) */
     uint64_t start = it->first ? it->rec_start + r->moved_load[it->thread]
                                : sc_rp_item_start(r, i);
-    if (it->join != SC_RP_NONE && r->item_done[it->join]) {
+    const sc_rp_sparse *join = it->joins ? sc_rp_value_of(r->joins, r->n_joins, i) : NULL;
+    if (join && r->item_done[join->other]) {
         /* a join: the gap was the wait for the other thread's end, not host work */
         uint64_t prev_end = start - (it->gap - (r->plain ? it->tool : 0));
-        start = sc_rp_max(prev_end, r->item_end[it->join] + it->join_lag);
+        start = sc_rp_max(prev_end, r->item_end[join->other] + join->value);
     }
     uint64_t own = it->rec_end - it->rec_start - (r->plain ? it->tracer : 0), end;
     if (it->call == SC_RP_NONE || r->fix_remove[i]) {
@@ -300,10 +303,11 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         }
     memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
     for (size_t k = 0; k < r->n_nodes; k++) {
-        if (r->nodes[k].is_item)
-            sc_rp_run_item(r, (int32_t)r->nodes[k].index);
+        size_t node = r->nodes[k];
+        if (node >= r->n_ops)
+            sc_rp_run_item(r, (int32_t)(node - r->n_ops));
         else
-            sc_rp_run_op(r, (int32_t)r->nodes[k].index);
+            sc_rp_run_op(r, (int32_t)node);
     }
     sc_rp_apply(r, fixes, n_fixes, 0);
     uint64_t last = r->run_start_ns;

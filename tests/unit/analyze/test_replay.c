@@ -150,6 +150,38 @@ static void test_unchanged_replay_is_the_recording(void **state)
     syn_free(&s);
 }
 
+/* The run of test_unchanged_replay_is_the_recording (its copy and memset left out), then 5 s
+ * without work and a last cudaDeviceSynchronize (5.000224 .. 5.000230 s): longer than
+ * 32-bit times relative to the run's start hold. The replay still reproduces the recording:
+ * span 5.000230 s, error 0. */
+static void test_run_longer_than_4_3_s(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    nonblocking(&s);
+    launch(&s, S20, H20, 0, US(10), US(110), 1);
+    sc_api_call *rec = call(&s, SC_CALL_EVENT_RECORD, US(5), US(7), "cudaEventRecord");
+    rec->rec.stream = H20;
+    rec->rec.aux = 0xE1;
+    sc_api_call *wait = call(&s, SC_CALL_EVENT_WAIT, US(7), US(9), "cudaStreamWaitEvent");
+    wait->rec.stream = H21;
+    wait->rec.aux = 0xE1;
+    launch(&s, S21, H21, US(9), US(112), US(212), 2);
+    call(&s, SC_CALL_DEVICE_SYNC, US(24), US(224), "cudaDeviceSynchronize");
+    call(&s, SC_CALL_DEVICE_SYNC, US(5000224), US(5000230), "cudaDeviceSynchronize");
+    sc_analysis a;
+    analyze(&s, &a);
+    const sc_replay_summary *r = &a.replay;
+    assert_true(r->done);
+    assert_int_equal(r->recorded_span_ns, US(5000230));
+    assert_int_equal(r->replay_span_ns, US(5000230));
+    assert_true(r->error == 0.0);
+    assert_int_equal(r->ops, 2);
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
 /* Lags no typical lag stands for: ten 10 us kernels on stream 20, launched back to back (5 us
  * calls at 0, 5, .. 45 us); the first starts 10 us after its call, 10 .. 20, and each of the
  * others after the one before with gaps of 1, 19, 1, 19, .. us (never 20 us late: nothing
@@ -876,6 +908,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unchanged_replay_is_the_recording),
         cmocka_unit_test(test_replay_summary_says_when_it_is_off),
+        cmocka_unit_test(test_run_longer_than_4_3_s),
         cmocka_unit_test(test_empty_trace_has_no_replay),
         cmocka_unit_test(test_legacy_trap_is_an_error_told_twice_counted_once),
         cmocka_unit_test(test_join_saves_nothing),

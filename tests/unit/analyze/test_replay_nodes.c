@@ -1,0 +1,119 @@
+/* sc_rp_order_nodes against a plain insertion sort by (time, position): on runs that fit its
+ * 64-bit keys (relative time above the position), a run longer than 4.3 s (more than 32-bit
+ * relative times hold) among them, at the edge of what the keys hold and past it (the
+ * (time, position) pairs), with ties (the lower position first: work before host items), and
+ * with times near the top of the 64-bit range. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/replay_nodes.h"
+
+static void reference_order(const uint64_t *at, size_t n, uint32_t *order)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j > 0 && at[order[j - 1]] > at[i]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = (uint32_t)i;
+    }
+}
+
+/* Orders n times, the first `base`, the last `last`, the others base + a pseudo-random step
+ * below `spread` (every fifth equal to the one before), both ways, and compares. */
+static void check(uint64_t base, uint64_t spread, size_t n, uint64_t last)
+{
+    uint64_t *at = malloc(n * sizeof *at), *copy = malloc(n * sizeof *copy);
+    uint32_t *want = malloc(n * sizeof *want);
+    assert_non_null(at);
+    assert_non_null(copy);
+    assert_non_null(want);
+    uint64_t x = 88172645463325252u;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        at[i] = base + (spread ? x % spread : 0);
+        if (i % 5 == 0 && i > 0)
+            at[i] = at[i - 1];
+    }
+    at[0] = base;
+    at[n - 1] = last;
+    memcpy(copy, at, n * sizeof *at);
+    reference_order(copy, n, want);
+    uint32_t *got = sc_rp_order_nodes(at, n);  /* takes at */
+    assert_non_null(got);
+    assert_memory_equal(got, want, n * sizeof *got);
+    free(got);
+    free(copy);
+    free(want);
+}
+
+static void test_short_run(void **state)
+{
+    (void)state;
+    check(1700000000000000000u, 1000000000u, 3000, 1700000000000000000u + 7);
+}
+
+static void test_run_longer_than_4_3_s(void **state)
+{
+    (void)state;
+    check(5000000000u, 10000000000u, 3000, 5000000000u);  /* 10 s */
+}
+
+static void test_all_tied(void **state)
+{
+    (void)state;
+    check(42, 0, 500, 42);
+}
+
+static void test_span_at_the_edge(void **state)
+{
+    (void)state;
+    /* 2048 nodes: positions take 11 bits, times 53. The last node 2^53 - 1 ns after the
+     * first still fits the keys; one nanosecond more, and the pairs sort. */
+    uint64_t keys_hold = UINT64_MAX >> 11;
+    check(1000, 1000, 2048, 1000 + keys_hold);
+    check(1000, 1000, 2048, 1000 + keys_hold + 1);
+    /* 2049 nodes need 12 bits */
+    check(1000, 1000, 2049, 1000 + (keys_hold >> 1) + 1);
+}
+
+static void test_times_near_the_top(void **state)
+{
+    (void)state;
+    check(UINT64_MAX - 1000000, 1000000, 1000, UINT64_MAX);
+    check(0, 1000, 1000, UINT64_MAX);
+}
+
+static void test_one_node(void **state)
+{
+    (void)state;
+    uint64_t *at = malloc(sizeof *at);
+    assert_non_null(at);
+    *at = 9;
+    uint32_t *order = sc_rp_order_nodes(at, 1);
+    assert_non_null(order);
+    assert_int_equal(order[0], 0);
+    free(order);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_short_run),
+        cmocka_unit_test(test_run_longer_than_4_3_s),
+        cmocka_unit_test(test_all_tied),
+        cmocka_unit_test(test_span_at_the_edge),
+        cmocka_unit_test(test_times_near_the_top),
+        cmocka_unit_test(test_one_node),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -89,6 +89,21 @@ static void nonblocking(syn *s)
 
 /* ---- fidelity ------------------------------------------------------------------------- */
 
+/* A kernel on stream 20, an event recorded after it and waited for on stream 21, then a
+ * kernel there: the second kernel starts when the first has ended (test_unchanged_replay_is_
+ * the_recording tells the timings). */
+static void event_joined_kernels(syn *s)
+{
+    launch(s, S20, H20, 0, US(10), US(110), 1);
+    sc_api_call *rec = call(s, SC_CALL_EVENT_RECORD, US(5), US(7), "cudaEventRecord");
+    rec->rec.stream = H20;
+    rec->rec.aux = 0xE1;
+    sc_api_call *wait = call(s, SC_CALL_EVENT_WAIT, US(7), US(9), "cudaStreamWaitEvent");
+    wait->rec.stream = H21;
+    wait->rec.aux = 0xE1;
+    launch(s, S21, H21, US(9), US(112), US(212), 2);
+}
+
 /* Lags that are the same wherever they occur: the replay is the recording.
  *   launch 0 .. 5 (20)          K1 10 .. 110          issue lag 10
  *   cudaEventRecord 5 .. 7 on 20, cudaStreamWaitEvent 7 .. 9 on 21
@@ -109,14 +124,7 @@ static void test_unchanged_replay_is_the_recording(void **state)
     syn s;
     syn_init(&s);
     nonblocking(&s);
-    launch(&s, S20, H20, 0, US(10), US(110), 1);
-    sc_api_call *rec = call(&s, SC_CALL_EVENT_RECORD, US(5), US(7), "cudaEventRecord");
-    rec->rec.stream = H20;
-    rec->rec.aux = 0xE1;
-    sc_api_call *wait = call(&s, SC_CALL_EVENT_WAIT, US(7), US(9), "cudaStreamWaitEvent");
-    wait->rec.stream = H21;
-    wait->rec.aux = 0xE1;
-    launch(&s, S21, H21, US(9), US(112), US(212), 2);
+    event_joined_kernels(&s);
     sc_api_call *cp = syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(14), US(19), 3, "cudaMemcpyAsync",
                                NULL, 0);
     cp->rec.stream = H20;
@@ -160,14 +168,7 @@ static void test_run_longer_than_4_3_s(void **state)
     syn s;
     syn_init(&s);
     nonblocking(&s);
-    launch(&s, S20, H20, 0, US(10), US(110), 1);
-    sc_api_call *rec = call(&s, SC_CALL_EVENT_RECORD, US(5), US(7), "cudaEventRecord");
-    rec->rec.stream = H20;
-    rec->rec.aux = 0xE1;
-    sc_api_call *wait = call(&s, SC_CALL_EVENT_WAIT, US(7), US(9), "cudaStreamWaitEvent");
-    wait->rec.stream = H21;
-    wait->rec.aux = 0xE1;
-    launch(&s, S21, H21, US(9), US(112), US(212), 2);
+    event_joined_kernels(&s);
     call(&s, SC_CALL_DEVICE_SYNC, US(24), US(224), "cudaDeviceSynchronize");
     call(&s, SC_CALL_DEVICE_SYNC, US(5000224), US(5000230), "cudaDeviceSynchronize");
     sc_analysis a;

@@ -19,22 +19,7 @@
 #include "trace/record.h"
 #include "trace/writer.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/sc-compact-test-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "scratch_dir.h"
 
 /* A buffer of records as a thread buffer holds them, with its compact writer. */
 typedef struct buffer {

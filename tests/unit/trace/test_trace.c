@@ -15,22 +15,7 @@
 #include "trace/sort.h"
 #include "trace/writer.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/sc-trace-test-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "scratch_dir.h"
 
 static void put(sc_writer *w, uint16_t kind, const void *fixed, size_t fixed_size,
                 const void *tail, size_t tail_size)

@@ -283,15 +283,27 @@ uint64_t sc_activity_finish(void)
     return dropped;
 }
 
+static _Atomic uint64_t sc_checkpoint_last_ms;   /* 0: none yet */
+
+static uint64_t sc_coarse_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* the vDSO, no system call */
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+bool sc_activity_checkpoint_due(void)
+{
+    uint64_t last = atomic_load_explicit(&sc_checkpoint_last_ms, memory_order_relaxed);
+    return !last || sc_coarse_now_ms() - last >= SC_CHECKPOINT_MS;
+}
+
 void sc_activity_checkpoint(void)
 {
-    static _Atomic uint64_t last_ms;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-    uint64_t last = atomic_load_explicit(&last_ms, memory_order_relaxed);
+    uint64_t now = sc_coarse_now_ms();
+    uint64_t last = atomic_load_explicit(&sc_checkpoint_last_ms, memory_order_relaxed);
     if (last && now - last < SC_CHECKPOINT_MS) return;
-    if (!atomic_compare_exchange_strong(&last_ms, &last, now)) return;
+    if (!atomic_compare_exchange_strong(&sc_checkpoint_last_ms, &last, now)) return;
     sc_cupti_api.ActivityFlushAll(0);
 }
 

@@ -3,6 +3,7 @@
 #ifndef SC_PRELOAD_ACTIVITY_H
 #define SC_PRELOAD_ACTIVITY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,5 +25,9 @@ uint64_t sc_activity_records(void);
  * buffers over now (at most every 200 ms), so that a crash soon after loses no device work
  * that was already finished. */
 void sc_activity_checkpoint(void);
+/* Whether a checkpoint now would hand buffers over (200 ms since the last one): asked on
+ * the program's thread before waking the agent, so that a program synchronizing every step
+ * does not wake it (a futex call, a thread beside the program's) for nothing. */
+bool sc_activity_checkpoint_due(void);
 
 #endif

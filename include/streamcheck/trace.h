@@ -29,9 +29,31 @@ typedef struct sc_api_call {
     const char *name;           /* CUPTI's function name, "?" if the trace lacks it */
 } sc_api_call;
 
-typedef struct sc_kernel {
-    sc_rec_kernel rec;
+/* How a kernel was launched: its name, grid, block, resources and graph node. Millions of
+ * kernels share a few hundred of these (format 2.0 writes each once, as a KERNEL_SHAPE), so
+ * the loader keeps each once too, in sc_trace.kernel_shapes, and a kernel only its index:
+ * a loaded kernel takes 40 bytes instead of the 96 of every field beside every kernel. */
+typedef struct sc_kernel_shape {
     const char *name;           /* mangled name, "?" if the trace lacks it */
+    uint64_t graph_node_id;     /* 0 when not launched from a graph */
+    int32_t grid_x, grid_y, grid_z;
+    int32_t block_x, block_y, block_z;
+    uint32_t registers_per_thread;
+    uint32_t static_shared;     /* bytes per block */
+    uint32_t dynamic_shared;    /* bytes per block */
+    uint32_t name_id;           /* SC_REC_STRING id of the name */
+    uint32_t launch_type;       /* CUpti_ActivityLaunchType: 0 regular, 1 cooperative ... */
+} sc_kernel_shape;
+
+/* A kernel's own fields, as in its record (sc_rec_kernel). */
+typedef struct sc_kernel_rec {
+    uint64_t start_ns, end_ns;
+    uint32_t device, context_id, stream_id, correlation_id;
+} sc_kernel_rec;
+
+typedef struct sc_kernel {
+    sc_kernel_rec rec;
+    uint32_t shape;             /* its sc_trace.kernel_shapes entry */
 } sc_kernel;
 
 typedef struct sc_range {
@@ -89,6 +111,7 @@ typedef struct sc_trace {
     sc_device *devices;      size_t n_devices;
     sc_api_call *calls;      size_t n_calls;      /* sorted by rec.start_ns */
     sc_kernel *kernels;      size_t n_kernels;    /* sorted by rec.start_ns */
+    sc_kernel_shape *kernel_shapes; size_t n_kernel_shapes; /* each one once, in no order */
     sc_rec_memcpy *copies;   size_t n_copies;     /* sorted by start_ns */
     sc_rec_memset *memsets;  size_t n_memsets;    /* sorted by start_ns */
     sc_rec_stream *streams;  size_t n_streams;
@@ -156,6 +179,16 @@ static inline uint64_t sc_trace_scope_ns(const sc_trace *trace)
         sum += w->close_ns > w->open_ns ? w->close_ns - w->open_ns : 0;
     }
     return sum;
+}
+
+/* How kernel k was launched, and its mangled name ("?" if the trace lacks it). */
+static inline const sc_kernel_shape *sc_kernel_shape_of(const sc_trace *trace, const sc_kernel *k)
+{
+    return &trace->kernel_shapes[k->shape];
+}
+static inline const char *sc_kernel_name(const sc_trace *trace, const sc_kernel *k)
+{
+    return trace->kernel_shapes[k->shape].name;
 }
 
 /* The device record for a CUDA ordinal, or NULL. */

@@ -248,9 +248,10 @@ static json_t *kernel_json(const sc_trace *t, size_t idx)
         return json_null();
     const sc_kernel *k = &t->kernels[idx];
     json_t *o = json_object();
-    char *dem = sc_demangle(k->name);
-    json_object_set_new(o, "name", sc_json_str(k->name));
-    json_object_set_new(o, "demangled", sc_json_str(dem ? dem : k->name));
+    const char *name = sc_kernel_name(t, k);
+    char *dem = sc_demangle(name);
+    json_object_set_new(o, "name", sc_json_str(name));
+    json_object_set_new(o, "demangled", sc_json_str(dem ? dem : name));
     free(dem);
     json_object_set_new(o, "stream_id", jint(k->rec.stream_id));
     json_object_set_new(o, "start_ns", jint(k->rec.start_ns));

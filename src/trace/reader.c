@@ -13,6 +13,7 @@
 #include "trace/arena.h"
 #include "trace/compact_read.h"
 #include "trace/file_window.h"
+#include "trace/kernel_shapes.h"
 #include "trace/sort.h"
 #include "trace/times.h"
 #include "trace/validate.h"
@@ -36,6 +37,7 @@ typedef struct sc_loader {
     const uint8_t **pystack_frames;     /* each pystack's sc_py_frame array (arena) */
     size_t cap_pystack_frames;
     sc_compact_reader compact;  /* format 2.0's base and declarations, in file order */
+    sc_shape_set shapes;        /* every kernel shape once (kernel_shapes.h) */
     char *err;
     size_t err_size;
 } sc_loader;
@@ -108,8 +110,8 @@ static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
     switch (sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a)) {
     case SC_COMPACT_KERNEL: {
         sc_kernel *kernel = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
-        if (!kernel) return sc_out_of_memory(ld);
-        kernel->rec = k;
+        if (!kernel || sc_shape_set_add(&ld->shapes, ld->t, &k, kernel) != 0)
+            return sc_out_of_memory(ld);
         return 0;
     }
     case SC_COMPACT_CALL: {
@@ -197,9 +199,10 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         return 0;
     }
     case SC_REC_KERNEL: {
+        sc_rec_kernel r;
+        SC_RECORD_COPY_FIXED(r, p, n);
         sc_kernel *k = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
-        if (!k) break;
-        SC_RECORD_COPY_FIXED(k->rec, p, n);
+        if (!k || sc_shape_set_add(&ld->shapes, t, &r, k) != 0) break;
         return 0;
     }
     case SC_REC_MEMCPY: {
@@ -447,9 +450,9 @@ static int sc_finish_load(sc_loader *ld)
     if (ld->n_call_names) qsort(ld->call_names, ld->n_call_names, sizeof *ld->call_names, sc_name_cmp);
     for (size_t i = 0; i < t->n_calls; i++)
         t->calls[i].name = sc_call_name(ld, t->calls[i].rec.domain, t->calls[i].rec.cbid);
-    for (size_t i = 0; i < t->n_kernels; i++) {
-        const char *s = sc_string(ld, t->kernels[i].rec.name_id);
-        t->kernels[i].name = s ? s : "?";
+    for (size_t i = 0; i < t->n_kernel_shapes; i++) {
+        const char *s = sc_string(ld, t->kernel_shapes[i].name_id);
+        t->kernel_shapes[i].name = s ? s : "?";
     }
     for (size_t i = 0; i < t->n_ranges; i++) {
         const char *s = sc_string(ld, t->ranges[i].rec.name_id);
@@ -599,6 +602,7 @@ int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size)
     free(ld.call_names);
     free(ld.pystack_frames);
     sc_compact_reader_free(&ld.compact);
+    sc_shape_set_free(&ld.shapes);
     if (rc != 0) sc_trace_free(out);
     return rc;
 }
@@ -610,6 +614,7 @@ void sc_trace_free(sc_trace *t)
     free(t->devices);
     free(t->calls);
     free(t->kernels);
+    free(t->kernel_shapes);
     free(t->copies);
     free(t->memsets);
     free(t->streams);

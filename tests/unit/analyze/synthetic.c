@@ -35,6 +35,7 @@ void syn_free(syn *s)
 {
     free(s->t.calls);
     free(s->t.kernels);
+    free(s->t.kernel_shapes);
     free(s->t.copies);
     free(s->t.memsets);
     free(s->t.streams);
@@ -127,12 +128,19 @@ sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, 
     k->rec.context_id = SYN_CONTEXT;
     k->rec.stream_id = stream;
     k->rec.correlation_id = correlation_id;
-    k->rec.grid_x = k->rec.grid_y = k->rec.grid_z = 1;
-    k->rec.block_x = 128;
-    k->rec.block_y = k->rec.block_z = 1;
-    k->rec.name_id = 1;
-    k->name = "kernel_a";
+    sc_kernel_shape *shape = SYN_GROW(s, kernel_shapes, n_kernel_shapes, cap_shapes);
+    k->shape = (uint32_t)(s->t.n_kernel_shapes - 1);
+    shape->grid_x = shape->grid_y = shape->grid_z = 1;
+    shape->block_x = 128;
+    shape->block_y = shape->block_z = 1;
+    shape->name_id = 1;
+    shape->name = "kernel_a";
     return k;
+}
+
+sc_kernel_shape *syn_shape(syn *s, const sc_kernel *k)
+{
+    return &s->t.kernel_shapes[k->shape];
 }
 
 sc_rec_memcpy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,

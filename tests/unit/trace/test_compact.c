@@ -16,6 +16,7 @@
 
 #include "streamcheck/trace.h"
 #include "trace/compact_write.h"
+#include "trace/kernel_shapes.h"
 #include "trace/record.h"
 #include "trace/writer.h"
 
@@ -201,7 +202,9 @@ static void test_round_trip_field_for_field(void **state)
     qsort(calls, N, sizeof *calls, by_call_start);
     for (size_t i = 0, j = 0; i < N; i++) {
         if (kernels[i].end_ns < kernels[i].start_ns) continue;
-        assert_memory_equal(&t.kernels[j++].rec, &kernels[i], sizeof kernels[i]);
+        sc_rec_kernel loaded;
+        sc_kernel_as_record(&t, &t.kernels[j++], &loaded);
+        assert_memory_equal(&loaded, &kernels[i], sizeof kernels[i]);
     }
     for (size_t i = 0; i < N; i++) {
         assert_memory_equal(&t.calls[i].rec, &calls[i], sizeof calls[i]);

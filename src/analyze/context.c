@@ -205,7 +205,7 @@ static int sc_corr_build(sc_ctx *ctx)
         return -1;
     size_t n = 0;
     for (size_t i = 0; i < t->n_calls; i++) {
-        const sc_rec_api *r = &t->calls[i].rec;
+        const sc_call_rec *r = &t->calls[i].rec;
         if (r->correlation_id != 0)
             ctx->corr[n++] = (sc_corr_entry){r->correlation_id,
                                              (r->flags & SC_API_DRIVER) ? 1u : 0u,

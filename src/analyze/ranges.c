@@ -120,7 +120,7 @@ static int sc_ranges_calls(const sc_ctx *ctx, sc_analysis *a)
         return -1;
     size_t n = 0;
     for (size_t i = 0; i < t->n_calls; i++) {
-        const sc_rec_api *r = &t->calls[i].rec;
+        const sc_call_rec *r = &t->calls[i].rec;
         if (r->correlation_id == 0 || sc_ctx_call(ctx, r->correlation_id) == &t->calls[i])
             items[n++] = (sc_window_item){r->start_ns, r->tid, true, i};
     }

@@ -617,7 +617,7 @@ static void write_calls(writer *w, proc *p)
               "\"name\":%s,\"args\":{\"bytes\":%" PRIu64 ",\"correlation_id\":%u,"
               "\"pageable\":%s,\"stream\":",
               p->host_pid, thread_tid(p, h, true), us(when(p, c->rec.start_ns), ts),
-              us((int64_t)(end - c->rec.start_ns), dur), cached_name(w, c->name, 0),
+              us((int64_t)(end - c->rec.start_ns), dur), cached_name(w, sc_call_name(t, c), 0),
               c->rec.bytes, c->rec.correlation_id,
               sc_host_call_pageable(&p->held, c->rec.correlation_id) ? "true" : "false");
         if (c->rec.stream == SC_STREAM_NONE)

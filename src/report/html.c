@@ -707,10 +707,10 @@ static long memset_desc(html_ctx *c, const sc_rec_memset *m)
     return intern_desc(c, &key, detail);
 }
 
-static long call_desc(html_ctx *c, const sc_api_call *call, const char *what)
+static long call_desc(html_ctx *c, const sc_trace *t, const sc_api_call *call, const char *what)
 {
     desc_key key;
-    if (!desc_key_init(c, &key, EV_CALL, call->name, false))
+    if (!desc_key_init(c, &key, EV_CALL, sc_call_name(t, call), false))
         return -1;
     key.sub = call->rec.call_class;
     key.bytes = call->rec.bytes;
@@ -806,7 +806,7 @@ static void host_rows(html_ctx *c, size_t proc, size_t first, const sc_analysis 
                      call->rec.tid, sc_report_fmt_ns(c->opt->min_call_ns, b1));
         }
         cache = r;
-        add_event(c, r, call->rec.start_ns, call->rec.end_ns, call_desc(c, call, what), 0);
+        add_event(c, r, call->rec.start_ns, call->rec.end_ns, call_desc(c, t, call, what), 0);
     }
     sc_host_calls_free(&held);
     /* Push/pop ranges: one row per thread and nesting depth. Start/end ranges (depth

@@ -34,6 +34,8 @@ void syn_init(syn *s)
 void syn_free(syn *s)
 {
     free(s->t.calls);
+    free(s->t.call_names);
+    free(s->t.call_frames);
     free(s->t.kernels);
     free(s->t.kernel_shapes);
     free(s->t.copies);
@@ -113,8 +115,19 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     c->rec.context_id = SYN_CONTEXT;
     c->rec.call_class = call_class;
     c->rec.n_frames = n_frames;
-    c->frames = frames;
-    c->name = name ? name : "cudaLaunchKernel";
+    /* its name once in the trace's names, its frames copied into the trace's frames */
+    name = name ? name : "cudaLaunchKernel";
+    size_t at = 0;
+    while (at < s->t.n_call_names && strcmp(s->t.call_names[at], name) != 0)
+        at++;
+    if (at == s->t.n_call_names)
+        *(const char **)SYN_GROW(s, call_names, n_call_names, cap_call_names) = name;
+    c->name_at = (uint32_t)at;
+    if (s->t.n_call_frames == 0)
+        SYN_GROW(s, call_frames, n_call_frames, cap_call_frames);   /* the shared 0 */
+    c->frames_at = frames && n_frames ? (uint32_t)s->t.n_call_frames : 0;
+    for (uint16_t i = 0; frames && i < n_frames; i++)
+        *(uint64_t *)SYN_GROW(s, call_frames, n_call_frames, cap_call_frames) = frames[i];
     return c;
 }
 

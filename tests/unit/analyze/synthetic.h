@@ -15,7 +15,7 @@
 
 typedef struct syn {
     sc_trace t;
-    size_t cap_calls, cap_kernels, cap_shapes, cap_copies, cap_memsets, cap_streams, cap_devices;
+    size_t cap_calls, cap_call_names, cap_call_frames, cap_kernels, cap_shapes, cap_copies, cap_memsets, cap_streams, cap_devices;
     size_t cap_ranges, cap_overheads, cap_unified;
 } syn;
 

@@ -381,7 +381,7 @@ static void test_unwait(int kind, const char *api, uint64_t span, uint64_t waite
     const sc_finding *f = syn_finding(&a, "host-sync");
     assert_non_null(f);
     assert_int_equal(f->count, 1);
-    assert_string_equal(f->worst.call->name, api);
+    assert_string_equal(sc_call_name(&s.t, f->worst.call), api);
     assert_int_equal(f->waited_ns, waited);
     assert_int_equal(f->cost_ns, US(990));
     assert_int_equal(f->worst.cost_ns, US(990));

@@ -82,9 +82,9 @@ static void test_round_trip(void **state)
     assert_int_equal(t.kernels[1].rec.start_ns, 5000);
     assert_string_equal(sc_kernel_name(&t, &t.kernels[0]), "_Z4spinv");
     assert_int_equal(t.n_calls, 1);
-    assert_string_equal(t.calls[0].name, "cudaLaunchKernel");
+    assert_string_equal(sc_call_name(&t, &t.calls[0]), "cudaLaunchKernel");
     assert_int_equal(t.calls[0].rec.n_frames, 3);
-    assert_int_equal(t.calls[0].frames[1], 0x401234);
+    assert_int_equal(sc_call_frames(&t, &t.calls[0])[1], 0x401234);
     assert_int_equal(t.n_env, 1);
     assert_string_equal(t.env[0], "CUDA_LAUNCH_BLOCKING=1");
     assert_true(t.has_end);

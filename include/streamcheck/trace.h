@@ -23,15 +23,55 @@ typedef struct sc_device {
     const char *name;
 } sc_device;
 
+/* An API call's fields, as in its record (sc_rec_api) but for the callback domain and id,
+ * which only name the call (sc_api_call.name), and the return code, which no part of the
+ * report reads. */
+typedef struct sc_call_rec {
+    uint64_t start_ns, end_ns;
+    uint64_t stream;            /* SC_STREAM_NONE if none */
+    uint64_t bytes;
+    uint64_t aux;
+    uint32_t tid, correlation_id, context_id;
+    uint32_t flags;             /* enum sc_api_flags */
+    uint16_t call_class;        /* enum sc_call_class */
+    uint16_t n_frames;
+    uint32_t aux2;
+} sc_call_rec;
+
+/* A loaded call takes 72 bytes (it was 88): its name and frames are 32-bit positions in the
+ * trace's tables instead of pointers, its domain, id and return code are gone. */
 typedef struct sc_api_call {
-    sc_rec_api rec;
-    const uint64_t *frames;     /* rec.n_frames return addresses, innermost first */
-    const char *name;           /* CUPTI's function name, "?" if the trace lacks it */
+    sc_call_rec rec;
+    uint32_t name_at;           /* its sc_trace.call_names entry: sc_call_name() */
+    uint32_t frames_at;         /* where its rec.n_frames return addresses start in
+                                   sc_trace.call_frames: sc_call_frames() */
 } sc_api_call;
 
-typedef struct sc_kernel {
-    sc_rec_kernel rec;
+/* How a kernel was launched: its name, grid, block, resources and graph node. Millions of
+ * kernels share a few hundred of these (format 2.0 writes each once, as a KERNEL_SHAPE), so
+ * the loader keeps each once too, in sc_trace.kernel_shapes, and a kernel only its index:
+ * a loaded kernel takes 40 bytes instead of the 96 of every field beside every kernel. */
+typedef struct sc_kernel_shape {
     const char *name;           /* mangled name, "?" if the trace lacks it */
+    uint64_t graph_node_id;     /* 0 when not launched from a graph */
+    int32_t grid_x, grid_y, grid_z;
+    int32_t block_x, block_y, block_z;
+    uint32_t registers_per_thread;
+    uint32_t static_shared;     /* bytes per block */
+    uint32_t dynamic_shared;    /* bytes per block */
+    uint32_t name_id;           /* SC_REC_STRING id of the name */
+    uint32_t launch_type;       /* CUpti_ActivityLaunchType: 0 regular, 1 cooperative ... */
+} sc_kernel_shape;
+
+/* A kernel's own fields, as in its record (sc_rec_kernel). */
+typedef struct sc_kernel_rec {
+    uint64_t start_ns, end_ns;
+    uint32_t device, context_id, stream_id, correlation_id;
+} sc_kernel_rec;
+
+typedef struct sc_kernel {
+    sc_kernel_rec rec;
+    uint32_t shape;             /* its sc_trace.kernel_shapes entry */
 } sc_kernel;
 
 typedef struct sc_range {
@@ -88,7 +128,13 @@ typedef struct sc_trace {
     sc_module *modules;      size_t n_modules;
     sc_device *devices;      size_t n_devices;
     sc_api_call *calls;      size_t n_calls;      /* sorted by rec.start_ns */
+    const char **call_names; size_t n_call_names; /* CUPTI's function names; "?" first, for
+                                                     a call the trace does not name */
+    uint64_t *call_frames;   size_t n_call_frames; /* every call's own frames, innermost
+                                                      first; a 0 first, where calls without
+                                                      frames point */
     sc_kernel *kernels;      size_t n_kernels;    /* sorted by rec.start_ns */
+    sc_kernel_shape *kernel_shapes; size_t n_kernel_shapes; /* each one once, in no order */
     sc_rec_memcpy *copies;   size_t n_copies;     /* sorted by start_ns */
     sc_rec_memset *memsets;  size_t n_memsets;    /* sorted by start_ns */
     sc_rec_stream *streams;  size_t n_streams;
@@ -156,6 +202,27 @@ static inline uint64_t sc_trace_scope_ns(const sc_trace *trace)
         sum += w->close_ns > w->open_ns ? w->close_ns - w->open_ns : 0;
     }
     return sum;
+}
+
+/* Call c's name (CUPTI's function name, "?" if the trace lacks it) and its rec.n_frames
+ * return addresses, innermost first (never NULL). */
+static inline const char *sc_call_name(const sc_trace *trace, const sc_api_call *c)
+{
+    return trace->call_names[c->name_at];
+}
+static inline const uint64_t *sc_call_frames(const sc_trace *trace, const sc_api_call *c)
+{
+    return trace->call_frames + c->frames_at;
+}
+
+/* How kernel k was launched, and its mangled name ("?" if the trace lacks it). */
+static inline const sc_kernel_shape *sc_kernel_shape_of(const sc_trace *trace, const sc_kernel *k)
+{
+    return &trace->kernel_shapes[k->shape];
+}
+static inline const char *sc_kernel_name(const sc_trace *trace, const sc_kernel *k)
+{
+    return trace->kernel_shapes[k->shape].name;
 }
 
 /* The device record for a CUDA ordinal, or NULL. */

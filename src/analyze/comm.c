@@ -56,7 +56,7 @@ static int sc_comm_busy(const sc_trace *t, uint32_t device, bool comm, sc_busy_l
 {
     for (size_t k = 0; k < t->n_kernels; k++) {
         const sc_kernel *kr = &t->kernels[k];
-        if (kr->rec.device != device || sc_kernel_is_comm(kr->name) != comm)
+        if (kr->rec.device != device || sc_kernel_is_comm(sc_kernel_name(t, kr)) != comm)
             continue;
         if (c) {
             c->kernel_count++;

@@ -101,9 +101,10 @@ const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device)
 
 static bool sc_kernel_full_now(const sc_ctx *ctx, size_t kernel, sc_occupancy *o)
 {
-    const sc_rec_kernel *k = &ctx->trace->kernels[kernel].rec;
-    const sc_device *dev = sc_ctx_device_info(ctx, k->device);
-    return dev && sc_occupancy_compute(&dev->rec, k, o) && sc_occupancy_full(o);
+    const sc_kernel *k = &ctx->trace->kernels[kernel];
+    const sc_device *dev = sc_ctx_device_info(ctx, k->rec.device);
+    return dev && sc_occupancy_compute(&dev->rec, sc_kernel_shape_of(ctx->trace, k), o) &&
+           sc_occupancy_full(o);
 }
 
 bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel, sc_occupancy *occ)
@@ -204,7 +205,7 @@ static int sc_corr_build(sc_ctx *ctx)
         return -1;
     size_t n = 0;
     for (size_t i = 0; i < t->n_calls; i++) {
-        const sc_rec_api *r = &t->calls[i].rec;
+        const sc_call_rec *r = &t->calls[i].rec;
         if (r->correlation_id != 0)
             ctx->corr[n++] = (sc_corr_entry){r->correlation_id,
                                              (r->flags & SC_API_DRIVER) ? 1u : 0u,
@@ -265,7 +266,7 @@ static void sc_device_spans(const sc_trace *t, uint32_t dev, sc_overlap_input *i
 {
     size_t nk = 0, nc = 0;
     for (size_t i = 0; i < t->n_kernels; i++)
-        if (t->kernels[i].rec.device == dev && !sc_kernel_is_comm(t->kernels[i].name))
+        if (t->kernels[i].rec.device == dev && !sc_kernel_is_comm(sc_kernel_name(t, &t->kernels[i])))
             ks[nk++] = (sc_overlap_span){t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, i};
     for (size_t i = 0; i < t->n_copies; i++)
         if (t->copies[i].device == dev)
@@ -324,7 +325,7 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *overlapped,
         uint64_t sum = 0, known = 0;
         for (size_t k = 0; k < t->n_kernels; k++) {
             if (t->kernels[k].rec.device != a->devices[d].device ||
-                sc_kernel_is_comm(t->kernels[k].name))
+                sc_kernel_is_comm(sc_kernel_name(t, &t->kernels[k])))
                 continue;
             sum += ctx->kernel_solo_ns[k];
             known += ctx->kernel_solo_known[k];

@@ -105,22 +105,23 @@ static uint64_t sc_fnv_text(uint64_t h, const char *c)
 
 /* FNV-1a over the frames, the function name and the user's Python line: the identity of a
  * call site. */
-static uint64_t sc_site_hash(const sc_api_call *call, const sc_pyframe *py)
+static uint64_t sc_site_hash(const sc_site_entry *e)
 {
     uint64_t h = 1469598103934665603ull;
+    const sc_pyframe *py = e->py;
     if (py) {   /* the line the user would change names the site; the native frames below
                    it are the library's way there (one .item() line reached two ways) */
         h = sc_fnv_text(h, py->file);
-        return sc_fnv_text((h ^ (uint32_t)py->line) * 1099511628211ull, call->name);
+        return sc_fnv_text((h ^ (uint32_t)py->line) * 1099511628211ull, e->name);
     }
-    for (uint16_t i = 0; i < call->rec.n_frames; i++) {
-        uint64_t f = call->frames[i];
+    for (uint16_t i = 0; i < e->call->rec.n_frames; i++) {
+        uint64_t f = e->frames[i];
         for (int byte = 0; byte < 8; byte++) {
             h ^= (f >> (8 * byte)) & 0xff;
             h *= 1099511628211ull;
         }
     }
-    h = sc_fnv_text(h, call->name);
+    h = sc_fnv_text(h, e->name);
     return h;
 }
 
@@ -141,8 +142,8 @@ static int sc_site_entry_push(sc_finding_builder *b, const sc_api_call *call, ui
         b->entries = p;
         b->cap_entries = cap;
     }
-    b->entries[b->n_entries] = (sc_site_entry){call, NULL, sc_site_hash(call, NULL), cost,
-                                               b->n_entries};
+    b->entries[b->n_entries] = (sc_site_entry){.call = call, .cost_ns = cost,
+                                               .order = b->n_entries};
     b->n_entries++;
     return 0;
 }
@@ -233,14 +234,14 @@ static int sc_site_stack_cmp(const sc_site_entry *x, const sc_site_entry *y)
         if (p->line != q->line)
             return p->line < q->line ? -1 : 1;
         int c = strcmp(p->file, q->file);
-        return c ? c : strcmp(a->name ? a->name : "", b->name ? b->name : "");
+        return c ? c : strcmp(x->name ? x->name : "", y->name ? y->name : "");
     }
     if (a->rec.n_frames != b->rec.n_frames)
         return a->rec.n_frames < b->rec.n_frames ? -1 : 1;
     for (uint16_t i = 0; i < a->rec.n_frames; i++)
-        if (a->frames[i] != b->frames[i])
-            return a->frames[i] < b->frames[i] ? -1 : 1;
-    return strcmp(a->name ? a->name : "", b->name ? b->name : "");
+        if (x->frames[i] != y->frames[i])
+            return x->frames[i] < y->frames[i] ? -1 : 1;
+    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
 static int sc_site_entry_cmp(const void *pa, const void *pb)
@@ -322,15 +323,15 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
      * from two lines of the user's Python are two sites, whatever native frames they share,
      * and one line reached from two callers is one. */
     for (size_t i = 0; i < b->n_entries; i++) {
-        const sc_api_call *site = sc_ctx_site(ctx, b->entries[i].call);
-        const sc_pyframe *py = site ? sc_pystack_user_frame(sc_trace_pystack(
-                                          ctx->trace, site->rec.correlation_id))
-                                    : NULL;
-        if (site != b->entries[i].call || py) {
-            b->entries[i].call = site;
-            b->entries[i].py = py;
-            b->entries[i].hash = sc_site_hash(site, py);
-        }
+        sc_site_entry *e = &b->entries[i];
+        const sc_api_call *site = sc_ctx_site(ctx, e->call);
+        e->py = site ? sc_pystack_user_frame(sc_trace_pystack(ctx->trace,
+                                                              site->rec.correlation_id))
+                     : NULL;
+        e->call = site;
+        e->name = sc_call_name(ctx->trace, site);
+        e->frames = sc_call_frames(ctx->trace, site);
+        e->hash = sc_site_hash(e);
     }
     int rc = sc_finding_sites(b);
     sc_finding *f = &b->finding;

@@ -16,7 +16,11 @@
 typedef struct sc_site_entry {
     const sc_api_call *call;
     const sc_pyframe *py;       /* its user's Python frame, NULL if none (set when grouped) */
-    uint64_t hash;              /* of the call's stacks: makes most comparisons one compare */
+    const char *name;           /* the call's name and frames (from the trace, when grouped):
+                                   what the comparisons read */
+    const uint64_t *frames;
+    uint64_t hash;              /* of the call's stacks: makes most comparisons one compare
+                                   (set when grouped) */
     uint64_t cost_ns;
     size_t order;               /* when it was added: ties go to the earliest */
 } sc_site_entry;

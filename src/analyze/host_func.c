@@ -124,7 +124,7 @@ static bool sc_hf_instance(const sc_ctx *ctx, const sc_hf_work *v, size_t next,
     sc_text_append(&inst->text,
                    "%s on stream %u: the stream's next %s started %s after it could have (the "
                    "work before the function ended, and the next work was issued)",
-                   call->name ? call->name : "host function", s->stream_id,
+                   sc_call_name(t, call) ? sc_call_name(t, call) : "host function", s->stream_id,
                    sc_work_kind_name(w.kind), sc_fmt_ns(held, t1));
     sc_instance_evidence(inst, "held_us", sc_ns_to_us(held), "us");
     sc_instance_evidence(inst, "stream", (double)s->stream_id, "");

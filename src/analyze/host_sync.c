@@ -35,8 +35,8 @@ static bool sc_is_sync(uint16_t c)
     return c == SC_CALL_DEVICE_SYNC || c == SC_CALL_STREAM_SYNC || c == SC_CALL_EVENT_SYNC;
 }
 
-static void sc_hostsync_instance(const sc_api_call *call, uint64_t start, uint64_t queries,
-                                 const sc_blocking *m, sc_instance *inst)
+static void sc_hostsync_instance(const char *name, const sc_api_call *call, uint64_t start,
+                                 uint64_t queries, const sc_blocking *m, sc_instance *inst)
 {
     char streams[128];  /* 4 ids of 10 digits and ", ... (N streams)": fits uncut */
     sc_blocking_streams_text(m, streams, sizeof(streams));
@@ -46,10 +46,10 @@ static void sc_hostsync_instance(const sc_api_call *call, uint64_t start, uint64
     inst->cost_ns = m->cost_ns;
     inst->call = call;
     if (queries)
-        sc_text_append(&inst->text, "%s polled %llu times: ", call->name,
+        sc_text_append(&inst->text, "%s polled %llu times: ", name,
                        (unsigned long long)queries);
     else
-        sc_text_append(&inst->text, "%s: ", call->name);
+        sc_text_append(&inst->text, "%s: ", name);
     char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE], t3[SC_FMT_SIZE];
     sc_text_append(&inst->text, "host blocked %s%s%s%s; device idle %s in it and %s after it",
                    sc_fmt_ns(m->blocked_ns, t1), m->n_drained ? " waiting for stream(s) " : "",
@@ -82,7 +82,8 @@ static int sc_hostsync_add(const sc_blocking_index *ix, const sc_api_call *call,
         sc_finding_fix(b, SC_FIX_UNWAIT, (size_t)(call - ix->ctx->trace->calls)) != 0)
         return -1;
     sc_instance inst;
-    sc_hostsync_instance(call, start, queries, &m, &inst);
+    sc_hostsync_instance(sc_call_name(ix->ctx->trace, call), call, start, queries, &m,
+                         &inst);
     tot->count++;
     tot->episodes += queries > 0;
     tot->blocked_ns += m.blocked_ns;

@@ -99,13 +99,14 @@ static void sc_implicit_instance(const sc_ctx *ctx, const sc_api_call *call,
     inst->cost_ns = m->cost_ns;
     inst->call = call;
     char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
-    sc_text_append(&inst->text, "%s blocked the host %s waiting for stream(s) %s", call->name,
-                   sc_fmt_ns(m->blocked_ns, t1), streams);
+    sc_text_append(&inst->text, "%s blocked the host %s waiting for stream(s) %s",
+                   sc_call_name(ctx->trace, call), sc_fmt_ns(m->blocked_ns, t1), streams);
     if (m->other_thread)    /* a thread held up by another thread's work */
         sc_text_append(&inst->text, " of thread %u", (unsigned)m->last_tid);
     const sc_api_call *next = sc_implicit_next(ctx, call);
     if (next)
-        sc_text_append(&inst->text, "; its thread's next call, %s, waited with it", next->name);
+        sc_text_append(&inst->text, "; its thread's next call, %s, waited with it",
+                       sc_call_name(ctx->trace, next));
     sc_text_append(&inst->text, "; device idle %s in it and %s after it",
                    sc_fmt_ns(m->idle_ns, t1), sc_fmt_ns(m->starve_ns, t2));
     sc_instance_evidence(inst, "host_blocked_us", sc_ns_to_us(m->blocked_ns), "us");
@@ -122,7 +123,7 @@ static void sc_implicit_instance(const sc_ctx *ctx, const sc_api_call *call,
         sc_instance_evidence(inst, "waited_for_thread", (double)m->last_tid, "");
 }
 
-static void sc_implicit_conclude(const sc_implicit_totals *tot,
+static void sc_implicit_conclude(const sc_trace *t, const sc_implicit_totals *tot,
                                  sc_finding_builder *b)
 {
     sc_finding *f = &b->finding;
@@ -131,7 +132,7 @@ static void sc_implicit_conclude(const sc_implicit_totals *tot,
     sc_text_append(&f->title,
                    "%llu calls waited for other streams' work (worst: %s): host blocked %s, "
                    "device lost %s",
-                   (unsigned long long)tot->count, f->worst.call ? f->worst.call->name : "?",
+                   (unsigned long long)tot->count, f->worst.call ? sc_call_name(t, f->worst.call) : "?",
                    sc_fmt_ns(tot->blocked_ns, t1), sc_fmt_ns(tot->cost_ns, t2));
     sc_finding_total(b, "count", (double)tot->count, "count");
     sc_finding_total(b, "checked_calls", (double)tot->checked, "count");
@@ -215,7 +216,7 @@ int sc_rule_implicit_sync(const sc_ctx *ctx, sc_finding_list *out, char *err, si
     sc_finding_begin(&b, "implicit-sync", NULL);
     int rc = sc_implicit_scan(ctx, ctx->blocking, &b, &tot);
     if (rc == 0 && tot.count > 0) {
-        sc_implicit_conclude(&tot, &b);
+        sc_implicit_conclude(ctx->trace, &tot, &b);
         rc = sc_finding_finish(&b, ctx, out);
     } else {
         sc_finding_discard(&b);

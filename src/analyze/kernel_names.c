@@ -70,7 +70,7 @@ static int sc_names_grow(sc_kernel_names *names)
 
 const char *sc_ctx_kernel_name(const sc_ctx *ctx, const sc_kernel *k)
 {
-    const char *recorded = k->name ? k->name : "?";
+    const char *name = sc_kernel_name(ctx->trace, k), *recorded = name ? name : "?";
     sc_kernel_names *names = ctx->kernel_names;
     if (!names || !names->fn)
         return recorded;

@@ -128,7 +128,7 @@ static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_launch *launches,
     *out = (sc_lazy_later){.count = n - 1};
     for (size_t i = 1; i < n; i++) {
         const sc_launch *l = &launches[keys[i].kernel];
-        const sc_rec_kernel *k = &ctx->trace->kernels[keys[i].kernel].rec;
+        const sc_kernel_rec *k = &ctx->trace->kernels[keys[i].kernel].rec;
         if (l->call)
             scratch[n_calls++] = sc_dur(l->call->rec.start_ns, l->call->rec.end_ns);
         if (sc_lazy_front_independent(ctx, l) && k->start_ns + SC_LAZY_TOL_NS < l->front_end_ns)
@@ -160,7 +160,7 @@ static uint64_t sc_lazy_issue_of(const sc_ctx *ctx, size_t pos)
     return c ? c->rec.start_ns : w.start_ns;
 }
 
-static bool sc_lazy_front_ordered(const sc_ctx *ctx, const sc_launch *l, const sc_rec_kernel *k)
+static bool sc_lazy_front_ordered(const sc_ctx *ctx, const sc_launch *l, const sc_kernel_rec *k)
 {
     const sc_stream_summary *s = ctx->analysis->streams;
     return sc_deps_ordered(&ctx->deps, k->context_id, s[l->front_slot].stream_id,
@@ -169,7 +169,7 @@ static bool sc_lazy_front_ordered(const sc_ctx *ctx, const sc_launch *l, const s
 }
 
 static sc_lazy_verdict sc_lazy_judge(const sc_ctx *ctx, const sc_launch *l,
-                                     const sc_rec_kernel *k, const sc_lazy_later *later)
+                                     const sc_kernel_rec *k, const sc_lazy_later *later)
 {
     sc_lazy_verdict v = {0};
     if (!l->call || !sc_lazy_front_independent(ctx, l))
@@ -259,8 +259,10 @@ static int sc_lazy_keys(const sc_trace *t, const sc_launch *launches, sc_lazy_ke
     if (!keys)
         return -1;
     for (size_t i = 0; i < t->n_kernels; i++) {
-        const sc_rec_kernel *k = &t->kernels[i].rec;
-        keys[i] = (sc_lazy_key){k->device, k->context_id, k->name_id, launches[i].issue_ns, i};
+        const sc_kernel_rec *k = &t->kernels[i].rec;
+        keys[i] = (sc_lazy_key){k->device, k->context_id,
+                                sc_kernel_shape_of(t, &t->kernels[i])->name_id,
+                                launches[i].issue_ns, i};
     }
     sc_sort(keys, t->n_kernels, sizeof(*keys), sc_lazy_key_cmp);
     *out = keys;
@@ -410,7 +412,7 @@ static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
     if (k == SIZE_MAX)
         return 0;
     const sc_launch *l = &launches[k];
-    const sc_rec_kernel *kr = &t->kernels[k].rec;
+    const sc_kernel_rec *kr = &t->kernels[k].rec;
     sc_lazy_front front = sc_lazy_load_front(ctx, l);
     if (!front.any || front.end_ns <= call->rec.start_ns)
         return 0;   /* nothing in flight on the device when the launch was issued */

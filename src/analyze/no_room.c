@@ -67,7 +67,7 @@ static bool sc_noroom_occupancy(const sc_ctx *ctx, size_t k, sc_occupancy *o)
 }
 
 /* T - W/4 above: from then on another stream's block may find room beside A. */
-static uint64_t sc_noroom_tail(const sc_rec_kernel *a, const sc_occupancy *o)
+static uint64_t sc_noroom_tail(const sc_kernel_rec *a, const sc_occupancy *o)
 {
     uint64_t dur = sc_dur(a->start_ns, a->end_ns);
     uint64_t waves = (o->blocks + o->wave - 1) / o->wave;
@@ -107,8 +107,8 @@ static uint64_t sc_noroom_wait(const sc_noroom_run *r, size_t a, size_t b,
                                const sc_occupancy *oa)
 {
     (void)oa;
-    const sc_rec_kernel *ka = &r->ctx->trace->kernels[a].rec;
-    const sc_rec_kernel *kb = &r->ctx->trace->kernels[b].rec;
+    const sc_kernel_rec *ka = &r->ctx->trace->kernels[a].rec;
+    const sc_kernel_rec *kb = &r->ctx->trace->kernels[b].rec;
     const sc_launch *la = &r->launches[a], *lb = &r->launches[b];
     const sc_stream_summary *s = r->ctx->analysis->streams;
     uint64_t ready = sc_noroom_ready(lb);
@@ -127,7 +127,7 @@ static void sc_noroom_waited_instance(const sc_noroom_run *r, size_t a, size_t b
                                       const sc_occupancy *oa, uint64_t wait, sc_instance *inst)
 {
     const sc_ctx *ctx = r->ctx;
-    const sc_rec_kernel *kb = &ctx->trace->kernels[b].rec;
+    const sc_kernel_rec *kb = &ctx->trace->kernels[b].rec;
     const sc_stream_summary *s = ctx->analysis->streams;
     char why[SC_OCCUPANCY_TEXT_SIZE];
     sc_occupancy_text(oa, why, sizeof(why));
@@ -160,8 +160,8 @@ static double sc_noroom_pair_speedup(const sc_noroom_run *r, size_t a, size_t b,
                                      const sc_occupancy *oa)
 {
     const sc_ctx *ctx = r->ctx;
-    const sc_rec_kernel *ka = &ctx->trace->kernels[a].rec;
-    const sc_rec_kernel *kb = &ctx->trace->kernels[b].rec;
+    const sc_kernel_rec *ka = &ctx->trace->kernels[a].rec;
+    const sc_kernel_rec *kb = &ctx->trace->kernels[b].rec;
     sc_occupancy ob;
     if (kb->start_ns + SC_NOROOM_TOL_NS >= sc_noroom_tail(ka, oa) ||
         kb->start_ns + SC_NOROOM_TOL_NS >= ka->end_ns || !sc_noroom_occupancy(ctx, b, &ob) ||
@@ -176,8 +176,8 @@ static void sc_noroom_no_gain_instance(const sc_noroom_run *r, size_t a, size_t 
                                        double speedup, sc_instance *inst)
 {
     const sc_ctx *ctx = r->ctx;
-    const sc_rec_kernel *ka = &ctx->trace->kernels[a].rec;
-    const sc_rec_kernel *kb = &ctx->trace->kernels[b].rec;
+    const sc_kernel_rec *ka = &ctx->trace->kernels[a].rec;
+    const sc_kernel_rec *kb = &ctx->trace->kernels[b].rec;
     const sc_stream_summary *s = ctx->analysis->streams;
     uint64_t end = ka->end_ns > kb->end_ns ? ka->end_ns : kb->end_ns;
     uint64_t overlap = sc_dur(kb->start_ns, ka->end_ns < kb->end_ns ? ka->end_ns : kb->end_ns);
@@ -215,7 +215,7 @@ static int sc_noroom_visit(sc_noroom_run *r, size_t b)
         sc_occupancy oa;
         if (!sc_noroom_pair(r, a, b) || !sc_noroom_occupancy(r->ctx, a, &oa))
             continue;
-        const sc_rec_kernel *ka = &r->ctx->trace->kernels[a].rec;
+        const sc_kernel_rec *ka = &r->ctx->trace->kernels[a].rec;
         double speedup = sc_noroom_pair_speedup(r, a, b, &oa);
         if (speedup > 0 && speedup <= SC_NOROOM_NO_GAIN) {
             sc_instance inst;

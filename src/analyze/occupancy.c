@@ -24,7 +24,7 @@ static void sc_occ_consider(sc_occupancy *o, uint8_t limit, uint64_t budget, uin
     o->per_block = per_block;
 }
 
-bool sc_occupancy_compute(const sc_rec_device *dev, const sc_rec_kernel *k, sc_occupancy *out)
+bool sc_occupancy_compute(const sc_rec_device *dev, const sc_kernel_shape *k, sc_occupancy *out)
 {
     *out = (sc_occupancy){0};
     uint64_t threads = sc_occ_product(k->block_x, k->block_y, k->block_z);

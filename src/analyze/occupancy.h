@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "streamcheck/trace_format.h"
+#include "streamcheck/trace.h"
 
 #define SC_OCC_WARP 32u
 #define SC_OCC_REG_UNIT 256u                /* registers are allocated per warp in these */
@@ -53,7 +53,7 @@ typedef struct sc_occupancy {
 
 /* Returns false when the device record lacks the SM count, the thread or block limits, or
  * the kernel has an empty grid or block (nothing can be said then). */
-bool sc_occupancy_compute(const sc_rec_device *dev, const sc_rec_kernel *k, sc_occupancy *out);
+bool sc_occupancy_compute(const sc_rec_device *dev, const sc_kernel_shape *k, sc_occupancy *out);
 
 /* The grid fills at least one whole wave: no block of another kernel fits until its last
  * wave drains. */

@@ -25,7 +25,7 @@ enum sc_default_named { SC_NAMED_OTHER = 0, SC_NAMED_PER_THREAD, SC_NAMED_LEGACY
 
 static enum sc_default_named sc_per_thread_named(const sc_api_call *call)
 {
-    const sc_rec_api *r = &call->rec;
+    const sc_call_rec *r = &call->rec;
     bool per_thread_variant = (r->flags & SC_API_PER_THREAD) != 0;
     bool sync_default = r->stream == SC_STREAM_NONE &&
                         (r->call_class == SC_CALL_MEMCPY || r->call_class == SC_CALL_MEMSET);

@@ -33,7 +33,7 @@ typedef struct sc_pin_totals {
     uint64_t count, host_ns, bytes;
 } sc_pin_totals;
 
-static void sc_pin_instance(const sc_api_call *call, sc_instance *inst)
+static void sc_pin_instance(const sc_trace *t, const sc_api_call *call, sc_instance *inst)
 {
     uint64_t own = sc_dur(call->rec.start_ns, call->rec.end_ns);
     memset(inst, 0, sizeof *inst);
@@ -46,7 +46,7 @@ static void sc_pin_instance(const sc_api_call *call, sc_instance *inst)
                    sc_loop_releases(call->rec.call_class)
                        ? "%s took %s on thread %u, which pins memory again later"
                        : "%s took %s on thread %u, pinning again what it released",
-                   call->name, sc_fmt_ns(own, t1), (unsigned)call->rec.tid);
+                   sc_call_name(t, call), sc_fmt_ns(own, t1), (unsigned)call->rec.tid);
     if (call->rec.bytes)
         sc_text_append(&inst->text, " (%s)", sc_fmt_bytes((double)call->rec.bytes, b1));
     sc_instance_evidence(inst, "host_us", sc_ns_to_us(own), "us");
@@ -95,7 +95,7 @@ int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
             again[sc_loop_in_scope(scopes, n_scopes, c) - scopes] < SC_PIN_LOOP_MIN)
             continue;
         sc_instance inst;
-        sc_pin_instance(c, &inst);
+        sc_pin_instance(t, c, &inst);
         tot.count++;
         tot.host_ns += inst.cost_ns;
         if (!sc_loop_releases(c->rec.call_class))

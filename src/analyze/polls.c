@@ -19,7 +19,7 @@ typedef struct sc_poll_run {
     uint64_t queries;
 } sc_poll_run;
 
-static uint64_t sc_query_handle(const sc_rec_api *c)
+static uint64_t sc_query_handle(const sc_call_rec *c)
 {
     return c->call_class == SC_CALL_STREAM_QUERY ? c->stream : c->aux;
 }
@@ -71,7 +71,7 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
             runs[n_runs++] = (sc_poll_run){.tid = call->rec.tid};
         }
         sc_poll_run *run = &runs[k];
-        const sc_rec_api *prev = run->queries ? &t->calls[run->last].rec : NULL;
+        const sc_call_rec *prev = run->queries ? &t->calls[run->last].rec : NULL;
         bool goes_on = prev && sc_is_query(call->rec.call_class) &&
                        call->rec.call_class == prev->call_class &&
                        sc_query_handle(&call->rec) == sc_query_handle(prev) &&

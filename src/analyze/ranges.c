@@ -67,7 +67,7 @@ static int sc_range_measure(const sc_ctx *ctx, const sc_window_hits *h, sc_overl
             size_t idx;
             int kind = sc_range_work_kind(t, h->slice[s][i].ref, &idx);
             if (kind == SC_RANGE_KERNEL) {
-                const sc_rec_kernel *k = &t->kernels[idx].rec;
+                const sc_kernel_rec *k = &t->kernels[idx].rec;
                 ks[nk++] = (sc_overlap_span){k->start_ns, k->end_ns, idx};
                 solo += ctx->kernel_solo_ns[idx];
                 known += ctx->kernel_solo_known[idx];
@@ -120,7 +120,7 @@ static int sc_ranges_calls(const sc_ctx *ctx, sc_analysis *a)
         return -1;
     size_t n = 0;
     for (size_t i = 0; i < t->n_calls; i++) {
-        const sc_rec_api *r = &t->calls[i].rec;
+        const sc_call_rec *r = &t->calls[i].rec;
         if (r->correlation_id == 0 || sc_ctx_call(ctx, r->correlation_id) == &t->calls[i])
             items[n++] = (sc_window_item){r->start_ns, r->tid, true, i};
     }

@@ -27,10 +27,10 @@ typedef struct sc_solo_groups {
     size_t n_slots;
 } sc_solo_groups;
 
-static void sc_solo_group_of(const sc_kernel *k, sc_solo_group *g)
+static void sc_solo_group_of(const sc_trace *t, const sc_kernel *k, sc_solo_group *g)
 {
-    const sc_rec_kernel *r = &k->rec;
-    *g = (sc_solo_group){.device = r->device, .name_id = r->name_id, .name = k->name,
+    const sc_kernel_shape *r = sc_kernel_shape_of(t, k);
+    *g = (sc_solo_group){.device = k->rec.device, .name_id = r->name_id, .name = r->name,
                          .dims = {r->grid_x, r->grid_y, r->grid_z,
                                   r->block_x, r->block_y, r->block_z}};
 }
@@ -147,7 +147,7 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
     int rc = group && alone_dur ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         sc_solo_group key;
-        sc_solo_group_of(&trace->kernels[i], &key);
+        sc_solo_group_of(trace, &trace->kernels[i], &key);
         int64_t g = sc_solo_group_index(&gs, &key);
         if (g < 0)
             rc = -1;
@@ -166,13 +166,13 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
         if (overlapped[i])
             continue;
         sc_solo_group *g = &gs.items[group[i]];
-        const sc_rec_kernel *r = &trace->kernels[i].rec;
+        const sc_kernel_rec *r = &trace->kernels[i].rec;
         alone_dur[g->first + g->n_alone++] = sc_dur(r->start_ns, r->end_ns);
     }
     for (size_t g = 0; rc == 0 && g < gs.n; g++)
         gs.items[g].median = sc_solo_median(alone_dur + gs.items[g].first, gs.items[g].n_alone);
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        const sc_rec_kernel *r = &trace->kernels[i].rec;
+        const sc_kernel_rec *r = &trace->kernels[i].rec;
         sc_solo_assign(&gs.items[group[i]], sc_dur(r->start_ns, r->end_ns), !overlapped[i],
                        peak[i], &solo_ns[i], &known[i]);
     }

@@ -216,7 +216,7 @@ static int sc_streams_bucket(const sc_trace *t, const sc_stream_summary *s, size
     if (!b->kernels || !b->copies || !b->k_off || !b->c_off || !k_pos || !c_pos)
         goto done;
     for (size_t i = 0; i < t->n_kernels; i++) {
-        const sc_rec_kernel *r = &t->kernels[i].rec;
+        const sc_kernel_rec *r = &t->kernels[i].rec;
         b->k_off[sc_streams_slot(s, n, r->device, r->context_id, r->stream_id)]++;
     }
     for (size_t i = 0; i < t->n_copies; i++)
@@ -230,7 +230,7 @@ static int sc_streams_bucket(const sc_trace *t, const sc_stream_summary *s, size
     memcpy(k_pos, b->k_off, (n + 1) * sizeof(size_t));
     memcpy(c_pos, b->c_off, (n + 1) * sizeof(size_t));
     for (size_t i = 0; i < t->n_kernels; i++) {
-        const sc_rec_kernel *r = &t->kernels[i].rec;
+        const sc_kernel_rec *r = &t->kernels[i].rec;
         size_t slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
         b->kernels[k_pos[slot]++] = (sc_overlap_span){r->start_ns, r->end_ns, i};
     }

@@ -63,7 +63,7 @@ static size_t sc_unified_running(const sc_trace *t, uint32_t device, uint64_t t0
     }
     size_t n = 0;
     for (size_t k = lo; k-- > 0 && n < max && lo - k <= 4096;) {
-        const sc_rec_kernel *r = &t->kernels[k].rec;
+        const sc_kernel_rec *r = &t->kernels[k].rec;
         if (r->device == device && r->end_ns > t0)
             out[n++] = k;
     }
@@ -95,7 +95,7 @@ int sc_unified_measure(const sc_ctx *ctx, sc_unified *out)
         for (size_t j = 0; j < n; j++) {
             size_t k = running[j];
             sc_unified_kernel *uk = &out->kernels[k];
-            const sc_rec_kernel *r = &t->kernels[k].rec;
+            const sc_kernel_rec *r = &t->kernels[k].rec;
             if (fault) {
                 uk->fault_groups += (u->value ? u->value : 1);
                 continue;

@@ -474,11 +474,12 @@ static void work_event(writer *w, const proc *p, const char *cat, uint32_t devic
 
 static void write_kernel(writer *w, const proc *p, const sc_kernel *k)
 {
-    const sc_rec_kernel *r = &k->rec;
+    const sc_kernel_rec *r = &k->rec;
+    const sc_kernel_shape *s = sc_kernel_shape_of(p->t, k);
     work_event(w, p, "kernel", r->device, r->context_id, r->stream_id, r->start_ns, r->end_ns);
     fprintf(w->out, "\"name\":%s,\"args\":{\"grid\":\"%dx%dx%d\",\"block\":\"%dx%dx%d\","
-            "\"correlation_id\":%u}}", cached_name(w, k->name, 1), r->grid_x, r->grid_y,
-            r->grid_z, r->block_x, r->block_y, r->block_z, r->correlation_id);
+            "\"correlation_id\":%u}}", cached_name(w, s->name, 1), s->grid_x, s->grid_y,
+            s->grid_z, s->block_x, s->block_y, s->block_z, r->correlation_id);
 }
 
 static void write_copy(writer *w, const proc *p, const sc_rec_memcpy *r)
@@ -616,7 +617,7 @@ static void write_calls(writer *w, proc *p)
               "\"name\":%s,\"args\":{\"bytes\":%" PRIu64 ",\"correlation_id\":%u,"
               "\"pageable\":%s,\"stream\":",
               p->host_pid, thread_tid(p, h, true), us(when(p, c->rec.start_ns), ts),
-              us((int64_t)(end - c->rec.start_ns), dur), cached_name(w, c->name, 0),
+              us((int64_t)(end - c->rec.start_ns), dur), cached_name(w, sc_call_name(t, c), 0),
               c->rec.bytes, c->rec.correlation_id,
               sc_host_call_pageable(&p->held, c->rec.correlation_id) ? "true" : "false");
         if (c->rec.stream == SC_STREAM_NONE)

@@ -85,11 +85,12 @@ long sc_frame_call_site(sc_frame_resolver resolve, void *ctx, const sc_trace *tr
                         const sc_api_call *call, sc_frame *out)
 {
     memset(out, 0, sizeof *out);
-    if (!call || call->rec.n_frames == 0 || !call->frames)
+    if (!call || call->rec.n_frames == 0)
         return -1;
     size_t n = call->rec.n_frames;
+    const uint64_t *frames = sc_call_frames(trace, call);
     for (size_t i = 0; i < n; i++) {
-        sc_frame_resolve(resolve, ctx, trace, call->frames[i], out);
+        sc_frame_resolve(resolve, ctx, trace, frames[i], out);
         if (!sc_frame_is_internal(out))
             return (long)i;
     }
@@ -126,7 +127,7 @@ const char *sc_frame_site_text(sc_frame_resolver resolve, void *ctx, const sc_tr
     sc_frame f;
     if (sc_frame_call_site(resolve, ctx, trace, call, &f) < 0)
         snprintf(native, sizeof native, "%s (no stack recorded)",
-                 call && call->name ? call->name : "?");
+                 call && sc_call_name(trace, call) ? sc_call_name(trace, call) : "?");
     else
         sc_frame_format(&f, native, sizeof native);
     char py[400];

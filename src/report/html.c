@@ -650,11 +650,11 @@ static bool desc_key_init(html_ctx *c, desc_key *key, enum ev_kind kind, const c
     return true;
 }
 
-static long kernel_desc(html_ctx *c, const sc_kernel *k)
+static long kernel_desc(html_ctx *c, const sc_trace *t, const sc_kernel *k)
 {
-    const sc_rec_kernel *kr = &k->rec;
+    const sc_kernel_shape *kr = sc_kernel_shape_of(t, k);
     desc_key key;
-    if (!desc_key_init(c, &key, EV_KERNEL, k->name, true))
+    if (!desc_key_init(c, &key, EV_KERNEL, kr->name, true))
         return -1;
     key.grid[0] = kr->grid_x, key.grid[1] = kr->grid_y, key.grid[2] = kr->grid_z;
     key.block[0] = kr->block_x, key.block[1] = kr->block_y, key.block[2] = kr->block_z;
@@ -707,10 +707,10 @@ static long memset_desc(html_ctx *c, const sc_rec_memset *m)
     return intern_desc(c, &key, detail);
 }
 
-static long call_desc(html_ctx *c, const sc_api_call *call, const char *what)
+static long call_desc(html_ctx *c, const sc_trace *t, const sc_api_call *call, const char *what)
 {
     desc_key key;
-    if (!desc_key_init(c, &key, EV_CALL, call->name, false))
+    if (!desc_key_init(c, &key, EV_CALL, sc_call_name(t, call), false))
         return -1;
     key.sub = call->rec.call_class;
     key.bytes = call->rec.bytes;
@@ -749,10 +749,10 @@ static void device_work(html_ctx *c, size_t proc, size_t first, const sc_analysi
         uint64_t sc = hc ? t->copies[ic].start_ns : 0;
         uint64_t ss = hs ? t->memsets[is].start_ns : 0;
         if (hk && (!hc || sk <= sc) && (!hs || sk <= ss)) {
-            const sc_rec_kernel *k = &t->kernels[ik].rec;
+            const sc_kernel_rec *k = &t->kernels[ik].rec;
             row *r = work_row(c, proc, first, a, &cache, k->device, k->context_id, k->stream_id);
             if (r)
-                add_event(c, r, k->start_ns, k->end_ns, kernel_desc(c, &t->kernels[ik]), 0);
+                add_event(c, r, k->start_ns, k->end_ns, kernel_desc(c, t, &t->kernels[ik]), 0);
             ik++;
         } else if (hc && (!hs || sc <= ss)) {
             const sc_rec_memcpy *m = &t->copies[ic];
@@ -806,7 +806,7 @@ static void host_rows(html_ctx *c, size_t proc, size_t first, const sc_analysis 
                      call->rec.tid, sc_report_fmt_ns(c->opt->min_call_ns, b1));
         }
         cache = r;
-        add_event(c, r, call->rec.start_ns, call->rec.end_ns, call_desc(c, call, what), 0);
+        add_event(c, r, call->rec.start_ns, call->rec.end_ns, call_desc(c, t, call, what), 0);
     }
     sc_host_calls_free(&held);
     /* Push/pop ranges: one row per thread and nesting depth. Start/end ranges (depth

@@ -55,9 +55,9 @@ static json_t *frames_json(const sc_trace *t, const sc_api_call *call,
                            const sc_json_options *opt)
 {
     json_t *a = json_array();
-    for (size_t i = 0; call && call->frames && i < call->rec.n_frames; i++) {
+    for (size_t i = 0; call && i < call->rec.n_frames; i++) {
         sc_frame f;
-        sc_frame_resolve(opt->resolve, opt->resolve_ctx, t, call->frames[i], &f);
+        sc_frame_resolve(opt->resolve, opt->resolve_ctx, t, sc_call_frames(t, call)[i], &f);
         json_array_append_new(a, frame_json(&f));
     }
     return a;
@@ -109,7 +109,7 @@ static json_t *call_json(const sc_trace *t, const sc_api_call *call, const sc_ap
     if (!site_call)
         site_call = call;
     json_t *o = json_object();
-    json_object_set_new(o, "api", sc_json_str(call->name));
+    json_object_set_new(o, "api", sc_json_str(sc_call_name(t, call)));
     json_object_set_new(o, "start_ns", jint(call->rec.start_ns));
     json_object_set_new(o, "end_ns", jint(call->rec.end_ns));
     json_object_set_new(o, "tid", jint(call->rec.tid));
@@ -248,9 +248,10 @@ static json_t *kernel_json(const sc_trace *t, size_t idx)
         return json_null();
     const sc_kernel *k = &t->kernels[idx];
     json_t *o = json_object();
-    char *dem = sc_demangle(k->name);
-    json_object_set_new(o, "name", sc_json_str(k->name));
-    json_object_set_new(o, "demangled", sc_json_str(dem ? dem : k->name));
+    const char *name = sc_kernel_name(t, k);
+    char *dem = sc_demangle(name);
+    json_object_set_new(o, "name", sc_json_str(name));
+    json_object_set_new(o, "demangled", sc_json_str(dem ? dem : name));
     free(dem);
     json_object_set_new(o, "stream_id", jint(k->rec.stream_id));
     json_object_set_new(o, "start_ns", jint(k->rec.start_ns));

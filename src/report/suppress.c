@@ -241,7 +241,7 @@ static bool kernel_matches(const char *pattern, const sc_trace *t, const sc_api_
     for (size_t k = 0; k < t->n_kernels; k++) {
         if (t->kernels[k].rec.correlation_id != call->rec.correlation_id)
             continue;
-        if (!kernel_name_matches(pattern, t->kernels[k].name))
+        if (!kernel_name_matches(pattern, sc_kernel_name(t, &t->kernels[k])))
             return false;
         any = true;
     }

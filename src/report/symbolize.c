@@ -434,9 +434,9 @@ int sc_sym_save(sc_symbolizer *s, const sc_trace *trace, const char *path, char 
      * JSON's stacks) may want any of them. */
     for (size_t i = 0; i < trace->n_calls; i++) {
         const sc_api_call *c = &trace->calls[i];
-        for (size_t j = 0; c->frames && j < c->rec.n_frames; j++) {
+        for (size_t j = 0; j < c->rec.n_frames; j++) {
             sc_frame f = {0};
-            sc_sym_resolve(s, trace, c->frames[j], &f);
+            sc_sym_resolve(s, trace, sc_call_frames(trace, c)[j], &f);
         }
     }
     sc_sym_file_module *out = calloc(trace->n_modules ? trace->n_modules : 1, sizeof *out);
@@ -476,14 +476,14 @@ void sc_sym_stats_of(sc_symbolizer *s, const sc_trace *trace, sc_sym_stats *st)
     memset(st, 0, sizeof *st);
     size_t total = 0;
     for (size_t i = 0; i < trace->n_calls; i++)
-        total += trace->calls[i].frames ? trace->calls[i].rec.n_frames : 0;
+        total += trace->calls[i].rec.n_frames;
     uint64_t *addrs = malloc((total ? total : 1) * sizeof *addrs);
     if (!addrs)
         return;
     size_t n = 0;
     for (size_t i = 0; i < trace->n_calls; i++)
-        for (size_t j = 0; trace->calls[i].frames && j < trace->calls[i].rec.n_frames; j++)
-            addrs[n++] = trace->calls[i].frames[j];
+        for (size_t j = 0; j < trace->calls[i].rec.n_frames; j++)
+            addrs[n++] = sc_call_frames(trace, &trace->calls[i])[j];
     qsort(addrs, n, sizeof *addrs, cmp_u64);
     for (size_t i = 0; i < n; i++) {
         if (i && addrs[i] == addrs[i - 1])

@@ -111,8 +111,8 @@ static void print_interval(FILE *out, const sc_analysis *a, const sc_overlap_int
 {
     const sc_trace *t = a->trace;
     char b1[SC_FMT_SIZE], b2[SC_FMT_SIZE], ka[NAME_WIDTH], kb[NAME_WIDTH];
-    const char *na = iv->kernel_a < t->n_kernels ? t->kernels[iv->kernel_a].name : "?";
-    const char *nb = iv->kernel_b < t->n_kernels ? t->kernels[iv->kernel_b].name : "?";
+    const char *na = iv->kernel_a < t->n_kernels ? sc_kernel_name(t, &t->kernels[iv->kernel_a]) : "?";
+    const char *nb = iv->kernel_b < t->n_kernels ? sc_kernel_name(t, &t->kernels[iv->kernel_b]) : "?";
     fprintf(out, "    at %-10s for %-9s %u kernels: %s | %s\n", rel(a, iv->start_ns, b1),
             sc_report_fmt_ns(iv->end_ns - iv->start_ns, b2), iv->max_kernels,
             sc_demangle_short(na, ka, sizeof ka), sc_demangle_short(nb, kb, sizeof kb));

@@ -2,8 +2,9 @@
  *
  * The file is read through a window one record at a time (file_window.h), never held whole:
  * fixed parts are copied into typed arrays (so a record written by a newer minor version,
- * which only appends fields, still loads), texts and stack frames into an arena (arena.h).
- * Device work and calls are then sorted by start time with a stable sort, so equal times
+ * which only appends fields, still loads), texts and Python frames into an arena (arena.h).
+ * Kernels keep their shapes apart, once each (kernel_shapes.h); calls keep their frames in
+ * one table and their names by position (load_calls.h). Device work and calls are then sorted by start time with a stable sort, so equal times
  * keep file order and the result is deterministic. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +14,11 @@
 #include "trace/arena.h"
 #include "trace/compact_read.h"
 #include "trace/file_window.h"
+#include "trace/kernel_shapes.h"
+#include "trace/load_calls.h"
 #include "trace/sort.h"
 #include "trace/times.h"
 #include "trace/validate.h"
-
-typedef struct sc_name_entry {
-    uint32_t key;
-    const char *name;
-} sc_name_entry;
 
 typedef struct sc_loader {
     sc_trace *t;
@@ -30,12 +28,14 @@ typedef struct sc_loader {
     size_t n_strings;
     sc_name_entry *call_names;  /* key = domain << 16 | cbid */
     size_t n_call_names, cap_call_names;
-    size_t cap_modules, cap_devices, cap_calls, cap_kernels, cap_copies, cap_memsets,
+    sc_call_loader calls;       /* the calls, their frames and names (load_calls.h) */
+    size_t cap_modules, cap_devices, cap_kernels, cap_copies, cap_memsets,
         cap_streams, cap_syncs, cap_ranges, cap_notes, cap_env, cap_overheads, cap_losses,
         cap_unified, cap_pystacks, cap_scope_windows;
     const uint8_t **pystack_frames;     /* each pystack's sc_py_frame array (arena) */
     size_t cap_pystack_frames;
     sc_compact_reader compact;  /* format 2.0's base and declarations, in file order */
+    sc_shape_set shapes;        /* every kernel shape once (kernel_shapes.h) */
     char *err;
     size_t err_size;
 } sc_loader;
@@ -89,15 +89,6 @@ static const char *sc_string(const sc_loader *ld, uint32_t id)
     return id < ld->n_strings && ld->strings[id] ? ld->strings[id] : NULL;
 }
 
-static int sc_name_cmp(const void *a, const void *b)
-{
-    uint32_t x = ((const sc_name_entry *)a)->key, y = ((const sc_name_entry *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
-/* The API calls without frames (most) share one empty array. */
-static const uint64_t sc_no_frames[1];
-
 /* A compact record (format 2.0): declarations are remembered, kernels and calls are loaded
  * as the full records they stand for. */
 static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
@@ -108,17 +99,13 @@ static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
     switch (sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a)) {
     case SC_COMPACT_KERNEL: {
         sc_kernel *kernel = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
-        if (!kernel) return sc_out_of_memory(ld);
-        kernel->rec = k;
+        if (!kernel || sc_shape_set_add(&ld->shapes, ld->t, &k, kernel) != 0)
+            return sc_out_of_memory(ld);
         return 0;
     }
-    case SC_COMPACT_CALL: {
-        sc_api_call *c = SC_PUSH(ld, calls, n_calls, cap_calls);
-        if (!c) return sc_out_of_memory(ld);
-        c->rec = a;
-        c->frames = sc_no_frames;
-        return 0;
-    }
+    case SC_COMPACT_CALL:
+        /* a compact call has no frames of its own */
+        return sc_calls_add(&ld->calls, ld->t, &a, NULL) != 0 ? sc_out_of_memory(ld) : 0;
     case SC_COMPACT_UNDECLARED:
         return sc_fail(ld, off, "compact record before its declaration");
     case SC_COMPACT_NO_MEMORY:
@@ -184,22 +171,19 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         return 0;
     }
     case SC_REC_API: {
-        sc_api_call *c = SC_PUSH(ld, calls, n_calls, cap_calls);
-        if (!c) break;
-        SC_RECORD_COPY_FIXED(c->rec, p, n);
+        sc_rec_api r;
+        SC_RECORD_COPY_FIXED(r, p, n);
         /* Frames follow the fixed part as written by this major version (sc_parse checked
-         * that they fit). Most calls have none: those share one empty array. */
-        c->frames = c->rec.n_frames ? sc_arena_copy(&ld->arena, p + fixed,
-                                                    c->rec.n_frames * sizeof *c->frames)
-                                    : sc_no_frames;
-        if (!c->frames)
+         * that they fit). */
+        if (sc_calls_add(&ld->calls, t, &r, p + fixed) != 0)
             break;
         return 0;
     }
     case SC_REC_KERNEL: {
+        sc_rec_kernel r;
+        SC_RECORD_COPY_FIXED(r, p, n);
         sc_kernel *k = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
-        if (!k) break;
-        SC_RECORD_COPY_FIXED(k->rec, p, n);
+        if (!k || sc_shape_set_add(&ld->shapes, t, &r, k) != 0) break;
         return 0;
     }
     case SC_REC_MEMCPY: {
@@ -315,15 +299,6 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         return 0; /* a kind from a newer minor version: skipped, its size told us how */
     }
     return sc_out_of_memory(ld);
-}
-
-static const char *sc_call_name(const sc_loader *ld, uint16_t domain, uint16_t cbid)
-{
-    sc_name_entry key = {.key = (uint32_t)domain << 16 | cbid};
-    const sc_name_entry *e =
-        ld->n_call_names ? bsearch(&key, ld->call_names, ld->n_call_names, sizeof key, sc_name_cmp)
-                         : NULL;
-    return e ? e->name : "?";
 }
 
 static int sc_by_call_start(const void *a, const void *b)
@@ -444,12 +419,13 @@ static int sc_finish_load(sc_loader *ld)
 {
     sc_trace *t = ld->t;
     sc_fill_stream_devices(t);
-    if (ld->n_call_names) qsort(ld->call_names, ld->n_call_names, sizeof *ld->call_names, sc_name_cmp);
-    for (size_t i = 0; i < t->n_calls; i++)
-        t->calls[i].name = sc_call_name(ld, t->calls[i].rec.domain, t->calls[i].rec.cbid);
-    for (size_t i = 0; i < t->n_kernels; i++) {
-        const char *s = sc_string(ld, t->kernels[i].rec.name_id);
-        t->kernels[i].name = s ? s : "?";
+    if (ld->n_call_names)
+        qsort(ld->call_names, ld->n_call_names, sizeof *ld->call_names, sc_name_entry_cmp);
+    if (sc_calls_name(t, ld->call_names, ld->n_call_names) != 0)
+        return sc_out_of_memory(ld);
+    for (size_t i = 0; i < t->n_kernel_shapes; i++) {
+        const char *s = sc_string(ld, t->kernel_shapes[i].name_id);
+        t->kernel_shapes[i].name = s ? s : "?";
     }
     for (size_t i = 0; i < t->n_ranges; i++) {
         const char *s = sc_string(ld, t->ranges[i].rec.name_id);
@@ -599,6 +575,7 @@ int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size)
     free(ld.call_names);
     free(ld.pystack_frames);
     sc_compact_reader_free(&ld.compact);
+    sc_shape_set_free(&ld.shapes);
     if (rc != 0) sc_trace_free(out);
     return rc;
 }
@@ -609,7 +586,10 @@ void sc_trace_free(sc_trace *t)
     free(t->modules);
     free(t->devices);
     free(t->calls);
+    free(t->call_names);
+    free(t->call_frames);
     free(t->kernels);
+    free(t->kernel_shapes);
     free(t->copies);
     free(t->memsets);
     free(t->streams);

@@ -34,7 +34,10 @@ void syn_init(syn *s)
 void syn_free(syn *s)
 {
     free(s->t.calls);
+    free(s->t.call_names);
+    free(s->t.call_frames);
     free(s->t.kernels);
+    free(s->t.kernel_shapes);
     free(s->t.copies);
     free(s->t.memsets);
     free(s->t.streams);
@@ -112,8 +115,19 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     c->rec.context_id = SYN_CONTEXT;
     c->rec.call_class = call_class;
     c->rec.n_frames = n_frames;
-    c->frames = frames;
-    c->name = name ? name : "cudaLaunchKernel";
+    /* its name once in the trace's names, its frames copied into the trace's frames */
+    name = name ? name : "cudaLaunchKernel";
+    size_t at = 0;
+    while (at < s->t.n_call_names && strcmp(s->t.call_names[at], name) != 0)
+        at++;
+    if (at == s->t.n_call_names)
+        *(const char **)SYN_GROW(s, call_names, n_call_names, cap_call_names) = name;
+    c->name_at = (uint32_t)at;
+    if (s->t.n_call_frames == 0)
+        SYN_GROW(s, call_frames, n_call_frames, cap_call_frames);   /* the shared 0 */
+    c->frames_at = frames && n_frames ? (uint32_t)s->t.n_call_frames : 0;
+    for (uint16_t i = 0; frames && i < n_frames; i++)
+        *(uint64_t *)SYN_GROW(s, call_frames, n_call_frames, cap_call_frames) = frames[i];
     return c;
 }
 
@@ -127,12 +141,19 @@ sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, 
     k->rec.context_id = SYN_CONTEXT;
     k->rec.stream_id = stream;
     k->rec.correlation_id = correlation_id;
-    k->rec.grid_x = k->rec.grid_y = k->rec.grid_z = 1;
-    k->rec.block_x = 128;
-    k->rec.block_y = k->rec.block_z = 1;
-    k->rec.name_id = 1;
-    k->name = "kernel_a";
+    sc_kernel_shape *shape = SYN_GROW(s, kernel_shapes, n_kernel_shapes, cap_shapes);
+    k->shape = (uint32_t)(s->t.n_kernel_shapes - 1);
+    shape->grid_x = shape->grid_y = shape->grid_z = 1;
+    shape->block_x = 128;
+    shape->block_y = shape->block_z = 1;
+    shape->name_id = 1;
+    shape->name = "kernel_a";
     return k;
+}
+
+sc_kernel_shape *syn_shape(syn *s, const sc_kernel *k)
+{
+    return &s->t.kernel_shapes[k->shape];
 }
 
 sc_rec_memcpy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,

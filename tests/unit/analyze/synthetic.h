@@ -15,7 +15,7 @@
 
 typedef struct syn {
     sc_trace t;
-    size_t cap_calls, cap_kernels, cap_copies, cap_memsets, cap_streams, cap_devices;
+    size_t cap_calls, cap_call_names, cap_call_frames, cap_kernels, cap_shapes, cap_copies, cap_memsets, cap_streams, cap_devices;
     size_t cap_ranges, cap_overheads, cap_unified;
 } syn;
 
@@ -32,9 +32,12 @@ sc_rec_stream *syn_stream(syn *s, uint32_t device, uint32_t stream, uint32_t fla
 sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
                       uint32_t correlation_id, const char *name, const uint64_t *frames,
                       uint16_t n_frames);
-/* Name id 1 ("kernel_a"), grid 1x1x1, block 128x1x1: change the fields to taste. */
+/* Name id 1 ("kernel_a"), grid 1x1x1, block 128x1x1: change the fields of its shape
+ * (syn_shape) to taste. */
 sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
                       uint32_t correlation_id);
+/* Kernel k's shape, its own (each syn_kernel adds one): valid until the next syn_kernel. */
+sc_kernel_shape *syn_shape(syn *s, const sc_kernel *k);
 sc_rec_memcpy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
                         uint64_t bytes, uint32_t correlation_id, uint8_t flags,
                         uint8_t src_kind, uint8_t dst_kind);

@@ -14,8 +14,8 @@ static sc_kernel *kernel(syn *s, uint32_t stream, uint64_t start, uint64_t end, 
                          int32_t grid)
 {
     sc_kernel *k = syn_kernel(s, 0, stream, start, end, 0);
-    k->rec.name_id = name;
-    k->rec.grid_x = grid;
+    syn_shape(s, k)->name_id = name;
+    syn_shape(s, k)->grid_x = grid;
     return k;
 }
 

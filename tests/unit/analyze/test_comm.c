@@ -44,10 +44,11 @@ static void test_overlapped_and_exposed(void **state)
     syn_kernel(&s, 0, 21, US(150), US(300), 2);
     sc_kernel *c1 = syn_kernel(&s, 0, 30, US(50), US(200), 3);
     sc_kernel *c2 = syn_kernel(&s, 0, 30, US(250), US(400), 4);
-    c1->name = "_Z38ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE";
-    c2->name = c1->name;
+    syn_shape(&s, c1)->name =
+        "_Z38ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE";
+    syn_shape(&s, c2)->name = syn_shape(&s, c1)->name;
     /* device 1: one comm kernel alone, all of it exposed */
-    syn_kernel(&s, 1, 40, US(0), US(80), 5)->name = "ncclDevKernel_Generic";
+    syn_shape(&s, syn_kernel(&s, 1, 40, US(0), US(80), 5))->name = "ncclDevKernel_Generic";
     sc_analysis a;
     syn_analyze(&s, &a);
     assert_int_equal(a.n_devices, 2);

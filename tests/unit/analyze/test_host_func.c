@@ -79,7 +79,7 @@ static void test_host_func_holding_the_stream_is_error(void **state)
     assert_true(syn_ev(&f->worst, "stream") == 20.0);
     assert_true(syn_evidence(f->totals, f->n_totals, "host_functions") == 1.0);
     assert_true(syn_evidence(f->totals, f->n_totals, "longest_held_us") == 300.0);
-    assert_string_equal(f->worst.call->name, "cudaLaunchHostFunc");
+    assert_string_equal(sc_call_name(&s.t, f->worst.call), "cudaLaunchHostFunc");
     assert_non_null(strstr(f->worst.text, "stream 20"));
     assert_non_null(strstr(f->fix, "cudaEventSynchronize"));
     sc_analysis_free(&a);

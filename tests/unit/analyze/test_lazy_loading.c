@@ -43,8 +43,8 @@ static void launch(syn *s, uint32_t stream, uint32_t name, uint64_t call_start,
 {
     syn_call(s, SC_CALL_LAUNCH, call_start, call_end, corr, NULL, NULL, 0);
     sc_kernel *k = syn_kernel(s, 0, stream, start, end, corr);
-    k->rec.name_id = name;
-    k->name = names[name];
+    syn_shape(s, k)->name_id = name;
+    syn_shape(s, k)->name = names[name];
 }
 
 /* The GPU-FACTS case, cold then warm:
@@ -352,8 +352,8 @@ static void launch_on(syn *s, uint32_t stream, uint64_t handle, uint32_t name,
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, call_start, call_end, corr, NULL, NULL, 0);
     c->rec.stream = handle;
     sc_kernel *k = syn_kernel(s, 0, stream, start, end, corr);
-    k->rec.name_id = name;
-    k->name = names[name];
+    syn_shape(s, k)->name_id = name;
+    syn_shape(s, k)->name = names[name];
 }
 
 /* GPU-FACTS.md's "one launch": a 2.5 ms spin on A, then the only launch ever of the sweep on

@@ -43,20 +43,20 @@ static sc_kernel *launch(syn *s, uint32_t stream, uint32_t name, uint64_t call_s
 {
     syn_call(s, SC_CALL_LAUNCH, call_start, call_start + US(5), corr, NULL, NULL, 0);
     sc_kernel *k = syn_kernel(s, 0, stream, start, end, corr);
-    k->rec.name_id = name;
-    k->name = names[name];
-    k->rec.grid_x = grid;
-    k->rec.block_x = block;
-    k->rec.registers_per_thread = regs;
+    syn_shape(s, k)->name_id = name;
+    syn_shape(s, k)->name = names[name];
+    syn_shape(s, k)->grid_x = grid;
+    syn_shape(s, k)->block_x = block;
+    syn_shape(s, k)->registers_per_thread = regs;
     return k;
 }
 
-static sc_rec_kernel shape(int32_t grid, int32_t block, uint32_t regs, uint32_t shared_static,
-                           uint32_t shared_dynamic)
+static sc_kernel_shape shape(int32_t grid, int32_t block, uint32_t regs, uint32_t shared_static,
+                             uint32_t shared_dynamic)
 {
-    return (sc_rec_kernel){.grid_x = grid, .grid_y = 1, .grid_z = 1, .block_x = block,
-                           .block_y = 1, .block_z = 1, .registers_per_thread = regs,
-                           .static_shared = shared_static, .dynamic_shared = shared_dynamic};
+    return (sc_kernel_shape){.grid_x = grid, .grid_y = 1, .grid_z = 1, .block_x = block,
+                             .block_y = 1, .block_z = 1, .registers_per_thread = regs,
+                             .static_shared = shared_static, .dynamic_shared = shared_dynamic};
 }
 
 /* Each limit in turn:
@@ -77,7 +77,7 @@ static void test_occupancy_arithmetic(void **state)
     sc_occupancy o;
     char text[128];
 
-    sc_rec_kernel k = shape(1056, 256, 16, 0, 0);
+    sc_kernel_shape k = shape(1056, 256, 16, 0, 0);
     assert_true(sc_occupancy_compute(&dev, &k, &o));
     assert_int_equal(o.blocks_per_sm, 8);
     assert_int_equal(o.limit, SC_OCC_BY_THREADS);
@@ -317,8 +317,8 @@ static void test_shared_limited_grid_last_wave(void **state)
     syn_init(&s);
     setup(&s);
     sc_kernel *k = launch(&s, S14, 1, 0, US(10), US(1010), 600, 128, 16, 1);
-    k->rec.static_shared = 20480;
-    k->rec.dynamic_shared = 25600;
+    syn_shape(&s, k)->static_shared = 20480;
+    syn_shape(&s, k)->dynamic_shared = 25600;
     launch(&s, S15, 2, US(20), US(512), US(560), 1, 128, 16, 2);
     sc_analysis a;
     syn_analyze(&s, &a);

@@ -67,7 +67,7 @@ static void test_pageable_async_flagged(void **state)
     assert_int_equal(a.replay.replay_span_ns, US(2000));
     const sc_instance *w = &f->worst;
     assert_non_null(w->call);
-    assert_string_equal(w->call->name, "cudaMemcpyAsync");
+    assert_string_equal(sc_call_name(&s.t, w->call), "cudaMemcpyAsync");
     assert_true(syn_evidence(w->evidence, w->n_evidence, "bytes") == 1048576.0);
     assert_true(syn_evidence(w->evidence, w->n_evidence, "duration_us") == 250.0);
     assert_true(syn_evidence(w->evidence, w->n_evidence, "host_blocked_us") == 600.0);
@@ -128,7 +128,7 @@ static void check_pageable_with_ids(uint32_t stride)
     assert_int_equal(f->waited_ns, US(500));
     assert_int_equal(f->cost_ns, US(428));
     assert_non_null(f->first.call);
-    assert_string_equal(f->first.call->name, "cudaMemcpyAsync");
+    assert_string_equal(sc_call_name(&s.t, f->first.call), "cudaMemcpyAsync");
     sc_analysis_free(&a);
     syn_free(&s);
 }

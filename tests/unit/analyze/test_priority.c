@@ -39,10 +39,10 @@ static void launch(syn *s, uint32_t stream, uint64_t handle, uint32_t name, uint
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, at, at + US(5), corr, NULL, NULL, 0);
     c->rec.stream = handle;
     sc_kernel *k = syn_kernel(s, 0, stream, start, end, corr);
-    k->rec.name_id = name;
-    k->name = names[name];
-    k->rec.grid_x = name == 1 ? 8448 : 8;
-    k->rec.block_x = 128;
+    syn_shape(s, k)->name_id = name;
+    syn_shape(s, k)->name = names[name];
+    syn_shape(s, k)->grid_x = name == 1 ? 8448 : 8;
+    syn_shape(s, k)->block_x = 128;
 }
 
 /*   H: G1  launch 0 .. 5,   runs 10 .. 410

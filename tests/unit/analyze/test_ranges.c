@@ -28,7 +28,7 @@ static sc_kernel *kernel_named(syn *s, uint32_t device, uint32_t stream, uint64_
                                uint64_t end, uint32_t corr, uint32_t name_id)
 {
     sc_kernel *k = syn_kernel(s, device, stream, start, end, corr);
-    k->rec.name_id = name_id;   /* distinct names: each kernel its own solo history */
+    syn_shape(s, k)->name_id = name_id;   /* distinct names: each kernel its own solo history */
     return k;
 }
 

@@ -381,7 +381,7 @@ static void test_unwait(int kind, const char *api, uint64_t span, uint64_t waite
     const sc_finding *f = syn_finding(&a, "host-sync");
     assert_non_null(f);
     assert_int_equal(f->count, 1);
-    assert_string_equal(f->worst.call->name, api);
+    assert_string_equal(sc_call_name(&s.t, f->worst.call), api);
     assert_int_equal(f->waited_ns, waited);
     assert_int_equal(f->cost_ns, US(990));
     assert_int_equal(f->worst.cost_ns, US(990));
@@ -541,9 +541,9 @@ static void test_room(void **state)
         .max_regs_per_sm = 65536, .max_shared_per_sm = 233472, .cc_major = 9};
     nonblocking(&s);
     sc_kernel *g = launch(&s, S20, H20, 0, US(10), US(1010), 1);
-    g->rec.grid_x = 1056;
-    g->rec.block_x = 256;
-    g->rec.registers_per_thread = 16;
+    syn_shape(&s, g)->grid_x = 1056;
+    syn_shape(&s, g)->block_x = 256;
+    syn_shape(&s, g)->registers_per_thread = 16;
     launch(&s, S21, H21, US(20), US(1012), US(1512), 2);
     sc_analysis a;
     analyze(&s, &a);

@@ -69,9 +69,9 @@ static void test_each_launch_shape_has_its_own_median(void **state)
     syn_init(&s);
     syn_kernel(&s, 0, 20, US(0), US(100), 1);
     syn_kernel(&s, 0, 20, US(100), US(220), 2);
-    syn_kernel(&s, 0, 20, US(300), US(700), 3)->rec.block_x = 256;
+    syn_shape(&s, syn_kernel(&s, 0, 20, US(300), US(700), 3))->block_x = 256;
     syn_kernel(&s, 0, 20, US(1000), US(1150), 4);
-    syn_kernel(&s, 0, 21, US(1000), US(1500), 5)->rec.block_x = 256;
+    syn_shape(&s, syn_kernel(&s, 0, 21, US(1000), US(1500), 5))->block_x = 256;
     sc_analysis a;
     syn_analyze(&s, &a);
     const sc_overlap *o = &a.devices[0].overlap;

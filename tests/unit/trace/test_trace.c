@@ -80,11 +80,11 @@ static void test_round_trip(void **state)
     /* sorted by start time, whatever the file order */
     assert_int_equal(t.kernels[0].rec.start_ns, 2000);
     assert_int_equal(t.kernels[1].rec.start_ns, 5000);
-    assert_string_equal(t.kernels[0].name, "_Z4spinv");
+    assert_string_equal(sc_kernel_name(&t, &t.kernels[0]), "_Z4spinv");
     assert_int_equal(t.n_calls, 1);
-    assert_string_equal(t.calls[0].name, "cudaLaunchKernel");
+    assert_string_equal(sc_call_name(&t, &t.calls[0]), "cudaLaunchKernel");
     assert_int_equal(t.calls[0].rec.n_frames, 3);
-    assert_int_equal(t.calls[0].frames[1], 0x401234);
+    assert_int_equal(sc_call_frames(&t, &t.calls[0])[1], 0x401234);
     assert_int_equal(t.n_env, 1);
     assert_string_equal(t.env[0], "CUDA_LAUNCH_BLOCKING=1");
     assert_true(t.has_end);
@@ -204,7 +204,7 @@ static void test_unknown_kind_and_longer_record_accepted(void **state)
     assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
     assert_int_equal(t.n_kernels, 1);
     assert_int_equal(t.kernels[0].rec.end_ns, 20);
-    assert_string_equal(t.kernels[0].name, "?");
+    assert_string_equal(sc_kernel_name(&t, &t.kernels[0]), "?");
     sc_trace_free(&t);
 }
 
@@ -232,7 +232,7 @@ static void test_stable_order_for_equal_starts(void **state)
     sc_trace t;
     assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
     for (size_t i = 1; i < t.n_kernels; i++) {
-        const sc_rec_kernel *a = &t.kernels[i - 1].rec, *b = &t.kernels[i].rec;
+        const sc_kernel_rec *a = &t.kernels[i - 1].rec, *b = &t.kernels[i].rec;
         assert_true(a->start_ns <= b->start_ns);
         if (a->start_ns == b->start_ns) assert_true(a->correlation_id < b->correlation_id);
     }

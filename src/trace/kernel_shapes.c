@@ -1,0 +1,104 @@
+#include "trace/kernel_shapes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The bytes that make two shapes the same: every field but the name, which the loader derives
+ * from name_id. They run from graph_node_id to launch_type without padding. */
+#define SC_SHAPE_KEY_AT offsetof(sc_kernel_shape, graph_node_id)
+#define SC_SHAPE_KEY_BYTES \
+    (offsetof(sc_kernel_shape, launch_type) + sizeof(uint32_t) - SC_SHAPE_KEY_AT)
+
+static const void *sc_shape_key(const sc_kernel_shape *s)
+{
+    return (const char *)s + SC_SHAPE_KEY_AT;
+}
+
+/* FNV-1a over the key, 4 bytes at a time (every field is a multiple of 4). */
+static uint64_t sc_shape_hash(const sc_kernel_shape *s)
+{
+    const unsigned char *p = sc_shape_key(s);
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < SC_SHAPE_KEY_BYTES; i += 4) {
+        uint32_t w;
+        memcpy(&w, p + i, sizeof w);
+        h = (h ^ w) * 1099511628211ull;
+    }
+    return h ^ h >> 29;
+}
+
+/* Doubles the index (and fills it again from the shapes). */
+static int sc_shape_set_grow(sc_shape_set *set, const sc_trace *t)
+{
+    size_t n = set->n_slots ? set->n_slots * 2 : 256;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < t->n_kernel_shapes; i++) {
+        size_t at = sc_shape_hash(&t->kernel_shapes[i]) & (n - 1);
+        while (slots[at])
+            at = (at + 1) & (n - 1);
+        slots[at] = (uint32_t)i + 1;
+    }
+    free(set->slots);
+    set->slots = slots;
+    set->n_slots = n;
+    return 0;
+}
+
+int sc_shape_set_add(sc_shape_set *set, sc_trace *t, const sc_rec_kernel *r, sc_kernel *k)
+{
+    *k = (sc_kernel){.rec = {.start_ns = r->start_ns, .end_ns = r->end_ns, .device = r->device,
+                             .context_id = r->context_id, .stream_id = r->stream_id,
+                             .correlation_id = r->correlation_id}};
+    sc_kernel_shape s = {
+        .graph_node_id = r->graph_node_id, .grid_x = r->grid_x, .grid_y = r->grid_y,
+        .grid_z = r->grid_z, .block_x = r->block_x, .block_y = r->block_y,
+        .block_z = r->block_z, .registers_per_thread = r->registers_per_thread,
+        .static_shared = r->static_shared, .dynamic_shared = r->dynamic_shared,
+        .name_id = r->name_id, .launch_type = r->launch_type};
+    if (2 * (t->n_kernel_shapes + 1) > set->n_slots && sc_shape_set_grow(set, t) != 0)
+        return -1;
+    size_t at = sc_shape_hash(&s) & (set->n_slots - 1);
+    for (; set->slots[at]; at = (at + 1) & (set->n_slots - 1)) {
+        uint32_t i = set->slots[at] - 1;
+        if (memcmp(sc_shape_key(&t->kernel_shapes[i]), sc_shape_key(&s), SC_SHAPE_KEY_BYTES) == 0) {
+            k->shape = i;
+            return 0;
+        }
+    }
+    /* A new shape: shapes are counted in 32 bits (a kernel keeps its shape's index). */
+    if (t->n_kernel_shapes >= UINT32_MAX - 1)
+        return -1;
+    if (t->n_kernel_shapes == set->cap_shapes) {
+        size_t cap = set->cap_shapes ? set->cap_shapes * 2 : 64;
+        sc_kernel_shape *p = realloc(t->kernel_shapes, cap * sizeof *p);
+        if (!p)
+            return -1;
+        t->kernel_shapes = p;
+        set->cap_shapes = cap;
+    }
+    k->shape = (uint32_t)t->n_kernel_shapes;
+    t->kernel_shapes[t->n_kernel_shapes++] = s;
+    set->slots[at] = k->shape + 1;
+    return 0;
+}
+
+void sc_kernel_as_record(const sc_trace *t, const sc_kernel *k, sc_rec_kernel *out)
+{
+    const sc_kernel_shape *s = sc_kernel_shape_of(t, k);
+    *out = (sc_rec_kernel){
+        .start_ns = k->rec.start_ns, .end_ns = k->rec.end_ns, .graph_node_id = s->graph_node_id,
+        .device = k->rec.device, .context_id = k->rec.context_id, .stream_id = k->rec.stream_id,
+        .correlation_id = k->rec.correlation_id, .grid_x = s->grid_x, .grid_y = s->grid_y,
+        .grid_z = s->grid_z, .block_x = s->block_x, .block_y = s->block_y,
+        .block_z = s->block_z, .registers_per_thread = s->registers_per_thread,
+        .static_shared = s->static_shared, .dynamic_shared = s->dynamic_shared,
+        .name_id = s->name_id, .launch_type = s->launch_type};
+}
+
+void sc_shape_set_free(sc_shape_set *set)
+{
+    free(set->slots);
+    memset(set, 0, sizeof *set);
+}

@@ -1,0 +1,89 @@
+#include "trace/load_calls.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Makes room for `more` frames; the table starts with one 0, where calls without frames
+ * point (so sc_call_frames never gives NULL, and a 0-frame call reads no frame of another). */
+static int sc_frames_hold(sc_call_loader *ld, sc_trace *t, size_t more)
+{
+    if (!t->call_frames) {
+        ld->cap_frames = 64;
+        t->call_frames = malloc(ld->cap_frames * sizeof *t->call_frames);
+        if (!t->call_frames)
+            return -1;
+        t->call_frames[0] = 0;
+        t->n_call_frames = 1;
+    }
+    /* a call keeps a 32-bit position */
+    if (more > (size_t)UINT32_MAX - t->n_call_frames)
+        return -1;
+    if (t->n_call_frames + more > ld->cap_frames) {
+        size_t cap = ld->cap_frames * 2;
+        while (cap < t->n_call_frames + more)
+            cap *= 2;
+        uint64_t *p = realloc(t->call_frames, cap * sizeof *p);
+        if (!p)
+            return -1;
+        t->call_frames = p;
+        ld->cap_frames = cap;
+    }
+    return 0;
+}
+
+sc_call_rec sc_call_narrow(const sc_rec_api *r)
+{
+    return (sc_call_rec){.start_ns = r->start_ns, .end_ns = r->end_ns, .stream = r->stream,
+                         .bytes = r->bytes, .aux = r->aux, .tid = r->tid,
+                         .correlation_id = r->correlation_id, .context_id = r->context_id,
+                         .flags = r->flags, .call_class = r->call_class,
+                         .n_frames = r->n_frames, .aux2 = r->aux2};
+}
+
+int sc_calls_add(sc_call_loader *ld, sc_trace *t, const sc_rec_api *r, const uint8_t *frames)
+{
+    if (sc_frames_hold(ld, t, r->n_frames) != 0)
+        return -1;
+    if (t->n_calls == ld->cap_calls) {
+        size_t cap = ld->cap_calls ? ld->cap_calls * 2 : 64;
+        sc_api_call *p = realloc(t->calls, cap * sizeof *p);
+        if (!p)
+            return -1;
+        t->calls = p;
+        ld->cap_calls = cap;
+    }
+    sc_api_call *c = &t->calls[t->n_calls++];
+    *c = (sc_api_call){.rec = sc_call_narrow(r), .name_at = (uint32_t)r->domain << 16 | r->cbid};
+    if (r->n_frames) {
+        c->frames_at = (uint32_t)t->n_call_frames;
+        memcpy(t->call_frames + t->n_call_frames, frames, r->n_frames * sizeof(uint64_t));
+        t->n_call_frames += r->n_frames;
+    }
+    return 0;
+}
+
+int sc_name_entry_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const sc_name_entry *)a)->key, y = ((const sc_name_entry *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+int sc_calls_name(sc_trace *t, const sc_name_entry *names, size_t n)
+{
+    /* entry 0 is "?"; entry 1 + i is names[i]'s (a call keeps a 32-bit position) */
+    if (n >= UINT32_MAX)
+        return -1;
+    t->call_names = malloc((n + 1) * sizeof *t->call_names);
+    if (!t->call_names)
+        return -1;
+    t->call_names[0] = "?";
+    for (size_t i = 0; i < n; i++)
+        t->call_names[1 + i] = names[i].name;
+    t->n_call_names = n + 1;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        sc_name_entry key = {.key = t->calls[i].name_at};
+        const sc_name_entry *e = n ? bsearch(&key, names, n, sizeof key, sc_name_entry_cmp) : NULL;
+        t->calls[i].name_at = e ? (uint32_t)(e - names) + 1 : 0;
+    }
+    return 0;
+}

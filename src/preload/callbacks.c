@@ -25,13 +25,11 @@
 static CUpti_SubscriberHandle sc_subscriber;
 static atomic_bool sc_subscribed;
 
-static SC_TLS int sc_depth;       /* hooked calls in progress on this thread */
-static SC_TLS bool sc_inside;     /* streamcheck's own CUDA calls */
-
-/* Names of the calls already written, one byte per (domain, cbid): a byte, not a bit, so
- * that the check on every call is one load with no shift or mask. 4 KiB. */
-enum { SC_NAME_SLOTS = SC_HOOK_SLOTS };
-static atomic_uchar sc_named[2][SC_NAME_SLOTS]; /* [domain - 1]: driver, runtime */
+/* Per thread, in one variable: the callback finds both with one address. */
+static SC_TLS struct {
+    int depth;      /* hooked calls in progress on this thread */
+    bool inside;    /* streamcheck's own CUDA calls */
+} sc_self;
 
 /* Live contexts, for the exit path. Contexts are few; a small array under a spin of
  * atomics would do, but creation and destruction are rare, so a plain lock is fine. */
@@ -40,7 +38,7 @@ static pthread_mutex_t sc_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext sc_ctx_live[SC_MAX_CONTEXTS];
 static int sc_ctx_count;
 
-void sc_callbacks_self(bool inside) { sc_inside = inside; }
+void sc_callbacks_self(bool inside) { sc_self.inside = inside; }
 
 int sc_callbacks_contexts(CUcontext *out, int max)
 {
@@ -73,54 +71,73 @@ static SC_OUT_OF_LINE void sc_on_resource(CUpti_CallbackId cbid, const CUpti_Res
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) sc_cupti_api.ActivityFlushAll(0);
 }
 
-static void sc_write_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name)
+static uint64_t sc_clock(void)
 {
-    /* hooked calls only: domain 1 (driver) or 2 (runtime), cbid below SC_HOOK_SLOTS */
-    atomic_uchar *named = &sc_named[domain - 1][cbid];
-    /* A plain load first: after the first call of each function this is all it costs. */
-    if (atomic_load_explicit(named, memory_order_relaxed)) return;
-    if (atomic_exchange(named, 1)) return;
-    sc_rec_call_name r = {.domain = (uint16_t)domain, .cbid = (uint16_t)cbid};
+    uint64_t now = 0;
+    sc_cupti_api.GetTimestamp(&now);
+    return now;
+}
+
+/* The call's name, with the first call of each function: a record of its own, written
+ * after the call's (a reader names calls once it has read every record). */
+static SC_OUT_OF_LINE void sc_write_name_first(sc_hook_hot *h, const char *name)
+{
+    if (atomic_exchange(&h->named, 1)) return;
+    sc_rec_call_name r = {.domain = h->hook->domain, .cbid = h->hook->cbid};
     if (!name) name = "?";
     sc_tbuf_put(SC_REC_CALL_NAME, &r, sizeof r, name, strlen(name) + 1);
 }
 
-/* Where a call that shares another's stack names it: aux, unless aux holds a handle. */
-static uint32_t sc_share_flag(uint16_t call_class)
+/* After the first call of each function, one load. */
+static inline void sc_write_name(sc_hook_hot *h, const char *name)
 {
-    switch (call_class) {
-    case SC_CALL_STREAM_CREATE:
-        return 0;   /* aux: the new stream, aux2: its flags. Rare: it keeps its own stack. */
-    case SC_CALL_GRAPH_LAUNCH:
-    case SC_CALL_EVENT_RECORD:
-    case SC_CALL_EVENT_WAIT:
-    case SC_CALL_EVENT_SYNC:
-    case SC_CALL_EVENT_QUERY:
-    case SC_CALL_EVENT_READ:
-    case SC_CALL_HOST_FUNC:
-        return SC_API_STACK_SHARED_AUX2;
-    default:
-        return SC_API_STACK_SHARED;
-    }
+    if (__builtin_expect(!atomic_load_explicit(&h->named, memory_order_relaxed), 0))
+        sc_write_name_first(h, name);
 }
 
-/* Whether this call takes a stack (sample.h); if not, the flag that says whose it shares,
- * with that call's correlation id set in args. */
-static uint32_t sc_stack_share(sc_thread *t, const sc_hook *h, CUpti_CallbackId cbid,
-                               const CUpti_CallbackData *cb, sc_call_args *args)
+/* Whether this call shares the stack of an earlier call of the thread instead of taking one
+ * (sample.h: the key's first calls and one in SC_SAMPLE_EVERY take one); *shared is then
+ * that call's correlation id. A launch that does not say which kernel would share another
+ * kernel's site, and a call whose hook never shares keeps its own. */
+static inline bool sc_stack_shared(sc_thread *t, const sc_hook_hot *h,
+                                   const CUpti_CallbackData *cb, uint64_t stream,
+                                   uint32_t *shared)
 {
-    uint32_t flag = sc_share_flag(h->call_class);
-    const void *kernel = h->call_class == SC_CALL_LAUNCH ? cb->symbolName : NULL;
-    /* A launch that does not say which kernel would share another kernel's site. */
-    if (!flag || !t || (h->call_class == SC_CALL_LAUNCH && !kernel)) return 0;
-    sc_sample_key key = {.stream = args->stream, .kernel = kernel, .cbid = (uint16_t)cbid,
-                         .call_class = h->call_class,
-                         .python = sc_python_active() ? sc_python_key() : 0};
-    uint32_t shared = 0;
-    if (sc_sample_take(&t->samples, &key, cb->correlationId, &shared)) return 0;
-    if (flag == SC_API_STACK_SHARED) args->aux = shared;
-    else args->aux2 = shared;
-    return flag;
+    const void *kernel = h->launch ? cb->symbolName : NULL;
+    if (!h->share || (h->launch && !kernel)) return false;
+    uint64_t python = sc_python_active() ? sc_python_key() : 0;
+    return !sc_sample_take_key(&t->samples, stream, kernel, python, h->sample_tag,
+                               cb->correlationId, shared);
+}
+
+static inline void sc_put64(uint8_t *dst, uint64_t v) { memcpy(dst, &v, sizeof v); }
+
+/* An API record at dst, header included, its n frames already in place after it, written
+ * as the ten little-endian words it is: the hook gives domain, cbid and class in one.
+ * Returns its size. */
+static inline size_t sc_put_api(uint8_t *dst, const sc_hook_hot *h, uint64_t start,
+                                uint64_t end, const sc_call_args *a, uint32_t tid,
+                                const CUpti_CallbackData *cb, uint32_t flags, int32_t result,
+                                unsigned n)
+{
+    _Static_assert(sizeof(sc_record_header) + sizeof(sc_rec_api) == 80 &&
+                       offsetof(sc_record_header, size) == 4 && offsetof(sc_rec_api, tid) == 40 &&
+                       offsetof(sc_rec_api, context_id) == 48 &&
+                       offsetof(sc_rec_api, domain) == 56 && offsetof(sc_rec_api, result) == 64 &&
+                       offsetof(sc_rec_api, aux2) == 68,
+                   "sc_put_api writes sc_rec_api as ten words");
+    size_t size = sizeof(sc_record_header) + sizeof(sc_rec_api) + n * sizeof(uint64_t);
+    sc_put64(dst, SC_REC_API | (uint64_t)sizeof(sc_rec_api) << 16 | (uint64_t)size << 32);
+    sc_put64(dst + 8, start);
+    sc_put64(dst + 16, end);
+    sc_put64(dst + 24, a->stream);
+    sc_put64(dst + 32, a->bytes);
+    sc_put64(dst + 40, a->aux);
+    sc_put64(dst + 48, tid | (uint64_t)cb->correlationId << 32);
+    sc_put64(dst + 56, cb->contextUid | (uint64_t)flags << 32);
+    sc_put64(dst + 64, h->api_word | (uint64_t)n << 48);
+    sc_put64(dst + 72, (uint32_t)result | (uint64_t)a->aux2 << 32);
+    return size;
 }
 
 /* The time this call's stack took on the application's thread, as an OVERHEAD record of
@@ -128,8 +145,7 @@ static uint32_t sc_stack_share(sc_thread *t, const sc_hook *h, CUpti_CallbackId 
  * that took a stack pay for the second clock read. */
 static void sc_stack_time(const sc_thread *t, uint64_t since, uint32_t correlation_id)
 {
-    uint64_t now = 0;
-    sc_cupti_api.GetTimestamp(&now);
+    uint64_t now = sc_clock();
     sc_rec_overhead r = {.start_ns = since, .end_ns = now > since ? now : since,
                          .kind = SC_OVERHEAD_STREAMCHECK_STACK, .object_kind = 2,
                          .object_id = {0, t->tid, 0}, .correlation_id = correlation_id};
@@ -172,66 +188,84 @@ static SC_OUT_OF_LINE size_t sc_write_compact_declaring(sc_thread *t, uint8_t *d
     return sc_compact_call(&t->compact, dst, h, &site, &c);
 }
 
-static SC_OUT_OF_LINE void sc_on_exit(const sc_hook *h, CUpti_CallbackDomain domain,
-                                      CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
-{
-    uint64_t now = 0;
-    sc_cupti_api.GetTimestamp(&now);
-    sc_call_args args = {.stream = SC_STREAM_NONE};
-    if (h->extract && cb->functionParams) h->extract(cb->functionParams, true, &args);
+/* What a call's record is made from. */
+typedef struct sc_exit_call {
+    const CUpti_CallbackData *cb;
+    sc_call_args args;
+    uint64_t start, end;
+    int32_t result;
+} sc_exit_call;
 
+/* A call that took a stack of its own (n frames, unwound straight into the buffer after
+ * the record at dst), or none (stack_depth=0, a failed unwind): the full record, then what
+ * follows a stack. Out of line, so that the calls that share a stack (all but 1 in
+ * SC_SAMPLE_EVERY of each key) save no registers for it. With t's buffer reserved. */
+static SC_OUT_OF_LINE void sc_exit_own_stack(sc_thread *t, sc_hook_hot *h, uint8_t *dst,
+                                             const sc_exit_call *c, int n)
+{
+    const CUpti_CallbackData *cb = c->cb;
+    size_t used = sc_put_api(dst, h, c->start, c->end, &c->args, t->tid, cb, h->flags,
+                             c->result, (unsigned)n);
+    sc_tbuf_commit_api_in(t, used);
+    sc_write_name(h, cb->functionName);
+    if (n > 0 && sc_python_active()) sc_write_pystack(cb->correlationId);
+    if (n > 0) sc_stack_time(t, c->end, cb->correlationId);
+    /* CUPTI's buffers are handed over after a device-wide synchronization, by the agent:
+     * never on the thread that synchronized. */
+    if (h->device_sync) sc_agent_request_checkpoint();
+}
+
+/* The exit of a call the application made while the scope was open: its record. The common
+ * call shares the stack of an earlier call of the same key (sample.h) and is written here,
+ * as a compact record when it fits (trace_format.h: a call that shares its stack through aux
+ * and whose other values are 0, most often a launch), else in full. */
+static SC_OUT_OF_LINE void sc_on_exit(sc_hook_hot *h, const CUpti_CallbackData *cb)
+{
+    sc_exit_call c = {.cb = cb, .args = {.stream = SC_STREAM_NONE}, .end = sc_clock()};
+    if (h->extract && cb->functionParams) h->extract(cb->functionParams, true, &c.args);
     size_t max_frames = (size_t)sc_opts.stack_depth;
     /* options.c keeps it so: the reserve below need not check the record's size */
     if (max_frames > SC_MAX_STACK_DEPTH) __builtin_unreachable();
+    /* Room for a whole stack, whether or not this call takes one: where a buffer fills
+     * does not depend on the sampling. */
     size_t size = sc_record_size(sizeof(sc_rec_api), max_frames * sizeof(uint64_t));
     uint8_t *dst = sc_tbuf_reserve_in(sc_thread_peek(), size);
     if (!dst) return;
     sc_thread *t = sc_thread_peek();    /* reserve claimed it */
-    /* The record is built in place: fixed part, then frames straight from the unwinder. */
-    sc_rec_api *r = (sc_rec_api *)(dst + sizeof(sc_record_header));
-    uint64_t *frames = (uint64_t *)(r + 1);
-    uint32_t shared = max_frames ? sc_stack_share(t, h, cbid, cb, &args) : 0;
-    int n = shared ? 0 : sc_stack_capture(frames, (int)max_frames, 3);
-    uint64_t start = cb->correlationData ? *cb->correlationData : now;
-    int32_t result = cb->functionReturnValue ? *(const int32_t *)cb->functionReturnValue : 0;
+    c.start = cb->correlationData ? *cb->correlationData : c.end;
+    c.result = cb->functionReturnValue ? *(const int32_t *)cb->functionReturnValue : 0;
+    uint32_t shared;
+    if (!max_frames || !sc_stack_shared(t, h, cb, c.args.stream, &shared)) {
+        int n = sc_stack_capture_app(
+            (uint64_t *)(dst + sizeof(sc_record_header) + sizeof(sc_rec_api)), (int)max_frames);
+        sc_exit_own_stack(t, h, dst, &c, n);
+        return;
+    }
     size_t used = 0;
-    /* Compact (trace_format.h): a call that shares its stack through aux, whose other
-     * values are 0. A launch, most often. */
-    if (shared == SC_API_STACK_SHARED && !(args.bytes | args.aux2 | (uint32_t)result)) {
-        used = sc_compact_call_declared(&t->compact, dst, h, args.stream, start, now,
-                                        cb->correlationId, (uint32_t)args.aux,
-                                        cb->contextUid);
-        if (__builtin_expect(used != 0, 1)) {
-            /* The common case ends here: its call's name was written (below) when its site
-             * was declared in this buffer. */
-            sc_tbuf_commit_api_in(t, used);
-            if (h->call_class == SC_CALL_DEVICE_SYNC) sc_agent_request_checkpoint();
-            return;
+    if (h->share == SC_API_STACK_SHARED) {
+        if (!(c.args.bytes | c.args.aux2 | (uint32_t)c.result)) {
+            used = sc_compact_call_declared(&t->compact, dst, h->hook, c.args.stream, c.start,
+                                            c.end, cb->correlationId, shared, cb->contextUid);
+            if (__builtin_expect(used != 0, 1)) {
+                /* The common case ends here: its call's name was written (below) when its
+                 * site was declared in this buffer. */
+                sc_tbuf_commit_api_in(t, used);
+                if (h->device_sync) sc_agent_request_checkpoint();
+                return;
+            }
+            used = sc_write_compact_declaring(t, dst, h->hook, c.args.stream, c.start, c.end,
+                                              cb, shared);
         }
-        used = sc_write_compact_declaring(t, dst, h, args.stream, start, now, cb,
-                                          (uint32_t)args.aux);
+        c.args.aux = shared;
+    } else {
+        c.args.aux2 = shared;
     }
-    if (!used) {
-        *r = (sc_rec_api){
-            .start_ns = start, .end_ns = now, .stream = args.stream, .bytes = args.bytes,
-            .aux = args.aux, .tid = t->tid, .correlation_id = cb->correlationId,
-            .context_id = cb->contextUid, .flags = h->flags | shared,
-            .domain = (uint16_t)domain, .cbid = (uint16_t)cbid, .call_class = h->call_class,
-            .n_frames = (uint16_t)n, .result = result, .aux2 = args.aux2,
-        };
-        used = sc_record_size(sizeof(sc_rec_api), (size_t)n * sizeof(uint64_t));
-        *(sc_record_header *)dst = (sc_record_header){
-            .kind = SC_REC_API, .fixed = sizeof(sc_rec_api), .size = (uint32_t)used};
-    }
+    if (!used)
+        used = sc_put_api(dst, h, c.start, c.end, &c.args, t->tid, cb, h->flags | h->share,
+                          c.result, 0);
     sc_tbuf_commit_api_in(t, used);
-    /* After the record: it writes a record of its own (the first call of each function).
-     * A reader names calls once it has read every record. */
-    sc_write_name(domain, cbid, cb->functionName);     /* sc_hook_find checked both */
-    if (n > 0 && sc_python_active()) sc_write_pystack(cb->correlationId);
-    if (n > 0) sc_stack_time(t, now, cb->correlationId);
-    /* CUPTI's buffers are handed over after a device-wide synchronization, by the agent:
-     * never on the thread that synchronized. */
-    if (h->call_class == SC_CALL_DEVICE_SYNC) sc_agent_request_checkpoint();
+    sc_write_name(h, cb->functionName);
+    if (h->device_sync) sc_agent_request_checkpoint();
 }
 
 /* capture=profiler: a start opens the scope once it has happened (its exit: the first one
@@ -243,53 +277,63 @@ static SC_OUT_OF_LINE void sc_on_profiler(CUpti_CallbackDomain domain, CUpti_Cal
     int what = sc_profiler_call((uint16_t)domain, (uint16_t)cbid);
     bool enter = cb->callbackSite == CUPTI_API_ENTER;
     if (!what || enter != (what < 0)) return;
-    uint64_t now = 0;
-    sc_cupti_api.GetTimestamp(&now);
-    sc_scope_profiler(what > 0, now);
+    sc_scope_profiler(what > 0, sc_clock());
+}
+
+/* The callbacks that are neither a hooked call nor NVTX: resources, the profiler's calls. */
+static SC_OUT_OF_LINE void sc_on_other(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                       const void *data)
+{
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE)
+        sc_on_resource(cbid, data);
+    else if (!sc_self.inside)
+        sc_on_profiler(domain, cbid, data);
+}
+
+/* The entry of a call made while a capture scope is set: its id joins the scope's window,
+ * then its entry time. */
+static SC_OUT_OF_LINE void sc_on_enter_scoped(uint32_t scope, const CUpti_CallbackData *cb)
+{
+    sc_scope_note_call(scope, cb->correlationId);
+    if (cb->correlationData) sc_cupti_api.GetTimestamp(cb->correlationData);
 }
 
 static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
                                     CUpti_CallbackId cbid, const void *data)
 {
     (void)userdata;
-    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-        sc_on_resource(cbid, data);
+    sc_hook_hot *h = sc_hook_find(domain, cbid);
+    if (__builtin_expect(!h, 0)) {
+        if (domain != CUPTI_CB_DOMAIN_NVTX)
+            sc_on_other(domain, cbid, data);
+        else if (!sc_self.inside)
+            sc_nvtx_on_callback(cbid, data);
         return;
     }
-    if (sc_inside) return;
-    if (domain == CUPTI_CB_DOMAIN_NVTX) {
-        sc_nvtx_on_callback(cbid, data);
-        return;
-    }
-    const sc_hook *h = sc_hook_find(domain, cbid);
+    if (sc_self.inside) return;
     const CUpti_CallbackData *cb = data;
-    if (!h) {
-        sc_on_profiler(domain, cbid, cb);
-        return;
-    }
     /* A runtime call reaches the driver: only the outermost hooked call is the
      * application's; its correlation id is the one the activity records carry. A call
-     * made while the capture scope is closed is not recorded (scope.h): 0 says so. */
+     * made while the capture scope is closed is not recorded (scope.h): 0 says so. Each
+     * path ends in one call, so that none saves registers. */
     if (cb->callbackSite == CUPTI_API_ENTER) {
-        if (sc_depth++ == 0) {
-            uint32_t scope = sc_scope_now();
-            if (!(scope & SC_SCOPE_OPEN)) {
-                if (cb->correlationData) *cb->correlationData = 0;
-                return;
-            }
-            if (cb->correlationData) sc_cupti_api.GetTimestamp(cb->correlationData);
-            if (scope & SC_SCOPE_SET) sc_scope_note_call(scope, cb->correlationId);
+        uint32_t scope = sc_self.depth++ == 0 ? sc_scope_now() : 0;
+        if (!(scope & SC_SCOPE_OPEN)) {
+            if (cb->correlationData) *cb->correlationData = 0;
+        } else if (scope & SC_SCOPE_SET) {
+            sc_on_enter_scoped(scope, cb);
         } else if (cb->correlationData) {
-            *cb->correlationData = 0;
+            sc_cupti_api.GetTimestamp(cb->correlationData);
         }
         return;
     }
-    int outer = --sc_depth == 0;
-    if (sc_depth < 0) sc_depth = 0; /* an exit without entry: subscribed mid-call */
+    int depth = sc_self.depth - 1;
+    sc_self.depth = depth > 0 ? depth : 0; /* below 0: an exit without entry (subscribed
+                                              mid-call) */
     /* Without correlation data (an exit whose entry came before capture), the scope now. */
-    if (outer && (cb->correlationData ? *cb->correlationData != 0
-                                      : (sc_scope_now() & SC_SCOPE_OPEN) != 0))
-        sc_on_exit(h, domain, cbid, cb);
+    if (depth == 0 && (cb->correlationData ? *cb->correlationData != 0
+                                           : (sc_scope_now() & SC_SCOPE_OPEN) != 0))
+        sc_on_exit(h, cb);
 }
 
 CUptiResult sc_callbacks_start(void)

@@ -3,6 +3,7 @@
 #include <cupti.h> /* brings the generated_*_meta.h params structs */
 #include <stddef.h>
 
+#include "preload/sample.h"
 #include "streamcheck/trace_format.h"
 
 #define H(p) ((uint64_t)(uintptr_t)(p))
@@ -300,11 +301,16 @@ const uint32_t *sc_resource_hooks(unsigned *count)
     return sc_resource_ids;
 }
 
-const sc_hook *sc_hook_slots[2][SC_HOOK_SLOTS];
+sc_hook_hot *sc_hook_slots[2][SC_HOOK_SLOTS];
+static sc_hook_hot sc_hook_hots[sizeof sc_hook_table / sizeof sc_hook_table[0]];
 
 /* calls.h's inline lookup counts on these values */
 _Static_assert(CUPTI_CB_DOMAIN_DRIVER_API == 1 && CUPTI_CB_DOMAIN_RUNTIME_API == 2,
                "sc_hook_find: domain numbering");
+_Static_assert(offsetof(sc_rec_api, cbid) == offsetof(sc_rec_api, domain) + 2 &&
+                   offsetof(sc_rec_api, call_class) == offsetof(sc_rec_api, domain) + 4 &&
+                   offsetof(sc_rec_api, n_frames) == offsetof(sc_rec_api, domain) + 6,
+               "sc_hook_hot.api_word: one word of sc_rec_api");
 
 const sc_hook *sc_hooks(unsigned *count)
 {
@@ -312,11 +318,41 @@ const sc_hook *sc_hooks(unsigned *count)
     return sc_hook_table;
 }
 
+/* Where a call that shares another's stack names it: aux, unless aux holds a handle. */
+static uint32_t sc_share_flag(uint16_t call_class)
+{
+    switch (call_class) {
+    case SC_CALL_STREAM_CREATE:
+        return 0;   /* aux: the new stream, aux2: its flags. Rare: it keeps its own stack. */
+    case SC_CALL_GRAPH_LAUNCH:
+    case SC_CALL_EVENT_RECORD:
+    case SC_CALL_EVENT_WAIT:
+    case SC_CALL_EVENT_SYNC:
+    case SC_CALL_EVENT_QUERY:
+    case SC_CALL_EVENT_READ:
+    case SC_CALL_HOST_FUNC:
+        return SC_API_STACK_SHARED_AUX2;
+    default:
+        return SC_API_STACK_SHARED;
+    }
+}
+
 void sc_hooks_init(void)
 {
     for (unsigned i = 0; i < sizeof sc_hook_table / sizeof sc_hook_table[0]; i++) {
         const sc_hook *h = &sc_hook_table[i];
         if (h->cbid >= SC_HOOK_SLOTS) continue;
-        sc_hook_slots[h->domain - 1][h->cbid] = h;
+        sc_hook_hot *hot = &sc_hook_hots[i];
+        hot->hook = h;
+        hot->extract = h->extract;
+        hot->api_word = h->domain | (uint64_t)h->cbid << 16 | (uint64_t)h->call_class << 32;
+        hot->share = sc_share_flag(h->call_class);
+        hot->sample_tag = sc_sample_tag_of(h->cbid, h->call_class);
+        hot->call_class = h->call_class;
+        hot->flags = h->flags;
+        hot->launch = h->call_class == SC_CALL_LAUNCH;
+        hot->device_sync = h->call_class == SC_CALL_DEVICE_SYNC;
+        /* the name written stays written: capture starts once per process */
+        sc_hook_slots[h->domain - 1][h->cbid] = hot;
     }
 }

@@ -18,9 +18,10 @@
 #include <stdint.h>
 
 enum {
-    SC_SAMPLE_SETS = 1024, /* x SC_SAMPLE_WAYS keys per thread, 40 bytes each: 160 KiB,
-                              so that 4 hot keys rarely share a set even in a program
-                              with thousands of (kernel, stream, call) keys */
+    SC_SAMPLE_SETS = 1024, /* x SC_SAMPLE_WAYS keys per thread, 48 bytes each: 192 KiB
+                              (untouched pages cost nothing), so that 4 hot keys rarely
+                              share a set even in a program with thousands of (kernel,
+                              stream, call) keys */
     SC_SAMPLE_WAYS = 4,
     SC_SAMPLE_FIRST = 16,
     SC_SAMPLE_EVERY = 256,
@@ -39,70 +40,75 @@ typedef struct sc_sample_entry {
     const void *kernel;
     uint64_t python;
     uint32_t tag;      /* cbid << 16 | call_class | SC_SAMPLE_VALID; 0 = empty */
-    uint32_t calls;    /* calls of the key since it entered the cache */
+    /* The key's calls are numbered from 0 as it enters the cache (from SC_SAMPLE_FIRST when
+     * it evicts another); call n takes a stack when n < SC_SAMPLE_FIRST, when
+     * n % SC_SAMPLE_EVERY == 0, or when the last stack's call had no correlation id. Kept
+     * as a countdown, so that a call that shares costs one decrement: */
+    uint32_t left;     /* calls until the next that takes a stack, that one included */
+    uint32_t due_at;   /* the number of that call */
     uint32_t sampled;  /* correlation id of its last call with a stack */
-    uint16_t last_use; /* the cache's tick, for least-recently-used */
+    uint16_t last_use; /* the cache's tick at its last call, for least-recently-used (the
+                          entry c->last: at the call that made it c->last; see there) */
     uint16_t gen;      /* valid only in the cache's generation */
 } sc_sample_entry;
 
 typedef struct sc_sample_cache {
-    uint16_t tick;
+    /* The entry the last call found or made: a loop of one call class on one stream (event
+     * polling, a launch loop of one kernel) finds its key here, without the hash or the set,
+     * and without touching the cache's tick: the calls it answers (until one is due) are
+     * counted by its countdown, and the tick and its last use are brought up to date from
+     * it by the next call that misses (sample.c). NULL after a reset. */
+    sc_sample_entry *last;
+    uint32_t last_left; /* last->left when it became c->last */
+    uint16_t tick;      /* one a call: up to the call that set c->last */
     uint16_t gen;       /* a reset moves on to the next generation */
     uint64_t evictions; /* for tests and benchmarks */
-    /* The entry the last call found or made: a loop of one call class on one stream (event
-     * polling, a launch loop of one kernel) finds its key here without the hash or the set.
-     * Only a hint: it counts only while it still holds that key, in this generation. */
-    sc_sample_entry *last;
     sc_sample_entry sets[SC_SAMPLE_SETS][SC_SAMPLE_WAYS];
 } sc_sample_cache;
 
 #define SC_SAMPLE_VALID 0x8000u
 
-static inline uint32_t sc_sample_tag(const sc_sample_key *k)
+static inline uint32_t sc_sample_tag_of(uint16_t cbid, uint16_t call_class)
 {
-    return (uint32_t)k->cbid << 16 | (k->call_class & 0x7fffu) | SC_SAMPLE_VALID;
+    return (uint32_t)cbid << 16 | (call_class & 0x7fffu) | SC_SAMPLE_VALID;
 }
 
-/* One more call of the entry's key: whether it takes a stack. */
-static inline bool sc_sample_due(sc_sample_entry *e, uint32_t correlation, uint32_t *shared)
+static inline uint32_t sc_sample_tag(const sc_sample_key *k)
 {
-    uint32_t n = e->calls++;
-    /* The common case first: past the first calls, not one in SC_SAMPLE_EVERY. */
-    if (__builtin_expect(n >= SC_SAMPLE_FIRST && n % SC_SAMPLE_EVERY != 0 && e->sampled != 0,
+    return sc_sample_tag_of(k->cbid, k->call_class);
+}
+
+/* sc_sample_take_key's work for every call the last call's entry does not answer: the
+ * key's set, its way in when it is not there, least-recently-used and the tick. */
+bool sc_sample_take_slow(sc_sample_cache *c, uint64_t stream, const void *kernel,
+                         uint64_t python, uint32_t tag, uint32_t correlation, uint32_t *shared);
+
+/* Whether this call (correlation id `correlation`) of the key (stream, kernel, python, tag:
+ * sc_sample_tag_of) takes a stack. When it does not, *shared is the correlation id of the
+ * call whose stack it shares (never 0). Inline: a call of the last call's key that is not
+ * due is answered here (it is the entry the set's search would find, since a key is in one
+ * way at most). */
+static inline bool sc_sample_take_key(sc_sample_cache *c, uint64_t stream, const void *kernel,
+                                      uint64_t python, uint32_t tag, uint32_t correlation,
+                                      uint32_t *shared)
+{
+    sc_sample_entry *e = c->last;
+    if (__builtin_expect(e && e->tag == tag && e->stream == stream && e->kernel == kernel &&
+                             e->python == python && e->left > 1,
                          1)) {
+        e->left--;
         *shared = e->sampled;
         return false;
     }
-    e->sampled = correlation;
-    return true;
+    return sc_sample_take_slow(c, stream, kernel, python, tag, correlation, shared);
 }
 
-static inline bool sc_sample_holds(const sc_sample_cache *c, const sc_sample_entry *e,
-                                   uint32_t tag, const sc_sample_key *k)
-{
-    return e->tag == tag && e->stream == k->stream && e->kernel == k->kernel &&
-           e->python == k->python && e->gen == c->gen;
-}
-
-/* sc_sample_take's search of the key's set, and its way in when it is not there. */
-bool sc_sample_take_set(sc_sample_cache *c, const sc_sample_key *k, uint32_t tag, uint16_t now,
-                        uint32_t correlation, uint32_t *shared);
-
-/* Whether this call (correlation id `correlation`) takes a stack. When it does not, *shared
- * is the correlation id of the call whose stack it shares (never 0). Inline: the key of the
- * last call (c->last) is answered here, without the hash or the set; it is the entry the
- * set's search would find, since a key is in one way at most. */
+/* The same for a key as one struct. */
 static inline bool sc_sample_take(sc_sample_cache *c, const sc_sample_key *k, uint32_t correlation,
                                   uint32_t *shared)
 {
-    uint32_t tag = sc_sample_tag(k);
-    uint16_t now = ++c->tick;
-    sc_sample_entry *e = c->last;
-    if (e && sc_sample_holds(c, e, tag, k)) {
-        e->last_use = now;
-        return sc_sample_due(e, correlation, shared);
-    }
-    return sc_sample_take_set(c, k, tag, now, correlation, shared);
+    return sc_sample_take_key(c, k->stream, k->kernel, k->python, sc_sample_tag(k), correlation,
+                              shared);
 }
 /* Forgets every key (a thread's block reused by another thread): O(1), touches no page. */
 void sc_sample_reset(sc_sample_cache *c);

@@ -1,23 +1,54 @@
 #include "preload/stack.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
-#include <unwind.h>
 
 #include "preload/options.h"
 
 typedef int (*sc_unw_backtrace_fn)(void **buffer, int size);
 static sc_unw_backtrace_fn sc_unw_backtrace;
 
+/* This library's code, [lo, hi): a frame whose return address lies in it is streamcheck's.
+ * Both 0 when it could not be found: then a fixed count of frames is left out instead. */
+static uintptr_t sc_self_lo, sc_self_hi;
+/* What sc_stack_capture_app_other leaves out without that range (never seen): its own
+ * frame, the exit callback's and CUPTI's dispatcher's. */
+enum { SC_SELF_FRAMES_FALLBACK = 3 };
+
+static int sc_find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uintptr_t me = (uintptr_t)arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (me >= lo && me < hi) {
+            sc_self_lo = lo;
+            sc_self_hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static bool sc_is_self(uintptr_t ip) { return ip >= sc_self_lo && ip < sc_self_hi; }
+
+bool sc_stack_inline;
+
 void sc_stack_init(void)
 {
+    if (!sc_self_hi) dl_iterate_phdr(sc_find_self, (void *)(uintptr_t)sc_stack_init);
     const char *want = sc_opts.unwinder;
     bool lockfree_libgcc = dlsym(RTLD_DEFAULT, "_dl_find_object") != NULL;
-    if (strcmp(want, "libgcc") == 0 || (!*want && lockfree_libgcc)) return;
-    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    if (h) *(void **)&sc_unw_backtrace = dlsym(h, "unw_backtrace");
+    if (strcmp(want, "libgcc") != 0 && !(!*want && lockfree_libgcc)) {
+        void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+        if (h) *(void **)&sc_unw_backtrace = dlsym(h, "unw_backtrace");
+    }
+    sc_stack_inline = !sc_unw_backtrace && sc_self_hi;
 }
 
 const char *sc_stack_unwinder(void)
@@ -25,16 +56,13 @@ const char *sc_stack_unwinder(void)
     return sc_unw_backtrace ? "libunwind" : "libgcc";
 }
 
-typedef struct sc_unwind_state {
-    uint64_t *frames;
-    int max, skip, n;
-} sc_unwind_state;
-
-static _Unwind_Reason_Code sc_unwind_step(struct _Unwind_Context *ctx, void *arg)
+_Unwind_Reason_Code sc_unwind_step(struct _Unwind_Context *ctx, void *arg)
 {
     sc_unwind_state *s = arg;
     uintptr_t ip = _Unwind_GetIP(ctx);
     if (!ip) return _URC_END_OF_STACK;
+    if (s->skip_self && sc_is_self(ip)) return _URC_NO_REASON;
+    s->skip_self = false;
     if (s->skip > 0) {
         s->skip--;
         return _URC_NO_REASON;
@@ -43,19 +71,32 @@ static _Unwind_Reason_Code sc_unwind_step(struct _Unwind_Context *ctx, void *arg
     return s->n < s->max ? _URC_NO_REASON : _URC_END_OF_STACK;
 }
 
-int sc_stack_capture(uint64_t *frames, int max, int skip)
+static inline __attribute__((always_inline)) int sc_capture(uint64_t *frames, int max, int skip,
+                                                          bool skip_self)
 {
     if (max <= 0) return 0;
     if (sc_unw_backtrace) {
         void *buf[SC_MAX_STACK_DEPTH + 8];
-        int want = max + skip;
+        int want = skip_self ? (int)(sizeof buf / sizeof *buf) : max + skip;
         if (want > (int)(sizeof buf / sizeof *buf)) want = (int)(sizeof buf / sizeof *buf);
         int n = sc_unw_backtrace(buf, want);
-        int out = 0;
-        for (int i = skip; i < n && out < max; i++) frames[out++] = (uint64_t)(uintptr_t)buf[i];
+        int i = 0, out = 0;
+        while (skip_self && i < n && sc_is_self((uintptr_t)buf[i])) i++;
+        for (i += skip; i < n && out < max; i++) frames[out++] = (uint64_t)(uintptr_t)buf[i];
         return out;
     }
-    sc_unwind_state s = {frames, max, skip, 0};
+    sc_unwind_state s = {frames, max, skip, 0, skip_self};
     _Unwind_Backtrace(sc_unwind_step, &s);
     return s.n;
+}
+
+int sc_stack_capture(uint64_t *frames, int max, int skip)
+{
+    return sc_capture(frames, max, skip, false);
+}
+
+int sc_stack_capture_app_other(uint64_t *frames, int max)
+{
+    if (!sc_self_hi) return sc_capture(frames, max, SC_SELF_FRAMES_FALLBACK, false);
+    return sc_capture(frames, max, 1, true);
 }

@@ -3,7 +3,9 @@
 #ifndef SC_PRELOAD_STACK_H
 #define SC_PRELOAD_STACK_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <unwind.h>
 
 /* Chooses the unwinder (STREAMCHECK_UNWINDER overrides: "libgcc" or "libunwind").
  *
@@ -18,8 +20,34 @@
 void sc_stack_init(void);
 /* "libgcc" or "libunwind": what sc_stack_init chose. */
 const char *sc_stack_unwinder(void);
-/* Fills frames with up to max return addresses, innermost first, leaving out `skip`
- * frames of streamcheck itself. Returns the count. */
+/* Fills frames with up to max return addresses, innermost first, leaving out the first
+ * `skip` frames. Returns the count. */
 int sc_stack_capture(uint64_t *frames, int max, int skip);
+
+/* What sc_stack_capture_app needs of stack.c: libgcc's unwinder step and its state. */
+typedef struct sc_unwind_state {
+    uint64_t *frames;
+    int max, skip, n;
+    bool skip_self;     /* leave out this library's frames first, then `skip` more */
+} sc_unwind_state;
+_Unwind_Reason_Code sc_unwind_step(struct _Unwind_Context *ctx, void *arg);
+/* Whether sc_stack_capture_app unwinds inline: libgcc's unwinder, and this library's code
+ * found (sc_stack_init). */
+extern bool sc_stack_inline;
+int sc_stack_capture_app_other(uint64_t *frames, int max);
+
+/* The same from inside a CUPTI callback: the stack of the application's call, leaving out
+ * streamcheck's own frames, however many the compiler left (by address: this library's
+ * code), and the frame that called the callback (CUPTI's dispatcher). Inline: every frame
+ * of ours costs the unwinder as much as one of the application's (a few thousand
+ * instructions), and the callback's own frame is then the only one. */
+static inline __attribute__((always_inline)) int sc_stack_capture_app(uint64_t *frames, int max)
+{
+    if (max <= 0) return 0;
+    if (!sc_stack_inline) return sc_stack_capture_app_other(frames, max);
+    sc_unwind_state s = {frames, max, 1, 0, true};
+    _Unwind_Backtrace(sc_unwind_step, &s);
+    return s.n;
+}
 
 #endif

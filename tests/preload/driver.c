@@ -33,8 +33,9 @@
  *                             cudaProfilerStop, a launch. Prints each launch's correlation
  *                             id as `in=ID` (inside a step or the profiler's span: `step=ID`
  *                             or `profiler=ID`) or `out=ID`
- *   time CLASS N              N calls of one class (launch, event-query, event-record, nvtx)
- *                             on one thread; prints `ns_per_call=` (what the library's own
+ *   time CLASS N              N calls of one class (launch, event-query, event-record,
+ *                             wait-event, stream-query, memcpy-async, nvtx: a push and a
+ *                             pop) on one thread; prints `ns_per_call=` (what the library's own
  *                             work costs per call, on a CUPTI that costs nothing)
  * Prints `calls=N launches=N` (what it fired) for the test to compare with the trace. */
 #include <cupti.h>
@@ -308,24 +309,57 @@ static void end_by(const char *how, int threads, int n_calls)
     exit(7);
 }
 
+/* One call of a `time` class; the class is looked up once, not on every call. */
+enum time_class { TIME_LAUNCH, TIME_EVENT_QUERY, TIME_EVENT_RECORD, TIME_WAIT_EVENT,
+                  TIME_STREAM_QUERY, TIME_MEMCPY_ASYNC, TIME_NVTX, TIME_UNKNOWN };
+
+static enum time_class time_class_of(const char *cls)
+{
+    static const char *const names[] = {"launch", "event-query", "event-record", "wait-event",
+                                        "stream-query", "memcpy-async", "nvtx"};
+    for (int i = 0; i < TIME_UNKNOWN; i++)
+        if (strcmp(cls, names[i]) == 0) return (enum time_class)i;
+    return TIME_UNKNOWN;
+}
+
 static void time_class(const char *cls, int n)
 {
-    cudaStream_t s = (cudaStream_t)(uintptr_t)0x1000;
+    cudaStream_t s = (cudaStream_t)(uintptr_t)0x1000, other = (cudaStream_t)(uintptr_t)0x1008;
     cudaEvent_t ev = (cudaEvent_t)(uintptr_t)0x9000;
     cudaEventQuery_v3020_params q = {.event = ev};
     cudaEventRecord_v3020_params rec = {.event = ev, .stream = s};
+    cudaStreamWaitEvent_v3020_params w = {.stream = other, .event = ev};
+    cudaStreamQuery_v3020_params sq = {.stream = s};
+    char buf[64];
+    cudaMemcpyAsync_v3020_params cp = {.dst = buf, .src = buf, .count = 64,
+                                       .kind = cudaMemcpyHostToDevice, .stream = s};
+    enum time_class c = time_class_of(cls);
+    if (c == TIME_UNKNOWN) {
+        fprintf(stderr, "sc_fake_driver: no time class %s\n", cls);
+        exit(2);
+    }
     for (int pass = 0; pass < 2; pass++) {  /* the first pass warms up */
         double t0 = now_us();
         for (int i = 0; i < n; i++) {
-            if (strcmp(cls, "launch") == 0) {
-                launch(0, s, 7);
-            } else if (strcmp(cls, "event-query") == 0) {
-                call(RT_ID(cudaEventQuery_v3020), "cudaEventQuery", &q);
-            } else if (strcmp(cls, "event-record") == 0) {
+            switch (c) {
+            case TIME_LAUNCH: launch(0, s, 7); break;
+            case TIME_EVENT_QUERY: call(RT_ID(cudaEventQuery_v3020), "cudaEventQuery", &q); break;
+            case TIME_EVENT_RECORD:
                 call(RT_ID(cudaEventRecord_v3020), "cudaEventRecord", &rec);
-            } else {
+                break;
+            case TIME_WAIT_EVENT:
+                call(RT_ID(cudaStreamWaitEvent_v3020), "cudaStreamWaitEvent", &w);
+                break;
+            case TIME_STREAM_QUERY:
+                call(RT_ID(cudaStreamQuery_v3020), "cudaStreamQuery", &sq);
+                break;
+            case TIME_MEMCPY_ASYNC:
+                call(RT_ID(cudaMemcpyAsync_v3020), "cudaMemcpyAsync", &cp);
+                break;
+            default:
                 push("step");
                 pop();
+                break;
             }
         }
         if (pass) printf("ns_per_call=%.1f\n", (now_us() - t0) * 1000.0 / n);

@@ -111,6 +111,26 @@ def test_every_call_once_with_a_site_and_nothing_lost(tmp_path):
         assert call["end_ns"] <= o["start_ns"] <= o["end_ns"], (o, call)
 
 
+def test_a_stack_holds_the_applications_frames_only(tmp_path):
+    """A sampled stack starts at the application's call: none of streamcheck's own frames,
+    however many the compiler leaves on the way, nor the one that called the callback
+    (CUPTI's dispatcher; here the fake's). Its first frame is the driver's call site."""
+    _, t, _ = run(tmp_path, "work", 2, 300)
+
+    def module_of(address):
+        for m in t["modules"]:
+            if m["lo"] <= address < m["hi"]:
+                return pathlib.Path(m["path"]).name
+        return None
+
+    stacks = [c for c in t["calls"] if c["n_frames"] > 0]
+    assert len(stacks) > 20
+    for c in stacks:
+        where = [module_of(f) for f in c["frames"]]
+        assert where[0] == DRIVER.name, (c, where)
+        assert LIB.name not in where and FAKE.name not in where, (c, where)
+
+
 def test_no_stacks_when_depth_is_zero(tmp_path):
     _, t, fired = run(tmp_path, "work", 2, 300, env={"STREAMCHECK_STACK_DEPTH": "0"})
     assert len(t["calls"]) == fired["calls"]

@@ -2,6 +2,7 @@
  * others share. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -125,6 +126,183 @@ static void test_collisions_evict_and_never_turn_sampling_off(void **state)
     free(c);
 }
 
+/* The cache as it was before its calls were counted down (sample.h): every call moved the
+ * tick on and counted the key's calls; call n took a stack when n < SC_SAMPLE_FIRST,
+ * n % SC_SAMPLE_EVERY == 0 or no stack had a correlation id yet. The cache must decide as
+ * this did, call for call, evictions included. */
+typedef struct ref_entry {
+    uint64_t stream;
+    const void *kernel;
+    uint64_t python;
+    uint32_t tag, calls, sampled;
+    uint16_t last_use, gen;
+} ref_entry;
+
+typedef struct ref_cache {
+    uint16_t tick, gen;
+    uint64_t evictions;
+    ref_entry sets[SC_SAMPLE_SETS][SC_SAMPLE_WAYS];
+} ref_cache;
+
+static bool ref_due(ref_entry *e, uint32_t correlation, uint32_t *shared)
+{
+    uint32_t n = e->calls++;
+    if (n >= SC_SAMPLE_FIRST && n % SC_SAMPLE_EVERY != 0 && e->sampled != 0) {
+        *shared = e->sampled;
+        return false;
+    }
+    e->sampled = correlation;
+    return true;
+}
+
+static bool ref_take(ref_cache *c, const sc_sample_key *k, uint32_t correlation,
+                     uint32_t *shared)
+{
+    uint32_t tag = sc_sample_tag(k);
+    uint16_t now = ++c->tick;
+    ref_entry *set = c->sets[sc_sample_set_of(k)], *victim = NULL;
+    for (int w = 0; w < SC_SAMPLE_WAYS; w++) {
+        ref_entry *e = &set[w];
+        bool live = e->tag && e->gen == c->gen;
+        if (live && e->tag == tag && e->stream == k->stream && e->kernel == k->kernel &&
+            e->python == k->python) {
+            e->last_use = now;
+            return ref_due(e, correlation, shared);
+        }
+        if (!live) {
+            if (!victim || victim->tag) victim = e;
+            e->tag = 0;
+        } else if (!victim || (victim->tag && (uint16_t)(now - e->last_use) >
+                                                  (uint16_t)(now - victim->last_use))) {
+            victim = e;
+        }
+    }
+    bool evicting = victim->tag != 0;
+    c->evictions += evicting;
+    *victim = (ref_entry){.stream = k->stream, .kernel = k->kernel, .python = k->python,
+                          .tag = tag, .calls = evicting ? SC_SAMPLE_FIRST : 0,
+                          .last_use = now, .gen = c->gen};
+    return ref_due(victim, correlation, shared);
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint32_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)rng_state;
+}
+
+/* Random calls of keys that crowd a few sets (runs of one key, as loops make; keys that
+ * come and go; an occasional correlation id 0 and reset): every decision and every shared
+ * id as the reference's, for a million calls, the tick wrapping many times over. */
+static void test_decides_as_before_call_for_call(void **state)
+{
+    (void)state;
+    sc_sample_cache *c = new_cache();
+    ref_cache *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    enum { KEYS = 24 };
+    sc_sample_key keys[KEYS];
+    /* Half of them in one set: evictions, least-recently-used choices. */
+    sc_sample_key probe = key(1, 0x1000, 211, SC_CALL_LAUNCH);
+    unsigned set = sc_sample_set_of(&probe);
+    int found = 0;
+    for (uint64_t s = 1; found < KEYS / 2; s++) {
+        sc_sample_key k = key(s, 0x1000, 211, SC_CALL_LAUNCH);
+        if (sc_sample_set_of(&k) == set) keys[found++] = k;
+    }
+    for (int i = found; i < KEYS; i++) {
+        keys[i] = key(100 + (uint64_t)i, i % 3 ? 0x2000u : 0u, (uint16_t)(30 + i % 4),
+                      i % 2 ? SC_CALL_EVENT_QUERY : SC_CALL_EVENT_RECORD);
+        keys[i].python = (uint64_t)(i % 5);
+    }
+    uint32_t corr = 1;
+    int k = 0;
+    long taken = 0;
+    for (long i = 0; i < 1000000; i++) {
+        uint32_t x = rng();
+        if (x % 97 == 0) k = (int)(rng() % KEYS);   /* runs of one key, then another */
+        else if (x % 7 == 0) k = (int)(rng() % 4);  /* or a few keys in turn */
+        if (x % 200003 == 0) {
+            sc_sample_reset(c);
+            r->gen++;   /* what a reset is, without the wrap's clear */
+        }
+        uint32_t id = x % 1009 == 0 ? 0 : corr++;
+        uint32_t got = 0, want = 0;
+        bool t1 = sc_sample_take(c, &keys[k], id, &got);
+        bool t2 = ref_take(r, &keys[k], id, &want);
+        assert_int_equal(t1, t2);
+        if (!t1) assert_int_equal(got, want);
+        taken += t1;
+    }
+    assert_int_equal(c->evictions, r->evictions);
+    assert_true(c->evictions > 100);
+    assert_true(taken > 1000 && taken < 200000);
+    free(r);
+    free(c);
+}
+
+/* Both caches through the same calls: n calls of key k, each decided alike. */
+static void both(sc_sample_cache *c, ref_cache *r, const sc_sample_key *k, int n, uint32_t *corr)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t id = (*corr)++, got = 0, want = 0;
+        bool t1 = sc_sample_take(c, k, id, &got);
+        assert_int_equal(t1, ref_take(r, k, id, &want));
+        if (!t1) assert_int_equal(got, want);
+    }
+}
+
+/* Least recently used by 16-bit ticks that wrap: the calls a run of one key makes without
+ * the set's search still move the tick, so an entry's age wraps when it did before. Here A
+ * is older than D, but by the wrapped ages D looks older: the newcomer evicts D, as before. */
+static void test_lru_ages_count_every_call(void **state)
+{
+    (void)state;
+    sc_sample_cache *c = new_cache();
+    ref_cache *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    sc_sample_key same[5];
+    sc_sample_key probe = key(1, 0x1000, 211, SC_CALL_LAUNCH);
+    unsigned set = sc_sample_set_of(&probe);
+    int found = 0;
+    for (uint64_t s = 1; found < 5; s++) {
+        sc_sample_key k = key(s, 0x1000, 211, SC_CALL_LAUNCH);
+        if (sc_sample_set_of(&k) == set) same[found++] = k;
+    }
+    sc_sample_key other = key(0, 0x9000, 30, SC_CALL_EVENT_QUERY);
+    while (sc_sample_set_of(&other) == set) other.stream++;
+    uint32_t corr = 1;
+    both(c, r, &same[0], 1, &corr);         /* A */
+    both(c, r, &other, 10000, &corr);
+    both(c, r, &same[3], 1, &corr);         /* D */
+    both(c, r, &same[1], 1, &corr);
+    both(c, r, &same[2], 1, &corr);
+    both(c, r, &other, 56000, &corr);       /* A's age wraps past D's */
+    both(c, r, &same[4], 2, &corr);         /* the newcomer evicts D */
+    both(c, r, &same[0], 3, &corr);         /* A is still there: no stack */
+    both(c, r, &same[3], 3, &corr);         /* D comes back: one stack, evicting */
+    assert_int_equal(c->evictions, r->evictions);
+    assert_int_equal(c->evictions, 2);
+    /* A run's last call is its entry's last use: A, run long, is then younger than Y and
+     * Z, although the run began before them and X's age wrapped. */
+    sc_sample_reset(c);
+    r->gen++;
+    both(c, r, &same[1], 1, &corr);         /* X */
+    both(c, r, &same[0], 40000, &corr);     /* A */
+    both(c, r, &same[2], 1, &corr);         /* Y */
+    both(c, r, &same[3], 1, &corr);         /* Z */
+    both(c, r, &other, 30000, &corr);
+    both(c, r, &same[4], 2, &corr);         /* evicts A by its age, not Y */
+    both(c, r, &same[2], 2, &corr);
+    both(c, r, &same[0], 2, &corr);
+    assert_int_equal(c->evictions, r->evictions);
+    free(r);
+    free(c);
+}
+
 static void test_reset_forgets_without_clearing(void **state)
 {
     (void)state;
@@ -148,6 +326,8 @@ int main(void)
         cmocka_unit_test(test_keys_never_share_across_stream_class_cbid_kernel),
         cmocka_unit_test(test_collisions_evict_and_never_turn_sampling_off),
         cmocka_unit_test(test_reset_forgets_without_clearing),
+        cmocka_unit_test(test_decides_as_before_call_for_call),
+        cmocka_unit_test(test_lru_ages_count_every_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -142,69 +142,30 @@ static uint32_t sc_message_id(const nvtxEventAttributes_t *a)
     }
 }
 
-static inline uint64_t sc_now(void)
+static uint64_t sc_now(void)
 {
     uint64_t t = 0;
     sc_cupti_api.GetTimestamp(&t);
     return t;
 }
 
-static inline void sc_put64(uint8_t *dst, uint64_t v) { memcpy(dst, &v, sizeof v); }
-
-/* Built in place in t's buffer (t: the calling thread's block): a fixed-size record, no
- * copy, written as the five words it is. */
-static inline void sc_put_range(sc_thread *t, const sc_nvtx_open *r, uint64_t end_ns,
-                                uint32_t tid, uint32_t depth)
+/* Built in place in the thread's buffer: a fixed-size record, no copy. */
+static inline void sc_put_range(const sc_nvtx_open *r, uint64_t end_ns, uint32_t tid,
+                                uint32_t depth)
 {
     enum { SIZE = sizeof(sc_record_header) + sizeof(sc_rec_range) };
-    _Static_assert(SIZE == 40 && offsetof(sc_rec_range, tid) == 16 &&
-                       offsetof(sc_rec_range, name_id) == 20 &&
-                       offsetof(sc_rec_range, domain_id) == 24 &&
-                       offsetof(sc_rec_range, depth) == 28 && offsetof(sc_record_header, size) == 4,
-                   "sc_put_range writes a RANGE record as five words");
-    uint8_t *dst = sc_tbuf_reserve_in(t, SIZE);
+    _Static_assert(SIZE % 8 == 0, "a RANGE record needs no padding");
+    uint8_t *dst = sc_tbuf_reserve_in(sc_thread_peek(), SIZE);
     if (!dst) return;
-    sc_put64(dst, SC_REC_RANGE | (uint64_t)sizeof(sc_rec_range) << 16 | (uint64_t)SIZE << 32);
-    sc_put64(dst + 8, r->start_ns);
-    sc_put64(dst + 16, end_ns);
-    sc_put64(dst + 24, tid | (uint64_t)r->name_id << 32);
-    sc_put64(dst + 32, r->domain_id | (uint64_t)depth << 32);
-    sc_tbuf_commit_in(sc_thread_peek(), SIZE);   /* reserve claimed it (t, unless NULL) */
+    *(sc_record_header *)dst = (sc_record_header){
+        .kind = SC_REC_RANGE, .fixed = sizeof(sc_rec_range), .size = SIZE};
+    *(sc_rec_range *)(dst + sizeof(sc_record_header)) = (sc_rec_range){
+        .start_ns = r->start_ns, .end_ns = end_ns, .tid = tid, .name_id = r->name_id,
+        .domain_id = r->domain_id, .depth = depth};
+    sc_tbuf_commit_in(sc_thread_peek(), SIZE);   /* reserve claimed it */
 }
 
 /* ---- push/pop ---------------------------------------------------------------------- */
-
-/* A push under a capture scope: its range may open the scope (sc_push_in). */
-static __attribute__((noinline)) void sc_push_scoped(sc_nvtx_open *o, uint32_t id,
-                                                     uint32_t domain_id)
-{
-    uint64_t now = sc_now();
-    /* Only a range whose pop will be seen may open the capture scope. */
-    bool scope = sc_scope_range_name(id) && sc_scope_range_opened(now);
-    *o = (sc_nvtx_open){now, id, domain_id, scope};
-}
-
-/* A push of the calling thread's block t. */
-static inline void sc_push_in(sc_thread *t, uint32_t name_id, uint32_t domain_id)
-{
-    uint32_t d = atomic_load_explicit(&t->nvtx_depth, memory_order_relaxed);
-    atomic_store_explicit(&t->nvtx_depth, d + 1, memory_order_relaxed);
-    if (__builtin_expect(d >= SC_NVTX_MAX_DEPTH, 0)) {
-        sc_loss_add(SC_LOSS_NVTX_DEPTH, 1);
-        return;
-    }
-    uint32_t id = name_id ? name_id : sc_unnamed_id();
-    sc_nvtx_open *o = &t->nvtx_open[d];
-    /* Without a scope set (the usual run), one load says so. */
-    if (sc_scope_now() & SC_SCOPE_SET) {
-        sc_push_scoped(o, id, domain_id);
-        return;
-    }
-    *o = (sc_nvtx_open){0, id, domain_id, false};
-    /* The start time last, read straight into the range: nothing is left to do after it,
-     * so nothing is kept across the call. */
-    sc_cupti_api.GetTimestamp(&o->start_ns);
-}
 
 static void sc_push(uint32_t name_id, uint32_t domain_id)
 {
@@ -213,7 +174,19 @@ static void sc_push(uint32_t name_id, uint32_t domain_id)
         sc_loss_add(SC_LOSS_NO_MEMORY, 1);
         return;
     }
-    sc_push_in(t, name_id, domain_id);
+    uint32_t d = atomic_load_explicit(&t->nvtx_depth, memory_order_relaxed);
+    atomic_store_explicit(&t->nvtx_depth, d + 1, memory_order_relaxed);
+    if (d < SC_NVTX_MAX_DEPTH) {
+        uint64_t now = sc_now();
+        uint32_t id = name_id ? name_id : sc_unnamed_id();
+        /* Only a range whose pop will be seen may open the capture scope. Without a scope
+         * set (the usual run), one load says so. */
+        bool scope = (sc_scope_now() & SC_SCOPE_SET) && sc_scope_range_name(id) &&
+                     sc_scope_range_opened(now);
+        t->nvtx_open[d] = (sc_nvtx_open){now, id, domain_id, scope};
+    } else {
+        sc_loss_add(SC_LOSS_NVTX_DEPTH, 1);
+    }
 }
 
 /* sc_close_range under a capture scope. */
@@ -222,71 +195,30 @@ static __attribute__((noinline)) void sc_close_range_scoped(const sc_nvtx_open *
 {
     bool keep = sc_scope_keeps_range(r->start_ns);
     if (r->scope) sc_scope_range_closed(now);
-    if (keep) sc_put_range(sc_thread_peek(), r, now, tid, depth);
+    if (keep) sc_put_range(r, now, tid, depth);
 }
 
 /* Ends a range: written when it overlapped the capture scope (always, without one); the
  * scope's own range then closes the scope. */
-static inline __attribute__((always_inline)) void sc_close_range(const sc_nvtx_open *r,
-                                                                 uint32_t tid, uint32_t depth)
+static void sc_close_range(const sc_nvtx_open *r, uint32_t tid, uint32_t depth)
 {
     uint64_t now = sc_now();
     if (sc_scope_now() & SC_SCOPE_SET) sc_close_range_scoped(r, now, tid, depth);
-    else sc_put_range(sc_thread_peek(), r, now, tid, depth); /* no scope (the usual run):
-                                                                 one load says so */
+    else sc_put_range(r, now, tid, depth);    /* no scope (the usual run): one load says so */
 }
 
-/* The pop of the range r of the calling thread's block t, no scope set: its record, the
- * end time read straight into it (nothing is kept across the clock but where the record
- * goes). */
-static inline void sc_pop_write(sc_thread *t, const sc_nvtx_open *r, uint32_t depth)
-{
-    enum { SIZE = sizeof(sc_record_header) + sizeof(sc_rec_range) };
-    uint8_t *dst = sc_tbuf_reserve_in(t, SIZE);
-    if (!dst) return;
-    sc_put64(dst, SC_REC_RANGE | (uint64_t)sizeof(sc_rec_range) << 16 | (uint64_t)SIZE << 32);
-    sc_put64(dst + 8, r->start_ns);
-    sc_put64(dst + 16, 0);
-    sc_put64(dst + 24, t->tid | (uint64_t)r->name_id << 32);
-    sc_put64(dst + 32, r->domain_id | (uint64_t)depth << 32);
-    sc_cupti_api.GetTimestamp((uint64_t *)(dst + offsetof(sc_rec_range, end_ns) + 8));
-    sc_tbuf_commit_in(t, SIZE);
-}
-
-static __attribute__((noinline)) void sc_pop_scoped(sc_thread *t, uint32_t d)
-{
-    sc_close_range(&t->nvtx_open[d], t->tid, d);
-}
-
-/* nvtxRangePop, nvtxDomainRangePop. Out of line from sc_nvtx_on_callback, as the push:
- * each saves only the registers it needs. */
-static __attribute__((noinline)) void sc_pop(void)
+static void sc_pop(void)
 {
     sc_thread *t = sc_thread_self();
     if (!t) return;
     /* A pop with nothing pushed since capture started: its push came before cuInit. */
     uint32_t d = atomic_load_explicit(&t->nvtx_depth, memory_order_relaxed);
-    if (__builtin_expect(d == 0, 0)) {
+    if (d == 0) {
         sc_loss_add(SC_LOSS_NVTX_UNMATCHED, 1);
         return;
     }
     atomic_store_explicit(&t->nvtx_depth, --d, memory_order_relaxed);
-    if (__builtin_expect(d >= SC_NVTX_MAX_DEPTH, 0)) return;
-    if (sc_scope_now() & SC_SCOPE_SET) /* a scope set: the range may lie outside it */
-        sc_pop_scoped(t, d);
-    else
-        sc_pop_write(t, &t->nvtx_open[d], d);
-}
-
-/* nvtxRangePushA: its name through the thread's string cache (strings.h), inline. */
-static __attribute__((noinline)) void sc_push_a(const nvtxRangePushA_params *p)
-{
-    sc_thread *t = sc_thread_self();
-    if (__builtin_expect(!t, 0)) {     /* no block: the table alone, and the loss counted */
-        sc_push(sc_string_id_nvtx(p->message), 0);
-        return;
-    }
-    sc_push_in(t, sc_string_id_cached(&t->strings, p->message, true), 0);
+    if (d < SC_NVTX_MAX_DEPTH) sc_close_range(&t->nvtx_open[d], t->tid, d);
 }
 
 /* ---- start/end --------------------------------------------------------------------- */
@@ -356,11 +288,13 @@ static uint64_t sc_return_u64(const CUpti_NvtxData *d)
     return d->functionReturnValue ? *(const uint64_t *)d->functionReturnValue : 0;
 }
 
-/* Every NVTX callback but the push/pop pair of sc_nvtx_on_callback. */
-static __attribute__((noinline)) void sc_nvtx_other(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
+void sc_nvtx_on_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
 {
     const void *p = d->functionParams;
     switch (cbid) {
+    case CUPTI_CBID_NVTX_nvtxRangePushA:
+        sc_push(sc_string_id_nvtx(((const nvtxRangePushA_params *)p)->message), 0);
+        break;
     case CUPTI_CBID_NVTX_nvtxRangePushEx:
         sc_push(sc_message_id(((const nvtxRangePushEx_params *)p)->eventAttrib), 0);
         break;
@@ -370,6 +304,10 @@ static __attribute__((noinline)) void sc_nvtx_other(CUpti_CallbackId cbid, const
                 sc_handle_name_id((uint64_t)(uintptr_t)q->domain));
         break;
     }
+    case CUPTI_CBID_NVTX_nvtxRangePop:
+    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+        sc_pop();
+        break;
     case CUPTI_CBID_NVTX_nvtxRangeStartA:
         sc_start(sc_return_u64(d), sc_string_id_nvtx(((const nvtxRangeStartA_params *)p)->message),
                  0);
@@ -400,17 +338,6 @@ static __attribute__((noinline)) void sc_nvtx_other(CUpti_CallbackId cbid, const
     default:
         break;
     }
-}
-
-void sc_nvtx_on_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
-{
-    /* The pair a program calls most, each inline, first. */
-    if (cbid == CUPTI_CBID_NVTX_nvtxRangePushA)
-        sc_push_a(d->functionParams);
-    else if (cbid == CUPTI_CBID_NVTX_nvtxRangePop || cbid == CUPTI_CBID_NVTX_nvtxDomainRangePop)
-        sc_pop();
-    else
-        sc_nvtx_other(cbid, d);
 }
 
 void sc_nvtx_enable(CUpti_SubscriberHandle subscriber)

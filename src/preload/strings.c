@@ -149,34 +149,31 @@ static uint32_t sc_strings_overflow(bool nvtx)
     return id;
 }
 
-/* A name not in the thread's cache (or a thread without one): the table, and the cache's
- * slot filled. Out of line, so that the cache's hit (every push of a loop's range) saves no
- * registers. */
+/* A name not in the thread's cache: the table, and the cache's slot filled. Out of line, so
+ * that the cache's hit (every push of a loop's range) saves no registers. */
 static __attribute__((noinline)) uint32_t sc_string_lookup_table(const char *text, bool nvtx,
-                                                                 sc_string_cache *cache)
+                                                                 sc_thread *t, size_t slot)
 {
     bool full = false;
     const char *interned = NULL;
     uint32_t id = sc_strings_find(text, nvtx, false, &full, &interned);
     if (full) return sc_strings_overflow(nvtx);
-    if (id && cache) {
-        sc_string_cache_slot *s = &cache->slot[((uintptr_t)text >> 4) % SC_STRING_CACHE];
-        *s = (sc_string_cache_slot){.ptr = text, .interned = interned, .id = id};
+    if (id && t) {
+        t->strings.slot[slot].ptr = text;
+        t->strings.slot[slot].interned = interned;
+        t->strings.slot[slot].id = id;
     }
     return id;
-}
-
-uint32_t sc_string_id_miss(sc_string_cache *cache, const char *text, bool nvtx)
-{
-    return sc_string_lookup_table(text, nvtx, cache);
 }
 
 static uint32_t sc_string_lookup(const char *text, bool nvtx)
 {
     if (!text) return 0;
     sc_thread *t = sc_thread_self();
-    if (!t) return sc_string_lookup_table(text, nvtx, NULL);
-    return sc_string_id_cached(&t->strings, text, nvtx);
+    size_t slot = ((uintptr_t)text >> 4) % SC_STRING_CACHE;
+    if (t && t->strings.slot[slot].ptr == text && strcmp(t->strings.slot[slot].interned, text) == 0)
+        return t->strings.slot[slot].id;
+    return sc_string_lookup_table(text, nvtx, t, slot);
 }
 
 uint32_t sc_string_id(const char *text)

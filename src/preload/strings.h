@@ -11,9 +11,7 @@
 #ifndef SC_PRELOAD_STRINGS_H
 #define SC_PRELOAD_STRINGS_H
 
-#include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 
 enum {
     SC_STRINGS_MAX = 32768,
@@ -23,14 +21,12 @@ enum {
 
 /* Per thread (thread.h), no lock: CUPTI hands the same name pointer for every launch of a
  * kernel, and a program usually names a range with the same literal. */
-typedef struct sc_string_cache_slot {
-    const char *ptr;
-    const char *interned; /* our copy: the text is compared, so a reused pointer is safe */
-    uint32_t id;
-} sc_string_cache_slot;
-
 typedef struct sc_string_cache {
-    sc_string_cache_slot slot[SC_STRING_CACHE];
+    struct {
+        const char *ptr;
+        const char *interned; /* our copy: the text is compared, so a reused pointer is safe */
+        uint32_t id;
+    } slot[SC_STRING_CACHE];
 } sc_string_cache;
 
 /* Allocates the table (capture start). */
@@ -40,19 +36,6 @@ void sc_strings_start(void);
 uint32_t sc_string_id(const char *text);
 /* The same for an NVTX range's name: counted against SC_STRINGS_MAX_NVTX. */
 uint32_t sc_string_id_nvtx(const char *text);
-/* The same through the calling thread's cache (thread.h), for the hot path: the text's slot
- * first, inline (a loop's range name: a load and a compare of the text, no hash), then the
- * table, which fills the slot. */
-uint32_t sc_string_id_miss(sc_string_cache *cache, const char *text, bool nvtx);
-
-static inline uint32_t sc_string_id_cached(sc_string_cache *cache, const char *text, bool nvtx)
-{
-    if (!text) return 0;
-    const sc_string_cache_slot *s = &cache->slot[((uintptr_t)text >> 4) % SC_STRING_CACHE];
-    if (s->ptr == text && strcmp(s->interned, text) == 0) return s->id;
-    return sc_string_id_miss(cache, text, nvtx);
-}
-
 /* Forgets the table without freeing (a forked child). */
 void sc_strings_reset(void);
 

@@ -404,7 +404,8 @@ static __attribute__((noinline)) void sc_nvtx_other(CUpti_CallbackId cbid, const
 
 void sc_nvtx_on_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
 {
-    /* The pair a program calls most, each inline, first. */
+    /* The pair a program calls most, first, each a function of its own that saves only the
+     * registers it needs. */
     if (cbid == CUPTI_CBID_NVTX_nvtxRangePushA)
         sc_push_a(d->functionParams);
     else if (cbid == CUPTI_CBID_NVTX_nvtxRangePop || cbid == CUPTI_CBID_NVTX_nvtxDomainRangePop)

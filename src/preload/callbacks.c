@@ -190,7 +190,6 @@ static SC_OUT_OF_LINE size_t sc_write_compact_declaring(sc_thread *t, uint8_t *d
 
 /* What a call's record is made from. */
 typedef struct sc_exit_call {
-    const CUpti_CallbackData *cb;
     sc_call_args args;
     uint64_t start, end;
     int32_t result;
@@ -201,9 +200,9 @@ typedef struct sc_exit_call {
  * follows a stack. Out of line, so that the calls that share a stack (all but 1 in
  * SC_SAMPLE_EVERY of each key) save no registers for it. With t's buffer reserved. */
 static SC_OUT_OF_LINE void sc_exit_own_stack(sc_thread *t, sc_hook_hot *h, uint8_t *dst,
+                                             const CUpti_CallbackData *cb,
                                              const sc_exit_call *c, int n)
 {
-    const CUpti_CallbackData *cb = c->cb;
     size_t used = sc_put_api(dst, h, c->start, c->end, &c->args, t->tid, cb, h->flags,
                              c->result, (unsigned)n);
     sc_tbuf_commit_api_in(t, used);
@@ -221,7 +220,8 @@ static SC_OUT_OF_LINE void sc_exit_own_stack(sc_thread *t, sc_hook_hot *h, uint8
  * and whose other values are 0, most often a launch), else in full. */
 static SC_OUT_OF_LINE void sc_on_exit(sc_hook_hot *h, const CUpti_CallbackData *cb)
 {
-    sc_exit_call c = {.cb = cb, .args = {.stream = SC_STREAM_NONE}, .end = sc_clock()};
+    sc_exit_call c = {.args = {.stream = SC_STREAM_NONE}};
+    sc_cupti_api.GetTimestamp(&c.end);   /* first: the call's end */
     if (h->extract && cb->functionParams) h->extract(cb->functionParams, true, &c.args);
     size_t max_frames = (size_t)sc_opts.stack_depth;
     /* options.c keeps it so: the reserve below need not check the record's size */
@@ -238,7 +238,7 @@ static SC_OUT_OF_LINE void sc_on_exit(sc_hook_hot *h, const CUpti_CallbackData *
     if (!max_frames || !sc_stack_shared(t, h, cb, c.args.stream, &shared)) {
         int n = sc_stack_capture_app(
             (uint64_t *)(dst + sizeof(sc_record_header) + sizeof(sc_rec_api)), (int)max_frames);
-        sc_exit_own_stack(t, h, dst, &c, n);
+        sc_exit_own_stack(t, h, dst, cb, &c, n);
         return;
     }
     size_t used = 0;

@@ -77,7 +77,9 @@ static inline __attribute__((always_inline)) int sc_capture(uint64_t *frames, in
     if (max <= 0) return 0;
     if (sc_unw_backtrace) {
         void *buf[SC_MAX_STACK_DEPTH + 8];
-        int want = skip_self ? (int)(sizeof buf / sizeof *buf) : max + skip;
+        /* This library's frames are counted as they come: room for a few of them (the
+         * callback's and this one's); should there be more, the stack is cut shorter. */
+        int want = max + skip + (skip_self ? SC_SELF_FRAMES_FALLBACK + 1 : 0);
         if (want > (int)(sizeof buf / sizeof *buf)) want = (int)(sizeof buf / sizeof *buf);
         int n = sc_unw_backtrace(buf, want);
         int i = 0, out = 0;

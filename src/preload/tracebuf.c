@@ -355,6 +355,14 @@ void sc_tbuf_flush_fatal(void)
 uint64_t sc_tbuf_close(void)
 {
     atomic_store(&sc_tbuf_accepting, false);
+    /* An idle flush may be under way on CUPTI's buffer thread (it runs one itself once the
+     * agent has stopped, as it has by now): the buffers it swapped out must reach the file
+     * before the END record that follows the close, so the close waits for it to finish,
+     * and no flush starts again until the writer is gone (one that starts later finds
+     * every buffer written and empty). Without this, a flush that swapped a buffer out
+     * before the close got to its thread could write it after END (a corrupt trace) or,
+     * the writer gone, lose records that END counts. */
+    pthread_mutex_lock(&sc_tbuf_idle_lock);
     sc_tbuf_drain();
     for (sc_thread *t = sc_thread_first(); t; t = t->next) {
         sc_tbuf_lock(t);
@@ -365,6 +373,7 @@ uint64_t sc_tbuf_close(void)
     /* Buffers handed over by threads that rotated before they saw the close. */
     sc_tbuf_drain();
     atomic_store(&sc_tbuf_writer, NULL);
+    pthread_mutex_unlock(&sc_tbuf_idle_lock);
     return atomic_load(&sc_tbuf_unwritten);
 }
 

@@ -20,7 +20,11 @@
  *                             signal to itself while THREADS threads are still calling), or
  *                             term-worker (SIGTERM to one calling thread, wherever it is:
  *                             inside a call, the fake's lock held, or inside a record), or
- *                             term-then-exit (work, SIGTERM to itself, and at once exit(7))
+ *                             term-then-exit (work, SIGTERM to itself, and at once exit(7)),
+ *                             or term-busy (as tests/samples/lifecycle term-busy: THREADS
+ *                             threads never stop calling, the main thread raises SIGTERM
+ *                             and then returns from main, running the exit handlers while
+ *                             they call)
  *   ignored-term THREADS CALLS  SIGTERM ignored from the start (before CUDA), then work,
  *                             a SIGTERM to itself, and a normal exit
  *   fork-work THREADS CALLS   forks before CUDA starts; the child, then the parent, each
@@ -274,9 +278,9 @@ static void *busy_worker(void *p)
 
 static void end_by(const char *how, int threads, int n_calls)
 {
-    int to_worker = strcmp(how, "term-worker") == 0;
-    int sig = strcmp(how, "term") == 0 || to_worker ? SIGTERM : strcmp(how, "int") == 0 ? SIGINT
-            : strcmp(how, "hup") == 0 ? SIGHUP : 0;
+    int to_worker = strcmp(how, "term-worker") == 0, busy = strcmp(how, "term-busy") == 0;
+    int sig = strcmp(how, "term") == 0 || to_worker || busy ? SIGTERM
+            : strcmp(how, "int") == 0 ? SIGINT : strcmp(how, "hup") == 0 ? SIGHUP : 0;
     if (sig) {
         /* the workers never stop: the signal comes in the middle of their calls */
         pthread_t t;
@@ -288,6 +292,10 @@ static void end_by(const char *how, int threads, int n_calls)
         }
         printf("signal=%d\n", sig);
         fflush(stdout);
+        if (busy) {
+            raise(sig);     /* to this thread, which then goes on as the program would */
+            return;         /* main returns: exit(), with the workers calling */
+        }
         if (to_worker)
             pthread_kill(t, sig);   /* the last worker made */
         else
@@ -416,6 +424,7 @@ int main(int argc, char **argv)
         kill(getpid(), SIGTERM);    /* ignored, as the program asked: it goes on */
     } else if (strcmp(mode, "end") == 0) {
         end_by(argc > 2 ? argv[2] : "exit", b, c);
+        return 1;   /* term-busy: after its signal, as lifecycle's main returns */
     } else if (strcmp(mode, "scope") == 0) {
         scope_steps(a);
     } else if (strcmp(mode, "time") == 0) {

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,36 @@ FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
     return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) { (void)kind; return CUPTI_SUCCESS; }
-FAKE_EXPORT CUptiResult cuptiActivityFlushPeriod(uint32_t ms) { (void)ms; return CUPTI_SUCCESS; }
+/* CUPTI hands buffers over from a thread of its own too, every flush period, whatever the
+ * application's threads and the client are doing. FAKE_CUPTI_FLUSH_US=N makes the fake do
+ * that every N microseconds (off by default: the tests that count on when records arrive
+ * keep their timing). */
+static void *fake_flush_thread(void *arg)
+{
+    struct timespec period = {0, (long)(uintptr_t)arg * 1000};
+    for (;;) {
+        nanosleep(&period, NULL);
+        cuptiActivityFlushAll(0);
+    }
+    return NULL;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivityFlushPeriod(uint32_t ms)
+{
+    (void)ms;
+    static atomic_flag started = ATOMIC_FLAG_INIT;
+    const char *us = getenv("FAKE_CUPTI_FLUSH_US");
+    long n = us ? atol(us) : 0;
+    if (n > 0 && n < 1000000 && !atomic_flag_test_and_set(&started)) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_create(&t, &attr, fake_flush_thread, (void *)(uintptr_t)n);
+        pthread_attr_destroy(&attr);
+    }
+    return CUPTI_SUCCESS;
+}
 FAKE_EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute a, size_t *size, void *v)
 {
     (void)a;

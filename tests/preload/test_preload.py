@@ -114,7 +114,9 @@ def test_every_call_once_with_a_site_and_nothing_lost(tmp_path):
 def test_a_stack_holds_the_applications_frames_only(tmp_path):
     """A sampled stack starts at the application's call: none of streamcheck's own frames,
     however many the compiler leaves on the way, nor the one that called the callback
-    (CUPTI's dispatcher; here the fake's). Its first frame is the driver's call site."""
+    (CUPTI's dispatcher; here the fake's). Its first frame is the driver's call site, or the
+    fake's own call just below it where the fake's dispatch is a frame of its own (an
+    unoptimized build)."""
     _, t, _ = run(tmp_path, "work", 2, 300)
 
     def module_of(address):
@@ -127,8 +129,10 @@ def test_a_stack_holds_the_applications_frames_only(tmp_path):
     assert len(stacks) > 20
     for c in stacks:
         where = [module_of(f) for f in c["frames"]]
-        assert where[0] == DRIVER.name, (c, where)
-        assert LIB.name not in where and FAKE.name not in where, (c, where)
+        assert LIB.name not in where, (c, where)
+        first = where.index(DRIVER.name)
+        assert first <= 1 and set(where[:first]) <= {FAKE.name}, (c, where)
+        assert FAKE.name not in where[first:], (c, where)
 
 
 def test_no_stacks_when_depth_is_zero(tmp_path):
@@ -322,6 +326,22 @@ def test_an_exit_that_races_the_signal_still_ends_by_it(tmp_path):
     assert t["status"] == "complete"
     assert (t["end"]["reason"], t["end"]["signal"]) == (sctrace.END_SIGNAL, signal.SIGTERM)
     assert len(t["calls"]) == fired["calls"]
+
+
+def test_a_signal_while_cupti_flushes_on_its_own_thread_loses_nothing(tmp_path):
+    """lifecycle term-busy on the fake: threads keep calling, the main thread raises SIGTERM
+    and returns from main, and CUPTI hands buffers over from a thread of its own (every
+    100 us here; real CUPTI every flush period), which writes idle threads' buffers once
+    the library's thread is finishing. Such a flush must be done before the trace's END:
+    one that took a thread's buffer just before the close got to that thread wrote it after
+    END or lost it, while END counted its calls (4 runs in 300 before the fix). A stress,
+    not a proof: each run passes or shows the race."""
+    for i in range(15):
+        p, t, _ = run(tmp_path / str(i), "end", "term-busy", 8, 3000, expect_rc=-signal.SIGTERM,
+                      env={"FAKE_CUPTI_FLUSH_US": "100"})
+        assert t["status"] == "complete", (i, t["status_detail"])
+        assert (t["end"]["reason"], t["end"]["signal"]) == (sctrace.END_SIGNAL, signal.SIGTERM)
+        assert len(t["calls"]) == t["end"]["api_records"] >= 3000, i
 
 
 def test_a_program_that_ignores_the_signal_keeps_ignoring_it(tmp_path):

@@ -144,18 +144,35 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
     sc_solo_groups gs = {0};
     uint32_t *group = malloc(n * sizeof *group);
     uint64_t *alone_dur = malloc(n * sizeof *alone_dur);
-    int rc = group && alone_dur ? 0 : -1;
+    /* A kernel's shape (the loader's, trace.h) holds its name, grid and block, so the kernels
+     * of one shape on one device are one group: the table is asked once per shape (again
+     * when the shape's kernels change device), not once per kernel. */
+    size_t n_shapes = trace->n_kernel_shapes;
+    uint32_t *shape_group = malloc((n_shapes ? n_shapes : 1) * sizeof *shape_group);
+    uint32_t *shape_device = malloc((n_shapes ? n_shapes : 1) * sizeof *shape_device);
+    int rc = group && alone_dur && shape_group && shape_device ? 0 : -1;
+    if (rc == 0)
+        memset(shape_group, 0xff, n_shapes * sizeof *shape_group);  /* UINT32_MAX: none yet */
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        sc_solo_group key;
-        sc_solo_group_of(trace, &trace->kernels[i], &key);
-        int64_t g = sc_solo_group_index(&gs, &key);
-        if (g < 0)
-            rc = -1;
-        else
-            group[i] = (uint32_t)g;
-        if (g >= 0 && !overlapped[i])
+        const sc_kernel *k = &trace->kernels[i];
+        int64_t g = shape_group[k->shape];
+        if (g == UINT32_MAX || shape_device[k->shape] != k->rec.device) {
+            sc_solo_group key;
+            sc_solo_group_of(trace, k, &key);
+            g = sc_solo_group_index(&gs, &key);
+            if (g < 0) {
+                rc = -1;
+                break;
+            }
+            shape_group[k->shape] = (uint32_t)g;
+            shape_device[k->shape] = k->rec.device;
+        }
+        group[i] = (uint32_t)g;
+        if (!overlapped[i])
             gs.items[g].n_alone++;
     }
+    free(shape_group);
+    free(shape_device);
     /* each group's alone durations side by side, then their medians */
     for (size_t g = 0, sum = 0; rc == 0 && g < gs.n; g++) {
         gs.items[g].first = sum;

@@ -10,6 +10,7 @@
 
 #include "preload/activity.h"
 #include "preload/callbacks.h"
+#include "preload/clock.h"
 #include "preload/thread.h"
 #include "preload/tracebuf.h"
 
@@ -51,6 +52,7 @@ static void sc_agent_wait(void)
 static void sc_agent_round(uint64_t *last_idle_ms)
 {
     sc_tbuf_drain();
+    sc_clock_calibrate();
     uint64_t asked = atomic_load(&sc_agent_checkpoints_asked);
     if (asked != atomic_load(&sc_agent_checkpoints_done)) {
         sc_activity_checkpoint();

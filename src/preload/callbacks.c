@@ -8,6 +8,7 @@
 #include "preload/activity.h"
 #include "preload/agent.h"
 #include "preload/calls.h"
+#include "preload/clock.h"
 #include "preload/cupti_loader.h"
 #include "preload/loss.h"
 #include "preload/nvtx.h"
@@ -69,13 +70,6 @@ static SC_OUT_OF_LINE void sc_on_resource(CUpti_CallbackId cbid, const CUpti_Res
         sc_activity_unified_start();
     /* The context's records must leave CUPTI before it goes (cudaDeviceReset mid-run). */
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) sc_cupti_api.ActivityFlushAll(0);
-}
-
-static uint64_t sc_clock(void)
-{
-    uint64_t now = 0;
-    sc_cupti_api.GetTimestamp(&now);
-    return now;
 }
 
 /* The call's name, with the first call of each function: a record of its own, written
@@ -145,7 +139,7 @@ static inline size_t sc_put_api(uint8_t *dst, const sc_hook_hot *h, uint64_t sta
  * that took a stack pay for the second clock read. */
 static void sc_stack_time(const sc_thread *t, uint64_t since, uint32_t correlation_id)
 {
-    uint64_t now = sc_clock();
+    uint64_t now = sc_clock_now();
     sc_rec_overhead r = {.start_ns = since, .end_ns = now > since ? now : since,
                          .kind = SC_OVERHEAD_STREAMCHECK_STACK, .object_kind = 2,
                          .object_id = {0, t->tid, 0}, .correlation_id = correlation_id};
@@ -221,7 +215,7 @@ static SC_OUT_OF_LINE void sc_exit_own_stack(sc_thread *t, sc_hook_hot *h, uint8
 static SC_OUT_OF_LINE void sc_on_exit(sc_hook_hot *h, const CUpti_CallbackData *cb)
 {
     sc_exit_call c = {.args = {.stream = SC_STREAM_NONE}};
-    sc_cupti_api.GetTimestamp(&c.end);   /* first: the call's end */
+    c.end = sc_clock_now();   /* first: the call's end */
     if (h->extract && cb->functionParams) h->extract(cb->functionParams, true, &c.args);
     size_t max_frames = (size_t)sc_opts.stack_depth;
     /* options.c keeps it so: the reserve below need not check the record's size */
@@ -277,7 +271,7 @@ static SC_OUT_OF_LINE void sc_on_profiler(CUpti_CallbackDomain domain, CUpti_Cal
     int what = sc_profiler_call((uint16_t)domain, (uint16_t)cbid);
     bool enter = cb->callbackSite == CUPTI_API_ENTER;
     if (!what || enter != (what < 0)) return;
-    sc_scope_profiler(what > 0, sc_clock());
+    sc_scope_profiler(what > 0, sc_clock_now());
 }
 
 /* The callbacks that are neither a hooked call nor NVTX: resources, the profiler's calls. */
@@ -295,7 +289,7 @@ static SC_OUT_OF_LINE void sc_on_other(CUpti_CallbackDomain domain, CUpti_Callba
 static SC_OUT_OF_LINE void sc_on_enter_scoped(uint32_t scope, const CUpti_CallbackData *cb)
 {
     sc_scope_note_call(scope, cb->correlationId);
-    if (cb->correlationData) sc_cupti_api.GetTimestamp(cb->correlationData);
+    if (cb->correlationData) *cb->correlationData = sc_clock_now();
 }
 
 static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
@@ -323,7 +317,7 @@ static void CUPTIAPI sc_on_callback(void *userdata, CUpti_CallbackDomain domain,
         } else if (scope & SC_SCOPE_SET) {
             sc_on_enter_scoped(scope, cb);
         } else if (cb->correlationData) {
-            sc_cupti_api.GetTimestamp(cb->correlationData);
+            *cb->correlationData = sc_clock_now();
         }
         return;
     }

@@ -16,6 +16,7 @@
 #include "preload/activity.h"
 #include "preload/agent.h"
 #include "preload/callbacks.h"
+#include "preload/clock.h"
 #include "preload/crash_report.h"
 #include "preload/cupti_loader.h"
 #include "preload/loss.h"
@@ -60,6 +61,21 @@ static void sc_note(uint32_t code, const char *text)
 {
     sc_rec_note r = {.code = code};
     sc_tbuf_put(SC_REC_NOTE, &r, sizeof r, text, strlen(text) + 1);
+}
+
+/* Calls' times came from the CPU's counter (clock.h): if they drifted from CUPTI's clock, by
+ * which GPU records are timed, by more than the 2 us that the analysis can ignore, the user
+ * is told, and by how much. */
+static void sc_note_clock_drift(void)
+{
+    uint64_t worst = sc_clock_worst_error_ns();
+    if (worst <= 2000) return;
+    char text[200];
+    snprintf(text, sizeof text,
+             "host call times came up to %.1f us from CUPTI's clock (STREAMCHECK_TSC=0 reads "
+             "CUPTI's clock at every call)", (double)worst / 1000.0);
+    sc_say("%s", text);
+    sc_note(SC_NOTE_INFO, text);
 }
 
 static const char *sc_exe_base(char *buf, size_t size)
@@ -268,6 +284,7 @@ static void sc_start_locked(uint32_t attach)
     }
     sc_stack_init();
     sc_python_start();
+    sc_clock_start();   /* the agent takes its pairs */
     CUptiResult rc = sc_callbacks_start();
     if (rc != CUPTI_SUCCESS) {
         /* Another profiler (nsys, ncu, compute-sanitizer, torch.profiler) holds the only
@@ -402,6 +419,7 @@ void sc_capture_finish(uint32_t reason)
     uint64_t now = 0;
     if (sc_cupti_api.GetTimestamp) sc_cupti_api.GetTimestamp(&now);
     sc_nvtx_count_unclosed();
+    sc_note_clock_drift();
     sc_scope_finish(now);
     /* Every buffered record first, then what was lost, then END, written directly: END must
      * be the file's last record, whichever thread's buffer held what. */

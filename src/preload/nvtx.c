@@ -11,6 +11,7 @@
 #include <generated_nvtx_meta.h>
 
 #include "preload/calls.h"
+#include "preload/clock.h"
 #include "preload/cupti_loader.h"
 #include "preload/loss.h"
 #include "preload/options.h"
@@ -142,12 +143,7 @@ static uint32_t sc_message_id(const nvtxEventAttributes_t *a)
     }
 }
 
-static uint64_t sc_now(void)
-{
-    uint64_t t = 0;
-    sc_cupti_api.GetTimestamp(&t);
-    return t;
-}
+static inline uint64_t sc_now(void) { return sc_clock_now(); }
 
 /* Built in place in the thread's buffer: a fixed-size record, no copy. */
 static inline void sc_put_range(const sc_nvtx_open *r, uint64_t end_ns, uint32_t tid,

@@ -41,6 +41,7 @@ static const sc_option_def sc_option_defs[] = {
     {"unified_memory", "STREAMCHECK_UNIFIED_MEMORY", SC_OPT_FLAG, SC_FIELD(unified_memory)},
     {"python", "STREAMCHECK_PYTHON", SC_OPT_FLAG, SC_FIELD(python)},
     {"compact", "STREAMCHECK_COMPACT", SC_OPT_FLAG, SC_FIELD(compact)},
+    {"tsc", "STREAMCHECK_TSC", SC_OPT_FLAG, SC_FIELD(tsc)},
     {"capture", "STREAMCHECK_CAPTURE", SC_OPT_CAPTURE, SC_FIELD(capture)},
     {"capture_range", "STREAMCHECK_CAPTURE_RANGE", SC_OPT_TEXT, SC_FIELD(capture_range)},
     {"capture_skip", "STREAMCHECK_CAPTURE_SKIP", SC_OPT_COUNT, SC_FIELD(capture_skip)},
@@ -222,7 +223,7 @@ static void sc_options_parse(sc_options *o, const char *text, void (*warn)(const
             sc_warnf(warn,
                      "STREAMCHECK_OPTIONS: unknown key '%.*s' (ignored; keys: out, "
                      "summary, disable, stack_depth, cupti, unwinder, unified_memory, python, "
-                     "compact, capture, capture_range, capture_skip)",
+                     "compact, tsc, capture, capture_range, capture_skip)",
                      sc_shown(key_len), key);
             continue;
         }
@@ -236,7 +237,7 @@ static void sc_options_parse(sc_options *o, const char *text, void (*warn)(const
 
 void sc_options_load(sc_options *o, void (*warn)(const char *line))
 {
-    *o = (sc_options){.summary = true, .stack_depth = 24, .python = true, .compact = true,
+    *o = (sc_options){.summary = true, .stack_depth = 24, .python = true, .compact = true, .tsc = true,
                       .out_dir = "streamcheck-out", .capture = "all"};
     const char *all = getenv("STREAMCHECK_OPTIONS");
     if (all) sc_options_parse(o, all, warn);

@@ -23,6 +23,8 @@ typedef struct sc_options {
     bool compact;           /* STREAMCHECK_COMPACT (default 1): kernels and calls as compact
                                records, format 2.0; 0: full records only, format 1.5, for an
                                older streamcheck-report */
+    bool tsc;               /* STREAMCHECK_TSC (default 1): calls timed by the CPU's counter,
+                               converted to CUPTI's clock (clock.h); 0: CUPTI's clock */
     bool unified_memory;    /* STREAMCHECK_UNIFIED_MEMORY=1: trace managed-memory migrations
                                and GPU page faults (off by default: the driver's tracing
                                slows a program that faults, tests/samples/MEASURED.md) */

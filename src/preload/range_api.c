@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "preload/capture.h"
+#include "preload/clock.h"
 #include "preload/cupti_loader.h"
 #include "preload/loss.h"
 #include "preload/scope.h"
@@ -37,8 +38,7 @@ static __thread uint32_t sc_api_depth;
 static bool sc_api_now(uint64_t *now, uint64_t *capture_start)
 {
     if (!sc_capture_running(capture_start) || !sc_cupti_api.GetTimestamp) return false;
-    *now = 0;
-    sc_cupti_api.GetTimestamp(now);
+    *now = sc_clock_now();
     return true;
 }
 

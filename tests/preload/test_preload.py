@@ -415,7 +415,7 @@ def test_what_the_options_variable_does_not_understand_costs_one_line_each(tmp_p
                       env={"STREAMCHECK_OPTIONS": "colour=blue:stack_depth=deep:out=/x/%y"})
     assert said(p) == [
         "streamcheck: STREAMCHECK_OPTIONS: unknown key 'colour' (ignored; keys: out, summary, "
-        "disable, stack_depth, cupti, unwinder, unified_memory, python, compact, capture, "
+        "disable, stack_depth, cupti, unwinder, unified_memory, python, compact, tsc, capture, "
         "capture_range, capture_skip)",
         "streamcheck: STREAMCHECK_OPTIONS: stack_depth=deep: wants a number from 0 to 64 "
         "(ignored)",

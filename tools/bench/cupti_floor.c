@@ -13,6 +13,11 @@
 //                          (src/preload/calls.c, built into this library: the same table),
 //                          NVTX and resource ids included; NVTX then reaches CUPTI through this
 //                          library, as it reaches it through streamcheck
+//   CUPTI_FLOOR_CLOCK      0 (default); cupti: each callback reads cuptiGetTimestamp once (a
+//                          call's entry and exit: two reads a call, as streamcheck made before
+//                          it read the CPU's counter); counter: each reads the CPU's time-stamp
+//                          counter once, the least any tracer that times calls pays above the
+//                          floor (src/preload/clock.h)
 //
 // KINDS=streamcheck CALLBACKS=streamcheck is "the floor" of every call class: a minimal
 // client with the same callbacks and activity kinds, doing nothing in them. Whatever
@@ -33,6 +38,7 @@
 
 #include "preload/activity_kinds.h"
 #include "preload/calls.h"
+#include "preload/clock.h"
 #include "streamcheck/trace_format.h"
 
 #define FLOOR_EXPORT __attribute__((visibility("default")))
@@ -83,6 +89,30 @@ static void CUPTIAPI floor_empty_callback(void *userdata, CUpti_CallbackDomain d
     (void)data;
 }
 
+static __thread uint64_t floor_clock_sink;  // keeps the read from being optimized away
+
+static void CUPTIAPI floor_cupti_clock_callback(void *userdata, CUpti_CallbackDomain domain,
+                                                CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    (void)domain;
+    (void)cbid;
+    (void)data;
+    uint64_t now = 0;
+    cuptiGetTimestamp(&now);
+    floor_clock_sink += now;
+}
+
+static void CUPTIAPI floor_counter_callback(void *userdata, CUpti_CallbackDomain domain,
+                                            CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    (void)domain;
+    (void)cbid;
+    (void)data;
+    floor_clock_sink += sc_clock_counter();
+}
+
 static int floor_fail(const char *what, CUptiResult r)
 {
     const char *msg = NULL;
@@ -116,7 +146,11 @@ static int floor_enable_callbacks(void)
     const char *which = floor_env("CUPTI_FLOOR_CALLBACKS", "0");
     if (strcmp(which, "0") == 0) return 1;
     static CUpti_SubscriberHandle sub;
-    CUptiResult r = cuptiSubscribe(&sub, floor_empty_callback, NULL);
+    const char *clock = floor_env("CUPTI_FLOOR_CLOCK", "0");
+    CUpti_CallbackFunc callback = strcmp(clock, "cupti") == 0     ? floor_cupti_clock_callback
+                                  : strcmp(clock, "counter") == 0 ? floor_counter_callback
+                                                                  : floor_empty_callback;
+    CUptiResult r = cuptiSubscribe(&sub, callback, NULL);
     if (r != CUPTI_SUCCESS) return floor_fail("cuptiSubscribe", r);
     if (strcmp(which, "streamcheck") == 0) {
         unsigned n = 0;

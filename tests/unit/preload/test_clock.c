@@ -1,0 +1,125 @@
+/* The calls' clock (src/preload/clock.c): the CPU's counter converted to CUPTI's clock by a
+ * line through pairs. Here CUPTI's clock is CLOCK_REALTIME's nanoseconds, as it is on the
+ * GPU machine (cuptiGetTimestamp read 457 ns after a CLOCK_REALTIME read there), and the
+ * test is the agent: it takes the pairs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "preload/clock.h"
+#include "preload/options.h"
+
+/* What the library's other files would provide. */
+sc_options sc_opts;
+sc_cupti sc_cupti_api;
+static int cupti_reads;
+
+static uint64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static CUptiResult fake_timestamp(uint64_t *t)
+{
+    cupti_reads++;
+    *t = realtime_ns();
+    return CUPTI_SUCCESS;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec nap = {0, ms * 1000000L};
+    nanosleep(&nap, NULL);
+}
+
+static bool counter_is_the_kernels_clock(void)
+{
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    char s[64] = "";
+    if (f) {
+        if (!fgets(s, sizeof s, f)) s[0] = '\0';
+        fclose(f);
+    }
+#if defined(__x86_64__)
+    return strcmp(s, "tsc\n") == 0;
+#elif defined(__aarch64__)
+    return strcmp(s, "arch_sys_counter\n") == 0;
+#else
+    return false;
+#endif
+}
+
+static void the_line_holds_across_the_counters_range(void **state)
+{
+    (void)state;
+    uint64_t mult = (uint64_t)(0.3125 * 4294967296.0);   /* 3.2 GHz: 0.3125 ns a tick */
+    uint64_t base_counter = 1000000000000ull, base_ns = 5000000000ull;
+    assert_int_equal(sc_clock_on_line(base_counter, base_ns, mult, base_counter), base_ns);
+    /* a counter read just below the base (another CPU, read before it was taken) */
+    assert_int_equal(sc_clock_on_line(base_counter, base_ns, mult, base_counter - 32),
+                     base_ns - 10);
+    /* an hour of ticks past the base does not overflow the product */
+    uint64_t hour = 3600ull * 3200000000ull;
+    assert_int_equal(sc_clock_on_line(base_counter, base_ns, mult, base_counter + hour),
+                     base_ns + 3600ull * 1000000000ull);
+}
+
+static void until_two_pairs_lie_apart_every_read_is_cuptis(void **state)
+{
+    (void)state;
+    if (!counter_is_the_kernels_clock()) skip();
+    sc_opts.tsc = true;
+    sc_clock_start();
+    sc_clock_calibrate();                 /* the first pair: no line yet */
+    cupti_reads = 0;
+    (void)sc_clock_now();
+    assert_int_equal(cupti_reads, 1);
+}
+
+/* The agent's rounds, 60 ms apart: from the second on, reads come from the line and stay
+ * within 2 us of CUPTI's clock, in order on this thread, and take no CUPTI read. */
+static void from_the_second_pair_the_counter_gives_cuptis_time(void **state)
+{
+    (void)state;
+    if (!counter_is_the_kernels_clock()) skip();
+    uint64_t worst = 0, last = 0;
+    for (int round = 0; round < 6; round++) {
+        sleep_ms(60);
+        sc_clock_calibrate();
+        for (int i = 0; i < 1000; i++) {
+            uint64_t before = realtime_ns();
+            cupti_reads = 0;
+            uint64_t now = sc_clock_now();
+            uint64_t after = realtime_ns();
+            assert_int_equal(cupti_reads, 0);
+            assert_true(now >= last);
+            last = now;
+            /* outside [before, after] only by the line's error */
+            uint64_t off = now < before ? before - now : now > after ? now - after : 0;
+            if (off > worst) worst = off;
+        }
+    }
+    print_message("worst distance from CLOCK_REALTIME: %llu ns; at the pairs: %llu ns\n",
+                  (unsigned long long)worst, (unsigned long long)sc_clock_worst_error_ns());
+    assert_true(worst < 2000);
+    assert_true(sc_clock_worst_error_ns() < 2000);
+}
+
+int main(void)
+{
+    sc_cupti_api.GetTimestamp = fake_timestamp;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_line_holds_across_the_counters_range),
+        cmocka_unit_test(until_two_pairs_lie_apart_every_read_is_cuptis),
+        cmocka_unit_test(from_the_second_pair_the_counter_gives_cuptis_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -259,7 +259,8 @@ def check_sharing_present(trace):
 
 def test_the_floor_enables_what_streamcheck_enables(tmp_path):
     """The benchmark's floor (CUPTI_FLOOR_CALLBACKS=streamcheck CUPTI_FLOOR_KINDS=streamcheck)
-    is a minimal client with streamcheck's very callbacks and activity kinds."""
+    is a minimal client with streamcheck's very callbacks and activity kinds; reading a clock
+    in them (CUPTI_FLOOR_CLOCK) changes nothing of that."""
     floor = BUILD / "tools" / "bench" / "libcupti_floor.so"
     if not floor.exists():
         pytest.skip(f"{floor} not built")
@@ -269,7 +270,10 @@ def test_the_floor_enables_what_streamcheck_enables(tmp_path):
     sets = {}
     for who, preload, extra in (("streamcheck", LIB, {}),
                                 ("floor", floor, {"CUPTI_FLOOR_CALLBACKS": "streamcheck",
-                                                  "CUPTI_FLOOR_KINDS": "streamcheck"})):
+                                                  "CUPTI_FLOOR_KINDS": "streamcheck"}),
+                                ("floor+counter", floor, {"CUPTI_FLOOR_CALLBACKS": "streamcheck",
+                                                          "CUPTI_FLOOR_KINDS": "streamcheck",
+                                                          "CUPTI_FLOOR_CLOCK": "counter"})):
         (tmp_path / who).mkdir()
         enabled = tmp_path / who / "enabled"
         run(tmp_path / who, "work", 1, 5, env={"LD_PRELOAD": str(preload),
@@ -277,7 +281,7 @@ def test_the_floor_enables_what_streamcheck_enables(tmp_path):
                                               "FAKE_CUPTI_ENABLED": str(enabled), **extra},
             traces=who == "streamcheck")
         sets[who] = set(enabled.read_text().splitlines())
-    assert sets["floor"] == sets["streamcheck"]
+    assert sets["floor"] == sets["streamcheck"] == sets["floor+counter"]
     assert any(l.startswith("kind ") for l in sets["floor"])
     assert sum(l.startswith("callback 5 ") for l in sets["floor"]) >= 10   # NVTX
 

@@ -24,7 +24,11 @@
  *                             or term-busy (as tests/samples/lifecycle term-busy: THREADS
  *                             threads never stop calling, the main thread raises SIGTERM
  *                             and then returns from main, running the exit handlers while
- *                             they call)
+ *                             they call), or exit-term@getpid:N (work, then exit(7), and
+ *                             SIGTERM reaches the exiting thread inside the Nth getpid() of
+ *                             the exit: a chosen point of the library's finish; after the
+ *                             library's exit handler when the exit makes fewer), or
+ *                             exit-term@flush (the same, inside the finish's CUPTI flush)
  *   ignored-term THREADS CALLS  SIGTERM ignored from the start (before CUDA), then work,
  *                             a SIGTERM to itself, and a normal exit
  *   fork-work THREADS CALLS   forks before CUDA starts; the child, then the parent, each
@@ -51,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -276,6 +281,45 @@ static void *busy_worker(void *p)
 
 /* ---- how the process ends ------------------------------------------------------------ */
 
+/* end exit-term@...: a SIGTERM that lands inside the exit's finish, at a point chosen, not
+ * left to chance. getpid() is defined here: the executable's definition wins over the C
+ * library's for libstreamcheck.so too, so the library's own calls of it during the exit
+ * become the points. Armed for the Nth call on the exiting thread; the signal goes to that
+ * thread (tgkill), so its handler runs inside the call, before it returns. An exit that
+ * makes fewer calls gets it from term_after_exit, an exit handler registered before CUDA
+ * started, which runs after the library's (handlers run last-registered first). */
+static atomic_int term_countdown;   /* calls to go; 0: not armed */
+static atomic_long exiting_tid;
+
+static void term_here(void)
+{
+    syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), SIGTERM);
+}
+
+__attribute__((visibility("default"))) pid_t getpid(void)
+{
+    if (atomic_load(&term_countdown) > 0 && syscall(SYS_gettid) == atomic_load(&exiting_tid) &&
+        atomic_fetch_sub(&term_countdown, 1) == 1)
+        term_here();
+    return (pid_t)syscall(SYS_getpid);
+}
+
+static void term_after_exit(void)
+{
+    if (atomic_exchange(&term_countdown, 0) > 0) term_here();
+}
+
+static void exit_term_at(const char *point)
+{
+    fflush(stdout);
+    atomic_store(&exiting_tid, syscall(SYS_gettid));
+    if (strncmp(point, "getpid:", 7) == 0)
+        atomic_store(&term_countdown, atoi(point + 7));
+    else if (strcmp(point, "flush") == 0)
+        fake_cupti_signal_in_flush(SIGTERM);
+    exit(7);
+}
+
 static void end_by(const char *how, int threads, int n_calls)
 {
     int to_worker = strcmp(how, "term-worker") == 0, busy = strcmp(how, "term-busy") == 0;
@@ -308,6 +352,8 @@ static void end_by(const char *how, int threads, int n_calls)
     fflush(stdout);
     if (strcmp(how, "term-then-exit") == 0)
         kill(getpid(), SIGTERM);    /* the exit below races the signal's finish */
+    if (strncmp(how, "exit-term@", 10) == 0)
+        exit_term_at(how + 10);
     if (strcmp(how, "_exit") == 0)
         _exit(7);
     if (strcmp(how, "_Exit") == 0)
@@ -384,6 +430,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "ignored-term") == 0)
         signal(SIGTERM, SIG_IGN);   /* the program's choice, made before CUDA starts */
+    if (strcmp(mode, "end") == 0)
+        atexit(term_after_exit);    /* before CUDA: runs after the library's exit handler */
     int a = argc > 2 ? atoi(argv[2]) : 0, b = argc > 3 ? atoi(argv[3]) : 0;
     if (strcmp(mode, "fork-work") == 0) {
         /* A child forked before CUDA starts may start it itself: it writes its own trace. */

@@ -7,13 +7,16 @@
  * activity buffers the library hands CUPTI are big enough and 8-byte aligned. */
 #include <cupti.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake_cupti.h"
 
@@ -142,9 +145,30 @@ FAKE_EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid
     return CUPTI_SUCCESS;
 }
 
+static atomic_int fake_flush_signal;
+
+FAKE_EXPORT void fake_cupti_signal_in_flush(int sig)
+{
+    atomic_store(&fake_flush_signal, sig);
+}
+
+static void fake_signal_here(int sig)
+{
+    sigset_t blocked;
+    pthread_sigmask(SIG_BLOCK, NULL, &blocked);
+    pid_t pid = (pid_t)syscall(SYS_getpid);
+    if (sigismember(&blocked, sig))
+        kill(pid, sig);
+    else
+        syscall(SYS_tgkill, pid, (pid_t)syscall(SYS_gettid), sig);
+}
+
 FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
-    (void)flag;
+    if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) && atomic_load(&fake_flush_signal)) {
+        int sig = atomic_exchange(&fake_flush_signal, 0);
+        if (sig) fake_signal_here(sig);
+    }
     pthread_mutex_lock(&fake_lock);
     fake_slot *records = fake_pending;
     size_t n = fake_n_pending;

@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -326,6 +327,30 @@ def test_an_exit_that_races_the_signal_still_ends_by_it(tmp_path):
     assert t["status"] == "complete"
     assert (t["end"]["reason"], t["end"]["signal"]) == (sctrace.END_SIGNAL, signal.SIGTERM)
     assert len(t["calls"]) == fired["calls"]
+
+
+@pytest.mark.parametrize("point", ["getpid:1", "getpid:2", "getpid:3", "flush", "getpid:99"])
+def test_a_signal_inside_the_exits_finish_ends_the_run_at_once(tmp_path, point):
+    """SIGTERM from outside within microseconds of the program's exit(): it lands while the
+    exit's finish is under way, at a point chosen by the driver (inside the Nth getpid() of
+    the exit, inside the finish's CUPTI flush; getpid:99 is past the library's exit handler).
+    Whichever got there first, the trace is complete and the run ends by the signal, at once:
+    the exit's finish used to stop the library's thread while that thread had just been
+    handed the signal's finish, each then waiting for the other until the 10 s watchdog ended
+    the run with a .partial trace; landing in the flush, the handler wrote what the crash
+    path could and ended the run in the middle of the finish (a .partial trace)."""
+    start = time.monotonic()
+    _, t, fired = run(tmp_path, "end", f"exit-term@{point}", 2, 500, expect_rc=-signal.SIGTERM)
+    took = time.monotonic() - start
+    assert took < 5, f"{took:.1f} s: the finish waited for a watchdog"
+    assert t["status"] == "complete", t["status_detail"]
+    assert len(t["calls"]) == fired["calls"] == t["end"]["api_records"]
+    if point == "flush":     # before END: the trace says the signal ended it
+        assert (t["end"]["reason"], t["end"]["signal"]) == (sctrace.END_SIGNAL, signal.SIGTERM)
+    elif point == "getpid:99":  # after the trace was closed: the program exited, then died
+        assert t["end"]["reason"] == sctrace.END_EXIT
+    else:
+        assert t["end"]["reason"] in (sctrace.END_EXIT, sctrace.END_SIGNAL)
 
 
 def test_a_signal_while_cupti_flushes_on_its_own_thread_loses_nothing(tmp_path):

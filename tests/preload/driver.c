@@ -28,7 +28,9 @@
  *                             SIGTERM reaches the exiting thread inside the Nth getpid() of
  *                             the exit: a chosen point of the library's finish; after the
  *                             library's exit handler when the exit makes fewer), or
- *                             exit-term@flush (the same, inside the finish's CUPTI flush)
+ *                             exit-term@flush (the same, inside the finish's CUPTI flush),
+ *                             or exit-term@race:US (SIGTERM to the process from another
+ *                             thread, a random 0..US microseconds after exit() is called)
  *   ignored-term THREADS CALLS  SIGTERM ignored from the start (before CUDA), then work,
  *                             a SIGTERM to itself, and a normal exit
  *   fork-work THREADS CALLS   forks before CUDA starts; the child, then the parent, each
@@ -309,14 +311,40 @@ static void term_after_exit(void)
     if (atomic_exchange(&term_countdown, 0) > 0) term_here();
 }
 
+static atomic_int race_go;
+
+/* As `timeout` or a job scheduler would: to the process, at a moment nobody chose. */
+static void *term_racer(void *arg)
+{
+    long us = (long)(intptr_t)arg;
+    while (!atomic_load(&race_go)) {
+    }
+    double until = now_us() + (us > 0 ? rand() % us : 0);
+    while (now_us() < until) {
+    }
+    kill((pid_t)syscall(SYS_getpid), SIGTERM);
+    return NULL;
+}
+
 static void exit_term_at(const char *point)
 {
     fflush(stdout);
     atomic_store(&exiting_tid, syscall(SYS_gettid));
-    if (strncmp(point, "getpid:", 7) == 0)
+    if (strncmp(point, "getpid:", 7) == 0) {
         atomic_store(&term_countdown, atoi(point + 7));
-    else if (strcmp(point, "flush") == 0)
+    } else if (strcmp(point, "flush") == 0) {
         fake_cupti_signal_in_flush(SIGTERM);
+    } else if (strncmp(point, "race:", 5) == 0) {
+        srand((unsigned)(now_us() * 1000));
+        sigset_t term, old;  /* the racer must send it, not take it */
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &term, &old);
+        pthread_t t;
+        pthread_create(&t, NULL, term_racer, (void *)(intptr_t)atol(point + 5));
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        atomic_store(&race_go, 1);
+    }
     exit(7);
 }
 

@@ -469,7 +469,12 @@ static void sc_finish_run(uint32_t reason)
     if (sc_cupti_api.handle) {
         sc_sync_contexts();
         dropped = sc_activity_finish();
-        sc_callbacks_stop();
+        /* Unsubscribing changes CUPTI's state while other threads may be inside its
+         * callbacks. When a signal ends the run right after this finish, that buys nothing:
+         * the process ends before CUPTI is torn down, and calls made meanwhile are counted
+         * as after-close either way. At an exit CUPTI is told, before its own exit handlers
+         * and the runtime's teardown run. */
+        if (!atomic_load(&sc_pending_signal)) sc_callbacks_stop();
     }
     sc_modules_update();
     uint64_t now = 0;

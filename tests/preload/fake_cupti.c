@@ -6,6 +6,7 @@
  * What it checks on its own: a callback fires only for ids the subscriber enabled, and the
  * activity buffers the library hands CUPTI are big enough and 8-byte aligned. */
 #include <cupti.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -50,9 +51,29 @@ FAKE_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_Callback
     return CUPTI_SUCCESS;
 }
 
+/* FAKE_CUPTI_LATE=PATH: a line for each call of the client's that comes once its final,
+ * forced flush has begun: "flush FLAG" (a flush, from any thread, during or after it) and
+ * "unsubscribe". Written as it happens (the process may end by a signal right after), so
+ * that a test can check what the library still asks of CUPTI while it finishes. With
+ * FAKE_CUPTI_FORCED_FLUSH_MS=N the forced flush takes N ms, as a real one may. */
+static atomic_bool fake_forced_began;
+
+static void fake_late(const char *what, uint32_t flag)
+{
+    const char *path = getenv("FAKE_CUPTI_LATE");
+    if (!path || !atomic_load(&fake_forced_began)) return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0) return;
+    char line[64];
+    int n = snprintf(line, sizeof line, "%s %u\n", what, flag);
+    if (write(fd, line, (size_t)n) != n) fprintf(stderr, "fake_cupti: %s: short write\n", path);
+    close(fd);
+}
+
 FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s)
 {
     (void)s;
+    fake_late("unsubscribe", 0);
     atomic_store(&fake_subscribed, false);
     return CUPTI_SUCCESS;
 }
@@ -165,6 +186,14 @@ static void fake_signal_here(int sig)
 
 FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
+    fake_late("flush", flag);
+    if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) {
+        atomic_store(&fake_forced_began, true);
+        const char *ms = getenv("FAKE_CUPTI_FORCED_FLUSH_MS");
+        struct timespec wait = {0, ms ? atol(ms) * 1000000L : 0};
+        for (; wait.tv_nsec >= 1000000000L; wait.tv_nsec -= 1000000000L) wait.tv_sec++;
+        if (wait.tv_sec || wait.tv_nsec) nanosleep(&wait, NULL);
+    }
     if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) && atomic_load(&fake_flush_signal)) {
         int sig = atomic_exchange(&fake_flush_signal, 0);
         if (sig) fake_signal_here(sig);

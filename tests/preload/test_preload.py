@@ -390,6 +390,34 @@ def test_a_signal_while_cupti_flushes_on_its_own_thread_loses_nothing(tmp_path):
         assert len(t["calls"]) == t["end"]["api_records"] >= 3000, i
 
 
+@pytest.mark.parametrize("how", ["term", "term-busy"])
+def test_a_signals_finish_asks_cupti_for_nothing_beside_its_flush(tmp_path, how):
+    """While the library's thread finishes for a signal, four threads keep calling, each
+    synchronizing the device every 100 rounds, and the final forced flush takes 300 ms (the
+    fake's FAKE_CUPTI_FORCED_FLUSH_MS; a real one with kernels in flight may). With the agent
+    stopped, each synchronization used to flush CUPTI's buffers from the application's
+    thread, beside the forced flush and after it, for a trace that takes nothing more; and
+    the finish unsubscribed while those threads were inside CUPTI's callbacks, though the
+    signal ends the process right after (a SIGSEGV under term-busy on one GPU host is not
+    explained; these are CUPTI calls it does not need). The fake logs every flush and
+    unsubscribe from the forced flush on: none."""
+    late = tmp_path / "late"
+    _, t, _ = run(tmp_path, "end", how, 4, 3000, expect_rc=-signal.SIGTERM,
+                  env={"FAKE_CUPTI_LATE": str(late), "FAKE_CUPTI_FORCED_FLUSH_MS": "300"})
+    assert t["status"] == "complete"
+    assert (t["end"]["reason"], t["end"]["signal"]) == (sctrace.END_SIGNAL, signal.SIGTERM)
+    assert len(t["calls"]) == t["end"]["api_records"] >= 3000
+    assert not late.exists(), late.read_text()
+
+
+def test_an_exit_still_unsubscribes_after_its_flush(tmp_path):
+    """At an exit CUPTI is told, once, after the final flush: its own exit handlers and the
+    runtime's teardown run after the library's."""
+    late = tmp_path / "late"
+    run(tmp_path, "end", "exit", 2, 200, expect_rc=7, env={"FAKE_CUPTI_LATE": str(late)})
+    assert late.read_text() == "unsubscribe 0\n"
+
+
 def test_a_program_that_ignores_the_signal_keeps_ignoring_it(tmp_path):
     """streamcheck installs its handler only where the program left the default action: a
     SIGTERM the program ignores stays ignored, and the run ends normally."""

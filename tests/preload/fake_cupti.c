@@ -182,6 +182,9 @@ static void fake_signal_here(int sig)
         kill(pid, sig);
     else
         syscall(SYS_tgkill, pid, (pid_t)syscall(SYS_gettid), sig);
+    /* Under ThreadSanitizer, which holds a signal back until the thread next blocks: here. */
+    struct timespec moment = {0, 1000000};
+    nanosleep(&moment, NULL);
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)

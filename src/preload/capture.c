@@ -471,9 +471,10 @@ static void sc_finish_run(uint32_t reason)
         dropped = sc_activity_finish();
         /* Unsubscribing changes CUPTI's state while other threads may be inside its
          * callbacks. When a signal ends the run right after this finish, that buys nothing:
-         * the process ends before CUPTI is torn down, and calls made meanwhile are counted
-         * as after-close either way. At an exit CUPTI is told, before its own exit handlers
-         * and the runtime's teardown run. */
+         * the process ends before CUPTI is torn down. Calls made meanwhile are recorded
+         * until the close and counted as after-close from then on, as those of a thread
+         * still calling at an exit are. At an exit CUPTI is told, before its own exit
+         * handlers and the runtime's teardown run. */
         if (!atomic_load(&sc_pending_signal)) sc_callbacks_stop();
     }
     sc_modules_update();

@@ -452,6 +452,14 @@ void sc_capture_finish(uint32_t reason)
     sc_finish_done();
 }
 
+void sc_capture_exit_gate(void)
+{
+    if (sc_finishing || !atomic_load(&sc_pending_signal) ||
+        getpid() != atomic_load(&sc_capture_pid))
+        return;
+    sc_finish_wait();
+}
+
 /* The whole finish, on the thread that claimed it. */
 static void sc_finish_run(uint32_t reason)
 {

@@ -30,7 +30,9 @@
  *                             library's exit handler when the exit makes fewer), or
  *                             exit-term@flush (the same, inside the finish's CUPTI flush),
  *                             or exit-term@race:US (SIGTERM to the process from another
- *                             thread, a random 0..US microseconds after exit() is called)
+ *                             thread, a random 0..US microseconds after exit() is called),
+ *                             or exit-late-handler (an exit handler registered after CUDA
+ *                             started writes "ran" to FAKE_DRIVER_LATE_HANDLER, then exit)
  *   ignored-term THREADS CALLS  SIGTERM ignored from the start (before CUDA), then work,
  *                             a SIGTERM to itself, and a normal exit
  *   fork-work THREADS CALLS   forks before CUDA starts; the child, then the parent, each
@@ -397,6 +399,8 @@ static void end_by(const char *how, int threads, int n_calls)
         kill(getpid(), SIGTERM);    /* the exit below races the signal's finish */
     if (strncmp(how, "exit-term@", 10) == 0)
         exit_term_at(how + 10);
+    if (strcmp(how, "exit-late-handler") == 0)
+        atexit(late_handler);   /* after CUDA started: runs first, with no signal to wait for */
     if (strcmp(how, "_exit") == 0)
         _exit(7);
     if (strcmp(how, "_Exit") == 0)

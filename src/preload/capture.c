@@ -203,6 +203,7 @@ static atomic_int sc_finish_state;
 static __thread __attribute__((tls_model("initial-exec"))) bool sc_finishing; /* claimed it */
 
 static void sc_finish_run(uint32_t reason);
+static void sc_cuda_resolve(void);
 
 static void *sc_term_watchdog(void *arg)
 {
@@ -313,6 +314,7 @@ static void sc_start_locked(uint32_t attach)
     sc_tbuf_start(&sc_trace_writer);
     sc_agent_start();   /* without it, buffers are written by the threads that fill them */
     atomic_store(&sc_capture_pid, getpid());
+    sc_cuda_resolve();
     sc_write_process(attach);
     sc_write_env();
     sc_modules_update();
@@ -362,26 +364,44 @@ void sc_capture_start(uint32_t attach)
     pthread_mutex_unlock(&sc_capture_lock);
 }
 
+/* The driver's calls the exit's synchronization makes, looked up when capture starts (cuInit
+ * has loaded the driver by then), so that the finish takes no loader lock: an exit handler of
+ * a library being unloaded may hold it while it waits for a signal's finish (exits.c). Looked
+ * up again at the finish where the driver was not loaded at the start. */
+static struct {
+    CUresult (*_Atomic push)(CUcontext);
+    CUresult (*_Atomic pop)(CUcontext *);
+    CUresult (*_Atomic sync)(void);
+} sc_cuda;
+
+static void sc_cuda_resolve(void)
+{
+    if (atomic_load(&sc_cuda.sync)) return;
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!cuda) return;
+    /* the driver stays loaded: the handle is kept */
+    atomic_store(&sc_cuda.push, (CUresult(*)(CUcontext))dlsym(cuda, "cuCtxPushCurrent_v2"));
+    atomic_store(&sc_cuda.pop, (CUresult(*)(CUcontext *))dlsym(cuda, "cuCtxPopCurrent_v2"));
+    atomic_store(&sc_cuda.sync, (CUresult(*)(void))dlsym(cuda, "cuCtxSynchronize"));
+}
+
 /* Waits for the device work still in flight, so that its records exist before the
  * flush. Only contexts the program created, only at exit, and never cuInit. */
 static void sc_sync_contexts_now(void)
 {
-    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!cuda) return;
-    CUresult (*push)(CUcontext) = (CUresult(*)(CUcontext))dlsym(cuda, "cuCtxPushCurrent_v2");
-    CUresult (*pop)(CUcontext *) = (CUresult(*)(CUcontext *))dlsym(cuda, "cuCtxPopCurrent_v2");
-    CUresult (*sync)(void) = (CUresult(*)(void))dlsym(cuda, "cuCtxSynchronize");
-    if (push && pop && sync) {
-        CUcontext ctx[64];
-        int n = sc_callbacks_contexts(ctx, 64);
-        for (int i = 0; i < n; i++) {
-            if (push(ctx[i]) != CUDA_SUCCESS) continue;
-            sync();
-            CUcontext popped;
-            pop(&popped);
-        }
+    sc_cuda_resolve();
+    CUresult (*push)(CUcontext) = atomic_load(&sc_cuda.push);
+    CUresult (*pop)(CUcontext *) = atomic_load(&sc_cuda.pop);
+    CUresult (*sync)(void) = atomic_load(&sc_cuda.sync);
+    if (!push || !pop || !sync) return;
+    CUcontext ctx[64];
+    int n = sc_callbacks_contexts(ctx, 64);
+    for (int i = 0; i < n; i++) {
+        if (push(ctx[i]) != CUDA_SUCCESS) continue;
+        sync();
+        CUcontext popped;
+        pop(&popped);
     }
-    dlclose(cuda);
 }
 
 static atomic_bool sc_sync_done;

@@ -51,8 +51,8 @@ SC_EXPORT void _Exit(int status)
  * started need none (they run after the library's handler), nor the library's own. Under
  * LD_PRELOAD only, as the wrappers above; a return from main reaches exit() inside the C
  * library, but its handlers come through here. A library unloaded (dlclose) while a signal's
- * finish is under way waits for it too, holding the loader's lock: the finish's device
- * synchronization then waits its 5 s bound. */
+ * finish is under way waits for it too, holding the loader's lock: the finish takes none
+ * itself (capture.c), and were CUPTI's flush to need it, the watchdog ends the run. */
 typedef int (*sc_cxa_atexit_fn)(void (*)(void *), void *, void *);
 typedef struct sc_exit_handler {
     void (*fn)(void *);

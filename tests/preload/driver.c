@@ -355,7 +355,8 @@ static void exit_term_at(const char *point)
         sigaddset(&term, SIGTERM);
         pthread_sigmask(SIG_BLOCK, &term, &old);
         pthread_t t;
-        pthread_create(&t, NULL, term_racer, (void *)(intptr_t)atol(point + 5));
+        if (pthread_create(&t, NULL, term_racer, (void *)(intptr_t)atol(point + 5)) == 0)
+            pthread_detach(t);  /* never joined: the run ends by its signal or by the exit */
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         atomic_store(&race_go, 1);
     }

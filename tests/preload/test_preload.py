@@ -392,7 +392,7 @@ def test_a_signal_while_cupti_flushes_on_its_own_thread_loses_nothing(tmp_path):
 
 @pytest.mark.parametrize("how", ["term", "term-busy"])
 def test_a_signals_finish_asks_cupti_for_nothing_beside_its_flush(tmp_path, how):
-    """While the library's thread finishes for a signal, four threads keep calling, each
+    """While the library's thread finishes for a signal, two threads keep calling, each
     synchronizing the device every 100 rounds, and the final forced flush takes 300 ms (the
     fake's FAKE_CUPTI_FORCED_FLUSH_MS; a real one with kernels in flight may). With the agent
     stopped, each synchronization used to flush CUPTI's buffers from the application's
@@ -402,11 +402,13 @@ def test_a_signals_finish_asks_cupti_for_nothing_beside_its_flush(tmp_path, how)
     explained; these are CUPTI calls it does not need). The fake logs every flush and
     unsubscribe from the forced flush on: none."""
     late = tmp_path / "late"
-    _, t, _ = run(tmp_path, "end", how, 4, 3000, expect_rc=-signal.SIGTERM,
-                  env={"FAKE_CUPTI_LATE": str(late), "FAKE_CUPTI_FORCED_FLUSH_MS": "300"})
-    assert t["status"] == "complete"
-    assert (t["end"]["reason"], t["end"]["signal"]) == (sctrace.END_SIGNAL, signal.SIGTERM)
-    assert len(t["calls"]) == t["end"]["api_records"] >= 3000
+    run(tmp_path, "end", how, 2, 1000, expect_rc=-signal.SIGTERM, traces=False,
+        env={"FAKE_CUPTI_LATE": str(late), "FAKE_CUPTI_FORCED_FLUSH_MS": "300"})
+    # Renamed: finished. Not read, and removed: the threads calling through the 300 ms leave
+    # about 100 MB.
+    (trace,) = (tmp_path / "out").iterdir()
+    assert trace.suffix == ".sctrace", trace
+    trace.unlink()
     assert not late.exists(), late.read_text()
 
 

@@ -275,8 +275,15 @@ int sc_activity_start(char *failed, size_t failed_size)
     return n_failed;
 }
 
+/* Set once the finish flushes: from then on no checkpoint asks CUPTI for anything. With the
+ * agent stopped, a checkpoint runs on the thread that synchronized: an application thread
+ * still calling (a signal's finish, an exit while others work) would flush CUPTI's buffers
+ * beside the final forced flush and after it, into a trace that takes nothing more. */
+static atomic_bool sc_activity_finishing;
+
 uint64_t sc_activity_finish(void)
 {
+    atomic_store(&sc_activity_finishing, true);
     sc_cupti_api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t dropped = 0;
     if (sc_cupti_api.ActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS) dropped = 0;
@@ -294,12 +301,14 @@ static uint64_t sc_coarse_now_ms(void)
 
 bool sc_activity_checkpoint_due(void)
 {
+    if (atomic_load_explicit(&sc_activity_finishing, memory_order_relaxed)) return false;
     uint64_t last = atomic_load_explicit(&sc_checkpoint_last_ms, memory_order_relaxed);
     return !last || sc_coarse_now_ms() - last >= SC_CHECKPOINT_MS;
 }
 
 void sc_activity_checkpoint(void)
 {
+    if (atomic_load(&sc_activity_finishing)) return;
     uint64_t now = sc_coarse_now_ms();
     uint64_t last = atomic_load_explicit(&sc_checkpoint_last_ms, memory_order_relaxed);
     if (last && now - last < SC_CHECKPOINT_MS) return;

@@ -23,7 +23,7 @@ uint64_t sc_activity_finish(void);
 uint64_t sc_activity_records(void);
 /* After a device-wide synchronization every record so far is complete: hands CUPTI's
  * buffers over now (at most every 200 ms), so that a crash soon after loses no device work
- * that was already finished. */
+ * that was already finished. Nothing once sc_activity_finish has begun. */
 void sc_activity_checkpoint(void);
 /* Whether a checkpoint now would hand buffers over (200 ms since the last one): asked on
  * the program's thread before waking the agent, so that a program synchronizing every step

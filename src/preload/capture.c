@@ -38,10 +38,9 @@ extern char **environ;
 
 enum sc_state { SC_IDLE, SC_RUNNING, SC_FINISHED, SC_OFF };
 static _Atomic int sc_state = SC_IDLE;
-static int sc_end_signal;   /* SC_END_SIGNAL: which one (set before the finish runs) */
 static pthread_mutex_t sc_capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static sc_writer sc_trace_writer;
-static pid_t sc_capture_pid;
+static _Atomic pid_t sc_capture_pid;  /* the process that records: not a forked child */
 static _Atomic uint64_t sc_capture_t0;   /* CUPTI's clock when capture started */
 
 /* streamcheck speaks on stderr only for what the user must know, prefixed, once each. */
@@ -194,10 +193,33 @@ static void sc_on_fatal_signal(int sig, siginfo_t *info, void *ucontext)
  * whose default action (SA_RESETHAND restored it) ends the process with the status it would
  * have had. Meanwhile the program runs on: an exit it reaches waits for that end
  * (sc_capture_finish), and a finish that cannot complete is cut short after
- * SC_TERM_WAIT_MS, with what the crash path can write. */
+ * SC_TERM_WAIT_MS, with what the crash path can write.
+ *
+ * One thread finishes the trace: the first to claim it, an exit (exit's handler, _exit,
+ * quick_exit, exec, on any thread) or the agent for a signal. Neither waits for the other
+ * while holding anything the other needs. The agent that finds the finish claimed returns
+ * at once (the exit that claimed it stops the agent, finishes, and ends the run by the
+ * signal); an exit that finds it claimed waits for it to be done, holding nothing of the
+ * library's (the agent's finish ends the run before that, or its watchdog does). A signal
+ * that comes while a finish is under way is left to that finish, which ends the run by it
+ * once the trace is complete; one that comes after, takes its default action at once.
+ * (Before, an exit looked for a signal first and took the capture's lock after: a signal
+ * that came in between went to the agent, which the exit then stopped and waited for while
+ * the agent waited for the exit's lock or paused for good, until the watchdog ended the run
+ * with a .partial trace; or the agent left on the stop without the finish it was handed,
+ * and the exit went on with the signal lost. A signal that came after the exit had stopped
+ * the agent ended the run in the middle of the finish, the trace .partial.) */
 static const int sc_terminating_signals[] = {SIGTERM, SIGINT, SIGHUP};
 static atomic_int sc_pending_signal;    /* set by the handler: the run ends by it */
 #define SC_TERM_WAIT_MS 10000
+
+enum sc_finish_state { SC_FINISH_NONE, SC_FINISH_UNDER_WAY, SC_FINISH_DONE };
+static atomic_int sc_finish_state;
+/* initial-exec, as the library's other thread-locals: no allocation on a first use */
+static __thread __attribute__((tls_model("initial-exec"))) bool sc_finishing; /* claimed it */
+
+static void sc_finish_run(uint32_t reason);
+static void sc_cuda_resolve(void);
 
 static void *sc_term_watchdog(void *arg)
 {
@@ -210,22 +232,61 @@ static void *sc_term_watchdog(void *arg)
     return NULL;
 }
 
+/* The recording process's first claim wins; a forked child never claims. */
+static bool sc_finish_claim(void)
+{
+    if (getpid() != atomic_load(&sc_capture_pid)) return false;
+    int none = SC_FINISH_NONE;
+    if (!atomic_compare_exchange_strong(&sc_finish_state, &none, SC_FINISH_UNDER_WAY))
+        return false;
+    sc_finishing = true;
+    return true;
+}
+
+/* The trace is complete. A terminating signal that came meanwhile ends the run now, as it
+ * would have without the library: its handler ran, so its default action is back (to the
+ * process: the agent blocks every signal). The second look catches one whose handler saw
+ * the finish still under way just before it was marked done. */
+static void sc_finish_done(void)
+{
+    int sig = atomic_load(&sc_pending_signal);
+    if (sig) kill(getpid(), sig);
+    atomic_store(&sc_finish_state, SC_FINISH_DONE);
+    if (!sig && (sig = atomic_load(&sc_pending_signal)) != 0) kill(getpid(), sig);
+}
+
 static void sc_finish_for_signal(int sig)
 {
+    if (!sc_finish_claim()) return;     /* an exit has it, and ends the run by the signal */
     pthread_t watchdog;
     if (pthread_create(&watchdog, NULL, sc_term_watchdog, (void *)(intptr_t)sig) == 0)
         pthread_detach(watchdog);
-    sc_capture_finish(SC_END_SIGNAL);
-    kill(getpid(), sig);    /* to the process: the agent blocks every signal */
+    sc_finish_run(SC_END_SIGNAL);
+    sc_finish_done();
+}
+
+/* A signal while a finish is claimed: under way, that finish ends the run by it; done, the
+ * signal does now what it would have done (SA_RESETHAND restored the default, and the raise
+ * is delivered once the handler returns). Whether it was. */
+static bool sc_signal_left_to_finish(int sig)
+{
+    int state = atomic_load(&sc_finish_state);
+    if (state == SC_FINISH_DONE) raise(sig);
+    return state != SC_FINISH_NONE;
 }
 
 static void sc_on_terminating_signal(int sig)
 {
+    int saved = errno;
     int none = 0;
     atomic_compare_exchange_strong(&sc_pending_signal, &none, sig);
-    if (sc_agent_request_finish(sig, sc_finish_for_signal))
+    /* Looked at again when no agent takes it: an exit may have claimed the finish and
+     * stopped the agent meanwhile. */
+    if (sc_signal_left_to_finish(sig) || sc_agent_request_finish(sig, sc_finish_for_signal) ||
+        sc_signal_left_to_finish(sig)) {
+        errno = saved;
         return;
-    int saved = errno;
+    }
     sc_tbuf_flush_fatal();  /* no agent: what the crash path can do from here */
     errno = saved;
     raise(sig);     /* default action again (SA_RESETHAND), delivered once we return */
@@ -268,7 +329,8 @@ static void sc_start_locked(uint32_t attach)
     sc_thread_pool_start();
     sc_tbuf_start(&sc_trace_writer);
     sc_agent_start();   /* without it, buffers are written by the threads that fill them */
-    sc_capture_pid = getpid();
+    atomic_store(&sc_capture_pid, getpid());
+    sc_cuda_resolve();
     sc_write_process(attach);
     sc_write_env();
     sc_modules_update();
@@ -319,26 +381,44 @@ void sc_capture_start(uint32_t attach)
     pthread_mutex_unlock(&sc_capture_lock);
 }
 
+/* The driver's calls the exit's synchronization makes, looked up when capture starts (cuInit
+ * has loaded the driver by then), so that the finish takes no loader lock: an exit handler of
+ * a library being unloaded may hold it while it waits for a signal's finish (exits.c). Looked
+ * up again at the finish where the driver was not loaded at the start. */
+static struct {
+    CUresult (*_Atomic push)(CUcontext);
+    CUresult (*_Atomic pop)(CUcontext *);
+    CUresult (*_Atomic sync)(void);
+} sc_cuda;
+
+static void sc_cuda_resolve(void)
+{
+    if (atomic_load(&sc_cuda.sync)) return;
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!cuda) return;
+    /* the driver stays loaded: the handle is kept */
+    atomic_store(&sc_cuda.push, (CUresult(*)(CUcontext))dlsym(cuda, "cuCtxPushCurrent_v2"));
+    atomic_store(&sc_cuda.pop, (CUresult(*)(CUcontext *))dlsym(cuda, "cuCtxPopCurrent_v2"));
+    atomic_store(&sc_cuda.sync, (CUresult(*)(void))dlsym(cuda, "cuCtxSynchronize"));
+}
+
 /* Waits for the device work still in flight, so that its records exist before the
  * flush. Only contexts the program created, only at exit, and never cuInit. */
 static void sc_sync_contexts_now(void)
 {
-    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!cuda) return;
-    CUresult (*push)(CUcontext) = (CUresult(*)(CUcontext))dlsym(cuda, "cuCtxPushCurrent_v2");
-    CUresult (*pop)(CUcontext *) = (CUresult(*)(CUcontext *))dlsym(cuda, "cuCtxPopCurrent_v2");
-    CUresult (*sync)(void) = (CUresult(*)(void))dlsym(cuda, "cuCtxSynchronize");
-    if (push && pop && sync) {
-        CUcontext ctx[64];
-        int n = sc_callbacks_contexts(ctx, 64);
-        for (int i = 0; i < n; i++) {
-            if (push(ctx[i]) != CUDA_SUCCESS) continue;
-            sync();
-            CUcontext popped;
-            pop(&popped);
-        }
+    sc_cuda_resolve();
+    CUresult (*push)(CUcontext) = atomic_load(&sc_cuda.push);
+    CUresult (*pop)(CUcontext *) = atomic_load(&sc_cuda.pop);
+    CUresult (*sync)(void) = atomic_load(&sc_cuda.sync);
+    if (!push || !pop || !sync) return;
+    CUcontext ctx[64];
+    int n = sc_callbacks_contexts(ctx, 64);
+    for (int i = 0; i < n; i++) {
+        if (push(ctx[i]) != CUDA_SUCCESS) continue;
+        sync();
+        CUcontext popped;
+        pop(&popped);
     }
-    dlclose(cuda);
 }
 
 static atomic_bool sc_sync_done;
@@ -385,24 +465,45 @@ static void sc_sync_contexts(void)
     sc_note(SC_NOTE_EXIT_SYNC_TIMEOUT, text);
 }
 
+/* Another thread claimed the finish: the agent for a signal (its finish ends the run, or its
+ * watchdog does) or another exit. Nothing of the library's is held here. */
+static void sc_finish_wait(void)
+{
+    while (atomic_load(&sc_finish_state) != SC_FINISH_DONE) {
+        struct timespec t = {0, 1000000};
+        nanosleep(&t, NULL);
+    }
+}
+
 void sc_capture_finish(uint32_t reason)
 {
-    int pending = atomic_load(&sc_pending_signal);
-    if (pending && !sc_agent_is_self() && getpid() == sc_capture_pid) {
-        /* An exit the program reached after a terminating signal: the library's thread is
-         * finishing the trace for it and then ends the run by it (or its watchdog does);
-         * this thread waits for that rather than race it for the trace. */
-        for (;;)
-            pause();
-    }
-    pthread_mutex_lock(&sc_capture_lock);
-    if (sc_state != SC_RUNNING || getpid() != sc_capture_pid) {
-        pthread_mutex_unlock(&sc_capture_lock);
+    /* Nothing to finish in a forked child or before capture started. On the thread that
+     * is finishing (a program's signal handler that calls _exit in the middle of it), the
+     * exit goes on: waiting there would wait for itself. */
+    if (sc_finishing || getpid() != atomic_load(&sc_capture_pid)) return;
+    if (!sc_finish_claim()) {
+        sc_finish_wait();
         return;
     }
-    if (pending) {
-        reason = SC_END_SIGNAL;
-        sc_end_signal = pending;
+    sc_finish_run(reason);
+    sc_finish_done();
+}
+
+void sc_capture_exit_gate(void)
+{
+    if (sc_finishing || !atomic_load(&sc_pending_signal) ||
+        getpid() != atomic_load(&sc_capture_pid))
+        return;
+    sc_finish_wait();
+}
+
+/* The whole finish, on the thread that claimed it. */
+static void sc_finish_run(uint32_t reason)
+{
+    pthread_mutex_lock(&sc_capture_lock);
+    if (sc_state != SC_RUNNING) {
+        pthread_mutex_unlock(&sc_capture_lock);
+        return;
     }
     sc_state = SC_FINISHED;
     int saved_errno = errno;
@@ -413,7 +514,13 @@ void sc_capture_finish(uint32_t reason)
     if (sc_cupti_api.handle) {
         sc_sync_contexts();
         dropped = sc_activity_finish();
-        sc_callbacks_stop();
+        /* Unsubscribing changes CUPTI's state while other threads may be inside its
+         * callbacks. When a signal ends the run right after this finish, that buys nothing:
+         * the process ends before CUPTI is torn down. Calls made meanwhile are recorded
+         * until the close and counted as after-close from then on, as those of a thread
+         * still calling at an exit are. At an exit CUPTI is told, before its own exit
+         * handlers and the runtime's teardown run. */
+        if (!atomic_load(&sc_pending_signal)) sc_callbacks_stop();
     }
     sc_modules_update();
     uint64_t now = 0;
@@ -428,9 +535,13 @@ void sc_capture_finish(uint32_t reason)
     uint64_t api_records = sc_tbuf_api_records();
     uint8_t loss[SC_LOSS_BYTES];
     sc_writer_append(&sc_trace_writer, loss, sc_loss_encode(loss));
+    /* A terminating signal that came before END ends the run (sc_finish_done): END says so,
+     * whoever finished. */
+    int sig = atomic_load(&sc_pending_signal);
+    if (sig) reason = SC_END_SIGNAL;
     sc_rec_end end = {.end_ns = now, .dropped_records = dropped, .api_records = api_records,
                       .activity_records = sc_activity_records(), .reason = reason,
-                      .signal = reason == SC_END_SIGNAL ? (uint32_t)sc_end_signal : 0};
+                      .signal = (uint32_t)sig};
     uint8_t rec[sizeof(sc_record_header) + sizeof end];
     sc_writer_append(&sc_trace_writer, rec,
                      sc_record_encode(rec, SC_REC_END, &end, sizeof end, NULL, 0));
@@ -456,6 +567,11 @@ void sc_capture_forked_child(void)
     /* CUDA cannot be used in a child of a process that initialized it; what the parent
      * recorded is the parent's to write. The child stays silent and writes nothing. */
     pthread_mutex_init(&sc_capture_lock, NULL);
+    /* The parent's finish (under way on another of its threads, or done) and the signal it
+     * was for are the parent's: a signal here takes the child's own path. */
+    atomic_store(&sc_finish_state, SC_FINISH_NONE);
+    atomic_store(&sc_pending_signal, 0);
+    sc_finishing = false;
     if (sc_state == SC_RUNNING) {
         sc_agent_forget();
         sc_writer_abandon(&sc_trace_writer);

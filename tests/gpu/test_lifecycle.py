@@ -228,6 +228,43 @@ def test_sigterm_from_outside_while_kernels_run(tools, tmp_path):
     finished_by_signal(tools, got, out, signal.SIGTERM)
 
 
+def test_sigterm_racing_the_programs_own_end_never_hangs_it(tools, tmp_path):
+    """SIGTERM from outside at a random moment of a run that ends by itself (lifecycle exit),
+    so that some land while its exit finishes the trace: each run ends at once, by the signal
+    or by the exit, with one complete trace (none when the signal came before CUDA started).
+    An exit that met the signal's finish used to wait for it while it waited for the exit:
+    10 s, until the watchdog ended the run with a .partial trace (fake driver: end
+    exit-term@*, tests/preload)."""
+    import random
+    import time
+    start = time.monotonic()
+    lh.run([tools.lifecycle, "exit"], lh.preload_env(tools, tmp_path / "first"), cwd=tmp_path)
+    span = time.monotonic() - start     # how long a run takes here, start to end
+    outcomes = {}
+    for i in range(30):
+        out = tmp_path / f"out{i}"
+        proc = subprocess.Popen([str(tools.lifecycle), "exit"], cwd=tmp_path,
+                                env=lh.preload_env(tools, out), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(random.uniform(0.5, 1.05) * span)
+        proc.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError(f"run {i} outlived SIGTERM by 60 s")
+        took = time.monotonic() - sent
+        assert took < 5, (i, f"{took:.1f} s after SIGTERM", err)
+        assert proc.returncode in (0, -signal.SIGTERM), (i, proc.returncode, err)
+        files = lh.trace_files(out)
+        assert not [f for f in files if f.name.endswith(".partial")], (i, files, err)
+        if proc.returncode == 0:
+            assert len(files) == 1 and lh.read_raw(files[0])["end"]["reason"] == SC_END_EXIT, i
+        outcomes[(proc.returncode, len(files))] = outcomes.get((proc.returncode, len(files)), 0) + 1
+    print(outcomes)
+
+
 @pytest.mark.parametrize("mode,status", [("_exit", 0), ("_Exit", 3), ("quick-exit", 0)])
 def test_exits_without_exit_handlers_finish_the_trace(tools, baseline, traced, mode, status):
     base = baseline(mode)

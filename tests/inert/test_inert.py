@@ -39,7 +39,8 @@ ENTRY_POINT = "InitializeInjection"
 NVTX_ENTRY_POINT = "InitializeInjectionNvtx2"
 EXEC_WRAPPERS = {"execl", "execle", "execlp", "execv", "execve", "execvp", "execvpe",
                  "fexecve",
-                 "_exit", "_Exit"}    # exits that skip the exit handlers (exits.c)
+                 "_exit", "_Exit",    # exits that skip the exit handlers (exits.c)
+                 "__cxa_atexit"}      # exit handlers that wait for a signal's finish (exits.c)
 # Ranges without NVTX, for programs and the pytest plugin: what the public header declares.
 RANGE_API = set(re.findall(r"^void (streamcheck_\w+)\(",
                            (SOURCE / "include/streamcheck/range_api.h").read_text(), re.M))

@@ -24,7 +24,15 @@
  *                             or term-busy (as tests/samples/lifecycle term-busy: THREADS
  *                             threads never stop calling, the main thread raises SIGTERM
  *                             and then returns from main, running the exit handlers while
- *                             they call)
+ *                             they call), or exit-term@getpid:N (work, then exit(7), and
+ *                             SIGTERM reaches the exiting thread inside the Nth getpid() of
+ *                             the exit: a chosen point of the library's finish; after the
+ *                             library's exit handler when the exit makes fewer), or
+ *                             exit-term@flush (the same, inside the finish's CUPTI flush),
+ *                             or exit-term@race:US (SIGTERM to the process from another
+ *                             thread, a random 0..US microseconds after exit() is called),
+ *                             or exit-late-handler (an exit handler registered after CUDA
+ *                             started writes "ran" to FAKE_DRIVER_LATE_HANDLER, then exit)
  *   ignored-term THREADS CALLS  SIGTERM ignored from the start (before CUDA), then work,
  *                             a SIGTERM to itself, and a normal exit
  *   fork-work THREADS CALLS   forks before CUDA starts; the child, then the parent, each
@@ -44,6 +52,7 @@
  * Prints `calls=N launches=N` (what it fired) for the test to compare with the trace. */
 #include <cupti.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -51,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -276,6 +286,83 @@ static void *busy_worker(void *p)
 
 /* ---- how the process ends ------------------------------------------------------------ */
 
+/* end exit-term@...: a SIGTERM that lands inside the exit's finish, at a point chosen, not
+ * left to chance. getpid() is defined here: the executable's definition wins over the C
+ * library's for libstreamcheck.so too, so the library's own calls of it during the exit
+ * become the points. Armed for the Nth call on the exiting thread; the signal goes to that
+ * thread (tgkill), so its handler runs inside the call, before it returns. An exit that
+ * makes fewer calls gets it from term_after_exit, an exit handler registered before CUDA
+ * started, which runs after the library's (handlers run last-registered first). */
+static atomic_int term_countdown;   /* calls to go; 0: not armed */
+static atomic_long exiting_tid;
+
+static void term_here(void)
+{
+    syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), SIGTERM);
+    /* Delivered before the system call returns; under ThreadSanitizer, which holds a signal
+     * back until the thread next blocks, here. */
+    struct timespec moment = {0, 1000000};
+    nanosleep(&moment, NULL);
+}
+
+__attribute__((visibility("default"))) pid_t getpid(void)
+{
+    if (atomic_load(&term_countdown) > 0 && syscall(SYS_gettid) == atomic_load(&exiting_tid) &&
+        atomic_fetch_sub(&term_countdown, 1) == 1)
+        term_here();
+    return (pid_t)syscall(SYS_getpid);
+}
+
+static void term_after_exit(void)
+{
+    if (atomic_exchange(&term_countdown, 0) > 0) term_here();
+}
+
+static void late_handler(void)
+{
+    int fd = open(getenv("FAKE_DRIVER_LATE_HANDLER"), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0 && write(fd, "ran\n", 4) != 4) fprintf(stderr, "late_handler: short write\n");
+    if (fd >= 0) close(fd);
+}
+
+static atomic_int race_go;
+
+/* As `timeout` or a job scheduler would: to the process, at a moment nobody chose. */
+static void *term_racer(void *arg)
+{
+    long us = (long)(intptr_t)arg;
+    while (!atomic_load(&race_go)) {
+    }
+    double until = now_us() + (us > 0 ? rand() % us : 0);
+    while (now_us() < until) {
+    }
+    kill((pid_t)syscall(SYS_getpid), SIGTERM);
+    return NULL;
+}
+
+static void exit_term_at(const char *point)
+{
+    fflush(stdout);
+    atomic_store(&exiting_tid, syscall(SYS_gettid));
+    if (strncmp(point, "getpid:", 7) == 0) {
+        atomic_store(&term_countdown, atoi(point + 7));
+    } else if (strcmp(point, "flush") == 0) {
+        fake_cupti_signal_in_flush(SIGTERM);
+    } else if (strncmp(point, "race:", 5) == 0) {
+        srand((unsigned)(now_us() * 1000));
+        sigset_t term, old;  /* the racer must send it, not take it */
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &term, &old);
+        pthread_t t;
+        if (pthread_create(&t, NULL, term_racer, (void *)(intptr_t)atol(point + 5)) == 0)
+            pthread_detach(t);  /* never joined: the run ends by its signal or by the exit */
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        atomic_store(&race_go, 1);
+    }
+    exit(7);
+}
+
 static void end_by(const char *how, int threads, int n_calls)
 {
     int to_worker = strcmp(how, "term-worker") == 0, busy = strcmp(how, "term-busy") == 0;
@@ -293,6 +380,9 @@ static void end_by(const char *how, int threads, int n_calls)
         printf("signal=%d\n", sig);
         fflush(stdout);
         if (busy) {
+            /* FAKE_DRIVER_LATE_HANDLER=PATH: an exit handler registered now, after CUDA
+             * started (so it runs before the library's), that writes "ran" to PATH */
+            if (getenv("FAKE_DRIVER_LATE_HANDLER")) atexit(late_handler);
             raise(sig);     /* to this thread, which then goes on as the program would */
             return;         /* main returns: exit(), with the workers calling */
         }
@@ -308,6 +398,10 @@ static void end_by(const char *how, int threads, int n_calls)
     fflush(stdout);
     if (strcmp(how, "term-then-exit") == 0)
         kill(getpid(), SIGTERM);    /* the exit below races the signal's finish */
+    if (strncmp(how, "exit-term@", 10) == 0)
+        exit_term_at(how + 10);
+    if (strcmp(how, "exit-late-handler") == 0)
+        atexit(late_handler);   /* after CUDA started: runs first, with no signal to wait for */
     if (strcmp(how, "_exit") == 0)
         _exit(7);
     if (strcmp(how, "_Exit") == 0)
@@ -384,6 +478,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "ignored-term") == 0)
         signal(SIGTERM, SIG_IGN);   /* the program's choice, made before CUDA starts */
+    if (strcmp(mode, "end") == 0)
+        atexit(term_after_exit);    /* before CUDA: runs after the library's exit handler */
     int a = argc > 2 ? atoi(argv[2]) : 0, b = argc > 3 ? atoi(argv[3]) : 0;
     if (strcmp(mode, "fork-work") == 0) {
         /* A child forked before CUDA starts may start it itself: it writes its own trace. */

@@ -6,14 +6,18 @@
  * What it checks on its own: a callback fires only for ids the subscriber enabled, and the
  * activity buffers the library hands CUPTI are big enough and 8-byte aligned. */
 #include <cupti.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake_cupti.h"
 
@@ -47,9 +51,29 @@ FAKE_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_Callback
     return CUPTI_SUCCESS;
 }
 
+/* FAKE_CUPTI_LATE=PATH: a line for each call of the client's that comes once its final,
+ * forced flush has begun: "flush FLAG" (a flush, from any thread, during or after it) and
+ * "unsubscribe". Written as it happens (the process may end by a signal right after), so
+ * that a test can check what the library still asks of CUPTI while it finishes. With
+ * FAKE_CUPTI_FORCED_FLUSH_MS=N the forced flush takes N ms, as a real one may. */
+static atomic_bool fake_forced_began;
+
+static void fake_late(const char *what, uint32_t flag)
+{
+    const char *path = getenv("FAKE_CUPTI_LATE");
+    if (!path || !atomic_load(&fake_forced_began)) return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0) return;
+    char line[64];
+    int n = snprintf(line, sizeof line, "%s %u\n", what, flag);
+    if (write(fd, line, (size_t)n) != n) fprintf(stderr, "fake_cupti: %s: short write\n", path);
+    close(fd);
+}
+
 FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s)
 {
     (void)s;
+    fake_late("unsubscribe", 0);
     atomic_store(&fake_subscribed, false);
     return CUPTI_SUCCESS;
 }
@@ -142,9 +166,41 @@ FAKE_EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid
     return CUPTI_SUCCESS;
 }
 
+static atomic_int fake_flush_signal;
+
+FAKE_EXPORT void fake_cupti_signal_in_flush(int sig)
+{
+    atomic_store(&fake_flush_signal, sig);
+}
+
+static void fake_signal_here(int sig)
+{
+    sigset_t blocked;
+    pthread_sigmask(SIG_BLOCK, NULL, &blocked);
+    pid_t pid = (pid_t)syscall(SYS_getpid);
+    if (sigismember(&blocked, sig))
+        kill(pid, sig);
+    else
+        syscall(SYS_tgkill, pid, (pid_t)syscall(SYS_gettid), sig);
+    /* Under ThreadSanitizer, which holds a signal back until the thread next blocks: here. */
+    struct timespec moment = {0, 1000000};
+    nanosleep(&moment, NULL);
+}
+
 FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
-    (void)flag;
+    fake_late("flush", flag);
+    if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) {
+        atomic_store(&fake_forced_began, true);
+        const char *ms = getenv("FAKE_CUPTI_FORCED_FLUSH_MS");
+        struct timespec wait = {0, ms ? atol(ms) * 1000000L : 0};
+        for (; wait.tv_nsec >= 1000000000L; wait.tv_nsec -= 1000000000L) wait.tv_sec++;
+        if (wait.tv_sec || wait.tv_nsec) nanosleep(&wait, NULL);
+    }
+    if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) && atomic_load(&fake_flush_signal)) {
+        int sig = atomic_exchange(&fake_flush_signal, 0);
+        if (sig) fake_signal_here(sig);
+    }
     pthread_mutex_lock(&fake_lock);
     fake_slot *records = fake_pending;
     size_t n = fake_n_pending;

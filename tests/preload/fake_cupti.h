@@ -20,5 +20,8 @@ void fake_cupti_stream(uint32_t stream_id, uint32_t flag);
 /* One NVTX callback (result: the call's return value, for nvtxRangeStart*). */
 void fake_cupti_nvtx(CUpti_CallbackId cbid, const char *name, const void *params,
                      const void *result);
+/* The next forced flush (the library's last, at its finish) sends sig to the calling thread
+ * (to the process when that thread blocks it) before it hands anything over. */
+void fake_cupti_signal_in_flush(int sig);
 
 #endif

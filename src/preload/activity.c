@@ -306,6 +306,11 @@ bool sc_activity_checkpoint_due(void)
     return !last || sc_coarse_now_ms() - last >= SC_CHECKPOINT_MS;
 }
 
+void sc_activity_context_going(void)
+{
+    if (!atomic_load(&sc_activity_finishing)) sc_cupti_api.ActivityFlushAll(0);
+}
+
 void sc_activity_checkpoint(void)
 {
     if (atomic_load(&sc_activity_finishing)) return;

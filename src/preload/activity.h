@@ -25,6 +25,9 @@ uint64_t sc_activity_records(void);
  * buffers over now (at most every 200 ms), so that a crash soon after loses no device work
  * that was already finished. Nothing once sc_activity_finish has begun. */
 void sc_activity_checkpoint(void);
+/* A context is being destroyed (cudaDeviceReset mid-run): its records leave CUPTI before it
+ * goes. Nothing once sc_activity_finish has begun, for the same reason. */
+void sc_activity_context_going(void);
 /* Whether a checkpoint now would hand buffers over (200 ms since the last one): asked on
  * the program's thread before waking the agent, so that a program synchronizing every step
  * does not wake it (a futex call, a thread beside the program's) for nothing. */

@@ -68,8 +68,7 @@ static SC_OUT_OF_LINE void sc_on_resource(CUpti_CallbackId cbid, const CUpti_Res
     /* the driver is initialized now: the unified-memory counters can be configured */
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && sc_opts.unified_memory)
         sc_activity_unified_start();
-    /* The context's records must leave CUPTI before it goes (cudaDeviceReset mid-run). */
-    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) sc_cupti_api.ActivityFlushAll(0);
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) sc_activity_context_going();
 }
 
 /* The call's name, with the first call of each function: a record of its own, written

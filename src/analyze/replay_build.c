@@ -519,6 +519,10 @@ void sc_replay_free(sc_replay *r)
     free(r->joins);
     free(r->load_ends);
     free(r->lates);
+    free(r->pinned_copies);
+    free(r->wide_tools.v);
+    free(r->wide_tracers.v);
+    free(r->wide_posts.v);
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);

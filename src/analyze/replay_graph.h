@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "analyze/replay.h"
+#include "analyze/replay_wide.h"
 
 #define SC_RP_NONE (-1)
 
@@ -67,18 +68,15 @@ typedef enum sc_rp_wait {
 
 /* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
  * range: sc_replay.range_marks). Fields are grouped by size (8, 4, then 1 byte), as in
- * sc_rp_op: 80 bytes. What only a few items have (a join, a module load's end) is kept
- * beside them, in sc_replay.joins and .load_ends. */
+ * sc_rp_op: 56 bytes. What only a few items have (a join, a module load's end, the copy of a
+ * pageable call) is kept beside them, in sc_replay.joins, .load_ends and .pinned_copies; the
+ * host times that take microseconds in 32 bits, the rare larger ones beside them too
+ * (replay_wide.h: read through sc_rp_tool, sc_rp_tracer and sc_rp_post). The items of a
+ * thread are consecutive: the one before item i of its thread (unless i is `first`) is
+ * i - 1, which gives its gap (sc_rp_gap) without keeping it. */
 typedef struct sc_rp_item {
     uint64_t rec_start, rec_end;
-    uint64_t gap;               /* host time since the previous item of its thread ended */
-    uint64_t tool;              /* the part of gap streamcheck spent taking the previous
-                                   call's stack: left out when the replay runs plain */
-    uint64_t tracer;            /* what tracing added to its calls (tracer_cost.h), at most
-                                   its own time: left out when the replay runs plain */
-    int64_t post;               /* when it waited: its return minus the end of what it
-                                   waited for (negative: it returned a little before) */
-    int32_t next;               /* the next item of its thread, SC_RP_NONE at the end */
+    int32_t next;               /* the next item of its thread (i + 1), SC_RP_NONE at the end */
     /* what it waits for: one item waits one way, so the two share their place (an item
      * per host call: 4 bytes less for each) */
     union {
@@ -88,15 +86,22 @@ typedef struct sc_rp_item {
     uint32_t n_cond;
     uint32_t thread;            /* index of its thread */
     int32_t call;               /* trace->calls index (first query of a loop), SC_RP_NONE */
-    int32_t pinned_copy;        /* a pageable async copy call: the op of its copy */
+    uint32_t tool;              /* the part of its gap streamcheck spent taking the previous
+                                   call's stack: left out when the replay runs plain */
+    uint32_t tracer;            /* what tracing added to its calls (tracer_cost.h), at most
+                                   its own time: left out when the replay runs plain */
+    int32_t post;               /* when it waited: its return minus the end of what it
+                                   waited for (negative: it returned a little before) */
     bool first;                 /* the first item of its thread: anchored at rec_start */
     uint8_t wait;               /* sc_rp_wait */
     bool waited;                /* the recorded call returned because its wait ended */
     bool loads;                 /* a launch that loaded its module: it waited for the device,
                                    and its kernel starts after the load (sc_rp_load_end) */
     bool joins;                 /* it waited for another thread's end (sc_rp_join_of) */
+    bool pinned;                /* a pageable async copy call: its copy's op in
+                                   sc_replay.pinned_copies (sc_rp_pinned_copy) */
 } sc_rp_item;
-_Static_assert(sizeof(sc_rp_item) == 80, "sc_rp_item: one per host call, 3 bytes of padding");
+_Static_assert(sizeof(sc_rp_item) == 56, "sc_rp_item: one per host call, 2 bytes of padding");
 
 /* A value of one host item or piece of work, kept beside the items or ops because few have
  * it; lists of them are sorted by index. */
@@ -137,6 +142,9 @@ struct sc_replay {
     sc_rp_sparse *joins;    size_t n_joins;       /* items with .joins */
     sc_rp_sparse *load_ends; size_t n_load_ends;  /* items with a module load's end */
     sc_rp_sparse *lates;        size_t n_lates;       /* ops with .late */
+    sc_rp_sparse *pinned_copies; size_t n_pinned_copies, cap_pinned_copies;
+                                /* items with .pinned: the op in `other` */
+    sc_rp_wides wide_tools, wide_tracers, wide_posts;     /* replay_wide.h */
 
     /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]) */
     size_t *slot_first, *slot_count;
@@ -220,6 +228,40 @@ static inline uint64_t sc_rp_load_end(const sc_replay *r, int32_t item)
 {
     const sc_rp_sparse *v = sc_rp_value_of(r->load_ends, r->n_load_ends, item);
     return v ? v->value : 0;
+}
+
+/* Host time since the previous item of its thread ended (0 for the first). */
+static inline uint64_t sc_rp_gap(const sc_replay *r, int32_t i)
+{
+    const sc_rp_item *it = &r->items[i];
+    if (it->first)
+        return 0;
+    uint64_t prev_end = r->items[i - 1].rec_end;
+    return it->rec_start > prev_end ? it->rec_start - prev_end : 0;
+}
+
+static inline uint64_t sc_rp_tool(const sc_replay *r, int32_t i)
+{
+    return sc_rp_wide_of(&r->wide_tools, i, r->items[i].tool);
+}
+
+static inline uint64_t sc_rp_tracer(const sc_replay *r, int32_t i)
+{
+    return sc_rp_wide_of(&r->wide_tracers, i, r->items[i].tracer);
+}
+
+static inline int64_t sc_rp_post(const sc_replay *r, int32_t i)
+{
+    return sc_rp_wide_signed_of(&r->wide_posts, i, r->items[i].post);
+}
+
+/* The op of a pageable async copy call's copy, SC_RP_NONE when the item has none. */
+static inline int32_t sc_rp_pinned_copy(const sc_replay *r, int32_t i)
+{
+    const sc_rp_sparse *v = r->items[i].pinned
+                                ? sc_rp_value_of(r->pinned_copies, r->n_pinned_copies, i)
+                                : NULL;
+    return v ? v->other : SC_RP_NONE;
 }
 
 /* Fenwick tree of maxima over [0, n): set position i (0-based) to at least v; query the

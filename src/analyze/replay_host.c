@@ -113,8 +113,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
         *it = (sc_rp_item){.rec_start = e[k].start, .rec_end = e[k].end, .next = SC_RP_NONE,
-                           .call = e[k].call, .pinned_copy = SC_RP_NONE,
-                           .cond_dev = UINT32_MAX};
+                           .call = e[k].call, .cond_dev = UINT32_MAX};
         if (prev == SC_RP_NONE) {
             it->first = true;
             it->thread = (uint32_t)r->n_threads;
@@ -122,8 +121,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
         } else {
             sc_rp_item *p = &r->items[prev];
             it->thread = p->thread;
-            it->gap = e[k].start > p->rec_end ? e[k].start - p->rec_end : 0;
-            p->next = i;
+            p->next = i;        /* i - 1: a thread's items are consecutive */
         }
         if (e[k].call != SC_RP_NONE)
             r->call_item[e[k].call] = i;
@@ -179,15 +177,16 @@ static void sc_rp_joins(sc_replay *r)
     size_t cap = 0;
     for (size_t i = 0; i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
-        if (it->first || it->gap <= SC_RP_JOIN_GAP_NS)
+        uint64_t gap = sc_rp_gap(r, (int32_t)i);
+        if (it->first || gap <= SC_RP_JOIN_GAP_NS)
             continue;
-        uint64_t gap_start = it->rec_start - it->gap;
+        uint64_t gap_start = it->rec_start - gap;
         sc_rp_sparse join = {.index = (int32_t)i, .other = SC_RP_NONE};
         for (size_t th = 0; th < r->n_threads; th++) {
             const sc_rp_item *x = &r->items[last[th]];
             if (x->thread == it->thread || x->rec_end <= gap_start || x->rec_end > it->rec_start ||
                 it->rec_start - x->rec_end > SC_RP_JOIN_LAG_NS ||
-                (it->rec_start - x->rec_end) * SC_RP_JOIN_SHARE > it->gap)
+                (it->rec_start - x->rec_end) * SC_RP_JOIN_SHARE > gap)
                 continue;
             if (join.other == SC_RP_NONE || x->rec_end > r->items[join.other].rec_end) {
                 join.other = last[th];
@@ -203,9 +202,9 @@ static void sc_rp_joins(sc_replay *r)
 }
 
 /* streamcheck's own time after a call (the stack it took, an OVERHEAD record of its own
- * kind) is part of the gap before the thread's next item: recorded there, so that a plain
- * pass can leave it out. */
-static void sc_rp_tool_times(sc_replay *r)
+ * kind) is part of the gap before the thread's next item: recorded there (tool[], per item),
+ * so that a plain pass can leave it out. */
+static void sc_rp_tool_times(sc_replay *r, uint64_t *tool)
 {
     const sc_trace *t = r->ctx->trace;
     for (size_t k = 0; k < t->n_overheads; k++) {
@@ -216,9 +215,9 @@ static void sc_rp_tool_times(sc_replay *r)
         int32_t i = c ? r->call_item[c - t->calls] : SC_RP_NONE;
         if (i == SC_RP_NONE || r->items[i].next == SC_RP_NONE)
             continue;
-        sc_rp_item *next = &r->items[r->items[i].next];
-        uint64_t ns = o->end_ns - o->start_ns, room = next->gap - next->tool;
-        next->tool += ns < room ? ns : room;
+        int32_t next = r->items[i].next;
+        uint64_t ns = o->end_ns - o->start_ns, room = sc_rp_gap(r, next) - tool[next];
+        tool[next] += ns < room ? ns : room;
         r->summary.tool_ns += ns < room ? ns : room;
         r->summary.tool_calls++;
     }
@@ -228,7 +227,7 @@ static void sc_rp_tool_times(sc_replay *r)
  * plain pass leaves it out of the item's own time, and out of its work's issue lag (a launch
  * submits its work as it returns: the kernel starts after the callbacks' time, not during).
  * Only a run streamcheck recorded (its PROCESS record) paid it. */
-static void sc_rp_tracer_times(sc_replay *r)
+static void sc_rp_tracer_times(sc_replay *r, uint64_t *tracer)
 {
     const sc_trace *t = r->ctx->trace;
     if (!t->has_process)
@@ -239,13 +238,32 @@ static void sc_rp_tracer_times(sc_replay *r)
         if (i == SC_RP_NONE)
             continue;
         sc_rp_item *it = &r->items[i];
-        uint64_t own = it->rec_end - it->rec_start, before = it->tracer;
-        it->tracer += sc_tracer_cost_ns(t->calls[c].rec.call_class);
-        if (it->tracer > own)
-            it->tracer = own;
-        r->summary.tracer_ns += it->tracer - before;
-        r->summary.tracer_calls += it->tracer > before;
+        uint64_t own = it->rec_end - it->rec_start, before = tracer[i];
+        tracer[i] += sc_tracer_cost_ns(t->calls[c].rec.call_class);
+        if (tracer[i] > own)
+            tracer[i] = own;
+        r->summary.tracer_ns += tracer[i] - before;
+        r->summary.tracer_calls += tracer[i] > before;
     }
+}
+
+/* The tool and tracer times, summed per item in 64 bits (each added from records in their own
+ * order), then kept in the items' 32-bit fields (replay_wide.h). */
+static int sc_rp_host_times(sc_replay *r)
+{
+    uint64_t *sum = calloc(r->n_items ? r->n_items : 1, sizeof *sum);
+    if (!sum)
+        return -1;
+    int rc = 0;
+    sc_rp_tool_times(r, sum);
+    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
+        rc = sc_rp_wide_put(&r->wide_tools, (int32_t)i, sum[i], &r->items[i].tool);
+    memset(sum, 0, (r->n_items ? r->n_items : 1) * sizeof *sum);
+    sc_rp_tracer_times(r, sum);
+    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
+        rc = sc_rp_wide_put(&r->wide_tracers, (int32_t)i, sum[i], &r->items[i].tracer);
+    free(sum);
+    return rc;
 }
 
 int sc_rp_host_items(sc_replay *r)
@@ -266,11 +284,10 @@ int sc_rp_host_items(sc_replay *r)
     }
     if (rc == 0)
         rc = sc_rp_items_from(r, e, n, loop_of);
-    if (rc == 0) {
-        sc_rp_tool_times(r);
-        sc_rp_tracer_times(r);
+    if (rc == 0)
+        rc = sc_rp_host_times(r);
+    if (rc == 0)
         sc_rp_joins(r);
-    }
     free(e);
     free(loop_of);
     free(loop_end);
@@ -464,6 +481,22 @@ static bool sc_rp_pageable_copy(const sc_trace *t, size_t copy)
 }
 
 /* Fills the item's condition (kind and list); the recorded end of it is computed after. */
+/* Item i's pinned copy is op (the last one named wins, as the loop over the call's work
+ * names them); items come in increasing order, so the list stays sorted. */
+static int sc_rp_set_pinned_copy(sc_replay *r, int32_t i, int32_t op)
+{
+    sc_rp_item *it = &r->items[i];
+    if (it->pinned) {   /* the list's last entry is this item's */
+        r->pinned_copies[r->n_pinned_copies - 1].other = op;
+        return 0;
+    }
+    if (sc_rp_push_value(&r->pinned_copies, &r->n_pinned_copies, &r->cap_pinned_copies,
+                         (sc_rp_sparse){.index = i, .other = op}) != 0)
+        return -1;
+    it->pinned = true;
+    return 0;
+}
+
 static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
                            sc_rp_conds *conds)
 {
@@ -511,11 +544,14 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
                 continue;
             const sc_rec_memcpy *m = &t->copies[(size_t)op - t->n_kernels];
             if (sc_rp_pageable_copy(t, (size_t)op - t->n_kernels)) {
-                it->pinned_copy = op;   /* the call returned once its copy was staged */
+                /* the call returned once its copy was staged */
+                if (sc_rp_set_pinned_copy(r, i, op) != 0)
+                    return -1;
                 p = op;
             } else if (sc_copy_peer_staged(m) && m->copy_kind == 2) {
-                it->pinned_copy = op;   /* staged through the host: the call is slow, but
-                                           returned before its copy */
+                /* staged through the host: the call is slow, but returned before its copy */
+                if (sc_rp_set_pinned_copy(r, i, op) != 0)
+                    return -1;
             }
         }
     } else if (cls == SC_CALL_LAUNCH && r->load_ns[i] > 0) {
@@ -633,7 +669,9 @@ int sc_rp_host_waits(sc_replay *r)
             continue;
         }
         it->waited = cond > it->rec_start;
-        it->post = it->waited ? (int64_t)it->rec_end - (int64_t)cond : 0;
+        rc = sc_rp_wide_put_signed(&r->wide_posts, (int32_t)i,
+                                   it->waited ? (int64_t)it->rec_end - (int64_t)cond : 0,
+                                   &it->post);
     }
     r->cond_ops = conds.ops;
     r->n_cond_ops = conds.n;

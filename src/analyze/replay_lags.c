@@ -263,11 +263,12 @@ static int sc_rp_measure_host(sc_replay *r)
         if (it->call == SC_RP_NONE)
             continue;
         uint16_t cls = t->calls[it->call].rec.call_class;
-        if (it->waited && it->post >= 0 &&
+        int64_t post = it->waited ? sc_rp_post(r, (int32_t)i) : 0;
+        if (it->waited && post >= 0 &&
             (cls == SC_CALL_DEVICE_SYNC || cls == SC_CALL_STREAM_SYNC ||
              cls == SC_CALL_EVENT_SYNC))
-            wake.v[wake.n++] = (uint64_t)it->post;
-        if (cls == SC_CALL_MEMCPY_ASYNC && it->pinned_copy == SC_RP_NONE)
+            wake.v[wake.n++] = (uint64_t)post;
+        if (cls == SC_CALL_MEMCPY_ASYNC && sc_rp_pinned_copy(r, (int32_t)i) == SC_RP_NONE)
             async.v[async.n++] = it->rec_end - it->rec_start;
     }
     r->wake_ns = sc_rp_typical(&wake, SC_RP_DEFAULT_WAKE_NS);

@@ -125,9 +125,9 @@ static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
 
 /* From the start of the call that issued work of this kind to the work's start: the typical
  * lag, less what tracing added to the call in a plain pass (the call submits as it returns). */
-static uint64_t sc_rp_issue_lag(const sc_replay *r, const sc_rp_item *it, uint8_t kind)
+static uint64_t sc_rp_issue_lag(const sc_replay *r, int32_t item, uint8_t kind)
 {
-    uint64_t lag = r->lag_issue[kind], cut = r->plain ? it->tracer : 0;
+    uint64_t lag = r->lag_issue[kind], cut = r->plain ? sc_rp_tracer(r, item) : 0;
     return lag > cut ? lag - cut : 0;
 }
 
@@ -137,7 +137,7 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
 {
     const sc_rp_op *o = &r->ops[i];
     const sc_rp_item *it = o->item != SC_RP_NONE ? &r->items[o->item] : NULL;
-    uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, it, o->kind)
+    uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, o->item, o->kind)
                     : o->rec_start;
     uint64_t rec_load_end = it && it->loads ? sc_rp_load_end(r, o->item) : 0;
     if (it && it->loads && !r->fix_no_load[o->item] && r->item_done[o->item] &&
@@ -239,26 +239,28 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     const sc_rp_sparse *join = it->joins ? sc_rp_value_of(r->joins, r->n_joins, i) : NULL;
     if (join && r->item_done[join->other]) {
         /* a join: the gap was the wait for the other thread's end, not host work */
-        uint64_t prev_end = start - (it->gap - (r->plain ? it->tool : 0));
+        uint64_t prev_end = start - (sc_rp_gap(r, i) - (r->plain ? sc_rp_tool(r, i) : 0));
         start = sc_rp_max(prev_end, r->item_end[join->other] + join->value);
     }
-    uint64_t own = it->rec_end - it->rec_start - (r->plain ? it->tracer : 0), end;
+    uint64_t own = it->rec_end - it->rec_start - (r->plain ? sc_rp_tracer(r, i) : 0), end;
+    int32_t pinned_copy = it->pinned ? sc_rp_pinned_copy(r, i) : SC_RP_NONE;
+    int64_t post = it->waited ? sc_rp_post(r, i) : 0;
     if (it->call == SC_RP_NONE || r->fix_remove[i]) {
         end = start;    /* a range mark, or a call the fix takes out of the run */
-    } else if (it->pinned_copy != SC_RP_NONE && r->fix_pinned[it->pinned_copy]) {
+    } else if (pinned_copy != SC_RP_NONE && r->fix_pinned[pinned_copy]) {
         /* from pinned memory the call returns at once; what it did after its copy ended (a
          * stall of its own) it would still do */
         uint64_t call = r->async_call_ns, cut = r->plain ? r->async_call_tracer : 0;
         end = start + (call > cut ? call - cut : 0) +
-              (uint64_t)(it->waited && it->post > 0 ? it->post : 0);
+              (uint64_t)(it->waited && post > 0 ? post : 0);
     } else if (it->wait == SC_RP_WAIT_NONE || r->fix_unwait[i] ||
                (it->loads && r->fix_no_load[i])) {
         /* what the call does beside waiting: all of it, or its part after the wait */
-        end = start + (it->waited ? (uint64_t)(it->post > 0 ? it->post : 0) : own);
+        end = start + (it->waited ? (uint64_t)(post > 0 ? post : 0) : own);
     } else {
         uint64_t cond = sc_rp_cond_end(r, i);
         if (it->waited) {
-            int64_t e = (int64_t)sc_rp_max(start, cond) + it->post;
+            int64_t e = (int64_t)sc_rp_max(start, cond) + post;
             end = e > (int64_t)start ? (uint64_t)e : start;
         } else {
             end = sc_rp_max(start + own, cond + r->wake_ns);
@@ -274,8 +276,8 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     r->item_done[i] = true;
     r->thread_shift[it->thread] = end - it->rec_end;
     if (it->next != SC_RP_NONE) {
-        const sc_rp_item *next = &r->items[it->next];
-        r->item_start[it->next] = end + next->gap - (r->plain ? next->tool : 0);
+        r->item_start[it->next] = end + sc_rp_gap(r, it->next) -
+                                  (r->plain ? sc_rp_tool(r, it->next) : 0);
         r->item_started[it->next] = true;
     }
 }

@@ -31,10 +31,10 @@ typedef struct sc_rp_edge {
 
 /* One piece of device work. Its index is its work position (sc_work_at). Fields are grouped
  * by size (8, 4, then 1 byte): one per piece of device work, so padding is paid millions of
- * times. */
+ * times. When it was issued (the recorded start of the call that issued it, or its own start)
+ * is kept once, in its device's issue order (sc_replay.dev_issue; sc_rp_issue). */
 typedef struct sc_rp_op {
     uint64_t rec_start, rec_end;   /* its recorded duration: sc_rp_rec_dur */
-    uint64_t issue_ns;          /* recorded start of the issuing call, or rec_start */
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
     int32_t stream_prev;        /* the work before it on its stream */
     int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
@@ -52,7 +52,7 @@ typedef struct sc_rp_op {
     bool late;                  /* held behind other work, or late for a reason the trace
                                    does not show: its entry in sc_replay.lates */
 } sc_rp_op;
-_Static_assert(sizeof(sc_rp_op) == 64, "sc_rp_op: one per piece of device work, no padding");
+_Static_assert(sizeof(sc_rp_op) == 56, "sc_rp_op: one per piece of device work, no padding");
 
 /* How long a piece of work ran, as recorded (the fixes' durations: replay_run.c). */
 static inline uint64_t sc_rp_rec_dur(const sc_rp_op *o)
@@ -141,12 +141,14 @@ struct sc_replay {
     int32_t *item_thread_first; /* per thread: its first item */
     sc_rp_sparse *joins;    size_t n_joins;       /* items with .joins */
     sc_rp_sparse *load_ends; size_t n_load_ends;  /* items with a module load's end */
+    sc_rp_sparse *load_times; size_t n_load_times; /* the same items: their loads' time */
     sc_rp_sparse *lates;        size_t n_lates;       /* ops with .late */
     sc_rp_sparse *pinned_copies; size_t n_pinned_copies, cap_pinned_copies;
                                 /* items with .pinned: the op in `other` */
     sc_rp_wides wide_tools, wide_tracers, wide_posts;     /* replay_wide.h */
 
-    /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]) */
+    /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]); while the graph
+     * is built (sc_rp_last_issued_before) */
     size_t *slot_first, *slot_count;
     int32_t *slot_ops;
 
@@ -169,9 +171,8 @@ struct sc_replay {
     uint64_t async_call_ns;     /* an async copy call from pinned memory */
     uint64_t async_call_tracer; /* what tracing added to it (tracer_cost.h): plain passes
                                    leave it out */
-    uint64_t *pinned_ns;        /* per op: its duration from pinned memory (copies), or as a
-                                   direct peer copy (a staged half) */
-    uint64_t *load_ns;          /* per item: module load inside the call */
+    uint64_t *pinned_ns;        /* per copy (op n_kernels + c): its duration from pinned
+                                   memory, or as a direct peer copy (a staged half) */
 
     /* what a pass uses */
     uint64_t *op_start, *op_end;
@@ -189,7 +190,6 @@ struct sc_replay {
     uint8_t *fix_prefetch;      /* per op */
     uint8_t *fix_unevent;       /* per trace->calls: a cudaStreamWaitEvent whose edges are
                                    gone */
-    uint64_t *prefetched_ns;    /* per op: its duration with its managed pages prefetched */
     uint64_t *op_ready;         /* per op, in a pass: when its issue, stream and events let it
                                    start (UINT64_MAX until it is placed) */
     /* full grids (sc_ctx_kernel_full) by recorded start, and their waves (SC_FIX_ARRIVAL) */
@@ -227,6 +227,20 @@ static inline const sc_rp_sparse *sc_rp_value_of(const sc_rp_sparse *v, size_t n
 static inline uint64_t sc_rp_load_end(const sc_replay *r, int32_t item)
 {
     const sc_rp_sparse *v = sc_rp_value_of(r->load_ends, r->n_load_ends, item);
+    return v ? v->value : 0;
+}
+
+/* When work i was issued: the recorded start of its call, or its own start without one. */
+static inline uint64_t sc_rp_issue(const sc_replay *r, int32_t i)
+{
+    const sc_rp_op *o = &r->ops[i];
+    return r->dev_issue[r->dev_first[o->dev] + o->dev_pos];
+}
+
+/* The time of the module loads inside item i's calls, 0 when none. */
+static inline uint64_t sc_rp_load_ns(const sc_replay *r, int32_t item)
+{
+    const sc_rp_sparse *v = sc_rp_value_of(r->load_times, r->n_load_times, item);
     return v ? v->value : 0;
 }
 

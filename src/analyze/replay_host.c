@@ -554,7 +554,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
                     return -1;
             }
         }
-    } else if (cls == SC_CALL_LAUNCH && r->load_ns[i] > 0) {
+    } else if (cls == SC_CALL_LAUNCH && sc_rp_load_ns(r, i) > 0) {
         /* A module load inside the call waits for the device first (GPU-FACTS.md: a first
          * launch beside a running kernel returned once that kernel had ended); its kernel
          * starts once the call has loaded it. */
@@ -604,15 +604,32 @@ static int sc_rp_value_item_cmp(const void *pa, const void *pb)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Sorts a list of item values by item and keeps one entry per item: the largest value, or
+ * (sum) their sum. */
+static size_t sc_rp_values_per_item(sc_rp_sparse *v, size_t n, bool sum)
+{
+    sc_sort(v, n, sizeof *v, sc_rp_value_item_cmp);
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (kept > 0 && v[kept - 1].index == v[k].index) {
+            if (sum)
+                v[kept - 1].value += v[k].value;
+            else if (v[k].value > v[kept - 1].value)
+                v[kept - 1].value = v[k].value;
+        } else {
+            v[kept++] = v[k];
+        }
+    }
+    return kept;
+}
+
 /* Module loads CUPTI saw inside launch calls (OVERHEAD records, same correlation id): their
- * time per item, and the end of each item's last load (r->load_ends, sorted by item). */
+ * time per item (r->load_times) and the end of each item's last load (r->load_ends), both
+ * sorted by item: few items load a module. */
 static int sc_rp_loads(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
-    r->load_ns = calloc(r->n_items ? r->n_items : 1, sizeof *r->load_ns);
-    if (!r->load_ns)
-        return -1;
-    size_t cap = 0;
+    size_t cap_ends = 0, cap_times = 0;
     for (size_t k = 0; k < t->n_overheads; k++) {
         const sc_rec_overhead *o = &t->overheads[k];
         if (o->kind != SC_OVERHEAD_LAZY_FUNCTION_LOADING && o->kind != SC_OVERHEAD_MODULE_LOADING)
@@ -620,24 +637,16 @@ static int sc_rp_loads(sc_replay *r)
         const sc_api_call *c = sc_ctx_call(r->ctx, o->correlation_id);
         int32_t it = c ? r->call_item[c - t->calls] : SC_RP_NONE;
         if (it != SC_RP_NONE && o->end_ns > o->start_ns) {
-            r->load_ns[it] += o->end_ns - o->start_ns;
             sc_rp_sparse end = {.index = it, .other = SC_RP_NONE, .value = o->end_ns};
-            if (sc_rp_push_value(&r->load_ends, &r->n_load_ends, &cap, end) != 0)
+            sc_rp_sparse time = {.index = it, .other = SC_RP_NONE,
+                                 .value = o->end_ns - o->start_ns};
+            if (sc_rp_push_value(&r->load_ends, &r->n_load_ends, &cap_ends, end) != 0 ||
+                sc_rp_push_value(&r->load_times, &r->n_load_times, &cap_times, time) != 0)
                 return -1;
         }
     }
-    /* one entry per item, the latest end */
-    sc_sort(r->load_ends, r->n_load_ends, sizeof *r->load_ends, sc_rp_value_item_cmp);
-    size_t kept = 0;
-    for (size_t k = 0; k < r->n_load_ends; k++) {
-        if (kept > 0 && r->load_ends[kept - 1].index == r->load_ends[k].index) {
-            if (r->load_ends[k].value > r->load_ends[kept - 1].value)
-                r->load_ends[kept - 1].value = r->load_ends[k].value;
-        } else {
-            r->load_ends[kept++] = r->load_ends[k];
-        }
-    }
-    r->n_load_ends = kept;
+    r->n_load_ends = sc_rp_values_per_item(r->load_ends, r->n_load_ends, false);
+    r->n_load_times = sc_rp_values_per_item(r->load_times, r->n_load_times, true);
     return 0;
 }
 

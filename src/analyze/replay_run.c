@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/replay_parts.h"
+#include "analyze/unified.h"
 #include "analyze/work.h"
 
 static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, uint8_t value)
@@ -113,13 +114,17 @@ static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t read
     return t;
 }
 
-/* How long a piece of work runs in this pass: as recorded, or as a fix makes it. */
+/* How long a piece of work runs in this pass: as recorded, or as a fix makes it (only copies
+ * are pinned, only kernels prefetched: sc_rp_apply). A kernel's prefetched duration is read
+ * where unified.h measured it, not copied. */
 static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
 {
+    const sc_trace *t = r->ctx->trace;
     if (r->fix_pinned[i])
-        return r->pinned_ns[i];
-    if (r->fix_prefetch[i])
-        return r->prefetched_ns[i];
+        return r->pinned_ns[(size_t)i - t->n_kernels];
+    const sc_unified *u = r->ctx->unified;
+    if (r->fix_prefetch[i] && u && u->kernels)
+        return u->kernels[i].prefetched_ns;
     return sc_rp_rec_dur(&r->ops[i]);
 }
 
@@ -267,7 +272,8 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
         }
     }
     if (r->fix_no_load[i]) {
-        uint64_t load = r->load_ns[i] < end - start ? r->load_ns[i] : end - start;
+        uint64_t load_ns = sc_rp_load_ns(r, i);
+        uint64_t load = load_ns < end - start ? load_ns : end - start;
         end -= load;
     }
     r->item_start[i] = start;
@@ -301,7 +307,8 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         if (r->fix_no_load[i]) {
             const sc_rp_item *it = &r->items[i];
             uint64_t own = it->rec_end - it->rec_start;
-            r->moved_load[it->thread] += r->load_ns[i] < own ? r->load_ns[i] : own;
+            uint64_t load_ns = sc_rp_load_ns(r, (int32_t)i);
+            r->moved_load[it->thread] += load_ns < own ? load_ns : own;
         }
     memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
     for (size_t k = 0; k < r->n_nodes; k++) {

@@ -523,10 +523,12 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
                  ? 0
                  : -1;
     free(issue);
-    if (rc != 0 || sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0)
+    /* the waits before the edges (neither reads the other): the blocking index, which only
+     * the waits read, is gone before the edges take their memory */
+    if (rc != 0 || sc_rp_host_waits(r) != 0)
         return -1;
     sc_ctx_free_blocking_index(ctx);    /* read for the last time by the host waits */
-    if (sc_rp_lags(r) != 0)
+    if (sc_rp_edges(r) != 0 || sc_rp_lags(r) != 0)
         return -1;
     /* the per-slot issue orders were for building the edges and waits; no pass reads them */
     free(r->slot_first);

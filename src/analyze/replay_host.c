@@ -299,7 +299,8 @@ int sc_rp_host_items(sc_replay *r)
 /* Built for the waits only: each item's own work, each device's work by end, and the latest
  * recorded end of each device's work in issue order. */
 typedef struct sc_rp_wait_index {
-    uint32_t *own_first, *own_count;    /* per item, into own_ops (op indices are 32-bit) */
+    uint32_t *own_first;        /* per item and one past the last, into own_ops (op indices
+                                   are 32-bit): item i's work is own_first[i] .. [i + 1] */
     int32_t *own_ops;
     int32_t *by_end;                /* per device (dev_first/dev_count layout), by rec_end */
     uint64_t *prefix_end;           /* per device, issue order: max rec_end so far */
@@ -338,29 +339,27 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
-    w->own_first = calloc(r->n_items + 1, sizeof *w->own_first);
-    w->own_count = calloc(r->n_items + 1, sizeof *w->own_count);
+    w->own_first = calloc(r->n_items + 2, sizeof *w->own_first);
     w->own_ops = malloc(no * sizeof *w->own_ops);
     w->by_end = malloc(no * sizeof *w->by_end);
     w->prefix_end = malloc(no * sizeof *w->prefix_end);
-    uint32_t *fill = calloc(r->n_items + 1, sizeof *fill);
-    if (!w->own_first || !w->own_count || !w->own_ops || !w->by_end || !w->prefix_end || !fill) {
-        free(fill);
+    if (!w->own_first || !w->own_ops || !w->by_end || !w->prefix_end)
         return -1;
-    }
     const sc_trace *t = r->ctx->trace;
     w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
+    /* Counted one place ahead (own_first[i + 2] holds item i's count), summed, then each
+     * item's cursor (own_first[i + 1]) advanced as its work is placed: it ends at item i's
+     * end, which is where item i + 1 starts. No count or cursor array beside it. */
     for (size_t i = 0; i < r->n_ops; i++)
         if (r->ops[i].item != SC_RP_NONE)
-            w->own_count[r->ops[i].item]++;
-    for (size_t k = 1; k <= r->n_items; k++)
-        w->own_first[k] = w->own_first[k - 1] + w->own_count[k - 1];
+            w->own_first[(size_t)r->ops[i].item + 2]++;
+    for (size_t k = 2; k <= r->n_items + 1; k++)
+        w->own_first[k] += w->own_first[k - 1];
     for (size_t i = 0; i < r->n_ops; i++) {
         int32_t it = r->ops[i].item;
         if (it != SC_RP_NONE)
-            w->own_ops[w->own_first[it] + fill[it]++] = (int32_t)i;
+            w->own_ops[w->own_first[(size_t)it + 1]++] = (int32_t)i;
     }
-    free(fill);
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *o = &r->ops[i];
         uint32_t context = sc_work_at(t, i).context_id;
@@ -389,7 +388,6 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 static void sc_rp_wait_index_free(sc_rp_wait_index *w)
 {
     free(w->own_first);
-    free(w->own_count);
     free(w->own_ops);
     free(w->by_end);
     free(w->prefix_end);
@@ -508,7 +506,8 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     bool loop = sc_rp_is_query(cls) && it->rec_end > c->rec.end_ns;
     size_t first = conds->n;
     int32_t p = SC_RP_NONE;
-    const uint32_t *own_first = w->own_first, *own_count = w->own_count;
+    const uint32_t *own_first = w->own_first;
+    size_t own_count = own_first[i + 1] - own_first[i];
     if (cls == SC_CALL_DEVICE_SYNC) {
         it->wait = SC_RP_WAIT_DEVICE;
         it->cond_dev = dev < r->n_devs ? dev : UINT32_MAX;
@@ -534,11 +533,11 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         if (sc_rp_drained(w->blocking, c, conds) != 0)
             return -1;
         if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */
-            for (size_t k = 0; k < own_count[i]; k++)
+            for (size_t k = 0; k < own_count; k++)
                 if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
                     return -1;
     } else if (cls == SC_CALL_MEMCPY_ASYNC) {
-        for (size_t k = 0; k < own_count[i]; k++) {
+        for (size_t k = 0; k < own_count; k++) {
             int32_t op = w->own_ops[own_first[i] + k];
             if (r->ops[op].kind != SC_WORK_MEMCPY)
                 continue;
@@ -563,7 +562,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         it->loads = true;
         return 0;
     } else if (cls == SC_CALL_LAUNCH && w->launch_blocking) {
-        for (size_t k = 0; k < own_count[i]; k++)
+        for (size_t k = 0; k < own_count; k++)
             if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
                 return -1;
     }

@@ -517,18 +517,18 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
     r->run_start_ns = ctx->analysis->run_start_ns;
     r->n_slots = ctx->analysis->n_streams;
     r->n_devs = ctx->analysis->n_devices ? ctx->analysis->n_devices : 1;
+    /* what the host waits need of the blocking index first: nothing after reads it, and it
+     * holds every piece of work again (blocking.h) */
+    if (sc_rp_drained_work(r) != 0)
+        return -1;
+    sc_ctx_free_blocking_index(ctx);
     uint64_t *issue = NULL;
     int rc = sc_rp_host_items(r) == 0 && sc_rp_ops_fill(r, &issue) == 0 &&
                      sc_rp_orders(r, issue) == 0
                  ? 0
                  : -1;
     free(issue);
-    /* the waits before the edges (neither reads the other): the blocking index, which only
-     * the waits read, is gone before the edges take their memory */
-    if (rc != 0 || sc_rp_host_waits(r) != 0)
-        return -1;
-    sc_ctx_free_blocking_index(ctx);    /* read for the last time by the host waits */
-    if (sc_rp_edges(r) != 0 || sc_rp_lags(r) != 0)
+    if (rc != 0 || sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0 || sc_rp_lags(r) != 0)
         return -1;
     /* the per-slot issue orders were for building the edges and waits; no pass reads them */
     free(r->slot_first);
@@ -558,6 +558,7 @@ void sc_replay_free(sc_replay *r)
     free(r->load_ends);
     free(r->lates);
     free(r->pinned_copies);
+    free(r->drained);
     free(r->wide_tools.v);
     free(r->wide_tracers.v);
     free(r->wide_posts.v);

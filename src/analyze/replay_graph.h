@@ -146,6 +146,8 @@ struct sc_replay {
     sc_rp_sparse *pinned_copies; size_t n_pinned_copies, cap_pinned_copies;
                                 /* items with .pinned: the op in `other` */
     sc_rp_wides wide_tools, wide_tracers, wide_posts;     /* replay_wide.h */
+    sc_rp_sparse *drained;      size_t n_drained;     /* per trace->calls index: an implicit
+                                   synchronization's last drained work position (`other`) */
 
     /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]); while the graph
      * is built (sc_rp_last_issued_before) */

@@ -14,6 +14,64 @@
 #include "trace/sort.h"
 
 
+/* ---- what implicit synchronizations waited for -------------------------------------- */
+
+/* Appends to a list of item values, growing it by doubling. */
+static int sc_rp_push_value(sc_rp_sparse **v, size_t *n, size_t *cap, sc_rp_sparse x)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        sc_rp_sparse *p = realloc(*v, c * sizeof *p);
+        if (!p)
+            return -1;
+        *v = p;
+        *cap = c;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+
+static bool sc_rp_implicit_class(uint16_t c)
+{
+    switch (c) {
+    case SC_CALL_MALLOC: case SC_CALL_FREE: case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
+    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: case SC_CALL_SET_LIMIT:
+    case SC_CALL_MEMCPY: case SC_CALL_MEMSET:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int sc_rp_drained_work(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    const sc_blocking_index *ix = r->ctx->blocking;
+    size_t cap = 0;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        /* an inner call is no item's call (sc_rp_entries), and is never asked about */
+        if (!sc_rp_implicit_class(c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
+            continue;
+        bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY ||
+                           c->rec.call_class == SC_CALL_MEMSET;
+        sc_blocking_call q = {.start_ns = c->rec.start_ns, .end_ns = c->rec.end_ns,
+                              .tid = c->rec.tid, .call_class = c->rec.call_class,
+                              .context_id = c->rec.context_id,
+                              .correlation_id = c->rec.correlation_id,
+                              .skip_own_stream = copy_or_set};
+        sc_blocking m;
+        sc_blocking_measure(ix, &q, &m);
+        if (m.explained &&
+            sc_rp_push_value(&r->drained, &r->n_drained, &cap,
+                             (sc_rp_sparse){.index = (int32_t)i,
+                                            .other = (int32_t)m.last_work}) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- items ---------------------------------------------------------------------------- */
 
 typedef struct sc_rp_entry {
@@ -147,21 +205,6 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
                                        in one H200 run), */
 #define SC_RP_JOIN_SHARE 8u         /* and within an eighth of the gap: the gap was mostly
                                        the wait, not host work that happened to end there */
-
-/* Appends to a list of item values, growing it by doubling. */
-static int sc_rp_push_value(sc_rp_sparse **v, size_t *n, size_t *cap, sc_rp_sparse x)
-{
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 16;
-        sc_rp_sparse *p = realloc(*v, c * sizeof *p);
-        if (!p)
-            return -1;
-        *v = p;
-        *cap = c;
-    }
-    (*v)[(*n)++] = x;
-    return 0;
-}
 
 static void sc_rp_joins(sc_replay *r)
 {
@@ -307,8 +350,6 @@ typedef struct sc_rp_wait_index {
     bool launch_blocking;           /* CUDA_LAUNCH_BLOCKING=1 in the recorded environment */
     uint32_t ctx_id[64], ctx_dev[64];   /* context -> device index, from the work */
     size_t n_ctx;
-    const sc_blocking_index *blocking;  /* what implicit synchronizations drained (the
-                                           context's, blocking.h) */
 } sc_rp_wait_index;
 
 /* the comparator's context; per thread: the report analyzes traces at once (-j) */
@@ -335,7 +376,6 @@ static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
 
 static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 {
-    w->blocking = r->ctx->blocking;
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
@@ -445,30 +485,11 @@ static uint32_t sc_rp_call_slot(const sc_replay *r, const sc_api_call *c, uint32
 }
 
 /* An implicit synchronization (blocking.h): what the call waited for, when the trace
- * explains its return by the end of other work, is that work. */
-static int sc_rp_drained(const sc_blocking_index *ix, const sc_api_call *c, sc_rp_conds *conds)
+ * explains its return by the end of other work, is that work (sc_rp_drained_work). */
+static int sc_rp_drained(const sc_replay *r, int32_t call, sc_rp_conds *conds)
 {
-    bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY || c->rec.call_class == SC_CALL_MEMSET;
-    sc_blocking_call q = {.start_ns = c->rec.start_ns, .end_ns = c->rec.end_ns,
-                          .tid = c->rec.tid, .call_class = c->rec.call_class,
-                          .context_id = c->rec.context_id,
-                          .correlation_id = c->rec.correlation_id,
-                          .skip_own_stream = copy_or_set};
-    sc_blocking m;
-    sc_blocking_measure(ix, &q, &m);
-    return m.explained ? sc_rp_cond_add(conds, (int32_t)m.last_work) : 0;
-}
-
-static bool sc_rp_implicit_class(uint16_t c)
-{
-    switch (c) {
-    case SC_CALL_MALLOC: case SC_CALL_FREE: case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
-    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: case SC_CALL_SET_LIMIT:
-    case SC_CALL_MEMCPY: case SC_CALL_MEMSET:
-        return true;
-    default:
-        return false;
-    }
+    const sc_rp_sparse *v = sc_rp_value_of(r->drained, r->n_drained, call);
+    return v ? sc_rp_cond_add(conds, v->other) : 0;
 }
 
 static bool sc_rp_pageable_copy(const sc_trace *t, size_t copy)
@@ -478,7 +499,6 @@ static bool sc_rp_pageable_copy(const sc_trace *t, size_t copy)
            (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE);
 }
 
-/* Fills the item's condition (kind and list); the recorded end of it is computed after. */
 /* Item i's pinned copy is op (the last one named wins, as the loop over the call's work
  * names them); items come in increasing order, so the list stays sorted. */
 static int sc_rp_set_pinned_copy(sc_replay *r, int32_t i, int32_t op)
@@ -495,6 +515,7 @@ static int sc_rp_set_pinned_copy(sc_replay *r, int32_t i, int32_t op)
     return 0;
 }
 
+/* Fills the item's condition (kind and list); the recorded end of it is computed after. */
 static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
                            sc_rp_conds *conds)
 {
@@ -530,7 +551,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         if (slot < r->n_slots)
             p = sc_rp_last_issued_before(r, slot, rec->rec.start_ns, NULL);
     } else if (sc_rp_implicit_class(cls)) {
-        if (sc_rp_drained(w->blocking, c, conds) != 0)
+        if (sc_rp_drained(r, it->call, conds) != 0)
             return -1;
         if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */
             for (size_t k = 0; k < own_count; k++)

@@ -81,6 +81,23 @@ static bool sc_created_stream(const sc_trace *t, const sc_api_call *c, uint32_t 
     return found;
 }
 
+/* Every call with a stream argument gave an entry: a stream's handle appears once per call.
+ * When each key (context, per-thread, handle) names one stream, one entry per key is kept:
+ * a lookup (bsearch) finds the same stream in either list. When some key names several
+ * (a handle reused after its stream was destroyed), which equal entry bsearch meets decides
+ * the answer, so the list is kept as it is. Returns the count kept. */
+static size_t sc_handles_unique(sc_handle_entry *h, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (sc_handle_cmp(&h[i - 1], &h[i]) == 0 && h[i - 1].stream_id != h[i].stream_id)
+            return n;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (kept == 0 || sc_handle_cmp(&h[kept - 1], &h[i]) != 0)
+            h[kept++] = h[i];
+    return kept;
+}
+
 static sc_handle_entry *sc_handles(const sc_trace *t, size_t *n)
 {
     size_t n_corr = 0;
@@ -114,7 +131,12 @@ static sc_handle_entry *sc_handles(const sc_trace *t, size_t *n)
     }
     free(corr);
     sc_sort(h, k, sizeof *h, sc_handle_cmp);
-    *n = k;
+    *n = sc_handles_unique(h, k);
+    if (*n < k) {   /* give the rest back: one entry per call with a stream was millions */
+        sc_handle_entry *fit = realloc(h, (*n ? *n : 1) * sizeof *h);
+        if (fit)
+            h = fit;
+    }
     return h;
 }
 

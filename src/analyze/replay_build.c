@@ -328,7 +328,8 @@ static int sc_rp_full_grids(sc_replay *r)
     size_t n_k = t->n_kernels ? t->n_kernels : 1;
     r->full = malloc(n_k * sizeof *r->full);
     r->full_waves = malloc(n_k * sizeof *r->full_waves);
-    if (!r->full || !r->full_waves)
+    r->full_ready = malloc(n_k * sizeof *r->full_ready);
+    if (!r->full || !r->full_waves || !r->full_ready)
         return -1;
     size_t n = 0;
     for (size_t k = 0; k < t->n_kernels; k++)
@@ -474,14 +475,12 @@ static int sc_rp_scratch(sc_replay *r)
     r->fix_arrival = calloc(no, 1);
     r->fix_prefetch = calloc(no, 1);
     r->fix_unevent = calloc(r->ctx->trace->n_calls + 1, 1);
-    r->op_ready = malloc(no * sizeof(uint64_t));
     return r->op_start && r->op_end && r->item_start && r->item_end && r->item_started &&
                    r->item_done && r->thread_shift && r->moved_load && r->fix_barrier &&
                    r->fix_unwait &&
                    r->fix_remove && r->fix_no_load &&
                    r->fix_pinned && r->fix_unhold && r->fix_room && r->fix_arrival &&
-                   r->fix_prefetch && r->fix_unevent &&
-                   r->op_ready
+                   r->fix_prefetch && r->fix_unevent
                ? 0
                : -1;
 }
@@ -569,7 +568,6 @@ void sc_replay_free(sc_replay *r)
     free(r->dev_count);
     free(r->dev_issue);
     free(r->dev_tree);
-    free(r->item_dev_limit);
     free(r->pinned_ns);
     free(r->load_times);
     free(r->op_start);
@@ -590,7 +588,7 @@ void sc_replay_free(sc_replay *r)
     free(r->fix_arrival);
     free(r->fix_prefetch);
     free(r->fix_unevent);
-    free(r->op_ready);
+    free(r->full_ready);
     free(r->full);
     free(r->full_waves);
     free(r);

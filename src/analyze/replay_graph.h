@@ -77,13 +77,18 @@ typedef enum sc_rp_wait {
 typedef struct sc_rp_item {
     uint64_t rec_start, rec_end;
     int32_t next;               /* the next item of its thread (i + 1), SC_RP_NONE at the end */
-    /* what it waits for: one item waits one way, so the two share their place (an item
-     * per host call: 4 bytes less for each) */
+    /* what it waits for: one item waits one way, so each way's fields share their place
+     * with the other's (an item per host call: 8 bytes less for each) */
     union {
         uint32_t cond_first;    /* SC_RP_WAIT_OPS: into sc_replay.cond_ops (n_cond) */
         uint32_t cond_dev;      /* SC_RP_WAIT_DEVICE: device index, UINT32_MAX for all */
     };
-    uint32_t n_cond;
+    union {
+        uint32_t n_cond;        /* SC_RP_WAIT_OPS */
+        uint32_t dev_limit;     /* SC_RP_WAIT_DEVICE for one device (cond_dev != all): how
+                                   many of the device's work (by issue) precede the call; at
+                                   most the work count, which int32_t indices bound */
+    };
     uint32_t thread;            /* index of its thread */
     int32_t call;               /* trace->calls index (first query of a loop), SC_RP_NONE */
     uint32_t tool;              /* the part of its gap streamcheck spent taking the previous
@@ -160,9 +165,6 @@ struct sc_replay {
     size_t *dev_first, *dev_count;
     uint64_t *dev_issue;        /* issue times, per device in issue order */
     uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout */
-    uint32_t *item_dev_limit;   /* SC_RP_WAIT_DEVICE items: how many of the device's work
-                                   (by issue) precede the call (for cond_dev != all); at
-                                   most the work count, which int32_t indices bound */
 
     /* typical lags, measured in the trace */
     uint64_t lag_issue[3];      /* call start to start, per sc_work_kind */
@@ -192,12 +194,15 @@ struct sc_replay {
     uint8_t *fix_prefetch;      /* per op */
     uint8_t *fix_unevent;       /* per trace->calls: a cudaStreamWaitEvent whose edges are
                                    gone */
-    uint64_t *op_ready;         /* per op, in a pass: when its issue, stream and events let it
-                                   start (UINT64_MAX until it is placed) */
-    /* full grids (sc_ctx_kernel_full) by recorded start, and their waves (SC_FIX_ARRIVAL) */
+    /* full grids (sc_ctx_kernel_full) by recorded start (then position), and their waves
+     * (SC_FIX_ARRIVAL) */
     int32_t *full;
     uint32_t *full_waves;
+    uint64_t *full_ready;       /* per full grid, in a pass with SC_FIX_ARRIVAL (the only
+                                   reader): when its issue, stream and events let it start
+                                   (UINT64_MAX until it is placed) */
     size_t n_full;
+    bool pass_arrival;          /* this pass has SC_FIX_ARRIVAL fixes: full_ready is kept */
     size_t n_slots;
 
     bool plain;                 /* passes leave streamcheck's own host time out (set once

@@ -677,9 +677,6 @@ int sc_rp_host_waits(sc_replay *r)
     sc_rp_wait_index w = {0};
     sc_rp_conds conds = {0};
     int rc = sc_rp_wait_index_build(r, &w);
-    r->item_dev_limit = calloc(r->n_items + 1, sizeof *r->item_dev_limit);
-    if (!r->item_dev_limit)
-        rc = -1;
     for (size_t i = 0; rc == 0 && i < r->n_items; i++)
         if (r->items[i].call != SC_RP_NONE)
             rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
@@ -688,8 +685,7 @@ int sc_rp_host_waits(sc_replay *r)
         if (it->wait == SC_RP_WAIT_NONE)
             continue;
         if (it->wait == SC_RP_WAIT_DEVICE && it->cond_dev != UINT32_MAX)
-            r->item_dev_limit[i] =
-                (uint32_t)sc_rp_dev_issued_before(r, it->cond_dev, it->rec_start);
+            it->dev_limit = (uint32_t)sc_rp_dev_issued_before(r, it->cond_dev, it->rec_start);
         uint64_t cond = sc_rp_cond_recorded(r, &w, it, conds.ops);
         if (it->loads && cond > it->rec_end) {
             /* the load did not wait: the device was still busy when the call returned (its

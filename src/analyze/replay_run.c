@@ -99,19 +99,37 @@ static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t read
     for (size_t k = lo, over = 0; k-- > 0 && over < SC_RP_ARRIVAL_LOOKBACK;) {
         int32_t g = r->full[k];
         const sc_rp_op *a = &r->ops[g];
-        if (a->dev != o->dev || a->slot == o->slot || r->op_ready[g] == UINT64_MAX)
+        if (a->dev != o->dev || a->slot == o->slot || r->full_ready[k] == UINT64_MAX)
             continue;
         if (r->op_end[g] <= ready) {
             over++;
             continue;
         }
-        if (r->op_ready[g] >= ready)
+        if (r->full_ready[k] >= ready)
             continue;   /* it became ready after this kernel: this one goes first */
         uint64_t dur = r->op_end[g] - r->op_start[g], waves = r->full_waves[k];
         uint64_t last_wave = r->op_start[g] + (waves > 1 ? dur / waves * (waves - 1) : 0);
         t = sc_rp_max(t, last_wave);
     }
     return t;
+}
+
+/* Work i became ready at t: kept when it is a full grid (r->full is ordered by recorded start,
+ * then position). */
+static void sc_rp_note_ready(sc_replay *r, int32_t i, uint64_t t)
+{
+    uint64_t start = r->ops[i].rec_start;
+    size_t lo = 0, hi = r->n_full;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const sc_rp_op *g = &r->ops[r->full[mid]];
+        if (g->rec_start < start || (g->rec_start == start && r->full[mid] < i))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < r->n_full && r->full[lo] == i)
+        r->full_ready[lo] = t;
 }
 
 /* How long a piece of work runs in this pass: as recorded, or as a fix makes it (only copies
@@ -170,7 +188,8 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
             (e->kind == SC_RP_EDGE_BARRIER && !r->fix_barrier[e->slot]))
             t = sc_rp_max(t, r->op_end[e->op] + r->lag_cross);
     }
-    r->op_ready[i] = t;
+    if (r->pass_arrival && o->kind == SC_WORK_KERNEL)
+        sc_rp_note_ready(r, i, t);
     if (r->fix_arrival[i]) {
         r->op_start[i] = sc_rp_arrival_start(r, i, t);
         r->op_end[i] = r->op_start[i] + sc_rp_dur(r, i);
@@ -216,7 +235,7 @@ static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
     for (size_t d = 0; d < r->n_devs; d++) {
         if (it->cond_dev != UINT32_MAX && it->cond_dev != d)
             continue;
-        size_t limit = r->item_dev_limit[i];
+        size_t limit = it->dev_limit;
         if (it->cond_dev == UINT32_MAX) {   /* all devices: how many of this one's preceded */
             const uint64_t *issue = r->dev_issue + r->dev_first[d];
             size_t lo = 0, hi = r->dev_count[d];
@@ -297,8 +316,11 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         r->op_start[i] = r->ops[i].rec_start;
         r->op_end[i] = r->ops[i].rec_end;  /* read only in recorded ties (see the nodes) */
     }
-    for (size_t i = 0; i < r->n_ops; i++)
-        r->op_ready[i] = UINT64_MAX;
+    r->pass_arrival = false;
+    for (size_t k = 0; k < n_fixes; k++)
+        r->pass_arrival |= fixes[k].kind == SC_FIX_ARRIVAL;
+    for (size_t k = 0; r->pass_arrival && k < r->n_full; k++)
+        r->full_ready[k] = UINT64_MAX;
     memset(r->item_started, 0, r->n_items * sizeof *r->item_started);
     memset(r->item_done, 0, r->n_items * sizeof *r->item_done);
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);

@@ -68,15 +68,15 @@ typedef enum sc_rp_wait {
 
 /* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
  * range: sc_replay.range_marks). Fields are grouped by size (8, 4, then 1 byte), as in
- * sc_rp_op: 56 bytes. What only a few items have (a join, a module load's end, the copy of a
+ * sc_rp_op: 48 bytes. What only a few items have (a join, a module load's end, the copy of a
  * pageable call) is kept beside them, in sc_replay.joins, .load_ends and .pinned_copies; the
  * host times that take microseconds in 32 bits, the rare larger ones beside them too
  * (replay_wide.h: read through sc_rp_tool, sc_rp_tracer and sc_rp_post). The items of a
  * thread are consecutive: the one before item i of its thread (unless i is `first`) is
- * i - 1, which gives its gap (sc_rp_gap) without keeping it. */
+ * i - 1, which gives its gap (sc_rp_gap) without keeping it, and the one after it (unless
+ * i is `last`) is i + 1. */
 typedef struct sc_rp_item {
     uint64_t rec_start, rec_end;
-    int32_t next;               /* the next item of its thread (i + 1), SC_RP_NONE at the end */
     /* what it waits for: one item waits one way, so each way's fields share their place
      * with the other's (an item per host call: 8 bytes less for each) */
     union {
@@ -97,16 +97,18 @@ typedef struct sc_rp_item {
                                    its own time: left out when the replay runs plain */
     int32_t post;               /* when it waited: its return minus the end of what it
                                    waited for (negative: it returned a little before) */
-    bool first;                 /* the first item of its thread: anchored at rec_start */
-    uint8_t wait;               /* sc_rp_wait */
-    bool waited;                /* the recorded call returned because its wait ended */
-    bool loads;                 /* a launch that loaded its module: it waited for the device,
+    /* one byte of flags */
+    uint8_t first : 1;          /* the first item of its thread: anchored at rec_start */
+    uint8_t last : 1;           /* the last item of its thread (else the next is i + 1) */
+    uint8_t wait : 2;           /* sc_rp_wait */
+    uint8_t waited : 1;         /* the recorded call returned because its wait ended */
+    uint8_t loads : 1;          /* a launch that loaded its module: it waited for the device,
                                    and its kernel starts after the load (sc_rp_load_end) */
-    bool joins;                 /* it waited for another thread's end (sc_rp_join_of) */
-    bool pinned;                /* a pageable async copy call: its copy's op in
+    uint8_t joins : 1;          /* it waited for another thread's end (sc_rp_join_of) */
+    uint8_t pinned : 1;         /* a pageable async copy call: its copy's op in
                                    sc_replay.pinned_copies (sc_rp_pinned_copy) */
 } sc_rp_item;
-_Static_assert(sizeof(sc_rp_item) == 56, "sc_rp_item: one per host call, 2 bytes of padding");
+_Static_assert(sizeof(sc_rp_item) == 48, "sc_rp_item: one per host call, 3 bytes of padding");
 
 /* A value of one host item or piece of work, kept beside the items or ops because few have
  * it; lists of them are sorted by index. */

@@ -170,7 +170,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
         }
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
-        *it = (sc_rp_item){.rec_start = e[k].start, .rec_end = e[k].end, .next = SC_RP_NONE,
+        *it = (sc_rp_item){.rec_start = e[k].start, .rec_end = e[k].end, .last = true,
                            .call = e[k].call, .cond_dev = UINT32_MAX};
         if (prev == SC_RP_NONE) {
             it->first = true;
@@ -179,7 +179,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
         } else {
             sc_rp_item *p = &r->items[prev];
             it->thread = p->thread;
-            p->next = i;        /* i - 1: a thread's items are consecutive */
+            p->last = false;    /* i - 1: a thread's items are consecutive */
         }
         if (e[k].call != SC_RP_NONE)
             r->call_item[e[k].call] = i;
@@ -213,8 +213,8 @@ static void sc_rp_joins(sc_replay *r)
         return;     /* no joins: the gaps stay as recorded */
     for (size_t th = 0; th < r->n_threads; th++) {
         int32_t i = r->item_thread_first[th];
-        while (r->items[i].next != SC_RP_NONE)
-            i = r->items[i].next;
+        while (!r->items[i].last)
+            i++;
         last[th] = i;
     }
     size_t cap = 0;
@@ -256,9 +256,9 @@ static void sc_rp_tool_times(sc_replay *r, uint64_t *tool)
             continue;
         const sc_api_call *c = sc_ctx_call(r->ctx, o->correlation_id);
         int32_t i = c ? r->call_item[c - t->calls] : SC_RP_NONE;
-        if (i == SC_RP_NONE || r->items[i].next == SC_RP_NONE)
+        if (i == SC_RP_NONE || r->items[i].last)
             continue;
-        int32_t next = r->items[i].next;
+        int32_t next = i + 1;
         uint64_t ns = o->end_ns - o->start_ns, room = sc_rp_gap(r, next) - tool[next];
         tool[next] += ns < room ? ns : room;
         r->summary.tool_ns += ns < room ? ns : room;

@@ -300,10 +300,9 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     r->item_end[i] = end;
     r->item_done[i] = true;
     r->thread_shift[it->thread] = end - it->rec_end;
-    if (it->next != SC_RP_NONE) {
-        r->item_start[it->next] = end + sc_rp_gap(r, it->next) -
-                                  (r->plain ? sc_rp_tool(r, it->next) : 0);
-        r->item_started[it->next] = true;
+    if (!it->last) {
+        r->item_start[i + 1] = end + sc_rp_gap(r, i + 1) - (r->plain ? sc_rp_tool(r, i + 1) : 0);
+        r->item_started[i + 1] = true;
     }
 }
 

@@ -457,8 +457,8 @@ static int sc_rp_edges(sc_replay *r)
 static int sc_rp_scratch(sc_replay *r)
 {
     size_t no = r->n_ops ? r->n_ops : 1, ni = r->n_items ? r->n_items : 1;
-    r->op_start = malloc(no * sizeof(uint64_t));
     r->op_end = malloc(no * sizeof(uint64_t));
+    r->op_placed = malloc(no);
     r->item_start = malloc(ni * sizeof(uint64_t));
     r->item_end = malloc(ni * sizeof(uint64_t));
     r->item_started = malloc(ni * sizeof(bool));
@@ -475,7 +475,7 @@ static int sc_rp_scratch(sc_replay *r)
     r->fix_arrival = calloc(no, 1);
     r->fix_prefetch = calloc(no, 1);
     r->fix_unevent = calloc(r->ctx->trace->n_calls + 1, 1);
-    return r->op_start && r->op_end && r->item_start && r->item_end && r->item_started &&
+    return r->op_end && r->op_placed && r->item_start && r->item_end && r->item_started &&
                    r->item_done && r->thread_shift && r->moved_load && r->fix_barrier &&
                    r->fix_unwait &&
                    r->fix_remove && r->fix_no_load &&
@@ -570,8 +570,8 @@ void sc_replay_free(sc_replay *r)
     free(r->dev_tree);
     free(r->pinned_ns);
     free(r->load_times);
-    free(r->op_start);
     free(r->op_end);
+    free(r->op_placed);
     free(r->item_start);
     free(r->item_end);
     free(r->item_started);

@@ -181,7 +181,10 @@ struct sc_replay {
                                    memory, or as a direct peer copy (a staged half) */
 
     /* what a pass uses */
-    uint64_t *op_start, *op_end;
+    uint64_t *op_end;           /* per op, in a pass: its replayed end (its recorded end
+                                   until it is placed) */
+    uint8_t *op_placed;         /* per op, in a pass: placed; its start is then its end less
+                                   its duration in the pass (sc_rp_op_start), not kept */
     uint64_t *item_start, *item_end;
     bool *item_started;
     bool *item_done;            /* its end is known in this pass */

@@ -76,6 +76,27 @@ static uint64_t sc_rp_max(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
+/* How long a piece of work runs in this pass: as recorded, or as a fix makes it (only copies
+ * are pinned, only kernels prefetched: sc_rp_apply). A kernel's prefetched duration is read
+ * where unified.h measured it, not copied. */
+static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
+{
+    const sc_trace *t = r->ctx->trace;
+    if (r->fix_pinned[i])
+        return r->pinned_ns[(size_t)i - t->n_kernels];
+    const sc_unified *u = r->ctx->unified;
+    if (r->fix_prefetch[i] && u && u->kernels)
+        return u->kernels[i].prefetched_ns;
+    return sc_rp_rec_dur(&r->ops[i]);
+}
+
+/* When work i starts in this pass: its recorded start until it is placed (a recorded tie), then
+ * its end less its duration, which the pass's fixes fix for the whole pass. */
+static uint64_t sc_rp_op_start(const sc_replay *r, int32_t i)
+{
+    return r->op_placed[i] ? r->op_end[i] - sc_rp_dur(r, i) : r->ops[i].rec_start;
+}
+
 #define SC_RP_ARRIVAL_LOOKBACK 16  /* placed full grids of its device that ended before it */
 
 /* SC_FIX_ARRIVAL: the block scheduler of streams of equal priority dispatches grids in the
@@ -107,8 +128,9 @@ static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t read
         }
         if (r->full_ready[k] >= ready)
             continue;   /* it became ready after this kernel: this one goes first */
-        uint64_t dur = r->op_end[g] - r->op_start[g], waves = r->full_waves[k];
-        uint64_t last_wave = r->op_start[g] + (waves > 1 ? dur / waves * (waves - 1) : 0);
+        uint64_t start = sc_rp_op_start(r, g);
+        uint64_t dur = r->op_end[g] - start, waves = r->full_waves[k];
+        uint64_t last_wave = start + (waves > 1 ? dur / waves * (waves - 1) : 0);
         t = sc_rp_max(t, last_wave);
     }
     return t;
@@ -132,19 +154,6 @@ static void sc_rp_note_ready(sc_replay *r, int32_t i, uint64_t t)
         r->full_ready[lo] = t;
 }
 
-/* How long a piece of work runs in this pass: as recorded, or as a fix makes it (only copies
- * are pinned, only kernels prefetched: sc_rp_apply). A kernel's prefetched duration is read
- * where unified.h measured it, not copied. */
-static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
-{
-    const sc_trace *t = r->ctx->trace;
-    if (r->fix_pinned[i])
-        return r->pinned_ns[(size_t)i - t->n_kernels];
-    const sc_unified *u = r->ctx->unified;
-    if (r->fix_prefetch[i] && u && u->kernels)
-        return u->kernels[i].prefetched_ns;
-    return sc_rp_rec_dur(&r->ops[i]);
-}
 
 /* From the start of the call that issued work of this kind to the work's start: the typical
  * lag, less what tracing added to the call in a plain pass (the call submits as it returns). */
@@ -181,7 +190,7 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     if (o->engine_prev != SC_RP_NONE)
         t = sc_rp_max(t, r->op_end[o->engine_prev] + r->lag_stream);
     if (o->queue_prev != SC_RP_NONE && !r->fix_all_queues)
-        t = sc_rp_max(t, r->op_start[o->queue_prev] + r->lag_queue);
+        t = sc_rp_max(t, sc_rp_op_start(r, o->queue_prev) + r->lag_queue);
     for (uint32_t k = 0; k < o->n_edges; k++) {
         const sc_rp_edge *e = &r->edges[o->edge_first + k];
         if ((e->kind == SC_RP_EDGE_EVENT && !r->fix_unevent[e->slot]) ||
@@ -191,8 +200,8 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     if (r->pass_arrival && o->kind == SC_WORK_KERNEL)
         sc_rp_note_ready(r, i, t);
     if (r->fix_arrival[i]) {
-        r->op_start[i] = sc_rp_arrival_start(r, i, t);
-        r->op_end[i] = r->op_start[i] + sc_rp_dur(r, i);
+        r->op_end[i] = sc_rp_arrival_start(r, i, t) + sc_rp_dur(r, i);
+        r->op_placed[i] = 1;
         size_t d = o->dev;
         sc_rp_tree_raise(r->dev_tree + r->dev_first[d], r->dev_count[d], o->dev_pos,
                          r->op_end[i]);
@@ -212,12 +221,12 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t k = 0; k < o->n_edges; k++) {
             const sc_rp_edge *e = &r->edges[o->edge_first + k];
-            if (e->kind == SC_RP_EDGE_ROOM && !r->fix_room[i] && r->op_start[e->op] <= t &&
+            if (e->kind == SC_RP_EDGE_ROOM && !r->fix_room[i] && sc_rp_op_start(r, e->op) <= t &&
                 t < r->op_end[e->op])
                 t = r->op_end[e->op];
         }
-    r->op_start[i] = t;
     r->op_end[i] = t + sc_rp_dur(r, i);
+    r->op_placed[i] = 1;
     size_t d = o->dev;
     sc_rp_tree_raise(r->dev_tree + r->dev_first[d], r->dev_count[d], o->dev_pos, r->op_end[i]);
 }
@@ -311,10 +320,9 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
     if (n_fixes == 0 && r->unfixed_done && r->unfixed_plain == r->plain)
         return r->unfixed_span;     /* the pass before was this one */
     sc_rp_apply(r, fixes, n_fixes, 1);
-    for (size_t i = 0; i < r->n_ops; i++) {
-        r->op_start[i] = r->ops[i].rec_start;
+    for (size_t i = 0; i < r->n_ops; i++)
         r->op_end[i] = r->ops[i].rec_end;  /* read only in recorded ties (see the nodes) */
-    }
+    memset(r->op_placed, 0, r->n_ops);
     r->pass_arrival = false;
     for (size_t k = 0; k < n_fixes; k++)
         r->pass_arrival |= fixes[k].kind == SC_FIX_ARRIVAL;

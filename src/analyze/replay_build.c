@@ -138,9 +138,40 @@ static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
     return 0;
 }
 
-/* The per-device issue orders (which keep each piece's issue time: sc_rp_issue), then stream
- * order and the per-slot issue orders the other edges look up. `issue`: per op, as
- * sc_rp_ops_fill found it; not read after this. */
+/* Each slot's work in issue order, read off the devices' issue orders (dev_order, device
+ * after device): a stream's work all runs on its device, so its order is its device's with
+ * the other streams' work left out, and needs no sort. Work of no known stream (the last
+ * slot) may span devices: sorted, as before. */
+static int sc_rp_slot_orders(sc_replay *r, const int32_t *dev_order)
+{
+    size_t n_keys = r->n_slots + 1;
+    r->slot_first = calloc(n_keys + 1, sizeof *r->slot_first);
+    r->slot_count = calloc(n_keys + 1, sizeof *r->slot_count);
+    r->slot_ops = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->slot_ops);
+    size_t *fill = calloc(n_keys + 1, sizeof *fill);
+    if (!r->slot_first || !r->slot_count || !r->slot_ops || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n_ops; i++)
+        r->slot_count[r->ops[i].slot]++;
+    for (size_t k = 1; k < n_keys; k++)
+        r->slot_first[k] = r->slot_first[k - 1] + r->slot_count[k - 1];
+    for (size_t p = 0; p < r->n_ops; p++) {
+        uint32_t s = r->ops[dev_order[p]].slot;
+        r->slot_ops[r->slot_first[s] + fill[s]++] = dev_order[p];
+    }
+    free(fill);
+    sc_rp_sort_ctx = r;
+    sc_sort(r->slot_ops + r->slot_first[r->n_slots], r->slot_count[r->n_slots],
+            sizeof *r->slot_ops, sc_rp_issue_cmp);
+    return 0;
+}
+
+/* The per-device issue orders (which keep each piece's issue time: sc_rp_issue; the order
+ * itself stays in r->dev_order for the edges), then stream order and the per-slot issue
+ * orders the other edges look up. `issue`: per op, as sc_rp_ops_fill found it; not read
+ * after this. */
 static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
 {
     size_t n = r->n_ops ? r->n_ops : 1;
@@ -154,29 +185,23 @@ static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
     int rc = sc_rp_group(r, r->n_devs, key, sc_rp_first_issue_cmp, &r->dev_first, &r->dev_count,
                          &dev_order);
     sc_rp_sort_issue = NULL;
+    free(key);
+    r->dev_order = dev_order;
     r->dev_issue = malloc(n * sizeof *r->dev_issue);
     r->dev_tree = calloc(n, sizeof *r->dev_tree);
-    if (rc != 0 || !r->dev_issue || !r->dev_tree) {
-        free(key);
-        free(dev_order);
+    if (rc != 0 || !r->dev_issue || !r->dev_tree)
         return -1;
-    }
     for (size_t d = 0; d < r->n_devs; d++)
         for (size_t k = 0; k < r->dev_count[d]; k++) {
             size_t pos = r->dev_first[d] + k;
             r->ops[dev_order[pos]].dev_pos = (uint32_t)k;
             r->dev_issue[pos] = issue[dev_order[pos]];
         }
-    free(dev_order);
-    for (size_t i = 0; i < r->n_ops; i++)
-        key[i] = r->ops[i].slot;
-    rc = sc_rp_group(r, r->n_slots + 1, key, sc_rp_issue_cmp, &r->slot_first, &r->slot_count,
-                     &r->slot_ops);
+    rc = sc_rp_slot_orders(r, dev_order);
     for (size_t s = 0; rc == 0 && s <= r->n_slots; s++)
         for (size_t k = 1; s < r->n_slots && k < r->slot_count[s]; k++)
             r->ops[r->slot_ops[r->slot_first[s] + k]].stream_prev =
                 r->slot_ops[r->slot_first[s] + k - 1];
-    free(key);
     return rc;
 }
 
@@ -420,8 +445,11 @@ static int sc_rp_edges(sc_replay *r)
     int rc = seen[0] && seen[1] && sc_rp_full_grids(r) == 0 ? 0 : -1;
     int32_t *order = NULL;
     size_t *first = NULL, *count = NULL;
-    uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
-    if (rc == 0 && key) {
+    uint32_t *key = NULL;
+    if (rc == 0 && r->n_devs == 1) {
+        order = r->dev_order;   /* one device: its issue order is all work's */
+        r->dev_order = NULL;
+    } else if (rc == 0 && (key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key)) != NULL) {
         for (size_t i = 0; i < r->n_ops; i++)
             key[i] = 0;
         rc = sc_rp_group(r, 1, key, sc_rp_issue_cmp, &first, &count, &order);  /* all work,
@@ -429,6 +457,8 @@ static int sc_rp_edges(sc_replay *r)
     } else {
         rc = -1;
     }
+    free(r->dev_order);     /* the edges were its last reader */
+    r->dev_order = NULL;
     for (size_t k = 0; rc == 0 && k < r->n_ops; k++) {
         int32_t i = order[k];
         r->ops[i].edge_first = (uint32_t)r->n_edges;
@@ -567,6 +597,7 @@ void sc_replay_free(sc_replay *r)
     free(r->dev_first);
     free(r->dev_count);
     free(r->dev_issue);
+    free(r->dev_order);
     free(r->dev_tree);
     free(r->pinned_ns);
     free(r->load_times);

@@ -166,6 +166,7 @@ struct sc_replay {
     size_t n_devs;
     size_t *dev_first, *dev_count;
     uint64_t *dev_issue;        /* issue times, per device in issue order */
+    int32_t *dev_order;         /* the ops in that order, while the graph is built */
     uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout */
 
     /* typical lags, measured in the trace */

@@ -188,8 +188,7 @@ static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
     free(key);
     r->dev_order = dev_order;
     r->dev_issue = malloc(n * sizeof *r->dev_issue);
-    r->dev_tree = calloc(n, sizeof *r->dev_tree);
-    if (rc != 0 || !r->dev_issue || !r->dev_tree)
+    if (rc != 0 || !r->dev_issue)
         return -1;
     for (size_t d = 0; d < r->n_devs; d++)
         for (size_t k = 0; k < r->dev_count[d]; k++) {

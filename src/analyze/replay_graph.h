@@ -167,7 +167,8 @@ struct sc_replay {
     size_t *dev_first, *dev_count;
     uint64_t *dev_issue;        /* issue times, per device in issue order */
     int32_t *dev_order;         /* the ops in that order, while the graph is built */
-    uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout */
+    uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout; NULL when no item
+                                   waits for a device (sc_rp_host_waits): nothing reads it */
 
     /* typical lags, measured in the trace */
     uint64_t lag_issue[3];      /* call start to start, per sc_work_kind */

@@ -701,5 +701,14 @@ int sc_rp_host_waits(sc_replay *r)
     r->cond_ops = conds.ops;
     r->n_cond_ops = conds.n;
     sc_rp_wait_index_free(&w);
+    /* the devices' trees of replayed ends answer device waits only: without one, no pass
+     * keeps them (a raise per op and pass, and 8 bytes an op) */
+    bool device_waits = false;
+    for (size_t i = 0; rc == 0 && i < r->n_items && !device_waits; i++)
+        device_waits = r->items[i].wait == SC_RP_WAIT_DEVICE;
+    if (rc == 0 && device_waits) {
+        r->dev_tree = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->dev_tree);
+        rc = r->dev_tree ? 0 : -1;
+    }
     return rc;
 }

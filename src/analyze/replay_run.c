@@ -163,6 +163,15 @@ static uint64_t sc_rp_issue_lag(const sc_replay *r, int32_t item, uint8_t kind)
     return lag > cut ? lag - cut : 0;
 }
 
+/* Work o ended at `end`: its device's tree of ends, for the device waits, when any item has
+ * one. */
+static void sc_rp_raise_device(sc_replay *r, const sc_rp_op *o, uint64_t end)
+{
+    if (r->dev_tree)
+        sc_rp_tree_raise(r->dev_tree + r->dev_first[o->dev], r->dev_count[o->dev], o->dev_pos,
+                         end);
+}
+
 #define SC_RP_AFTER_LOAD_NS 30000u  /* a kernel this soon after its load was held by it */
 
 static void sc_rp_run_op(sc_replay *r, int32_t i)
@@ -202,9 +211,7 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     if (r->fix_arrival[i]) {
         r->op_end[i] = sc_rp_arrival_start(r, i, t) + sc_rp_dur(r, i);
         r->op_placed[i] = 1;
-        size_t d = o->dev;
-        sc_rp_tree_raise(r->dev_tree + r->dev_first[d], r->dev_count[d], o->dev_pos,
-                         r->op_end[i]);
+        sc_rp_raise_device(r, o, r->op_end[i]);
         return;
     }
     /* a staged peer copy made direct no longer waits for the driver's staging */
@@ -227,8 +234,7 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
         }
     r->op_end[i] = t + sc_rp_dur(r, i);
     r->op_placed[i] = 1;
-    size_t d = o->dev;
-    sc_rp_tree_raise(r->dev_tree + r->dev_first[d], r->dev_count[d], o->dev_pos, r->op_end[i]);
+    sc_rp_raise_device(r, o, r->op_end[i]);
 }
 
 /* When what a waiting item waits for has ended, in the replay. */
@@ -339,7 +345,8 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
             uint64_t load_ns = sc_rp_load_ns(r, (int32_t)i);
             r->moved_load[it->thread] += load_ns < own ? load_ns : own;
         }
-    memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
+    if (r->dev_tree)
+        memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
     for (size_t k = 0; k < r->n_nodes; k++) {
         size_t node = r->nodes[k];
         if (node >= r->n_ops)

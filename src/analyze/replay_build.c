@@ -528,7 +528,8 @@ static int sc_rp_nodes(sc_replay *r)
          * call returns, and must see the call's replayed end */
         const sc_rp_item *it = &r->items[i];
         uint64_t load_end = it->loads ? sc_rp_load_end(r, (int32_t)i) : 0;
-        at[k++] = load_end && load_end < it->rec_end ? load_end : it->rec_end;
+        uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
+        at[k++] = load_end && load_end < rec_end ? load_end : rec_end;
     }
     /* at a tie, work first (its positions come first): an item may wait for it */
     r->nodes = sc_rp_order_nodes(at, r->n_nodes);
@@ -587,6 +588,7 @@ void sc_replay_free(sc_replay *r)
     free(r->lates);
     free(r->pinned_copies);
     free(r->drained);
+    free(r->wide_durs.v);
     free(r->wide_tools.v);
     free(r->wide_tracers.v);
     free(r->wide_posts.v);

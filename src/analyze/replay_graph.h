@@ -68,7 +68,7 @@ typedef enum sc_rp_wait {
 
 /* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
  * range: sc_replay.range_marks). Fields are grouped by size (8, 4, then 1 byte), as in
- * sc_rp_op: 48 bytes. What only a few items have (a join, a module load's end, the copy of a
+ * sc_rp_op: 40 bytes. What only a few items have (a join, a module load's end, the copy of a
  * pageable call) is kept beside them, in sc_replay.joins, .load_ends and .pinned_copies; the
  * host times that take microseconds in 32 bits, the rare larger ones beside them too
  * (replay_wide.h: read through sc_rp_tool, sc_rp_tracer and sc_rp_post). The items of a
@@ -76,7 +76,8 @@ typedef enum sc_rp_wait {
  * i - 1, which gives its gap (sc_rp_gap) without keeping it, and the one after it (unless
  * i is `last`) is i + 1. */
 typedef struct sc_rp_item {
-    uint64_t rec_start, rec_end;
+    uint64_t rec_start;
+    uint32_t dur;               /* its recorded end less its start: sc_rp_item_end */
     /* what it waits for: one item waits one way, so each way's fields share their place
      * with the other's (an item per host call: 8 bytes less for each) */
     union {
@@ -93,10 +94,11 @@ typedef struct sc_rp_item {
     int32_t call;               /* trace->calls index (first query of a loop), SC_RP_NONE */
     uint32_t tool;              /* the part of its gap streamcheck spent taking the previous
                                    call's stack: left out when the replay runs plain */
-    uint32_t tracer;            /* what tracing added to its calls (tracer_cost.h), at most
-                                   its own time: left out when the replay runs plain */
     int32_t post;               /* when it waited: its return minus the end of what it
                                    waited for (negative: it returned a little before) */
+    uint16_t tracer;            /* what tracing added to its calls (tracer_cost.h: 2 us a
+                                   launch), at most its own time: left out when the replay
+                                   runs plain */
     /* one byte of flags */
     uint8_t first : 1;          /* the first item of its thread: anchored at rec_start */
     uint8_t last : 1;           /* the last item of its thread (else the next is i + 1) */
@@ -108,7 +110,7 @@ typedef struct sc_rp_item {
     uint8_t pinned : 1;         /* a pageable async copy call: its copy's op in
                                    sc_replay.pinned_copies (sc_rp_pinned_copy) */
 } sc_rp_item;
-_Static_assert(sizeof(sc_rp_item) == 48, "sc_rp_item: one per host call, 3 bytes of padding");
+_Static_assert(sizeof(sc_rp_item) == 40, "sc_rp_item: one per host call, 1 byte of padding");
 
 /* A value of one host item or piece of work, kept beside the items or ops because few have
  * it; lists of them are sorted by index. */
@@ -152,7 +154,7 @@ struct sc_replay {
     sc_rp_sparse *lates;        size_t n_lates;       /* ops with .late */
     sc_rp_sparse *pinned_copies; size_t n_pinned_copies, cap_pinned_copies;
                                 /* items with .pinned: the op in `other` */
-    sc_rp_wides wide_tools, wide_tracers, wide_posts;     /* replay_wide.h */
+    sc_rp_wides wide_durs, wide_tools, wide_tracers, wide_posts;  /* replay_wide.h */
     sc_rp_sparse *drained;      size_t n_drained;     /* per trace->calls index: an implicit
                                    synchronization's last drained work position (`other`) */
 
@@ -258,13 +260,19 @@ static inline uint64_t sc_rp_load_ns(const sc_replay *r, int32_t item)
     return v ? v->value : 0;
 }
 
+/* The recorded end of item i. */
+static inline uint64_t sc_rp_item_end(const sc_replay *r, int32_t i)
+{
+    return r->items[i].rec_start + sc_rp_wide_of(&r->wide_durs, i, r->items[i].dur);
+}
+
 /* Host time since the previous item of its thread ended (0 for the first). */
 static inline uint64_t sc_rp_gap(const sc_replay *r, int32_t i)
 {
     const sc_rp_item *it = &r->items[i];
     if (it->first)
         return 0;
-    uint64_t prev_end = r->items[i - 1].rec_end;
+    uint64_t prev_end = sc_rp_item_end(r, i - 1);
     return it->rec_start > prev_end ? it->rec_start - prev_end : 0;
 }
 
@@ -275,7 +283,7 @@ static inline uint64_t sc_rp_tool(const sc_replay *r, int32_t i)
 
 static inline uint64_t sc_rp_tracer(const sc_replay *r, int32_t i)
 {
-    return sc_rp_wide_of(&r->wide_tracers, i, r->items[i].tracer);
+    return sc_rp_wide16_of(&r->wide_tracers, i, r->items[i].tracer);
 }
 
 static inline int64_t sc_rp_post(const sc_replay *r, int32_t i)

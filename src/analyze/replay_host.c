@@ -164,14 +164,16 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
         if (new_thread)
             prev = SC_RP_NONE;
         if (!new_thread && prev != SC_RP_NONE && e[k].call != SC_RP_NONE &&
-            r->items[prev].call != SC_RP_NONE && e[k].end <= r->items[prev].rec_end) {
+            r->items[prev].call != SC_RP_NONE && e[k].end <= sc_rp_item_end(r, prev)) {
             r->call_item[e[k].call] = prev;     /* nested in the previous call */
             continue;
         }
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
-        *it = (sc_rp_item){.rec_start = e[k].start, .rec_end = e[k].end, .last = true,
-                           .call = e[k].call, .cond_dev = UINT32_MAX};
+        *it = (sc_rp_item){.rec_start = e[k].start, .last = true, .call = e[k].call,
+                           .cond_dev = UINT32_MAX};
+        if (sc_rp_wide_put(&r->wide_durs, i, e[k].end - e[k].start, &it->dur) != 0)
+            return -1;
         if (prev == SC_RP_NONE) {
             it->first = true;
             it->thread = (uint32_t)r->n_threads;
@@ -227,13 +229,14 @@ static void sc_rp_joins(sc_replay *r)
         sc_rp_sparse join = {.index = (int32_t)i, .other = SC_RP_NONE};
         for (size_t th = 0; th < r->n_threads; th++) {
             const sc_rp_item *x = &r->items[last[th]];
-            if (x->thread == it->thread || x->rec_end <= gap_start || x->rec_end > it->rec_start ||
-                it->rec_start - x->rec_end > SC_RP_JOIN_LAG_NS ||
-                (it->rec_start - x->rec_end) * SC_RP_JOIN_SHARE > gap)
+            uint64_t x_end = sc_rp_item_end(r, last[th]);
+            if (x->thread == it->thread || x_end <= gap_start || x_end > it->rec_start ||
+                it->rec_start - x_end > SC_RP_JOIN_LAG_NS ||
+                (it->rec_start - x_end) * SC_RP_JOIN_SHARE > gap)
                 continue;
-            if (join.other == SC_RP_NONE || x->rec_end > r->items[join.other].rec_end) {
+            if (join.other == SC_RP_NONE || x_end > sc_rp_item_end(r, join.other)) {
                 join.other = last[th];
-                join.value = it->rec_start - x->rec_end;
+                join.value = it->rec_start - x_end;
             }
         }
         /* the list stays sorted: items in index order; without memory, no more joins */
@@ -280,8 +283,7 @@ static void sc_rp_tracer_times(sc_replay *r, uint64_t *tracer)
         int32_t i = r->call_item[c];
         if (i == SC_RP_NONE)
             continue;
-        sc_rp_item *it = &r->items[i];
-        uint64_t own = it->rec_end - it->rec_start, before = tracer[i];
+        uint64_t own = sc_rp_item_end(r, i) - r->items[i].rec_start, before = tracer[i];
         tracer[i] += sc_tracer_cost_ns(t->calls[c].rec.call_class);
         if (tracer[i] > own)
             tracer[i] = own;
@@ -304,7 +306,7 @@ static int sc_rp_host_times(sc_replay *r)
     memset(sum, 0, (r->n_items ? r->n_items : 1) * sizeof *sum);
     sc_rp_tracer_times(r, sum);
     for (size_t i = 0; rc == 0 && i < r->n_items; i++)
-        rc = sc_rp_wide_put(&r->wide_tracers, (int32_t)i, sum[i], &r->items[i].tracer);
+        rc = sc_rp_wide_put16(&r->wide_tracers, (int32_t)i, sum[i], &r->items[i].tracer);
     free(sum);
     return rc;
 }
@@ -524,7 +526,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     const sc_api_call *c = &t->calls[it->call];
     uint16_t cls = c->rec.call_class;
     uint32_t dev = sc_rp_context_dev(r, w, c->rec.context_id);
-    bool loop = sc_rp_is_query(cls) && it->rec_end > c->rec.end_ns;
+    bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;
     size_t first = conds->n;
     int32_t p = SC_RP_NONE;
     const uint32_t *own_first = w->own_first;
@@ -687,7 +689,8 @@ int sc_rp_host_waits(sc_replay *r)
         if (it->wait == SC_RP_WAIT_DEVICE && it->cond_dev != UINT32_MAX)
             it->dev_limit = (uint32_t)sc_rp_dev_issued_before(r, it->cond_dev, it->rec_start);
         uint64_t cond = sc_rp_cond_recorded(r, &w, it, conds.ops);
-        if (it->loads && cond > it->rec_end) {
+        uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
+        if (it->loads && cond > rec_end) {
             /* the load did not wait: the device was still busy when the call returned (its
              * kernel was held on the device instead, replay_lags.c) */
             it->wait = SC_RP_WAIT_NONE;
@@ -695,7 +698,7 @@ int sc_rp_host_waits(sc_replay *r)
         }
         it->waited = cond > it->rec_start;
         rc = sc_rp_wide_put_signed(&r->wide_posts, (int32_t)i,
-                                   it->waited ? (int64_t)it->rec_end - (int64_t)cond : 0,
+                                   it->waited ? (int64_t)rec_end - (int64_t)cond : 0,
                                    &it->post);
     }
     r->cond_ops = conds.ops;

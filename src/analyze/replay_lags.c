@@ -212,7 +212,8 @@ static int sc_rp_measure_lags(sc_replay *r)
                 /* work a module load held says how long the load took, not the launch; a
                  * staged peer copy, how long the driver staged */
                 if (bind == SC_BIND_ISSUE && !o->peer_staged &&
-                    !sc_rp_load_between(load_ends, n_loads, sc_rp_issue(r, (int32_t)i), o->rec_start))
+                    !sc_rp_load_between(load_ends, n_loads, sc_rp_issue(r, (int32_t)i),
+                                        o->rec_start))
                     issue[o->kind].v[issue[o->kind].n++] = lag;
                 continue;
             }
@@ -271,7 +272,7 @@ static int sc_rp_measure_host(sc_replay *r)
              cls == SC_CALL_EVENT_SYNC))
             wake.v[wake.n++] = (uint64_t)post;
         if (cls == SC_CALL_MEMCPY_ASYNC && sc_rp_pinned_copy(r, (int32_t)i) == SC_RP_NONE)
-            async.v[async.n++] = it->rec_end - it->rec_start;
+            async.v[async.n++] = sc_rp_item_end(r, (int32_t)i) - it->rec_start;
     }
     r->wake_ns = sc_rp_typical(&wake, SC_RP_DEFAULT_WAKE_NS);
     r->async_call_ns = sc_rp_median(&async, SC_RP_DEFAULT_ASYNC_CALL_NS);
@@ -429,7 +430,7 @@ static int sc_rp_pinned(sc_replay *r)
                    (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
             sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &r->pinned_ns[c],
                                basis, sizeof basis);
-            if (r->pinned_ns[c] > sc_rp_rec_dur(&r->ops[i]))    /* pinned is never the slower path */
+            if (r->pinned_ns[c] > sc_rp_rec_dur(&r->ops[i]))   /* never the slower path */
                 r->pinned_ns[c] = sc_rp_rec_dur(&r->ops[i]);
         }
     }

@@ -187,7 +187,7 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
          * after the load), as recorded after it; a kernel that started long after its load
          * was held by something else (its stream, a barrier: the edges below), and follows
          * the load by the typical issue lag only */
-        uint64_t tail = it->rec_end - rec_load_end, end = r->item_end[o->item];
+        uint64_t tail = sc_rp_item_end(r, o->item) - rec_load_end, end = r->item_end[o->item];
         uint64_t load_end = end - r->item_start[o->item] > tail ? end - tail
                                                                 : r->item_start[o->item];
         uint64_t after = o->rec_start - rec_load_end;
@@ -281,7 +281,8 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
         uint64_t prev_end = start - (sc_rp_gap(r, i) - (r->plain ? sc_rp_tool(r, i) : 0));
         start = sc_rp_max(prev_end, r->item_end[join->other] + join->value);
     }
-    uint64_t own = it->rec_end - it->rec_start - (r->plain ? sc_rp_tracer(r, i) : 0), end;
+    uint64_t rec_end = sc_rp_item_end(r, i);
+    uint64_t own = rec_end - it->rec_start - (r->plain ? sc_rp_tracer(r, i) : 0), end;
     int32_t pinned_copy = it->pinned ? sc_rp_pinned_copy(r, i) : SC_RP_NONE;
     int64_t post = it->waited ? sc_rp_post(r, i) : 0;
     if (it->call == SC_RP_NONE || r->fix_remove[i]) {
@@ -314,7 +315,7 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     r->item_started[i] = true;
     r->item_end[i] = end;
     r->item_done[i] = true;
-    r->thread_shift[it->thread] = end - it->rec_end;
+    r->thread_shift[it->thread] = end - rec_end;
     if (!it->last) {
         r->item_start[i + 1] = end + sc_rp_gap(r, i + 1) - (r->plain ? sc_rp_tool(r, i + 1) : 0);
         r->item_started[i + 1] = true;
@@ -341,7 +342,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
     for (size_t i = 0; i < r->n_items; i++)
         if (r->fix_no_load[i]) {
             const sc_rp_item *it = &r->items[i];
-            uint64_t own = it->rec_end - it->rec_start;
+            uint64_t own = sc_rp_item_end(r, (int32_t)i) - it->rec_start;
             uint64_t load_ns = sc_rp_load_ns(r, (int32_t)i);
             r->moved_load[it->thread] += load_ns < own ? load_ns : own;
         }

@@ -29,6 +29,16 @@ int sc_rp_wide_put(sc_rp_wides *w, int32_t index, uint64_t v, uint32_t *field)
     return sc_rp_wide_push(w, (sc_rp_sparse){.index = index, .other = SC_RP_NONE, .value = v});
 }
 
+int sc_rp_wide_put16(sc_rp_wides *w, int32_t index, uint64_t v, uint16_t *field)
+{
+    if (v < SC_RP_WIDE16) {
+        *field = (uint16_t)v;
+        return 0;
+    }
+    *field = SC_RP_WIDE16;
+    return sc_rp_wide_push(w, (sc_rp_sparse){.index = index, .other = SC_RP_NONE, .value = v});
+}
+
 int sc_rp_wide_put_signed(sc_rp_wides *w, int32_t index, int64_t v, int32_t *field)
 {
     if (v > SC_RP_WIDE_SIGNED && v <= INT32_MAX) {

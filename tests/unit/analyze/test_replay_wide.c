@@ -1,6 +1,6 @@
-/* replay_wide.h: a host item's 32-bit time and the list beside it for the values that do not
- * fit. Every value reads back exactly, at the edges of 32 bits and far past them; values
- * that fit leave the list empty; the mark is never a value that fits. */
+/* replay_wide.h: a host item's 32-bit (or 16-bit) time and the list beside it for the values
+ * that do not fit. Every value reads back exactly, at the edges of 32 and 16 bits and far past
+ * them; values that fit leave the list empty; the mark is never a value that fits. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,6 +48,24 @@ static void test_signed_edges(void **state)
     free(w.v);
 }
 
+static void test_16_bit_edges(void **state)
+{
+    (void)state;
+    const uint64_t v[] = {0, 1664, UINT16_MAX - 1, UINT16_MAX, (uint64_t)UINT16_MAX + 1,
+                          UINT32_MAX, 3};
+    size_t n = sizeof v / sizeof *v;
+    uint16_t field[sizeof v / sizeof *v];
+    sc_rp_wides w = {0};
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(sc_rp_wide_put16(&w, (int32_t)i, v[i], &field[i]), 0);
+    assert_int_equal(w.n, 3);   /* UINT16_MAX and the two above it */
+    assert_int_equal(field[2], UINT16_MAX - 1);
+    assert_int_equal(field[3], SC_RP_WIDE16);
+    for (size_t i = 0; i < n; i++)
+        assert_true(sc_rp_wide16_of(&w, (int32_t)i, field[i]) == v[i]);
+    free(w.v);
+}
+
 /* Many items, one in a hundred too large: the list grows past its first allocation and every
  * item still finds its own value. */
 static void test_many(void **state)
@@ -74,6 +92,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unsigned_edges),
         cmocka_unit_test(test_signed_edges),
+        cmocka_unit_test(test_16_bit_edges),
         cmocka_unit_test(test_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -495,21 +495,12 @@ static int sc_rp_scratch(sc_replay *r)
     r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->moved_load = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->fix_barrier = calloc(r->n_slots + 1, 1);
-    r->fix_unwait = calloc(ni, 1);
-    r->fix_remove = calloc(ni, 1);
-    r->fix_no_load = calloc(ni, 1);
-    r->fix_pinned = calloc(no, 1);
-    r->fix_unhold = calloc(no, 1);
-    r->fix_room = calloc(no, 1);
-    r->fix_arrival = calloc(no, 1);
-    r->fix_prefetch = calloc(no, 1);
+    r->item_fix = calloc(ni, 1);
+    r->op_fix = calloc(no, 1);
     r->fix_unevent = calloc(r->ctx->trace->n_calls + 1, 1);
     return r->op_end && r->op_placed && r->item_start && r->item_end && r->item_started &&
                    r->item_done && r->thread_shift && r->moved_load && r->fix_barrier &&
-                   r->fix_unwait &&
-                   r->fix_remove && r->fix_no_load &&
-                   r->fix_pinned && r->fix_unhold && r->fix_room && r->fix_arrival &&
-                   r->fix_prefetch && r->fix_unevent
+                   r->item_fix && r->op_fix && r->fix_unevent
                ? 0
                : -1;
 }
@@ -557,7 +548,10 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
                  ? 0
                  : -1;
     free(issue);
-    if (rc != 0 || sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0 || sc_rp_lags(r) != 0)
+    /* the nodes are ordered before the lags (which the order does not read) take their
+     * memory: ordering is the build's largest passing need (a key and its scratch a node) */
+    if (rc != 0 || sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0 || sc_rp_nodes(r) != 0 ||
+        sc_rp_lags(r) != 0)
         return -1;
     /* the per-slot issue orders were for building the edges and waits; no pass reads them */
     free(r->slot_first);
@@ -565,7 +559,7 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
     free(r->slot_ops);
     r->slot_first = r->slot_count = NULL;
     r->slot_ops = NULL;
-    if (sc_rp_nodes(r) != 0 || sc_rp_scratch(r) != 0)
+    if (sc_rp_scratch(r) != 0)
         return -1;
     sc_rp_describe_fidelity(r);
     return 0;
@@ -611,14 +605,8 @@ void sc_replay_free(sc_replay *r)
     free(r->thread_shift);
     free(r->moved_load);
     free(r->fix_barrier);
-    free(r->fix_unwait);
-    free(r->fix_remove);
-    free(r->fix_no_load);
-    free(r->fix_pinned);
-    free(r->fix_unhold);
-    free(r->fix_room);
-    free(r->fix_arrival);
-    free(r->fix_prefetch);
+    free(r->item_fix);
+    free(r->op_fix);
     free(r->fix_unevent);
     free(r->full_ready);
     free(r->full);

@@ -196,11 +196,9 @@ struct sc_replay {
     uint64_t *moved_load;       /* per thread, in a pass: the module loads SC_FIX_NO_LOAD took
                                    out of its launches, paid at its start instead */
     uint8_t *fix_barrier;       /* per stream slot */
-    uint8_t *fix_unwait, *fix_no_load, *fix_remove;  /* per item */
-    uint8_t *fix_pinned, *fix_unhold, *fix_room;    /* per op */
-    uint8_t *fix_arrival;       /* per op */
+    uint8_t *item_fix;          /* per item: the fixes on it, SC_RP_FIX_ITEM_* bits */
+    uint8_t *op_fix;            /* per op: the fixes on it, SC_RP_FIX_OP_* bits */
     bool fix_all_queues;        /* SC_FIX_UNHOLD of everything: no queue shared either */
-    uint8_t *fix_prefetch;      /* per op */
     uint8_t *fix_unevent;       /* per trace->calls: a cudaStreamWaitEvent whose edges are
                                    gone */
     /* full grids (sc_ctx_kernel_full) by recorded start (then position), and their waves
@@ -222,6 +220,20 @@ struct sc_replay {
     bool unfixed_done, unfixed_plain;
     uint64_t unfixed_span;
     sc_replay_summary summary;
+};
+
+/* The fixes a pass applies to one item or op, a bit each (sc_replay.item_fix, .op_fix). */
+enum {
+    SC_RP_FIX_ITEM_UNWAIT = 1,      /* SC_FIX_UNWAIT */
+    SC_RP_FIX_ITEM_REMOVE = 2,      /* SC_FIX_REMOVE */
+    SC_RP_FIX_ITEM_NO_LOAD = 4,     /* SC_FIX_NO_LOAD */
+};
+enum {
+    SC_RP_FIX_OP_PINNED = 1,        /* SC_FIX_PINNED */
+    SC_RP_FIX_OP_UNHOLD = 2,        /* SC_FIX_UNHOLD */
+    SC_RP_FIX_OP_ROOM = 4,          /* SC_FIX_ROOM */
+    SC_RP_FIX_OP_ARRIVAL = 8,       /* SC_FIX_ARRIVAL */
+    SC_RP_FIX_OP_PREFETCH = 16,     /* SC_FIX_PREFETCH */
 };
 
 /* The entry of `index` in a list sorted by index, or NULL when it has none. */

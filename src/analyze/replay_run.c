@@ -7,52 +7,59 @@
 #include "analyze/unified.h"
 #include "analyze/work.h"
 
-static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, uint8_t value)
+/* Sets (on) or clears the bit `bit` of flags[i]. */
+static void sc_rp_flag(uint8_t *flags, size_t i, uint8_t bit, bool on)
+{
+    flags[i] = on ? (uint8_t)(flags[i] | bit) : (uint8_t)(flags[i] & ~bit);
+}
+
+static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, bool on)
 {
     const sc_trace *t = r->ctx->trace;
     for (size_t k = 0; k < n; k++) {
         size_t i = fixes[k].index;
         switch (fixes[k].kind) {
         case SC_FIX_BARRIER:
-            if (i < r->n_slots) r->fix_barrier[i] = value;
+            if (i < r->n_slots) r->fix_barrier[i] = on;
             break;
         case SC_FIX_UNWAIT:
             if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
-                r->fix_unwait[r->call_item[i]] = value;
+                sc_rp_flag(r->item_fix, (size_t)r->call_item[i], SC_RP_FIX_ITEM_UNWAIT, on);
             break;
         case SC_FIX_REMOVE:
             if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
-                r->fix_remove[r->call_item[i]] = value;
+                sc_rp_flag(r->item_fix, (size_t)r->call_item[i], SC_RP_FIX_ITEM_REMOVE, on);
             break;
         case SC_FIX_NO_LOAD:
             if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
-                r->fix_no_load[r->call_item[i]] = value;
+                sc_rp_flag(r->item_fix, (size_t)r->call_item[i], SC_RP_FIX_ITEM_NO_LOAD, on);
             break;
         case SC_FIX_PINNED:
-            if (i < t->n_copies) r->fix_pinned[t->n_kernels + i] = value;
+            if (i < t->n_copies) sc_rp_flag(r->op_fix, t->n_kernels + i, SC_RP_FIX_OP_PINNED, on);
             break;
         case SC_FIX_UNHOLD:
             if (i == SC_FIX_ALL) {
-                memset(r->fix_unhold, value, r->n_ops);
-                r->fix_all_queues = value;
+                for (size_t j = 0; j < r->n_ops; j++)
+                    sc_rp_flag(r->op_fix, j, SC_RP_FIX_OP_UNHOLD, on);
+                r->fix_all_queues = on;
             } else if (i < r->n_ops) {
-                r->fix_unhold[i] = value;
+                sc_rp_flag(r->op_fix, i, SC_RP_FIX_OP_UNHOLD, on);
             }
             break;
         case SC_FIX_ROOM:
-            if (i < t->n_kernels) r->fix_room[i] = value;
+            if (i < t->n_kernels) sc_rp_flag(r->op_fix, i, SC_RP_FIX_OP_ROOM, on);
             break;
         case SC_FIX_ARRIVAL:
-            if (i < t->n_kernels) r->fix_arrival[i] = value;
+            if (i < t->n_kernels) sc_rp_flag(r->op_fix, i, SC_RP_FIX_OP_ARRIVAL, on);
             break;
         case SC_FIX_QUEUES:
-            r->fix_all_queues = value;
+            r->fix_all_queues = on;
             break;
         case SC_FIX_PREFETCH:
-            if (i < t->n_kernels) r->fix_prefetch[i] = value;
+            if (i < t->n_kernels) sc_rp_flag(r->op_fix, i, SC_RP_FIX_OP_PREFETCH, on);
             break;
         case SC_FIX_UNEVENT:
-            if (i < t->n_calls) r->fix_unevent[i] = value;
+            if (i < t->n_calls) r->fix_unevent[i] = on;
             break;
         default:
             break;
@@ -82,10 +89,10 @@ static uint64_t sc_rp_max(uint64_t a, uint64_t b)
 static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
 {
     const sc_trace *t = r->ctx->trace;
-    if (r->fix_pinned[i])
+    if ((r->op_fix[i] & SC_RP_FIX_OP_PINNED))
         return r->pinned_ns[(size_t)i - t->n_kernels];
     const sc_unified *u = r->ctx->unified;
-    if (r->fix_prefetch[i] && u && u->kernels)
+    if ((r->op_fix[i] & SC_RP_FIX_OP_PREFETCH) && u && u->kernels)
         return u->kernels[i].prefetched_ns;
     return sc_rp_rec_dur(&r->ops[i]);
 }
@@ -181,8 +188,8 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, o->item, o->kind)
                     : o->rec_start;
     uint64_t rec_load_end = it && it->loads ? sc_rp_load_end(r, o->item) : 0;
-    if (it && it->loads && !r->fix_no_load[o->item] && r->item_done[o->item] &&
-        o->rec_start >= rec_load_end) {
+    if (it && it->loads && !(r->item_fix[o->item] & SC_RP_FIX_ITEM_NO_LOAD) &&
+        r->item_done[o->item] && o->rec_start >= rec_load_end) {
         /* the kernel of a loading launch: after the load (the call's end less what it did
          * after the load), as recorded after it; a kernel that started long after its load
          * was held by something else (its stream, a barrier: the edges below), and follows
@@ -208,14 +215,15 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     }
     if (r->pass_arrival && o->kind == SC_WORK_KERNEL)
         sc_rp_note_ready(r, i, t);
-    if (r->fix_arrival[i]) {
+    if ((r->op_fix[i] & SC_RP_FIX_OP_ARRIVAL)) {
         r->op_end[i] = sc_rp_arrival_start(r, i, t) + sc_rp_dur(r, i);
         r->op_placed[i] = 1;
         sc_rp_raise_device(r, o, r->op_end[i]);
         return;
     }
     /* a staged peer copy made direct no longer waits for the driver's staging */
-    bool unheld = r->fix_unhold[i] || (o->peer_staged && r->fix_pinned[i]);
+    bool unheld = (r->op_fix[i] & SC_RP_FIX_OP_UNHOLD) ||
+                  (o->peer_staged && (r->op_fix[i] & SC_RP_FIX_OP_PINNED));
     const sc_rp_sparse *late = o->late ? sc_rp_value_of(r->lates, r->n_lates, i) : NULL;
     if (late && late->other != SC_RP_NONE && !unheld) {
         int64_t h = (int64_t)r->op_end[late->other] + late->held_lag;
@@ -228,8 +236,8 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t k = 0; k < o->n_edges; k++) {
             const sc_rp_edge *e = &r->edges[o->edge_first + k];
-            if (e->kind == SC_RP_EDGE_ROOM && !r->fix_room[i] && sc_rp_op_start(r, e->op) <= t &&
-                t < r->op_end[e->op])
+            if (e->kind == SC_RP_EDGE_ROOM && !(r->op_fix[i] & SC_RP_FIX_OP_ROOM) &&
+                sc_rp_op_start(r, e->op) <= t && t < r->op_end[e->op])
                 t = r->op_end[e->op];
         }
     r->op_end[i] = t + sc_rp_dur(r, i);
@@ -285,16 +293,16 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     uint64_t own = rec_end - it->rec_start - (r->plain ? sc_rp_tracer(r, i) : 0), end;
     int32_t pinned_copy = it->pinned ? sc_rp_pinned_copy(r, i) : SC_RP_NONE;
     int64_t post = it->waited ? sc_rp_post(r, i) : 0;
-    if (it->call == SC_RP_NONE || r->fix_remove[i]) {
+    if (it->call == SC_RP_NONE || (r->item_fix[i] & SC_RP_FIX_ITEM_REMOVE)) {
         end = start;    /* a range mark, or a call the fix takes out of the run */
-    } else if (pinned_copy != SC_RP_NONE && r->fix_pinned[pinned_copy]) {
+    } else if (pinned_copy != SC_RP_NONE && (r->op_fix[pinned_copy] & SC_RP_FIX_OP_PINNED)) {
         /* from pinned memory the call returns at once; what it did after its copy ended (a
          * stall of its own) it would still do */
         uint64_t call = r->async_call_ns, cut = r->plain ? r->async_call_tracer : 0;
         end = start + (call > cut ? call - cut : 0) +
               (uint64_t)(it->waited && post > 0 ? post : 0);
-    } else if (it->wait == SC_RP_WAIT_NONE || r->fix_unwait[i] ||
-               (it->loads && r->fix_no_load[i])) {
+    } else if (it->wait == SC_RP_WAIT_NONE || (r->item_fix[i] & SC_RP_FIX_ITEM_UNWAIT) ||
+               (it->loads && (r->item_fix[i] & SC_RP_FIX_ITEM_NO_LOAD))) {
         /* what the call does beside waiting: all of it, or its part after the wait */
         end = start + (it->waited ? (uint64_t)(post > 0 ? post : 0) : own);
     } else {
@@ -306,7 +314,7 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
             end = sc_rp_max(start + own, cond + r->wake_ns);
         }
     }
-    if (r->fix_no_load[i]) {
+    if ((r->item_fix[i] & SC_RP_FIX_ITEM_NO_LOAD)) {
         uint64_t load_ns = sc_rp_load_ns(r, i);
         uint64_t load = load_ns < end - start ? load_ns : end - start;
         end -= load;
@@ -326,7 +334,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
 {
     if (n_fixes == 0 && r->unfixed_done && r->unfixed_plain == r->plain)
         return r->unfixed_span;     /* the pass before was this one */
-    sc_rp_apply(r, fixes, n_fixes, 1);
+    sc_rp_apply(r, fixes, n_fixes, true);
     for (size_t i = 0; i < r->n_ops; i++)
         r->op_end[i] = r->ops[i].rec_end;  /* read only in recorded ties (see the nodes) */
     memset(r->op_placed, 0, r->n_ops);
@@ -340,7 +348,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
     memset(r->moved_load, 0, (r->n_threads + 1) * sizeof *r->moved_load);
     for (size_t i = 0; i < r->n_items; i++)
-        if (r->fix_no_load[i]) {
+        if ((r->item_fix[i] & SC_RP_FIX_ITEM_NO_LOAD)) {
             const sc_rp_item *it = &r->items[i];
             uint64_t own = sc_rp_item_end(r, (int32_t)i) - it->rec_start;
             uint64_t load_ns = sc_rp_load_ns(r, (int32_t)i);
@@ -355,7 +363,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         else
             sc_rp_run_op(r, (int32_t)node);
     }
-    sc_rp_apply(r, fixes, n_fixes, 0);
+    sc_rp_apply(r, fixes, n_fixes, false);
     uint64_t last = r->run_start_ns;
     for (size_t i = 0; i < r->n_ops; i++)
         last = sc_rp_max(last, r->op_end[i]);

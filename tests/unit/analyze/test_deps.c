@@ -1,7 +1,9 @@
 /* deps.h's stream handles: one handle named by many calls is one entry, and every call finds
- * its stream; a handle that names two streams (reused after a destroy) keeps every entry. */
+ * its stream; a handle that names two streams (reused after a destroy) keeps every entry; the
+ * stream of a call's correlation id found by table and by list alike. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,11 +60,54 @@ static void test_reused_handle_keeps_all(void **state)
     syn_free(&s);
 }
 
+/* The streams of the calls' correlation ids, whichever way they are looked up: a table by id
+ * (dense ids, one stream each), or the sorted list (an id whose work ran on two streams, or
+ * ids too sparse for a table). */
+static void check_streams(uint32_t far_id, bool two_streams)
+{
+    syn s;
+    syn_init(&s);
+    for (uint32_t k = 0; k < 20; k++)
+        launch(&s, 0xa000 + (k % 2) * 0x1000, 7 + (k % 2) * 2, US(20 * k), k + 1);
+    if (two_streams)    /* a second kernel of launch 1 on another stream */
+        syn_kernel(&s, 0, 11, US(500), US(510), 1);
+    if (far_id)
+        launch(&s, 0xc000, 13, US(600), far_id);
+    syn_finish(&s);
+    sc_deps d;
+    assert_int_equal(sc_deps_build(&s.t, &d), 0);
+    for (size_t i = 0; i < s.t.n_calls; i++) {
+        const sc_api_call *c = &s.t.calls[i];
+        uint32_t stream = 0;
+        assert_true(sc_deps_stream_of(&d, c, &stream));
+        uint32_t want = c->rec.stream == 0xa000 ? 7 : c->rec.stream == 0xb000 ? 9 : 13;
+        if (!(two_streams && c->rec.correlation_id == 1))
+            assert_int_equal(stream, want);
+    }
+    sc_deps_free(&d);
+    syn_free(&s);
+}
+
+static void test_streams_by_table(void **state)
+{
+    (void)state;
+    check_streams(0, false);
+}
+
+static void test_streams_by_list(void **state)
+{
+    (void)state;
+    check_streams(0, true);         /* id 1 names two streams */
+    check_streams(9000000, false);  /* ids too sparse */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_entry_per_handle),
         cmocka_unit_test(test_reused_handle_keeps_all),
+        cmocka_unit_test(test_streams_by_table),
+        cmocka_unit_test(test_streams_by_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,12 +155,36 @@ static int sc_u64_cmp(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
+/* sc_first_end_after for calls taken in start order: per scope a position that only moves
+ * forward (a call starting before the one before it searches again). */
+typedef struct sc_end_cursor {
+    size_t at;
+    uint64_t t;
+    bool used;
+} sc_end_cursor;
+
+static size_t sc_first_end_after_from(const sc_blocking_scope *s, sc_end_cursor *c, uint64_t t)
+{
+    if (!c->used || t < c->t) {
+        c->at = sc_first_end_after(s, t);
+    } else {
+        while (c->at < s->n && s->by_end[c->at].end_ns <= t)
+            c->at++;
+    }
+    c->used = true;
+    c->t = t;
+    return c->at;
+}
+
 /* Whether any work of the call's scope was in flight when it began: of the work ending after
- * that, some was issued before it. */
-static bool sc_in_flight_at(const sc_blocking_index *ix, const sc_api_call *c)
+ * that, some was issued before it. `cursors`: one per device scope, then the all-devices
+ * scope's. */
+static bool sc_in_flight_at(const sc_blocking_index *ix, const sc_api_call *c,
+                            sc_end_cursor *cursors)
 {
     const sc_blocking_scope *s = sc_scope_of(ix, c->rec.context_id);
-    size_t i = sc_first_end_after(s, c->rec.start_ns);
+    size_t k = s == &ix->all ? ix->ctx->analysis->n_devices : (size_t)(s - ix->devices);
+    size_t i = sc_first_end_after_from(s, &cursors[k], c->rec.start_ns);
     return i < s->n && s->min_issue_from[i] < c->rec.start_ns;
 }
 
@@ -175,9 +199,11 @@ static int sc_own_times(sc_blocking_index *ix)
     size_t n = t->n_calls ? t->n_calls : 1;
     uint64_t *d = malloc(n * sizeof(*d));
     uint8_t *cls_of = malloc(n);
-    if (!d || !cls_of) {
+    sc_end_cursor *cursors = calloc(ix->ctx->analysis->n_devices + 1, sizeof(*cursors));
+    if (!d || !cls_of || !cursors) {
         free(d);
         free(cls_of);
+        free(cursors);
         return -1;
     }
     enum { SC_NO_CLASS = 0xff };
@@ -186,7 +212,7 @@ static int sc_own_times(sc_blocking_index *ix)
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
         bool own = c->rec.call_class < SC_CALL_CLASS_COUNT &&
-                   !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c);
+                   !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c, cursors);
         cls_of[i] = own ? (uint8_t)c->rec.call_class : SC_NO_CLASS;
         if (own)
             first[c->rec.call_class + 1]++;
@@ -210,6 +236,7 @@ static int sc_own_times(sc_blocking_index *ix)
     }
     free(d);
     free(cls_of);
+    free(cursors);
     return 0;
 }
 

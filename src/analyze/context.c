@@ -31,7 +31,7 @@ const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id)
         if (correlation_id < ctx->corr_min || at >= ctx->corr_span ||
             ctx->corr_first[at] == UINT32_MAX)
             return NULL;
-        return &ctx->trace->calls[ctx->corr[ctx->corr_first[at]].call];
+        return &ctx->trace->calls[ctx->corr_first[at]];
     }
     size_t lo = 0, hi = ctx->n_corr;
     while (lo < hi) {   /* first entry with this id: the runtime call when there is one */
@@ -173,33 +173,57 @@ static int sc_corr_cmp(const void *pa, const void *pb)
 }
 
 /* The direct table behind sc_ctx_call, when the ids are dense enough that it takes at most
- * two slots per call (4 bytes each); sparse ids keep the binary search. */
-static int sc_corr_index(sc_ctx *ctx)
+ * two slots per call (4 bytes each), filled in one pass over the calls: for each id the
+ * entry the sorted list would put first (runtime before driver, then trace order), without
+ * the list. Returns 1 when built, 0 when the ids are too sparse, -1 without memory. */
+static int sc_corr_table(sc_ctx *ctx)
 {
-    if (ctx->n_corr == 0 || ctx->n_corr >= UINT32_MAX)
+    const sc_trace *t = ctx->trace;
+    size_t n = 0;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        uint32_t id = t->calls[i].rec.correlation_id;
+        if (id == 0)
+            continue;
+        n++;
+        lo = id < lo ? id : lo;
+        hi = id > hi ? id : hi;
+    }
+    if (n == 0 || n >= UINT32_MAX)
         return 0;
-    uint32_t lo = ctx->corr[0].correlation_id, hi = ctx->corr[ctx->n_corr - 1].correlation_id;
     size_t span = (size_t)(hi - lo) + 1;
-    if (span > 2 * ctx->n_corr + 1024)
+    if (span > 2 * n + 1024)
         return 0;
-    ctx->corr_first = malloc(span * sizeof *ctx->corr_first);
-    if (!ctx->corr_first)
+    uint32_t *first = malloc(span * sizeof *first);
+    if (!first)
         return -1;
-    memset(ctx->corr_first, 0xff, span * sizeof *ctx->corr_first);
-    for (size_t i = ctx->n_corr; i-- > 0;)  /* backwards: the first entry of an id stays */
-        ctx->corr_first[ctx->corr[i].correlation_id - lo] = (uint32_t)i;
+    memset(first, 0xff, span * sizeof *first);
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_call_rec *r = &t->calls[i].rec;
+        if (r->correlation_id == 0)
+            continue;
+        uint32_t *slot = &first[r->correlation_id - lo];
+        if (*slot == UINT32_MAX ||
+            ((t->calls[*slot].rec.flags & SC_API_DRIVER) && !(r->flags & SC_API_DRIVER)))
+            *slot = (uint32_t)i;
+    }
+    ctx->corr_first = first;
     ctx->corr_min = lo;
     ctx->corr_span = span;
-    return 0;
+    return 1;
 }
 
-/* Sorted once, shared by every rule: a runtime call and the driver call inside it can carry
- * the same correlation id, and the runtime one is where the user's code called. */
+/* Shared by every rule: a runtime call and the driver call inside it can carry the same
+ * correlation id, and the runtime one is where the user's code called. A table by id when
+ * the ids are dense (sc_corr_table); else the calls sorted by id once. */
 static int sc_corr_build(sc_ctx *ctx)
 {
     const sc_trace *t = ctx->trace;
-    if (t->n_calls > UINT32_MAX)    /* sc_corr_entry.call holds 32 bits */
+    if (t->n_calls > UINT32_MAX)    /* sc_corr_entry.call and the table hold 32 bits */
         return -1;
+    int table = sc_corr_table(ctx);
+    if (table != 0)
+        return table < 0 ? -1 : 0;
     ctx->corr = malloc((t->n_calls ? t->n_calls : 1) * sizeof(*ctx->corr));
     if (!ctx->corr)
         return -1;
@@ -213,7 +237,7 @@ static int sc_corr_build(sc_ctx *ctx)
     }
     sc_sort(ctx->corr, n, sizeof(*ctx->corr), sc_corr_cmp);
     ctx->n_corr = n;
-    return sc_corr_index(ctx);
+    return 0;
 }
 
 static int sc_u32_cmp(const void *pa, const void *pb)

@@ -1,6 +1,7 @@
 #include "analyze/deps.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "trace/sort.h"
 
@@ -66,6 +67,104 @@ static bool sc_corr_lookup(const sc_corr_stream *m, size_t n, uint32_t corr, uin
     return e != NULL;
 }
 
+/* The stream of each correlation id that produced device work, asked once per call with a
+ * stream: a table by id when the ids are dense (at most two slots per piece of work) and
+ * each names one stream, else the sorted list (sc_corr_streams) and a binary search. With
+ * one stream per id, any entry bsearch meets gives the table's answer. */
+typedef struct sc_corr_map {
+    sc_corr_stream *sorted;     /* the list, when there is no table */
+    size_t n_sorted;
+    uint32_t *stream;           /* the table: by id - min, where has[] says */
+    uint8_t *has;
+    uint32_t min;
+    size_t span;
+} sc_corr_map;
+
+static void sc_corr_map_free(sc_corr_map *m)
+{
+    free(m->sorted);
+    free(m->stream);
+    free(m->has);
+    memset(m, 0, sizeof *m);
+}
+
+/* Notes (corr, stream) in the table; false when the id already names another stream. */
+static bool sc_corr_map_note(sc_corr_map *m, uint32_t corr, uint32_t stream)
+{
+    if (corr == 0)
+        return true;    /* 0 means "no call": never looked up */
+    size_t at = corr - m->min;
+    if (m->has[at])
+        return m->stream[at] == stream;
+    m->has[at] = 1;
+    m->stream[at] = stream;
+    return true;
+}
+
+/* Widens [lo, hi] to a nonzero id. */
+static void sc_corr_range(uint32_t id, uint32_t *lo, uint32_t *hi)
+{
+    if (id == 0)
+        return;
+    *lo = id < *lo ? id : *lo;
+    *hi = id > *hi ? id : *hi;
+}
+
+/* The table; 1 when built, 0 when the ids are too sparse or name several streams, -1
+ * without memory. */
+static int sc_corr_table(const sc_trace *t, sc_corr_map *m)
+{
+    size_t n = t->n_kernels + t->n_copies + t->n_memsets;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < t->n_kernels; i++)
+        sc_corr_range(t->kernels[i].rec.correlation_id, &lo, &hi);
+    for (size_t i = 0; i < t->n_copies; i++)
+        sc_corr_range(t->copies[i].correlation_id, &lo, &hi);
+    for (size_t i = 0; i < t->n_memsets; i++)
+        sc_corr_range(t->memsets[i].correlation_id, &lo, &hi);
+    if (lo > hi || (size_t)(hi - lo) + 1 > 2 * n + 1024)
+        return 0;
+    m->min = lo;
+    m->span = (size_t)(hi - lo) + 1;
+    m->stream = malloc(m->span * sizeof *m->stream);
+    m->has = calloc(m->span, 1);
+    if (!m->stream || !m->has) {
+        sc_corr_map_free(m);
+        return -1;
+    }
+    bool one = true;
+    for (size_t i = 0; one && i < t->n_kernels; i++)
+        one = sc_corr_map_note(m, t->kernels[i].rec.correlation_id, t->kernels[i].rec.stream_id);
+    for (size_t i = 0; one && i < t->n_copies; i++)
+        one = sc_corr_map_note(m, t->copies[i].correlation_id, t->copies[i].stream_id);
+    for (size_t i = 0; one && i < t->n_memsets; i++)
+        one = sc_corr_map_note(m, t->memsets[i].correlation_id, t->memsets[i].stream_id);
+    if (!one)
+        sc_corr_map_free(m);
+    return one;
+}
+
+static int sc_corr_map_build(const sc_trace *t, sc_corr_map *m)
+{
+    memset(m, 0, sizeof *m);
+    int table = sc_corr_table(t, m);
+    if (table != 0)
+        return table < 0 ? -1 : 0;
+    m->sorted = sc_corr_streams(t, &m->n_sorted);
+    return m->sorted ? 0 : -1;
+}
+
+static bool sc_corr_map_lookup(const sc_corr_map *m, uint32_t corr, uint32_t *stream)
+{
+    if (!m->has)
+        return sc_corr_lookup(m->sorted, m->n_sorted, corr, stream);
+    size_t at = (size_t)corr - m->min;
+    if (corr == 0 || corr < m->min || at >= m->span || !m->has[at])
+        return false;
+    *stream = m->stream[at];
+    return true;
+}
+
 /* The stream created by a stream-creating call: the last STREAM record of its correlation
  * id (a first call also creates CUDA's internal streams, with lower ids). */
 static bool sc_created_stream(const sc_trace *t, const sc_api_call *c, uint32_t *stream)
@@ -81,14 +180,31 @@ static bool sc_created_stream(const sc_trace *t, const sc_api_call *c, uint32_t 
     return found;
 }
 
+/* Every call with a stream argument gave an entry: a stream's handle appears once per call.
+ * When each key (context, per-thread, handle) names one stream, one entry per key is kept:
+ * a lookup (bsearch) finds the same stream in either list. When some key names several
+ * (a handle reused after its stream was destroyed), which equal entry bsearch meets decides
+ * the answer, so the list is kept as it is. Returns the count kept. */
+static size_t sc_handles_unique(sc_handle_entry *h, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (sc_handle_cmp(&h[i - 1], &h[i]) == 0 && h[i - 1].stream_id != h[i].stream_id)
+            return n;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (kept == 0 || sc_handle_cmp(&h[kept - 1], &h[i]) != 0)
+            h[kept++] = h[i];
+    return kept;
+}
+
 static sc_handle_entry *sc_handles(const sc_trace *t, size_t *n)
 {
-    size_t n_corr = 0;
-    sc_corr_stream *corr = sc_corr_streams(t, &n_corr);
+    sc_corr_map corr;
+    if (sc_corr_map_build(t, &corr) != 0)
+        return NULL;
     sc_handle_entry *h = malloc((t->n_calls ? t->n_calls : 1) * sizeof *h);
-    if (!corr || !h) {
-        free(corr);
-        free(h);
+    if (!h) {
+        sc_corr_map_free(&corr);
         return NULL;
     }
     size_t k = 0;
@@ -103,7 +219,7 @@ static sc_handle_entry *sc_handles(const sc_trace *t, size_t *n)
             e.per_thread = 0;
         } else {
             if (c->rec.stream == SC_STREAM_NONE ||
-                !sc_corr_lookup(corr, n_corr, c->rec.correlation_id, &stream))
+                !sc_corr_map_lookup(&corr, c->rec.correlation_id, &stream))
                 continue;
             e.handle = c->rec.stream;
             /* Only the handle 0 means something else in a per-thread call. */
@@ -112,9 +228,14 @@ static sc_handle_entry *sc_handles(const sc_trace *t, size_t *n)
         e.stream_id = stream;
         h[k++] = e;
     }
-    free(corr);
+    sc_corr_map_free(&corr);
     sc_sort(h, k, sizeof *h, sc_handle_cmp);
-    *n = k;
+    *n = sc_handles_unique(h, k);
+    if (*n < k) {   /* give the rest back: one entry per call with a stream was millions */
+        sc_handle_entry *fit = realloc(h, (*n ? *n : 1) * sizeof *h);
+        if (fit)
+            h = fit;
+    }
     return h;
 }
 

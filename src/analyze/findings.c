@@ -166,13 +166,28 @@ static int sc_mark_push(sc_mark_list *list, const sc_instance *inst)
     return 0;
 }
 
+static bool sc_finding_is_first(const sc_finding_builder *b, const sc_instance *inst)
+{
+    return !b->has_instance || inst->start_ns < b->finding.first.start_ns;
+}
+
+static bool sc_finding_is_worst(const sc_finding_builder *b, const sc_instance *inst)
+{
+    return !b->has_instance || sc_worse(inst, &b->finding.worst);
+}
+
+bool sc_finding_would_keep(const sc_finding_builder *b, const sc_instance *inst)
+{
+    return sc_finding_is_first(b, inst) || sc_finding_is_worst(b, inst);
+}
+
 int sc_finding_add(sc_finding_builder *b, sc_instance *inst)
 {
     sc_finding *f = &b->finding;
     char *text = inst->text;    /* taken: at most one holder gets this, the other a copy */
     inst->text = NULL;
-    bool first = !b->has_instance || inst->start_ns < f->first.start_ns;
-    bool worst = !b->has_instance || sc_worse(inst, &f->worst);
+    bool first = sc_finding_is_first(b, inst);
+    bool worst = sc_finding_is_worst(b, inst);
     if (first) {
         sc_text_free(&f->first.text);
         f->first = *inst;

@@ -77,6 +77,10 @@ void sc_finding_begin(sc_finding_builder *b, const char *rule, const char *fix);
  * waited_ns, and the finding's saving (costs.c) is shared among instances in proportion.
  * Takes the instance's text (inst->text is NULL afterwards), also when it fails. */
 int sc_finding_add(sc_finding_builder *b, sc_instance *inst);
+/* Whether sc_finding_add would keep an instance with these start, end and cost as the
+ * finding's first or worst: the only instances whose text and evidence are ever read. A rule
+ * with many instances (a synchronization per step) skips writing them for the rest. */
+bool sc_finding_would_keep(const sc_finding_builder *b, const sc_instance *inst);
 /* Says what fixing the finding removes from the replay; duplicates are harmless. Returns 0,
  * or -1 when out of memory. */
 int sc_finding_fix(sc_finding_builder *b, sc_fix_kind kind, size_t index);

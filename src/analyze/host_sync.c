@@ -35,16 +35,13 @@ static bool sc_is_sync(uint16_t c)
     return c == SC_CALL_DEVICE_SYNC || c == SC_CALL_STREAM_SYNC || c == SC_CALL_EVENT_SYNC;
 }
 
-static void sc_hostsync_instance(const char *name, const sc_api_call *call, uint64_t start,
-                                 uint64_t queries, const sc_blocking *m, sc_instance *inst)
+/* The instance's text and evidence: written only for an instance the finding keeps
+ * (sc_finding_would_keep), as the others' are never read. */
+static void sc_hostsync_describe(const char *name, uint64_t start, uint64_t queries,
+                                 const sc_blocking *m, sc_instance *inst)
 {
     char streams[128];  /* 4 ids of 10 digits and ", ... (N streams)": fits uncut */
     sc_blocking_streams_text(m, streams, sizeof(streams));
-    memset(inst, 0, sizeof(*inst));
-    inst->start_ns = start;
-    inst->end_ns = start + m->blocked_ns;
-    inst->cost_ns = m->cost_ns;
-    inst->call = call;
     if (queries)
         sc_text_append(&inst->text, "%s polled %llu times: ", name,
                        (unsigned long long)queries);
@@ -82,8 +79,13 @@ static int sc_hostsync_add(const sc_blocking_index *ix, const sc_api_call *call,
         sc_finding_fix(b, SC_FIX_UNWAIT, (size_t)(call - ix->ctx->trace->calls)) != 0)
         return -1;
     sc_instance inst;
-    sc_hostsync_instance(sc_call_name(ix->ctx->trace, call), call, start, queries, &m,
-                         &inst);
+    memset(&inst, 0, sizeof(inst));
+    inst.start_ns = start;
+    inst.end_ns = start + m.blocked_ns;
+    inst.cost_ns = m.cost_ns;
+    inst.call = call;
+    if (sc_finding_would_keep(b, &inst))
+        sc_hostsync_describe(sc_call_name(ix->ctx->trace, call), start, queries, &m, &inst);
     tot->count++;
     tot->episodes += queries > 0;
     tot->blocked_ns += m.blocked_ns;

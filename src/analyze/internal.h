@@ -40,12 +40,13 @@ typedef struct sc_corr_entry {
 typedef struct sc_ctx {
     const sc_trace *trace;
     const sc_analysis *analysis;    /* devices and streams already filled */
+    /* Each correlation id's call (the runtime call when there is one, else the driver call;
+     * the first in trace order of those), by id - corr_min (UINT32_MAX: none). Writers
+     * number calls 1, 2, 3, ...: a lookup per device record becomes one load. NULL when the
+     * ids are too sparse for a table: then corr, sorted, and a binary search. */
+    uint32_t *corr_first;
     sc_corr_entry *corr;
     size_t n_corr;
-    /* Where each correlation id's first entry sits in corr, by id - corr_min (UINT32_MAX:
-     * none); NULL when the ids are too sparse for a table (then a binary search). Writers
-     * number calls 1, 2, 3, ...: a lookup per device record becomes one load. */
-    uint32_t *corr_first;
     uint32_t corr_min;
     size_t corr_span;
     sc_busy_list *busy;             /* per analysis->devices entry, same order */

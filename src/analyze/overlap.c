@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "trace/sort.h"
+#include "trace/sort_keys.h"
 
 /* A start or end point of an interval. At equal times ends sort before starts, so intervals
  * that only touch ([a,b) and [b,c)) never count as overlapping. */
@@ -217,6 +218,50 @@ static size_t sc_points_fill(const sc_overlap_span *spans, size_t n, uint8_t is_
     return k;
 }
 
+/* Puts the points in sc_point_cmp's order through one 64-bit key each (sort_keys.h): the
+ * time relative to the earliest, then the start flag (ends first), the copy flag (copies
+ * first) and the position, below it; the points are rebuilt from their keys in order. The
+ * keys are unique (a point is its span's start or end, and empty spans have none). Returns
+ * 0, or -1 when the times span too much for the keys, the list makes too many piles or
+ * memory is short: pts is then as it was, for the general sort. */
+static int sc_points_order(sc_point *pts, size_t n, size_t n_spans)
+{
+    if (n < 2 || n > UINT32_MAX)
+        return n < 2 ? 0 : -1;
+    unsigned pos_bits = 1;
+    while (pos_bits < 64 && (n_spans >> pos_bits) != 0)
+        pos_bits++;
+    uint64_t lo = pts[0].t, hi = pts[0].t;
+    for (size_t i = 1; i < n; i++) {
+        lo = pts[i].t < lo ? pts[i].t : lo;
+        hi = pts[i].t > hi ? pts[i].t : hi;
+    }
+    unsigned low = pos_bits + 2;
+    if (low >= 64 || hi - lo > UINT64_MAX >> low)
+        return -1;
+    uint64_t *key = malloc(n * sizeof *key);
+    if (!key)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        key[i] = (pts[i].t - lo) << low | (uint64_t)pts[i].is_start << (pos_bits + 1) |
+                 (uint64_t)!pts[i].is_copy << pos_bits | pts[i].pos;
+    bool many = false;
+    uint32_t *order = sc_order_keys(key, n, &many);
+    if (!order) {
+        free(key);
+        return -1;
+    }
+    uint64_t pos_mask = ((uint64_t)1 << pos_bits) - 1;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t x = key[order[k]];
+        pts[k] = (sc_point){(x >> low) + lo, (uint8_t)(x >> (pos_bits + 1) & 1),
+                            (uint8_t)!(x >> pos_bits & 1), (size_t)(x & pos_mask)};
+    }
+    free(order);
+    free(key);
+    return 0;
+}
+
 static void sc_overlap_totals(const sc_overlap_input *in, sc_overlap *m)
 {
     for (size_t i = 0; i < in->n_kernels; i++) {
@@ -272,7 +317,10 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
     if (pts && s.active && s.slot) {
         size_t n = sc_points_fill(in->kernels, in->n_kernels, 0, pts);
         n += sc_points_fill(in->copies, in->n_copies, 1, pts + n);
-        sc_sort(pts, n, sizeof(*pts), sc_point_cmp);
+        rc = sc_points_order(pts, n, in->n_kernels > in->n_copies ? in->n_kernels
+                                                                  : in->n_copies);
+        if (rc < 0)
+            sc_sort(pts, n, sizeof(*pts), sc_point_cmp);
         rc = sc_sweep_run(&s, pts, n);
     }
     free(pts);

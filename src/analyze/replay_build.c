@@ -48,20 +48,36 @@ static size_t sc_rp_device_index(const sc_analysis *a, uint32_t device)
 /* qsort has no context argument; per thread, since the report analyzes traces at once (-j) */
 static _Thread_local const sc_replay *sc_rp_sort_ctx;
 
-static int sc_rp_issue_cmp(const void *pa, const void *pb)
+/* Issue order: issue time, recorded start, position. */
+static int sc_rp_issue_order(uint64_t ix, uint64_t iy, int32_t a, int32_t b)
 {
-    const sc_rp_op *x = &sc_rp_sort_ctx->ops[*(const int32_t *)pa];
-    const sc_rp_op *y = &sc_rp_sort_ctx->ops[*(const int32_t *)pb];
-    if (x->issue_ns != y->issue_ns)
-        return x->issue_ns < y->issue_ns ? -1 : 1;
+    const sc_rp_op *x = &sc_rp_sort_ctx->ops[a], *y = &sc_rp_sort_ctx->ops[b];
+    if (ix != iy)
+        return ix < iy ? -1 : 1;
     if (x->rec_start != y->rec_start)
         return x->rec_start < y->rec_start ? -1 : 1;
-    return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
+    return a < b ? -1 : 1;
 }
 
-/* Groups the work by a key (stream slot or device) in issue order: first[k], count[k] and
- * order[] (op indices). */
-static int sc_rp_group(sc_replay *r, size_t n_keys, const uint32_t *key, size_t **first_out,
+/* the issue times per op while the devices' issue orders are being found (sc_rp_orders) */
+static _Thread_local const uint64_t *sc_rp_sort_issue;
+
+static int sc_rp_first_issue_cmp(const void *pa, const void *pb)
+{
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    return sc_rp_issue_order(sc_rp_sort_issue[a], sc_rp_sort_issue[b], a, b);
+}
+
+static int sc_rp_issue_cmp(const void *pa, const void *pb)
+{
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    return sc_rp_issue_order(sc_rp_issue(sc_rp_sort_ctx, a), sc_rp_issue(sc_rp_sort_ctx, b), a, b);
+}
+
+/* Groups the work by a key (stream slot or device) in issue order (cmp): first[k], count[k]
+ * and order[] (op indices). */
+static int sc_rp_group(sc_replay *r, size_t n_keys, const uint32_t *key,
+                       int (*cmp)(const void *, const void *), size_t **first_out,
                        size_t **count_out, int32_t **order_out)
 {
     size_t *first = calloc(n_keys + 1, sizeof *first);
@@ -83,7 +99,7 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, const uint32_t *key, size_t 
         order[first[key[i]] + fill[key[i]]++] = (int32_t)i;
     sc_rp_sort_ctx = r;
     for (size_t k = 0; k < n_keys; k++)
-        sc_sort(order + first[k], count[k], sizeof *order, sc_rp_issue_cmp);
+        sc_sort(order + first[k], count[k], sizeof *order, cmp);
     free(fill);
     *first_out = first;
     *count_out = count;
@@ -91,13 +107,16 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, const uint32_t *key, size_t 
     return 0;
 }
 
-static int sc_rp_ops_fill(sc_replay *r)
+/* The work, and in *issue_out when each piece was issued (for sc_rp_orders, which keeps it
+ * in the devices' issue order). */
+static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
 {
     const sc_ctx *ctx = r->ctx;
     const sc_trace *t = ctx->trace;
     r->n_ops = sc_work_count(t);
     r->ops = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->ops);
-    if (!r->ops)
+    uint64_t *issue = *issue_out = malloc((r->n_ops ? r->n_ops : 1) * sizeof *issue);
+    if (!r->ops || !issue)
         return -1;
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_work w = sc_work_at(t, i);
@@ -105,58 +124,84 @@ static int sc_rp_ops_fill(sc_replay *r)
         const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
         int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
         sc_rp_op *o = &r->ops[i];
-        *o = (sc_rp_op){.rec_start = w.start_ns, .rec_end = w.end_ns,
-                        .issue_ns = w.start_ns, .item = item,
+        *o = (sc_rp_op){.rec_start = w.start_ns, .rec_end = w.end_ns, .item = item,
                         .stream_prev = SC_RP_NONE, .engine_prev = SC_RP_NONE,
                         .queue_prev = SC_RP_NONE,
                         .slot = s ? (uint32_t)(s - ctx->analysis->streams)
                                   : (uint32_t)ctx->analysis->n_streams,
                         .dev = (uint32_t)sc_rp_device_index(ctx->analysis, w.device),
                         .kind = w.kind};
-        if (item != SC_RP_NONE && call->rec.start_ns <= w.start_ns)
-            o->issue_ns = call->rec.start_ns;
+        issue[i] = item != SC_RP_NONE && call->rec.start_ns <= w.start_ns ? call->rec.start_ns
+                                                                           : w.start_ns;
         o->peer_staged = w.kind == SC_WORK_MEMCPY && sc_copy_peer_staged(&t->copies[w.index]);
     }
     return 0;
 }
 
-/* Stream order, and the per-slot and per-device issue orders the other edges look up. */
-static int sc_rp_orders(sc_replay *r)
+/* Each slot's work in issue order, read off the devices' issue orders (dev_order, device
+ * after device): a stream's work all runs on its device, so its order is its device's with
+ * the other streams' work left out, and needs no sort. Work of no known stream (the last
+ * slot) may span devices: sorted, as before. */
+static int sc_rp_slot_orders(sc_replay *r, const int32_t *dev_order)
+{
+    size_t n_keys = r->n_slots + 1;
+    r->slot_first = calloc(n_keys + 1, sizeof *r->slot_first);
+    r->slot_count = calloc(n_keys + 1, sizeof *r->slot_count);
+    r->slot_ops = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->slot_ops);
+    size_t *fill = calloc(n_keys + 1, sizeof *fill);
+    if (!r->slot_first || !r->slot_count || !r->slot_ops || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n_ops; i++)
+        r->slot_count[r->ops[i].slot]++;
+    for (size_t k = 1; k < n_keys; k++)
+        r->slot_first[k] = r->slot_first[k - 1] + r->slot_count[k - 1];
+    for (size_t p = 0; p < r->n_ops; p++) {
+        uint32_t s = r->ops[dev_order[p]].slot;
+        r->slot_ops[r->slot_first[s] + fill[s]++] = dev_order[p];
+    }
+    free(fill);
+    sc_rp_sort_ctx = r;
+    sc_sort(r->slot_ops + r->slot_first[r->n_slots], r->slot_count[r->n_slots],
+            sizeof *r->slot_ops, sc_rp_issue_cmp);
+    return 0;
+}
+
+/* The per-device issue orders (which keep each piece's issue time: sc_rp_issue; the order
+ * itself stays in r->dev_order for the edges), then stream order and the per-slot issue
+ * orders the other edges look up. `issue`: per op, as sc_rp_ops_fill found it; not read
+ * after this. */
+static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
 {
     size_t n = r->n_ops ? r->n_ops : 1;
     uint32_t *key = malloc(n * sizeof *key);
     if (!key)
         return -1;
+    int32_t *dev_order = NULL;
     for (size_t i = 0; i < r->n_ops; i++)
-        key[i] = r->ops[i].slot;
-    int rc = sc_rp_group(r, r->n_slots + 1, key, &r->slot_first, &r->slot_count, &r->slot_ops);
+        key[i] = r->ops[i].dev;
+    sc_rp_sort_issue = issue;
+    int rc = sc_rp_group(r, r->n_devs, key, sc_rp_first_issue_cmp, &r->dev_first, &r->dev_count,
+                         &dev_order);
+    sc_rp_sort_issue = NULL;
+    free(key);
+    r->dev_order = dev_order;
+    r->dev_issue = malloc(n * sizeof *r->dev_issue);
+    if (rc != 0 || !r->dev_issue)
+        return -1;
+    for (size_t d = 0; d < r->n_devs; d++)
+        for (size_t k = 0; k < r->dev_count[d]; k++) {
+            size_t pos = r->dev_first[d] + k;
+            r->ops[dev_order[pos]].dev_pos = (uint32_t)k;
+            r->dev_issue[pos] = issue[dev_order[pos]];
+        }
+    rc = sc_rp_slot_orders(r, dev_order);
     for (size_t s = 0; rc == 0 && s <= r->n_slots; s++)
         for (size_t k = 1; s < r->n_slots && k < r->slot_count[s]; k++)
             r->ops[r->slot_ops[r->slot_first[s] + k]].stream_prev =
                 r->slot_ops[r->slot_first[s] + k - 1];
-    int32_t *dev_order = NULL;
-    for (size_t i = 0; rc == 0 && i < r->n_ops; i++)
-        key[i] = r->ops[i].dev;
-    if (rc == 0)
-        rc = sc_rp_group(r, r->n_devs, key, &r->dev_first, &r->dev_count, &dev_order);
-    free(key);
-    if (rc != 0)
-        return -1;
-    r->dev_issue = malloc(n * sizeof *r->dev_issue);
-    r->dev_tree = calloc(n, sizeof *r->dev_tree);
-    if (!r->dev_issue || !r->dev_tree) {
-        free(dev_order);
-        return -1;
-    }
-    for (size_t d = 0; d < r->n_devs; d++)
-        for (size_t k = 0; k < r->dev_count[d]; k++) {
-            size_t pos = r->dev_first[d] + k;
-            sc_rp_op *o = &r->ops[dev_order[pos]];
-            o->dev_pos = (uint32_t)k;
-            r->dev_issue[pos] = o->issue_ns;
-        }
-    free(dev_order);
-    return 0;
+    return rc;
 }
 
 int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t before_ns,
@@ -168,7 +213,7 @@ int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t bef
     size_t lo = 0, hi = r->slot_count[slot];
     while (lo < hi) {   /* first work issued at or after before_ns */
         size_t mid = lo + (hi - lo) / 2;
-        if (r->ops[ops[mid]].issue_ns < before_ns)
+        if (sc_rp_issue(r, ops[mid]) < before_ns)
             lo = mid + 1;
         else
             hi = mid;
@@ -204,14 +249,15 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, size_t *cap)
     if (o->slot >= r->n_slots || d->n_edges == 0)
         return 0;
     const sc_stream_summary *s = &ctx->analysis->streams[o->slot];
-    uint64_t after = o->stream_prev != SC_RP_NONE ? r->ops[o->stream_prev].issue_ns : 0;
+    uint64_t after = o->stream_prev != SC_RP_NONE ? sc_rp_issue(r, o->stream_prev) : 0;
+    uint64_t issue = sc_rp_issue(r, i);
     /* The waits on this stream between its previous work and this one: a run of the edges,
      * which are sorted by (context, stream waiting, wait time). */
     for (size_t k = sc_deps_first_edge(d, s->context_id, s->stream_id, after);
          k < d->n_edges; k++) {
         const sc_dep_edge *e = &d->edges[k];
         if (e->context_id != s->context_id || e->to_stream != s->stream_id ||
-            e->wait_ns >= o->issue_ns)
+            e->wait_ns >= issue)
             break;
         const sc_stream_summary *from = sc_rp_event_stream(ctx, s->device, e);
         if (!from)
@@ -248,7 +294,7 @@ static int sc_rp_barrier_edges(sc_replay *r, int32_t i, size_t *seen[2], size_t 
         if (!other)
             continue;
         size_t pos;
-        int32_t p = sc_rp_last_issued_before(r, (uint32_t)k, o->issue_ns, &pos);
+        int32_t p = sc_rp_last_issued_before(r, (uint32_t)k, sc_rp_issue(r, i), &pos);
         size_t *mark = legacy ? &seen[0][k] : &seen[1][o->slot];
         if (p == SC_RP_NONE || pos <= *mark)
             continue;
@@ -306,7 +352,8 @@ static int sc_rp_full_grids(sc_replay *r)
     size_t n_k = t->n_kernels ? t->n_kernels : 1;
     r->full = malloc(n_k * sizeof *r->full);
     r->full_waves = malloc(n_k * sizeof *r->full_waves);
-    if (!r->full || !r->full_waves)
+    r->full_ready = malloc(n_k * sizeof *r->full_ready);
+    if (!r->full || !r->full_waves || !r->full_ready)
         return -1;
     size_t n = 0;
     for (size_t k = 0; k < t->n_kernels; k++)
@@ -397,14 +444,20 @@ static int sc_rp_edges(sc_replay *r)
     int rc = seen[0] && seen[1] && sc_rp_full_grids(r) == 0 ? 0 : -1;
     int32_t *order = NULL;
     size_t *first = NULL, *count = NULL;
-    uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
-    if (rc == 0 && key) {
+    uint32_t *key = NULL;
+    if (rc == 0 && r->n_devs == 1) {
+        order = r->dev_order;   /* one device: its issue order is all work's */
+        r->dev_order = NULL;
+    } else if (rc == 0 && (key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key)) != NULL) {
         for (size_t i = 0; i < r->n_ops; i++)
             key[i] = 0;
-        rc = sc_rp_group(r, 1, key, &first, &count, &order);   /* all work, issue order */
+        rc = sc_rp_group(r, 1, key, sc_rp_issue_cmp, &first, &count, &order);  /* all work,
+                                                                           issue order */
     } else {
         rc = -1;
     }
+    free(r->dev_order);     /* the edges were its last reader */
+    r->dev_order = NULL;
     for (size_t k = 0; rc == 0 && k < r->n_ops; k++) {
         int32_t i = order[k];
         r->ops[i].edge_first = (uint32_t)r->n_edges;
@@ -433,8 +486,8 @@ static int sc_rp_edges(sc_replay *r)
 static int sc_rp_scratch(sc_replay *r)
 {
     size_t no = r->n_ops ? r->n_ops : 1, ni = r->n_items ? r->n_items : 1;
-    r->op_start = malloc(no * sizeof(uint64_t));
     r->op_end = malloc(no * sizeof(uint64_t));
+    r->op_placed = malloc(no);
     r->item_start = malloc(ni * sizeof(uint64_t));
     r->item_end = malloc(ni * sizeof(uint64_t));
     r->item_started = malloc(ni * sizeof(bool));
@@ -442,23 +495,12 @@ static int sc_rp_scratch(sc_replay *r)
     r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->moved_load = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->fix_barrier = calloc(r->n_slots + 1, 1);
-    r->fix_unwait = calloc(ni, 1);
-    r->fix_remove = calloc(ni, 1);
-    r->fix_no_load = calloc(ni, 1);
-    r->fix_pinned = calloc(no, 1);
-    r->fix_unhold = calloc(no, 1);
-    r->fix_room = calloc(no, 1);
-    r->fix_arrival = calloc(no, 1);
-    r->fix_prefetch = calloc(no, 1);
+    r->item_fix = calloc(ni, 1);
+    r->op_fix = calloc(no, 1);
     r->fix_unevent = calloc(r->ctx->trace->n_calls + 1, 1);
-    r->op_ready = malloc(no * sizeof(uint64_t));
-    return r->op_start && r->op_end && r->item_start && r->item_end && r->item_started &&
+    return r->op_end && r->op_placed && r->item_start && r->item_end && r->item_started &&
                    r->item_done && r->thread_shift && r->moved_load && r->fix_barrier &&
-                   r->fix_unwait &&
-                   r->fix_remove && r->fix_no_load &&
-                   r->fix_pinned && r->fix_unhold && r->fix_room && r->fix_arrival &&
-                   r->fix_prefetch && r->fix_unevent &&
-                   r->op_ready
+                   r->item_fix && r->op_fix && r->fix_unevent
                ? 0
                : -1;
 }
@@ -477,7 +519,8 @@ static int sc_rp_nodes(sc_replay *r)
          * call returns, and must see the call's replayed end */
         const sc_rp_item *it = &r->items[i];
         uint64_t load_end = it->loads ? sc_rp_load_end(r, (int32_t)i) : 0;
-        at[k++] = load_end && load_end < it->rec_end ? load_end : it->rec_end;
+        uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
+        at[k++] = load_end && load_end < rec_end ? load_end : rec_end;
     }
     /* at a tie, work first (its positions come first): an item may wait for it */
     r->nodes = sc_rp_order_nodes(at, r->n_nodes);
@@ -494,11 +537,29 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
     r->run_start_ns = ctx->analysis->run_start_ns;
     r->n_slots = ctx->analysis->n_streams;
     r->n_devs = ctx->analysis->n_devices ? ctx->analysis->n_devices : 1;
-    if (sc_rp_host_items(r) != 0 || sc_rp_ops_fill(r) != 0 || sc_rp_orders(r) != 0 ||
-        sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0)
+    /* what the host waits need of the blocking index first: nothing after reads it, and it
+     * holds every piece of work again (blocking.h) */
+    if (sc_rp_drained_work(r) != 0)
         return -1;
-    sc_ctx_free_blocking_index(ctx);    /* read for the last time by the host waits */
-    if (sc_rp_lags(r) != 0 || sc_rp_nodes(r) != 0 || sc_rp_scratch(r) != 0)
+    sc_ctx_free_blocking_index(ctx);
+    uint64_t *issue = NULL;
+    int rc = sc_rp_host_items(r) == 0 && sc_rp_ops_fill(r, &issue) == 0 &&
+                     sc_rp_orders(r, issue) == 0
+                 ? 0
+                 : -1;
+    free(issue);
+    /* the nodes are ordered before the lags (which the order does not read) take their
+     * memory: ordering is the build's largest passing need (a key and its scratch a node) */
+    if (rc != 0 || sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0 || sc_rp_nodes(r) != 0 ||
+        sc_rp_lags(r) != 0)
+        return -1;
+    /* the per-slot issue orders were for building the edges and waits; no pass reads them */
+    free(r->slot_first);
+    free(r->slot_count);
+    free(r->slot_ops);
+    r->slot_first = r->slot_count = NULL;
+    r->slot_ops = NULL;
+    if (sc_rp_scratch(r) != 0)
         return -1;
     sc_rp_describe_fidelity(r);
     return 0;
@@ -519,18 +580,24 @@ void sc_replay_free(sc_replay *r)
     free(r->joins);
     free(r->load_ends);
     free(r->lates);
+    free(r->pinned_copies);
+    free(r->drained);
+    free(r->wide_durs.v);
+    free(r->wide_tools.v);
+    free(r->wide_tracers.v);
+    free(r->wide_posts.v);
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);
     free(r->dev_first);
     free(r->dev_count);
     free(r->dev_issue);
+    free(r->dev_order);
     free(r->dev_tree);
-    free(r->item_dev_limit);
     free(r->pinned_ns);
-    free(r->load_ns);
-    free(r->op_start);
+    free(r->load_times);
     free(r->op_end);
+    free(r->op_placed);
     free(r->item_start);
     free(r->item_end);
     free(r->item_started);
@@ -538,17 +605,10 @@ void sc_replay_free(sc_replay *r)
     free(r->thread_shift);
     free(r->moved_load);
     free(r->fix_barrier);
-    free(r->fix_unwait);
-    free(r->fix_remove);
-    free(r->fix_no_load);
-    free(r->fix_pinned);
-    free(r->fix_unhold);
-    free(r->fix_room);
-    free(r->fix_arrival);
-    free(r->fix_prefetch);
+    free(r->item_fix);
+    free(r->op_fix);
     free(r->fix_unevent);
-    free(r->prefetched_ns);
-    free(r->op_ready);
+    free(r->full_ready);
     free(r->full);
     free(r->full_waves);
     free(r);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "analyze/replay.h"
+#include "analyze/replay_wide.h"
 
 #define SC_RP_NONE (-1)
 
@@ -30,10 +31,10 @@ typedef struct sc_rp_edge {
 
 /* One piece of device work. Its index is its work position (sc_work_at). Fields are grouped
  * by size (8, 4, then 1 byte): one per piece of device work, so padding is paid millions of
- * times. */
+ * times. When it was issued (the recorded start of the call that issued it, or its own start)
+ * is kept once, in its device's issue order (sc_replay.dev_issue; sc_rp_issue). */
 typedef struct sc_rp_op {
     uint64_t rec_start, rec_end;   /* its recorded duration: sc_rp_rec_dur */
-    uint64_t issue_ns;          /* recorded start of the issuing call, or rec_start */
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
     int32_t stream_prev;        /* the work before it on its stream */
     int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
@@ -51,7 +52,7 @@ typedef struct sc_rp_op {
     bool late;                  /* held behind other work, or late for a reason the trace
                                    does not show: its entry in sc_replay.lates */
 } sc_rp_op;
-_Static_assert(sizeof(sc_rp_op) == 64, "sc_rp_op: one per piece of device work, no padding");
+_Static_assert(sizeof(sc_rp_op) == 56, "sc_rp_op: one per piece of device work, no padding");
 
 /* How long a piece of work ran, as recorded (the fixes' durations: replay_run.c). */
 static inline uint64_t sc_rp_rec_dur(const sc_rp_op *o)
@@ -67,36 +68,49 @@ typedef enum sc_rp_wait {
 
 /* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
  * range: sc_replay.range_marks). Fields are grouped by size (8, 4, then 1 byte), as in
- * sc_rp_op: 80 bytes. What only a few items have (a join, a module load's end) is kept
- * beside them, in sc_replay.joins and .load_ends. */
+ * sc_rp_op: 40 bytes. What only a few items have (a join, a module load's end, the copy of a
+ * pageable call) is kept beside them, in sc_replay.joins, .load_ends and .pinned_copies; the
+ * host times that take microseconds in 32 bits, the rare larger ones beside them too
+ * (replay_wide.h: read through sc_rp_tool, sc_rp_tracer and sc_rp_post). The items of a
+ * thread are consecutive: the one before item i of its thread (unless i is `first`) is
+ * i - 1, which gives its gap (sc_rp_gap) without keeping it, and the one after it (unless
+ * i is `last`) is i + 1. */
 typedef struct sc_rp_item {
-    uint64_t rec_start, rec_end;
-    uint64_t gap;               /* host time since the previous item of its thread ended */
-    uint64_t tool;              /* the part of gap streamcheck spent taking the previous
-                                   call's stack: left out when the replay runs plain */
-    uint64_t tracer;            /* what tracing added to its calls (tracer_cost.h), at most
-                                   its own time: left out when the replay runs plain */
-    int64_t post;               /* when it waited: its return minus the end of what it
-                                   waited for (negative: it returned a little before) */
-    int32_t next;               /* the next item of its thread, SC_RP_NONE at the end */
-    /* what it waits for: one item waits one way, so the two share their place (an item
-     * per host call: 4 bytes less for each) */
+    uint64_t rec_start;
+    uint32_t dur;               /* its recorded end less its start: sc_rp_item_end */
+    /* what it waits for: one item waits one way, so each way's fields share their place
+     * with the other's (an item per host call: 8 bytes less for each) */
     union {
         uint32_t cond_first;    /* SC_RP_WAIT_OPS: into sc_replay.cond_ops (n_cond) */
         uint32_t cond_dev;      /* SC_RP_WAIT_DEVICE: device index, UINT32_MAX for all */
     };
-    uint32_t n_cond;
+    union {
+        uint32_t n_cond;        /* SC_RP_WAIT_OPS */
+        uint32_t dev_limit;     /* SC_RP_WAIT_DEVICE for one device (cond_dev != all): how
+                                   many of the device's work (by issue) precede the call; at
+                                   most the work count, which int32_t indices bound */
+    };
     uint32_t thread;            /* index of its thread */
     int32_t call;               /* trace->calls index (first query of a loop), SC_RP_NONE */
-    int32_t pinned_copy;        /* a pageable async copy call: the op of its copy */
-    bool first;                 /* the first item of its thread: anchored at rec_start */
-    uint8_t wait;               /* sc_rp_wait */
-    bool waited;                /* the recorded call returned because its wait ended */
-    bool loads;                 /* a launch that loaded its module: it waited for the device,
+    uint32_t tool;              /* the part of its gap streamcheck spent taking the previous
+                                   call's stack: left out when the replay runs plain */
+    int32_t post;               /* when it waited: its return minus the end of what it
+                                   waited for (negative: it returned a little before) */
+    uint16_t tracer;            /* what tracing added to its calls (tracer_cost.h: 2 us a
+                                   launch), at most its own time: left out when the replay
+                                   runs plain */
+    /* one byte of flags */
+    uint8_t first : 1;          /* the first item of its thread: anchored at rec_start */
+    uint8_t last : 1;           /* the last item of its thread (else the next is i + 1) */
+    uint8_t wait : 2;           /* sc_rp_wait */
+    uint8_t waited : 1;         /* the recorded call returned because its wait ended */
+    uint8_t loads : 1;          /* a launch that loaded its module: it waited for the device,
                                    and its kernel starts after the load (sc_rp_load_end) */
-    bool joins;                 /* it waited for another thread's end (sc_rp_join_of) */
+    uint8_t joins : 1;          /* it waited for another thread's end (sc_rp_join_of) */
+    uint8_t pinned : 1;         /* a pageable async copy call: its copy's op in
+                                   sc_replay.pinned_copies (sc_rp_pinned_copy) */
 } sc_rp_item;
-_Static_assert(sizeof(sc_rp_item) == 80, "sc_rp_item: one per host call, 3 bytes of padding");
+_Static_assert(sizeof(sc_rp_item) == 40, "sc_rp_item: one per host call, 1 byte of padding");
 
 /* A value of one host item or piece of work, kept beside the items or ops because few have
  * it; lists of them are sorted by index. */
@@ -136,9 +150,16 @@ struct sc_replay {
     int32_t *item_thread_first; /* per thread: its first item */
     sc_rp_sparse *joins;    size_t n_joins;       /* items with .joins */
     sc_rp_sparse *load_ends; size_t n_load_ends;  /* items with a module load's end */
+    sc_rp_sparse *load_times; size_t n_load_times; /* the same items: their loads' time */
     sc_rp_sparse *lates;        size_t n_lates;       /* ops with .late */
+    sc_rp_sparse *pinned_copies; size_t n_pinned_copies, cap_pinned_copies;
+                                /* items with .pinned: the op in `other` */
+    sc_rp_wides wide_durs, wide_tools, wide_tracers, wide_posts;  /* replay_wide.h */
+    sc_rp_sparse *drained;      size_t n_drained;     /* per trace->calls index: an implicit
+                                   synchronization's last drained work position (`other`) */
 
-    /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]) */
+    /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]); while the graph
+     * is built (sc_rp_last_issued_before) */
     size_t *slot_first, *slot_count;
     int32_t *slot_ops;
 
@@ -147,10 +168,9 @@ struct sc_replay {
     size_t n_devs;
     size_t *dev_first, *dev_count;
     uint64_t *dev_issue;        /* issue times, per device in issue order */
-    uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout */
-    uint32_t *item_dev_limit;   /* SC_RP_WAIT_DEVICE items: how many of the device's work
-                                   (by issue) precede the call (for cond_dev != all); at
-                                   most the work count, which int32_t indices bound */
+    int32_t *dev_order;         /* the ops in that order, while the graph is built */
+    uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout; NULL when no item
+                                   waits for a device (sc_rp_host_waits): nothing reads it */
 
     /* typical lags, measured in the trace */
     uint64_t lag_issue[3];      /* call start to start, per sc_work_kind */
@@ -161,12 +181,14 @@ struct sc_replay {
     uint64_t async_call_ns;     /* an async copy call from pinned memory */
     uint64_t async_call_tracer; /* what tracing added to it (tracer_cost.h): plain passes
                                    leave it out */
-    uint64_t *pinned_ns;        /* per op: its duration from pinned memory (copies), or as a
-                                   direct peer copy (a staged half) */
-    uint64_t *load_ns;          /* per item: module load inside the call */
+    uint64_t *pinned_ns;        /* per copy (op n_kernels + c): its duration from pinned
+                                   memory, or as a direct peer copy (a staged half) */
 
     /* what a pass uses */
-    uint64_t *op_start, *op_end;
+    uint64_t *op_end;           /* per op, in a pass: its replayed end (its recorded end
+                                   until it is placed) */
+    uint8_t *op_placed;         /* per op, in a pass: placed; its start is then its end less
+                                   its duration in the pass (sc_rp_op_start), not kept */
     uint64_t *item_start, *item_end;
     bool *item_started;
     bool *item_done;            /* its end is known in this pass */
@@ -174,20 +196,20 @@ struct sc_replay {
     uint64_t *moved_load;       /* per thread, in a pass: the module loads SC_FIX_NO_LOAD took
                                    out of its launches, paid at its start instead */
     uint8_t *fix_barrier;       /* per stream slot */
-    uint8_t *fix_unwait, *fix_no_load, *fix_remove;  /* per item */
-    uint8_t *fix_pinned, *fix_unhold, *fix_room;    /* per op */
-    uint8_t *fix_arrival;       /* per op */
+    uint8_t *item_fix;          /* per item: the fixes on it, SC_RP_FIX_ITEM_* bits */
+    uint8_t *op_fix;            /* per op: the fixes on it, SC_RP_FIX_OP_* bits */
     bool fix_all_queues;        /* SC_FIX_UNHOLD of everything: no queue shared either */
-    uint8_t *fix_prefetch;      /* per op */
     uint8_t *fix_unevent;       /* per trace->calls: a cudaStreamWaitEvent whose edges are
                                    gone */
-    uint64_t *prefetched_ns;    /* per op: its duration with its managed pages prefetched */
-    uint64_t *op_ready;         /* per op, in a pass: when its issue, stream and events let it
-                                   start (UINT64_MAX until it is placed) */
-    /* full grids (sc_ctx_kernel_full) by recorded start, and their waves (SC_FIX_ARRIVAL) */
+    /* full grids (sc_ctx_kernel_full) by recorded start (then position), and their waves
+     * (SC_FIX_ARRIVAL) */
     int32_t *full;
     uint32_t *full_waves;
+    uint64_t *full_ready;       /* per full grid, in a pass with SC_FIX_ARRIVAL (the only
+                                   reader): when its issue, stream and events let it start
+                                   (UINT64_MAX until it is placed) */
     size_t n_full;
+    bool pass_arrival;          /* this pass has SC_FIX_ARRIVAL fixes: full_ready is kept */
     size_t n_slots;
 
     bool plain;                 /* passes leave streamcheck's own host time out (set once
@@ -198,6 +220,20 @@ struct sc_replay {
     bool unfixed_done, unfixed_plain;
     uint64_t unfixed_span;
     sc_replay_summary summary;
+};
+
+/* The fixes a pass applies to one item or op, a bit each (sc_replay.item_fix, .op_fix). */
+enum {
+    SC_RP_FIX_ITEM_UNWAIT = 1,      /* SC_FIX_UNWAIT */
+    SC_RP_FIX_ITEM_REMOVE = 2,      /* SC_FIX_REMOVE */
+    SC_RP_FIX_ITEM_NO_LOAD = 4,     /* SC_FIX_NO_LOAD */
+};
+enum {
+    SC_RP_FIX_OP_PINNED = 1,        /* SC_FIX_PINNED */
+    SC_RP_FIX_OP_UNHOLD = 2,        /* SC_FIX_UNHOLD */
+    SC_RP_FIX_OP_ROOM = 4,          /* SC_FIX_ROOM */
+    SC_RP_FIX_OP_ARRIVAL = 8,       /* SC_FIX_ARRIVAL */
+    SC_RP_FIX_OP_PREFETCH = 16,     /* SC_FIX_PREFETCH */
 };
 
 /* The entry of `index` in a list sorted by index, or NULL when it has none. */
@@ -220,6 +256,60 @@ static inline uint64_t sc_rp_load_end(const sc_replay *r, int32_t item)
 {
     const sc_rp_sparse *v = sc_rp_value_of(r->load_ends, r->n_load_ends, item);
     return v ? v->value : 0;
+}
+
+/* When work i was issued: the recorded start of its call, or its own start without one. */
+static inline uint64_t sc_rp_issue(const sc_replay *r, int32_t i)
+{
+    const sc_rp_op *o = &r->ops[i];
+    return r->dev_issue[r->dev_first[o->dev] + o->dev_pos];
+}
+
+/* The time of the module loads inside item i's calls, 0 when none. */
+static inline uint64_t sc_rp_load_ns(const sc_replay *r, int32_t item)
+{
+    const sc_rp_sparse *v = sc_rp_value_of(r->load_times, r->n_load_times, item);
+    return v ? v->value : 0;
+}
+
+/* The recorded end of item i. */
+static inline uint64_t sc_rp_item_end(const sc_replay *r, int32_t i)
+{
+    return r->items[i].rec_start + sc_rp_wide_of(&r->wide_durs, i, r->items[i].dur);
+}
+
+/* Host time since the previous item of its thread ended (0 for the first). */
+static inline uint64_t sc_rp_gap(const sc_replay *r, int32_t i)
+{
+    const sc_rp_item *it = &r->items[i];
+    if (it->first)
+        return 0;
+    uint64_t prev_end = sc_rp_item_end(r, i - 1);
+    return it->rec_start > prev_end ? it->rec_start - prev_end : 0;
+}
+
+static inline uint64_t sc_rp_tool(const sc_replay *r, int32_t i)
+{
+    return sc_rp_wide_of(&r->wide_tools, i, r->items[i].tool);
+}
+
+static inline uint64_t sc_rp_tracer(const sc_replay *r, int32_t i)
+{
+    return sc_rp_wide16_of(&r->wide_tracers, i, r->items[i].tracer);
+}
+
+static inline int64_t sc_rp_post(const sc_replay *r, int32_t i)
+{
+    return sc_rp_wide_signed_of(&r->wide_posts, i, r->items[i].post);
+}
+
+/* The op of a pageable async copy call's copy, SC_RP_NONE when the item has none. */
+static inline int32_t sc_rp_pinned_copy(const sc_replay *r, int32_t i)
+{
+    const sc_rp_sparse *v = r->items[i].pinned
+                                ? sc_rp_value_of(r->pinned_copies, r->n_pinned_copies, i)
+                                : NULL;
+    return v ? v->other : SC_RP_NONE;
 }
 
 /* Fenwick tree of maxima over [0, n): set position i (0-based) to at least v; query the

@@ -14,6 +14,64 @@
 #include "trace/sort.h"
 
 
+/* ---- what implicit synchronizations waited for -------------------------------------- */
+
+/* Appends to a list of item values, growing it by doubling. */
+static int sc_rp_push_value(sc_rp_sparse **v, size_t *n, size_t *cap, sc_rp_sparse x)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        sc_rp_sparse *p = realloc(*v, c * sizeof *p);
+        if (!p)
+            return -1;
+        *v = p;
+        *cap = c;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+
+static bool sc_rp_implicit_class(uint16_t c)
+{
+    switch (c) {
+    case SC_CALL_MALLOC: case SC_CALL_FREE: case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
+    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: case SC_CALL_SET_LIMIT:
+    case SC_CALL_MEMCPY: case SC_CALL_MEMSET:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int sc_rp_drained_work(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    const sc_blocking_index *ix = r->ctx->blocking;
+    size_t cap = 0;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        /* an inner call is no item's call (sc_rp_entries), and is never asked about */
+        if (!sc_rp_implicit_class(c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
+            continue;
+        bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY ||
+                           c->rec.call_class == SC_CALL_MEMSET;
+        sc_blocking_call q = {.start_ns = c->rec.start_ns, .end_ns = c->rec.end_ns,
+                              .tid = c->rec.tid, .call_class = c->rec.call_class,
+                              .context_id = c->rec.context_id,
+                              .correlation_id = c->rec.correlation_id,
+                              .skip_own_stream = copy_or_set};
+        sc_blocking m;
+        sc_blocking_measure(ix, &q, &m);
+        if (m.explained &&
+            sc_rp_push_value(&r->drained, &r->n_drained, &cap,
+                             (sc_rp_sparse){.index = (int32_t)i,
+                                            .other = (int32_t)m.last_work}) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- items ---------------------------------------------------------------------------- */
 
 typedef struct sc_rp_entry {
@@ -106,15 +164,16 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
         if (new_thread)
             prev = SC_RP_NONE;
         if (!new_thread && prev != SC_RP_NONE && e[k].call != SC_RP_NONE &&
-            r->items[prev].call != SC_RP_NONE && e[k].end <= r->items[prev].rec_end) {
+            r->items[prev].call != SC_RP_NONE && e[k].end <= sc_rp_item_end(r, prev)) {
             r->call_item[e[k].call] = prev;     /* nested in the previous call */
             continue;
         }
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
-        *it = (sc_rp_item){.rec_start = e[k].start, .rec_end = e[k].end, .next = SC_RP_NONE,
-                           .call = e[k].call, .pinned_copy = SC_RP_NONE,
+        *it = (sc_rp_item){.rec_start = e[k].start, .last = true, .call = e[k].call,
                            .cond_dev = UINT32_MAX};
+        if (sc_rp_wide_put(&r->wide_durs, i, e[k].end - e[k].start, &it->dur) != 0)
+            return -1;
         if (prev == SC_RP_NONE) {
             it->first = true;
             it->thread = (uint32_t)r->n_threads;
@@ -122,8 +181,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
         } else {
             sc_rp_item *p = &r->items[prev];
             it->thread = p->thread;
-            it->gap = e[k].start > p->rec_end ? e[k].start - p->rec_end : 0;
-            p->next = i;
+            p->last = false;    /* i - 1: a thread's items are consecutive */
         }
         if (e[k].call != SC_RP_NONE)
             r->call_item[e[k].call] = i;
@@ -150,21 +208,6 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
 #define SC_RP_JOIN_SHARE 8u         /* and within an eighth of the gap: the gap was mostly
                                        the wait, not host work that happened to end there */
 
-/* Appends to a list of item values, growing it by doubling. */
-static int sc_rp_push_value(sc_rp_sparse **v, size_t *n, size_t *cap, sc_rp_sparse x)
-{
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 16;
-        sc_rp_sparse *p = realloc(*v, c * sizeof *p);
-        if (!p)
-            return -1;
-        *v = p;
-        *cap = c;
-    }
-    (*v)[(*n)++] = x;
-    return 0;
-}
-
 static void sc_rp_joins(sc_replay *r)
 {
     int32_t *last = malloc((r->n_threads + 1) * sizeof *last);
@@ -172,26 +215,28 @@ static void sc_rp_joins(sc_replay *r)
         return;     /* no joins: the gaps stay as recorded */
     for (size_t th = 0; th < r->n_threads; th++) {
         int32_t i = r->item_thread_first[th];
-        while (r->items[i].next != SC_RP_NONE)
-            i = r->items[i].next;
+        while (!r->items[i].last)
+            i++;
         last[th] = i;
     }
     size_t cap = 0;
     for (size_t i = 0; i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
-        if (it->first || it->gap <= SC_RP_JOIN_GAP_NS)
+        uint64_t gap = sc_rp_gap(r, (int32_t)i);
+        if (it->first || gap <= SC_RP_JOIN_GAP_NS)
             continue;
-        uint64_t gap_start = it->rec_start - it->gap;
+        uint64_t gap_start = it->rec_start - gap;
         sc_rp_sparse join = {.index = (int32_t)i, .other = SC_RP_NONE};
         for (size_t th = 0; th < r->n_threads; th++) {
             const sc_rp_item *x = &r->items[last[th]];
-            if (x->thread == it->thread || x->rec_end <= gap_start || x->rec_end > it->rec_start ||
-                it->rec_start - x->rec_end > SC_RP_JOIN_LAG_NS ||
-                (it->rec_start - x->rec_end) * SC_RP_JOIN_SHARE > it->gap)
+            uint64_t x_end = sc_rp_item_end(r, last[th]);
+            if (x->thread == it->thread || x_end <= gap_start || x_end > it->rec_start ||
+                it->rec_start - x_end > SC_RP_JOIN_LAG_NS ||
+                (it->rec_start - x_end) * SC_RP_JOIN_SHARE > gap)
                 continue;
-            if (join.other == SC_RP_NONE || x->rec_end > r->items[join.other].rec_end) {
+            if (join.other == SC_RP_NONE || x_end > sc_rp_item_end(r, join.other)) {
                 join.other = last[th];
-                join.value = it->rec_start - x->rec_end;
+                join.value = it->rec_start - x_end;
             }
         }
         /* the list stays sorted: items in index order; without memory, no more joins */
@@ -203,9 +248,9 @@ static void sc_rp_joins(sc_replay *r)
 }
 
 /* streamcheck's own time after a call (the stack it took, an OVERHEAD record of its own
- * kind) is part of the gap before the thread's next item: recorded there, so that a plain
- * pass can leave it out. */
-static void sc_rp_tool_times(sc_replay *r)
+ * kind) is part of the gap before the thread's next item: recorded there (tool[], per item),
+ * so that a plain pass can leave it out. */
+static void sc_rp_tool_times(sc_replay *r, uint64_t *tool)
 {
     const sc_trace *t = r->ctx->trace;
     for (size_t k = 0; k < t->n_overheads; k++) {
@@ -214,11 +259,11 @@ static void sc_rp_tool_times(sc_replay *r)
             continue;
         const sc_api_call *c = sc_ctx_call(r->ctx, o->correlation_id);
         int32_t i = c ? r->call_item[c - t->calls] : SC_RP_NONE;
-        if (i == SC_RP_NONE || r->items[i].next == SC_RP_NONE)
+        if (i == SC_RP_NONE || r->items[i].last)
             continue;
-        sc_rp_item *next = &r->items[r->items[i].next];
-        uint64_t ns = o->end_ns - o->start_ns, room = next->gap - next->tool;
-        next->tool += ns < room ? ns : room;
+        int32_t next = i + 1;
+        uint64_t ns = o->end_ns - o->start_ns, room = sc_rp_gap(r, next) - tool[next];
+        tool[next] += ns < room ? ns : room;
         r->summary.tool_ns += ns < room ? ns : room;
         r->summary.tool_calls++;
     }
@@ -228,7 +273,7 @@ static void sc_rp_tool_times(sc_replay *r)
  * plain pass leaves it out of the item's own time, and out of its work's issue lag (a launch
  * submits its work as it returns: the kernel starts after the callbacks' time, not during).
  * Only a run streamcheck recorded (its PROCESS record) paid it. */
-static void sc_rp_tracer_times(sc_replay *r)
+static void sc_rp_tracer_times(sc_replay *r, uint64_t *tracer)
 {
     const sc_trace *t = r->ctx->trace;
     if (!t->has_process)
@@ -238,14 +283,32 @@ static void sc_rp_tracer_times(sc_replay *r)
         int32_t i = r->call_item[c];
         if (i == SC_RP_NONE)
             continue;
-        sc_rp_item *it = &r->items[i];
-        uint64_t own = it->rec_end - it->rec_start, before = it->tracer;
-        it->tracer += sc_tracer_cost_ns(t->calls[c].rec.call_class);
-        if (it->tracer > own)
-            it->tracer = own;
-        r->summary.tracer_ns += it->tracer - before;
-        r->summary.tracer_calls += it->tracer > before;
+        uint64_t own = sc_rp_item_end(r, i) - r->items[i].rec_start, before = tracer[i];
+        tracer[i] += sc_tracer_cost_ns(t->calls[c].rec.call_class);
+        if (tracer[i] > own)
+            tracer[i] = own;
+        r->summary.tracer_ns += tracer[i] - before;
+        r->summary.tracer_calls += tracer[i] > before;
     }
+}
+
+/* The tool and tracer times, summed per item in 64 bits (each added from records in their own
+ * order), then kept in the items' 32-bit fields (replay_wide.h). */
+static int sc_rp_host_times(sc_replay *r)
+{
+    uint64_t *sum = calloc(r->n_items ? r->n_items : 1, sizeof *sum);
+    if (!sum)
+        return -1;
+    int rc = 0;
+    sc_rp_tool_times(r, sum);
+    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
+        rc = sc_rp_wide_put(&r->wide_tools, (int32_t)i, sum[i], &r->items[i].tool);
+    memset(sum, 0, (r->n_items ? r->n_items : 1) * sizeof *sum);
+    sc_rp_tracer_times(r, sum);
+    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
+        rc = sc_rp_wide_put16(&r->wide_tracers, (int32_t)i, sum[i], &r->items[i].tracer);
+    free(sum);
+    return rc;
 }
 
 int sc_rp_host_items(sc_replay *r)
@@ -266,11 +329,10 @@ int sc_rp_host_items(sc_replay *r)
     }
     if (rc == 0)
         rc = sc_rp_items_from(r, e, n, loop_of);
-    if (rc == 0) {
-        sc_rp_tool_times(r);
-        sc_rp_tracer_times(r);
+    if (rc == 0)
+        rc = sc_rp_host_times(r);
+    if (rc == 0)
         sc_rp_joins(r);
-    }
     free(e);
     free(loop_of);
     free(loop_end);
@@ -282,15 +344,14 @@ int sc_rp_host_items(sc_replay *r)
 /* Built for the waits only: each item's own work, each device's work by end, and the latest
  * recorded end of each device's work in issue order. */
 typedef struct sc_rp_wait_index {
-    uint32_t *own_first, *own_count;    /* per item, into own_ops (op indices are 32-bit) */
+    uint32_t *own_first;        /* per item and one past the last, into own_ops (op indices
+                                   are 32-bit): item i's work is own_first[i] .. [i + 1] */
     int32_t *own_ops;
     int32_t *by_end;                /* per device (dev_first/dev_count layout), by rec_end */
     uint64_t *prefix_end;           /* per device, issue order: max rec_end so far */
     bool launch_blocking;           /* CUDA_LAUNCH_BLOCKING=1 in the recorded environment */
     uint32_t ctx_id[64], ctx_dev[64];   /* context -> device index, from the work */
     size_t n_ctx;
-    const sc_blocking_index *blocking;  /* what implicit synchronizations drained (the
-                                           context's, blocking.h) */
 } sc_rp_wait_index;
 
 /* the comparator's context; per thread: the report analyzes traces at once (-j) */
@@ -317,33 +378,30 @@ static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
 
 static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 {
-    w->blocking = r->ctx->blocking;
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
-    w->own_first = calloc(r->n_items + 1, sizeof *w->own_first);
-    w->own_count = calloc(r->n_items + 1, sizeof *w->own_count);
+    w->own_first = calloc(r->n_items + 2, sizeof *w->own_first);
     w->own_ops = malloc(no * sizeof *w->own_ops);
     w->by_end = malloc(no * sizeof *w->by_end);
     w->prefix_end = malloc(no * sizeof *w->prefix_end);
-    uint32_t *fill = calloc(r->n_items + 1, sizeof *fill);
-    if (!w->own_first || !w->own_count || !w->own_ops || !w->by_end || !w->prefix_end || !fill) {
-        free(fill);
+    if (!w->own_first || !w->own_ops || !w->by_end || !w->prefix_end)
         return -1;
-    }
     const sc_trace *t = r->ctx->trace;
     w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
+    /* Counted one place ahead (own_first[i + 2] holds item i's count), summed, then each
+     * item's cursor (own_first[i + 1]) advanced as its work is placed: it ends at item i's
+     * end, which is where item i + 1 starts. No count or cursor array beside it. */
     for (size_t i = 0; i < r->n_ops; i++)
         if (r->ops[i].item != SC_RP_NONE)
-            w->own_count[r->ops[i].item]++;
-    for (size_t k = 1; k <= r->n_items; k++)
-        w->own_first[k] = w->own_first[k - 1] + w->own_count[k - 1];
+            w->own_first[(size_t)r->ops[i].item + 2]++;
+    for (size_t k = 2; k <= r->n_items + 1; k++)
+        w->own_first[k] += w->own_first[k - 1];
     for (size_t i = 0; i < r->n_ops; i++) {
         int32_t it = r->ops[i].item;
         if (it != SC_RP_NONE)
-            w->own_ops[w->own_first[it] + fill[it]++] = (int32_t)i;
+            w->own_ops[w->own_first[(size_t)it + 1]++] = (int32_t)i;
     }
-    free(fill);
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *o = &r->ops[i];
         uint32_t context = sc_work_at(t, i).context_id;
@@ -372,7 +430,6 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 static void sc_rp_wait_index_free(sc_rp_wait_index *w)
 {
     free(w->own_first);
-    free(w->own_count);
     free(w->own_ops);
     free(w->by_end);
     free(w->prefix_end);
@@ -430,30 +487,11 @@ static uint32_t sc_rp_call_slot(const sc_replay *r, const sc_api_call *c, uint32
 }
 
 /* An implicit synchronization (blocking.h): what the call waited for, when the trace
- * explains its return by the end of other work, is that work. */
-static int sc_rp_drained(const sc_blocking_index *ix, const sc_api_call *c, sc_rp_conds *conds)
+ * explains its return by the end of other work, is that work (sc_rp_drained_work). */
+static int sc_rp_drained(const sc_replay *r, int32_t call, sc_rp_conds *conds)
 {
-    bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY || c->rec.call_class == SC_CALL_MEMSET;
-    sc_blocking_call q = {.start_ns = c->rec.start_ns, .end_ns = c->rec.end_ns,
-                          .tid = c->rec.tid, .call_class = c->rec.call_class,
-                          .context_id = c->rec.context_id,
-                          .correlation_id = c->rec.correlation_id,
-                          .skip_own_stream = copy_or_set};
-    sc_blocking m;
-    sc_blocking_measure(ix, &q, &m);
-    return m.explained ? sc_rp_cond_add(conds, (int32_t)m.last_work) : 0;
-}
-
-static bool sc_rp_implicit_class(uint16_t c)
-{
-    switch (c) {
-    case SC_CALL_MALLOC: case SC_CALL_FREE: case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
-    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: case SC_CALL_SET_LIMIT:
-    case SC_CALL_MEMCPY: case SC_CALL_MEMSET:
-        return true;
-    default:
-        return false;
-    }
+    const sc_rp_sparse *v = sc_rp_value_of(r->drained, r->n_drained, call);
+    return v ? sc_rp_cond_add(conds, v->other) : 0;
 }
 
 static bool sc_rp_pageable_copy(const sc_trace *t, size_t copy)
@@ -461,6 +499,22 @@ static bool sc_rp_pageable_copy(const sc_trace *t, size_t copy)
     const sc_rec_memcpy *m = &t->copies[copy];
     return (m->flags & SC_MEMCPY_ASYNC) &&
            (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE);
+}
+
+/* Item i's pinned copy is op (the last one named wins, as the loop over the call's work
+ * names them); items come in increasing order, so the list stays sorted. */
+static int sc_rp_set_pinned_copy(sc_replay *r, int32_t i, int32_t op)
+{
+    sc_rp_item *it = &r->items[i];
+    if (it->pinned) {   /* the list's last entry is this item's */
+        r->pinned_copies[r->n_pinned_copies - 1].other = op;
+        return 0;
+    }
+    if (sc_rp_push_value(&r->pinned_copies, &r->n_pinned_copies, &r->cap_pinned_copies,
+                         (sc_rp_sparse){.index = i, .other = op}) != 0)
+        return -1;
+    it->pinned = true;
+    return 0;
 }
 
 /* Fills the item's condition (kind and list); the recorded end of it is computed after. */
@@ -472,10 +526,11 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     const sc_api_call *c = &t->calls[it->call];
     uint16_t cls = c->rec.call_class;
     uint32_t dev = sc_rp_context_dev(r, w, c->rec.context_id);
-    bool loop = sc_rp_is_query(cls) && it->rec_end > c->rec.end_ns;
+    bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;
     size_t first = conds->n;
     int32_t p = SC_RP_NONE;
-    const uint32_t *own_first = w->own_first, *own_count = w->own_count;
+    const uint32_t *own_first = w->own_first;
+    size_t own_count = own_first[i + 1] - own_first[i];
     if (cls == SC_CALL_DEVICE_SYNC) {
         it->wait = SC_RP_WAIT_DEVICE;
         it->cond_dev = dev < r->n_devs ? dev : UINT32_MAX;
@@ -498,27 +553,30 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         if (slot < r->n_slots)
             p = sc_rp_last_issued_before(r, slot, rec->rec.start_ns, NULL);
     } else if (sc_rp_implicit_class(cls)) {
-        if (sc_rp_drained(w->blocking, c, conds) != 0)
+        if (sc_rp_drained(r, it->call, conds) != 0)
             return -1;
         if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */
-            for (size_t k = 0; k < own_count[i]; k++)
+            for (size_t k = 0; k < own_count; k++)
                 if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
                     return -1;
     } else if (cls == SC_CALL_MEMCPY_ASYNC) {
-        for (size_t k = 0; k < own_count[i]; k++) {
+        for (size_t k = 0; k < own_count; k++) {
             int32_t op = w->own_ops[own_first[i] + k];
             if (r->ops[op].kind != SC_WORK_MEMCPY)
                 continue;
             const sc_rec_memcpy *m = &t->copies[(size_t)op - t->n_kernels];
             if (sc_rp_pageable_copy(t, (size_t)op - t->n_kernels)) {
-                it->pinned_copy = op;   /* the call returned once its copy was staged */
+                /* the call returned once its copy was staged */
+                if (sc_rp_set_pinned_copy(r, i, op) != 0)
+                    return -1;
                 p = op;
             } else if (sc_copy_peer_staged(m) && m->copy_kind == 2) {
-                it->pinned_copy = op;   /* staged through the host: the call is slow, but
-                                           returned before its copy */
+                /* staged through the host: the call is slow, but returned before its copy */
+                if (sc_rp_set_pinned_copy(r, i, op) != 0)
+                    return -1;
             }
         }
-    } else if (cls == SC_CALL_LAUNCH && r->load_ns[i] > 0) {
+    } else if (cls == SC_CALL_LAUNCH && sc_rp_load_ns(r, i) > 0) {
         /* A module load inside the call waits for the device first (GPU-FACTS.md: a first
          * launch beside a running kernel returned once that kernel had ended); its kernel
          * starts once the call has loaded it. */
@@ -527,7 +585,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         it->loads = true;
         return 0;
     } else if (cls == SC_CALL_LAUNCH && w->launch_blocking) {
-        for (size_t k = 0; k < own_count[i]; k++)
+        for (size_t k = 0; k < own_count; k++)
             if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
                 return -1;
     }
@@ -568,15 +626,32 @@ static int sc_rp_value_item_cmp(const void *pa, const void *pb)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Sorts a list of item values by item and keeps one entry per item: the largest value, or
+ * (sum) their sum. */
+static size_t sc_rp_values_per_item(sc_rp_sparse *v, size_t n, bool sum)
+{
+    sc_sort(v, n, sizeof *v, sc_rp_value_item_cmp);
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (kept > 0 && v[kept - 1].index == v[k].index) {
+            if (sum)
+                v[kept - 1].value += v[k].value;
+            else if (v[k].value > v[kept - 1].value)
+                v[kept - 1].value = v[k].value;
+        } else {
+            v[kept++] = v[k];
+        }
+    }
+    return kept;
+}
+
 /* Module loads CUPTI saw inside launch calls (OVERHEAD records, same correlation id): their
- * time per item, and the end of each item's last load (r->load_ends, sorted by item). */
+ * time per item (r->load_times) and the end of each item's last load (r->load_ends), both
+ * sorted by item: few items load a module. */
 static int sc_rp_loads(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
-    r->load_ns = calloc(r->n_items ? r->n_items : 1, sizeof *r->load_ns);
-    if (!r->load_ns)
-        return -1;
-    size_t cap = 0;
+    size_t cap_ends = 0, cap_times = 0;
     for (size_t k = 0; k < t->n_overheads; k++) {
         const sc_rec_overhead *o = &t->overheads[k];
         if (o->kind != SC_OVERHEAD_LAZY_FUNCTION_LOADING && o->kind != SC_OVERHEAD_MODULE_LOADING)
@@ -584,24 +659,16 @@ static int sc_rp_loads(sc_replay *r)
         const sc_api_call *c = sc_ctx_call(r->ctx, o->correlation_id);
         int32_t it = c ? r->call_item[c - t->calls] : SC_RP_NONE;
         if (it != SC_RP_NONE && o->end_ns > o->start_ns) {
-            r->load_ns[it] += o->end_ns - o->start_ns;
             sc_rp_sparse end = {.index = it, .other = SC_RP_NONE, .value = o->end_ns};
-            if (sc_rp_push_value(&r->load_ends, &r->n_load_ends, &cap, end) != 0)
+            sc_rp_sparse time = {.index = it, .other = SC_RP_NONE,
+                                 .value = o->end_ns - o->start_ns};
+            if (sc_rp_push_value(&r->load_ends, &r->n_load_ends, &cap_ends, end) != 0 ||
+                sc_rp_push_value(&r->load_times, &r->n_load_times, &cap_times, time) != 0)
                 return -1;
         }
     }
-    /* one entry per item, the latest end */
-    sc_sort(r->load_ends, r->n_load_ends, sizeof *r->load_ends, sc_rp_value_item_cmp);
-    size_t kept = 0;
-    for (size_t k = 0; k < r->n_load_ends; k++) {
-        if (kept > 0 && r->load_ends[kept - 1].index == r->load_ends[k].index) {
-            if (r->load_ends[k].value > r->load_ends[kept - 1].value)
-                r->load_ends[kept - 1].value = r->load_ends[k].value;
-        } else {
-            r->load_ends[kept++] = r->load_ends[k];
-        }
-    }
-    r->n_load_ends = kept;
+    r->n_load_ends = sc_rp_values_per_item(r->load_ends, r->n_load_ends, false);
+    r->n_load_times = sc_rp_values_per_item(r->load_times, r->n_load_times, true);
     return 0;
 }
 
@@ -612,9 +679,6 @@ int sc_rp_host_waits(sc_replay *r)
     sc_rp_wait_index w = {0};
     sc_rp_conds conds = {0};
     int rc = sc_rp_wait_index_build(r, &w);
-    r->item_dev_limit = calloc(r->n_items + 1, sizeof *r->item_dev_limit);
-    if (!r->item_dev_limit)
-        rc = -1;
     for (size_t i = 0; rc == 0 && i < r->n_items; i++)
         if (r->items[i].call != SC_RP_NONE)
             rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
@@ -623,20 +687,31 @@ int sc_rp_host_waits(sc_replay *r)
         if (it->wait == SC_RP_WAIT_NONE)
             continue;
         if (it->wait == SC_RP_WAIT_DEVICE && it->cond_dev != UINT32_MAX)
-            r->item_dev_limit[i] =
-                (uint32_t)sc_rp_dev_issued_before(r, it->cond_dev, it->rec_start);
+            it->dev_limit = (uint32_t)sc_rp_dev_issued_before(r, it->cond_dev, it->rec_start);
         uint64_t cond = sc_rp_cond_recorded(r, &w, it, conds.ops);
-        if (it->loads && cond > it->rec_end) {
+        uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
+        if (it->loads && cond > rec_end) {
             /* the load did not wait: the device was still busy when the call returned (its
              * kernel was held on the device instead, replay_lags.c) */
             it->wait = SC_RP_WAIT_NONE;
             continue;
         }
         it->waited = cond > it->rec_start;
-        it->post = it->waited ? (int64_t)it->rec_end - (int64_t)cond : 0;
+        rc = sc_rp_wide_put_signed(&r->wide_posts, (int32_t)i,
+                                   it->waited ? (int64_t)rec_end - (int64_t)cond : 0,
+                                   &it->post);
     }
     r->cond_ops = conds.ops;
     r->n_cond_ops = conds.n;
     sc_rp_wait_index_free(&w);
+    /* the devices' trees of replayed ends answer device waits only: without one, no pass
+     * keeps them (a raise per op and pass, and 8 bytes an op) */
+    bool device_waits = false;
+    for (size_t i = 0; rc == 0 && i < r->n_items && !device_waits; i++)
+        device_waits = r->items[i].wait == SC_RP_WAIT_DEVICE;
+    if (rc == 0 && device_waits) {
+        r->dev_tree = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->dev_tree);
+        rc = r->dev_tree ? 0 : -1;
+    }
     return rc;
 }

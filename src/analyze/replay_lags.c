@@ -84,7 +84,9 @@ static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_r
         /* the kernel of a launch that loaded its module is issued when the load ends */
         const sc_rp_item *it = &r->items[o->item];
         uint64_t load_end = it->loads ? sc_rp_load_end(r, o->item) : 0;
-        cand[SC_BIND_ISSUE] = it->loads && o->rec_start >= load_end ? load_end : o->issue_ns;
+        cand[SC_BIND_ISSUE] = it->loads && o->rec_start >= load_end
+                                  ? load_end
+                                  : sc_rp_issue(r, (int32_t)(o - r->ops));
         has[SC_BIND_ISSUE] = true;
     } else {
         /* work without its call in the trace is anchored at its recorded start (the pass
@@ -210,11 +212,12 @@ static int sc_rp_measure_lags(sc_replay *r)
                 /* work a module load held says how long the load took, not the launch; a
                  * staged peer copy, how long the driver staged */
                 if (bind == SC_BIND_ISSUE && !o->peer_staged &&
-                    !sc_rp_load_between(load_ends, n_loads, o->issue_ns, o->rec_start))
+                    !sc_rp_load_between(load_ends, n_loads, sc_rp_issue(r, (int32_t)i),
+                                        o->rec_start))
                     issue[o->kind].v[issue[o->kind].n++] = lag;
                 continue;
             }
-            if (o->item != SC_RP_NONE && o->issue_ns + ready_lag[o->kind] >= t)
+            if (o->item != SC_RP_NONE && sc_rp_issue(r, (int32_t)i) + ready_lag[o->kind] >= t)
                 continue;   /* not ready before its predecessor ended */
             if (o->after_host_func || o->peer_staged)
                 continue;   /* its gap is the host function's or the staging's */
@@ -263,12 +266,13 @@ static int sc_rp_measure_host(sc_replay *r)
         if (it->call == SC_RP_NONE)
             continue;
         uint16_t cls = t->calls[it->call].rec.call_class;
-        if (it->waited && it->post >= 0 &&
+        int64_t post = it->waited ? sc_rp_post(r, (int32_t)i) : 0;
+        if (it->waited && post >= 0 &&
             (cls == SC_CALL_DEVICE_SYNC || cls == SC_CALL_STREAM_SYNC ||
              cls == SC_CALL_EVENT_SYNC))
-            wake.v[wake.n++] = (uint64_t)it->post;
-        if (cls == SC_CALL_MEMCPY_ASYNC && it->pinned_copy == SC_RP_NONE)
-            async.v[async.n++] = it->rec_end - it->rec_start;
+            wake.v[wake.n++] = (uint64_t)post;
+        if (cls == SC_CALL_MEMCPY_ASYNC && sc_rp_pinned_copy(r, (int32_t)i) == SC_RP_NONE)
+            async.v[async.n++] = sc_rp_item_end(r, (int32_t)i) - it->rec_start;
     }
     r->wake_ns = sc_rp_typical(&wake, SC_RP_DEFAULT_WAKE_NS);
     r->async_call_ns = sc_rp_median(&async, SC_RP_DEFAULT_ASYNC_CALL_NS);
@@ -408,42 +412,28 @@ static int sc_rp_pinned(sc_replay *r)
     const sc_pinned_rate rate = r->ctx->pinned_rate;
     sc_peer_rate peer = {0};
     bool peer_measured = false;
-    r->pinned_ns = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->pinned_ns);
+    r->pinned_ns = calloc(t->n_copies ? t->n_copies : 1, sizeof *r->pinned_ns);
     if (!r->pinned_ns)
         return -1;
     for (size_t c = 0; c < t->n_copies; c++) {
         size_t i = t->n_kernels + c;
         const sc_rec_memcpy *m = &t->copies[c];
-        r->pinned_ns[i] = sc_rp_rec_dur(&r->ops[i]);
+        r->pinned_ns[c] = sc_rp_rec_dur(&r->ops[i]);
         char basis[160];
         if (sc_copy_peer_staged(m)) {   /* with peer access: one direct copy */
             if (!peer_measured &&       /* the rate once, as the rule does */
                 sc_peer_rate_measure(t, sc_ctx_device_info(r->ctx, m->device), &peer) != 0)
                 return -1;
             peer_measured = true;
-            r->pinned_ns[i] = sc_peer_direct_ns(&peer, m);
+            r->pinned_ns[c] = sc_peer_direct_ns(&peer, m);
         } else if ((m->flags & SC_MEMCPY_ASYNC) &&
                    (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
-            sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &r->pinned_ns[i],
+            sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &r->pinned_ns[c],
                                basis, sizeof basis);
-            if (r->pinned_ns[i] > sc_rp_rec_dur(&r->ops[i]))    /* pinned is never the slower path */
-                r->pinned_ns[i] = sc_rp_rec_dur(&r->ops[i]);
+            if (r->pinned_ns[c] > sc_rp_rec_dur(&r->ops[i]))   /* never the slower path */
+                r->pinned_ns[c] = sc_rp_rec_dur(&r->ops[i]);
         }
     }
-    return 0;
-}
-
-/* Kernels with their managed pages prefetched (unified.h); the rest keep their duration. */
-static int sc_rp_prefetched(sc_replay *r)
-{
-    r->prefetched_ns = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->prefetched_ns);
-    if (!r->prefetched_ns)
-        return -1;
-    const sc_unified *u = r->ctx->unified;
-    for (size_t i = 0; i < r->n_ops; i++)
-        r->prefetched_ns[i] = i < r->ctx->trace->n_kernels && u && u->kernels
-                                  ? u->kernels[i].prefetched_ns
-                                  : sc_rp_rec_dur(&r->ops[i]);
     return 0;
 }
 
@@ -451,7 +441,7 @@ int sc_rp_lags(sc_replay *r)
 {
     sc_rp_mark_host_funcs(r);
     if (sc_rp_measure_lags(r) != 0 || sc_rp_measure_host(r) != 0 || sc_rp_late_work(r) != 0 ||
-        sc_rp_pinned(r) != 0 || sc_rp_prefetched(r) != 0)
+        sc_rp_pinned(r) != 0)
         return -1;
     return 0;
 }

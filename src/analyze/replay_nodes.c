@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "trace/sort.h"
+#include "trace/sort_keys.h"
 
 static int sc_u64_key_cmp(const void *pa, const void *pb)
 {
@@ -74,6 +75,12 @@ uint32_t *sc_rp_order_nodes(uint64_t *at, size_t n)
         return sc_order_long_run(at, n);
     for (size_t i = 0; i < n; i++)
         at[i] = (at[i] - lo) << position_bits | i;
+    bool many = false;
+    uint32_t *order = sc_order_keys(at, n, &many);
+    if (order || !many) {   /* ordered, or no memory for it */
+        free(at);
+        return order;
+    }
     sc_sort(at, n, sizeof *at, sc_u64_key_cmp);
     uint64_t position_mask = ((uint64_t)1 << position_bits) - 1;
     for (size_t i = 0; i < n; i++)

@@ -4,6 +4,10 @@
 
 #include "analyze/replay_graph.h"
 
+/* replay_host.c: for each implicit synchronization the trace explains (blocking.h), the work
+ * it waited for (r->drained), read from the context's blocking index before anything else
+ * is built, so that the index can go first. */
+int sc_rp_drained_work(sc_replay *r);
 /* replay_host.c: the host items of every thread (calls, polling loops, range marks), before
  * the work exists: the work looks up its issuing item in r->call_item. */
 int sc_rp_host_items(sc_replay *r);

@@ -4,54 +4,62 @@
 #include <string.h>
 
 #include "analyze/replay_parts.h"
+#include "analyze/unified.h"
 #include "analyze/work.h"
 
-static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, uint8_t value)
+/* Sets (on) or clears the bit `bit` of flags[i]. */
+static void sc_rp_flag(uint8_t *flags, size_t i, uint8_t bit, bool on)
+{
+    flags[i] = on ? (uint8_t)(flags[i] | bit) : (uint8_t)(flags[i] & ~bit);
+}
+
+static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, bool on)
 {
     const sc_trace *t = r->ctx->trace;
     for (size_t k = 0; k < n; k++) {
         size_t i = fixes[k].index;
         switch (fixes[k].kind) {
         case SC_FIX_BARRIER:
-            if (i < r->n_slots) r->fix_barrier[i] = value;
+            if (i < r->n_slots) r->fix_barrier[i] = on;
             break;
         case SC_FIX_UNWAIT:
             if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
-                r->fix_unwait[r->call_item[i]] = value;
+                sc_rp_flag(r->item_fix, (size_t)r->call_item[i], SC_RP_FIX_ITEM_UNWAIT, on);
             break;
         case SC_FIX_REMOVE:
             if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
-                r->fix_remove[r->call_item[i]] = value;
+                sc_rp_flag(r->item_fix, (size_t)r->call_item[i], SC_RP_FIX_ITEM_REMOVE, on);
             break;
         case SC_FIX_NO_LOAD:
             if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
-                r->fix_no_load[r->call_item[i]] = value;
+                sc_rp_flag(r->item_fix, (size_t)r->call_item[i], SC_RP_FIX_ITEM_NO_LOAD, on);
             break;
         case SC_FIX_PINNED:
-            if (i < t->n_copies) r->fix_pinned[t->n_kernels + i] = value;
+            if (i < t->n_copies) sc_rp_flag(r->op_fix, t->n_kernels + i, SC_RP_FIX_OP_PINNED, on);
             break;
         case SC_FIX_UNHOLD:
             if (i == SC_FIX_ALL) {
-                memset(r->fix_unhold, value, r->n_ops);
-                r->fix_all_queues = value;
+                for (size_t j = 0; j < r->n_ops; j++)
+                    sc_rp_flag(r->op_fix, j, SC_RP_FIX_OP_UNHOLD, on);
+                r->fix_all_queues = on;
             } else if (i < r->n_ops) {
-                r->fix_unhold[i] = value;
+                sc_rp_flag(r->op_fix, i, SC_RP_FIX_OP_UNHOLD, on);
             }
             break;
         case SC_FIX_ROOM:
-            if (i < t->n_kernels) r->fix_room[i] = value;
+            if (i < t->n_kernels) sc_rp_flag(r->op_fix, i, SC_RP_FIX_OP_ROOM, on);
             break;
         case SC_FIX_ARRIVAL:
-            if (i < t->n_kernels) r->fix_arrival[i] = value;
+            if (i < t->n_kernels) sc_rp_flag(r->op_fix, i, SC_RP_FIX_OP_ARRIVAL, on);
             break;
         case SC_FIX_QUEUES:
-            r->fix_all_queues = value;
+            r->fix_all_queues = on;
             break;
         case SC_FIX_PREFETCH:
-            if (i < t->n_kernels) r->fix_prefetch[i] = value;
+            if (i < t->n_kernels) sc_rp_flag(r->op_fix, i, SC_RP_FIX_OP_PREFETCH, on);
             break;
         case SC_FIX_UNEVENT:
-            if (i < t->n_calls) r->fix_unevent[i] = value;
+            if (i < t->n_calls) r->fix_unevent[i] = on;
             break;
         default:
             break;
@@ -73,6 +81,27 @@ static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
 static uint64_t sc_rp_max(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
+}
+
+/* How long a piece of work runs in this pass: as recorded, or as a fix makes it (only copies
+ * are pinned, only kernels prefetched: sc_rp_apply). A kernel's prefetched duration is read
+ * where unified.h measured it, not copied. */
+static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
+{
+    const sc_trace *t = r->ctx->trace;
+    if ((r->op_fix[i] & SC_RP_FIX_OP_PINNED))
+        return r->pinned_ns[(size_t)i - t->n_kernels];
+    const sc_unified *u = r->ctx->unified;
+    if ((r->op_fix[i] & SC_RP_FIX_OP_PREFETCH) && u && u->kernels)
+        return u->kernels[i].prefetched_ns;
+    return sc_rp_rec_dur(&r->ops[i]);
+}
+
+/* When work i starts in this pass: its recorded start until it is placed (a recorded tie), then
+ * its end less its duration, which the pass's fixes fix for the whole pass. */
+static uint64_t sc_rp_op_start(const sc_replay *r, int32_t i)
+{
+    return r->op_placed[i] ? r->op_end[i] - sc_rp_dur(r, i) : r->ops[i].rec_start;
 }
 
 #define SC_RP_ARRIVAL_LOOKBACK 16  /* placed full grids of its device that ended before it */
@@ -98,37 +127,56 @@ static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t read
     for (size_t k = lo, over = 0; k-- > 0 && over < SC_RP_ARRIVAL_LOOKBACK;) {
         int32_t g = r->full[k];
         const sc_rp_op *a = &r->ops[g];
-        if (a->dev != o->dev || a->slot == o->slot || r->op_ready[g] == UINT64_MAX)
+        if (a->dev != o->dev || a->slot == o->slot || r->full_ready[k] == UINT64_MAX)
             continue;
         if (r->op_end[g] <= ready) {
             over++;
             continue;
         }
-        if (r->op_ready[g] >= ready)
+        if (r->full_ready[k] >= ready)
             continue;   /* it became ready after this kernel: this one goes first */
-        uint64_t dur = r->op_end[g] - r->op_start[g], waves = r->full_waves[k];
-        uint64_t last_wave = r->op_start[g] + (waves > 1 ? dur / waves * (waves - 1) : 0);
+        uint64_t start = sc_rp_op_start(r, g);
+        uint64_t dur = r->op_end[g] - start, waves = r->full_waves[k];
+        uint64_t last_wave = start + (waves > 1 ? dur / waves * (waves - 1) : 0);
         t = sc_rp_max(t, last_wave);
     }
     return t;
 }
 
-/* How long a piece of work runs in this pass: as recorded, or as a fix makes it. */
-static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
+/* Work i became ready at t: kept when it is a full grid (r->full is ordered by recorded start,
+ * then position). */
+static void sc_rp_note_ready(sc_replay *r, int32_t i, uint64_t t)
 {
-    if (r->fix_pinned[i])
-        return r->pinned_ns[i];
-    if (r->fix_prefetch[i])
-        return r->prefetched_ns[i];
-    return sc_rp_rec_dur(&r->ops[i]);
+    uint64_t start = r->ops[i].rec_start;
+    size_t lo = 0, hi = r->n_full;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const sc_rp_op *g = &r->ops[r->full[mid]];
+        if (g->rec_start < start || (g->rec_start == start && r->full[mid] < i))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < r->n_full && r->full[lo] == i)
+        r->full_ready[lo] = t;
 }
+
 
 /* From the start of the call that issued work of this kind to the work's start: the typical
  * lag, less what tracing added to the call in a plain pass (the call submits as it returns). */
-static uint64_t sc_rp_issue_lag(const sc_replay *r, const sc_rp_item *it, uint8_t kind)
+static uint64_t sc_rp_issue_lag(const sc_replay *r, int32_t item, uint8_t kind)
 {
-    uint64_t lag = r->lag_issue[kind], cut = r->plain ? it->tracer : 0;
+    uint64_t lag = r->lag_issue[kind], cut = r->plain ? sc_rp_tracer(r, item) : 0;
     return lag > cut ? lag - cut : 0;
+}
+
+/* Work o ended at `end`: its device's tree of ends, for the device waits, when any item has
+ * one. */
+static void sc_rp_raise_device(sc_replay *r, const sc_rp_op *o, uint64_t end)
+{
+    if (r->dev_tree)
+        sc_rp_tree_raise(r->dev_tree + r->dev_first[o->dev], r->dev_count[o->dev], o->dev_pos,
+                         end);
 }
 
 #define SC_RP_AFTER_LOAD_NS 30000u  /* a kernel this soon after its load was held by it */
@@ -137,16 +185,16 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
 {
     const sc_rp_op *o = &r->ops[i];
     const sc_rp_item *it = o->item != SC_RP_NONE ? &r->items[o->item] : NULL;
-    uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, it, o->kind)
+    uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, o->item, o->kind)
                     : o->rec_start;
     uint64_t rec_load_end = it && it->loads ? sc_rp_load_end(r, o->item) : 0;
-    if (it && it->loads && !r->fix_no_load[o->item] && r->item_done[o->item] &&
-        o->rec_start >= rec_load_end) {
+    if (it && it->loads && !(r->item_fix[o->item] & SC_RP_FIX_ITEM_NO_LOAD) &&
+        r->item_done[o->item] && o->rec_start >= rec_load_end) {
         /* the kernel of a loading launch: after the load (the call's end less what it did
          * after the load), as recorded after it; a kernel that started long after its load
          * was held by something else (its stream, a barrier: the edges below), and follows
          * the load by the typical issue lag only */
-        uint64_t tail = it->rec_end - rec_load_end, end = r->item_end[o->item];
+        uint64_t tail = sc_rp_item_end(r, o->item) - rec_load_end, end = r->item_end[o->item];
         uint64_t load_end = end - r->item_start[o->item] > tail ? end - tail
                                                                 : r->item_start[o->item];
         uint64_t after = o->rec_start - rec_load_end;
@@ -158,24 +206,24 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     if (o->engine_prev != SC_RP_NONE)
         t = sc_rp_max(t, r->op_end[o->engine_prev] + r->lag_stream);
     if (o->queue_prev != SC_RP_NONE && !r->fix_all_queues)
-        t = sc_rp_max(t, r->op_start[o->queue_prev] + r->lag_queue);
+        t = sc_rp_max(t, sc_rp_op_start(r, o->queue_prev) + r->lag_queue);
     for (uint32_t k = 0; k < o->n_edges; k++) {
         const sc_rp_edge *e = &r->edges[o->edge_first + k];
         if ((e->kind == SC_RP_EDGE_EVENT && !r->fix_unevent[e->slot]) ||
             (e->kind == SC_RP_EDGE_BARRIER && !r->fix_barrier[e->slot]))
             t = sc_rp_max(t, r->op_end[e->op] + r->lag_cross);
     }
-    r->op_ready[i] = t;
-    if (r->fix_arrival[i]) {
-        r->op_start[i] = sc_rp_arrival_start(r, i, t);
-        r->op_end[i] = r->op_start[i] + sc_rp_dur(r, i);
-        size_t d = o->dev;
-        sc_rp_tree_raise(r->dev_tree + r->dev_first[d], r->dev_count[d], o->dev_pos,
-                         r->op_end[i]);
+    if (r->pass_arrival && o->kind == SC_WORK_KERNEL)
+        sc_rp_note_ready(r, i, t);
+    if ((r->op_fix[i] & SC_RP_FIX_OP_ARRIVAL)) {
+        r->op_end[i] = sc_rp_arrival_start(r, i, t) + sc_rp_dur(r, i);
+        r->op_placed[i] = 1;
+        sc_rp_raise_device(r, o, r->op_end[i]);
         return;
     }
     /* a staged peer copy made direct no longer waits for the driver's staging */
-    bool unheld = r->fix_unhold[i] || (o->peer_staged && r->fix_pinned[i]);
+    bool unheld = (r->op_fix[i] & SC_RP_FIX_OP_UNHOLD) ||
+                  (o->peer_staged && (r->op_fix[i] & SC_RP_FIX_OP_PINNED));
     const sc_rp_sparse *late = o->late ? sc_rp_value_of(r->lates, r->n_lates, i) : NULL;
     if (late && late->other != SC_RP_NONE && !unheld) {
         int64_t h = (int64_t)r->op_end[late->other] + late->held_lag;
@@ -188,14 +236,13 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t k = 0; k < o->n_edges; k++) {
             const sc_rp_edge *e = &r->edges[o->edge_first + k];
-            if (e->kind == SC_RP_EDGE_ROOM && !r->fix_room[i] && r->op_start[e->op] <= t &&
-                t < r->op_end[e->op])
+            if (e->kind == SC_RP_EDGE_ROOM && !(r->op_fix[i] & SC_RP_FIX_OP_ROOM) &&
+                sc_rp_op_start(r, e->op) <= t && t < r->op_end[e->op])
                 t = r->op_end[e->op];
         }
-    r->op_start[i] = t;
     r->op_end[i] = t + sc_rp_dur(r, i);
-    size_t d = o->dev;
-    sc_rp_tree_raise(r->dev_tree + r->dev_first[d], r->dev_count[d], o->dev_pos, r->op_end[i]);
+    r->op_placed[i] = 1;
+    sc_rp_raise_device(r, o, r->op_end[i]);
 }
 
 /* When what a waiting item waits for has ended, in the replay. */
@@ -211,7 +258,7 @@ static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
     for (size_t d = 0; d < r->n_devs; d++) {
         if (it->cond_dev != UINT32_MAX && it->cond_dev != d)
             continue;
-        size_t limit = r->item_dev_limit[i];
+        size_t limit = it->dev_limit;
         if (it->cond_dev == UINT32_MAX) {   /* all devices: how many of this one's preceded */
             const uint64_t *issue = r->dev_issue + r->dev_first[d];
             size_t lo = 0, hi = r->dev_count[d];
@@ -239,44 +286,47 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     const sc_rp_sparse *join = it->joins ? sc_rp_value_of(r->joins, r->n_joins, i) : NULL;
     if (join && r->item_done[join->other]) {
         /* a join: the gap was the wait for the other thread's end, not host work */
-        uint64_t prev_end = start - (it->gap - (r->plain ? it->tool : 0));
+        uint64_t prev_end = start - (sc_rp_gap(r, i) - (r->plain ? sc_rp_tool(r, i) : 0));
         start = sc_rp_max(prev_end, r->item_end[join->other] + join->value);
     }
-    uint64_t own = it->rec_end - it->rec_start - (r->plain ? it->tracer : 0), end;
-    if (it->call == SC_RP_NONE || r->fix_remove[i]) {
+    uint64_t rec_end = sc_rp_item_end(r, i);
+    uint64_t own = rec_end - it->rec_start - (r->plain ? sc_rp_tracer(r, i) : 0), end;
+    int32_t pinned_copy = it->pinned ? sc_rp_pinned_copy(r, i) : SC_RP_NONE;
+    int64_t post = it->waited ? sc_rp_post(r, i) : 0;
+    if (it->call == SC_RP_NONE || (r->item_fix[i] & SC_RP_FIX_ITEM_REMOVE)) {
         end = start;    /* a range mark, or a call the fix takes out of the run */
-    } else if (it->pinned_copy != SC_RP_NONE && r->fix_pinned[it->pinned_copy]) {
+    } else if (pinned_copy != SC_RP_NONE && (r->op_fix[pinned_copy] & SC_RP_FIX_OP_PINNED)) {
         /* from pinned memory the call returns at once; what it did after its copy ended (a
          * stall of its own) it would still do */
         uint64_t call = r->async_call_ns, cut = r->plain ? r->async_call_tracer : 0;
         end = start + (call > cut ? call - cut : 0) +
-              (uint64_t)(it->waited && it->post > 0 ? it->post : 0);
-    } else if (it->wait == SC_RP_WAIT_NONE || r->fix_unwait[i] ||
-               (it->loads && r->fix_no_load[i])) {
+              (uint64_t)(it->waited && post > 0 ? post : 0);
+    } else if (it->wait == SC_RP_WAIT_NONE || (r->item_fix[i] & SC_RP_FIX_ITEM_UNWAIT) ||
+               (it->loads && (r->item_fix[i] & SC_RP_FIX_ITEM_NO_LOAD))) {
         /* what the call does beside waiting: all of it, or its part after the wait */
-        end = start + (it->waited ? (uint64_t)(it->post > 0 ? it->post : 0) : own);
+        end = start + (it->waited ? (uint64_t)(post > 0 ? post : 0) : own);
     } else {
         uint64_t cond = sc_rp_cond_end(r, i);
         if (it->waited) {
-            int64_t e = (int64_t)sc_rp_max(start, cond) + it->post;
+            int64_t e = (int64_t)sc_rp_max(start, cond) + post;
             end = e > (int64_t)start ? (uint64_t)e : start;
         } else {
             end = sc_rp_max(start + own, cond + r->wake_ns);
         }
     }
-    if (r->fix_no_load[i]) {
-        uint64_t load = r->load_ns[i] < end - start ? r->load_ns[i] : end - start;
+    if ((r->item_fix[i] & SC_RP_FIX_ITEM_NO_LOAD)) {
+        uint64_t load_ns = sc_rp_load_ns(r, i);
+        uint64_t load = load_ns < end - start ? load_ns : end - start;
         end -= load;
     }
     r->item_start[i] = start;
     r->item_started[i] = true;
     r->item_end[i] = end;
     r->item_done[i] = true;
-    r->thread_shift[it->thread] = end - it->rec_end;
-    if (it->next != SC_RP_NONE) {
-        const sc_rp_item *next = &r->items[it->next];
-        r->item_start[it->next] = end + next->gap - (r->plain ? next->tool : 0);
-        r->item_started[it->next] = true;
+    r->thread_shift[it->thread] = end - rec_end;
+    if (!it->last) {
+        r->item_start[i + 1] = end + sc_rp_gap(r, i + 1) - (r->plain ? sc_rp_tool(r, i + 1) : 0);
+        r->item_started[i + 1] = true;
     }
 }
 
@@ -284,24 +334,28 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
 {
     if (n_fixes == 0 && r->unfixed_done && r->unfixed_plain == r->plain)
         return r->unfixed_span;     /* the pass before was this one */
-    sc_rp_apply(r, fixes, n_fixes, 1);
-    for (size_t i = 0; i < r->n_ops; i++) {
-        r->op_start[i] = r->ops[i].rec_start;
-        r->op_end[i] = r->ops[i].rec_end;  /* read only in recorded ties (see the nodes) */
-    }
+    sc_rp_apply(r, fixes, n_fixes, true);
     for (size_t i = 0; i < r->n_ops; i++)
-        r->op_ready[i] = UINT64_MAX;
+        r->op_end[i] = r->ops[i].rec_end;  /* read only in recorded ties (see the nodes) */
+    memset(r->op_placed, 0, r->n_ops);
+    r->pass_arrival = false;
+    for (size_t k = 0; k < n_fixes; k++)
+        r->pass_arrival |= fixes[k].kind == SC_FIX_ARRIVAL;
+    for (size_t k = 0; r->pass_arrival && k < r->n_full; k++)
+        r->full_ready[k] = UINT64_MAX;
     memset(r->item_started, 0, r->n_items * sizeof *r->item_started);
     memset(r->item_done, 0, r->n_items * sizeof *r->item_done);
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
     memset(r->moved_load, 0, (r->n_threads + 1) * sizeof *r->moved_load);
     for (size_t i = 0; i < r->n_items; i++)
-        if (r->fix_no_load[i]) {
+        if ((r->item_fix[i] & SC_RP_FIX_ITEM_NO_LOAD)) {
             const sc_rp_item *it = &r->items[i];
-            uint64_t own = it->rec_end - it->rec_start;
-            r->moved_load[it->thread] += r->load_ns[i] < own ? r->load_ns[i] : own;
+            uint64_t own = sc_rp_item_end(r, (int32_t)i) - it->rec_start;
+            uint64_t load_ns = sc_rp_load_ns(r, (int32_t)i);
+            r->moved_load[it->thread] += load_ns < own ? load_ns : own;
         }
-    memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
+    if (r->dev_tree)
+        memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
     for (size_t k = 0; k < r->n_nodes; k++) {
         size_t node = r->nodes[k];
         if (node >= r->n_ops)
@@ -309,7 +363,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         else
             sc_rp_run_op(r, (int32_t)node);
     }
-    sc_rp_apply(r, fixes, n_fixes, 0);
+    sc_rp_apply(r, fixes, n_fixes, false);
     uint64_t last = r->run_start_ns;
     for (size_t i = 0; i < r->n_ops; i++)
         last = sc_rp_max(last, r->op_end[i]);

@@ -30,6 +30,62 @@ void sc_window_free(sc_window *w)
     memset(w, 0, sizeof(*w));
 }
 
+#define SC_WINDOW_MAX_THREADS 1024  /* threads bucketed; more are sorted */
+
+static int sc_u32_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* w->by_thread from w->by_time: each item with a thread goes to its thread's bucket in time
+ * order, the buckets by thread id. Returns 0, or -1 when the items have more than
+ * SC_WINDOW_MAX_THREADS threads (or memory is short): nothing written then. */
+static int sc_window_by_thread(sc_window *w)
+{
+    uint32_t tids[SC_WINDOW_MAX_THREADS];     /* ascending */
+    size_t n_tids = 0;
+    for (size_t i = 0; i < w->n_by_time; i++) {
+        const sc_window_item *x = &w->by_time[i];
+        if (!x->has_tid)
+            continue;
+        size_t lo = 0, hi = n_tids;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (tids[mid] < x->tid)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n_tids && tids[lo] == x->tid)
+            continue;
+        if (n_tids == SC_WINDOW_MAX_THREADS)
+            return -1;
+        memmove(tids + lo + 1, tids + lo, (n_tids - lo) * sizeof *tids);
+        tids[lo] = x->tid;
+        n_tids++;
+    }
+    size_t *fill = calloc(n_tids + 1, sizeof *fill);
+    if (!fill)
+        return -1;
+    for (size_t i = 0; i < w->n_by_time; i++)
+        if (w->by_time[i].has_tid) {
+            const uint32_t *at = bsearch(&w->by_time[i].tid, tids, n_tids, sizeof *tids,
+                                         sc_u32_cmp);
+            fill[at - tids + 1]++;
+        }
+    for (size_t k = 1; k <= n_tids; k++)
+        fill[k] += fill[k - 1];
+    for (size_t i = 0; i < w->n_by_time; i++)
+        if (w->by_time[i].has_tid) {
+            const uint32_t *at = bsearch(&w->by_time[i].tid, tids, n_tids, sizeof *tids,
+                                         sc_u32_cmp);
+            w->by_thread[fill[at - tids]++] = w->by_time[i];
+        }
+    free(fill);
+    return 0;
+}
+
 int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
 {
     memset(w, 0, sizeof(*w));
@@ -41,16 +97,24 @@ int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
         sc_window_free(w);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        w->by_time[w->n_by_time++] = items[i];
-        if (items[i].has_tid)
-            w->by_thread[w->n_by_thread++] = items[i];
-        else
-            w->no_thread[w->n_no_thread++] = items[i];
-    }
+    if (n)
+        memcpy(w->by_time, items, n * sizeof(*items));
+    w->n_by_time = n;
     sc_sort(w->by_time, w->n_by_time, sizeof(*w->by_time), sc_window_time_cmp);
-    sc_sort(w->by_thread, w->n_by_thread, sizeof(*w->by_thread), sc_window_thread_cmp);
-    sc_sort(w->no_thread, w->n_no_thread, sizeof(*w->no_thread), sc_window_time_cmp);
+    /* the other two read off the time order (a stable sort keeps ties in input order in all
+     * three): those without a thread in that order, those with one bucketed by thread */
+    for (size_t i = 0; i < n; i++) {
+        if (w->by_time[i].has_tid)
+            w->n_by_thread++;
+        else
+            w->no_thread[w->n_no_thread++] = w->by_time[i];
+    }
+    if (sc_window_by_thread(w) != 0) {     /* threads too many to bucket: sorted */
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (w->by_time[i].has_tid)
+                w->by_thread[k++] = w->by_time[i];
+        sc_sort(w->by_thread, w->n_by_thread, sizeof(*w->by_thread), sc_window_thread_cmp);
+    }
     return 0;
 }
 

@@ -1,8 +1,9 @@
-/* sc_rp_order_nodes against a plain insertion sort by (time, position): on runs that fit its
- * 64-bit keys (relative time above the position), a run longer than 4.3 s (more than 32-bit
- * relative times hold) among them, at the edge of what the keys hold and past it (the
- * (time, position) pairs), with ties (the lower position first: work before host items), and
- * with times near the top of the 64-bit range. */
+/* sc_rp_order_nodes against a plain insertion sort by (time, position): on times in a few
+ * ascending lists (piled and merged) and in no order (more piles than that takes: sorted), on
+ * runs that fit its 64-bit keys (relative time above the position), a run longer than 4.3 s
+ * (more than 32-bit relative times hold) among them, at the edge of what the keys hold and
+ * past it (the (time, position) pairs), with ties (the lower position first: work before host
+ * items), and with times near the top of the 64-bit range. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,6 +55,54 @@ static void check(uint64_t base, uint64_t spread, size_t n, uint64_t last)
     free(got);
     free(copy);
     free(want);
+}
+
+/* Orders the n times of at (taken) both ways and compares. */
+static void check_times(uint64_t *at, size_t n)
+{
+    uint64_t *copy = malloc(n * sizeof *copy);
+    uint32_t *want = malloc(n * sizeof *want);
+    assert_non_null(copy);
+    assert_non_null(want);
+    memcpy(copy, at, n * sizeof *at);
+    reference_order(copy, n, want);
+    uint32_t *got = sc_rp_order_nodes(at, n);
+    assert_non_null(got);
+    assert_memory_equal(got, want, n * sizeof *got);
+    free(got);
+    free(copy);
+    free(want);
+}
+
+/* The replay's shape: a few lists each in time order (kernels, copies, each thread's items),
+ * one after the other, their times interleaved and tied across lists: a few piles. */
+static void test_few_ascending_runs(void **state)
+{
+    (void)state;
+    enum { LISTS = 6, EACH = 4000 };
+    uint64_t *at = malloc(LISTS * EACH * sizeof *at);
+    assert_non_null(at);
+    for (size_t l = 0; l < LISTS; l++)
+        for (size_t i = 0; i < EACH; i++)
+            at[l * EACH + i] = 1000000 + i * 7 * (l + 1) / 3 + (l % 2) * (i % 3);
+    check_times(at, LISTS * EACH);
+}
+
+/* More piles than the merge takes (times in no order): the general sort, the same order. */
+static void test_many_runs(void **state)
+{
+    (void)state;
+    enum { N = 12000 };
+    uint64_t *at = malloc(N * sizeof *at);
+    assert_non_null(at);
+    uint64_t x = 2463534242u;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        at[i] = 5000 + x % 100000;
+    }
+    check_times(at, N);
 }
 
 static void test_short_run(void **state)
@@ -114,6 +163,8 @@ int main(void)
         cmocka_unit_test(test_span_at_the_edge),
         cmocka_unit_test(test_times_near_the_top),
         cmocka_unit_test(test_one_node),
+        cmocka_unit_test(test_few_ascending_runs),
+        cmocka_unit_test(test_many_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,63 @@
+/* Item values in 32 bits, the few that do not fit in a sorted list beside (replay_wide.h). */
+#include "analyze/replay_wide.h"
+
+#include <stdlib.h>
+
+#include "analyze/replay_graph.h"
+
+static int sc_rp_wide_push(sc_rp_wides *w, sc_rp_sparse x)
+{
+    if (w->n == w->cap) {
+        size_t c = w->cap ? 2 * w->cap : 16;
+        sc_rp_sparse *p = realloc(w->v, c * sizeof *p);
+        if (!p)
+            return -1;
+        w->v = p;
+        w->cap = c;
+    }
+    w->v[w->n++] = x;
+    return 0;
+}
+
+int sc_rp_wide_put(sc_rp_wides *w, int32_t index, uint64_t v, uint32_t *field)
+{
+    if (v < SC_RP_WIDE) {
+        *field = (uint32_t)v;
+        return 0;
+    }
+    *field = SC_RP_WIDE;
+    return sc_rp_wide_push(w, (sc_rp_sparse){.index = index, .other = SC_RP_NONE, .value = v});
+}
+
+int sc_rp_wide_put16(sc_rp_wides *w, int32_t index, uint64_t v, uint16_t *field)
+{
+    if (v < SC_RP_WIDE16) {
+        *field = (uint16_t)v;
+        return 0;
+    }
+    *field = SC_RP_WIDE16;
+    return sc_rp_wide_push(w, (sc_rp_sparse){.index = index, .other = SC_RP_NONE, .value = v});
+}
+
+int sc_rp_wide_put_signed(sc_rp_wides *w, int32_t index, int64_t v, int32_t *field)
+{
+    if (v > SC_RP_WIDE_SIGNED && v <= INT32_MAX) {
+        *field = (int32_t)v;
+        return 0;
+    }
+    *field = SC_RP_WIDE_SIGNED;
+    return sc_rp_wide_push(w, (sc_rp_sparse){.index = index, .other = SC_RP_NONE,
+                                             .held_lag = v});
+}
+
+uint64_t sc_rp_wide_lookup(const sc_rp_wides *w, int32_t index)
+{
+    const sc_rp_sparse *x = sc_rp_value_of(w->v, w->n, index);
+    return x ? x->value : 0;
+}
+
+int64_t sc_rp_wide_lookup_signed(const sc_rp_wides *w, int32_t index)
+{
+    const sc_rp_sparse *x = sc_rp_value_of(w->v, w->n, index);
+    return x ? x->held_lag : 0;
+}

@@ -1,0 +1,20 @@
+/* The order of unique 64-bit keys, for lists that come as a few lists nearly in order (the
+ * replay's nodes: each kind of work and each thread's items in recorded time; the overlap's
+ * points: starts and ends of work sorted by start): keys compared inline, not through a
+ * comparator, and no copy of the elements moved: the caller encodes what orders its elements
+ * in one key each (the time relative to the earliest above a few tie-breaking bits) and
+ * reads the order as positions. */
+#ifndef SC_TRACE_SORT_KEYS_H
+#define SC_TRACE_SORT_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The positions 0 .. n - 1 (n >= 1, below 2^32) by ascending key[position], as a new array
+ * the caller frees. The keys must be unique. Scratch: a byte and two positions an element.
+ * NULL with *many set when the keys need more than 64 piles (a list in no order: sort it
+ * otherwise); NULL with *many clear without memory. */
+uint32_t *sc_order_keys(const uint64_t *key, size_t n, bool *many);
+
+#endif

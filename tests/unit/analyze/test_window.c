@@ -1,0 +1,110 @@
+/* sc_window_build: its three orders (every item by time; those with a thread by thread, then
+ * time; those without by time), each a stable order (ties keep the input order), against a
+ * plain insertion sort: with a few threads (read off the time order by thread) and with more
+ * threads than it buckets (sorted). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "analyze/window.h"
+
+/* Whether a goes after b: by thread first when by_tid, then time, then ref. */
+static bool after(const sc_window_item *a, const sc_window_item *b, bool by_tid)
+{
+    if (by_tid && a->tid != b->tid)
+        return a->tid > b->tid;
+    if (a->t != b->t)
+        return a->t > b->t;
+    return a->ref > b->ref;
+}
+
+/* The items that pass `keep` (0: all, 1: with a thread, 2: without), stably ordered. */
+static size_t reference(const sc_window_item *in, size_t n, int keep, bool by_tid,
+                        sc_window_item *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((keep == 1 && !in[i].has_tid) || (keep == 2 && in[i].has_tid))
+            continue;
+        size_t j = m++;
+        while (j > 0 && after(&out[j - 1], &in[i], by_tid)) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = in[i];
+    }
+    return m;
+}
+
+static void assert_same(const sc_window_item *a, const sc_window_item *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        assert_true(a[i].t == b[i].t);
+        assert_int_equal(a[i].tid, b[i].tid);
+        assert_int_equal(a[i].has_tid, b[i].has_tid);
+        assert_int_equal(a[i].ref, b[i].ref);
+    }
+}
+
+static void check(size_t n, uint32_t threads)
+{
+    sc_window_item *in = malloc(n * sizeof *in), *want = malloc(n * sizeof *want);
+    assert_non_null(in);
+    assert_non_null(want);
+    uint64_t x = 88172645463325252u;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        /* times nearly in order, with ties; refs repeat, so (t, ref) ties too */
+        in[i] = (sc_window_item){.t = i / 3 + x % 5, .tid = (uint32_t)(x >> 20) % threads + 100,
+                                 .has_tid = x % 7 != 0, .ref = (x >> 40) % 4};
+    }
+    sc_window w;
+    assert_int_equal(sc_window_build(&w, in, n), 0);
+    assert_int_equal(w.n_by_time, reference(in, n, 0, false, want));
+    assert_same(w.by_time, want, w.n_by_time);
+    assert_int_equal(w.n_by_thread, reference(in, n, 1, true, want));
+    assert_same(w.by_thread, want, w.n_by_thread);
+    assert_int_equal(w.n_no_thread, reference(in, n, 2, false, want));
+    assert_same(w.no_thread, want, w.n_no_thread);
+    sc_window_free(&w);
+    free(in);
+    free(want);
+}
+
+static void test_few_threads(void **state)
+{
+    (void)state;
+    check(5000, 6);
+}
+
+static void test_more_threads_than_bucketed(void **state)
+{
+    (void)state;
+    check(6000, 3000);
+}
+
+static void test_empty(void **state)
+{
+    (void)state;
+    sc_window w;
+    assert_int_equal(sc_window_build(&w, NULL, 0), 0);
+    assert_int_equal(w.n_by_time + w.n_by_thread + w.n_no_thread, 0);
+    sc_window_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_few_threads),
+        cmocka_unit_test(test_more_threads_than_bucketed),
+        cmocka_unit_test(test_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,92 @@
+/* sc_order_keys: the positions of unique 64-bit keys in ascending order, checked against the
+ * keys themselves, for a list that interleaves a few lists in order (piled and merged), one
+ * already in order, one in descending order (a pile per key: more than the fast path takes,
+ * so it says so), and a single key. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "trace/sort_keys.h"
+
+/* The order is a permutation of 0 .. n - 1 along which the keys ascend. */
+static void assert_ordered(const uint64_t *key, size_t n, const uint32_t *order)
+{
+    bool *seen = calloc(n, sizeof *seen);
+    assert_non_null(seen);
+    for (size_t k = 0; k < n; k++) {
+        assert_true(order[k] < n);
+        assert_false(seen[order[k]]);
+        seen[order[k]] = true;
+        if (k > 0)
+            assert_true(key[order[k - 1]] < key[order[k]]);
+    }
+    free(seen);
+}
+
+static void test_interleaved_lists(void **state)
+{
+    (void)state;
+    enum { LISTS = 9, EACH = 1000 };
+    uint64_t *key = malloc(LISTS * EACH * sizeof *key);
+    assert_non_null(key);
+    for (size_t l = 0; l < LISTS; l++)     /* list l: times l, l + 9, l + 18, ... */
+        for (size_t i = 0; i < EACH; i++)
+            key[l * EACH + i] = (uint64_t)i * LISTS + l;
+    bool many = true;
+    uint32_t *order = sc_order_keys(key, LISTS * EACH, &many);
+    assert_non_null(order);
+    assert_false(many);
+    assert_ordered(key, LISTS * EACH, order);
+    free(order);
+    free(key);
+}
+
+static void test_in_order_and_single(void **state)
+{
+    (void)state;
+    uint64_t key[500];
+    for (size_t i = 0; i < 500; i++)
+        key[i] = UINT64_MAX - 500 + i;
+    bool many = true;
+    uint32_t *order = sc_order_keys(key, 500, &many);
+    assert_non_null(order);
+    assert_false(many);
+    for (uint32_t i = 0; i < 500; i++)
+        assert_int_equal(order[i], i);
+    free(order);
+    order = sc_order_keys(key, 1, &many);
+    assert_non_null(order);
+    assert_int_equal(order[0], 0);
+    free(order);
+}
+
+static void test_descending_needs_too_many_piles(void **state)
+{
+    (void)state;
+    uint64_t key[65];
+    for (size_t i = 0; i < 65; i++)
+        key[i] = 1000 - i;
+    bool many = true;
+    uint32_t *order = sc_order_keys(key, 64, &many);   /* 64 piles: the most it takes */
+    assert_non_null(order);
+    assert_false(many);
+    assert_ordered(key, 64, order);
+    free(order);
+    assert_null(sc_order_keys(key, 65, &many));         /* one more: the caller sorts */
+    assert_true(many);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_interleaved_lists),
+        cmocka_unit_test(test_in_order_and_single),
+        cmocka_unit_test(test_descending_needs_too_many_piles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -46,9 +46,11 @@ static bool sc_clock_kernel_uses_counter(void)
     return ok && strcmp(source, want) == 0;
 }
 
-void sc_clock_start(void)
+bool sc_clock_start(void)
 {
-    atomic_store(&sc_clock_usable, sc_opts.tsc && sc_clock_kernel_uses_counter());
+    bool usable = sc_opts.tsc && sc_clock_kernel_uses_counter();
+    atomic_store(&sc_clock_usable, usable);
+    return usable;
 }
 
 /* The tightest of a few (counter, CUPTI) pairs: the counter halfway across the CUPTI read. */

@@ -78,9 +78,9 @@ static inline uint64_t sc_clock_now(void)
     return sc_clock_on_line(base_counter, base_ns, mult, c);
 }
 
-/* Whether the counter may be used here (STREAMCHECK_TSC, the kernel's clock source). Called
- * once, when the capture starts. */
-void sc_clock_start(void);
+/* Whether the counter may be used here (STREAMCHECK_TSC, the kernel's clock source), decided
+ * once, when the capture starts; returns that. */
+bool sc_clock_start(void);
 
 /* A pair (counter, CUPTI time), and the line through it: the agent's, every round. */
 void sc_clock_calibrate(void);

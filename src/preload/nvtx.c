@@ -143,7 +143,6 @@ static uint32_t sc_message_id(const nvtxEventAttributes_t *a)
     }
 }
 
-static inline uint64_t sc_now(void) { return sc_clock_now(); }
 
 /* Built in place in the thread's buffer: a fixed-size record, no copy. */
 static inline void sc_put_range(const sc_nvtx_open *r, uint64_t end_ns, uint32_t tid,
@@ -173,7 +172,7 @@ static void sc_push(uint32_t name_id, uint32_t domain_id)
     uint32_t d = atomic_load_explicit(&t->nvtx_depth, memory_order_relaxed);
     atomic_store_explicit(&t->nvtx_depth, d + 1, memory_order_relaxed);
     if (d < SC_NVTX_MAX_DEPTH) {
-        uint64_t now = sc_now();
+        uint64_t now = sc_clock_now();
         uint32_t id = name_id ? name_id : sc_unnamed_id();
         /* Only a range whose pop will be seen may open the capture scope. Without a scope
          * set (the usual run), one load says so. */
@@ -198,7 +197,7 @@ static __attribute__((noinline)) void sc_close_range_scoped(const sc_nvtx_open *
  * scope's own range then closes the scope. */
 static void sc_close_range(const sc_nvtx_open *r, uint32_t tid, uint32_t depth)
 {
-    uint64_t now = sc_now();
+    uint64_t now = sc_clock_now();
     if (sc_scope_now() & SC_SCOPE_SET) sc_close_range_scoped(r, now, tid, depth);
     else sc_put_range(r, now, tid, depth);    /* no scope (the usual run): one load says so */
 }
@@ -223,7 +222,7 @@ static void sc_start(uint64_t id, uint32_t name_id, uint32_t domain_id)
 {
     if (!id) return;    /* NVTX gave no id: there is no range to end */
     sc_thread *t = sc_thread_self();
-    sc_nvtx_open r = {sc_now(), name_id ? name_id : sc_unnamed_id(), domain_id, false};
+    sc_nvtx_open r = {sc_clock_now(), name_id ? name_id : sc_unnamed_id(), domain_id, false};
     if (atomic_fetch_add(&sc_open_count, 1) < SC_NVTX_OPEN_MAX) {
         size_t h = sc_nvtx_hash(id);
         for (int k = 0; k < SC_NVTX_OPEN_WINDOW; k++) {

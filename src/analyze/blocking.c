@@ -9,6 +9,7 @@
 #include "analyze/work.h"
 #include "trace/order_by_time.h"
 #include "trace/sort.h"
+#include "trace/sort_u64.h"
 
 #define SC_BLOCKING_DISTINCT 256    /* distinct drained streams counted per call */
 
@@ -20,12 +21,6 @@ static int sc_work_end_cmp(const void *pa, const void *pb)
     if (x->end_ns != y->end_ns)
         return x->end_ns < y->end_ns ? -1 : 1;
     return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
-}
-
-static int sc_key_cmp(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
 }
 
 static int sc_scope_alloc(sc_blocking_scope *s, size_t n)
@@ -64,7 +59,7 @@ static int sc_scope_finish(sc_blocking_scope *s)
         return -1;
     for (size_t i = 0; i < s->n; i++)
         s->by_corr[i] = (uint64_t)s->by_end[s->by_start[i]].correlation_id << 32 | i;
-    sc_sort(s->by_corr, s->n, sizeof(*s->by_corr), sc_key_cmp);
+    sc_sort_u64(s->by_corr, s->n);
     for (size_t i = s->n; i-- > 0;)
         s->min_issue_from[i] = i + 1 < s->n && s->min_issue_from[i + 1] < s->by_end[i].issue_ns
                                    ? s->min_issue_from[i + 1]
@@ -133,12 +128,6 @@ static int sc_index_alloc(sc_blocking_index *ix)
 
 static const sc_blocking_scope *sc_scope_of(const sc_blocking_index *ix, uint32_t context_id);
 static size_t sc_first_end_after(const sc_blocking_scope *s, uint64_t t);
-
-static int sc_u64_cmp(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
-}
 
 /* sc_first_end_after for calls taken in start order: per scope a position that only moves
  * forward (a call starting before the one before it searches again). */
@@ -216,7 +205,7 @@ static int sc_own_times(sc_blocking_index *ix)
         size_t k = first[cls + 1] - first[cls];
         if (k == 0)
             continue;
-        sc_sort(d + first[cls], k, sizeof(*d), sc_u64_cmp);
+        sc_sort_u64(d + first[cls], k);
         ix->own_ns[cls] = d[first[cls] + (k - 1) / 4];
     }
     free(d);

@@ -11,7 +11,7 @@
 #include "analyze/unified.h"
 #include "analyze/work.h"
 #include "trace/order_by_time.h"
-#include "trace/sort.h"
+#include "trace/sort_u64.h"
 
 #define SC_RP_LATE_NS 20000u        /* later than the model by more than this: look for why */
 #define SC_RP_HELD_WINDOW_NS 30000u /* ...and it started this soon after other work ended */
@@ -34,12 +34,6 @@ typedef struct sc_rp_samples {
     size_t n;
 } sc_rp_samples;
 
-static int sc_u64_cmp(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
 /* The typical lag of an edge kind: its lower quartile. Lags only ever grow past the typical
  * one (a delay is always extra), so the lower quartile keeps the delayed few, which are what
  * the model must explain, out of what it calls typical. */
@@ -47,7 +41,7 @@ static uint64_t sc_rp_typical(sc_rp_samples *s, uint64_t fallback)
 {
     if (s->n == 0)
         return fallback;
-    sc_sort(s->v, s->n, sizeof *s->v, sc_u64_cmp);
+    sc_sort_u64(s->v, s->n);
     return s->v[(s->n - 1) / 4];
 }
 
@@ -68,7 +62,7 @@ static uint64_t sc_rp_median(sc_rp_samples *s, uint64_t fallback)
 {
     if (s->n == 0)
         return fallback;
-    sc_sort(s->v, s->n, sizeof *s->v, sc_u64_cmp);
+    sc_sort_u64(s->v, s->n);
     return s->n % 2 ? s->v[s->n / 2] : (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
 }
 
@@ -161,7 +155,7 @@ static uint64_t *sc_rp_load_ends(const sc_replay *r, size_t *n_out)
         if (r->items[r->load_ends[k].index].loads && r->load_ends[k].value)
             ends[n++] = r->load_ends[k].value;
     if (ends)
-        sc_sort(ends, n, sizeof *ends, sc_u64_cmp);
+        sc_sort_u64(ends, n);
     *n_out = n;
     return ends;
 }

@@ -51,6 +51,7 @@
 #include "analyze/rules.h"
 #include "analyze/stream_kind.h"
 #include "trace/sort.h"
+#include "trace/sort_u64.h"
 #include "analyze/kernel_names.h"
 #include "streamcheck/units.h"
 
@@ -98,12 +99,6 @@ static int sc_lazy_key_cmp(const void *pa, const void *pb)
     return x->kernel < y->kernel ? -1 : x->kernel > y->kernel;
 }
 
-static int sc_u64_cmp(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
 /* What the later launches of a kernel say. */
 typedef struct sc_lazy_later {
     size_t count;
@@ -136,7 +131,7 @@ static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_launch *launches,
     }
     if (n_calls == 0)
         return;
-    sc_sort(scratch, n_calls, sizeof(*scratch), sc_u64_cmp);
+    sc_sort_u64(scratch, n_calls);
     out->has_usual = true;
     out->usual_call_ns = n_calls % 2 ? scratch[n_calls / 2]
                                      : (scratch[n_calls / 2 - 1] + scratch[n_calls / 2]) / 2;

@@ -10,7 +10,7 @@
 #include "analyze/occupancy.h"
 #include "analyze/peer_copy.h"
 #include "analyze/replay_graph.h"
-#include "analyze/replay_nodes.h"
+#include "trace/order_by_time.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
@@ -523,7 +523,7 @@ static int sc_rp_nodes(sc_replay *r)
         at[k++] = load_end && load_end < rec_end ? load_end : rec_end;
     }
     /* at a tie, work first (its positions come first): an item may wait for it */
-    r->nodes = sc_rp_order_nodes(at, r->n_nodes);
+    r->nodes = sc_order_by_time(at, r->n_nodes);
     return r->nodes ? 0 : -1;
 }
 

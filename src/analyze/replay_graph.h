@@ -141,7 +141,7 @@ struct sc_replay {
     sc_rp_item *items;          size_t n_items;
     sc_rp_edge *edges;          size_t n_edges;
     int32_t *cond_ops;          size_t n_cond_ops;
-    /* the nodes of the pass in its order (replay_nodes.h): a position below n_ops is that
+    /* the nodes of the pass in its order (order_by_time.h): a position below n_ops is that
      * op, at its recorded start; n_ops + i is item i, at its recorded end */
     uint32_t *nodes;            size_t n_nodes;
     size_t n_threads;

@@ -11,6 +11,7 @@
 #include "analyze/stream_kind.h"
 #include "analyze/tracer_cost.h"
 #include "analyze/work.h"
+#include "trace/order_by_time.h"
 #include "trace/sort.h"
 
 
@@ -354,16 +355,39 @@ typedef struct sc_rp_wait_index {
     size_t n_ctx;
 } sc_rp_wait_index;
 
-/* the comparator's context; per thread: the report analyzes traces at once (-j) */
-static _Thread_local const sc_replay *sc_rp_wait_sort;
-
-static int sc_rp_end_cmp(const void *pa, const void *pb)
+/* Each device's work by recorded end, then op index, into w->by_end, with prefix_end as the
+ * keys' scratch (it is filled after). A device's ops are laid out in index order first, so
+ * that a tie between ends breaks by position, which is then the op index
+ * (order_by_time.h). */
+static int sc_rp_order_by_end(const sc_replay *r, sc_rp_wait_index *w)
 {
-    const sc_rp_op *x = &sc_rp_wait_sort->ops[*(const int32_t *)pa];
-    const sc_rp_op *y = &sc_rp_wait_sort->ops[*(const int32_t *)pb];
-    if (x->rec_end != y->rec_end)
-        return x->rec_end < y->rec_end ? -1 : 1;
-    return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
+    size_t most = 1, *fill = calloc(r->n_devs + 1, sizeof *fill);
+    for (size_t d = 0; d < r->n_devs; d++)
+        most = r->dev_count[d] > most ? r->dev_count[d] : most;
+    uint32_t *order = malloc(most * sizeof *order);
+    if (!fill || !order) {
+        free(fill);
+        free(order);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n_ops; i++) {
+        size_t at = r->dev_first[r->ops[i].dev] + fill[r->ops[i].dev]++;
+        w->by_end[at] = (int32_t)i;
+        w->prefix_end[at] = r->ops[i].rec_end;
+    }
+    free(fill);
+    int rc = 0;
+    for (size_t d = 0; rc == 0 && d < r->n_devs; d++) {
+        int32_t *ops = w->by_end + r->dev_first[d];
+        size_t n = r->dev_count[d];
+        rc = sc_order_by_time_in(w->prefix_end + r->dev_first[d], n, order);
+        for (size_t k = 0; rc == 0 && k < n; k++)
+            order[k] = (uint32_t)ops[order[k]];
+        for (size_t k = 0; rc == 0 && k < n; k++)
+            ops[k] = (int32_t)order[k];
+    }
+    free(order);
+    return rc;
 }
 
 static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
@@ -412,12 +436,12 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
             w->ctx_id[w->n_ctx] = context;
             w->ctx_dev[w->n_ctx++] = o->dev;
         }
-        w->by_end[r->dev_first[o->dev] + o->dev_pos] = (int32_t)i;
-        w->prefix_end[r->dev_first[o->dev] + o->dev_pos] = o->rec_end;
     }
-    sc_rp_wait_sort = r;
+    if (sc_rp_order_by_end(r, w) != 0)
+        return -1;
+    for (size_t i = 0; i < r->n_ops; i++)
+        w->prefix_end[r->dev_first[r->ops[i].dev] + r->ops[i].dev_pos] = r->ops[i].rec_end;
     for (size_t d = 0; d < r->n_devs; d++) {
-        sc_sort(w->by_end + r->dev_first[d], r->dev_count[d], sizeof *w->by_end, sc_rp_end_cmp);
         for (size_t k = 1; k < r->dev_count[d]; k++) {
             uint64_t *p = &w->prefix_end[r->dev_first[d] + k];
             if (p[-1] > *p)

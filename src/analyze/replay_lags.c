@@ -10,7 +10,8 @@
 #include "analyze/replay_parts.h"
 #include "analyze/unified.h"
 #include "analyze/work.h"
-#include "trace/sort.h"
+#include "trace/order_by_time.h"
+#include "trace/sort_u64.h"
 
 #define SC_RP_LATE_NS 20000u        /* later than the model by more than this: look for why */
 #define SC_RP_HELD_WINDOW_NS 30000u /* ...and it started this soon after other work ended */
@@ -33,12 +34,6 @@ typedef struct sc_rp_samples {
     size_t n;
 } sc_rp_samples;
 
-static int sc_u64_cmp(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
 /* The typical lag of an edge kind: its lower quartile. Lags only ever grow past the typical
  * one (a delay is always extra), so the lower quartile keeps the delayed few, which are what
  * the model must explain, out of what it calls typical. */
@@ -46,7 +41,7 @@ static uint64_t sc_rp_typical(sc_rp_samples *s, uint64_t fallback)
 {
     if (s->n == 0)
         return fallback;
-    sc_sort(s->v, s->n, sizeof *s->v, sc_u64_cmp);
+    sc_sort_u64(s->v, s->n);
     return s->v[(s->n - 1) / 4];
 }
 
@@ -67,7 +62,7 @@ static uint64_t sc_rp_median(sc_rp_samples *s, uint64_t fallback)
 {
     if (s->n == 0)
         return fallback;
-    sc_sort(s->v, s->n, sizeof *s->v, sc_u64_cmp);
+    sc_sort_u64(s->v, s->n);
     return s->n % 2 ? s->v[s->n / 2] : (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
 }
 
@@ -160,7 +155,7 @@ static uint64_t *sc_rp_load_ends(const sc_replay *r, size_t *n_out)
         if (r->items[r->load_ends[k].index].loads && r->load_ends[k].value)
             ends[n++] = r->load_ends[k].value;
     if (ends)
-        sc_sort(ends, n, sizeof *ends, sc_u64_cmp);
+        sc_sort_u64(ends, n);
     *n_out = n;
     return ends;
 }
@@ -281,18 +276,6 @@ static int sc_rp_measure_host(sc_replay *r)
     return 0;
 }
 
-/* the comparator's context; per thread: the report analyzes traces at once (-j) */
-static _Thread_local const sc_replay *sc_rp_lag_sort;
-
-static int sc_rp_end_cmp(const void *pa, const void *pb)
-{
-    const sc_rp_op *x = &sc_rp_lag_sort->ops[*(const int32_t *)pa];
-    const sc_rp_op *y = &sc_rp_lag_sort->ops[*(const int32_t *)pb];
-    if (x->rec_end != y->rec_end)
-        return x->rec_end < y->rec_end ? -1 : 1;
-    return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
-}
-
 /* A full grid of another stream of o's device that was running when o became ready (at
  * `model`) and until o started, or not long before: o started in its last part, as its
  * blocks retired. The latest-starting one; SC_RP_NONE when none. */
@@ -338,13 +321,15 @@ static int sc_rp_push_late(sc_replay *r, size_t *cap, sc_rp_sparse late)
 
 static int sc_rp_late_work(sc_replay *r)
 {
-    int32_t *by_end = malloc((r->n_ops ? r->n_ops : 1) * sizeof *by_end);
-    if (!by_end)
+    /* the ops by recorded end, then index */
+    uint64_t *end = malloc((r->n_ops ? r->n_ops : 1) * sizeof *end);
+    if (!end)
         return -1;
     for (size_t i = 0; i < r->n_ops; i++)
-        by_end[i] = (int32_t)i;
-    sc_rp_lag_sort = r;
-    sc_sort(by_end, r->n_ops, sizeof *by_end, sc_rp_end_cmp);
+        end[i] = r->ops[i].rec_end;
+    uint32_t *by_end = sc_order_by_time(end, r->n_ops);    /* takes end */
+    if (!by_end)
+        return -1;
     uint64_t lag[SC_BINDS] = {0, r->lag_stream, r->lag_cross, 0, r->lag_queue};
     size_t cap = 0;
     int rc = 0;
@@ -381,7 +366,7 @@ static int sc_rp_late_work(sc_replay *r)
             if (h->rec_end + SC_RP_HELD_WINDOW_NS < o->rec_start)
                 break;
             if (h->dev == o->dev && h->slot != o->slot && h->rec_start < model) {
-                held = by_end[k];
+                held = (int32_t)by_end[k];
                 break;
             }
         }

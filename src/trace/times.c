@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/sort.h"
+#include "trace/sort_u64.h"
 
 /* Where a list's records keep their times. */
 typedef struct sc_timed_list {
@@ -19,12 +19,6 @@ static uint64_t sc_u64_at(const void *element, size_t off)
     uint64_t v;
     memcpy(&v, (const char *)element + off, sizeof v);
     return v;
-}
-
-static int sc_u64_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* The median start over every list: the centre of a run whose PROCESS record is missing. */
@@ -44,7 +38,7 @@ static int sc_median_start(const sc_timed_list *lists, size_t n_lists, uint64_t 
     for (size_t l = 0; l < n_lists; l++)
         for (size_t i = 0; i < *lists[l].n; i++)
             starts[k++] = sc_u64_at((char *)lists[l].base + i * lists[l].size, lists[l].start_at);
-    sc_sort(starts, total, sizeof *starts, sc_u64_cmp);
+    sc_sort_u64(starts, total);
     *median = starts[total / 2];
     free(starts);
     return 0;

@@ -1,9 +1,10 @@
-/* sc_rp_order_nodes against a plain insertion sort by (time, position): on times in a few
- * ascending lists (piled and merged) and in no order (more piles than that takes: sorted), on
- * runs that fit its 64-bit keys (relative time above the position), a run longer than 4.3 s
- * (more than 32-bit relative times hold) among them, at the edge of what the keys hold and
- * past it (the (time, position) pairs), with ties (the lower position first: work before host
- * items), and with times near the top of the 64-bit range. */
+/* sc_order_by_time and sc_order_by_time_in against a plain insertion sort by (time,
+ * position): on times in order, in a few ascending lists (piled and merged) and in no order
+ * (more piles than that takes: sorted), on runs that fit its 64-bit keys (relative time above
+ * the position), a run longer than 4.3 s (more than 32-bit relative times hold) among them,
+ * at the edge of what the keys hold and past it (the (time, position) pairs), with ties (the
+ * lower position first: work before host items), and with times near the top of the 64-bit
+ * range. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/replay_nodes.h"
+#include "trace/order_by_time.h"
 
 static void reference_order(const uint64_t *at, size_t n, uint32_t *order)
 {
@@ -25,6 +26,20 @@ static void reference_order(const uint64_t *at, size_t n, uint32_t *order)
         }
         order[j] = (uint32_t)i;
     }
+}
+
+/* sc_order_by_time_in on a copy of the n times: the same order as want. */
+static void check_in(const uint64_t *at, size_t n, const uint32_t *want)
+{
+    uint64_t *keys = malloc(n * sizeof *keys);
+    uint32_t *got = malloc(n * sizeof *got);
+    assert_non_null(keys);
+    assert_non_null(got);
+    memcpy(keys, at, n * sizeof *at);
+    assert_int_equal(sc_order_by_time_in(keys, n, got), 0);
+    assert_memory_equal(got, want, n * sizeof *got);
+    free(keys);
+    free(got);
 }
 
 /* Orders n times, the first `base`, the last `last`, the others base + a pseudo-random step
@@ -49,7 +64,8 @@ static void check(uint64_t base, uint64_t spread, size_t n, uint64_t last)
     at[n - 1] = last;
     memcpy(copy, at, n * sizeof *at);
     reference_order(copy, n, want);
-    uint32_t *got = sc_rp_order_nodes(at, n);  /* takes at */
+    check_in(copy, n, want);
+    uint32_t *got = sc_order_by_time(at, n);  /* takes at */
     assert_non_null(got);
     assert_memory_equal(got, want, n * sizeof *got);
     free(got);
@@ -66,7 +82,8 @@ static void check_times(uint64_t *at, size_t n)
     assert_non_null(want);
     memcpy(copy, at, n * sizeof *at);
     reference_order(copy, n, want);
-    uint32_t *got = sc_rp_order_nodes(at, n);
+    check_in(copy, n, want);
+    uint32_t *got = sc_order_by_time(at, n);
     assert_non_null(got);
     assert_memory_equal(got, want, n * sizeof *got);
     free(got);
@@ -142,13 +159,36 @@ static void test_times_near_the_top(void **state)
     check(0, 1000, 1000, UINT64_MAX);
 }
 
+/* Times already in order (the blocking index's work by start, mostly): the positions as they
+ * are, ties included. */
+static void test_in_order(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    uint64_t *at = malloc(N * sizeof *at);
+    assert_non_null(at);
+    for (size_t i = 0; i < N; i++)
+        at[i] = 100 + i / 3;
+    check_times(at, N);
+}
+
+/* No times: nothing to write, and success. */
+static void test_in_nothing(void **state)
+{
+    (void)state;
+    uint64_t key = 0;
+    uint32_t order = 7;
+    assert_int_equal(sc_order_by_time_in(&key, 0, &order), 0);
+    assert_int_equal(order, 7);
+}
+
 static void test_one_node(void **state)
 {
     (void)state;
     uint64_t *at = malloc(sizeof *at);
     assert_non_null(at);
     *at = 9;
-    uint32_t *order = sc_rp_order_nodes(at, 1);
+    uint32_t *order = sc_order_by_time(at, 1);
     assert_non_null(order);
     assert_int_equal(order[0], 0);
     free(order);
@@ -165,6 +205,8 @@ int main(void)
         cmocka_unit_test(test_one_node),
         cmocka_unit_test(test_few_ascending_runs),
         cmocka_unit_test(test_many_runs),
+        cmocka_unit_test(test_in_order),
+        cmocka_unit_test(test_in_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

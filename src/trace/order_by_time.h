@@ -1,0 +1,31 @@
+/* Positions ordered by a time each, at a tie by position: the order in which a replay pass
+ * takes its nodes (replay.h: all device work before the host items, each in index order), the
+ * blocking index's work by start and the replay's ops by recorded end. */
+#ifndef SC_TRACE_ORDER_BY_TIME_H
+#define SC_TRACE_ORDER_BY_TIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sorts the positions 0 .. n - 1 by (at[position], position) and returns them as an array
+ * of n uint32_t (the caller frees it; at is taken: freed, or the array's own memory), or
+ * NULL without memory (at is then freed). n must be below 2^32.
+ *
+ * The sort runs on one 64-bit key per position, in at[] itself: the time relative to the
+ * earliest, above as many bits as the positions need (for 10M nodes 24, leaving the times
+ * 40 bits: 18 minutes; for 1M, 5 hours). Compared as one integer, half the bytes of a
+ * (time, position) pair, and no second array. A run too long for its keys sorts (time,
+ * position) pairs instead (the order is the same). Keys that make few piles (the pass's
+ * nodes: the work of each kind and each thread's items, each nearly in recorded time order)
+ * are ordered as index lists, which are the positions: no sort's scratch of 17 bytes a node,
+ * which was the replay's peak of memory. */
+uint32_t *sc_order_by_time(uint64_t *at, size_t n);
+
+/* The same order written to order[] (n elements), at left to the caller with its contents
+ * overwritten (the keys are made in it): for a caller that holds the order's array and an
+ * array of n 64-bit values it has not filled yet, so that sorting costs neither an array of
+ * keys nor a long-lived array allocated late (where the heap would keep its place). Returns
+ * 0, or -1 without memory. */
+int sc_order_by_time_in(uint64_t *at, size_t n, uint32_t *order);
+
+#endif

@@ -1,0 +1,132 @@
+/* sc_sort_u64 against qsort: on values in order, in a few ascending lists with ties across
+ * them (dealt onto piles and merged), in descending order and in no order (more piles than it
+ * takes: the general sort), and on the smallest lists. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "trace/sort_u64.h"
+
+static int reference_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Sorts v (n values) both ways and compares; frees v. */
+static void check(uint64_t *v, size_t n)
+{
+    uint64_t *want = malloc((n ? n : 1) * sizeof *want);
+    assert_non_null(want);
+    memcpy(want, v, n * sizeof *v);
+    qsort(want, n, sizeof *want, reference_cmp);
+    sc_sort_u64(v, n);
+    assert_memory_equal(v, want, n * sizeof *v);
+    free(want);
+    free(v);
+}
+
+static uint64_t *values(size_t n)
+{
+    uint64_t *v = malloc((n ? n : 1) * sizeof *v);
+    assert_non_null(v);
+    return v;
+}
+
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void test_in_order(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    uint64_t *v = values(N);
+    for (size_t i = 0; i < N; i++)
+        v[i] = 10 + i / 4;
+    check(v, N);
+}
+
+/* The analyzer's shape: a few lists each ascending, one after another or interleaved, their
+ * values tied across lists. */
+static void test_few_ascending_lists(void **state)
+{
+    (void)state;
+    enum { LISTS = 7, EACH = 3000 };
+    uint64_t *v = values(LISTS * EACH);
+    for (size_t l = 0; l < LISTS; l++)
+        for (size_t i = 0; i < EACH; i++)
+            v[l * EACH + i] = 1000 + i * 3 * (l + 1) / 2 + (l % 2) * (i % 3);
+    check(v, LISTS * EACH);
+    v = values(LISTS * EACH);
+    for (size_t i = 0; i < LISTS * EACH; i++)
+        v[i] = (i % LISTS) * 5 + (i / LISTS) * 2;
+    check(v, LISTS * EACH);
+}
+
+/* Exactly as many piles as it takes, and one more. */
+static void test_pile_limit(void **state)
+{
+    (void)state;
+    for (size_t piles = 63; piles <= 65; piles++) {
+        uint64_t *v = values(piles * 10);
+        for (size_t i = 0; i < piles * 10; i++)
+            v[i] = (piles - 1 - i % piles) * 100 + i / piles;
+        check(v, piles * 10);
+    }
+}
+
+static void test_descending(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    uint64_t *v = values(N);
+    for (size_t i = 0; i < N; i++)
+        v[i] = UINT64_MAX - i;
+    check(v, N);
+}
+
+static void test_no_order(void **state)
+{
+    (void)state;
+    enum { N = 10000 };
+    uint64_t *v = values(N), x = 88172645463325252u;
+    for (size_t i = 0; i < N; i++)
+        v[i] = next_random(&x) % 5000;
+    check(v, N);
+}
+
+static void test_small(void **state)
+{
+    (void)state;
+    check(values(0), 0);
+    uint64_t *v = values(1);
+    v[0] = 5;
+    check(v, 1);
+    v = values(2);
+    v[0] = 9;
+    v[1] = 3;
+    check(v, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_in_order),
+        cmocka_unit_test(test_few_ascending_lists),
+        cmocka_unit_test(test_pile_limit),
+        cmocka_unit_test(test_descending),
+        cmocka_unit_test(test_no_order),
+        cmocka_unit_test(test_small),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,35 @@
+/* Piles of 64-bit values, the part shared by the two inline sorts: sort_keys.c (positions by
+ * unique keys) and sort_u64.c (the values themselves). Each value goes on the pile whose last
+ * value is the largest not above it (a new pile below all of them otherwise), so the piles
+ * stay in order of their last values and one comparison with the top pile places most values
+ * of a list that interleaves a few ascending ones; each pile is then one ascending run, and
+ * the runs, laid out one after another, are merged pairwise. (sort_piles.c does the same
+ * through a comparator, for elements that are not one value.) */
+#ifndef SC_TRACE_PILES_H
+#define SC_TRACE_PILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SC_PILES_MAX 64
+
+/* pile[i] for each of v[0 .. n - 1] (n >= 1); returns the number of piles, or 0 when the
+ * values need more than SC_PILES_MAX. */
+size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile);
+
+/* Where each pile's run lies when the piles are laid out one after another: fill[k] is its
+ * first place, ends[k] one past its last. */
+void sc_piles_layout(const uint8_t *pile, size_t n, size_t n_piles, size_t *fill,
+                     size_t *ends);
+
+/* Merges src's ascending runs [lo, mid) and [mid, hi) into dst[lo, hi); ctx is the caller's. */
+typedef void sc_piles_merge_fn(const void *ctx, const void *src, void *dst, size_t lo,
+                               size_t mid, size_t hi);
+
+/* Merges the n_piles runs that end at ends[] (sc_piles_layout; rewritten here) pairwise,
+ * back and forth between a, which holds them, and b, elements of elem_size bytes, until one
+ * run is left; returns a or b, whichever holds it. */
+void *sc_piles_merge_runs(void *a, void *b, size_t elem_size, size_t *ends, size_t n_piles,
+                          sc_piles_merge_fn *merge, const void *ctx);
+
+#endif

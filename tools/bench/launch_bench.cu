@@ -11,15 +11,23 @@
 //     memcpy-async  cudaMemcpyAsync of 256 bytes from pinned memory to the device
 //     nvtx          nvtxRangePushA("step") + nvtxRangePop(): N pairs
 //     nvtx-names    the same with a new name each time ("step 17"), written into one buffer
-//   launch_bench burst [THREADS]       THREADS new threads (default 16) make their first
-//                                      launch at one moment, on their per-thread default stream
+//   launch_bench burst [THREADS [ROUNDS]]  THREADS new threads (default 16) make their first
+//                                      launch at one moment, on their per-thread default
+//                                      stream; ROUNDS times (default 1), each round's threads
+//                                      new ones, started once the last round's have exited
 //
 // Per-call modes print `mode=M calls=N seconds=S us_per_call=U` (launch also the old
 // `launches=N seconds=S launches_per_s=R`); the time runs from the first call to the last
 // call's work being drained. Calls that queue work are drained every SC_DRAIN calls (the same
 // in every run) so that a full queue never blocks the host. burst prints the first and second
-// launch of each thread: `mode=burst threads=T first_us_median=.. first_us_max=..
-// second_us_median=.. span_us=..` (span: the first thread's start to the last one's return).
+// launch of each thread, over every thread of every round: `mode=burst threads=T rounds=R
+// first_us_median=.. first_us_p90=.. first_us_max=.. second_us_median=.. span_us=..` (span:
+// a round's first thread's start to its last one's return, the median over rounds), and the
+// first round's alone: `round1_us_median=.. round1_us_max=..` (the process's first threads,
+// the driver's per-thread setup paid for the first time, are slower than the rounds after
+// them). A round
+// is a thread pool starting up; many rounds in one process give a median that one run's 16
+// threads, queued behind each other in the driver in whatever order they came, do not.
 // Context creation, module loading and the tracer's start-up happen before any timing.
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
@@ -55,7 +63,7 @@ static double now_s(void)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: launch_bench [N] | launch_bench MODE [N] | launch_bench burst [THREADS]\n"
+    fprintf(stderr, "usage: launch_bench [N] | launch_bench MODE [N] | launch_bench burst [THREADS [ROUNDS]]\n"
                     "MODE: launch event-record event-query stream-query wait-event memcpy-async "
                     "nvtx nvtx-names\n");
     exit(2);
@@ -183,7 +191,13 @@ static double median(std::vector<double> v)
     return v[v.size() / 2];
 }
 
-static void burst(int threads)
+static double quantile(std::vector<double> v, double q)
+{
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, (size_t)(q * (double)v.size()))];
+}
+
+static void burst(int threads, int rounds)
 {
     // The main thread made the context and loaded the module: what the threads pay is their
     // own first launch.
@@ -191,37 +205,46 @@ static void burst(int threads)
     CHECK(cudaDeviceSynchronize());
     pthread_barrier_t barrier;
     pthread_barrier_init(&barrier, nullptr, (unsigned)threads);
-    std::vector<BurstThread> t((size_t)threads);
-    std::vector<pthread_t> ids((size_t)threads);
-    for (int i = 0; i < threads; ++i) {
-        t[i] = BurstThread{&barrier, 0, 0, 0, 0};
-        pthread_create(&ids[i], nullptr, burst_thread, &t[i]);
+    std::vector<double> first, second, span, round1;
+    for (int r = 0; r < rounds; ++r) {
+        std::vector<BurstThread> t((size_t)threads);
+        std::vector<pthread_t> ids((size_t)threads);
+        for (int i = 0; i < threads; ++i) {
+            t[i] = BurstThread{&barrier, 0, 0, 0, 0};
+            pthread_create(&ids[i], nullptr, burst_thread, &t[i]);
+        }
+        for (int i = 0; i < threads; ++i)
+            pthread_join(ids[i], nullptr);
+        double lo = t[0].start, hi = t[0].end;
+        for (const BurstThread &b : t) {
+            first.push_back(b.first * 1e6);
+            second.push_back(b.second * 1e6);
+            if (r == 0) round1.push_back(b.first * 1e6);
+            lo = std::min(lo, b.start);
+            hi = std::max(hi, b.end);
+        }
+        span.push_back((hi - lo) * 1e6);
     }
-    for (int i = 0; i < threads; ++i)
-        pthread_join(ids[i], nullptr);
-    std::vector<double> first, second;
-    double lo = t[0].start, hi = t[0].end;
-    for (const BurstThread &b : t) {
-        first.push_back(b.first * 1e6);
-        second.push_back(b.second * 1e6);
-        lo = std::min(lo, b.start);
-        hi = std::max(hi, b.end);
-    }
-    printf("mode=burst threads=%d first_us_median=%.1f first_us_max=%.1f second_us_median=%.1f "
-           "span_us=%.1f\n",
-           threads, median(first), *std::max_element(first.begin(), first.end()), median(second),
-           (hi - lo) * 1e6);
+    printf("mode=burst threads=%d rounds=%d first_us_median=%.1f first_us_p90=%.1f "
+           "first_us_max=%.1f second_us_median=%.1f span_us=%.1f round1_us_median=%.1f "
+           "round1_us_max=%.1f\n",
+           threads, rounds, median(first), quantile(first, 0.9),
+           *std::max_element(first.begin(), first.end()), median(second), median(span),
+           median(round1), *std::max_element(round1.begin(), round1.end()));
 }
 
 int main(int argc, char **argv)
 {
     const char *mode = "launch";
     long n = 300000;
-    if (argc > 3) usage();
+    long rounds = 1;
+    bool is_burst = argc >= 2 && strcmp(argv[1], "burst") == 0;
+    if (argc > (is_burst ? 4 : 3)) usage();
+    if (argc == 4) rounds = std::min(parse_count(argv[3]), 10000L);
     if (argc >= 2 && (argv[1][0] < '0' || argv[1][0] > '9')) {
         mode = argv[1];
-        n = strcmp(mode, "burst") == 0 ? 16 : 100000;
-        if (argc == 3) n = parse_count(argv[2]);
+        n = is_burst ? 16 : 100000;
+        if (argc >= 3) n = parse_count(argv[2]);
     } else if (argc == 2) {
         n = parse_count(argv[1]);
     } else if (argc == 3) {
@@ -229,7 +252,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "burst") == 0) {
         CHECK(cudaFree(0));
-        burst((int)std::min(n, 1024L));
+        burst((int)std::min(n, 1024L), (int)rounds);
         return 0;
     }
     Bench b;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/grow.h"
 #include "trace/sort.h"
 
 void sc_finding_begin(sc_finding_builder *b, const char *rule, const char *fix)
@@ -134,14 +135,8 @@ static bool sc_worse(const sc_instance *a, const sc_instance *b)
 
 static int sc_site_entry_push(sc_finding_builder *b, const sc_api_call *call, uint64_t cost)
 {
-    if (b->n_entries == b->cap_entries) {
-        size_t cap = b->cap_entries ? b->cap_entries * 2 : 16;
-        sc_site_entry *p = realloc(b->entries, cap * sizeof(*p));
-        if (!p)
-            return -1;
-        b->entries = p;
-        b->cap_entries = cap;
-    }
+    if (!SC_GROW(b->entries, b->cap_entries, b->n_entries + 1, 16))
+        return -1;
     b->entries[b->n_entries] = (sc_site_entry){.call = call, .cost_ns = cost,
                                                .order = b->n_entries};
     b->n_entries++;
@@ -151,14 +146,8 @@ static int sc_site_entry_push(sc_finding_builder *b, const sc_api_call *call, ui
 /* The place of an instance in host time: where its call started, on the call's thread. */
 static int sc_mark_push(sc_mark_list *list, const sc_instance *inst)
 {
-    if (list->n == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 16;
-        sc_instance_mark *p = realloc(list->items, cap * sizeof(*p));
-        if (!p)
-            return -1;
-        list->items = p;
-        list->cap = cap;
-    }
+    if (!SC_GROW(list->items, list->cap, list->n + 1, 16))
+        return -1;
     const sc_api_call *call = inst->call;
     list->items[list->n++] = (sc_instance_mark){
         .t = call ? call->rec.start_ns : inst->start_ns, .cost_ns = inst->cost_ns,
@@ -213,14 +202,8 @@ int sc_finding_fix(sc_finding_builder *b, sc_fix_kind kind, size_t index)
     sc_fix_list *l = &b->fixes;
     if (l->n && l->items[l->n - 1].kind == (uint32_t)kind && l->items[l->n - 1].index == index)
         return 0;   /* the same as the last one: rules often name one stream many times */
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        sc_fix *p = realloc(l->items, cap * sizeof(*p));
-        if (!p)
-            return -1;
-        l->items = p;
-        l->cap = cap;
-    }
+    if (!SC_GROW(l->items, l->cap, l->n + 1, 16))
+        return -1;
     l->items[l->n++] = (sc_fix){(uint32_t)kind, index};
     return 0;
 }
@@ -310,25 +293,17 @@ static int sc_finding_sites(sc_finding_builder *b)
     return 0;
 }
 
-/* Room for one more finding, its marks and fixes: the arrays always have out->cap entries. */
+/* Room for one more finding, its marks and fixes: the arrays always have out->cap entries.
+ * Grown from one capacity to one need, the three come out alike; when one fails, out->cap
+ * stays as it was (the arrays grown before it merely have unused room). */
 static int sc_finding_list_grow(sc_finding_list *out)
 {
-    if (out->n < out->cap)
-        return 0;
-    size_t cap = out->cap ? out->cap * 2 : 8;
-    sc_finding *p = realloc(out->items, cap * sizeof(*p));
-    if (!p)
+    size_t items_cap = out->cap, marks_cap = out->cap, fixes_cap = out->cap;
+    if (!SC_GROW(out->items, items_cap, out->n + 1, 8) ||
+        !SC_GROW(out->marks, marks_cap, out->n + 1, 8) ||
+        !SC_GROW(out->fixes, fixes_cap, out->n + 1, 8))
         return -1;
-    out->items = p;
-    sc_mark_list *m = realloc(out->marks, cap * sizeof(*m));
-    if (!m)
-        return -1;  /* cap unchanged: the larger items array is merely unused */
-    out->marks = m;
-    sc_fix_list *x = realloc(out->fixes, cap * sizeof(*x));
-    if (!x)
-        return -1;
-    out->fixes = x;
-    out->cap = cap;
+    out->cap = items_cap;
     return 0;
 }
 

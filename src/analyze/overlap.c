@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/grow.h"
 #include "trace/sort.h"
 #include "trace/sort_keys.h"
 
@@ -55,14 +56,8 @@ int sc_busy_append(sc_busy_list *list, uint64_t start_ns, uint64_t end_ns)
             last->end_ns = end_ns;
         return 0;
     }
-    if (list->n == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 16;
-        sc_ival *p = realloc(list->ivals, cap * sizeof(*p));
-        if (!p)
-            return -1;
-        list->ivals = p;
-        list->cap = cap;
-    }
+    if (!SC_GROW(list->ivals, list->cap, list->n + 1, 16))
+        return -1;
     list->ivals[list->n++] = (sc_ival){start_ns, end_ns};
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "analyze/blocking.h"
+#include "trace/grow.h"
 #include "trace/sort.h"
 
 static bool sc_is_query(uint16_t c)
@@ -27,14 +28,8 @@ static uint64_t sc_query_handle(const sc_call_rec *c)
 static int sc_poll_close(sc_poll_run *run, sc_poll_loop **loops, size_t *n, size_t *cap)
 {
     if (run->queries >= SC_POLL_MIN_QUERIES) {
-        if (*n == *cap) {
-            size_t c = *cap ? *cap * 2 : 16;
-            sc_poll_loop *p = realloc(*loops, c * sizeof *p);
-            if (!p)
-                return -1;
-            *loops = p;
-            *cap = c;
-        }
+        if (!SC_GROW(*loops, *cap, *n + 1, 16))
+            return -1;
         (*loops)[(*n)++] = (sc_poll_loop){run->first, run->last, run->queries};
     }
     run->queries = 0;

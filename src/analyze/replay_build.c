@@ -14,6 +14,7 @@
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
+#include "trace/grow.h"
 #include "trace/sort.h"
 
 #define SC_RP_ROOM_LOOKBACK 8       /* full grids before a kernel that may hold it */
@@ -23,14 +24,8 @@
 
 int sc_rp_push_edge(sc_replay *r, size_t *cap, sc_rp_edge e)
 {
-    if (r->n_edges == *cap) {
-        size_t n = *cap ? *cap * 2 : 256;
-        sc_rp_edge *p = realloc(r->edges, n * sizeof *p);
-        if (!p)
-            return -1;
-        r->edges = p;
-        *cap = n;
-    }
+    if (!SC_GROW(r->edges, *cap, r->n_edges + 1, 256))
+        return -1;
     r->edges[r->n_edges++] = e;
     return 0;
 }

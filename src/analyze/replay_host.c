@@ -11,6 +11,7 @@
 #include "analyze/stream_kind.h"
 #include "analyze/tracer_cost.h"
 #include "analyze/work.h"
+#include "trace/grow.h"
 #include "trace/order_by_time.h"
 #include "trace/sort.h"
 
@@ -20,14 +21,8 @@
 /* Appends to a list of item values, growing it by doubling. */
 static int sc_rp_push_value(sc_rp_sparse **v, size_t *n, size_t *cap, sc_rp_sparse x)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 16;
-        sc_rp_sparse *p = realloc(*v, c * sizeof *p);
-        if (!p)
-            return -1;
-        *v = p;
-        *cap = c;
-    }
+    if (!SC_GROW(*v, *cap, *n + 1, 16))
+        return -1;
     (*v)[(*n)++] = x;
     return 0;
 }
@@ -491,14 +486,8 @@ typedef struct sc_rp_conds {
 
 static int sc_rp_cond_add(sc_rp_conds *c, int32_t op)
 {
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 256;
-        int32_t *p = realloc(c->ops, cap * sizeof *p);
-        if (!p)
-            return -1;
-        c->ops = p;
-        c->cap = cap;
-    }
+    if (!SC_GROW(c->ops, c->cap, c->n + 1, 256))
+        return -1;
     c->ops[c->n++] = op;
     return 0;
 }

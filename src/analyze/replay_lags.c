@@ -10,6 +10,7 @@
 #include "analyze/replay_parts.h"
 #include "analyze/unified.h"
 #include "analyze/work.h"
+#include "trace/grow.h"
 #include "trace/order_by_time.h"
 #include "trace/sort_u64.h"
 
@@ -307,14 +308,8 @@ static int32_t sc_rp_running_grid(const sc_replay *r, const int32_t *full, size_
 /* Appends to r->lates (in op order: the list stays sorted), growing it by doubling. */
 static int sc_rp_push_late(sc_replay *r, size_t *cap, sc_rp_sparse late)
 {
-    if (r->n_lates == *cap) {
-        size_t c = *cap ? 2 * *cap : 16;
-        sc_rp_sparse *p = realloc(r->lates, c * sizeof *p);
-        if (!p)
-            return -1;
-        r->lates = p;
-        *cap = c;
-    }
+    if (!SC_GROW(r->lates, *cap, r->n_lates + 1, 16))
+        return -1;
     r->lates[r->n_lates++] = late;
     return 0;
 }

@@ -4,17 +4,12 @@
 #include <stdlib.h>
 
 #include "analyze/replay_graph.h"
+#include "trace/grow.h"
 
 static int sc_rp_wide_push(sc_rp_wides *w, sc_rp_sparse x)
 {
-    if (w->n == w->cap) {
-        size_t c = w->cap ? 2 * w->cap : 16;
-        sc_rp_sparse *p = realloc(w->v, c * sizeof *p);
-        if (!p)
-            return -1;
-        w->v = p;
-        w->cap = c;
-    }
+    if (!SC_GROW(w->v, w->cap, w->n + 1, 16))
+        return -1;
     w->v[w->n++] = x;
     return 0;
 }

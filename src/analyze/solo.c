@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/internal.h"
+#include "trace/grow.h"
 #include "trace/sort.h"
 
 /* "The same kernel": same device, same name (the name id, or the text when neither has an
@@ -87,14 +88,8 @@ static int64_t sc_solo_group_index(sc_solo_groups *gs, const sc_solo_group *key)
     for (; gs->slots[s]; s = (s + 1) & (gs->n_slots - 1))
         if (sc_solo_same_kernel(&gs->items[gs->slots[s] - 1], key))
             return gs->slots[s] - 1;
-    if (gs->n == gs->cap) {
-        size_t cap = gs->cap ? 2 * gs->cap : 64;
-        sc_solo_group *items = realloc(gs->items, cap * sizeof *items);
-        if (!items)
-            return -1;
-        gs->items = items;
-        gs->cap = cap;
-    }
+    if (!SC_GROW(gs->items, gs->cap, gs->n + 1, 64))
+        return -1;
     gs->items[gs->n] = *key;
     gs->slots[s] = (uint32_t)gs->n + 1;
     return (int64_t)gs->n++;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/overlap.h"
+#include "trace/grow.h"
 #include "trace/sort.h"
 
 typedef struct sc_stream_key {
@@ -88,14 +89,8 @@ static int sc_key_set_add(sc_key_set *ks, uint32_t device, uint32_t context_id, 
     /* a tail as long as the prefix (and at least 256) is sorted in: O(n log n) in all */
     if (ks->n - ks->n_sorted >= 256 && ks->n - ks->n_sorted >= ks->n_sorted)
         sc_key_set_settle(ks);
-    if (ks->n == ks->cap) {
-        size_t cap = ks->cap ? 2 * ks->cap : 64;
-        sc_stream_key *k = realloc(ks->keys, cap * sizeof(*k));
-        if (!k)
-            return -1;
-        ks->keys = k;
-        ks->cap = cap;
-    }
+    if (!SC_GROW(ks->keys, ks->cap, ks->n + 1, 64))
+        return -1;
     ks->keys[ks->n++] = key;
     return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "preload/tracebuf.h"
 #include "streamcheck/trace_format.h"
+#include "trace/grow.h"
 
 static pthread_mutex_t sc_modules_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long sc_modules_seen_adds = ~0ull;
@@ -25,13 +26,7 @@ static bool sc_modules_known(uint64_t lo)
 
 static void sc_modules_remember(uint64_t lo)
 {
-    if (sc_modules_count == sc_modules_cap) {
-        size_t cap = sc_modules_cap ? sc_modules_cap * 2 : 128;
-        uint64_t *p = realloc(sc_modules_written, cap * sizeof *p);
-        if (!p) return;
-        sc_modules_written = p;
-        sc_modules_cap = cap;
-    }
+    if (!SC_GROW(sc_modules_written, sc_modules_cap, sc_modules_count + 1, 128)) return;
     sc_modules_written[sc_modules_count++] = lo;
 }
 

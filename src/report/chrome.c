@@ -20,6 +20,7 @@
 #include "report/names.h"
 #include "report/text.h"
 #include "report/units.h"
+#include "trace/grow.h"
 
 #define SITE_MAX 512
 #define TID_FINDINGS 1u         /* host process: the findings track; threads follow */
@@ -302,14 +303,9 @@ static int collect_threads(proc *p)
             }
             if (n && tids[n - 1] == tid)
                 continue;
-            if (n == cap) {
-                uint32_t *g = realloc(tids, 2 * cap * sizeof *g);
-                if (!g) {
-                    free(tids);
-                    return -1;
-                }
-                tids = g;
-                cap *= 2;
+            if (!SC_GROW(tids, cap, n + 1, 16)) {
+                free(tids);
+                return -1;
             }
             tids[n++] = tid;
         }

@@ -18,6 +18,7 @@
 #include "streamcheck/trace.h"
 #include "streamcheck/trace_format.h"
 #include "trace/compact_read.h"
+#include "trace/grow.h"
 #include "trace/read_file.h"
 #include "trace/validate.h"
 
@@ -150,14 +151,8 @@ static int name_cmp(const void *a, const void *b)
 
 static void add_call_name(sc_dump *d, const uint8_t *p, size_t fixed, size_t n)
 {
-    if (d->n_names == d->cap_names) {
-        size_t cap = d->cap_names ? 2 * d->cap_names : 64;
-        sc_dump_name *v = realloc(d->names, cap * sizeof *v);
-        if (!v)
-            return;             /* the API lines then print "?": a dump still works */
-        d->names = v;
-        d->cap_names = cap;
-    }
+    if (!SC_GROW(d->names, d->cap_names, d->n_names + 1, 64))
+        return;             /* the API lines then print "?": a dump still works */
     sc_rec_call_name c;
     SC_RECORD_COPY_FIXED(c, p, fixed);
     d->names[d->n_names].key = (uint32_t)c.domain << 16 | c.cbid;

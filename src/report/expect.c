@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/units.h"
+#include "trace/grow.h"
 
 /* The finding catalogue of DESIGN.md: rule ids are stable. Checked at parse time because a
  * misspelt "no legacy-streams" would otherwise pass forever. */
@@ -598,16 +599,8 @@ int sc_expect_add(sc_expect_set *set, const char *text, char *err, size_t err_si
     parser ps = {.p = e.text, .err = msg, .err_size = sizeof msg};
     parse_expectation(&ps, &e);
     free(ps.tok.name);
-    if (!ps.failed && set->n == set->cap) {
-        size_t cap = set->cap ? 2 * set->cap : 8;
-        expectation *v = realloc(set->v, cap * sizeof *v);
-        if (!v)
-            fail(&ps, "out of memory");
-        else {
-            set->v = v;
-            set->cap = cap;
-        }
-    }
+    if (!ps.failed && !SC_GROW(set->v, set->cap, set->n + 1, 8))
+        fail(&ps, "out of memory");
     if (ps.failed) {
         /* a long expression is cut, so that what is wrong with it still shows */
         bool cut = strlen(e.text) > 80;
@@ -714,16 +707,8 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
     va_end(ap);
     if (need < 0)
         return;
-    if (b->n + (size_t)need + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 128;
-        while (cap < b->n + (size_t)need + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s)
-            return;
-        b->s = s;
-        b->cap = cap;
-    }
+    if (!SC_GROW(b->s, b->cap, b->n + (size_t)need + 1, 128))
+        return;
     va_start(ap, fmt);
     vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
     va_end(ap);

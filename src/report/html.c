@@ -50,6 +50,7 @@
 #include "html_assets.h"     /* html/page.css, toolbar.html, page.js (meson.build) */
 #include "report/names.h"
 #include "report/units.h"
+#include "trace/grow.h"
 
 #define DEFAULT_MIN_CALL_NS 10000
 #define DEFAULT_RANGE_ROWS 1000
@@ -298,18 +299,12 @@ static long itab_put(itab *t, const void *key, size_t len, bool *added)
             return (long)i;
         s = (s + 1) & (t->n_slots - 1);
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 256;
-        char **keys = realloc(t->keys, cap * sizeof *keys);
-        if (!keys)
-            return -1;
-        t->keys = keys;
-        size_t *lens = realloc(t->lens, cap * sizeof *lens);
-        if (!lens)
-            return -1;
-        t->lens = lens;
-        t->cap = cap;
-    }
+    /* Grown from one capacity to one need, both come out alike; when the lengths fail,
+     * t->cap stays as it was (the keys merely have unused room). */
+    size_t keys_cap = t->cap, lens_cap = t->cap;
+    if (!SC_GROW(t->keys, keys_cap, t->n + 1, 256) || !SC_GROW(t->lens, lens_cap, t->n + 1, 256))
+        return -1;
+    t->cap = keys_cap;
     char *copy = malloc(len ? len : 1);
     if (!copy)
         return -1;
@@ -388,21 +383,6 @@ typedef struct html_ctx {
     bool oom;
 } html_ctx;
 
-/* The array v (*cap elements of `size` bytes) with room for element n: doubled, from
- * `first` elements, when full. NULL when out of memory (c->oom set, v left as it was). */
-static void *grow(html_ctx *c, void *v, size_t n, size_t *cap, size_t size, size_t first)
-{
-    if (n < *cap)
-        return v;
-    size_t new_cap = *cap ? 2 * *cap : first;
-    void *g = realloc(v, new_cap * size);
-    if (!g) {
-        c->oom = true;
-        return NULL;
-    }
-    *cap = new_cap;
-    return g;
-}
 
 static long intern_name(html_ctx *c, const char *name, bool demangle)
 {
@@ -416,10 +396,10 @@ static long intern_name(html_ctx *c, const char *name, bool demangle)
     }
     if (!added)
         return i;
-    name_info *v = grow(c, c->names, (size_t)i, &c->names_cap, sizeof *v, 256);
-    if (!v)
+    if (!SC_GROW(c->names, c->names_cap, (size_t)i + 1, 256)) {
+        c->oom = true;
         return -1;
-    c->names = v;
+    }
     name_info *ni = &c->names[i];
     char *full = demangle ? sc_demangle(name) : NULL;
     ni->full = full ? full : strdup(name);
@@ -443,10 +423,10 @@ static long intern_desc(html_ctx *c, const desc_key *k, const char *detail)
     }
     if (!added)
         return i;
-    desc_info *v = grow(c, c->descs, (size_t)i, &c->descs_cap, sizeof *v, 256);
-    if (!v)
+    if (!SC_GROW(c->descs, c->descs_cap, (size_t)i + 1, 256)) {
+        c->oom = true;
         return -1;
-    c->descs = v;
+    }
     c->descs[i] = (desc_info){.kind = k->kind, .name = k->name, .sub = k->sub,
                               .detail = strdup(detail ? detail : "")};
     if (!c->descs[i].detail)
@@ -457,10 +437,10 @@ static long intern_desc(html_ctx *c, const desc_key *k, const char *detail)
 static row *add_row(html_ctx *c, size_t proc, enum row_type type, uint64_t sec, uint64_t k1,
                     uint64_t k2)
 {
-    row *v = grow(c, c->rows, c->n_rows, &c->cap_rows, sizeof *v, 64);
-    if (!v)
+    if (!SC_GROW(c->rows, c->cap_rows, c->n_rows + 1, 64)) {
+        c->oom = true;
         return NULL;
-    c->rows = v;
+    }
     row *r = &c->rows[c->n_rows++];
     memset(r, 0, sizeof *r);
     r->proc = proc;
@@ -476,10 +456,10 @@ static void add_event(html_ctx *c, row *r, uint64_t start, uint64_t end, long de
 {
     if (desc < 0)
         return;
-    event *v = grow(c, r->ev, r->n, &r->cap, sizeof *v, 64);
-    if (!v)
+    if (!SC_GROW(r->ev, r->cap, r->n + 1, 64)) {
+        c->oom = true;
         return;
-    r->ev = v;
+    }
     r->ev[r->n++] = (event){.start = start, .end = end > start ? end : start,
                             .desc = (uint32_t)desc, .range = range};
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "streamcheck/trace_format.h"
+#include "trace/grow.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -42,15 +43,9 @@ static int push(sc_report_inputs *in, char *file)
 {
     if (!file)
         return -1;
-    if (in->n == in->cap) {
-        size_t cap = in->cap ? 2 * in->cap : 16;
-        char **files = realloc(in->files, cap * sizeof *files);
-        if (!files) {
-            free(file);
-            return -1;
-        }
-        in->files = files;
-        in->cap = cap;
+    if (!SC_GROW(in->files, in->cap, in->n + 1, 16)) {
+        free(file);
+        return -1;
     }
     in->files[in->n++] = file;
     return 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/json_str.h"
+#include "trace/grow.h"
 
 #define SC_JSON_OUT_DEPTH 64    /* the report nests a dozen levels */
 #define SC_JSON_OUT_INDENT 2
@@ -250,15 +251,9 @@ void sc_json_out_null(sc_json_out *w)
 
 void sc_json_out_defer(sc_json_out *w, const json_t *at, sc_json_fill_fn fill, const void *arg)
 {
-    if (w->n_deferred == w->cap_deferred) {
-        size_t cap = w->cap_deferred ? 2 * w->cap_deferred : 8;
-        sc_json_deferred *d = realloc(w->deferred, cap * sizeof *d);
-        if (!d) {
-            w->failed = true;
-            return;
-        }
-        w->deferred = d;
-        w->cap_deferred = cap;
+    if (!SC_GROW(w->deferred, w->cap_deferred, w->n_deferred + 1, 8)) {
+        w->failed = true;
+        return;
     }
     w->deferred[w->n_deferred++] = (sc_json_deferred){at, fill, arg};
 }

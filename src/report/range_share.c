@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/grow.h"
+
 /* The latest end of the matching push/pop ranges seen so far on one thread. */
 typedef struct thread_end {
     uint32_t tid;
@@ -22,14 +24,8 @@ static thread_end *thread_of(thread_ends *t, uint32_t tid)
     for (size_t i = 0; i < t->n; i++)
         if (t->v[i].tid == tid)
             return &t->v[i];
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 8;
-        thread_end *v = realloc(t->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        t->v = v;
-        t->cap = cap;
-    }
+    if (!SC_GROW(t->v, t->cap, t->n + 1, 8))
+        return NULL;
     t->v[t->n] = (thread_end){tid, 0};
     return &t->v[t->n++];
 }

@@ -9,6 +9,7 @@
 
 #include "report/demangle.h"
 #include "report/range_share.h"
+#include "trace/grow.h"
 
 /* ---- parsing ------------------------------------------------------------------------ */
 
@@ -108,16 +109,10 @@ int sc_suppress_add(sc_suppress_set *set, const char *text, const char *origin, 
         free_one(&s);
         return -1;
     }
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? 2 * set->cap : 8;
-        sc_suppression *items = realloc(set->items, cap * sizeof *items);
-        if (!items) {
-            free_one(&s);
-            snprintf(err, err_size, "out of memory");
-            return -1;
-        }
-        set->items = items;
-        set->cap = cap;
+    if (!SC_GROW(set->items, set->cap, set->n + 1, 8)) {
+        free_one(&s);
+        snprintf(err, err_size, "out of memory");
+        return -1;
     }
     s.origin = strdup(origin);
     set->items[set->n++] = s;

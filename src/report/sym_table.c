@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/grow.h"
+
 static size_t lower_bound(const sc_sym_table *t, uint64_t offset)
 {
     size_t lo = 0, hi = t->n;
@@ -24,14 +26,8 @@ sc_sym_addr *sc_sym_table_find(sc_sym_table *t, uint64_t offset)
 
 sc_sym_addr *sc_sym_table_insert(sc_sym_table *t, uint64_t offset)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        sc_sym_addr *a = realloc(t->addrs, cap * sizeof *a);
-        if (!a)
-            return NULL;
-        t->addrs = a;
-        t->cap = cap;
-    }
+    if (!SC_GROW(t->addrs, t->cap, t->n + 1, 64))
+        return NULL;
     size_t i = lower_bound(t, offset);
     memmove(&t->addrs[i + 1], &t->addrs[i], (t->n - i) * sizeof *t->addrs);
     t->n++;

@@ -18,6 +18,7 @@
 #include "report/sym_file.h"
 #include "report/sym_locate.h"
 #include "report/sym_table.h"
+#include "trace/grow.h"
 
 /* demangle.c references the demangler weakly (sc_report_text needs no C++ runtime);
  * this strong reference makes the report tool's link keep libstdc++ under --as-needed. */
@@ -247,14 +248,8 @@ static sym_module *find_module(sc_symbolizer *s, const sc_module *tm)
             strcmp(m->path, path) == 0)
             return m;
     }
-    if (s->n_mods == s->cap_mods) {
-        size_t cap = s->cap_mods ? 2 * s->cap_mods : 16;
-        sym_module *mods = realloc(s->mods, cap * sizeof *mods);
-        if (!mods)
-            return NULL;
-        s->mods = mods;
-        s->cap_mods = cap;
-    }
+    if (!SC_GROW(s->mods, s->cap_mods, s->n_mods + 1, 16))
+        return NULL;
     sym_module *m = &s->mods[s->n_mods];
     memset(m, 0, sizeof *m);
     m->fd = -1;

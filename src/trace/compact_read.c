@@ -3,19 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/grow.h"
 #include "trace/validate.h"
 
 /* Grows a table indexed by id so that it holds `id`; new entries are zeroed (undeclared). */
 static int sc_table_hold(void **table, size_t *cap, size_t elem, uint32_t id)
 {
     if (id < *cap) return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n <= id) n *= 2;
-    void *p = realloc(*table, n * elem);
-    if (!p) return -1;
-    memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
-    *table = p;
-    *cap = n;
+    size_t had = *cap;
+    if (!sc_grow(table, cap, (size_t)id + 1, elem, 64)) return -1;
+    memset((char *)*table + had * elem, 0, (*cap - had) * elem);
     return 0;
 }
 

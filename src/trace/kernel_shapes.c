@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/grow.h"
+
 /* The bytes that make two shapes the same: every field but the name, which the loader derives
  * from name_id. They run from graph_node_id to launch_type without padding. */
 #define SC_SHAPE_KEY_AT offsetof(sc_kernel_shape, graph_node_id)
@@ -70,14 +72,8 @@ int sc_shape_set_add(sc_shape_set *set, sc_trace *t, const sc_rec_kernel *r, sc_
     /* A new shape: shapes are counted in 32 bits (a kernel keeps its shape's index). */
     if (t->n_kernel_shapes >= UINT32_MAX - 1)
         return -1;
-    if (t->n_kernel_shapes == set->cap_shapes) {
-        size_t cap = set->cap_shapes ? set->cap_shapes * 2 : 64;
-        sc_kernel_shape *p = realloc(t->kernel_shapes, cap * sizeof *p);
-        if (!p)
-            return -1;
-        t->kernel_shapes = p;
-        set->cap_shapes = cap;
-    }
+    if (!SC_GROW(t->kernel_shapes, set->cap_shapes, t->n_kernel_shapes + 1, 64))
+        return -1;
     k->shape = (uint32_t)t->n_kernel_shapes;
     t->kernel_shapes[t->n_kernel_shapes++] = s;
     set->slots[at] = k->shape + 1;

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/grow.h"
+
 /* Makes room for `more` frames; the table starts with one 0, where calls without frames
  * point (so sc_call_frames never gives NULL, and a 0-frame call reads no frame of another). */
 static int sc_frames_hold(sc_call_loader *ld, sc_trace *t, size_t more)
@@ -18,17 +20,7 @@ static int sc_frames_hold(sc_call_loader *ld, sc_trace *t, size_t more)
     /* a call keeps a 32-bit position */
     if (more > (size_t)UINT32_MAX - t->n_call_frames)
         return -1;
-    if (t->n_call_frames + more > ld->cap_frames) {
-        size_t cap = ld->cap_frames * 2;
-        while (cap < t->n_call_frames + more)
-            cap *= 2;
-        uint64_t *p = realloc(t->call_frames, cap * sizeof *p);
-        if (!p)
-            return -1;
-        t->call_frames = p;
-        ld->cap_frames = cap;
-    }
-    return 0;
+    return SC_GROW(t->call_frames, ld->cap_frames, t->n_call_frames + more, 64) ? 0 : -1;
 }
 
 sc_call_rec sc_call_narrow(const sc_rec_api *r)
@@ -44,14 +36,8 @@ int sc_calls_add(sc_call_loader *ld, sc_trace *t, const sc_rec_api *r, const uin
 {
     if (sc_frames_hold(ld, t, r->n_frames) != 0)
         return -1;
-    if (t->n_calls == ld->cap_calls) {
-        size_t cap = ld->cap_calls ? ld->cap_calls * 2 : 64;
-        sc_api_call *p = realloc(t->calls, cap * sizeof *p);
-        if (!p)
-            return -1;
-        t->calls = p;
-        ld->cap_calls = cap;
-    }
+    if (!SC_GROW(t->calls, ld->cap_calls, t->n_calls + 1, 64))
+        return -1;
     sc_api_call *c = &t->calls[t->n_calls++];
     *c = (sc_api_call){.rec = sc_call_narrow(r), .name_at = (uint32_t)r->domain << 16 | r->cbid};
     if (r->n_frames) {

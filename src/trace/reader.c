@@ -14,6 +14,7 @@
 #include "trace/arena.h"
 #include "trace/compact_read.h"
 #include "trace/file_window.h"
+#include "trace/grow.h"
 #include "trace/kernel_shapes.h"
 #include "trace/load_calls.h"
 #include "trace/sort.h"
@@ -43,13 +44,8 @@ typedef struct sc_loader {
 /* Grows *array (elements of `size` bytes, *cap allocated) to hold one more. */
 static void *sc_push(void **array, size_t *n, size_t *cap, size_t size)
 {
-    if (*n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 64;
-        void *p = realloc(*array, ncap * size);
-        if (!p) return NULL;
-        *array = p;
-        *cap = ncap;
-    }
+    if (!sc_grow(array, cap, *n + 1, size, 64))
+        return NULL;
     return (char *)*array + (*n)++ * size;
 }
 
@@ -72,13 +68,10 @@ static int sc_fail(sc_loader *ld, size_t offset, const char *what)
 /* id is one sc_record_check accepted: 1 to SC_RECORD_MAX_STRING_ID. */
 static int sc_set_string(sc_loader *ld, uint32_t id, const char *text)
 {
-    if (id >= ld->n_strings) {
-        size_t n = (size_t)id + 1 > ld->n_strings * 2 ? (size_t)id + 1 : ld->n_strings * 2;
-        const char **p = realloc(ld->strings, n * sizeof *p);
-        if (!p) return -1;
-        memset(p + ld->n_strings, 0, (n - ld->n_strings) * sizeof *p);
-        ld->strings = p;
-        ld->n_strings = n;
+    if (id >= ld->n_strings) {    /* n_strings is the table's length: NULL until set */
+        size_t had = ld->n_strings;
+        if (!SC_GROW(ld->strings, ld->n_strings, (size_t)id + 1, 64)) return -1;
+        memset(ld->strings + had, 0, (ld->n_strings - had) * sizeof *ld->strings);
     }
     ld->strings[id] = text;
     return 0;
@@ -248,12 +241,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         SC_RECORD_COPY_FIXED(r, p, n);
         sc_pystack *s = SC_PUSH(ld, pystacks, n_pystacks, cap_pystacks);
         if (!s) break;
-        if (ld->cap_pystack_frames < ld->cap_pystacks) {
-            const uint8_t **f = realloc(ld->pystack_frames, ld->cap_pystacks * sizeof *f);
-            if (!f) break;
-            ld->pystack_frames = f;
-            ld->cap_pystack_frames = ld->cap_pystacks;
-        }
+        if (!SC_GROW(ld->pystack_frames, ld->cap_pystack_frames, t->n_pystacks, 64)) break;
         /* The frames follow the fixed part (sc_parse checked that they fit); their names
          * are STRING ids, which may come later in the file: named in sc_finish_load. */
         *s = (sc_pystack){.correlation_id = r.correlation_id, .state = r.state,

@@ -158,11 +158,15 @@ static size_t sc_reach(const uint32_t *order, size_t n)
     return far;
 }
 
-int sc_sort_piles(void *base, size_t n, size_t size, sc_sort_cmp cmp)
+/* The order of src's elements (order[k]: the index of the k-th), in *order, with *idx and
+ * *spare to free after (one of them is *order). Returns 0, 1 when the list needs more piles
+ * than kept (or has 2^32 elements or more), -1 without memory; nothing to free then. */
+static int sc_piles_order(const void *src, size_t n, size_t size, sc_sort_cmp cmp,
+                          uint32_t **order, uint32_t **idx_out, uint32_t **spare_out)
 {
     if (n < 2 || n > UINT32_MAX)
         return 1;
-    sc_piles p = {.a = base, .size = size, .cmp = cmp, .n = 1};
+    sc_piles p = {.a = src, .size = size, .cmp = cmp, .n = 1};
     uint8_t *pile = malloc(n);
     if (!pile)
         return -1;
@@ -185,18 +189,36 @@ int sc_sort_piles(void *base, size_t n, size_t size, sc_sort_cmp cmp)
         ends[k] = sum;
     }
     uint32_t *idx = malloc(n * sizeof *idx), *spare = malloc(n * sizeof *spare);
-    char *tmp = malloc(size);
-    if (!idx || !spare || !tmp) {
+    if (!idx || !spare) {
         free(pile);
         free(idx);
         free(spare);
-        free(tmp);
         return -1;
     }
     for (uint32_t i = 0; i < n; i++)
         idx[fill[pile[i]]++] = i;
     free(pile);
-    uint32_t *order = sc_merge_piles(&p, idx, spare, ends, p.n);
+    *order = sc_merge_piles(&p, idx, spare, ends, p.n);
+    *idx_out = idx;
+    *spare_out = spare;
+    return 0;
+}
+
+static void sc_gather(char *dst, const char *src, const uint32_t *order, size_t n, size_t size)
+{
+    for (size_t k = 0; k < n; k++)
+        sc_copy_one(dst + k * size, src + (size_t)order[k] * size, size);
+}
+
+int sc_sort_piles(void *base, size_t n, size_t size, sc_sort_cmp cmp)
+{
+    uint32_t *order, *idx, *spare;
+    char *tmp = n < 2 ? NULL : malloc(size);
+    int rc = tmp ? sc_piles_order(base, n, size, cmp, &order, &idx, &spare) : n < 2 ? 1 : -1;
+    if (rc != 0) {
+        free(tmp);
+        return rc;
+    }
     /* Gathering into a second array touches n * size fresh bytes, each page a fault (123 MB
      * for the 3.1M kernels of a 10M-record trace); a list that was nearly in order is put
      * right in place instead. The others (sorted again by stream or end: elements move
@@ -204,8 +226,7 @@ int sc_sort_piles(void *base, size_t n, size_t size, sc_sort_cmp cmp)
      * user time on that trace, one cache miss at a time. No memory for the gather: in place. */
     char *out = sc_reach(order, n) * size <= SC_LOCAL_BYTES ? NULL : malloc(n * size);
     if (out) {
-        for (size_t k = 0; k < n; k++)
-            sc_copy_one(out + k * size, (const char *)base + (size_t)order[k] * size, size);
+        sc_gather(out, base, order, n, size);
         memcpy(base, out, n * size);
         free(out);
     } else {
@@ -214,5 +235,31 @@ int sc_sort_piles(void *base, size_t n, size_t size, sc_sort_cmp cmp)
     free(idx);
     free(spare);
     free(tmp);
+    return 0;
+}
+
+int sc_sort_piles_into(void *dst, const void *src, size_t n, size_t size, sc_sort_cmp cmp)
+{
+    uint32_t *order, *idx, *spare;
+    int rc = sc_piles_order(src, n, size, cmp, &order, &idx, &spare);
+    if (rc != 0)
+        return rc;
+    sc_gather(dst, src, order, n, size);
+    free(idx);
+    free(spare);
+    return 0;
+}
+
+int sc_sort_piles_remake(void *base, size_t n, size_t size, sc_sort_cmp cmp,
+                         sc_sort_remake_fn *remake, const void *ctx)
+{
+    uint32_t *order, *idx, *spare;
+    int rc = sc_piles_order(base, n, size, cmp, &order, &idx, &spare);
+    if (rc != 0)
+        return rc;
+    for (size_t k = 0; k < n; k++)
+        remake(ctx, order[k], (char *)base + k * size);
+    free(idx);
+    free(spare);
     return 0;
 }

@@ -1,4 +1,4 @@
-/* sc_sort_piles, both ways it moves the elements into place: in place along the permutation's
+/* sc_sort_piles, both ways it moves the elements into place, and sc_sort_piles_into: in place along the permutation's
  * cycles (the elements move less than a MiB: a list nearly in order) and gathered through a
  * second array (a list sorted again by another key, elements moving across it), each against
  * a stable insertion sort, ties across piles kept in input order; and a list needing more
@@ -68,17 +68,25 @@ static item *make(size_t n)
     return v;
 }
 
+/* Sorted in place and into a second array, the source of that left as it was. */
 static void check(item *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         v[i].pos = i;
-    item *want = malloc(n * sizeof *want);
-    assert_non_null(want);
+    item *want = malloc(n * sizeof *want), *was = malloc(n * sizeof *was),
+         *into = malloc(n * sizeof *into);
+    assert_true(want && was && into);
     memcpy(want, v, n * sizeof *v);
+    memcpy(was, v, n * sizeof *v);
     reference_sort(want, n);
+    assert_int_equal(sc_sort_piles_into(into, v, n, sizeof *v, item_cmp), 0);
+    assert_memory_equal(into, want, n * sizeof *v);
+    assert_memory_equal(v, was, n * sizeof *v);
     assert_int_equal(sc_sort_piles(v, n, sizeof *v, item_cmp), 0);
     assert_memory_equal(v, want, n * sizeof *v);
     free(want);
+    free(was);
+    free(into);
 }
 
 /* Records of four streams, each in order, reaching the list a little out of turn: elements
@@ -158,18 +166,22 @@ static void test_sort_piles_odd_size(void **state)
     }
 }
 
-/* Descending: a pile per element, more than it keeps: 1, nothing moved. */
+/* Descending: a pile per element, more than it keeps: 1, nothing moved or written. */
 static void test_sort_piles_too_many(void **state)
 {
     (void)state;
-    item *v = make(100), *was = make(100);
+    item *v = make(100), *was = make(100), *into = make(100), *blank = make(100);
     for (size_t i = 0; i < 100; i++)
         v[i].key = 100 - i;
     memcpy(was, v, 100 * sizeof *v);
     assert_int_equal(sc_sort_piles(v, 100, sizeof *v, item_cmp), 1);
     assert_memory_equal(v, was, 100 * sizeof *v);
+    assert_int_equal(sc_sort_piles_into(into, v, 100, sizeof *v, item_cmp), 1);
+    assert_memory_equal(into, blank, 100 * sizeof *v);
     free(v);
     free(was);
+    free(into);
+    free(blank);
 }
 
 int main(void)

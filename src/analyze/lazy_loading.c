@@ -248,18 +248,30 @@ static void sc_lazy_conclude(sc_finding_builder *b)
     sc_finding_total(b, "worst_delay_us", sc_ns_to_us(f->worst.cost_ns), "us");
 }
 
+typedef struct sc_lazy_source {
+    const sc_trace *t;
+    const sc_launch *launches;
+} sc_lazy_source;
+
+static void sc_lazy_key_make(const void *ctx, size_t i, void *dst)
+{
+    const sc_lazy_source *s = ctx;
+    const sc_kernel_rec *k = &s->t->kernels[i].rec;
+    *(sc_lazy_key *)dst = (sc_lazy_key){k->device, k->context_id,
+                                        sc_kernel_shape_of(s->t, &s->t->kernels[i])->name_id,
+                                        s->launches[i].issue_ns, i};
+}
+
 static int sc_lazy_keys(const sc_trace *t, const sc_launch *launches, sc_lazy_key **out)
 {
     sc_lazy_key *keys = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*keys));
     if (!keys)
         return -1;
-    for (size_t i = 0; i < t->n_kernels; i++) {
-        const sc_kernel_rec *k = &t->kernels[i].rec;
-        keys[i] = (sc_lazy_key){k->device, k->context_id,
-                                sc_kernel_shape_of(t, &t->kernels[i])->name_id,
-                                launches[i].issue_ns, i};
-    }
-    sc_sort(keys, t->n_kernels, sizeof(*keys), sc_lazy_key_cmp);
+    sc_lazy_source src = {t, launches};
+    for (size_t i = 0; i < t->n_kernels; i++)
+        sc_lazy_key_make(&src, i, &keys[i]);
+    /* made again in order from the kernels: no second array of keys for the sort */
+    sc_sort_remake(keys, t->n_kernels, sizeof(*keys), sc_lazy_key_cmp, sc_lazy_key_make, &src);
     *out = keys;
     return 0;
 }

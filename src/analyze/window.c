@@ -97,10 +97,8 @@ int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
         sc_window_free(w);
         return -1;
     }
-    if (n)
-        memcpy(w->by_time, items, n * sizeof(*items));
     w->n_by_time = n;
-    sc_sort(w->by_time, w->n_by_time, sizeof(*w->by_time), sc_window_time_cmp);
+    sc_sort_copy(w->by_time, items, n, sizeof(*items), sc_window_time_cmp);
     /* the other two read off the time order (a stable sort keeps ties in input order in all
      * three): those without a thread in that order, those with one bucketed by thread */
     for (size_t i = 0; i < n; i++) {

@@ -134,6 +134,31 @@ void sc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
         qsort(base, n, size, cmp);
 }
 
+void sc_sort_copy(void *dst, const void *src, size_t n, size_t size,
+                  int (*cmp)(const void *, const void *))
+{
+    const char *a = src;
+    size_t first = 1;
+    while (first < n && cmp(a + (first - 1) * size, a + first * size) <= 0)
+        first++;
+    if (first < n && sc_sort_piles_into(dst, src, n, size, cmp) == 0)
+        return;
+    if (n > 0)
+        memcpy(dst, src, n * size);
+    sc_sort(dst, n, size, cmp);
+}
+
+void sc_sort_remake(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *),
+                    void (*remake)(const void *ctx, size_t i, void *dst), const void *ctx)
+{
+    const char *a = base;
+    size_t first = 1;
+    while (first < n && cmp(a + (first - 1) * size, a + first * size) <= 0)
+        first++;
+    if (first < n && sc_sort_piles_remake(base, n, size, cmp, remake, ctx) != 0)
+        sc_sort(base, n, size, cmp);
+}
+
 int sc_stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
     return n > 1 ? sc_merge_sort(base, n, size, cmp) : 0;

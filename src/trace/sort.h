@@ -14,4 +14,17 @@ int sc_stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, c
  * leaves such an array unchanged too: the result is the same, only the work is skipped. */
 void sc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
+/* dst (n elements, not overlapping src) = src in sc_sort's order, src unchanged. A list that
+ * interleaves a few lists in order is gathered straight from src: sorting a copy in place
+ * would gather into a second new array and copy it back (n * size bytes of fresh pages). */
+void sc_sort_copy(void *dst, const void *src, size_t n, size_t size,
+                  int (*cmp)(const void *, const void *));
+
+/* sc_sort of an array the caller made, element i by remake(ctx, i, dst) (from what it still
+ * holds: remake must not read base): a list that interleaves a few lists in order has its
+ * positions put in order and each element made again in its place, instead of gathered into
+ * a second new array and copied back (n * size bytes of fresh pages). */
+void sc_sort_remake(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *),
+                    void (*remake)(const void *ctx, size_t i, void *dst), const void *ctx);
+
 #endif

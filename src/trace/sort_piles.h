@@ -16,4 +16,18 @@ typedef int (*sc_sort_cmp)(const void *, const void *);
  * on 1 and -1 the list is unchanged. */
 int sc_sort_piles(void *base, size_t n, size_t size, sc_sort_cmp cmp);
 
+/* The same order written to dst (n elements, not overlapping src), src unchanged: no array
+ * beside the two. Returns as sc_sort_piles; on 1 and -1 dst is untouched. */
+int sc_sort_piles_into(void *dst, const void *src, size_t n, size_t size, sc_sort_cmp cmp);
+
+/* Element i of base made again where it belongs (sort.h: sc_sort_remake). */
+typedef void sc_sort_remake_fn(const void *ctx, size_t i, void *dst);
+
+/* The same order, each element written in its place by remake(ctx, its index before, place)
+ * instead of moved: the positions are put in order, and the elements are made from what they
+ * came from, base's old contents no longer needed. Returns as sc_sort_piles; on 1 and -1 base
+ * is unchanged. */
+int sc_sort_piles_remake(void *base, size_t n, size_t size, sc_sort_cmp cmp,
+                         sc_sort_remake_fn *remake, const void *ctx);
+
 #endif

@@ -20,7 +20,7 @@ typedef struct brute {
     sc_overlap m;
     sc_overlap_interval iv[4 * MAX_SPANS];
     size_t n_iv;
-    bool overlapped[MAX_SPANS];
+    bool overlapped[MAX_SPANS + 1];
 } brute;
 
 static int u64_cmp(const void *a, const void *b)
@@ -151,19 +151,23 @@ static void check_interval_names(const sc_overlap_interval *iv, const sc_overlap
     assert_true(lo >= iv->start_ns && hi <= iv->end_ns);
 }
 
-/* Returns the brute-force metrics, so callers can see what the sets exercised. */
-static sc_overlap check_one_set(uint64_t seed, uint64_t horizon, uint64_t max_len)
+/* Returns the brute-force metrics, so callers can see what the sets exercised. far: a last
+ * kernel that starts there (0: none). */
+static sc_overlap check_one_set_far(uint64_t seed, uint64_t horizon, uint64_t max_len,
+                                    uint64_t far)
 {
     uint64_t rng = seed;
-    sc_overlap_span k[MAX_SPANS], c[MAX_SPANS];
+    sc_overlap_span k[MAX_SPANS + 1], c[MAX_SPANS];
     size_t nk = random_spans(&rng, k, MAX_SPANS, horizon, max_len, 100);
+    if (far)
+        k[nk++] = (sc_overlap_span){far, far + 5, 99};
     size_t nc = random_spans(&rng, c, MAX_SPANS / 2, horizon, max_len, 500);
     brute want;
     brute_force(k, nk, c, nc, &want);
 
     sc_overlap got;
     sc_busy_list busy = {0};
-    bool ov[MAX_SPANS];
+    bool ov[MAX_SPANS + 1];
     sc_overlap_input in = {k, nk, c, nc, 3};
     sc_overlap_output out = {.metrics = &got, .max_intervals = 1000, .busy = &busy,
                              .overlapped = ov};
@@ -204,6 +208,11 @@ static sc_overlap check_one_set(uint64_t seed, uint64_t horizon, uint64_t max_le
     return want.m;
 }
 
+static sc_overlap check_one_set(uint64_t seed, uint64_t horizon, uint64_t max_len)
+{
+    return check_one_set_far(seed, horizon, max_len, 0);
+}
+
 static void test_overlap_random_vs_brute_force(void **state)
 {
     (void)state;
@@ -228,6 +237,15 @@ static void test_overlap_gaps_random_vs_brute_force(void **state)
     }
     assert_true(gaps > 100);
     assert_true(sub_us_only > 0);
+}
+
+/* A kernel 2^61 ns after the others: the times span more than the sort keys hold beside the
+ * flags and positions, and the points are sorted as an array instead. */
+static void test_overlap_wide_times_vs_brute_force(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 100; seed++)
+        check_one_set_far(seed * 0x9E3779B97F4A7C15ull, 1000, 300, (uint64_t)1 << 61);
 }
 
 /* ---- by hand ---------------------------------------------------------------------------- */
@@ -362,6 +380,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overlap_random_vs_brute_force),
+        cmocka_unit_test(test_overlap_wide_times_vs_brute_force),
         cmocka_unit_test(test_overlap_gaps_random_vs_brute_force),
         cmocka_unit_test(test_overlap_by_hand),
         cmocka_unit_test(test_overlap_gaps_by_hand),

@@ -1,4 +1,4 @@
-/* sc_sort and sc_stable_sort against a plain insertion sort (stable by construction) on the
+/* sc_sort, sc_stable_sort, sc_sort_copy and sc_sort_remake against a plain insertion sort (stable by construction) on the
  * shapes the report meets: in order, interleaved sorted lists (the piles path), more lists
  * than the piles path keeps and random order (the merge path), reversed, many equal keys. */
 #include <setjmp.h>
@@ -64,13 +64,26 @@ static void make(item *v, size_t lists, uint64_t spread, uint64_t seed)
     }
 }
 
+/* sc_sort_remake's maker: element i from the source list (ctx), never from the array. */
+static void remake_item(const void *ctx, size_t i, void *dst)
+{
+    memcpy(dst, (const item *)ctx + i, sizeof(item));
+}
+
 static void check_shape(size_t lists, uint64_t spread, uint64_t seed)
 {
-    static item v[N], w[N], want[N];
+    static item v[N], w[N], want[N], was[N], copy[N], made[N];
     make(v, lists, spread, seed);
     memcpy(w, v, sizeof v);
     memcpy(want, v, sizeof v);
+    memcpy(was, v, sizeof v);
     reference_sort(want, N);
+    sc_sort_copy(copy, v, N, sizeof *v, key_cmp);
+    assert_memory_equal(copy, want, sizeof copy);
+    assert_memory_equal(v, was, sizeof v);      /* the source as it was */
+    memcpy(made, v, sizeof v);
+    sc_sort_remake(made, N, sizeof *made, key_cmp, remake_item, v);
+    assert_memory_equal(made, want, sizeof made);
     sc_sort(v, N, sizeof *v, key_cmp);
     assert_memory_equal(v, want, sizeof v);
     assert_int_equal(sc_stable_sort(w, N, sizeof *w, key_cmp), 0);

@@ -64,15 +64,27 @@ static void sc_note(uint32_t code, const char *text)
 
 /* Calls' times came from the CPU's counter (clock.h): if they drifted from CUPTI's clock, by
  * which GPU records are timed, by more than the 2 us that the analysis can ignore, the user
- * is told, and by how much. */
+ * is told, and by how much; and whether CUPTI's clock moved so far from the counter that the
+ * line was made afresh, or the counter left for CUPTI's clock (clock.c). */
 static void sc_note_clock_drift(void)
 {
     uint64_t worst = sc_clock_worst_error_ns();
     if (worst <= 2000) return;
-    char text[200];
-    snprintf(text, sizeof text,
-             "host call times came up to %.1f us from CUPTI's clock (STREAMCHECK_TSC=0 reads "
-             "CUPTI's clock at every call)", (double)worst / 1000.0);
+    unsigned restarts = sc_clock_restart_count();
+    char text[300];
+    if (sc_clock_given_up())
+        snprintf(text, sizeof text,
+                 "CUPTI's clock moved apart from the CPU's counter %u times (up to %.1f us at "
+                 "a check: a stepped or unsteady clock), and every call since read CUPTI's "
+                 "clock; calls before that may be off by as much (STREAMCHECK_TSC=0 reads "
+                 "CUPTI's clock at every call)", restarts, (double)worst / 1000.0);
+    else
+        snprintf(text, sizeof text,
+                 "host call times came up to %.1f us from CUPTI's clock%s (STREAMCHECK_TSC=0 "
+                 "reads CUPTI's clock at every call)", (double)worst / 1000.0,
+                 restarts ? ", which moved apart from the CPU's counter: the line through it "
+                            "was made afresh"
+                          : "");
     sc_say("%s", text);
     sc_note(SC_NOTE_INFO, text);
 }

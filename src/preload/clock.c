@@ -13,8 +13,15 @@ sc_clock_line sc_clock_now_line;
  * the line is used only until the next round, so the time it gives drifts from CUPTI's by
  * the rate's error, and any change in CUPTI's clock's own rate (NTP slewing it, at most
  * 500 ppm, in practice a few ppm), over at most one round: well under a microsecond. */
-enum { SC_CLOCK_WINDOW = 32, SC_CLOCK_TRIES = 5 };
+enum { SC_CLOCK_WINDOW = 32, SC_CLOCK_TRIES = 5, SC_CLOCK_MAX_RESTARTS = 3 };
 #define SC_CLOCK_MIN_WINDOW_NS 20000000ull /* 20 ms: the rate to 1e-5 before it is used */
+/* A pair this far from the line in use (ten times what the analysis can ignore) means CUPTI's
+ * clock moved other than the counter did: stepped (settimeofday), slewed hard, or a clock
+ * that is not steady at all (a sandbox's CLOCK_REALTIME was seen running a sawtooth 470 us
+ * off the counter). The line and its window are dropped, calls read CUPTI's clock until two
+ * new pairs make a line again, and after SC_CLOCK_MAX_RESTARTS such pairs for good: a window
+ * spanning a step would give a wrong rate for seconds. */
+#define SC_CLOCK_RESTART_NS 20000ull
 
 typedef struct sc_clock_pair {
     uint64_t counter, ns;
@@ -25,6 +32,7 @@ static atomic_bool sc_clock_usable;
 static sc_clock_pair sc_clock_pairs[SC_CLOCK_WINDOW];
 static unsigned sc_clock_n_pairs;
 static _Atomic uint64_t sc_clock_worst;
+static atomic_uint sc_clock_restarts;
 
 /* Whether the kernel keeps time by this counter: it then checked that every CPU's counter
  * runs at one rate and in step. */
@@ -46,8 +54,21 @@ static bool sc_clock_kernel_uses_counter(void)
     return ok && strcmp(source, want) == 0;
 }
 
+/* Calls read CUPTI's clock again: seq is left odd, as while the line is written, until a
+ * line is installed (seq only grows: a reader between its two loads sees it change). */
+static void sc_clock_uninstall(void)
+{
+    uint32_t seq = atomic_load_explicit(&sc_clock_now_line.seq, memory_order_relaxed);
+    if (!(seq & 1)) atomic_store_explicit(&sc_clock_now_line.seq, seq + 1, memory_order_release);
+}
+
 bool sc_clock_start(void)
 {
+    /* a capture starts with no line and no pairs (the agent is not running yet) */
+    sc_clock_uninstall();
+    sc_clock_n_pairs = 0;
+    atomic_store(&sc_clock_worst, 0);
+    atomic_store(&sc_clock_restarts, 0);
     bool usable = sc_opts.tsc && sc_clock_kernel_uses_counter();
     atomic_store(&sc_clock_usable, usable);
     return usable;
@@ -72,13 +93,13 @@ static sc_clock_pair sc_clock_pair_now(void)
 
 static void sc_clock_install(uint64_t base_counter, uint64_t base_ns, uint64_t mult)
 {
-    uint32_t seq = atomic_load_explicit(&sc_clock_now_line.seq, memory_order_relaxed);
-    atomic_store_explicit(&sc_clock_now_line.seq, seq + 1, memory_order_relaxed);
+    uint32_t seq = atomic_load_explicit(&sc_clock_now_line.seq, memory_order_relaxed) | 1;
+    atomic_store_explicit(&sc_clock_now_line.seq, seq, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&sc_clock_now_line.base_counter, base_counter, memory_order_relaxed);
     atomic_store_explicit(&sc_clock_now_line.base_ns, base_ns, memory_order_relaxed);
     atomic_store_explicit(&sc_clock_now_line.mult, mult, memory_order_relaxed);
-    atomic_store_explicit(&sc_clock_now_line.seq, seq + 2, memory_order_release);
+    atomic_store_explicit(&sc_clock_now_line.seq, seq + 1, memory_order_release);
 }
 
 void sc_clock_calibrate(void)
@@ -86,12 +107,13 @@ void sc_clock_calibrate(void)
     if (!atomic_load(&sc_clock_usable) || !sc_cupti_api.GetTimestamp) return;
     sc_clock_pair now = sc_clock_pair_now();
     /* the agent's rounds come every 100 ms, and sooner when woken: a pair every 50 ms at most,
-     * so that the window spans seconds */
-    if (sc_clock_n_pairs > 0 &&
-        now.ns < sc_clock_pairs[(sc_clock_n_pairs - 1) % SC_CLOCK_WINDOW].ns + 50000000ull)
-        return;
+     * so that the window spans seconds (a clock stepped back is checked at once) */
+    if (sc_clock_n_pairs > 0) {
+        uint64_t last_ns = sc_clock_pairs[(sc_clock_n_pairs - 1) % SC_CLOCK_WINDOW].ns;
+        if (now.ns >= last_ns && now.ns < last_ns + 50000000ull) return;
+    }
     uint32_t seq = atomic_load_explicit(&sc_clock_now_line.seq, memory_order_relaxed);
-    if (seq != 0) {  /* how far the line in use has come from CUPTI's clock */
+    if (seq != 0 && !(seq & 1)) {  /* how far the line in use has come from CUPTI's clock */
         uint64_t on_line = sc_clock_on_line(
             atomic_load_explicit(&sc_clock_now_line.base_counter, memory_order_relaxed),
             atomic_load_explicit(&sc_clock_now_line.base_ns, memory_order_relaxed),
@@ -99,6 +121,14 @@ void sc_clock_calibrate(void)
         uint64_t error = on_line > now.ns ? on_line - now.ns : now.ns - on_line;
         if (error > atomic_load_explicit(&sc_clock_worst, memory_order_relaxed))
             atomic_store_explicit(&sc_clock_worst, error, memory_order_relaxed);
+        if (error > SC_CLOCK_RESTART_NS) {
+            sc_clock_uninstall();
+            sc_clock_n_pairs = 0;   /* this pair starts the window afresh */
+            if (atomic_fetch_add(&sc_clock_restarts, 1) + 1 >= SC_CLOCK_MAX_RESTARTS) {
+                atomic_store(&sc_clock_usable, false);
+                return;
+            }
+        }
     }
     unsigned slot = sc_clock_n_pairs % SC_CLOCK_WINDOW;
     sc_clock_pair oldest = sc_clock_n_pairs < SC_CLOCK_WINDOW ? sc_clock_pairs[0]
@@ -118,4 +148,14 @@ void sc_clock_calibrate(void)
 uint64_t sc_clock_worst_error_ns(void)
 {
     return atomic_load_explicit(&sc_clock_worst, memory_order_relaxed);
+}
+
+unsigned sc_clock_restart_count(void)
+{
+    return atomic_load_explicit(&sc_clock_restarts, memory_order_relaxed);
+}
+
+bool sc_clock_given_up(void)
+{
+    return atomic_load_explicit(&sc_clock_restarts, memory_order_relaxed) >= SC_CLOCK_MAX_RESTARTS;
 }

@@ -88,5 +88,10 @@ void sc_clock_calibrate(void);
 /* The largest distance seen between the line's time and CUPTI's, at the pairs taken while a
  * line was in use, in ns (for the GPU suite, through the trace's summary). */
 uint64_t sc_clock_worst_error_ns(void);
+/* How many times a pair lay so far from the line (clock.c: SC_CLOCK_RESTART_NS) that the
+ * line was dropped and made afresh, and whether the counter was then left for good: every
+ * call since read CUPTI's clock. */
+unsigned sc_clock_restart_count(void);
+bool sc_clock_given_up(void);
 
 #endif

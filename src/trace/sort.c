@@ -9,6 +9,7 @@
 
 #include "trace/sort_piles.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,16 +78,23 @@ static void sc_merge(const char *src, char *dst, size_t lo, size_t mid, size_t h
     memcpy(dst + k * size, src + j * size, (hi - j) * size);
 }
 
+/* Whether the list is already in order (most lists are): one pass of comparisons, no memory,
+ * nothing moved. */
+static bool sc_in_order(const void *base, size_t n, size_t size, sc_cmp_fn cmp)
+{
+    const char *a = base;
+    for (size_t i = 1; i < n; i++)
+        if (cmp(a + (i - 1) * size, a + i * size) > 0)
+            return false;
+    return true;
+}
+
 /* Sorts with a scratch buffer of n elements. Returns 0, or -1 without memory (input unchanged:
  * both buffers exist before anything moves). */
 static int sc_merge_sort(void *base, size_t n, size_t size, sc_cmp_fn cmp)
 {
     char *a = base;
-    /* Already in order (most lists are): one pass of comparisons, no memory, nothing moved. */
-    size_t first = 1;
-    while (first < n && cmp(a + (first - 1) * size, a + first * size) <= 0)
-        first++;
-    if (first >= n)
+    if (sc_in_order(base, n, size, cmp))
         return 0;
     int piles = sc_sort_piles(base, n, size, cmp);
     if (piles <= 0)
@@ -137,11 +145,7 @@ void sc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
 void sc_sort_copy(void *dst, const void *src, size_t n, size_t size,
                   int (*cmp)(const void *, const void *))
 {
-    const char *a = src;
-    size_t first = 1;
-    while (first < n && cmp(a + (first - 1) * size, a + first * size) <= 0)
-        first++;
-    if (first < n && sc_sort_piles_into(dst, src, n, size, cmp) == 0)
+    if (!sc_in_order(src, n, size, cmp) && sc_sort_piles_into(dst, src, n, size, cmp) == 0)
         return;
     if (n > 0)
         memcpy(dst, src, n * size);
@@ -151,11 +155,8 @@ void sc_sort_copy(void *dst, const void *src, size_t n, size_t size,
 void sc_sort_remake(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *),
                     void (*remake)(const void *ctx, size_t i, void *dst), const void *ctx)
 {
-    const char *a = base;
-    size_t first = 1;
-    while (first < n && cmp(a + (first - 1) * size, a + first * size) <= 0)
-        first++;
-    if (first < n && sc_sort_piles_remake(base, n, size, cmp, remake, ctx) != 0)
+    if (!sc_in_order(base, n, size, cmp) &&
+        sc_sort_piles_remake(base, n, size, cmp, remake, ctx) != 0)
         sc_sort(base, n, size, cmp);
 }
 

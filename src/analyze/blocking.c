@@ -437,6 +437,18 @@ void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *c,
     m->cost_ns = lost < m->blocked_ns ? lost : m->blocked_ns;
 }
 
+bool sc_blocking_implicit_class(uint16_t call_class)
+{
+    switch (call_class) {
+    case SC_CALL_MALLOC: case SC_CALL_FREE: case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
+    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: case SC_CALL_MEMCPY:
+    case SC_CALL_MEMSET: case SC_CALL_SET_LIMIT:
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool sc_blocking_is_inner(const sc_ctx *ctx, const sc_api_call *call)
 {
     if (!(call->rec.flags & SC_API_DRIVER))

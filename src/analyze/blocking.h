@@ -128,6 +128,11 @@ void sc_blocking_index_free(sc_blocking_index *ix);
 void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *call,
                          sc_blocking *out);
 
+/* The call classes that synchronize implicitly (allocation, freeing, pinning, a synchronous
+ * copy or memset, a new limit): the implicit-sync rule judges them, and the replay makes
+ * each wait for the work it drained. */
+bool sc_blocking_implicit_class(uint16_t call_class);
+
 /* A driver call made inside a runtime call (same correlation id): the runtime call is the
  * one to judge, so rules skip this one. */
 bool sc_blocking_is_inner(const sc_ctx *ctx, const sc_api_call *call);

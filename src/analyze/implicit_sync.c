@@ -38,18 +38,6 @@ typedef struct sc_implicit_totals {
     uint64_t checked, count, blocked_ns, idle_ns, starve_ns, cost_ns;
 } sc_implicit_totals;
 
-static bool sc_implicit_applies(uint16_t call_class)
-{
-    switch (call_class) {
-    case SC_CALL_MALLOC: case SC_CALL_FREE: case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
-    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: case SC_CALL_MEMCPY:
-    case SC_CALL_MEMSET: case SC_CALL_SET_LIMIT:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* The change that removes the wait, for the class of the worst instance. */
 static const char *sc_implicit_fix(uint16_t call_class)
 {
@@ -175,7 +163,7 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
     int rc = followed && scopes ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < t->n_calls; i++) {
         const sc_api_call *call = &t->calls[i];
-        if (!sc_implicit_applies(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
+        if (!sc_blocking_implicit_class(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
             continue;
         tot->checked++;
         bool copy_or_set = call->rec.call_class == SC_CALL_MEMCPY ||

@@ -28,18 +28,6 @@ static int sc_rp_push_value(sc_rp_sparse **v, size_t *n, size_t *cap, sc_rp_spar
 }
 
 
-static bool sc_rp_implicit_class(uint16_t c)
-{
-    switch (c) {
-    case SC_CALL_MALLOC: case SC_CALL_FREE: case SC_CALL_HOST_ALLOC: case SC_CALL_HOST_FREE:
-    case SC_CALL_HOST_REGISTER: case SC_CALL_HOST_UNREGISTER: case SC_CALL_SET_LIMIT:
-    case SC_CALL_MEMCPY: case SC_CALL_MEMSET:
-        return true;
-    default:
-        return false;
-    }
-}
-
 int sc_rp_drained_work(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
@@ -48,7 +36,7 @@ int sc_rp_drained_work(sc_replay *r)
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
         /* an inner call is no item's call (sc_rp_entries), and is never asked about */
-        if (!sc_rp_implicit_class(c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
+        if (!sc_blocking_implicit_class(c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
             continue;
         bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY ||
                            c->rec.call_class == SC_CALL_MEMSET;
@@ -592,7 +580,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         uint32_t slot = rec ? sc_rp_call_slot(r, rec, dev) : (uint32_t)r->n_slots;
         if (slot < r->n_slots)
             p = sc_rp_last_issued_before(r, slot, rec->rec.start_ns, NULL);
-    } else if (sc_rp_implicit_class(cls)) {
+    } else if (sc_blocking_implicit_class(cls)) {
         if (sc_rp_drained(r, it->call, conds) != 0)
             return -1;
         if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */

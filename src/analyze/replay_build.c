@@ -543,18 +543,19 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
                  ? 0
                  : -1;
     free(issue);
-    /* the nodes are ordered before the lags (which the order does not read) take their
-     * memory: ordering is the build's largest passing need (a key and its scratch a node) */
-    if (rc != 0 || sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0 || sc_rp_nodes(r) != 0 ||
-        sc_rp_lags(r) != 0)
+    if (rc != 0 || sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0)
         return -1;
-    /* the per-slot issue orders were for building the edges and waits; no pass reads them */
+    sc_rp_mark_host_funcs(r);
+    /* the per-slot issue orders were for the edges, the waits and the host functions; no
+     * pass reads them. Freed before the nodes are ordered, which is the build's largest
+     * passing need (a key and its scratch a node), and before the lags (which the order does
+     * not read) take their memory. */
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);
     r->slot_first = r->slot_count = NULL;
     r->slot_ops = NULL;
-    if (sc_rp_scratch(r) != 0)
+    if (sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0 || sc_rp_scratch(r) != 0)
         return -1;
     sc_rp_describe_fidelity(r);
     return 0;
@@ -584,6 +585,7 @@ void sc_replay_free(sc_replay *r)
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);
+    free(r->dev_waits);
     free(r->dev_first);
     free(r->dev_count);
     free(r->dev_issue);

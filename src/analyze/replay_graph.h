@@ -67,39 +67,36 @@ typedef enum sc_rp_wait {
 } sc_rp_wait;
 
 /* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
- * range: sc_replay.range_marks). Fields are grouped by size (8, 4, then 1 byte), as in
- * sc_rp_op: 40 bytes. What only a few items have (a join, a module load's end, the copy of a
- * pageable call) is kept beside them, in sc_replay.joins, .load_ends and .pinned_copies; the
- * host times that take microseconds in 32 bits, the rare larger ones beside them too
- * (replay_wide.h: read through sc_rp_tool, sc_rp_tracer and sc_rp_post). The items of a
- * thread are consecutive: the one before item i of its thread (unless i is `first`) is
- * i - 1, which gives its gap (sc_rp_gap) without keeping it, and the one after it (unless
- * i is `last`) is i + 1. */
+ * range: sc_replay.range_marks). Fields are grouped by size (8, 4, 2, then 1 byte), as in
+ * sc_rp_op: 32 bytes. What only a few items have (a join, a module load's end, the copy of a
+ * pageable call, the device a device wait waits for) is kept beside them, in sc_replay.joins,
+ * .load_ends, .pinned_copies and .dev_waits; the host times that take microseconds in 32
+ * bits, the rare larger ones beside them too (replay_wide.h: read through sc_rp_tool,
+ * sc_rp_tracer and sc_rp_post). Which call an item is, only the host waits read: it shares
+ * its place with `post`, which they fill. The items of a thread are consecutive: the one before item i of its
+ * thread (unless i is `first`) is i - 1, which gives its gap (sc_rp_gap) without keeping it,
+ * and the one after it (unless i is `last`) is i + 1. */
 typedef struct sc_rp_item {
     uint64_t rec_start;
     uint32_t dur;               /* its recorded end less its start: sc_rp_item_end */
-    /* what it waits for: one item waits one way, so each way's fields share their place
-     * with the other's (an item per host call: 8 bytes less for each) */
-    union {
-        uint32_t cond_first;    /* SC_RP_WAIT_OPS: into sc_replay.cond_ops (n_cond) */
-        uint32_t cond_dev;      /* SC_RP_WAIT_DEVICE: device index, UINT32_MAX for all */
-    };
-    union {
-        uint32_t n_cond;        /* SC_RP_WAIT_OPS */
-        uint32_t dev_limit;     /* SC_RP_WAIT_DEVICE for one device (cond_dev != all): how
-                                   many of the device's work (by issue) precede the call; at
-                                   most the work count, which int32_t indices bound */
-    };
+    uint32_t cond;              /* what it waits for (sc_rp_cond_list, sc_rp_wait_dev):
+                                   SC_RP_WAIT_OPS: into sc_replay.cond_ops, at the count of
+                                   the work, which is listed right before it;
+                                   SC_RP_WAIT_DEVICE: into sc_replay.dev_waits */
     uint32_t thread;            /* index of its thread */
-    int32_t call;               /* trace->calls index (first query of a loop), SC_RP_NONE */
     uint32_t tool;              /* the part of its gap streamcheck spent taking the previous
                                    call's stack: left out when the replay runs plain */
-    int32_t post;               /* when it waited: its return minus the end of what it
-                                   waited for (negative: it returned a little before) */
+    union {
+        int32_t call;           /* until the host waits are built (sc_rp_host_waits): its
+                                   trace->calls index (first query of a loop), SC_RP_NONE */
+        int32_t post;           /* after: when it waited, its return minus the end of what
+                                   it waited for (negative: it returned a little before);
+                                   else 0 */
+    };
     uint16_t tracer;            /* what tracing added to its calls (tracer_cost.h: 2 us a
                                    launch), at most its own time: left out when the replay
                                    runs plain */
-    /* one byte of flags */
+    /* two bytes of flags */
     uint8_t first : 1;          /* the first item of its thread: anchored at rec_start */
     uint8_t last : 1;           /* the last item of its thread (else the next is i + 1) */
     uint8_t wait : 2;           /* sc_rp_wait */
@@ -109,8 +106,20 @@ typedef struct sc_rp_item {
     uint8_t joins : 1;          /* it waited for another thread's end (sc_rp_join_of) */
     uint8_t pinned : 1;         /* a pageable async copy call: its copy's op in
                                    sc_replay.pinned_copies (sc_rp_pinned_copy) */
+    uint8_t mark : 1;           /* a range mark, no call: it takes no time */
+    uint8_t sync : 1;           /* a device, stream or event synchronization: its return
+                                   after its wait measures the wake-up (replay_lags.c) */
+    uint8_t async_copy : 1;     /* a cudaMemcpyAsync call */
 } sc_rp_item;
-_Static_assert(sizeof(sc_rp_item) == 40, "sc_rp_item: one per host call, 1 byte of padding");
+_Static_assert(sizeof(sc_rp_item) == 32, "sc_rp_item: one per host call, no padding");
+
+/* The device an SC_RP_WAIT_DEVICE item waits for. */
+typedef struct sc_rp_dev_wait {
+    uint32_t dev;               /* device index, UINT32_MAX for all of them */
+    uint32_t limit;             /* for one device: how many of its pieces (by issue) precede
+                                   the call; at most the work count, which int32_t indices
+                                   bound */
+} sc_rp_dev_wait;
 
 /* A value of one host item or piece of work, kept beside the items or ops because few have
  * it; lists of them are sorted by index. */
@@ -141,6 +150,7 @@ struct sc_replay {
     sc_rp_item *items;          size_t n_items;
     sc_rp_edge *edges;          size_t n_edges;
     int32_t *cond_ops;          size_t n_cond_ops;
+    sc_rp_dev_wait *dev_waits;  size_t n_dev_waits, cap_dev_waits;
     /* the nodes of the pass in its order (order_by_time.h): a position below n_ops is that
      * op, at its recorded start; n_ops + i is item i, at its recorded end */
     uint32_t *nodes;            size_t n_nodes;
@@ -249,6 +259,15 @@ static inline const sc_rp_sparse *sc_rp_value_of(const sc_rp_sparse *v, size_t n
             hi = mid;
     }
     return lo < n && v[lo].index == index ? &v[lo] : NULL;
+}
+
+/* The work an SC_RP_WAIT_OPS item waits for: *n pieces. */
+static inline const int32_t *sc_rp_cond_list(const sc_replay *r, const sc_rp_item *it,
+                                             uint32_t *n)
+{
+    const int32_t *count = r->cond_ops + it->cond;
+    *n = (uint32_t)*count;
+    return count - *n;
 }
 
 /* The recorded end of an item's last module load, 0 when none. */

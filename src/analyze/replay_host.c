@@ -175,14 +175,14 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
         if (new_thread)
             prev = SC_RP_NONE;
         if (!new_thread && prev != SC_RP_NONE && e[k].call != SC_RP_NONE &&
-            r->items[prev].call != SC_RP_NONE && e[k].end <= sc_rp_item_end(r, prev)) {
+            !r->items[prev].mark && e[k].end <= sc_rp_item_end(r, prev)) {
             r->call_item[e[k].call] = prev;     /* nested in the previous call */
             continue;
         }
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
-        *it = (sc_rp_item){.rec_start = e[k].start, .last = true, .call = e[k].call,
-                           .cond_dev = UINT32_MAX};
+        *it = (sc_rp_item){.rec_start = e[k].start, .call = e[k].call, .last = true,
+                           .mark = e[k].call == SC_RP_NONE};
         if (sc_rp_wide_put(&r->wide_durs, i, e[k].end - e[k].start, &it->dur) != 0)
             return -1;
         if (prev == SC_RP_NONE) {
@@ -545,32 +545,46 @@ static int sc_rp_set_pinned_copy(sc_replay *r, int32_t i, int32_t op)
     return 0;
 }
 
+/* Item i waits for a device: `dev` (an index), or every device when dev is n_devs or more. */
+static int sc_rp_wait_device(sc_replay *r, int32_t i, uint32_t dev)
+{
+    if (!SC_GROW(r->dev_waits, r->cap_dev_waits, r->n_dev_waits + 1, 16))
+        return -1;
+    sc_rp_dev_wait *v = &r->dev_waits[r->n_dev_waits];
+    *v = (sc_rp_dev_wait){.dev = UINT32_MAX};
+    if (dev < r->n_devs) {
+        v->dev = dev;
+        v->limit = (uint32_t)sc_rp_dev_issued_before(r, dev, r->items[i].rec_start);
+    }
+    r->items[i].cond = (uint32_t)r->n_dev_waits++;
+    r->items[i].wait = SC_RP_WAIT_DEVICE;
+    return 0;
+}
+
 /* Fills the item's condition (kind and list); the recorded end of it is computed after. */
 static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
                            sc_rp_conds *conds)
 {
     const sc_trace *t = r->ctx->trace;
     sc_rp_item *it = &r->items[i];
-    const sc_api_call *c = &t->calls[it->call];
+    int32_t call = it->call;
+    const sc_api_call *c = &t->calls[call];
     uint16_t cls = c->rec.call_class;
+    it->sync = cls == SC_CALL_DEVICE_SYNC || cls == SC_CALL_STREAM_SYNC ||
+               cls == SC_CALL_EVENT_SYNC;
+    it->async_copy = cls == SC_CALL_MEMCPY_ASYNC;
     uint32_t dev = sc_rp_context_dev(r, w, c->rec.context_id);
     bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;
     size_t first = conds->n;
     int32_t p = SC_RP_NONE;
     const uint32_t *own_first = w->own_first;
     size_t own_count = own_first[i + 1] - own_first[i];
-    if (cls == SC_CALL_DEVICE_SYNC) {
-        it->wait = SC_RP_WAIT_DEVICE;
-        it->cond_dev = dev < r->n_devs ? dev : UINT32_MAX;
-        return 0;
-    }
+    if (cls == SC_CALL_DEVICE_SYNC)
+        return sc_rp_wait_device(r, i, dev);
     if (cls == SC_CALL_STREAM_SYNC || (loop && cls == SC_CALL_STREAM_QUERY)) {
         uint32_t slot = sc_rp_call_slot(r, c, dev);
-        if (slot >= r->n_slots) {   /* a stream the trace cannot name: the whole device */
-            it->wait = SC_RP_WAIT_DEVICE;
-            it->cond_dev = dev < r->n_devs ? dev : UINT32_MAX;
-            return 0;
-        }
+        if (slot >= r->n_slots)     /* a stream the trace cannot name: the whole device */
+            return sc_rp_wait_device(r, i, dev);
         p = sc_rp_last_issued_before(r, slot, it->rec_start, NULL);
     } else if (cls == SC_CALL_EVENT_SYNC || cls == SC_CALL_EVENT_READ ||
                (loop && cls == SC_CALL_EVENT_QUERY)) {
@@ -581,7 +595,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         if (slot < r->n_slots)
             p = sc_rp_last_issued_before(r, slot, rec->rec.start_ns, NULL);
     } else if (sc_blocking_implicit_class(cls)) {
-        if (sc_rp_drained(r, it->call, conds) != 0)
+        if (sc_rp_drained(r, call, conds) != 0)
             return -1;
         if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */
             for (size_t k = 0; k < own_count; k++)
@@ -608,10 +622,8 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         /* A module load inside the call waits for the device first (GPU-FACTS.md: a first
          * launch beside a running kernel returned once that kernel had ended); its kernel
          * starts once the call has loaded it. */
-        it->wait = SC_RP_WAIT_DEVICE;
-        it->cond_dev = dev < r->n_devs ? dev : UINT32_MAX;
         it->loads = true;
-        return 0;
+        return sc_rp_wait_device(r, i, dev);
     } else if (cls == SC_CALL_LAUNCH && w->launch_blocking) {
         for (size_t k = 0; k < own_count; k++)
             if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
@@ -619,28 +631,33 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     }
     if (p != SC_RP_NONE && sc_rp_cond_add(conds, p) != 0)
         return -1;
-    if (conds->n > first) {
+    if (conds->n > first) {     /* the count after the list */
+        if (sc_rp_cond_add(conds, (int32_t)(conds->n - first)) != 0)
+            return -1;
         it->wait = SC_RP_WAIT_OPS;
-        it->cond_first = (uint32_t)first;
-        it->n_cond = (uint32_t)(conds->n - first);
+        it->cond = (uint32_t)(conds->n - 1);
     }
     return 0;
 }
 
 /* The recorded end of what an item waited for. */
 static uint64_t sc_rp_cond_recorded(const sc_replay *r, const sc_rp_wait_index *w,
-                                    const sc_rp_item *it, const int32_t *cond_ops)
+                                    const sc_rp_item *it)
 {
     uint64_t end = 0;
     if (it->wait == SC_RP_WAIT_OPS) {
-        for (uint32_t k = 0; k < it->n_cond; k++)
-            if (r->ops[cond_ops[it->cond_first + k]].rec_end > end)
-                end = r->ops[cond_ops[it->cond_first + k]].rec_end;
+        uint32_t n;
+        const int32_t *cond = sc_rp_cond_list(r, it, &n);
+        for (uint32_t k = 0; k < n; k++)
+            if (r->ops[cond[k]].rec_end > end)
+                end = r->ops[cond[k]].rec_end;
     } else if (it->wait == SC_RP_WAIT_DEVICE) {
+        const sc_rp_dev_wait *v = &r->dev_waits[it->cond];
         for (size_t d = 0; d < r->n_devs; d++) {
-            if (it->cond_dev != UINT32_MAX && it->cond_dev != d)
+            if (v->dev != UINT32_MAX && v->dev != d)
                 continue;
-            size_t k = sc_rp_dev_issued_before(r, d, it->rec_start);
+            size_t k = v->dev != UINT32_MAX ? v->limit
+                                            : sc_rp_dev_issued_before(r, d, it->rec_start);
             if (k > 0 && w->prefix_end[r->dev_first[d] + k - 1] > end)
                 end = w->prefix_end[r->dev_first[d] + k - 1];
         }
@@ -708,15 +725,16 @@ int sc_rp_host_waits(sc_replay *r)
     sc_rp_conds conds = {0};
     int rc = sc_rp_wait_index_build(r, &w);
     for (size_t i = 0; rc == 0 && i < r->n_items; i++)
-        if (r->items[i].call != SC_RP_NONE)
+        if (!r->items[i].mark)
             rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
+    r->cond_ops = conds.ops;
+    r->n_cond_ops = conds.n;
     for (size_t i = 0; rc == 0 && i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
+        it->post = 0;       /* its place held the call until here */
         if (it->wait == SC_RP_WAIT_NONE)
             continue;
-        if (it->wait == SC_RP_WAIT_DEVICE && it->cond_dev != UINT32_MAX)
-            it->dev_limit = (uint32_t)sc_rp_dev_issued_before(r, it->cond_dev, it->rec_start);
-        uint64_t cond = sc_rp_cond_recorded(r, &w, it, conds.ops);
+        uint64_t cond = sc_rp_cond_recorded(r, &w, it);
         uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
         if (it->loads && cond > rec_end) {
             /* the load did not wait: the device was still busy when the call returned (its
@@ -729,8 +747,6 @@ int sc_rp_host_waits(sc_replay *r)
                                    it->waited ? (int64_t)rec_end - (int64_t)cond : 0,
                                    &it->post);
     }
-    r->cond_ops = conds.ops;
-    r->n_cond_ops = conds.n;
     sc_rp_wait_index_free(&w);
     /* the devices' trees of replayed ends answer device waits only: without one, no pass
      * keeps them (a raise per op and pass, and 8 bytes an op) */

@@ -128,7 +128,7 @@ static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_r
 /* Marks the first work issued on a stream after each host function queued on it: if it
  * started late, the function held it (the stream runs nothing while the function runs on
  * CUDA's callback thread), however the device's other work happened to end around then. */
-static void sc_rp_mark_host_funcs(sc_replay *r)
+void sc_rp_mark_host_funcs(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
     for (size_t i = 0; i < t->n_calls; i++) {
@@ -248,7 +248,6 @@ static int sc_rp_measure_lags(sc_replay *r)
  * long an async copy call from pinned memory takes. */
 static int sc_rp_measure_host(sc_replay *r)
 {
-    const sc_trace *t = r->ctx->trace;
     size_t n = r->n_items ? r->n_items : 1;
     sc_rp_samples wake = {malloc(n * sizeof(uint64_t)), 0};
     sc_rp_samples async = {malloc(n * sizeof(uint64_t)), 0};
@@ -259,15 +258,12 @@ static int sc_rp_measure_host(sc_replay *r)
     }
     for (size_t i = 0; i < r->n_items; i++) {
         const sc_rp_item *it = &r->items[i];
-        if (it->call == SC_RP_NONE)
+        if (it->mark)
             continue;
-        uint16_t cls = t->calls[it->call].rec.call_class;
         int64_t post = it->waited ? sc_rp_post(r, (int32_t)i) : 0;
-        if (it->waited && post >= 0 &&
-            (cls == SC_CALL_DEVICE_SYNC || cls == SC_CALL_STREAM_SYNC ||
-             cls == SC_CALL_EVENT_SYNC))
+        if (it->waited && post >= 0 && it->sync)
             wake.v[wake.n++] = (uint64_t)post;
-        if (cls == SC_CALL_MEMCPY_ASYNC && sc_rp_pinned_copy(r, (int32_t)i) == SC_RP_NONE)
+        if (it->async_copy && sc_rp_pinned_copy(r, (int32_t)i) == SC_RP_NONE)
             async.v[async.n++] = sc_rp_item_end(r, (int32_t)i) - it->rec_start;
     }
     r->wake_ns = sc_rp_typical(&wake, SC_RP_DEFAULT_WAKE_NS);
@@ -419,7 +415,6 @@ static int sc_rp_pinned(sc_replay *r)
 
 int sc_rp_lags(sc_replay *r)
 {
-    sc_rp_mark_host_funcs(r);
     if (sc_rp_measure_lags(r) != 0 || sc_rp_measure_host(r) != 0 || sc_rp_late_work(r) != 0 ||
         sc_rp_pinned(r) != 0)
         return -1;

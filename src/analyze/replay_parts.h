@@ -14,6 +14,9 @@ int sc_rp_host_items(sc_replay *r);
 /* replay_host.c: what each waiting item waits for (a launch that loads a module included);
  * needs the work and its orders. */
 int sc_rp_host_waits(sc_replay *r);
+/* replay_lags.c: the first work after each host function (sc_rp_op.after_host_func): the
+ * last reader of the per-slot issue orders, which are freed before the nodes are ordered. */
+void sc_rp_mark_host_funcs(sc_replay *r);
 /* replay_lags.c: typical lags, held and unexplained work, pinned durations. */
 int sc_rp_lags(sc_replay *r);
 /* replay_run.c: replays the run unchanged and fills r->summary. */

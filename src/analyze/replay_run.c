@@ -251,15 +251,18 @@ static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
     const sc_rp_item *it = &r->items[i];
     uint64_t end = 0;
     if (it->wait == SC_RP_WAIT_OPS) {
-        for (uint32_t k = 0; k < it->n_cond; k++)
-            end = sc_rp_max(end, r->op_end[r->cond_ops[it->cond_first + k]]);
+        uint32_t n;
+        const int32_t *cond = sc_rp_cond_list(r, it, &n);
+        for (uint32_t k = 0; k < n; k++)
+            end = sc_rp_max(end, r->op_end[cond[k]]);
         return end;
     }
+    const sc_rp_dev_wait *v = &r->dev_waits[it->cond];
     for (size_t d = 0; d < r->n_devs; d++) {
-        if (it->cond_dev != UINT32_MAX && it->cond_dev != d)
+        if (v->dev != UINT32_MAX && v->dev != d)
             continue;
-        size_t limit = it->dev_limit;
-        if (it->cond_dev == UINT32_MAX) {   /* all devices: how many of this one's preceded */
+        size_t limit = v->limit;
+        if (v->dev == UINT32_MAX) {     /* all devices: how many of this one's preceded */
             const uint64_t *issue = r->dev_issue + r->dev_first[d];
             size_t lo = 0, hi = r->dev_count[d];
             while (lo < hi) {
@@ -293,7 +296,7 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     uint64_t own = rec_end - it->rec_start - (r->plain ? sc_rp_tracer(r, i) : 0), end;
     int32_t pinned_copy = it->pinned ? sc_rp_pinned_copy(r, i) : SC_RP_NONE;
     int64_t post = it->waited ? sc_rp_post(r, i) : 0;
-    if (it->call == SC_RP_NONE || (r->item_fix[i] & SC_RP_FIX_ITEM_REMOVE)) {
+    if (it->mark || (r->item_fix[i] & SC_RP_FIX_ITEM_REMOVE)) {
         end = start;    /* a range mark, or a call the fix takes out of the run */
     } else if (pinned_copy != SC_RP_NONE && (r->op_fix[pinned_copy] & SC_RP_FIX_OP_PINNED)) {
         /* from pinned memory the call returns at once; what it did after its copy ended (a

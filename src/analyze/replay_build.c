@@ -260,7 +260,8 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, size_t *cap)
         int32_t p = sc_rp_last_issued_before(r, (uint32_t)(from - ctx->analysis->streams),
                                              e->record_ns, NULL);
         if (p != SC_RP_NONE &&
-            sc_rp_push_edge(r, cap, (sc_rp_edge){p, SC_RP_EDGE_EVENT, e->wait_call}) != 0)
+            sc_rp_push_edge(r, cap, (sc_rp_edge){.op = p, .kind = SC_RP_EDGE_EVENT,
+                                                 .slot = e->wait_call}) != 0)
             return -1;
     }
     return 0;
@@ -295,7 +296,8 @@ static int sc_rp_barrier_edges(sc_replay *r, int32_t i, size_t *seen[2], size_t 
             continue;
         *mark = pos;
         uint32_t syncing = legacy ? (uint32_t)k : o->slot;
-        if (sc_rp_push_edge(r, cap, (sc_rp_edge){p, SC_RP_EDGE_BARRIER, syncing}) != 0)
+        if (sc_rp_push_edge(r, cap, (sc_rp_edge){.op = p, .kind = SC_RP_EDGE_BARRIER,
+                                                 .slot = syncing}) != 0)
             return -1;
     }
     return 0;
@@ -325,7 +327,7 @@ static int sc_rp_room_edges(sc_replay *r, int32_t i, const int32_t *full, size_t
         looked++;
         if (a->slot == o->slot || a->rec_end > o->rec_start + SC_RP_TOUCH_NS)
             continue;   /* its own stream orders it already; or they overlapped: room was */
-        if (sc_rp_push_edge(r, cap, (sc_rp_edge){full[k], SC_RP_EDGE_ROOM, 0}) != 0)
+        if (sc_rp_push_edge(r, cap, (sc_rp_edge){.op = full[k], .kind = SC_RP_EDGE_ROOM}) != 0)
             return -1;
     }
     return 0;
@@ -455,13 +457,15 @@ static int sc_rp_edges(sc_replay *r)
     r->dev_order = NULL;
     for (size_t k = 0; rc == 0 && k < r->n_ops; k++) {
         int32_t i = order[k];
-        r->ops[i].edge_first = (uint32_t)r->n_edges;
+        size_t first = r->n_edges;
         rc = sc_rp_event_edges(r, i, &cap);
         if (rc == 0)
             rc = sc_rp_barrier_edges(r, i, seen, &cap);
         if (rc == 0)
             rc = sc_rp_room_edges(r, i, r->full, r->n_full, &cap);
-        r->ops[i].n_edges = (uint32_t)(r->n_edges - r->ops[i].edge_first);
+        if (r->n_edges > first)
+            r->edges[r->n_edges - 1].last = true;
+        r->ops[i].edge_first = r->n_edges > first ? (uint32_t)first : SC_RP_NO_EDGES;
     }
     if (rc == 0)
         sc_rp_engine_order(r);
@@ -532,6 +536,8 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
     r->run_start_ns = ctx->analysis->run_start_ns;
     r->n_slots = ctx->analysis->n_streams;
     r->n_devs = ctx->analysis->n_devices ? ctx->analysis->n_devices : 1;
+    if (r->n_devs > SC_RP_MAX_DEVS)     /* sc_rp_op.dev's bits */
+        return -1;
     /* what the host waits need of the blocking index first: nothing after reads it, and it
      * holds every piece of work again (blocking.h) */
     if (sc_rp_drained_work(r) != 0)

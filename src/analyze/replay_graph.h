@@ -22,16 +22,22 @@ typedef enum sc_rp_edge_kind {
                                    work that waits */
 } sc_rp_edge_kind;
 
+/* A piece of work's edges are consecutive in sc_replay.edges, from its edge_first to the one
+ * marked last (sc_rp_op_edges). */
 typedef struct sc_rp_edge {
     int32_t op;                 /* the earlier work */
-    uint32_t kind;              /* sc_rp_edge_kind */
+    uint8_t kind;               /* sc_rp_edge_kind */
+    bool last;                  /* the last edge into its work */
     uint32_t slot;              /* SC_RP_EDGE_BARRIER: the syncing stream's slot;
                                    SC_RP_EDGE_EVENT: the wait call */
 } sc_rp_edge;
 
+#define SC_RP_NO_EDGES UINT32_MAX   /* sc_rp_op.edge_first of work without edges */
+#define SC_RP_MAX_DEVS (1u << 24)   /* devices sc_rp_op.dev can name */
+
 /* One piece of device work. Its index is its work position (sc_work_at). Fields are grouped
- * by size (8, 4, then 1 byte): one per piece of device work, so padding is paid millions of
- * times. When it was issued (the recorded start of the call that issued it, or its own start)
+ * by size (8, then 4 bytes, the last shared by bit fields): one per piece of device work, so
+ * padding is paid millions of times. When it was issued (the recorded start of the call that issued it, or its own start)
  * is kept once, in its device's issue order (sc_replay.dev_issue; sc_rp_issue). */
 typedef struct sc_rp_op {
     uint64_t rec_start, rec_end;   /* its recorded duration: sc_rp_rec_dur */
@@ -40,19 +46,33 @@ typedef struct sc_rp_op {
     int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
     int32_t queue_prev;         /* the work issued before it to its hardware queue from
                                    another stream: it starts no earlier (replay.h, "queues") */
-    uint32_t edge_first, n_edges;   /* into sc_replay.edges */
+    uint32_t edge_first;        /* into sc_replay.edges; SC_RP_NO_EDGES */
     uint32_t slot;              /* its stream: index into analysis->streams */
-    uint32_t dev;               /* index into analysis->devices */
     uint32_t dev_pos;           /* its place in its device's issue order */
-    bool peer_staged;           /* half of a peer copy staged through host memory
+    uint32_t dev : 24;          /* index into analysis->devices (below SC_RP_MAX_DEVS) */
+    uint32_t kind : 4;          /* sc_work_kind */
+    uint32_t peer_staged : 1;   /* half of a peer copy staged through host memory
                                    (peer_copy.h): SC_FIX_PINNED makes it direct */
-    bool after_host_func;       /* the first work issued on its stream after a host function
-                                   (cudaLaunchHostFunc): it waited for the function to run */
-    uint8_t kind;               /* sc_work_kind */
-    bool late;                  /* held behind other work, or late for a reason the trace
+    uint32_t after_host_func : 1;   /* the first work issued on its stream after a host
+                                   function (cudaLaunchHostFunc): it waited for the function
+                                   to run */
+    uint32_t late : 1;          /* held behind other work, or late for a reason the trace
                                    does not show: its entry in sc_replay.lates */
 } sc_rp_op;
-_Static_assert(sizeof(sc_rp_op) == 56, "sc_rp_op: one per piece of device work, no padding");
+_Static_assert(sizeof(sc_rp_op) == 48, "sc_rp_op: one per piece of device work, no padding");
+
+/* The edges into work o: *n of them, none when o has no edge. */
+static inline const sc_rp_edge *sc_rp_op_edges(const sc_rp_edge *edges, const sc_rp_op *o,
+                                               uint32_t *n)
+{
+    *n = 0;
+    if (o->edge_first == SC_RP_NO_EDGES)
+        return NULL;
+    const sc_rp_edge *e = &edges[o->edge_first];
+    while (!e[(*n)++].last)
+        ;
+    return e;
+}
 
 /* How long a piece of work ran, as recorded (the fixes' durations: replay_run.c). */
 static inline uint64_t sc_rp_rec_dur(const sc_rp_op *o)

@@ -98,8 +98,10 @@ static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_r
         cand[SC_BIND_STREAM] = r->ops[o->engine_prev].rec_end;
         has[SC_BIND_STREAM] = true;
     }
-    for (uint32_t k = 0; k < o->n_edges; k++) {
-        const sc_rp_edge *e = &r->edges[o->edge_first + k];
+    uint32_t n_edges;
+    const sc_rp_edge *edges = sc_rp_op_edges(r->edges, o, &n_edges);
+    for (uint32_t k = 0; k < n_edges; k++) {
+        const sc_rp_edge *e = &edges[k];
         const sc_rp_op *p = &r->ops[e->op];
         int b = e->kind == SC_RP_EDGE_ROOM ? SC_BIND_ROOM : SC_BIND_CROSS;
         if (!has[b] || p->rec_end > cand[b]) {

@@ -207,8 +207,10 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
         t = sc_rp_max(t, r->op_end[o->engine_prev] + r->lag_stream);
     if (o->queue_prev != SC_RP_NONE && !r->fix_all_queues)
         t = sc_rp_max(t, sc_rp_op_start(r, o->queue_prev) + r->lag_queue);
-    for (uint32_t k = 0; k < o->n_edges; k++) {
-        const sc_rp_edge *e = &r->edges[o->edge_first + k];
+    uint32_t n_edges;
+    const sc_rp_edge *edges = sc_rp_op_edges(r->edges, o, &n_edges);
+    for (uint32_t k = 0; k < n_edges; k++) {
+        const sc_rp_edge *e = &edges[k];
         if ((e->kind == SC_RP_EDGE_EVENT && !r->fix_unevent[e->slot]) ||
             (e->kind == SC_RP_EDGE_BARRIER && !r->fix_barrier[e->slot]))
             t = sc_rp_max(t, r->op_end[e->op] + r->lag_cross);
@@ -234,8 +236,8 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     /* a full grid running when it would start leaves it no room: it starts at the grid's end
      * (twice: moving past one grid may land inside the next) */
     for (int pass = 0; pass < 2; pass++)
-        for (uint32_t k = 0; k < o->n_edges; k++) {
-            const sc_rp_edge *e = &r->edges[o->edge_first + k];
+        for (uint32_t k = 0; k < n_edges; k++) {
+            const sc_rp_edge *e = &edges[k];
             if (e->kind == SC_RP_EDGE_ROOM && !(r->op_fix[i] & SC_RP_FIX_OP_ROOM) &&
                 sc_rp_op_start(r, e->op) <= t && t < r->op_end[e->op])
                 t = r->op_end[e->op];

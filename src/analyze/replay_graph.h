@@ -58,6 +58,8 @@ typedef struct sc_rp_op {
                                    to run */
     uint32_t late : 1;          /* held behind other work, or late for a reason the trace
                                    does not show: its entry in sc_replay.lates */
+    uint32_t item_loads : 1;    /* its item loaded a module (sc_rp_item.loads): the lags look
+                                   at the item only then */
 } sc_rp_op;
 _Static_assert(sizeof(sc_rp_op) == 48, "sc_rp_op: one per piece of device work, no padding");
 
@@ -215,8 +217,9 @@ struct sc_replay {
                                    memory, or as a direct peer copy (a staged half) */
 
     /* what a pass uses */
-    uint64_t *op_end;           /* per op, in a pass: its replayed end (its recorded end
-                                   until it is placed) */
+    uint64_t *op_end;           /* per op, in a pass: its replayed end once it is placed
+                                   (sc_rp_op_end: its recorded end before, in a recorded
+                                   tie) */
     uint8_t *op_placed;         /* per op, in a pass: placed; its start is then its end less
                                    its duration in the pass (sc_rp_op_start), not kept */
     uint64_t *item_start, *item_end;
@@ -240,6 +243,7 @@ struct sc_replay {
                                    (UINT64_MAX until it is placed) */
     size_t n_full;
     bool pass_arrival;          /* this pass has SC_FIX_ARRIVAL fixes: full_ready is kept */
+    uint64_t pass_end;          /* in a pass: the latest replayed end so far */
     size_t n_slots;
 
     bool plain;                 /* passes leave streamcheck's own host time out (set once

@@ -729,6 +729,10 @@ int sc_rp_host_waits(sc_replay *r)
             rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
     r->cond_ops = conds.ops;
     r->n_cond_ops = conds.n;
+    for (size_t i = 0; rc == 0 && i < r->n_items; i++)   /* the lags ask it of every op */
+        if (r->items[i].loads)
+            for (uint32_t k = w.own_first[i]; k < w.own_first[i + 1]; k++)
+                r->ops[w.own_ops[k]].item_loads = 1;
     for (size_t i = 0; rc == 0 && i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
         it->post = 0;       /* its place held the call until here */

@@ -78,9 +78,8 @@ static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_r
     bool has[SC_BINDS] = {false};
     if (o->item != SC_RP_NONE) {
         /* the kernel of a launch that loaded its module is issued when the load ends */
-        const sc_rp_item *it = &r->items[o->item];
-        uint64_t load_end = it->loads ? sc_rp_load_end(r, o->item) : 0;
-        cand[SC_BIND_ISSUE] = it->loads && o->rec_start >= load_end
+        uint64_t load_end = o->item_loads ? sc_rp_load_end(r, o->item) : 0;
+        cand[SC_BIND_ISSUE] = o->item_loads && o->rec_start >= load_end
                                   ? load_end
                                   : sc_rp_issue(r, (int32_t)(o - r->ops));
         has[SC_BIND_ISSUE] = true;
@@ -203,7 +202,7 @@ static int sc_rp_measure_lags(sc_replay *r)
             sc_rp_bind bind;
             uint64_t t = sc_rp_recorded_bound(r, o, &bind, NULL);
             if (o->rec_start < t || (o->item == SC_RP_NONE && bind == SC_BIND_ISSUE) ||
-                (o->item != SC_RP_NONE && r->items[o->item].loads))
+                o->item_loads)
                 continue;   /* before its bound (clock noise), anchored, after a module load */
             uint64_t lag = o->rec_start - t;
             if (pass == 0) {

@@ -104,6 +104,13 @@ static uint64_t sc_rp_op_start(const sc_replay *r, int32_t i)
     return r->op_placed[i] ? r->op_end[i] - sc_rp_dur(r, i) : r->ops[i].rec_start;
 }
 
+/* When work i ends in this pass: its recorded end until it is placed (a recorded tie), then
+ * its replayed end. */
+static uint64_t sc_rp_op_end(const sc_replay *r, int32_t i)
+{
+    return r->op_placed[i] ? r->op_end[i] : r->ops[i].rec_end;
+}
+
 #define SC_RP_ARRIVAL_LOOKBACK 16  /* placed full grids of its device that ended before it */
 
 /* SC_FIX_ARRIVAL: the block scheduler of streams of equal priority dispatches grids in the
@@ -129,14 +136,14 @@ static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t read
         const sc_rp_op *a = &r->ops[g];
         if (a->dev != o->dev || a->slot == o->slot || r->full_ready[k] == UINT64_MAX)
             continue;
-        if (r->op_end[g] <= ready) {
+        if (sc_rp_op_end(r, g) <= ready) {
             over++;
             continue;
         }
         if (r->full_ready[k] >= ready)
             continue;   /* it became ready after this kernel: this one goes first */
         uint64_t start = sc_rp_op_start(r, g);
-        uint64_t dur = r->op_end[g] - start, waves = r->full_waves[k];
+        uint64_t dur = sc_rp_op_end(r, g) - start, waves = r->full_waves[k];
         uint64_t last_wave = start + (waves > 1 ? dur / waves * (waves - 1) : 0);
         t = sc_rp_max(t, last_wave);
     }
@@ -179,6 +186,14 @@ static void sc_rp_raise_device(sc_replay *r, const sc_rp_op *o, uint64_t end)
                          end);
 }
 
+/* Work or an item ended at `end` in this pass: every op and item is placed once a pass, so
+ * the latest of these is the replayed run's end, without a walk over the ends after. */
+static void sc_rp_note_end(sc_replay *r, uint64_t end)
+{
+    if (end > r->pass_end)
+        r->pass_end = end;
+}
+
 #define SC_RP_AFTER_LOAD_NS 30000u  /* a kernel this soon after its load was held by it */
 
 static void sc_rp_run_op(sc_replay *r, int32_t i)
@@ -202,9 +217,9 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
                                                                    : r->lag_issue[o->kind]));
     }
     if (o->stream_prev != SC_RP_NONE)
-        t = sc_rp_max(t, r->op_end[o->stream_prev] + r->lag_stream);
+        t = sc_rp_max(t, sc_rp_op_end(r, o->stream_prev) + r->lag_stream);
     if (o->engine_prev != SC_RP_NONE)
-        t = sc_rp_max(t, r->op_end[o->engine_prev] + r->lag_stream);
+        t = sc_rp_max(t, sc_rp_op_end(r, o->engine_prev) + r->lag_stream);
     if (o->queue_prev != SC_RP_NONE && !r->fix_all_queues)
         t = sc_rp_max(t, sc_rp_op_start(r, o->queue_prev) + r->lag_queue);
     uint32_t n_edges;
@@ -213,13 +228,14 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
         const sc_rp_edge *e = &edges[k];
         if ((e->kind == SC_RP_EDGE_EVENT && !r->fix_unevent[e->slot]) ||
             (e->kind == SC_RP_EDGE_BARRIER && !r->fix_barrier[e->slot]))
-            t = sc_rp_max(t, r->op_end[e->op] + r->lag_cross);
+            t = sc_rp_max(t, sc_rp_op_end(r, e->op) + r->lag_cross);
     }
     if (r->pass_arrival && o->kind == SC_WORK_KERNEL)
         sc_rp_note_ready(r, i, t);
     if ((r->op_fix[i] & SC_RP_FIX_OP_ARRIVAL)) {
         r->op_end[i] = sc_rp_arrival_start(r, i, t) + sc_rp_dur(r, i);
         r->op_placed[i] = 1;
+        sc_rp_note_end(r, r->op_end[i]);
         sc_rp_raise_device(r, o, r->op_end[i]);
         return;
     }
@@ -228,7 +244,7 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
                   (o->peer_staged && (r->op_fix[i] & SC_RP_FIX_OP_PINNED));
     const sc_rp_sparse *late = o->late ? sc_rp_value_of(r->lates, r->n_lates, i) : NULL;
     if (late && late->other != SC_RP_NONE && !unheld) {
-        int64_t h = (int64_t)r->op_end[late->other] + late->held_lag;
+        int64_t h = (int64_t)sc_rp_op_end(r, late->other) + late->held_lag;
         t = sc_rp_max(t, h > 0 ? (uint64_t)h : 0);
     }
     if (late && late->other == SC_RP_NONE && !unheld)
@@ -239,11 +255,12 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
         for (uint32_t k = 0; k < n_edges; k++) {
             const sc_rp_edge *e = &edges[k];
             if (e->kind == SC_RP_EDGE_ROOM && !(r->op_fix[i] & SC_RP_FIX_OP_ROOM) &&
-                sc_rp_op_start(r, e->op) <= t && t < r->op_end[e->op])
-                t = r->op_end[e->op];
+                sc_rp_op_start(r, e->op) <= t && t < sc_rp_op_end(r, e->op))
+                t = sc_rp_op_end(r, e->op);
         }
     r->op_end[i] = t + sc_rp_dur(r, i);
     r->op_placed[i] = 1;
+    sc_rp_note_end(r, r->op_end[i]);
     sc_rp_raise_device(r, o, r->op_end[i]);
 }
 
@@ -256,7 +273,7 @@ static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
         uint32_t n;
         const int32_t *cond = sc_rp_cond_list(r, it, &n);
         for (uint32_t k = 0; k < n; k++)
-            end = sc_rp_max(end, r->op_end[cond[k]]);
+            end = sc_rp_max(end, sc_rp_op_end(r, cond[k]));
         return end;
     }
     const sc_rp_dev_wait *v = &r->dev_waits[it->cond];
@@ -327,6 +344,7 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     r->item_start[i] = start;
     r->item_started[i] = true;
     r->item_end[i] = end;
+    sc_rp_note_end(r, end);
     r->item_done[i] = true;
     r->thread_shift[it->thread] = end - rec_end;
     if (!it->last) {
@@ -340,19 +358,20 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
     if (n_fixes == 0 && r->unfixed_done && r->unfixed_plain == r->plain)
         return r->unfixed_span;     /* the pass before was this one */
     sc_rp_apply(r, fixes, n_fixes, true);
-    for (size_t i = 0; i < r->n_ops; i++)
-        r->op_end[i] = r->ops[i].rec_end;  /* read only in recorded ties (see the nodes) */
     memset(r->op_placed, 0, r->n_ops);
     r->pass_arrival = false;
-    for (size_t k = 0; k < n_fixes; k++)
+    bool no_load = false;       /* some item's module loads move to its thread's start */
+    for (size_t k = 0; k < n_fixes; k++) {
         r->pass_arrival |= fixes[k].kind == SC_FIX_ARRIVAL;
+        no_load |= fixes[k].kind == SC_FIX_NO_LOAD;
+    }
     for (size_t k = 0; r->pass_arrival && k < r->n_full; k++)
         r->full_ready[k] = UINT64_MAX;
     memset(r->item_started, 0, r->n_items * sizeof *r->item_started);
     memset(r->item_done, 0, r->n_items * sizeof *r->item_done);
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
     memset(r->moved_load, 0, (r->n_threads + 1) * sizeof *r->moved_load);
-    for (size_t i = 0; i < r->n_items; i++)
+    for (size_t i = 0; no_load && i < r->n_items; i++)
         if ((r->item_fix[i] & SC_RP_FIX_ITEM_NO_LOAD)) {
             const sc_rp_item *it = &r->items[i];
             uint64_t own = sc_rp_item_end(r, (int32_t)i) - it->rec_start;
@@ -361,6 +380,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         }
     if (r->dev_tree)
         memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
+    r->pass_end = r->run_start_ns;
     for (size_t k = 0; k < r->n_nodes; k++) {
         size_t node = r->nodes[k];
         if (node >= r->n_ops)
@@ -369,11 +389,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
             sc_rp_run_op(r, (int32_t)node);
     }
     sc_rp_apply(r, fixes, n_fixes, false);
-    uint64_t last = r->run_start_ns;
-    for (size_t i = 0; i < r->n_ops; i++)
-        last = sc_rp_max(last, r->op_end[i]);
-    for (size_t i = 0; i < r->n_items; i++)
-        last = sc_rp_max(last, r->item_end[i]);
+    uint64_t last = r->pass_end;
     r->unfixed_done = n_fixes == 0;
     r->unfixed_plain = r->plain;
     r->unfixed_span = last - r->run_start_ns;

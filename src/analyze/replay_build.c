@@ -489,7 +489,6 @@ static int sc_rp_scratch(sc_replay *r)
     r->op_placed = malloc(no);
     r->item_start = malloc(ni * sizeof(uint64_t));
     r->item_end = malloc(ni * sizeof(uint64_t));
-    r->item_started = malloc(ni * sizeof(bool));
     r->item_done = malloc(ni * sizeof(bool));
     r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->moved_load = malloc((r->n_threads + 1) * sizeof(uint64_t));
@@ -497,7 +496,7 @@ static int sc_rp_scratch(sc_replay *r)
     r->item_fix = calloc(ni, 1);
     r->op_fix = calloc(no, 1);
     r->fix_unevent = calloc(r->ctx->trace->n_calls + 1, 1);
-    return r->op_end && r->op_placed && r->item_start && r->item_end && r->item_started &&
+    return r->op_end && r->op_placed && r->item_start && r->item_end &&
                    r->item_done && r->thread_shift && r->moved_load && r->fix_barrier &&
                    r->item_fix && r->op_fix && r->fix_unevent
                ? 0
@@ -603,7 +602,6 @@ void sc_replay_free(sc_replay *r)
     free(r->op_placed);
     free(r->item_start);
     free(r->item_end);
-    free(r->item_started);
     free(r->item_done);
     free(r->thread_shift);
     free(r->moved_load);

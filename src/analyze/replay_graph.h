@@ -222,8 +222,9 @@ struct sc_replay {
                                    tie) */
     uint8_t *op_placed;         /* per op, in a pass: placed; its start is then its end less
                                    its duration in the pass (sc_rp_op_start), not kept */
-    uint64_t *item_start, *item_end;
-    bool *item_started;
+    uint64_t *item_start, *item_end;    /* per item, in a pass: its start once it or the
+                                   item before it on its thread is done (sc_rp_item_started,
+                                   replay_run.c), its end once it is */
     bool *item_done;            /* its end is known in this pass */
     uint64_t *thread_shift;     /* replayed minus recorded end of the thread's last item */
     uint64_t *moved_load;       /* per thread, in a pass: the module loads SC_FIX_NO_LOAD took

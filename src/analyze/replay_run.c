@@ -67,13 +67,20 @@ static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, bool on)
     }
 }
 
+/* Item i's start is known (item_start): it was placed, or the item before it on its thread
+ * was (which sets it), in this pass. */
+static bool sc_rp_item_started(const sc_replay *r, int32_t i)
+{
+    return r->item_done[i] || (!r->items[i].first && r->item_done[i - 1]);
+}
+
 /* When the item that issued a piece of work started: known once the item before it on its
  * thread has ended; otherwise (a tie in recorded time) its recorded start moved as its thread
  * has moved so far. */
 static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
 {
     const sc_rp_item *it = &r->items[i];
-    if (r->item_started[i])
+    if (sc_rp_item_started(r, i))
         return r->item_start[i];
     return it->rec_start + r->thread_shift[it->thread];
 }
@@ -342,14 +349,12 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
         end -= load;
     }
     r->item_start[i] = start;
-    r->item_started[i] = true;
     r->item_end[i] = end;
     sc_rp_note_end(r, end);
     r->item_done[i] = true;
     r->thread_shift[it->thread] = end - rec_end;
     if (!it->last) {
         r->item_start[i + 1] = end + sc_rp_gap(r, i + 1) - (r->plain ? sc_rp_tool(r, i + 1) : 0);
-        r->item_started[i + 1] = true;
     }
 }
 
@@ -367,7 +372,6 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
     }
     for (size_t k = 0; r->pass_arrival && k < r->n_full; k++)
         r->full_ready[k] = UINT64_MAX;
-    memset(r->item_started, 0, r->n_items * sizeof *r->item_started);
     memset(r->item_done, 0, r->n_items * sizeof *r->item_done);
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
     memset(r->moved_load, 0, (r->n_threads + 1) * sizeof *r->moved_load);

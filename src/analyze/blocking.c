@@ -22,12 +22,6 @@ static int sc_work_start_cmp(const void *pa, const void *pb)
     return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
-static int sc_key_cmp(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
 static int sc_scope_alloc(sc_blocking_scope *s, size_t n)
 {
     size_t m = n ? n : 1;
@@ -81,6 +75,24 @@ static int sc_scope_fill_by_end(const sc_ctx *ctx, sc_blocking_scope *s)
     return 0;
 }
 
+/* Fills by_corr: the by_start positions by (correlation id, position), each as id << 32 |
+ * position. The ids are nearly in start order: ordered as keys (order_by_time.h, the ids in
+ * by_corr as its times) they make few piles, where a general sort of the 64-bit values
+ * through a comparator took a merge's scratch of them. Returns 0, or -1 without memory. */
+static int sc_scope_fill_by_corr(sc_blocking_scope *s)
+{
+    uint32_t *order = malloc((s->n ? s->n : 1) * sizeof *order);
+    if (!order)
+        return -1;
+    for (size_t i = 0; i < s->n; i++)
+        s->by_corr[i] = s->by_end[s->by_start[i]].correlation_id;
+    int rc = sc_order_by_time_in(s->by_corr, s->n, order);
+    for (size_t k = 0; rc == 0 && k < s->n; k++)
+        s->by_corr[k] = (uint64_t)s->by_end[s->by_start[order[k]]].correlation_id << 32 | order[k];
+    free(order);
+    return rc;
+}
+
 /* Sorts the work and its two views and merges the busy list (in start order).
  *
  * by_start orders the by_end positions by start, then end, then input order: by (start,
@@ -95,11 +107,8 @@ static int sc_scope_finish(const sc_ctx *ctx, sc_blocking_scope *s)
         s->by_corr[i] = s->by_end[i].start_ns;
     if (sc_order_by_time_in(s->by_corr, s->n, s->by_start) != 0)
         return -1;
-    for (size_t i = 0; i < s->n; i++)
-        s->by_corr[i] = (uint64_t)s->by_end[s->by_start[i]].correlation_id << 32 | i;
-    /* the general sort: sc_sort_u64's scratch here (one array of values, not index lists)
-     * left the heap so that the 10M synthetic report's peak rose by 1.7 MB */
-    sc_sort(s->by_corr, s->n, sizeof(*s->by_corr), sc_key_cmp);
+    if (sc_scope_fill_by_corr(s) != 0)
+        return -1;
     for (size_t i = s->n; i-- > 0;)
         s->min_issue_from[i] = i + 1 < s->n && s->min_issue_from[i + 1] < s->by_end[i].issue_ns
                                    ? s->min_issue_from[i + 1]

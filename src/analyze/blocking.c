@@ -169,7 +169,9 @@ static int sc_index_alloc(sc_blocking_index *ix)
     size_t *per = calloc(n_dev ? n_dev : 1, sizeof(*per));
     if (!per)
         return -1;
-    for (size_t i = 0; n_dev && i < n; i++)
+    if (n_dev == 1)
+        per[0] = n;     /* all of it, as sc_index_device says: no pass over the work */
+    for (size_t i = 0; n_dev > 1 && i < n; i++)
         per[sc_index_device(ix, sc_work_at(t, i).device)]++;
     int rc = sc_scope_alloc(&ix->all, sc_index_has_all(ix) ? n : 0);
     for (size_t d = 0; rc == 0 && d < n_dev; d++)

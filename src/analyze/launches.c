@@ -170,8 +170,13 @@ typedef struct sc_issue_walk {
 
 static void sc_issue_walk_one(sc_issue_walk *w, const sc_issue_item *x)
 {
-    if (x->slot == UINT32_MAX)
-        return;     /* cannot happen: every stream of the work has a summary */
+    if (x->slot == UINT32_MAX) {
+        /* cannot happen: every stream of the work has a summary; the kernel would be found
+         * with nothing, its call unknown */
+        if (x->pos < w->trace->n_kernels)
+            w->launches[x->pos] = (sc_launch){.call = SC_LAUNCH_NO_CALL};
+        return;
+    }
     if (!w->started || x->device != w->device)
         sc_front_reset(&w->front);  /* stream slots are per device: stream_end needs none */
     w->started = true;

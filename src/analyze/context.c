@@ -313,7 +313,10 @@ static void sc_device_spans(const sc_trace *t, const bool *shape_comm, uint32_t 
 }
 
 /* Device overlap metrics, intervals and busy lists; marks which kernels overlapped another
- * and the most kernels that ran beside each. */
+ * and the most kernels that ran beside each. A device whose spans are every kernel (one
+ * device, no collective: the usual trace) has them in record order, so its marks are written
+ * straight into the per-kernel arrays; the others' go through ov and pk, made when first
+ * needed. */
 static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
                               bool *overlapped, uint32_t *peak)
 {
@@ -321,21 +324,31 @@ static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, const bool *shape_com
     size_t n_c = t->n_copies + t->n_memsets;
     sc_overlap_span *ks = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ks));
     sc_overlap_span *cs = malloc((n_c ? n_c : 1) * sizeof(*cs));
-    bool *ov = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ov));
-    uint32_t *pk = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*pk));
+    bool *ov = NULL;
+    uint32_t *pk = NULL;
     ctx->busy = calloc(a->n_devices ? a->n_devices : 1, sizeof(*ctx->busy));
-    int rc = (ks && cs && ov && pk && ctx->busy) ? 0 : -1;
+    int rc = (ks && cs && ctx->busy) ? 0 : -1;
     for (size_t d = 0; rc == 0 && d < a->n_devices; d++) {
         sc_device_summary *dev = &a->devices[d];
         sc_overlap_input in;
         sc_device_spans(t, shape_comm, dev->device, &in, ks, cs);
+        bool direct = in.n_kernels == t->n_kernels;
+        if (!direct && !ov) {
+            ov = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ov));
+            pk = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*pk));
+            if (!ov || !pk) {
+                rc = -1;
+                break;
+            }
+        }
         sc_overlap_output out = {.metrics = &dev->overlap, .max_intervals = SC_MAX_INTERVALS,
-                                 .busy = &ctx->busy[d], .overlapped = ov, .peak = pk};
+                                 .busy = &ctx->busy[d], .overlapped = direct ? overlapped : ov,
+                                 .peak = direct ? peak : pk};
         rc = sc_overlap_compute(&in, &out);
         dev->intervals = out.intervals;
         dev->n_intervals = out.n_intervals;
         dev->n_intervals_total = out.n_intervals_total;
-        for (size_t k = 0; k < in.n_kernels; k++) {
+        for (size_t k = 0; !direct && k < in.n_kernels; k++) {
             overlapped[ks[k].index] = ov[k];
             peak[ks[k].index] = pk[k];
         }

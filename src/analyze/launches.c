@@ -168,7 +168,7 @@ typedef struct sc_issue_walk {
     bool started;
 } sc_issue_walk;
 
-static void sc_issue_walk_one(sc_issue_walk *w, const sc_issue_item *x)
+static inline void sc_issue_walk_one(sc_issue_walk *w, const sc_issue_item *x)
 {
     if (x->slot == UINT32_MAX) {
         /* cannot happen: every stream of the work has a summary; the kernel would be found

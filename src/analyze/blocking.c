@@ -15,18 +15,11 @@
 
 /* ---- building the index --------------------------------------------------------------- */
 
-static int sc_work_end_cmp(const void *pa, const void *pb)
+/* Entries of one end by start. */
+static int sc_work_start_cmp(const void *pa, const void *pb)
 {
     const sc_blocking_work *x = pa, *y = pb;
-    if (x->end_ns != y->end_ns)
-        return x->end_ns < y->end_ns ? -1 : 1;
     return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
-}
-
-static int sc_key_cmp(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
 }
 
 static int sc_scope_alloc(sc_blocking_scope *s, size_t n)
@@ -50,24 +43,72 @@ static void sc_scope_free(sc_blocking_scope *s)
     memset(s, 0, sizeof(*s));
 }
 
+/* The entry of the work at a sc_work_at() position. */
+static sc_blocking_work sc_work_entry(const sc_ctx *ctx, uint64_t position)
+{
+    sc_work w = sc_work_at(ctx->trace, (size_t)position);
+    const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
+    uint64_t issue = call && call->rec.start_ns < w.start_ns ? call->rec.start_ns : w.start_ns;
+    return (sc_blocking_work){issue, w.start_ns, w.end_ns, w.stream_id, w.correlation_id,
+                              call ? call->rec.tid : 0, (uint32_t)position};
+}
+
+/* Fills by_end in order of end, then start, then input order, from what sc_scope_note left:
+ * each entry's end in by_corr and work position in min_issue_from. The entries are put in
+ * order as 32-bit indexes (in by_start) by their ends as keys (order_by_time.h: a tie by
+ * index, which is input order), each made in its place from the trace, and a run of one end
+ * sorted by start, stably. Sorting the 40-byte entries themselves took a scratch array of
+ * them (123 MB of fresh pages for the 10M-record synthetic trace) and moved each through a
+ * comparator. */
+static int sc_scope_fill_by_end(const sc_ctx *ctx, sc_blocking_scope *s)
+{
+    if (sc_order_by_time_in(s->by_corr, s->n, s->by_start) != 0)
+        return -1;
+    for (size_t k = 0; k < s->n; k++)
+        s->by_end[k] = sc_work_entry(ctx, s->min_issue_from[s->by_start[k]]);
+    for (size_t lo = 0, hi; lo < s->n; lo = hi) {
+        for (hi = lo + 1; hi < s->n && s->by_end[hi].end_ns == s->by_end[lo].end_ns; hi++)
+            ;
+        if (hi - lo > 1)
+            sc_sort(s->by_end + lo, hi - lo, sizeof *s->by_end, sc_work_start_cmp);
+    }
+    return 0;
+}
+
+/* Fills by_corr: the by_start positions by (correlation id, position), each as id << 32 |
+ * position. The ids are nearly in start order: ordered as keys (order_by_time.h, the ids in
+ * by_corr as its times) they make few piles, where a general sort of the 64-bit values
+ * through a comparator took a merge's scratch of them. Returns 0, or -1 without memory. */
+static int sc_scope_fill_by_corr(sc_blocking_scope *s)
+{
+    uint32_t *order = malloc((s->n ? s->n : 1) * sizeof *order);
+    if (!order)
+        return -1;
+    for (size_t i = 0; i < s->n; i++)
+        s->by_corr[i] = s->by_end[s->by_start[i]].correlation_id;
+    int rc = sc_order_by_time_in(s->by_corr, s->n, order);
+    for (size_t k = 0; rc == 0 && k < s->n; k++)
+        s->by_corr[k] = (uint64_t)s->by_end[s->by_start[order[k]]].correlation_id << 32 | order[k];
+    free(order);
+    return rc;
+}
+
 /* Sorts the work and its two views and merges the busy list (in start order).
  *
  * by_start orders the by_end positions by start, then end, then input order: by (start,
  * position) is the same order, since by_end holds work of one start in the order of its end
  * and, at equal start and end, in input order. So each position's start is its one key. */
-static int sc_scope_finish(sc_blocking_scope *s)
+static int sc_scope_finish(const sc_ctx *ctx, sc_blocking_scope *s)
 {
-    sc_sort(s->by_end, s->n, sizeof(*s->by_end), sc_work_end_cmp);
+    if (sc_scope_fill_by_end(ctx, s) != 0)
+        return -1;
     /* the keys in by_corr, which is filled after */
     for (size_t i = 0; i < s->n; i++)
         s->by_corr[i] = s->by_end[i].start_ns;
     if (sc_order_by_time_in(s->by_corr, s->n, s->by_start) != 0)
         return -1;
-    for (size_t i = 0; i < s->n; i++)
-        s->by_corr[i] = (uint64_t)s->by_end[s->by_start[i]].correlation_id << 32 | i;
-    /* the general sort: sc_sort_u64's scratch here (one array of values, not index lists)
-     * left the heap so that the 10M synthetic report's peak rose by 1.7 MB */
-    sc_sort(s->by_corr, s->n, sizeof(*s->by_corr), sc_key_cmp);
+    if (sc_scope_fill_by_corr(s) != 0)
+        return -1;
     for (size_t i = s->n; i-- > 0;)
         s->min_issue_from[i] = i + 1 < s->n && s->min_issue_from[i + 1] < s->by_end[i].issue_ns
                                    ? s->min_issue_from[i + 1]
@@ -103,17 +144,20 @@ static bool sc_index_has_all(const sc_blocking_index *ix)
     return ix->ctx->analysis->n_devices != 1;
 }
 
+/* Notes one piece of work in a scope, for sc_scope_finish: its end in by_corr, its position
+ * in min_issue_from (both filled again after). */
+static void sc_scope_note(sc_blocking_scope *s, const sc_work *w, size_t position)
+{
+    s->by_corr[s->n] = w->end_ns;
+    s->min_issue_from[s->n++] = position;
+}
+
 /* Adds one piece of work to its device's scope and to the all-devices scope. */
 static void sc_index_put(sc_blocking_index *ix, const sc_work *w, size_t position)
 {
-    const sc_api_call *call = sc_ctx_call(ix->ctx, w->correlation_id);
-    uint64_t issue = call && call->rec.start_ns < w->start_ns ? call->rec.start_ns : w->start_ns;
-    sc_blocking_work bw = {issue, w->start_ns, w->end_ns, w->stream_id, w->correlation_id,
-                           call ? call->rec.tid : 0, (uint32_t)position};
-    sc_blocking_scope *dev = &ix->devices[sc_index_device(ix, w->device)];
-    dev->by_end[dev->n++] = bw;
+    sc_scope_note(&ix->devices[sc_index_device(ix, w->device)], w, position);
     if (sc_index_has_all(ix))
-        ix->all.by_end[ix->all.n++] = bw;
+        sc_scope_note(&ix->all, w, position);
     sc_context_note(ix, w->context_id, w->device);
 }
 
@@ -125,7 +169,9 @@ static int sc_index_alloc(sc_blocking_index *ix)
     size_t *per = calloc(n_dev ? n_dev : 1, sizeof(*per));
     if (!per)
         return -1;
-    for (size_t i = 0; n_dev && i < n; i++)
+    if (n_dev == 1)
+        per[0] = n;     /* all of it, as sc_index_device says: no pass over the work */
+    for (size_t i = 0; n_dev > 1 && i < n; i++)
         per[sc_index_device(ix, sc_work_at(t, i).device)]++;
     int rc = sc_scope_alloc(&ix->all, sc_index_has_all(ix) ? n : 0);
     for (size_t d = 0; rc == 0 && d < n_dev; d++)
@@ -239,9 +285,9 @@ int sc_blocking_index_build(const sc_ctx *ctx, sc_blocking_index *ix)
         sc_index_put(ix, &w, i);
     }
     for (size_t d = 0; d < n_dev; d++)
-        if (sc_scope_finish(&ix->devices[d]) != 0)
+        if (sc_scope_finish(ctx, &ix->devices[d]) != 0)
             return -1;
-    if (sc_scope_finish(&ix->all) != 0)
+    if (sc_scope_finish(ctx, &ix->all) != 0)
         return -1;
     return sc_own_times(ix);
 }

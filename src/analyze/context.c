@@ -284,13 +284,24 @@ static int sc_devices_collect(const sc_trace *t, sc_analysis *a)
     return 0;
 }
 
+/* Per kernel shape: its kernels are collectives (sc_kernel_is_comm), worked out once per
+ * shape (a few hundred) instead of from the name per kernel, at each pass that asks. NULL
+ * without memory. */
+static bool *sc_shapes_comm(const sc_trace *t)
+{
+    bool *comm = malloc(t->n_kernel_shapes ? t->n_kernel_shapes : 1);
+    for (size_t i = 0; comm && i < t->n_kernel_shapes; i++)
+        comm[i] = sc_kernel_is_comm(t->kernel_shapes[i].name);
+    return comm;
+}
+
 /* The kernels and the copies+memsets of one device as engine spans. */
-static void sc_device_spans(const sc_trace *t, uint32_t dev, sc_overlap_input *in,
-                            sc_overlap_span *ks, sc_overlap_span *cs)
+static void sc_device_spans(const sc_trace *t, const bool *shape_comm, uint32_t dev,
+                            sc_overlap_input *in, sc_overlap_span *ks, sc_overlap_span *cs)
 {
     size_t nk = 0, nc = 0;
     for (size_t i = 0; i < t->n_kernels; i++)
-        if (t->kernels[i].rec.device == dev && !sc_kernel_is_comm(sc_kernel_name(t, &t->kernels[i])))
+        if (t->kernels[i].rec.device == dev && !shape_comm[t->kernels[i].shape])
             ks[nk++] = (sc_overlap_span){t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, i};
     for (size_t i = 0; i < t->n_copies; i++)
         if (t->copies[i].device == dev)
@@ -302,28 +313,42 @@ static void sc_device_spans(const sc_trace *t, uint32_t dev, sc_overlap_input *i
 }
 
 /* Device overlap metrics, intervals and busy lists; marks which kernels overlapped another
- * and the most kernels that ran beside each. */
-static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, bool *overlapped, uint32_t *peak)
+ * and the most kernels that ran beside each. A device whose spans are every kernel (one
+ * device, no collective: the usual trace) has them in record order, so its marks are written
+ * straight into the per-kernel arrays; the others' go through ov and pk, made when first
+ * needed. */
+static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
+                              bool *overlapped, uint32_t *peak)
 {
     const sc_trace *t = ctx->trace;
     size_t n_c = t->n_copies + t->n_memsets;
     sc_overlap_span *ks = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ks));
     sc_overlap_span *cs = malloc((n_c ? n_c : 1) * sizeof(*cs));
-    bool *ov = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ov));
-    uint32_t *pk = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*pk));
+    bool *ov = NULL;
+    uint32_t *pk = NULL;
     ctx->busy = calloc(a->n_devices ? a->n_devices : 1, sizeof(*ctx->busy));
-    int rc = (ks && cs && ov && pk && ctx->busy) ? 0 : -1;
+    int rc = (ks && cs && ctx->busy) ? 0 : -1;
     for (size_t d = 0; rc == 0 && d < a->n_devices; d++) {
         sc_device_summary *dev = &a->devices[d];
         sc_overlap_input in;
-        sc_device_spans(t, dev->device, &in, ks, cs);
+        sc_device_spans(t, shape_comm, dev->device, &in, ks, cs);
+        bool direct = in.n_kernels == t->n_kernels;
+        if (!direct && !ov) {
+            ov = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ov));
+            pk = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*pk));
+            if (!ov || !pk) {
+                rc = -1;
+                break;
+            }
+        }
         sc_overlap_output out = {.metrics = &dev->overlap, .max_intervals = SC_MAX_INTERVALS,
-                                 .busy = &ctx->busy[d], .overlapped = ov, .peak = pk};
+                                 .busy = &ctx->busy[d], .overlapped = direct ? overlapped : ov,
+                                 .peak = direct ? peak : pk};
         rc = sc_overlap_compute(&in, &out);
         dev->intervals = out.intervals;
         dev->n_intervals = out.n_intervals;
         dev->n_intervals_total = out.n_intervals_total;
-        for (size_t k = 0; k < in.n_kernels; k++) {
+        for (size_t k = 0; !direct && k < in.n_kernels; k++) {
             overlapped[ks[k].index] = ov[k];
             peak[ks[k].index] = pk[k];
         }
@@ -335,8 +360,8 @@ static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, bool *overlapped, uin
     return rc;
 }
 
-static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *overlapped,
-                        const uint32_t *peak)
+static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
+                        const bool *overlapped, const uint32_t *peak)
 {
     const sc_trace *t = ctx->trace;
     size_t n = t->n_kernels ? t->n_kernels : 1;
@@ -349,7 +374,7 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *overlapped,
         uint64_t sum = 0, known = 0;
         for (size_t k = 0; k < t->n_kernels; k++) {
             if (t->kernels[k].rec.device != a->devices[d].device ||
-                sc_kernel_is_comm(sc_kernel_name(t, &t->kernels[k])))
+                shape_comm[t->kernels[k].shape])
                 continue;
             sum += ctx->kernel_solo_ns[k];
             known += ctx->kernel_solo_known[k];
@@ -357,6 +382,34 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *overlapped,
         sc_overlap_set_solo(&a->devices[d].overlap, sum, known);
     }
     return 0;
+}
+
+/* Per kernel, whether it fills its device (sc_kernel_full_now), worked out once per shape
+ * and device: the occupancy arithmetic depends on nothing else, and millions of kernels
+ * share a few hundred shapes. NULL without memory. */
+static uint8_t *sc_kernels_full(const sc_ctx *ctx)
+{
+    const sc_trace *t = ctx->trace;
+    enum { SC_FULL_UNKNOWN = 0, SC_FULL_NO = 1, SC_FULL_YES = 2 };
+    uint8_t *full = malloc(t->n_kernels ? t->n_kernels : 1);
+    uint8_t *known = calloc(t->n_kernel_shapes ? t->n_kernel_shapes : 1, 1);
+    uint32_t *device = malloc((t->n_kernel_shapes ? t->n_kernel_shapes : 1) * sizeof *device);
+    for (size_t k = 0; full && known && device && k < t->n_kernels; k++) {
+        const sc_kernel *kr = &t->kernels[k];
+        if (known[kr->shape] == SC_FULL_UNKNOWN || device[kr->shape] != kr->rec.device) {
+            sc_occupancy o;
+            known[kr->shape] = sc_kernel_full_now(ctx, k, &o) ? SC_FULL_YES : SC_FULL_NO;
+            device[kr->shape] = kr->rec.device;
+        }
+        full[k] = known[kr->shape] == SC_FULL_YES;
+    }
+    if (!known || !device) {
+        free(full);
+        full = NULL;
+    }
+    free(known);
+    free(device);
+    return full;
 }
 
 int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
@@ -373,19 +426,16 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
         sc_comm_measure(t, a) != 0 || sc_copy_rates_measure(t, a) != 0 ||
         sc_pinned_rate_measure(t, &ctx->pinned_rate) != 0)
         return -1;
-    uint8_t *full = malloc(t->n_kernels ? t->n_kernels : 1);
-    if (!full)
+    ctx->kernel_full = sc_kernels_full(ctx);
+    if (!ctx->kernel_full)
         return -1;
-    for (size_t k = 0; k < t->n_kernels; k++) {
-        sc_occupancy o;
-        full[k] = sc_kernel_full_now(ctx, k, &o);
-    }
-    ctx->kernel_full = full;
+    bool *shape_comm = sc_shapes_comm(t);
     bool *overlapped = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(bool));
     uint32_t *peak = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(uint32_t));
     int rc = -1;
-    if (overlapped && peak && sc_devices_overlap(ctx, a, overlapped, peak) == 0 &&
-        sc_solo_fill(ctx, a, overlapped, peak) == 0 &&
+    if (shape_comm && overlapped && peak &&
+        sc_devices_overlap(ctx, a, shape_comm, overlapped, peak) == 0 &&
+        sc_solo_fill(ctx, a, shape_comm, overlapped, peak) == 0 &&
         sc_streams_build(ctx, &a->streams, &a->n_streams) == 0 &&
         sc_deps_build(ctx->trace, &ctx->deps) == 0 &&
         (ctx->unified = malloc(sizeof *ctx->unified)) != NULL &&
@@ -395,6 +445,7 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
         sc_blocking_index_build(ctx, ctx->blocking) == 0 &&
         sc_polls_find(ctx, &ctx->polls, &ctx->n_polls) == 0)
         rc = 0;
+    free(shape_comm);
     free(overlapped);
     free(peak);
     return rc;

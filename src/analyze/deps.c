@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/grow.h"
 #include "trace/sort.h"
 
 /* (context, handle, per-thread) -> stream id */
@@ -197,38 +198,41 @@ static size_t sc_handles_unique(sc_handle_entry *h, size_t n)
     return kept;
 }
 
-static sc_handle_entry *sc_handles(const sc_trace *t, size_t *n)
+/* The entry a call gives: its stream handle's key and the stream it names; false for a call
+ * that names none the trace can tell. */
+static bool sc_handle_of(const sc_trace *t, const sc_corr_map *corr, const sc_api_call *c,
+                         sc_handle_entry *out)
 {
-    sc_corr_map corr;
-    if (sc_corr_map_build(t, &corr) != 0)
-        return NULL;
+    uint32_t stream = 0;
+    sc_handle_entry e = {.context_id = c->rec.context_id,
+                         .per_thread = (c->rec.flags & SC_API_PER_THREAD) != 0};
+    if (c->rec.call_class == SC_CALL_STREAM_CREATE) {
+        if (!c->rec.aux || !sc_created_stream(t, c, &stream)) return false;
+        e.handle = c->rec.aux;
+        e.per_thread = 0;
+    } else {
+        if (c->rec.stream == SC_STREAM_NONE ||
+            !sc_corr_map_lookup(corr, c->rec.correlation_id, &stream))
+            return false;
+        e.handle = c->rec.stream;
+        /* Only the handle 0 means something else in a per-thread call. */
+        if (e.handle != 0) e.per_thread = 0;
+    }
+    e.stream_id = stream;
+    *out = e;
+    return true;
+}
+
+/* Every call's entry, sorted by key and made unique where it can be (sc_handles_unique).
+ * NULL without memory. */
+static sc_handle_entry *sc_handles_all(const sc_trace *t, const sc_corr_map *corr, size_t *n)
+{
     sc_handle_entry *h = malloc((t->n_calls ? t->n_calls : 1) * sizeof *h);
-    if (!h) {
-        sc_corr_map_free(&corr);
+    if (!h)
         return NULL;
-    }
     size_t k = 0;
-    for (size_t i = 0; i < t->n_calls; i++) {
-        const sc_api_call *c = &t->calls[i];
-        uint32_t stream = 0;
-        sc_handle_entry e = {.context_id = c->rec.context_id,
-                             .per_thread = (c->rec.flags & SC_API_PER_THREAD) != 0};
-        if (c->rec.call_class == SC_CALL_STREAM_CREATE) {
-            if (!c->rec.aux || !sc_created_stream(t, c, &stream)) continue;
-            e.handle = c->rec.aux;
-            e.per_thread = 0;
-        } else {
-            if (c->rec.stream == SC_STREAM_NONE ||
-                !sc_corr_map_lookup(&corr, c->rec.correlation_id, &stream))
-                continue;
-            e.handle = c->rec.stream;
-            /* Only the handle 0 means something else in a per-thread call. */
-            if (e.handle != 0) e.per_thread = 0;
-        }
-        e.stream_id = stream;
-        h[k++] = e;
-    }
-    sc_corr_map_free(&corr);
+    for (size_t i = 0; i < t->n_calls; i++)
+        k += sc_handle_of(t, corr, &t->calls[i], &h[k]);
     sc_sort(h, k, sizeof *h, sc_handle_cmp);
     *n = sc_handles_unique(h, k);
     if (*n < k) {   /* give the rest back: one entry per call with a stream was millions */
@@ -237,6 +241,74 @@ static sc_handle_entry *sc_handles(const sc_trace *t, size_t *n)
             h = fit;
     }
     return h;
+}
+
+/* The distinct entries (key and stream) of the calls, by key then stream: a handful where
+ * the calls are millions. */
+typedef struct sc_handle_set {
+    sc_handle_entry *e;
+    size_t n, cap;
+    size_t last;        /* the entry the call before matched: most calls name it again */
+} sc_handle_set;
+
+static int sc_handle_stream_cmp(const sc_handle_entry *a, const sc_handle_entry *b)
+{
+    int c = sc_handle_cmp(a, b);
+    return c ? c : sc_cmp_u64(a->stream_id, b->stream_id);
+}
+
+/* Adds an entry unless the set holds it; returns 0, or -1 without memory. */
+static int sc_handle_set_add(sc_handle_set *s, const sc_handle_entry *e)
+{
+    if (s->last < s->n && sc_handle_stream_cmp(&s->e[s->last], e) == 0)
+        return 0;
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = sc_handle_stream_cmp(&s->e[mid], e);
+        if (c == 0) {
+            s->last = mid;
+            return 0;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!SC_GROW(s->e, s->cap, s->n + 1, 16))
+        return -1;
+    memmove(s->e + lo + 1, s->e + lo, (s->n - lo) * sizeof *s->e);
+    s->e[lo] = *e;
+    s->n++;
+    s->last = lo;
+    return 0;
+}
+
+/* Whether some key of the set names two streams. */
+static bool sc_handle_set_reused(const sc_handle_set *s)
+{
+    for (size_t i = 1; i < s->n; i++)
+        if (sc_handle_cmp(&s->e[i - 1], &s->e[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The handle list, by key, from the distinct entries of the calls (the set is taken): when
+ * each key names one stream it is those entries, the list sc_handles_all makes unique,
+ * without an entry per call to sort (24 bytes a call, and the sort's scratch as much again);
+ * else that list. NULL without memory. */
+static sc_handle_entry *sc_handles(const sc_trace *t, const sc_corr_map *corr,
+                                   sc_handle_set *set, size_t *n)
+{
+    bool reused = sc_handle_set_reused(set);
+    sc_handle_entry *distinct = set->e;
+    *n = set->n;
+    *set = (sc_handle_set){0};
+    if (reused) {
+        free(distinct);
+        return sc_handles_all(t, corr, n);
+    }
+    return distinct ? distinct : malloc(sizeof *distinct);
 }
 
 static bool sc_handle_lookup(const sc_handle_entry *h, size_t n, const sc_api_call *c,
@@ -277,49 +349,50 @@ static const sc_api_call *sc_last_record(const sc_record_ref *r, size_t n, uint6
     return lo > 0 && r[lo - 1].event == event ? r[lo - 1].call : NULL;
 }
 
-static sc_record_ref *sc_records(const sc_trace *t, size_t *n)
+/* The distinct handle entries of the calls, and how many records and waits there are: the
+ * first of two passes over the calls (counting the waits, counting and taking the records,
+ * and taking the handles were five). Returns 0, or -1 without memory. */
+static int sc_deps_count(const sc_trace *t, const sc_corr_map *corr, sc_handle_set *handles,
+                         size_t *n_records, size_t *n_waits)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < t->n_calls; i++) k += t->calls[i].rec.call_class == SC_CALL_EVENT_RECORD;
-    sc_record_ref *r = malloc((k ? k : 1) * sizeof *r);
-    if (!r) return NULL;
-    k = 0;
-    for (size_t i = 0; i < t->n_calls; i++)
-        if (t->calls[i].rec.call_class == SC_CALL_EVENT_RECORD)
-            r[k++] = (sc_record_ref){t->calls[i].rec.aux, t->calls[i].rec.start_ns, &t->calls[i]};
-    sc_sort(r, k, sizeof *r, sc_record_cmp);
-    *n = k;
-    return r;
+    *n_records = *n_waits = 0;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        sc_handle_entry e;
+        if (sc_handle_of(t, corr, c, &e) && sc_handle_set_add(handles, &e) != 0)
+            return -1;
+        *n_records += c->rec.call_class == SC_CALL_EVENT_RECORD;
+        *n_waits += c->rec.call_class == SC_CALL_EVENT_WAIT;
+    }
+    return 0;
 }
 
-int sc_deps_build(const sc_trace *t, sc_deps *out)
+/* The second pass: takes the records (sorted after) and notes each wait in an edge of its
+ * own (wait_call only), for sc_deps_edges. */
+static void sc_deps_take(const sc_trace *t, sc_deps *out, size_t *n_waits)
 {
-    *out = (sc_deps){0};
-    size_t n_waits = 0;
-    for (size_t i = 0; i < t->n_calls; i++)
-        n_waits += t->calls[i].rec.call_class == SC_CALL_EVENT_WAIT;
-    size_t n_handles = 0, n_records = 0;
-    sc_handle_entry *handles = sc_handles(t, &n_handles);
-    sc_record_ref *records = sc_records(t, &n_records);
-    out->edges = malloc((n_waits ? n_waits : 1) * sizeof *out->edges);
-    if (!handles || !records || !out->edges) {
-        free(handles);
-        free(records);
-        free(out->edges);
-        out->edges = NULL;
-        return -1;
-    }
-    out->handles = handles;
-    out->n_handles = n_handles;
-    out->records = records;
-    out->n_records = n_records;
+    *n_waits = 0;
     for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        if (c->rec.call_class == SC_CALL_EVENT_RECORD)
+            out->records[out->n_records++] = (sc_record_ref){c->rec.aux, c->rec.start_ns, c};
+        else if (c->rec.call_class == SC_CALL_EVENT_WAIT)
+            out->edges[(*n_waits)++].wait_call = (uint32_t)i;
+    }
+}
+
+/* The edges of the waits whose record and streams the trace names, in call order, made over
+ * the waits sc_deps_take noted (an edge is written at or before the wait it is read from). */
+static void sc_deps_edges(const sc_trace *t, size_t n_waits, sc_deps *out)
+{
+    for (size_t k = 0; k < n_waits; k++) {
+        uint32_t i = out->edges[k].wait_call;
         const sc_api_call *w = &t->calls[i];
-        if (w->rec.call_class != SC_CALL_EVENT_WAIT) continue;
-        const sc_api_call *r = sc_last_record(records, n_records, w->rec.aux, w->rec.start_ns);
+        const sc_api_call *r =
+            sc_last_record(out->records, out->n_records, w->rec.aux, w->rec.start_ns);
         uint32_t from, to;
-        if (!r || !sc_handle_lookup(handles, n_handles, r, &from) ||
-            !sc_handle_lookup(handles, n_handles, w, &to))
+        if (!r || !sc_handle_lookup(out->handles, out->n_handles, r, &from) ||
+            !sc_handle_lookup(out->handles, out->n_handles, w, &to))
             continue;
         /* the record names its stream in its own context: the event may be another
          * device's (the handle lookup above is keyed by the record's context) */
@@ -328,8 +401,31 @@ int sc_deps_build(const sc_trace *t, sc_deps *out)
                                                    .from_stream = from, .to_stream = to,
                                                    .record_ns = r->rec.start_ns,
                                                    .wait_ns = w->rec.start_ns,
-                                                   .wait_call = (uint32_t)i};
+                                                   .wait_call = i};
     }
+}
+
+int sc_deps_build(const sc_trace *t, sc_deps *out)
+{
+    *out = (sc_deps){0};
+    sc_corr_map corr;
+    if (sc_corr_map_build(t, &corr) != 0)
+        return -1;
+    sc_handle_set set = {0};
+    size_t n_records = 0, n_waits = 0;
+    int rc = sc_deps_count(t, &corr, &set, &n_records, &n_waits);
+    out->handles = rc == 0 ? sc_handles(t, &corr, &set, &out->n_handles) : NULL;
+    sc_corr_map_free(&corr);
+    free(set.e);
+    out->records = malloc((n_records ? n_records : 1) * sizeof *out->records);
+    out->edges = malloc((n_waits ? n_waits : 1) * sizeof *out->edges);
+    if (!out->handles || !out->records || !out->edges) {
+        sc_deps_free(out);
+        return -1;
+    }
+    sc_deps_take(t, out, &n_waits);
+    sc_sort(out->records, out->n_records, sizeof *out->records, sc_record_cmp);
+    sc_deps_edges(t, n_waits, out);
     sc_sort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
     return 0;
 }

@@ -51,9 +51,10 @@ static int sc_hwq_issue_cmp(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-static uint64_t sc_hwq_ready(const sc_launch *l)
+static uint64_t sc_hwq_ready(const sc_trace *t, const sc_launch *l)
 {
-    uint64_t r = l->call ? l->call->rec.end_ns : 0;
+    const sc_api_call *call = sc_launch_call(t, l);
+    uint64_t r = call ? call->rec.end_ns : 0;
     return l->own_prev_end_ns > r ? l->own_prev_end_ns : r;
 }
 
@@ -67,7 +68,7 @@ static void sc_hwq_instance(const sc_ctx *ctx, const sc_launch *l, size_t k, siz
     inst->start_ns = ready;
     inst->end_ns = kk->rec.start_ns;
     inst->cost_ns = wait;
-    inst->call = l[k].call;
+    inst->call = sc_launch_call(ctx->trace, &l[k]);
     char t1[SC_FMT_SIZE];
     sc_text_append(&inst->text,
                    "%s on stream %u waited %s for %s of stream %u, issued before it to the same "
@@ -118,13 +119,13 @@ int sc_rule_hardware_queue(const sc_ctx *ctx, sc_finding_list *out, char *err, s
     for (size_t i = 0; rc == 0 && tot.streams > n_q && i < t->n_kernels; i++) {
         size_t k = order[i];
         uint32_t q = l[k].slot < ctx->analysis->n_streams ? slot_queue[l[k].slot] : UINT32_MAX;
-        if (q == UINT32_MAX || !l[k].call)
+        if (q == UINT32_MAX || l[k].call == SC_LAUNCH_NO_CALL)
             continue;
         size_t p = last[q];
         last[q] = k;
         if (p == SIZE_MAX || l[p].slot == l[k].slot)
             continue;   /* first in its queue, or behind its own stream anyway */
-        uint64_t ready = sc_hwq_ready(&l[k]);
+        uint64_t ready = sc_hwq_ready(t, &l[k]);
         uint64_t p_start = t->kernels[p].rec.start_ns, k_start = t->kernels[k].rec.start_ns;
         if (p_start < ready + SC_HWQ_MIN_WAIT_NS || k_start < p_start ||
             k_start > p_start + SC_HWQ_RELEASE_NS)

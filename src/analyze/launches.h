@@ -19,18 +19,37 @@
 #include "analyze/internal.h"
 #include "analyze/work.h"
 
+/* 40 bytes, no padding: one per kernel (3.1M of a 10M-record trace), 32-bit indexes where
+ * a pointer and size_t made it 64. */
 typedef struct sc_launch {
-    const sc_api_call *call;    /* the launch call, or NULL */
-    size_t slot;                /* its stream: index into analysis->streams */
     uint64_t issue_ns;          /* call start, or the kernel's start without a call */
     uint64_t own_prev_end_ns;   /* latest end of work issued before it on its stream, or 0 */
-    bool has_front;             /* other-stream work of its device was in flight at issue */
-    uint64_t front_end_ns;      /* when the last of that work ended */
-    size_t front_slot;          /* its stream */
-    size_t front_work;          /* which work it was: a sc_work_at() position */
+    uint64_t front_end_ns;      /* when the last other-stream work of its device that was in
+                                   flight at issue ended; 0 when none was (sc_launch_has_front:
+                                   such work ended after the issue, so never at 0) */
+    uint32_t call;              /* the launch call: index into trace->calls, or
+                                   SC_LAUNCH_NO_CALL (sc_launch_call) */
+    uint32_t slot;              /* its stream: index into analysis->streams */
+    uint32_t front_slot;        /* the front's stream */
+    uint32_t front_work;        /* which work the front was: a sc_work_at() position */
 } sc_launch;
 
-/* One entry per trace->kernels entry, same order. Returns 0, or -1 when out of memory. */
+#define SC_LAUNCH_NO_CALL UINT32_MAX
+
+/* The launch call of a kernel, or NULL. */
+static inline const sc_api_call *sc_launch_call(const sc_trace *t, const sc_launch *l)
+{
+    return l->call == SC_LAUNCH_NO_CALL ? NULL : &t->calls[l->call];
+}
+
+/* Other-stream work of its device was in flight at issue (front_* say which). */
+static inline bool sc_launch_has_front(const sc_launch *l)
+{
+    return l->front_end_ns != 0;
+}
+
+/* One entry per trace->kernels entry, same order. Returns 0, or -1 when out of memory or
+ * when the work or the calls are too many for 32-bit indexes. */
 int sc_launches_build(const sc_ctx *ctx, sc_launch **out);
 
 #endif

@@ -111,7 +111,7 @@ typedef struct sc_lazy_later {
 static bool sc_lazy_front_independent(const sc_ctx *ctx, const sc_launch *l)
 {
     const sc_stream_summary *s = ctx->analysis->streams;
-    return l->has_front && sc_streams_independent(&s[l->slot], &s[l->front_slot]);
+    return sc_launch_has_front(l) && sc_streams_independent(&s[l->slot], &s[l->front_slot]);
 }
 
 /* keys[1..n) are the later launches; scratch holds n durations. */
@@ -124,8 +124,9 @@ static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_launch *launches,
     for (size_t i = 1; i < n; i++) {
         const sc_launch *l = &launches[keys[i].kernel];
         const sc_kernel_rec *k = &ctx->trace->kernels[keys[i].kernel].rec;
-        if (l->call)
-            scratch[n_calls++] = sc_dur(l->call->rec.start_ns, l->call->rec.end_ns);
+        const sc_api_call *call = sc_launch_call(ctx->trace, l);
+        if (call)
+            scratch[n_calls++] = sc_dur(call->rec.start_ns, call->rec.end_ns);
         if (sc_lazy_front_independent(ctx, l) && k->start_ns + SC_LAZY_TOL_NS < l->front_end_ns)
             out->overlapped = true;
     }
@@ -167,22 +168,23 @@ static sc_lazy_verdict sc_lazy_judge(const sc_ctx *ctx, const sc_launch *l,
                                      const sc_kernel_rec *k, const sc_lazy_later *later)
 {
     sc_lazy_verdict v = {0};
-    if (!l->call || !sc_lazy_front_independent(ctx, l))
+    const sc_api_call *call = sc_launch_call(ctx->trace, l);
+    if (!call || !sc_lazy_front_independent(ctx, l))
         return v;                                               /* (i), (ii), (iii) */
     if (sc_lazy_front_ordered(ctx, l, k))
         return v;                                               /* (vii) */
     if (k->start_ns + SC_LAZY_TOL_NS < l->front_end_ns ||
         k->start_ns > l->front_end_ns + SC_LAZY_AFTER_NS)
         return v;                                               /* (ii) */
-    v.call_ns = sc_dur(l->call->rec.start_ns, l->call->rec.end_ns);
+    v.call_ns = sc_dur(call->rec.start_ns, call->rec.end_ns);
     v.long_call = later->has_usual &&
                   v.call_ns >= SC_LAZY_LONG_FACTOR * later->usual_call_ns &&
                   v.call_ns >= later->usual_call_ns + SC_LAZY_LONG_EXTRA_NS;
     if (!v.long_call && !later->overlapped)
         return (sc_lazy_verdict){0};                            /* (vi) */
-    uint64_t ready = l->call->rec.end_ns;
-    if (later->has_usual && l->call->rec.start_ns + later->usual_call_ns < ready)
-        ready = l->call->rec.start_ns + later->usual_call_ns;
+    uint64_t ready = call->rec.end_ns;
+    if (later->has_usual && call->rec.start_ns + later->usual_call_ns < ready)
+        ready = call->rec.start_ns + later->usual_call_ns;
     if (l->own_prev_end_ns > ready)
         ready = l->own_prev_end_ns;
     if (ready + SC_LAZY_TOL_NS >= l->front_end_ns)
@@ -210,7 +212,7 @@ static void sc_lazy_instance(const sc_ctx *ctx, size_t kernel, const sc_launch *
     inst->start_ns = k->rec.start_ns;
     inst->end_ns = k->rec.end_ns > k->rec.start_ns ? k->rec.end_ns : k->rec.start_ns;
     inst->cost_ns = v->delay_ns;
-    inst->call = l->call;
+    inst->call = sc_launch_call(ctx->trace, l);
     char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
     sc_text_append(&inst->text,
                    "first launch of %s on stream %u waited %s behind %s on stream %u (launch "
@@ -303,7 +305,7 @@ static int sc_lazy_scan(const sc_ctx *ctx, const sc_launch *launches, const sc_l
         /* the fix: the kernel loaded before, not held, its call without the load */
         if (sc_finding_add(b, &inst) != 0 ||
             sc_finding_fix(b, SC_FIX_UNHOLD, keys[g].kernel) != 0 ||
-            sc_finding_fix(b, SC_FIX_NO_LOAD, (size_t)(l->call - ctx->trace->calls)) != 0)
+            sc_finding_fix(b, SC_FIX_NO_LOAD, l->call) != 0)
             return -1;
     }
     return 0;
@@ -333,7 +335,7 @@ typedef struct sc_lazy_front {
 static sc_lazy_front sc_lazy_load_front(const sc_ctx *ctx, const sc_launch *l)
 {
     sc_lazy_front f = {0};
-    if (l->has_front)
+    if (sc_launch_has_front(l))
         f = (sc_lazy_front){true, l->front_end_ns, l->front_slot, l->front_work};
     if (l->own_prev_end_ns <= l->issue_ns || (f.any && l->own_prev_end_ns <= f.end_ns))
         return f;

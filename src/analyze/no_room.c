@@ -89,9 +89,9 @@ static const char *sc_noroom_name(const sc_ctx *ctx, size_t k)
     return sc_ctx_kernel_name(ctx, &ctx->trace->kernels[k]);
 }
 
-static uint64_t sc_noroom_ready(const sc_launch *l)
+static uint64_t sc_noroom_ready(const sc_trace *t, const sc_launch *l)
 {
-    uint64_t r = l->call->rec.end_ns;
+    uint64_t r = sc_launch_call(t, l)->rec.end_ns;
     return l->own_prev_end_ns > r ? l->own_prev_end_ns : r;
 }
 
@@ -111,7 +111,7 @@ static uint64_t sc_noroom_wait(const sc_noroom_run *r, size_t a, size_t b,
     const sc_kernel_rec *kb = &r->ctx->trace->kernels[b].rec;
     const sc_launch *la = &r->launches[a], *lb = &r->launches[b];
     const sc_stream_summary *s = r->ctx->analysis->streams;
-    uint64_t ready = sc_noroom_ready(lb);
+    uint64_t ready = sc_noroom_ready(r->ctx->trace, lb);
     if (ka->end_ns <= ready || kb->start_ns <= ka->start_ns)
         return 0;   /* A was over when B was ready, or B was first on the device */
     if (kb->start_ns > ka->end_ns + SC_NOROOM_AFTER_NS)
@@ -135,7 +135,7 @@ static void sc_noroom_waited_instance(const sc_noroom_run *r, size_t a, size_t b
     inst->start_ns = kb->start_ns;
     inst->end_ns = kb->end_ns > kb->start_ns ? kb->end_ns : kb->start_ns;
     inst->cost_ns = wait;
-    inst->call = r->launches[b].call;
+    inst->call = sc_launch_call(r->ctx->trace, &r->launches[b]);
     char t1[SC_FMT_SIZE];
     sc_text_append(&inst->text, "%s (%llu blocks of %u threads) fills all %u SMs (%s)",
                    sc_noroom_name(ctx, a), (unsigned long long)oa->blocks,
@@ -185,7 +185,7 @@ static void sc_noroom_no_gain_instance(const sc_noroom_run *r, size_t a, size_t 
     memset(inst, 0, sizeof(*inst));
     inst->start_ns = ka->start_ns;
     inst->end_ns = end;
-    inst->call = r->launches[b].call;
+    inst->call = sc_launch_call(r->ctx->trace, &r->launches[b]);
     char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE], t3[SC_FMT_SIZE];
     sc_text_append(&inst->text,
                    "%s (stream %u) and %s (stream %u) overlapped %s but took %s together "
@@ -226,7 +226,8 @@ static int sc_noroom_visit(sc_noroom_run *r, size_t b)
         /* a full grid that waited for another full grid lost nothing: with room made for
          * it, the two would share a device that either fills (their overlap gains
          * nothing, the second finding's case) */
-        uint64_t wait = r->launches[b].call && !b_full ? sc_noroom_wait(r, a, b, &oa) : 0;
+        bool b_called = r->launches[b].call != SC_LAUNCH_NO_CALL;
+        uint64_t wait = b_called && !b_full ? sc_noroom_wait(r, a, b, &oa) : 0;
         if (wait > 0 && (best == SIZE_MAX ||
                          ka->end_ns > r->ctx->trace->kernels[best].rec.end_ns)) {
             best = a;

@@ -36,9 +36,10 @@ typedef struct sc_prio_totals {
     uint64_t count, wait_ns, overtakers;
 } sc_prio_totals;
 
-static uint64_t sc_prio_ready(const sc_launch *l)
+static uint64_t sc_prio_ready(const sc_trace *t, const sc_launch *l)
 {
-    uint64_t r = l->call ? l->call->rec.end_ns : 0;
+    const sc_api_call *call = sc_launch_call(t, l);
+    uint64_t r = call ? call->rec.end_ns : 0;
     return l->own_prev_end_ns > r ? l->own_prev_end_ns : r;
 }
 
@@ -73,7 +74,7 @@ static uint64_t sc_prio_overtakers(const sc_ctx *ctx, const sc_launch *l, size_t
     for (size_t j = lo; j < t->n_kernels && t->kernels[j].rec.start_ns < start; j++) {
         const sc_stream_summary *other = &st[l[j].slot];
         if (other->device != mine->device || other->priority >= mine->priority ||
-            !l[j].call || sc_prio_ready(&l[j]) <= ready)
+            l[j].call == SC_LAUNCH_NO_CALL || sc_prio_ready(t, &l[j]) <= ready)
             continue;
         if (sc_deps_ordered(&ctx->deps, mine->context_id, other->stream_id, l[j].issue_ns,
                             mine->stream_id, l[k].issue_ns))
@@ -95,7 +96,7 @@ static void sc_prio_instance(const sc_ctx *ctx, const sc_launch *l, size_t k, ui
     inst->start_ns = ready;
     inst->end_ns = kr->rec.start_ns;
     inst->cost_ns = wait;
-    inst->call = l[k].call;
+    inst->call = sc_launch_call(ctx->trace, &l[k]);
     char t1[SC_FMT_SIZE];
     sc_text_append(&inst->text,
                    "%s on stream %u (priority %d) waited %s while %llu kernels of "
@@ -142,9 +143,10 @@ int sc_rule_priority(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t 
     sc_prio_totals tot = {0};
     sc_finding_begin(&b, "priority", sc_priority_fix);
     for (size_t k = 0; rc == 0 && k < t->n_kernels; k++) {
-        if (!l[k].call || l[k].slot >= ctx->analysis->n_streams || !outranked[l[k].slot])
+        if (l[k].call == SC_LAUNCH_NO_CALL || l[k].slot >= ctx->analysis->n_streams ||
+            !outranked[l[k].slot])
             continue;
-        uint64_t ready = sc_prio_ready(&l[k]), start = t->kernels[k].rec.start_ns;
+        uint64_t ready = sc_prio_ready(t, &l[k]), start = t->kernels[k].rec.start_ns;
         if (start < ready + SC_PRIORITY_MIN_WAIT_NS)
             continue;
         int32_t highest = 0;

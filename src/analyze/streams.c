@@ -198,7 +198,9 @@ static void sc_bucket_offsets(size_t *off, size_t n)
     }
 }
 
-static int sc_streams_bucket(const sc_trace *t, const sc_stream_summary *s, size_t n,
+/* The buckets, and each stream's copy and memset counts, taken in the pass that counts the
+ * buckets' sizes (a pass of its own looked each copy's stream up again). */
+static int sc_streams_bucket(const sc_trace *t, sc_stream_summary *s, size_t n,
                              sc_stream_buckets *b)
 {
     size_t n_c = t->n_copies + t->n_memsets;
@@ -214,12 +216,18 @@ static int sc_streams_bucket(const sc_trace *t, const sc_stream_summary *s, size
         const sc_kernel_rec *r = &t->kernels[i].rec;
         b->k_off[sc_streams_slot(s, n, r->device, r->context_id, r->stream_id)]++;
     }
-    for (size_t i = 0; i < t->n_copies; i++)
-        b->c_off[sc_streams_slot(s, n, t->copies[i].device, t->copies[i].context_id,
-                                 t->copies[i].stream_id)]++;
-    for (size_t i = 0; i < t->n_memsets; i++)
-        b->c_off[sc_streams_slot(s, n, t->memsets[i].device, t->memsets[i].context_id,
-                                 t->memsets[i].stream_id)]++;
+    for (size_t i = 0; i < t->n_copies; i++) {
+        size_t slot = sc_streams_slot(s, n, t->copies[i].device, t->copies[i].context_id,
+                                      t->copies[i].stream_id);
+        b->c_off[slot]++;
+        s[slot].copy_count++;
+    }
+    for (size_t i = 0; i < t->n_memsets; i++) {
+        size_t slot = sc_streams_slot(s, n, t->memsets[i].device, t->memsets[i].context_id,
+                                      t->memsets[i].stream_id);
+        b->c_off[slot]++;
+        s[slot].memset_count++;
+    }
     sc_bucket_offsets(b->k_off, n);
     sc_bucket_offsets(b->c_off, n);
     memcpy(k_pos, b->k_off, (n + 1) * sizeof(size_t));
@@ -252,16 +260,6 @@ static void sc_streams_buckets_free(sc_stream_buckets *b)
     free(b->copies);
     free(b->k_off);
     free(b->c_off);
-}
-
-static void sc_streams_count_copies(const sc_trace *t, sc_stream_summary *s, size_t n)
-{
-    for (size_t i = 0; i < t->n_copies; i++)
-        s[sc_streams_slot(s, n, t->copies[i].device, t->copies[i].context_id,
-                          t->copies[i].stream_id)].copy_count++;
-    for (size_t i = 0; i < t->n_memsets; i++)
-        s[sc_streams_slot(s, n, t->memsets[i].device, t->memsets[i].context_id,
-                          t->memsets[i].stream_id)].memset_count++;
 }
 
 static int sc_streams_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
@@ -305,7 +303,6 @@ int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out)
         free(s);
         return -1;
     }
-    sc_streams_count_copies(ctx->trace, s, n);
     *out = s;
     *n_out = n;
     return 0;

@@ -59,8 +59,8 @@ static void test_ties(void **state)
     assert_int_equal(k1->own_prev_end_ns, US(300));
     assert_int_equal(k2->own_prev_end_ns, US(380));
     assert_int_equal(k2->issue_ns, US(50));
-    assert_false(k4->has_front);
-    assert_true(k5->has_front);
+    assert_false(sc_launch_has_front(k4));
+    assert_true(sc_launch_has_front(k5));
     assert_int_equal(k5->front_end_ns, US(500));
     assert_int_equal(k5->front_slot, k2->slot);
     assert_int_equal(k5->own_prev_end_ns, US(300));

@@ -51,12 +51,12 @@ bool sc_kernel_is_comm(const char *name)
 }
 
 /* The union of one device's kernels of one kind (comm or compute), in start order. */
-static int sc_comm_busy(const sc_trace *t, uint32_t device, bool comm, sc_busy_list *out,
-                        sc_comm *c)
+static int sc_comm_busy(const sc_trace *t, const bool *shape_comm, uint32_t device, bool comm,
+                        sc_busy_list *out, sc_comm *c)
 {
     for (size_t k = 0; k < t->n_kernels; k++) {
         const sc_kernel *kr = &t->kernels[k];
-        if (kr->rec.device != device || sc_kernel_is_comm(sc_kernel_name(t, kr)) != comm)
+        if (kr->rec.device != device || shape_comm[kr->shape] != comm)
             continue;
         if (c) {
             c->kernel_count++;
@@ -68,15 +68,15 @@ static int sc_comm_busy(const sc_trace *t, uint32_t device, bool comm, sc_busy_l
     return 0;
 }
 
-int sc_comm_measure(const sc_trace *t, sc_analysis *a)
+int sc_comm_measure(const sc_trace *t, const bool *shape_comm, sc_analysis *a)
 {
     for (size_t d = 0; d < a->n_devices; d++) {
         sc_comm *c = &a->devices[d].comm;
         memset(c, 0, sizeof *c);
         sc_busy_list comm = {0}, compute = {0};
-        int rc = sc_comm_busy(t, a->devices[d].device, true, &comm, c);
+        int rc = sc_comm_busy(t, shape_comm, a->devices[d].device, true, &comm, c);
         if (rc == 0 && c->kernel_count)
-            rc = sc_comm_busy(t, a->devices[d].device, false, &compute, NULL);
+            rc = sc_comm_busy(t, shape_comm, a->devices[d].device, false, &compute, NULL);
         for (size_t i = 0; rc == 0 && i < comm.n; i++) {
             uint64_t len = comm.ivals[i].end_ns - comm.ivals[i].start_ns;
             uint64_t bare = sc_busy_uncovered(&compute, comm.ivals[i].start_ns,

@@ -10,7 +10,9 @@
 
 #include "streamcheck/analysis.h"
 
-/* Fills a->devices[i].comm from the trace's kernels. Returns 0, or -1 when out of memory. */
-int sc_comm_measure(const sc_trace *t, sc_analysis *a);
+/* Fills a->devices[i].comm from the trace's kernels; shape_comm[s] says whether the kernels
+ * of shape s are collectives (sc_kernel_is_comm on the shape's name, asked once per shape
+ * rather than per kernel). Returns 0, or -1 when out of memory. */
+int sc_comm_measure(const sc_trace *t, const bool *shape_comm, sc_analysis *a);
 
 #endif

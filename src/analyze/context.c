@@ -422,18 +422,18 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     uint64_t scope_ns = t->has_scope ? sc_trace_scope_ns(t) : 0;
     if (scope_ns && scope_ns < ctx->run_span_ns)
         ctx->run_span_ns = scope_ns;
-    if (sc_corr_build(ctx) != 0 || sc_devices_collect(t, a) != 0 ||
-        sc_comm_measure(t, a) != 0 || sc_copy_rates_measure(t, a) != 0 ||
-        sc_pinned_rate_measure(t, &ctx->pinned_rate) != 0)
-        return -1;
-    ctx->kernel_full = sc_kernels_full(ctx);
-    if (!ctx->kernel_full)
-        return -1;
     bool *shape_comm = sc_shapes_comm(t);
+    if (!shape_comm || sc_corr_build(ctx) != 0 || sc_devices_collect(t, a) != 0 ||
+        sc_comm_measure(t, shape_comm, a) != 0 || sc_copy_rates_measure(t, a) != 0 ||
+        sc_pinned_rate_measure(t, &ctx->pinned_rate) != 0 ||
+        (ctx->kernel_full = sc_kernels_full(ctx)) == NULL) {
+        free(shape_comm);
+        return -1;
+    }
     bool *overlapped = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(bool));
     uint32_t *peak = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(uint32_t));
     int rc = -1;
-    if (shape_comm && overlapped && peak &&
+    if (overlapped && peak &&
         sc_devices_overlap(ctx, a, shape_comm, overlapped, peak) == 0 &&
         sc_solo_fill(ctx, a, shape_comm, overlapped, peak) == 0 &&
         sc_streams_build(ctx, &a->streams, &a->n_streams) == 0 &&

@@ -6,7 +6,7 @@
 
 #include "trace/grow.h"
 #include "trace/sort.h"
-#include "trace/sort_keys.h"
+#include "trace/sort_u64.h"
 
 /* A start or end point of an interval. At equal times ends sort before starts, so intervals
  * that only touch ([a,b) and [b,c)) never count as overlapping. */
@@ -213,25 +213,20 @@ static size_t sc_points_fill(const sc_overlap_span *spans, size_t n, uint8_t is_
     return k;
 }
 
-/* The points in sc_point_cmp's order through one 64-bit key each (sort_keys.h): the time
- * relative to the earliest, then the start flag (ends first), the copy flag (copies first)
- * and the position, below it. The keys are unique (a point is its span's start or end, and
- * empty spans have none), so their order is the points' order whichever order they are made
- * in, and the sweep reads each point back from its key: no array of 24-byte points (185 MB
- * for the 7.7M points of a 10M-record trace, every page of it a fault, each sweep). */
+/* The points in sc_point_cmp's order through one 64-bit key each: the time relative to the
+ * earliest, then the start flag (ends first), the copy flag (copies first) and the position,
+ * below it. The keys are unique (a point is its span's start or end, and empty spans have
+ * none), so their order is the points' order whichever order they are made in, and the sweep
+ * reads each point back from its key: no array of 24-byte points (185 MB for the 7.7M points
+ * of a 10M-record trace, every page of it a fault, each sweep). A key holds all of its point,
+ * so the keys themselves are sorted (sort_u64.h), not positions by key: the merges compare
+ * the values they move instead of looking each one up through its position. */
 typedef struct sc_point_keys {
-    uint64_t *key;
-    uint32_t *order;            /* key[order[k]] is the k-th point */
+    uint64_t *key;              /* ascending: key[k] is the k-th point */
     size_t n;
     uint64_t lo;                /* the earliest time */
     unsigned pos_bits, low;     /* the position's bits; the bits below the time */
 } sc_point_keys;
-
-static void sc_point_keys_free(sc_point_keys *pk)
-{
-    free(pk->key);
-    free(pk->order);
-}
 
 static size_t sc_keys_fill(const sc_point_keys *pk, const sc_overlap_span *spans, size_t n,
                            uint8_t is_copy, uint64_t *key)
@@ -248,7 +243,7 @@ static size_t sc_keys_fill(const sc_point_keys *pk, const sc_overlap_span *spans
 }
 
 /* Fills *pk for the input's points. Returns 0, or -1 when the times span too much for the
- * keys, the list makes too many piles or memory is short (*pk then holds nothing). */
+ * keys or memory is short (*pk then holds nothing). */
 static int sc_point_keys_make(const sc_overlap_input *in, sc_point_keys *pk)
 {
     *pk = (sc_point_keys){0};
@@ -280,19 +275,13 @@ static int sc_point_keys_make(const sc_overlap_input *in, sc_point_keys *pk)
         return -1;
     size_t k = sc_keys_fill(pk, in->kernels, in->n_kernels, 0, pk->key);
     sc_keys_fill(pk, in->copies, in->n_copies, 1, pk->key + k);
-    bool many = false;
-    pk->order = sc_order_keys(pk->key, n, &many);
-    if (!pk->order) {
-        sc_point_keys_free(pk);
-        *pk = (sc_point_keys){0};
-        return -1;
-    }
+    sc_sort_u64(pk->key, n);
     return 0;
 }
 
 static sc_point sc_point_at(const sc_point_keys *pk, size_t k)
 {
-    uint64_t x = pk->key[pk->order[k]];
+    uint64_t x = pk->key[k];
     return (sc_point){(x >> pk->low) + pk->lo, (uint8_t)(x >> (pk->pos_bits + 1) & 1),
                       (uint8_t)!(x >> pk->pos_bits & 1),
                       (size_t)(x & (((uint64_t)1 << pk->pos_bits) - 1))};
@@ -347,7 +336,7 @@ static int sc_sweep_run(sc_sweep *s, const sc_overlap_input *in)
                 prev = p.t;
             rc = sc_sweep_point(s, &p, &prev);
         }
-        sc_point_keys_free(&pk);
+        free(pk.key);
         return rc != 0 ? -1 : sc_sweep_finish(s);
     }
     size_t n_max = 2 * (in->n_kernels + in->n_copies);

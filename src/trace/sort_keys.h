@@ -1,9 +1,8 @@
 /* The order of unique 64-bit keys, for lists that come as a few lists nearly in order (the
- * replay's nodes: each kind of work and each thread's items in recorded time; the overlap's
- * points: starts and ends of work sorted by start): keys compared inline, not through a
- * comparator, and no copy of the elements moved: the caller encodes what orders its elements
- * in one key each (the time relative to the earliest above a few tie-breaking bits) and
- * reads the order as positions. */
+ * replay's nodes: each kind of work and each thread's items in recorded time): keys compared
+ * inline, not through a comparator, and no copy of the elements moved: the caller encodes
+ * what orders its elements in one key each (the time relative to the earliest above a few
+ * tie-breaking bits) and reads the order as positions. */
 #ifndef SC_TRACE_SORT_KEYS_H
 #define SC_TRACE_SORT_KEYS_H
 

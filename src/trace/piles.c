@@ -18,7 +18,14 @@ size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile)
             pile[i] = id[top];
             continue;
         }
-        size_t lo = 0, hi = top;    /* last[lo - 1] <= v[i] < last[lo] */
+        /* In a list interleaving a few ascending ones, many values that miss the top pile
+         * fit the one below it: one comparison before the search. */
+        if (top > 0 && last[top - 1] <= v[i]) {
+            last[top - 1] = v[i];
+            pile[i] = id[top - 1];
+            continue;
+        }
+        size_t lo = 0, hi = top > 0 ? top - 1 : 0;  /* last[lo - 1] <= v[i] < last[lo] */
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             if (last[mid] <= v[i])

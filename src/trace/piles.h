@@ -1,10 +1,10 @@
 /* Piles of 64-bit values, the part shared by the two inline sorts: sort_keys.c (positions by
  * unique keys) and sort_u64.c (the values themselves). Each value goes on the pile whose last
  * value is the largest not above it (a new pile below all of them otherwise), so the piles
- * stay in order of their last values and one comparison with the top pile places most values
- * of a list that interleaves a few ascending ones; each pile is then one ascending run, and
- * the runs, laid out one after another, are merged pairwise. (sort_piles.c does the same
- * through a comparator, for elements that are not one value.) */
+ * stay in order of their last values and one comparison with the top pile (or two, with the
+ * one below it) places most values of a list that interleaves a few ascending ones; each pile
+ * is then one ascending run, and the runs, laid out one after another, are merged pairwise.
+ * (sort_piles.c does the same through a comparator, for elements that are not one value.) */
 #ifndef SC_TRACE_PILES_H
 #define SC_TRACE_PILES_H
 

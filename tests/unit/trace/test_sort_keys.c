@@ -1,6 +1,7 @@
 /* sc_order_keys: the positions of unique 64-bit keys in ascending order, checked against the
  * keys themselves, for a list that interleaves a few lists in order (piled and merged), one
- * already in order, one in descending order (a pile per key: more than the fast path takes,
+ * that alternates between the values of overlapping spans' starts and ends (each value on the
+ * top pile or the one below it), one already in order, one in descending order (a pile per key: more than the fast path takes,
  * so it says so), and a single key. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,6 +47,25 @@ static void test_interleaved_lists(void **state)
     free(key);
 }
 
+/* Start and end of span i, one after the other: spans of 25 starting every 10, as the overlap
+ * sweep's points of a device's kernels in start order. */
+static void test_starts_and_ends_alternating(void **state)
+{
+    (void)state;
+    enum { SPANS = 1000 };
+    uint64_t key[2 * SPANS];
+    for (size_t i = 0; i < SPANS; i++) {
+        key[2 * i] = (uint64_t)i * 10 * 2 + 1;          /* starts odd, ends even: unique */
+        key[2 * i + 1] = ((uint64_t)i * 10 + 25) * 2;
+    }
+    bool many = true;
+    uint32_t *order = sc_order_keys(key, 2 * SPANS, &many);
+    assert_non_null(order);
+    assert_false(many);
+    assert_ordered(key, 2 * SPANS, order);
+    free(order);
+}
+
 static void test_in_order_and_single(void **state)
 {
     (void)state;
@@ -85,6 +105,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interleaved_lists),
+        cmocka_unit_test(test_starts_and_ends_alternating),
         cmocka_unit_test(test_in_order_and_single),
         cmocka_unit_test(test_descending_needs_too_many_piles),
     };

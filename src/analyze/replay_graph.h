@@ -37,8 +37,9 @@ typedef struct sc_rp_edge {
 
 /* One piece of device work. Its index is its work position (sc_work_at). Fields are grouped
  * by size (8, then 4 bytes, the last shared by bit fields): one per piece of device work, so
- * padding is paid millions of times. When it was issued (the recorded start of the call that issued it, or its own start)
- * is kept once, in its device's issue order (sc_replay.dev_issue; sc_rp_issue). */
+ * padding is paid millions of times. When it was issued (the recorded start of the call that
+ * issued it, or its own start) is kept once, in its device's issue order (sc_replay.dev_issue;
+ * sc_rp_issue). */
 typedef struct sc_rp_op {
     uint64_t rec_start, rec_end;   /* its recorded duration: sc_rp_rec_dur */
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
@@ -95,9 +96,9 @@ typedef enum sc_rp_wait {
  * .load_ends, .pinned_copies and .dev_waits; the host times that take microseconds in 32
  * bits, the rare larger ones beside them too (replay_wide.h: read through sc_rp_tool,
  * sc_rp_tracer and sc_rp_post). Which call an item is, only the host waits read: it shares
- * its place with `post`, which they fill. The items of a thread are consecutive: the one before item i of its
- * thread (unless i is `first`) is i - 1, which gives its gap (sc_rp_gap) without keeping it,
- * and the one after it (unless i is `last`) is i + 1. */
+ * its place with `post`, which they fill. The items of a thread are consecutive: the one
+ * before item i of its thread (unless i is `first`) is i - 1, which gives its gap
+ * (sc_rp_gap) without keeping it, and the one after it (unless i is `last`) is i + 1. */
 typedef struct sc_rp_item {
     uint64_t rec_start;
     uint32_t dur;               /* its recorded end less its start: sc_rp_item_end */

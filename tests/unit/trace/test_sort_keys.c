@@ -1,8 +1,8 @@
 /* sc_order_keys: the positions of unique 64-bit keys in ascending order, checked against the
  * keys themselves, for a list that interleaves a few lists in order (piled and merged), one
  * that alternates between the values of overlapping spans' starts and ends (each value on the
- * top pile or the one below it), one already in order, one in descending order (a pile per key: more than the fast path takes,
- * so it says so), and a single key. */
+ * top pile or the one below it), one already in order, one in descending order (a pile per
+ * key: more than the fast path takes, so it says so), and a single key. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>

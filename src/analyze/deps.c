@@ -244,11 +244,16 @@ static sc_handle_entry *sc_handles_all(const sc_trace *t, const sc_corr_map *cor
 }
 
 /* The distinct entries (key and stream) of the calls, by key then stream: a handful where
- * the calls are millions. */
+ * the calls are millions. A program that creates a stream per step has one per step, and
+ * each insertion moves the entries after it: past SC_HANDLE_SET_MAX the set gives up and the
+ * handle list is made from every call's entry (sc_handles_all), in n log n. */
+enum { SC_HANDLE_SET_MAX = 1024 };
+
 typedef struct sc_handle_set {
     sc_handle_entry *e;
     size_t n, cap;
     size_t last;        /* the entry the call before matched: most calls name it again */
+    bool full;          /* more distinct entries than SC_HANDLE_SET_MAX: the set is unused */
 } sc_handle_set;
 
 static int sc_handle_stream_cmp(const sc_handle_entry *a, const sc_handle_entry *b)
@@ -257,10 +262,10 @@ static int sc_handle_stream_cmp(const sc_handle_entry *a, const sc_handle_entry 
     return c ? c : sc_cmp_u64(a->stream_id, b->stream_id);
 }
 
-/* Adds an entry unless the set holds it; returns 0, or -1 without memory. */
+/* Adds an entry unless the set holds it or is full; returns 0, or -1 without memory. */
 static int sc_handle_set_add(sc_handle_set *s, const sc_handle_entry *e)
 {
-    if (s->last < s->n && sc_handle_stream_cmp(&s->e[s->last], e) == 0)
+    if (s->full || (s->last < s->n && sc_handle_stream_cmp(&s->e[s->last], e) == 0))
         return 0;
     size_t lo = 0, hi = s->n;
     while (lo < hi) {
@@ -274,6 +279,10 @@ static int sc_handle_set_add(sc_handle_set *s, const sc_handle_entry *e)
             lo = mid + 1;
         else
             hi = mid;
+    }
+    if (s->n == SC_HANDLE_SET_MAX) {
+        s->full = true;
+        return 0;
     }
     if (!SC_GROW(s->e, s->cap, s->n + 1, 16))
         return -1;
@@ -296,11 +305,11 @@ static bool sc_handle_set_reused(const sc_handle_set *s)
 /* The handle list, by key, from the distinct entries of the calls (the set is taken): when
  * each key names one stream it is those entries, the list sc_handles_all makes unique,
  * without an entry per call to sort (24 bytes a call, and the sort's scratch as much again);
- * else that list. NULL without memory. */
+ * else (or when the set was full) that list. NULL without memory. */
 static sc_handle_entry *sc_handles(const sc_trace *t, const sc_corr_map *corr,
                                    sc_handle_set *set, size_t *n)
 {
-    bool reused = sc_handle_set_reused(set);
+    bool reused = set->full || sc_handle_set_reused(set);
     sc_handle_entry *distinct = set->e;
     *n = set->n;
     *set = (sc_handle_set){0};

@@ -1,6 +1,7 @@
 /* deps.h's stream handles: one handle named by many calls is one entry, and every call finds
- * its stream; a handle that names two streams (reused after a destroy) keeps every entry; the
- * stream of a call's correlation id found by table and by list alike. */
+ * its stream; a handle that names two streams (reused after a destroy) keeps every entry; so
+ * many handles that the set of distinct ones gives up; the stream of a call's correlation id
+ * found by table and by list alike. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -88,6 +89,30 @@ static void check_streams(uint32_t far_id, bool two_streams)
     syn_free(&s);
 }
 
+/* A stream per step, each on a handle of its own: more distinct handles than the set of
+ * distinct entries keeps (deps.c), so the list is made from every call's entry; every call
+ * still finds its stream. */
+static void test_many_handles(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    syn s;
+    syn_init(&s);
+    for (uint32_t k = 0; k < N; k++)   /* handles in descending order: each one inserted first */
+        launch(&s, 0x100000 - 0x10 * (uint64_t)k, 100 + k, US(20 * k), k + 1);
+    syn_finish(&s);
+    sc_deps d;
+    assert_int_equal(sc_deps_build(&s.t, &d), 0);
+    assert_int_equal(d.n_handles, N);
+    for (size_t i = 0; i < s.t.n_calls; i++) {
+        uint32_t stream = 0;
+        assert_true(sc_deps_stream_of(&d, &s.t.calls[i], &stream));
+        assert_int_equal(stream, 100 + (0x100000 - s.t.calls[i].rec.stream) / 0x10);
+    }
+    sc_deps_free(&d);
+    syn_free(&s);
+}
+
 static void test_streams_by_table(void **state)
 {
     (void)state;
@@ -106,6 +131,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_entry_per_handle),
         cmocka_unit_test(test_reused_handle_keeps_all),
+        cmocka_unit_test(test_many_handles),
         cmocka_unit_test(test_streams_by_table),
         cmocka_unit_test(test_streams_by_list),
     };

@@ -129,15 +129,6 @@ static void sc_context_note(sc_blocking_index *ix, uint32_t context_id, uint32_t
     ix->contexts[ix->n_contexts++] = (sc_blocking_context){context_id, device};
 }
 
-/* The analysis->devices entry of a device ordinal (every device with work has one). */
-static size_t sc_index_device(const sc_blocking_index *ix, uint32_t device)
-{
-    size_t d = 0;
-    while (d + 1 < ix->ctx->analysis->n_devices && ix->ctx->analysis->devices[d].device != device)
-        d++;
-    return d;
-}
-
 /* With one device the all-devices scope would be a copy of it: it is built only for more. */
 static bool sc_index_has_all(const sc_blocking_index *ix)
 {
@@ -155,7 +146,7 @@ static void sc_scope_note(sc_blocking_scope *s, const sc_work *w, size_t positio
 /* Adds one piece of work to its device's scope and to the all-devices scope. */
 static void sc_index_put(sc_blocking_index *ix, const sc_work *w, size_t position)
 {
-    sc_scope_note(&ix->devices[sc_index_device(ix, w->device)], w, position);
+    sc_scope_note(&ix->devices[sc_device_index(ix->ctx->analysis, w->device)], w, position);
     if (sc_index_has_all(ix))
         sc_scope_note(&ix->all, w, position);
     sc_context_note(ix, w->context_id, w->device);
@@ -170,9 +161,9 @@ static int sc_index_alloc(sc_blocking_index *ix)
     if (!per)
         return -1;
     if (n_dev == 1)
-        per[0] = n;     /* all of it, as sc_index_device says: no pass over the work */
+        per[0] = n;     /* all of it, as sc_device_index says: no pass over the work */
     for (size_t i = 0; n_dev > 1 && i < n; i++)
-        per[sc_index_device(ix, sc_work_at(t, i).device)]++;
+        per[sc_device_index(ix->ctx->analysis, sc_work_at(t, i).device)]++;
     int rc = sc_scope_alloc(&ix->all, sc_index_has_all(ix) ? n : 0);
     for (size_t d = 0; rc == 0 && d < n_dev; d++)
         rc = sc_scope_alloc(&ix->devices[d], per[d]);

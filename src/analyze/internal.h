@@ -103,6 +103,16 @@ bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel, struct sc_occupancy *o
 /* The busy list of a device ordinal, or NULL when it ran no kernel. */
 const sc_busy_list *sc_ctx_busy(const sc_ctx *ctx, uint32_t device);
 
+/* The analysis->devices entry of a device ordinal. Every device with work has one, so work
+ * always finds its own; an ordinal none has gets the last entry. */
+static inline size_t sc_device_index(const sc_analysis *a, uint32_t device)
+{
+    size_t d = 0;
+    while (d + 1 < a->n_devices && a->devices[d].device != device)
+        d++;
+    return d;
+}
+
 /* Interval helpers */
 static inline uint64_t sc_dur(uint64_t start_ns, uint64_t end_ns)
 {

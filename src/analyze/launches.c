@@ -47,15 +47,6 @@ static int sc_issue_start_cmp(const void *pa, const void *pb)
     return x < y ? -1 : x > y;
 }
 
-/* The analysis->devices entry of a device ordinal (every device with work has one). */
-static size_t sc_issue_device_index(const sc_analysis *a, uint32_t device)
-{
-    size_t d = 0;
-    while (d + 1 < a->n_devices && a->devices[d].device != device)
-        d++;
-    return d;
-}
-
 /* Groups the order by device (ascending), each device's positions in the order they had: a
  * counting sort into a new array. Returns it (order freed), or NULL without memory. */
 static uint32_t *sc_issue_by_device(const sc_ctx *ctx, uint32_t *order, size_t n)
@@ -70,11 +61,11 @@ static uint32_t *sc_issue_by_device(const sc_ctx *ctx, uint32_t *order, size_t n
         return NULL;
     }
     for (size_t i = 0; i < n; i++)
-        next[sc_issue_device_index(a, sc_work_at(ctx->trace, i).device) + 1]++;
+        next[sc_device_index(a, sc_work_at(ctx->trace, i).device) + 1]++;
     for (size_t d = 0; d < a->n_devices; d++)
         next[d + 1] += next[d];
     for (size_t i = 0; i < n; i++)
-        grouped[next[sc_issue_device_index(a, sc_work_at(ctx->trace, order[i]).device)]++] =
+        grouped[next[sc_device_index(a, sc_work_at(ctx->trace, order[i]).device)]++] =
             order[i];
     free(next);
     free(order);

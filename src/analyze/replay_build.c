@@ -32,14 +32,6 @@ int sc_rp_push_edge(sc_replay *r, size_t *cap, sc_rp_edge e)
 
 /* ---- work and its order ------------------------------------------------------------- */
 
-static size_t sc_rp_device_index(const sc_analysis *a, uint32_t device)
-{
-    size_t d = 0;
-    while (d + 1 < a->n_devices && a->devices[d].device != device)
-        d++;
-    return d;
-}
-
 /* qsort has no context argument; per thread, since the report analyzes traces at once (-j) */
 static _Thread_local const sc_replay *sc_rp_sort_ctx;
 
@@ -124,7 +116,7 @@ static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
                         .queue_prev = SC_RP_NONE,
                         .slot = s ? (uint32_t)(s - ctx->analysis->streams)
                                   : (uint32_t)ctx->analysis->n_streams,
-                        .dev = (uint32_t)sc_rp_device_index(ctx->analysis, w.device),
+                        .dev = (uint32_t)sc_device_index(ctx->analysis, w.device),
                         .kind = w.kind};
         issue[i] = item != SC_RP_NONE && call->rec.start_ns <= w.start_ns ? call->rec.start_ns
                                                                            : w.start_ns;

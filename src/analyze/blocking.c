@@ -474,6 +474,12 @@ void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *c,
     m->cost_ns = lost < m->blocked_ns ? lost : m->blocked_ns;
 }
 
+bool sc_blocking_sync_class(uint16_t call_class)
+{
+    return call_class == SC_CALL_DEVICE_SYNC || call_class == SC_CALL_STREAM_SYNC ||
+           call_class == SC_CALL_EVENT_SYNC;
+}
+
 bool sc_blocking_implicit_class(uint16_t call_class)
 {
     switch (call_class) {

@@ -128,6 +128,10 @@ void sc_blocking_index_free(sc_blocking_index *ix);
 void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *call,
                          sc_blocking *out);
 
+/* The explicit synchronizations (device, stream, event): the host-sync rule judges them,
+ * and the replay measures the wake-up after their waits. */
+bool sc_blocking_sync_class(uint16_t call_class);
+
 /* The call classes that synchronize implicitly (allocation, freeing, pinning, a synchronous
  * copy or memset, a new limit): the implicit-sync rule judges them, and the replay makes
  * each wait for the work it drained. */

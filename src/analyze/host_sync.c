@@ -30,11 +30,6 @@ typedef struct sc_hostsync_totals {
     uint64_t count, episodes, blocked_ns, worst_blocked_ns, idle_ns, starve_ns, cost_ns;
 } sc_hostsync_totals;
 
-static bool sc_is_sync(uint16_t c)
-{
-    return c == SC_CALL_DEVICE_SYNC || c == SC_CALL_STREAM_SYNC || c == SC_CALL_EVENT_SYNC;
-}
-
 /* The instance's text and evidence: written only for an instance the finding keeps
  * (sc_finding_would_keep), as the others' are never read. */
 static void sc_hostsync_describe(const char *name, uint64_t start, uint64_t queries,
@@ -105,7 +100,7 @@ static int sc_hostsync_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
     int rc = 0;
     for (size_t i = 0; i < t->n_calls && rc == 0; i++) {
         const sc_api_call *call = &t->calls[i];
-        if (sc_is_sync(call->rec.call_class) && !sc_blocking_is_inner(ctx, call))
+        if (sc_blocking_sync_class(call->rec.call_class) && !sc_blocking_is_inner(ctx, call))
             rc = sc_hostsync_add(ix, call, call->rec.start_ns, call->rec.end_ns, 0, b, tot);
     }
     const sc_poll_loop *loops = ctx->polls;

@@ -570,8 +570,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     int32_t call = it->call;
     const sc_api_call *c = &t->calls[call];
     uint16_t cls = c->rec.call_class;
-    it->sync = cls == SC_CALL_DEVICE_SYNC || cls == SC_CALL_STREAM_SYNC ||
-               cls == SC_CALL_EVENT_SYNC;
+    it->sync = sc_blocking_sync_class(cls);
     it->async_copy = cls == SC_CALL_MEMCPY_ASYNC;
     uint32_t dev = sc_rp_context_dev(r, w, c->rec.context_id);
     bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;

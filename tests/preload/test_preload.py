@@ -274,7 +274,10 @@ def test_the_floor_enables_what_streamcheck_enables(tmp_path):
                                                   "CUPTI_FLOOR_KINDS": "streamcheck"}),
                                 ("floor+counter", floor, {"CUPTI_FLOOR_CALLBACKS": "streamcheck",
                                                           "CUPTI_FLOOR_KINDS": "streamcheck",
-                                                          "CUPTI_FLOOR_CLOCK": "counter"})):
+                                                          "CUPTI_FLOOR_CLOCK": "counter"}),
+                                ("floor+entry", floor, {"CUPTI_FLOOR_CALLBACKS": "streamcheck",
+                                                        "CUPTI_FLOOR_KINDS": "streamcheck",
+                                                        "CUPTI_FLOOR_CLOCK": "entry"})):
         (tmp_path / who).mkdir()
         enabled = tmp_path / who / "enabled"
         run(tmp_path / who, "work", 1, 5, env={"LD_PRELOAD": str(preload),
@@ -282,7 +285,7 @@ def test_the_floor_enables_what_streamcheck_enables(tmp_path):
                                               "FAKE_CUPTI_ENABLED": str(enabled), **extra},
             traces=who == "streamcheck")
         sets[who] = set(enabled.read_text().splitlines())
-    assert sets["floor"] == sets["streamcheck"] == sets["floor+counter"]
+    assert sets["floor"] == sets["streamcheck"] == sets["floor+counter"] == sets["floor+entry"]
     assert any(l.startswith("kind ") for l in sets["floor"])
     assert sum(l.startswith("callback 5 ") for l in sets["floor"]) >= 10   # NVTX
 

@@ -17,7 +17,10 @@
 //                          call's entry and exit: two reads a call, as streamcheck made before
 //                          it read the CPU's counter); counter: each reads the CPU's time-stamp
 //                          counter once, the least any tracer that times calls pays above the
-//                          floor (src/preload/clock.h)
+//                          floor (src/preload/clock.h); entry: reads the counter at a call's
+//                          entry only (NVTX and resource callbacks, which have no exit, at
+//                          each): one read a call, the least a tracer that only notes when a
+//                          call began pays
 //
 // KINDS=streamcheck CALLBACKS=streamcheck is "the floor" of every call class: a minimal
 // client with the same callbacks and activity kinds, doing nothing in them. Whatever
@@ -113,6 +116,19 @@ static void CUPTIAPI floor_counter_callback(void *userdata, CUpti_CallbackDomain
     floor_clock_sink += sc_clock_counter();
 }
 
+// One read a call: at the entry of a runtime or driver call, at every callback of the
+// domains that have no entry and exit (NVTX, resource).
+static void CUPTIAPI floor_entry_counter_callback(void *userdata, CUpti_CallbackDomain domain,
+                                                  CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    (void)cbid;
+    if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+        ((const CUpti_CallbackData *)data)->callbackSite != CUPTI_API_ENTER)
+        return;
+    floor_clock_sink += sc_clock_counter();
+}
+
 static int floor_fail(const char *what, CUptiResult r)
 {
     const char *msg = NULL;
@@ -149,6 +165,7 @@ static int floor_enable_callbacks(void)
     const char *clock = floor_env("CUPTI_FLOOR_CLOCK", "0");
     CUpti_CallbackFunc callback = strcmp(clock, "cupti") == 0     ? floor_cupti_clock_callback
                                   : strcmp(clock, "counter") == 0 ? floor_counter_callback
+                                  : strcmp(clock, "entry") == 0   ? floor_entry_counter_callback
                                                                   : floor_empty_callback;
     CUptiResult r = cuptiSubscribe(&sub, callback, NULL);
     if (r != CUPTI_SUCCESS) return floor_fail("cuptiSubscribe", r);

@@ -157,6 +157,11 @@ typedef struct sc_trace {
     sc_rec_scope_window *scope_windows; size_t n_scope_windows; /* sorted by open_ns */
     uint64_t impossible_times;  /* timed records left out: they ended before they started or
                                    lay far outside the run (src/trace/times.h) */
+    /* sc_trace_load_between: only the timed records that start in a window were loaded; the
+     * run's start is then that of the whole trace, which the loaded records cannot tell. */
+    bool loaded_between;
+    uint64_t run_start_ns;      /* when loaded_between and times_any: the whole run's start */
+    bool times_any;             /* it has a call, kernel, copy, memset or range */
 
     void *storage;              /* owns every string and frame array above */
 } sc_trace;
@@ -164,6 +169,29 @@ typedef struct sc_trace {
 /* Loads `path`. Returns 0 on success (the file may still be partial: see status),
  * -1 on error with a message in err. */
 int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size);
+
+/* What two reads of a trace's records find (they keep nothing else): enough to load only the
+ * stretch of a long run that a window asks for, with sc_trace_load_between. */
+typedef struct sc_trace_times {
+    bool cuttable;              /* it has a PROCESS record, so a time's bounds are known
+                                   without every record (src/trace/times.h); when false, load
+                                   it whole and cut it after */
+    bool any;                   /* a call, kernel, copy, memset or range with a possible time */
+    uint64_t run_start_ns;      /* the earliest start of those: the run's start */
+    uint64_t impossible;        /* timed records with impossible times, of every kind */
+} sc_trace_times;
+
+/* Reads `path`'s times into *out. Returns 0, or -1 with a message in err: the message a load
+ * would give, for a file a load would refuse. */
+int sc_trace_read_times(const char *path, sc_trace_times *out, char *err, size_t err_size);
+
+/* Loads `path` (whose times are `times`, cuttable) as sc_trace_load would, but keeps of the
+ * timed records (calls, kernels, copies, memsets, syncs, ranges, overhead and unified-memory
+ * records) only those that start in [lo, hi): what sc_trace_load and a cut to [lo, hi) would
+ * leave, without holding the rest. Everything else is loaded whole; impossible_times counts
+ * the whole trace's. Returns as sc_trace_load. */
+int sc_trace_load_between(const char *path, const sc_trace_times *times, uint64_t lo,
+                          uint64_t hi, sc_trace *out, char *err, size_t err_size);
 void sc_trace_free(sc_trace *trace);
 
 /* What was lost to `cause` (enum sc_loss_cause), 0 when none or not counted. */

@@ -58,6 +58,8 @@ typedef struct load_filter {
     bool has_pid;
     uint32_t pid;
     const sc_window *window;    /* NULL: the whole run */
+    bool load_whole;            /* load every record even for a window (--save-symbols keeps
+                                   the frames of every call) */
 } load_filter;
 
 typedef struct report_run {
@@ -124,6 +126,23 @@ static void load_summary(load_slot *slot, const char *path, const load_filter *f
     slot->summary = s;
 }
 
+/* The trace at `path`; for a window, only the records the window keeps, when the trace
+ * allows it (sc_trace_read_times): a stretch of a long run without holding the rest. */
+static int load_trace(const char *path, const load_filter *filter, sc_trace *out, char *err,
+                      size_t err_size)
+{
+    if (!filter || !filter->window || filter->load_whole)
+        return sc_trace_load(path, out, err, err_size);
+    sc_trace_times times;
+    if (sc_trace_read_times(path, &times, err, err_size) != 0)
+        return -1;
+    if (!times.cuttable)
+        return sc_trace_load(path, out, err, err_size);
+    uint64_t lo, hi;
+    sc_window_bounds(filter->window, times.any ? times.run_start_ns : 0, &lo, &hi);
+    return sc_trace_load_between(path, &times, lo, hi, out, err, err_size);
+}
+
 static void load_one(load_slot *slot, const char *path, const load_filter *filter)
 {
     char *err = slot->error;
@@ -138,7 +157,7 @@ static void load_one(load_slot *slot, const char *path, const load_filter *filte
         snprintf(err, err_size, "out of memory");
         return;
     }
-    if (sc_trace_load(path, &l->trace, err, err_size) != 0) {
+    if (load_trace(path, filter, &l->trace, err, err_size) != 0) {
         if (!err[0])
             snprintf(err, err_size, "%s: cannot read trace", path);
         free(l);
@@ -817,7 +836,8 @@ int main(int argc, char **argv)
 
     report_run r = {0}, old = {0};
     bool windowed = opt.window.has_from || opt.window.has_to;
-    load_filter filter = {opt.has_pid, opt.pid, windowed ? &opt.window : NULL};
+    load_filter filter = {opt.has_pid, opt.pid, windowed ? &opt.window : NULL,
+                          opt.save_symbols};
     size_t jobs = opt.jobs ? opt.jobs : sc_pipeline_cpus();
     if (!needs_all(&opt)) {
         int brc = run_bounded(&opt, &suppress, &filter, jobs);

@@ -38,6 +38,8 @@ static void earliest(bool *any, uint64_t *lo, uint64_t t)
 
 uint64_t sc_window_run_start(const sc_trace *t)
 {
+    if (t->loaded_between)      /* its first records were left out: the load read the start */
+        return t->times_any ? t->run_start_ns : 0;
     bool any = false;
     uint64_t lo = 0;
     /* each array is sorted by start: its first record is its earliest */
@@ -81,16 +83,21 @@ static size_t cut(const void *base, size_t n, size_t size, size_t at, uint64_t l
         out->field = in->field ? in->field + first_ : NULL;                               \
     } while (0)
 
+void sc_window_bounds(const sc_window *w, uint64_t run_start, uint64_t *lo, uint64_t *hi)
+{
+    *lo = w->has_from ? run_start + w->from_ns : 0;
+    *hi = w->has_to ? run_start + w->to_ns : UINT64_MAX;
+    if (w->has_from && *lo < run_start)     /* past the clock's end */
+        *lo = UINT64_MAX;
+    if (w->has_to && *hi < run_start)
+        *hi = UINT64_MAX;
+}
+
 void sc_window_cut(const sc_trace *in, const sc_window *w, sc_trace *out)
 {
     *out = *in;
-    uint64_t start = sc_window_run_start(in);
-    uint64_t lo = w->has_from ? start + w->from_ns : 0;
-    uint64_t hi = w->has_to ? start + w->to_ns : UINT64_MAX;
-    if (w->has_from && lo < start)      /* past the clock's end */
-        lo = UINT64_MAX;
-    if (w->has_to && hi < start)
-        hi = UINT64_MAX;
+    uint64_t lo, hi;
+    sc_window_bounds(w, sc_window_run_start(in), &lo, &hi);
     SC_WINDOW_CUT(calls, n_calls, sc_api_call, rec.start_ns);
     SC_WINDOW_CUT(kernels, n_kernels, sc_kernel, rec.start_ns);
     SC_WINDOW_CUT(copies, n_copies, sc_rec_memcpy, start_ns);

@@ -22,8 +22,12 @@ typedef struct sc_window {
  * 0, or -1 (not a time, negative, too large). */
 int sc_window_parse_time(const char *text, uint64_t *out_ns);
 
-/* The run's start as the analyzer counts it: the earliest call, device work or range. */
+/* The run's start as the analyzer counts it: the earliest call, device work or range (of the
+ * whole trace, also when it was loaded between two times). */
 uint64_t sc_window_run_start(const sc_trace *trace);
+
+/* The window's absolute times, [*lo, *hi), for a run that starts at run_start. */
+void sc_window_bounds(const sc_window *w, uint64_t run_start, uint64_t *lo, uint64_t *hi);
 
 /* Fills `out` with `in` cut to the window: the same storage (free `in` only, never `out`),
  * each time-sorted array narrowed to the records that start inside. */

@@ -4,8 +4,13 @@
  * fixed parts are copied into typed arrays (so a record written by a newer minor version,
  * which only appends fields, still loads), texts and Python frames into an arena (arena.h).
  * Kernels keep their shapes apart, once each (kernel_shapes.h); calls keep their frames in
- * one table and their names by position (load_calls.h). Device work and calls are then sorted by start time with a stable sort, so equal times
- * keep file order and the result is deterministic. */
+ * one table and their names by position (load_calls.h). Device work and calls are then
+ * sorted by start time with a stable sort, so equal times keep file order and the result is
+ * deterministic.
+ *
+ * A window's load (sc_trace_load_between) reads the file three times (enum sc_load_mode) and
+ * keeps only the timed records that start in the window: what a whole load cut to it would
+ * hold, without holding the rest. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +25,23 @@
 #include "trace/sort.h"
 #include "trace/times.h"
 #include "trace/validate.h"
+
+/* CUPTI's stream records name a context, not a device; every other device record names
+ * both, so the device of a stream is the device of its context. Contexts are few. */
+enum { SC_MAX_CONTEXTS = 256 };
+typedef struct sc_context_map {
+    uint32_t context[SC_MAX_CONTEXTS], device[SC_MAX_CONTEXTS];
+    size_t n;
+} sc_context_map;
+
+/* What a read of the file keeps. A window's load takes three reads: the bounds of a possible
+ * time (PROCESS and END), then the run's start and the impossible times, then the load. */
+enum sc_load_mode {
+    SC_LOAD_WHOLE,      /* everything */
+    SC_LOAD_BOUNDS,     /* the PROCESS and END records only */
+    SC_LOAD_TIMES,      /* those, and the times of the timed records (ld->times) */
+    SC_LOAD_BETWEEN,    /* everything but the timed records that start outside a window */
+};
 
 typedef struct sc_loader {
     sc_trace *t;
@@ -37,6 +59,13 @@ typedef struct sc_loader {
     size_t cap_pystack_frames;
     sc_compact_reader compact;  /* format 2.0's base and declarations, in file order */
     sc_shape_set shapes;        /* every kernel shape once (kernel_shapes.h) */
+    /* the device of each context, as kernels, copies and memsets name it in file order, one
+     * map each (sc_fill_stream_devices) */
+    sc_context_map kernel_contexts, copy_contexts, memset_contexts;
+    enum sc_load_mode mode;
+    uint64_t keep_lo, keep_hi;  /* SC_LOAD_BETWEEN: the timed records kept start in these */
+    uint64_t bound_lo, bound_hi; /* SC_LOAD_TIMES: the bounds of a possible time */
+    sc_trace_times *times;      /* SC_LOAD_TIMES: what it finds */
     char *err;
     size_t err_size;
 } sc_loader;
@@ -82,21 +111,83 @@ static const char *sc_string(const sc_loader *ld, uint32_t id)
     return id < ld->n_strings && ld->strings[id] ? ld->strings[id] : NULL;
 }
 
+static void sc_context_note(sc_context_map *m, uint32_t context, uint32_t device)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->context[i] == context) return;
+    if (m->n < SC_MAX_CONTEXTS) {
+        m->context[m->n] = context;
+        m->device[m->n++] = device;
+    }
+}
+
+/* The record kinds with a start and an end (times.h's lists), compact ones aside. */
+static bool sc_timed_kind(uint16_t kind)
+{
+    switch (kind) {
+    case SC_REC_API: case SC_REC_KERNEL: case SC_REC_MEMCPY: case SC_REC_MEMSET:
+    case SC_REC_SYNC: case SC_REC_RANGE: case SC_REC_OVERHEAD: case SC_REC_UNIFIED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether a timed record from `start` to `end` is loaded. A read for times only counts it:
+ * `run_start` says it is a call, kernel, copy, memset or range, the kinds whose earliest
+ * start is the run's (the report's --from and --to count from it). */
+static bool sc_keep_timed(sc_loader *ld, uint64_t start, uint64_t end, bool run_start)
+{
+    sc_trace_times *times = ld->times;
+    switch (ld->mode) {
+    case SC_LOAD_WHOLE:
+        return true;
+    case SC_LOAD_BETWEEN:
+        return start >= ld->keep_lo && start < ld->keep_hi;
+    case SC_LOAD_TIMES:
+        if (sc_times_impossible(start, end, ld->bound_lo, ld->bound_hi)) {
+            times->impossible++;
+        } else if (run_start && (!times->any || start < times->run_start_ns)) {
+            times->run_start_ns = start;
+            times->any = true;
+        }
+        return false;
+    case SC_LOAD_BOUNDS:
+        return false;
+    }
+    return true;
+}
+
+/* A kernel: its context's device is noted and its shape kept even when the kernel is left
+ * out, so that a window's load has every stream's device and every shape a whole load has,
+ * in the same order. */
+static int sc_load_kernel(sc_loader *ld, const sc_rec_kernel *r)
+{
+    sc_context_note(&ld->kernel_contexts, r->context_id, r->device);
+    if (!sc_keep_timed(ld, r->start_ns, r->end_ns, true)) {
+        sc_kernel unused;
+        return ld->mode == SC_LOAD_BETWEEN ? sc_shape_set_add(&ld->shapes, ld->t, r, &unused)
+                                           : 0;
+    }
+    sc_kernel *k = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
+    return k ? sc_shape_set_add(&ld->shapes, ld->t, r, k) : -1;
+}
+
 /* A compact record (format 2.0): declarations are remembered, kernels and calls are loaded
  * as the full records they stand for. */
 static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
                            const uint8_t *p, size_t fixed)
 {
+    if (ld->mode == SC_LOAD_BOUNDS)
+        return 0;
     sc_rec_kernel k;
     sc_rec_api a;
     switch (sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a)) {
-    case SC_COMPACT_KERNEL: {
-        sc_kernel *kernel = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
-        if (!kernel || sc_shape_set_add(&ld->shapes, ld->t, &k, kernel) != 0)
-            return sc_out_of_memory(ld);
-        return 0;
-    }
+    case SC_COMPACT_KERNEL:
+        return sc_load_kernel(ld, &k) != 0 ? sc_out_of_memory(ld) : 0;
     case SC_COMPACT_CALL:
+        if (!sc_keep_timed(ld, a.start_ns, a.end_ns, true))
+            return 0;
         /* a compact call has no frames of its own */
         return sc_calls_add(&ld->calls, ld->t, &a, NULL) != 0 ? sc_out_of_memory(ld) : 0;
     case SC_COMPACT_UNDECLARED:
@@ -112,6 +203,9 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
 {
     sc_trace *t = ld->t;
     uint16_t kind = h->kind;
+    if ((ld->mode == SC_LOAD_BOUNDS || ld->mode == SC_LOAD_TIMES) && kind != SC_REC_PROCESS &&
+        kind != SC_REC_END && (ld->mode == SC_LOAD_BOUNDS || !sc_timed_kind(kind)))
+        return 0;
     /* sc_parse checked the record: its text (for kinds with one) is terminated, and its
      * fixed part lies within it. From here on n is the fixed part: what the structs below
      * are copied from (fields a newer writer appended are ignored, missing ones read 0). */
@@ -166,6 +260,8 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_API: {
         sc_rec_api r;
         SC_RECORD_COPY_FIXED(r, p, n);
+        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, true))
+            return 0;
         /* Frames follow the fixed part as written by this major version (sc_parse checked
          * that they fit). */
         if (sc_calls_add(&ld->calls, t, &r, p + fixed) != 0)
@@ -175,20 +271,29 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_KERNEL: {
         sc_rec_kernel r;
         SC_RECORD_COPY_FIXED(r, p, n);
-        sc_kernel *k = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
-        if (!k || sc_shape_set_add(&ld->shapes, t, &r, k) != 0) break;
+        if (sc_load_kernel(ld, &r) != 0) break;
         return 0;
     }
     case SC_REC_MEMCPY: {
+        sc_rec_memcpy r;
+        SC_RECORD_COPY_FIXED(r, p, n);
+        sc_context_note(&ld->copy_contexts, r.context_id, r.device);
+        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, true))
+            return 0;
         sc_rec_memcpy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
         if (!c) break;
-        SC_RECORD_COPY_FIXED(*c, p, n);
+        *c = r;
         return 0;
     }
     case SC_REC_MEMSET: {
+        sc_rec_memset r;
+        SC_RECORD_COPY_FIXED(r, p, n);
+        sc_context_note(&ld->memset_contexts, r.context_id, r.device);
+        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, true))
+            return 0;
         sc_rec_memset *s = SC_PUSH(ld, memsets, n_memsets, cap_memsets);
         if (!s) break;
-        SC_RECORD_COPY_FIXED(*s, p, n);
+        *s = r;
         return 0;
     }
     case SC_REC_STREAM: {
@@ -198,9 +303,13 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         return 0;
     }
     case SC_REC_SYNC: {
+        sc_rec_sync r;
+        SC_RECORD_COPY_FIXED(r, p, n);
+        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, false))
+            return 0;
         sc_rec_sync *s = SC_PUSH(ld, syncs, n_syncs, cap_syncs);
         if (!s) break;
-        SC_RECORD_COPY_FIXED(*s, p, n);
+        *s = r;
         return 0;
     }
     case SC_REC_NOTE: {
@@ -219,21 +328,33 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         return 0;
     }
     case SC_REC_RANGE: {
+        sc_rec_range rec;
+        SC_RECORD_COPY_FIXED(rec, p, n);
+        if (!sc_keep_timed(ld, rec.start_ns, rec.end_ns, true))
+            return 0;
         sc_range *r = SC_PUSH(ld, ranges, n_ranges, cap_ranges);
         if (!r) break;
-        SC_RECORD_COPY_FIXED(r->rec, p, n);
+        r->rec = rec;
         return 0;
     }
     case SC_REC_OVERHEAD: {
+        sc_rec_overhead r;
+        SC_RECORD_COPY_FIXED(r, p, n);
+        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, false))
+            return 0;
         sc_rec_overhead *o = SC_PUSH(ld, overheads, n_overheads, cap_overheads);
         if (!o) break;
-        SC_RECORD_COPY_FIXED(*o, p, n);
+        *o = r;
         return 0;
     }
     case SC_REC_UNIFIED: {
+        sc_rec_unified r;
+        SC_RECORD_COPY_FIXED(r, p, n);
+        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, false))
+            return 0;
         sc_rec_unified *u = SC_PUSH(ld, unified, n_unified, cap_unified);
         if (!u) break;
-        SC_RECORD_COPY_FIXED(*u, p, n);
+        *u = r;
         return 0;
     }
     case SC_REC_PYSTACK: {
@@ -337,33 +458,17 @@ static int sc_by_range_start(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* CUPTI's stream records name a context, not a device; every other device record names
- * both, so the device of a stream is the device of its context. Contexts are few. */
-enum { SC_MAX_CONTEXTS = 256 };
-typedef struct sc_context_map {
-    uint32_t context[SC_MAX_CONTEXTS], device[SC_MAX_CONTEXTS];
-    size_t n;
-} sc_context_map;
-
-static void sc_context_note(sc_context_map *m, uint32_t context, uint32_t device)
+/* A context's device is the first one named for it by a kernel, else by a copy, else by a
+ * memset, each in file order; every such record counts, also one a window or an impossible
+ * time leaves out. */
+static void sc_fill_stream_devices(sc_loader *ld)
 {
-    for (size_t i = 0; i < m->n; i++)
-        if (m->context[i] == context) return;
-    if (m->n < SC_MAX_CONTEXTS) {
-        m->context[m->n] = context;
-        m->device[m->n++] = device;
-    }
-}
-
-static void sc_fill_stream_devices(sc_trace *t)
-{
-    sc_context_map m = {.n = 0};
-    for (size_t k = 0; k < t->n_kernels; k++)
-        sc_context_note(&m, t->kernels[k].rec.context_id, t->kernels[k].rec.device);
-    for (size_t k = 0; k < t->n_copies; k++)
-        sc_context_note(&m, t->copies[k].context_id, t->copies[k].device);
-    for (size_t k = 0; k < t->n_memsets; k++)
-        sc_context_note(&m, t->memsets[k].context_id, t->memsets[k].device);
+    sc_trace *t = ld->t;
+    sc_context_map m = ld->kernel_contexts;
+    for (size_t k = 0; k < ld->copy_contexts.n; k++)
+        sc_context_note(&m, ld->copy_contexts.context[k], ld->copy_contexts.device[k]);
+    for (size_t k = 0; k < ld->memset_contexts.n; k++)
+        sc_context_note(&m, ld->memset_contexts.context[k], ld->memset_contexts.device[k]);
     for (size_t i = 0; i < t->n_streams; i++) {
         sc_rec_stream *s = &t->streams[i];
         for (size_t c = 0; c < m.n && s->device == UINT32_MAX; c++)
@@ -406,7 +511,7 @@ static int sc_name_pystacks(sc_loader *ld)
 static int sc_finish_load(sc_loader *ld)
 {
     sc_trace *t = ld->t;
-    sc_fill_stream_devices(t);
+    sc_fill_stream_devices(ld);
     if (ld->n_call_names)
         qsort(ld->call_names, ld->n_call_names, sizeof *ld->call_names, sc_name_entry_cmp);
     if (sc_calls_name(t, ld->call_names, ld->n_call_names) != 0)
@@ -538,34 +643,78 @@ static int sc_parse(sc_loader *ld)
                  "no end record: the process crashed, was killed, exec'd or is still running; "
                  "the report covers what was recorded until then");
     }
-    return sc_finish_load(ld);
+    /* a read for bounds or times keeps nothing to name or order */
+    return ld->mode == SC_LOAD_WHOLE || ld->mode == SC_LOAD_BETWEEN ? sc_finish_load(ld) : 0;
 }
 
-int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size)
+/* One read of `path` into `out`, keeping what ld->mode says (ld's other fields set). */
+static int sc_read(const char *path, sc_loader *ld, sc_trace *out)
 {
     memset(out, 0, sizeof *out);
     out->path = strdup(path);
     if (!out->path) {
-        snprintf(err, err_size, "%s: out of memory", path);
+        snprintf(ld->err, ld->err_size, "%s: out of memory", path);
         return -1;
     }
-    sc_loader ld = {.t = out, .err = err, .err_size = err_size};
+    ld->t = out;
     const char *why;
-    if (sc_file_window_open(path, &ld.w, &why) != 0) {
-        snprintf(err, err_size, "%s: %s", path, why);
+    if (sc_file_window_open(path, &ld->w, &why) != 0) {
+        snprintf(ld->err, ld->err_size, "%s: %s", path, why);
         sc_trace_free(out);
         return -1;
     }
-    int rc = sc_parse(&ld);
-    sc_file_window_close(&ld.w);
-    out->storage = ld.arena;
-    free(ld.strings);
-    free(ld.call_names);
-    free(ld.pystack_frames);
-    sc_compact_reader_free(&ld.compact);
-    sc_shape_set_free(&ld.shapes);
+    int rc = sc_parse(ld);
+    sc_file_window_close(&ld->w);
+    out->storage = ld->arena;
+    free(ld->strings);
+    free(ld->call_names);
+    free(ld->pystack_frames);
+    sc_compact_reader_free(&ld->compact);
+    sc_shape_set_free(&ld->shapes);
     if (rc != 0) sc_trace_free(out);
     return rc;
+}
+
+int sc_trace_load(const char *path, sc_trace *out, char *err, size_t err_size)
+{
+    sc_loader ld = {.mode = SC_LOAD_WHOLE, .err = err, .err_size = err_size};
+    return sc_read(path, &ld, out);
+}
+
+int sc_trace_read_times(const char *path, sc_trace_times *out, char *err, size_t err_size)
+{
+    *out = (sc_trace_times){.cuttable = false};
+    sc_trace scratch;
+    sc_loader bounds = {.mode = SC_LOAD_BOUNDS, .err = err, .err_size = err_size};
+    if (sc_read(path, &bounds, &scratch) != 0)
+        return -1;
+    uint64_t lo, hi;
+    bool known = sc_times_bounds(&scratch, &lo, &hi);
+    sc_trace_free(&scratch);
+    if (!known)
+        return 0;   /* without a PROCESS record the bounds need every record: load it whole */
+    sc_loader times = {.mode = SC_LOAD_TIMES, .bound_lo = lo, .bound_hi = hi, .times = out,
+                       .err = err, .err_size = err_size};
+    if (sc_read(path, &times, &scratch) != 0)
+        return -1;
+    sc_trace_free(&scratch);
+    out->cuttable = true;
+    return 0;
+}
+
+int sc_trace_load_between(const char *path, const sc_trace_times *times, uint64_t lo,
+                          uint64_t hi, sc_trace *out, char *err, size_t err_size)
+{
+    sc_loader ld = {.mode = SC_LOAD_BETWEEN, .keep_lo = lo, .keep_hi = hi, .err = err,
+                    .err_size = err_size};
+    if (sc_read(path, &ld, out) != 0)
+        return -1;
+    /* the impossible times of the records left out were counted by the read of times */
+    out->impossible_times = times->impossible;
+    out->loaded_between = true;
+    out->times_any = times->any;
+    out->run_start_ns = times->run_start_ns;
+    return 0;
 }
 
 void sc_trace_free(sc_trace *t)

@@ -54,6 +54,18 @@ static uint64_t sc_add_ceil(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+bool sc_times_bounds(const sc_trace *t, uint64_t *lo, uint64_t *hi)
+{
+    if (!t->has_process)
+        return false;
+    *lo = sc_sub_floor(t->process.start_ns, SC_TIMES_MARGIN_NS);
+    /* an END record that claims a run longer than the longest is itself damaged */
+    *hi = sc_add_ceil(t->process.start_ns, SC_TIMES_LONGEST_RUN_NS);
+    if (t->has_end && t->end.end_ns >= t->process.start_ns && t->end.end_ns < *hi)
+        *hi = sc_add_ceil(t->end.end_ns, SC_TIMES_MARGIN_NS);
+    return true;
+}
+
 int sc_trace_drop_impossible_times(sc_trace *t)
 {
 #define SC_LIST(arr, n, type, start, end)                                               \
@@ -71,13 +83,7 @@ int sc_trace_drop_impossible_times(sc_trace *t)
 #undef SC_LIST
     size_t n_lists = sizeof lists / sizeof *lists;
     uint64_t lo, hi;
-    if (t->has_process) {
-        lo = sc_sub_floor(t->process.start_ns, SC_TIMES_MARGIN_NS);
-        /* an END record that claims a run longer than the longest is itself damaged */
-        hi = sc_add_ceil(t->process.start_ns, SC_TIMES_LONGEST_RUN_NS);
-        if (t->has_end && t->end.end_ns >= t->process.start_ns && t->end.end_ns < hi)
-            hi = sc_add_ceil(t->end.end_ns, SC_TIMES_MARGIN_NS);
-    } else {
+    if (!sc_times_bounds(t, &lo, &hi)) {
         uint64_t median;
         if (sc_median_start(lists, n_lists, &median) != 0)
             return -1;
@@ -90,7 +96,7 @@ int sc_trace_drop_impossible_times(sc_trace *t)
         for (size_t i = 0; i < *L->n; i++) {
             char *e = (char *)L->base + i * L->size;
             uint64_t start = sc_u64_at(e, L->start_at), end = sc_u64_at(e, L->end_at);
-            if (end < start || start < lo || end > hi) {
+            if (sc_times_impossible(start, end, lo, hi)) {
                 t->impossible_times++;
                 continue;
             }

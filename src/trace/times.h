@@ -11,10 +11,23 @@
 #ifndef SC_TRACE_TIMES_H
 #define SC_TRACE_TIMES_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "streamcheck/trace.h"
 
 #define SC_TIMES_MARGIN_NS (10ull * 1000000000ull)                 /* 10 s */
 #define SC_TIMES_LONGEST_RUN_NS (366ull * 24 * 3600 * 1000000000ull) /* a year */
+
+/* The bounds of a possible time in t, from its PROCESS and END records (inclusive). Returns
+ * false when t has no PROCESS record: the bounds then need every record's start. */
+bool sc_times_bounds(const sc_trace *t, uint64_t *lo, uint64_t *hi);
+
+/* Whether a record from `start` to `end` is impossible within the bounds. */
+static inline bool sc_times_impossible(uint64_t start, uint64_t end, uint64_t lo, uint64_t hi)
+{
+    return end < start || start < lo || end > hi;
+}
 
 /* Removes the impossible records from every timed list of t (calls, kernels, copies,
  * memsets, syncs, ranges, overheads, unified), keeping the order of the others, and counts

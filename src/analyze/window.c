@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "trace/sort.h"
+#include "trace/sort_u64.h"
 
 static int sc_window_time_cmp(const void *pa, const void *pb)
 {
@@ -32,31 +33,38 @@ void sc_window_free(sc_window *w)
 
 #define SC_WINDOW_MAX_THREADS 1024  /* threads bucketed; more are sorted */
 
-static int sc_u32_cmp(const void *pa, const void *pb)
+/* The bucket of tid among tids[0 .. n) (ascending, tid among them). */
+static size_t sc_window_bucket(const uint32_t *tids, size_t n, uint32_t tid)
 {
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    return a < b ? -1 : a > b;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tids[mid] < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* w->by_thread from w->by_time: each item with a thread goes to its thread's bucket in time
  * order, the buckets by thread id. Returns 0, or -1 when the items have more than
- * SC_WINDOW_MAX_THREADS threads (or memory is short): nothing written then. */
+ * SC_WINDOW_MAX_THREADS threads (or memory is short): nothing written then. Items of one
+ * thread tend to come in runs, so the last thread seen is tried before any search, and each
+ * item's bucket is searched once and kept for the scatter. */
 static int sc_window_by_thread(sc_window *w)
 {
     uint32_t tids[SC_WINDOW_MAX_THREADS];     /* ascending */
     size_t n_tids = 0;
+    bool any = false;
+    uint32_t last = 0;
     for (size_t i = 0; i < w->n_by_time; i++) {
         const sc_window_item *x = &w->by_time[i];
-        if (!x->has_tid)
+        if (!x->has_tid || (any && x->tid == last))
             continue;
-        size_t lo = 0, hi = n_tids;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (tids[mid] < x->tid)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        any = true;
+        last = x->tid;
+        size_t lo = sc_window_bucket(tids, n_tids, x->tid);
         if (lo < n_tids && tids[lo] == x->tid)
             continue;
         if (n_tids == SC_WINDOW_MAX_THREADS)
@@ -65,24 +73,60 @@ static int sc_window_by_thread(sc_window *w)
         tids[lo] = x->tid;
         n_tids++;
     }
-    size_t *fill = calloc(n_tids + 1, sizeof *fill);
-    if (!fill)
+    size_t fill[SC_WINDOW_MAX_THREADS + 1] = {0};
+    uint16_t *bucket = malloc((w->n_by_time ? w->n_by_time : 1) * sizeof *bucket);
+    if (!bucket)
         return -1;
-    for (size_t i = 0; i < w->n_by_time; i++)
-        if (w->by_time[i].has_tid) {
-            const uint32_t *at = bsearch(&w->by_time[i].tid, tids, n_tids, sizeof *tids,
-                                         sc_u32_cmp);
-            fill[at - tids + 1]++;
-        }
+    size_t b = 0;
+    for (size_t i = 0; i < w->n_by_time; i++) {
+        const sc_window_item *x = &w->by_time[i];
+        if (!x->has_tid)
+            continue;
+        if (tids[b] != x->tid)
+            b = sc_window_bucket(tids, n_tids, x->tid);
+        bucket[i] = (uint16_t)b;
+        fill[b + 1]++;
+    }
     for (size_t k = 1; k <= n_tids; k++)
         fill[k] += fill[k - 1];
     for (size_t i = 0; i < w->n_by_time; i++)
-        if (w->by_time[i].has_tid) {
-            const uint32_t *at = bsearch(&w->by_time[i].tid, tids, n_tids, sizeof *tids,
-                                         sc_u32_cmp);
-            w->by_thread[fill[at - tids]++] = w->by_time[i];
-        }
-    free(fill);
+        if (w->by_time[i].has_tid)
+            w->by_thread[fill[bucket[i]]++] = w->by_time[i];
+    free(bucket);
+    return 0;
+}
+
+/* dst = items by (t, ref) through one 64-bit key each, the time relative to the earliest
+ * above the position: sorted inline (sort_u64.h) instead of through a comparator. When the refs
+ * ascend with the position (as every caller's do), (t, position) is the order of (t, ref).
+ * Returns -1, with nothing written, when they do not, when the times span too much for the
+ * keys or when memory is short: the caller then sorts by the comparator. */
+static int sc_window_sort_keys(sc_window_item *dst, const sc_window_item *items, size_t n)
+{
+    if (n == 0)
+        return 0;
+    uint64_t lo = items[0].t, hi = items[0].t;
+    for (size_t i = 1; i < n; i++) {
+        if (items[i].ref <= items[i - 1].ref)
+            return -1;
+        lo = items[i].t < lo ? items[i].t : lo;
+        hi = items[i].t > hi ? items[i].t : hi;
+    }
+    unsigned pos_bits = 1;
+    while (pos_bits < 64 && ((n - 1) >> pos_bits) != 0)
+        pos_bits++;
+    if (pos_bits >= 64 || hi - lo > UINT64_MAX >> pos_bits)
+        return -1;
+    uint64_t *key = malloc(n * sizeof *key);
+    if (!key)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        key[i] = (items[i].t - lo) << pos_bits | i;
+    sc_sort_u64(key, n);
+    uint64_t mask = ((uint64_t)1 << pos_bits) - 1;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = items[key[i] & mask];
+    free(key);
     return 0;
 }
 
@@ -98,7 +142,8 @@ int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
         return -1;
     }
     w->n_by_time = n;
-    sc_sort_copy(w->by_time, items, n, sizeof(*items), sc_window_time_cmp);
+    if (sc_window_sort_keys(w->by_time, items, n) != 0)
+        sc_sort_copy(w->by_time, items, n, sizeof(*items), sc_window_time_cmp);
     /* the other two read off the time order (a stable sort keeps ties in input order in all
      * three): those without a thread in that order, those with one bucketed by thread */
     for (size_t i = 0; i < n; i++) {

@@ -1,7 +1,8 @@
 /* sc_window_build: its three orders (every item by time; those with a thread by thread, then
  * time; those without by time), each a stable order (ties keep the input order), against a
  * plain insertion sort: with a few threads (read off the time order by thread) and with more
- * threads than it buckets (sorted). */
+ * threads than it buckets (sorted); with refs that repeat, that ascend (sorted by keys), and
+ * that ascend beside times too far apart for the keys. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -51,7 +52,11 @@ static void assert_same(const sc_window_item *a, const sc_window_item *b, size_t
     }
 }
 
-static void check(size_t n, uint32_t threads)
+/* refs: how the items' refs go. The build sorts by 64-bit keys when the refs ascend and the
+ * times fit beside the position, by the comparator otherwise: each way is checked. */
+enum { REFS_REPEAT, REFS_ASCEND, REFS_ASCEND_WIDE_TIMES };
+
+static void check(size_t n, uint32_t threads, int refs)
 {
     sc_window_item *in = malloc(n * sizeof *in), *want = malloc(n * sizeof *want);
     assert_non_null(in);
@@ -64,6 +69,10 @@ static void check(size_t n, uint32_t threads)
         /* times nearly in order, with ties; refs repeat, so (t, ref) ties too */
         in[i] = (sc_window_item){.t = i / 3 + x % 5, .tid = (uint32_t)(x >> 20) % threads + 100,
                                  .has_tid = x % 7 != 0, .ref = (x >> 40) % 4};
+        if (refs != REFS_REPEAT)
+            in[i].ref = 2 * i + 1;
+        if (refs == REFS_ASCEND_WIDE_TIMES && i % 100 == 0)
+            in[i].t = i % 200 ? UINT64_MAX - x % 3 : x % 3;
     }
     sc_window w;
     assert_int_equal(sc_window_build(&w, in, n), 0);
@@ -81,13 +90,16 @@ static void check(size_t n, uint32_t threads)
 static void test_few_threads(void **state)
 {
     (void)state;
-    check(5000, 6);
+    check(5000, 6, REFS_REPEAT);
+    check(5000, 6, REFS_ASCEND);
+    check(5000, 6, REFS_ASCEND_WIDE_TIMES);
 }
 
 static void test_more_threads_than_bucketed(void **state)
 {
     (void)state;
-    check(6000, 3000);
+    check(6000, 3000, REFS_REPEAT);
+    check(6000, 3000, REFS_ASCEND);
 }
 
 static void test_empty(void **state)

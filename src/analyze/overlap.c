@@ -375,6 +375,75 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
     return rc;
 }
 
+/* The points of a metrics-only sweep as keys: the time relative to the earliest, then the
+ * start flag (ends first) and the kernel flag. No position: which span a point ends is not
+ * needed when only counts are kept. Points of one instant may come in any order between
+ * them, since no time passes between them and sc_sweep_account adds nothing. */
+static size_t sc_count_keys_fill(const sc_overlap_span *spans, size_t n, uint64_t lo,
+                                 uint64_t kernel, uint64_t *key)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (spans[i].end_ns <= spans[i].start_ns)
+            continue;   /* as sc_points_fill */
+        key[k++] = (spans[i].start_ns - lo) << 2 | 2 | kernel;
+        key[k++] = (spans[i].end_ns - lo) << 2 | kernel;
+    }
+    return k;
+}
+
+/* The earliest start and latest end of the non-empty spans; how many points they make. */
+static size_t sc_spans_reach(const sc_overlap_span *sp, size_t n, uint64_t *lo, uint64_t *hi)
+{
+    size_t points = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (sp[i].end_ns <= sp[i].start_ns)
+            continue;
+        points += 2;
+        *lo = sp[i].start_ns < *lo ? sp[i].start_ns : *lo;
+        *hi = sp[i].end_ns > *hi ? sp[i].end_ns : *hi;
+    }
+    return points;
+}
+
+int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scratch *scratch)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t n = sc_spans_reach(in->kernels, in->n_kernels, &lo, &hi);
+    n += sc_spans_reach(in->copies, in->n_copies, &lo, &hi);
+    sc_overlap_output out = {.metrics = m};
+    if (n >= 2 && hi - lo > UINT64_MAX >> 2)
+        return sc_overlap_compute(in, &out);   /* too far apart for the keys */
+    if (n > scratch->cap) {
+        size_t cap = n > 2 * scratch->cap ? n : 2 * scratch->cap;
+        uint64_t *p = realloc(scratch->key, cap * sizeof *p);
+        if (!p)
+            return -1;
+        scratch->key = p;
+        scratch->cap = cap;
+    }
+    memset(m, 0, sizeof(*m));
+    sc_overlap_totals(in, m);
+    uint64_t *key = scratch->key;
+    size_t k = sc_count_keys_fill(in->kernels, in->n_kernels, lo, 1, key);
+    sc_count_keys_fill(in->copies, in->n_copies, lo, 0, key + k);
+    sc_sort_u64(key, n);
+    sc_sweep s = {.in = in, .out = &out};
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t t = key[i] >> 2;
+        sc_sweep_account(&s, t - prev);
+        prev = t;
+        size_t *count = key[i] & 1 ? &s.n_active : &s.n_copies_active;
+        if (key[i] & 2)
+            (*count)++;
+        else
+            (*count)--;
+    }
+    m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
+    return 0;
+}
+
 void sc_overlap_set_solo(sc_overlap *m, uint64_t solo_sum_ns, uint64_t solo_known)
 {
     m->solo_sum_ns = solo_sum_ns;

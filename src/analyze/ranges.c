@@ -57,7 +57,8 @@ static int sc_range_work_window(const sc_ctx *ctx, sc_window *w)
 /* One range's work as engine spans; counts its copies and memsets and sums its kernels'
  * solo durations. */
 static int sc_range_measure(const sc_ctx *ctx, const sc_window_hits *h, sc_overlap_span *ks,
-                            sc_overlap_span *cs, sc_range_summary *r)
+                            sc_overlap_span *cs, sc_overlap_scratch *scratch,
+                            sc_range_summary *r)
 {
     const sc_trace *t = ctx->trace;
     size_t nk = 0, nc = 0;
@@ -83,8 +84,7 @@ static int sc_range_measure(const sc_ctx *ctx, const sc_window_hits *h, sc_overl
     }
     /* all devices as one timeline: the device field only labels intervals, none kept here */
     sc_overlap_input in = {ks, nk, cs, nc, 0};
-    sc_overlap_output out = {.metrics = &r->overlap};
-    if (sc_overlap_compute(&in, &out) != 0)
+    if (sc_overlap_metrics(&in, &r->overlap, scratch) != 0)
         return -1;
     sc_overlap_set_solo(&r->overlap, solo, known);
     return 0;
@@ -99,11 +99,13 @@ static int sc_ranges_work(const sc_ctx *ctx, sc_analysis *a)
         return -1;
     sc_overlap_span *ks = malloc((n ? n : 1) * sizeof(*ks));
     sc_overlap_span *cs = malloc((n ? n : 1) * sizeof(*cs));
+    sc_overlap_scratch scratch = {0};
     int rc = ks && cs ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < a->n_ranges; i++) {
         sc_window_hits h = sc_window_query(&w, &t->ranges[i].rec);
-        rc = sc_range_measure(ctx, &h, ks, cs, &a->ranges[i]);
+        rc = sc_range_measure(ctx, &h, ks, cs, &scratch, &a->ranges[i]);
     }
+    free(scratch.key);
     free(ks);
     free(cs);
     sc_window_free(&w);

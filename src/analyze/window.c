@@ -26,8 +26,7 @@ static int sc_window_thread_cmp(const void *pa, const void *pb)
 void sc_window_free(sc_window *w)
 {
     free(w->by_time);
-    free(w->by_thread);
-    free(w->no_thread);
+    free(w->by_thread);     /* no_thread lies in the same block */
     memset(w, 0, sizeof(*w));
 }
 
@@ -130,14 +129,32 @@ static int sc_window_sort_keys(sc_window_item *dst, const sc_window_item *items,
     return 0;
 }
 
+/* w->no_thread from w->by_time, at the end of by_thread's block (the two split the items, so
+ * one block holds both): filled from the back, as the count is not known before, then put
+ * back in time order. Sets n_by_thread too. */
+static void sc_window_no_thread(sc_window *w)
+{
+    sc_window_item *end = w->by_thread + w->n_by_time, *at = end;
+    for (size_t i = 0; i < w->n_by_time; i++)
+        if (!w->by_time[i].has_tid)
+            *--at = w->by_time[i];
+    w->no_thread = at;
+    w->n_no_thread = (size_t)(end - at);
+    w->n_by_thread = w->n_by_time - w->n_no_thread;
+    for (size_t i = 0, j = w->n_no_thread; i + 1 < j; i++, j--) {
+        sc_window_item x = at[i];
+        at[i] = at[j - 1];
+        at[j - 1] = x;
+    }
+}
+
 int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
 {
     memset(w, 0, sizeof(*w));
     size_t m = n ? n : 1;
     w->by_time = malloc(m * sizeof(*w->by_time));
     w->by_thread = malloc(m * sizeof(*w->by_thread));
-    w->no_thread = malloc(m * sizeof(*w->no_thread));
-    if (!w->by_time || !w->by_thread || !w->no_thread) {
+    if (!w->by_time || !w->by_thread) {
         sc_window_free(w);
         return -1;
     }
@@ -146,12 +163,7 @@ int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
         sc_sort_copy(w->by_time, items, n, sizeof(*items), sc_window_time_cmp);
     /* the other two read off the time order (a stable sort keeps ties in input order in all
      * three): those without a thread in that order, those with one bucketed by thread */
-    for (size_t i = 0; i < n; i++) {
-        if (w->by_time[i].has_tid)
-            w->n_by_thread++;
-        else
-            w->no_thread[w->n_no_thread++] = w->by_time[i];
-    }
+    sc_window_no_thread(w);
     if (sc_window_by_thread(w) != 0) {     /* threads too many to bucket: sorted */
         for (size_t i = 0, k = 0; i < n; i++)
             if (w->by_time[i].has_tid)

@@ -31,7 +31,8 @@ typedef struct sc_window {
     size_t n_by_time;
     sc_window_item *by_thread;  /* items with a thread, by (tid, t, ref) */
     size_t n_by_thread;
-    sc_window_item *no_thread;  /* items without one, by (t, ref) */
+    sc_window_item *no_thread;  /* items without one, by (t, ref): in by_thread's block, after
+                                   its items */
     size_t n_no_thread;
 } sc_window;
 

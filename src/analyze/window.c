@@ -32,67 +32,90 @@ void sc_window_free(sc_window *w)
 
 #define SC_WINDOW_MAX_THREADS 1024  /* threads bucketed; more are sorted */
 
-/* The bucket of tid among tids[0 .. n) (ascending, tid among them). */
-static size_t sc_window_bucket(const uint32_t *tids, size_t n, uint32_t tid)
+/* The threads seen, by open addressing: twice the slots the threads may fill keeps probes
+ * short. Each slot counts its items, then holds where its next item goes in by_thread. */
+#define SC_WINDOW_SLOTS (2 * SC_WINDOW_MAX_THREADS)
+
+typedef struct sc_thread_slots {
+    uint32_t tid[SC_WINDOW_SLOTS];
+    bool used[SC_WINDOW_SLOTS];
+    size_t fill[SC_WINDOW_SLOTS];
+    size_t n_used;
+} sc_thread_slots;
+
+/* tid's slot, taken when new; SC_WINDOW_SLOTS when a new thread would pass
+ * SC_WINDOW_MAX_THREADS. */
+static size_t sc_thread_slot(sc_thread_slots *ts, uint32_t tid)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (tids[mid] < tid)
-            lo = mid + 1;
-        else
-            hi = mid;
+    /* an odd factor maps consecutive ids (as threads get them) to distinct slots */
+    size_t at = (size_t)(tid * 2654435769u) % SC_WINDOW_SLOTS;
+    while (ts->used[at] && ts->tid[at] != tid)
+        at = (at + 1) % SC_WINDOW_SLOTS;
+    if (!ts->used[at]) {
+        if (ts->n_used == SC_WINDOW_MAX_THREADS)
+            return SC_WINDOW_SLOTS;
+        ts->used[at] = true;
+        ts->tid[at] = tid;
+        ts->n_used++;
     }
-    return lo;
+    return at;
+}
+
+/* Turns the slots' counts into where each slot's items start in by_thread: the threads in
+ * ascending order, each after the ones before it. */
+static void sc_thread_slots_place(sc_thread_slots *ts)
+{
+    uint16_t order[SC_WINDOW_MAX_THREADS];   /* the used slots, by tid (insertion sort) */
+    size_t n = 0;
+    for (size_t at = 0; at < SC_WINDOW_SLOTS; at++) {
+        if (!ts->used[at])
+            continue;
+        size_t j = n++;
+        for (; j > 0 && ts->tid[order[j - 1]] > ts->tid[at]; j--)
+            order[j] = order[j - 1];
+        order[j] = (uint16_t)at;
+    }
+    size_t start = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t count = ts->fill[order[k]];
+        ts->fill[order[k]] = start;
+        start += count;
+    }
 }
 
 /* w->by_thread from w->by_time: each item with a thread goes to its thread's bucket in time
- * order, the buckets by thread id. Returns 0, or -1 when the items have more than
- * SC_WINDOW_MAX_THREADS threads (or memory is short): nothing written then. Items of one
- * thread tend to come in runs, so the last thread seen is tried before any search, and each
- * item's bucket is searched once and kept for the scatter. */
+ * order, the buckets by thread id (a counting sort by thread). Returns 0, or -1 when the
+ * items have more than SC_WINDOW_MAX_THREADS threads (or memory is short): nothing written
+ * then. Items of one thread tend to come in runs, so the last thread seen is tried before the
+ * table, and each item's slot is looked up once and kept for the scatter. */
 static int sc_window_by_thread(sc_window *w)
 {
-    uint32_t tids[SC_WINDOW_MAX_THREADS];     /* ascending */
-    size_t n_tids = 0;
-    bool any = false;
-    uint32_t last = 0;
-    for (size_t i = 0; i < w->n_by_time; i++) {
-        const sc_window_item *x = &w->by_time[i];
-        if (!x->has_tid || (any && x->tid == last))
-            continue;
-        any = true;
-        last = x->tid;
-        size_t lo = sc_window_bucket(tids, n_tids, x->tid);
-        if (lo < n_tids && tids[lo] == x->tid)
-            continue;
-        if (n_tids == SC_WINDOW_MAX_THREADS)
-            return -1;
-        memmove(tids + lo + 1, tids + lo, (n_tids - lo) * sizeof *tids);
-        tids[lo] = x->tid;
-        n_tids++;
-    }
-    size_t fill[SC_WINDOW_MAX_THREADS + 1] = {0};
-    uint16_t *bucket = malloc((w->n_by_time ? w->n_by_time : 1) * sizeof *bucket);
-    if (!bucket)
-        return -1;
-    size_t b = 0;
-    for (size_t i = 0; i < w->n_by_time; i++) {
+    sc_thread_slots *ts = calloc(1, sizeof *ts);
+    uint16_t *slot = malloc((w->n_by_time ? w->n_by_time : 1) * sizeof *slot);
+    int rc = ts && slot ? 0 : -1;
+    size_t last = SC_WINDOW_SLOTS;
+    for (size_t i = 0; rc == 0 && i < w->n_by_time; i++) {
         const sc_window_item *x = &w->by_time[i];
         if (!x->has_tid)
             continue;
-        if (tids[b] != x->tid)
-            b = sc_window_bucket(tids, n_tids, x->tid);
-        bucket[i] = (uint16_t)b;
-        fill[b + 1]++;
+        if (last == SC_WINDOW_SLOTS || ts->tid[last] != x->tid)
+            last = sc_thread_slot(ts, x->tid);
+        if (last == SC_WINDOW_SLOTS)
+            rc = -1;    /* too many threads */
+        else {
+            slot[i] = (uint16_t)last;
+            ts->fill[last]++;
+        }
     }
-    for (size_t k = 1; k <= n_tids; k++)
-        fill[k] += fill[k - 1];
-    for (size_t i = 0; i < w->n_by_time; i++)
-        if (w->by_time[i].has_tid)
-            w->by_thread[fill[bucket[i]]++] = w->by_time[i];
-    free(bucket);
-    return 0;
+    if (rc == 0) {
+        sc_thread_slots_place(ts);
+        for (size_t i = 0; i < w->n_by_time; i++)
+            if (w->by_time[i].has_tid)
+                w->by_thread[ts->fill[slot[i]]++] = w->by_time[i];
+    }
+    free(ts);
+    free(slot);
+    return rc;
 }
 
 /* dst = items by (t, ref) through one 64-bit key each, the time relative to the earliest

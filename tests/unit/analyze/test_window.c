@@ -56,7 +56,7 @@ static void assert_same(const sc_window_item *a, const sc_window_item *b, size_t
  * times fit beside the position, by the comparator otherwise: each way is checked. */
 enum { REFS_REPEAT, REFS_ASCEND, REFS_ASCEND_WIDE_TIMES };
 
-static void check(size_t n, uint32_t threads, int refs)
+static void check_ids(size_t n, uint32_t threads, int refs, uint32_t tid_step)
 {
     sc_window_item *in = malloc(n * sizeof *in), *want = malloc(n * sizeof *want);
     assert_non_null(in);
@@ -67,8 +67,9 @@ static void check(size_t n, uint32_t threads, int refs)
         x ^= x >> 7;
         x ^= x << 17;
         /* times nearly in order, with ties; refs repeat, so (t, ref) ties too */
-        in[i] = (sc_window_item){.t = i / 3 + x % 5, .tid = (uint32_t)(x >> 20) % threads + 100,
-                                 .has_tid = x % 7 != 0, .ref = (x >> 40) % 4};
+        uint32_t tid = (uint32_t)(x >> 20) % threads * tid_step + 100;
+        in[i] = (sc_window_item){.t = i / 3 + x % 5, .tid = tid, .has_tid = x % 7 != 0,
+                                 .ref = (x >> 40) % 4};
         if (refs != REFS_REPEAT)
             in[i].ref = 2 * i + 1;
         if (refs == REFS_ASCEND_WIDE_TIMES && i % 100 == 0)
@@ -87,6 +88,11 @@ static void check(size_t n, uint32_t threads, int refs)
     free(want);
 }
 
+static void check(size_t n, uint32_t threads, int refs)
+{
+    check_ids(n, threads, refs, 1);
+}
+
 static void test_few_threads(void **state)
 {
     (void)state;
@@ -100,6 +106,17 @@ static void test_more_threads_than_bucketed(void **state)
     (void)state;
     check(6000, 3000, REFS_REPEAT);
     check(6000, 3000, REFS_ASCEND);
+}
+
+/* Thread ids 2048 apart land on one slot of the window's thread table: the probes walk on.
+ * 1024 threads are still bucketed, 1025 are sorted. */
+static void test_thread_ids_that_collide(void **state)
+{
+    (void)state;
+    check_ids(5000, 40, REFS_ASCEND, 2048);
+    check_ids(20000, 1024, REFS_ASCEND, 2048);
+    check_ids(20000, 1025, REFS_ASCEND, 2048);
+    check_ids(20000, 1024, REFS_ASCEND, 1);
 }
 
 static void test_empty(void **state)
@@ -116,6 +133,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_few_threads),
         cmocka_unit_test(test_more_threads_than_bucketed),
+        cmocka_unit_test(test_thread_ids_that_collide),
         cmocka_unit_test(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,8 @@ void sc_window_free(sc_window *w)
 {
     free(w->by_time);
     free(w->by_thread);     /* no_thread lies in the same block */
+    free(w->tids);
+    free(w->tid_start);
     memset(w, 0, sizeof(*w));
 }
 
@@ -62,8 +64,9 @@ static size_t sc_thread_slot(sc_thread_slots *ts, uint32_t tid)
 }
 
 /* Turns the slots' counts into where each slot's items start in by_thread: the threads in
- * ascending order, each after the ones before it. */
-static void sc_thread_slots_place(sc_thread_slots *ts)
+ * ascending order, each after the ones before it; w->tids and w->tid_start say the same for
+ * the queries. Returns 0, or -1 when out of memory. */
+static int sc_thread_slots_place(sc_thread_slots *ts, sc_window *w)
 {
     uint16_t order[SC_WINDOW_MAX_THREADS];   /* the used slots, by tid (insertion sort) */
     size_t n = 0;
@@ -75,12 +78,20 @@ static void sc_thread_slots_place(sc_thread_slots *ts)
             order[j] = order[j - 1];
         order[j] = (uint16_t)at;
     }
+    w->tids = malloc((n ? n : 1) * sizeof *w->tids);
+    w->tid_start = malloc((n + 1) * sizeof *w->tid_start);
+    if (!w->tids || !w->tid_start)
+        return -1;
+    w->n_tids = n;
     size_t start = 0;
     for (size_t k = 0; k < n; k++) {
         size_t count = ts->fill[order[k]];
-        ts->fill[order[k]] = start;
+        w->tids[k] = ts->tid[order[k]];
+        w->tid_start[k] = ts->fill[order[k]] = start;
         start += count;
     }
+    w->tid_start[n] = start;
+    return 0;
 }
 
 /* w->by_thread from w->by_time: each item with a thread goes to its thread's bucket in time
@@ -107,14 +118,22 @@ static int sc_window_by_thread(sc_window *w)
             ts->fill[last]++;
         }
     }
+    if (rc == 0)
+        rc = sc_thread_slots_place(ts, w);
     if (rc == 0) {
-        sc_thread_slots_place(ts);
         for (size_t i = 0; i < w->n_by_time; i++)
             if (w->by_time[i].has_tid)
                 w->by_thread[ts->fill[slot[i]]++] = w->by_time[i];
     }
     free(ts);
     free(slot);
+    if (rc != 0) {
+        free(w->tids);
+        free(w->tid_start);
+        w->tids = NULL;
+        w->tid_start = NULL;
+        w->n_tids = 0;
+    }
     return rc;
 }
 
@@ -228,6 +247,20 @@ static void sc_window_slice(const sc_window_item *a, size_t n, bool by_tid, uint
     *n_out = hi > lo ? hi - lo : 0;
 }
 
+/* Where tid is in w->tids; w->n_tids when it is not there. */
+static size_t sc_window_thread_at(const sc_window *w, uint32_t tid)
+{
+    size_t lo = 0, hi = w->n_tids;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->tids[mid] < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->n_tids && w->tids[lo] == tid ? lo : w->n_tids;
+}
+
 sc_window_hits sc_window_query(const sc_window *w, const sc_rec_range *range)
 {
     sc_window_hits h = {{NULL, NULL}, {0, 0}};
@@ -238,8 +271,16 @@ sc_window_hits sc_window_query(const sc_window *w, const sc_rec_range *range)
                         &h.slice[0], &h.n[0]);
         return h;
     }
-    sc_window_slice(w->by_thread, w->n_by_thread, true, range->tid, range->start_ns,
-                    range->end_ns, &h.slice[0], &h.n[0]);
+    if (w->tids) {  /* bucketed: the thread's own items, searched by time alone */
+        size_t k = sc_window_thread_at(w, range->tid);
+        if (k < w->n_tids)
+            sc_window_slice(w->by_thread + w->tid_start[k], w->tid_start[k + 1] -
+                            w->tid_start[k], false, 0, range->start_ns, range->end_ns,
+                            &h.slice[0], &h.n[0]);
+    } else {
+        sc_window_slice(w->by_thread, w->n_by_thread, true, range->tid, range->start_ns,
+                        range->end_ns, &h.slice[0], &h.n[0]);
+    }
     sc_window_slice(w->no_thread, w->n_no_thread, false, 0, range->start_ns, range->end_ns,
                     &h.slice[1], &h.n[1]);
     return h;

@@ -52,6 +52,42 @@ static void assert_same(const sc_window_item *a, const sc_window_item *b, size_t
     }
 }
 
+/* Whether range r holds item x: its time inside, and its thread r's (any for an item with no
+ * thread, or for a start/end range). */
+static bool holds(const sc_rec_range *r, const sc_window_item *x)
+{
+    bool thread = r->depth == SC_RANGE_ANY_THREAD || !x->has_tid || x->tid == r->tid;
+    return thread && x->t >= r->start_ns && x->t <= r->end_ns;
+}
+
+/* Ranges on the items' threads, on a thread with no item and on none: each query returns as
+ * many items as range holds, each one held, each slice in time order. */
+static void check_queries(const sc_window *w, const sc_window_item *in, size_t n,
+                          uint32_t threads, uint32_t tid_step)
+{
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (int q = 0; q < 300; q++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        uint32_t tid = q % 7 == 6 ? 7 : (uint32_t)(x >> 24) % threads * tid_step + 100;
+        uint64_t start = (x >> 8) % (n / 3 + 10);
+        sc_rec_range r = {.start_ns = start, .end_ns = start + (x >> 40) % 60, .tid = tid,
+                          .depth = q % 5 == 0 ? SC_RANGE_ANY_THREAD : 1};
+        size_t want = 0;
+        for (size_t i = 0; i < n; i++)
+            want += holds(&r, &in[i]);
+        sc_window_hits h = sc_window_query(w, &r);
+        assert_int_equal(sc_window_hits_count(&h), want);
+        for (int s = 0; s < 2; s++)
+            for (size_t i = 0; i < h.n[s]; i++) {
+                assert_true(holds(&r, &h.slice[s][i]));
+                if (i > 0)
+                    assert_true(h.slice[s][i - 1].t <= h.slice[s][i].t);
+            }
+    }
+}
+
 /* refs: how the items' refs go. The build sorts by 64-bit keys when the refs ascend and the
  * times fit beside the position, by the comparator otherwise: each way is checked. */
 enum { REFS_REPEAT, REFS_ASCEND, REFS_ASCEND_WIDE_TIMES };
@@ -83,6 +119,7 @@ static void check_ids(size_t n, uint32_t threads, int refs, uint32_t tid_step)
     assert_same(w.by_thread, want, w.n_by_thread);
     assert_int_equal(w.n_no_thread, reference(in, n, 2, false, want));
     assert_same(w.no_thread, want, w.n_no_thread);
+    check_queries(&w, in, n, threads, tid_step);
     sc_window_free(&w);
     free(in);
     free(want);

@@ -274,6 +274,34 @@ static void test_overlap_metrics_wider_times_vs_brute_force(void **state)
         check_one_set_far(seed * 0x9E3779B97F4A7C15ull, 1000, 300, (uint64_t)1 << 63);
 }
 
+/* Sets of up to 400 kernels and 200 copies, beyond the brute force's reach: the metrics-only
+ * sweep against the full engine, on both sides of the count of keys up to which it sorts them
+ * itself (256) and in the piles beyond. */
+static void test_overlap_metrics_many_spans(void **state)
+{
+    (void)state;
+    enum { MANY = 400 };
+    sc_overlap_span *k = malloc(MANY * sizeof *k), *c = malloc(MANY / 2 * sizeof *c);
+    assert_non_null(k);
+    assert_non_null(c);
+    uint64_t rng = 0xD1B54A32D192ED03ull;
+    size_t small = 0, large = 0;
+    for (int round = 0; round < 200; round++) {
+        size_t nk = random_spans(&rng, k, MANY, 50000, 3000, 0);
+        size_t nc = random_spans(&rng, c, MANY / 2, 50000, 3000, 0);
+        sc_overlap full;
+        sc_overlap_input in = {k, nk, c, nc, 0};
+        sc_overlap_output out = {.metrics = &full};
+        assert_int_equal(sc_overlap_compute(&in, &out), 0);
+        check_metrics_only(&in, &full);
+        small += 2 * (nk + nc) <= 256;
+        large += 2 * (nk + nc) > 256;
+    }
+    assert_true(small > 10 && large > 10);
+    free(k);
+    free(c);
+}
+
 /* ---- by hand ---------------------------------------------------------------------------- */
 
 static void test_overlap_by_hand(void **state)
@@ -408,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_overlap_random_vs_brute_force),
         cmocka_unit_test(test_overlap_wide_times_vs_brute_force),
         cmocka_unit_test(test_overlap_metrics_wider_times_vs_brute_force),
+        cmocka_unit_test(test_overlap_metrics_many_spans),
         cmocka_unit_test(test_overlap_gaps_random_vs_brute_force),
         cmocka_unit_test(test_overlap_by_hand),
         cmocka_unit_test(test_overlap_gaps_by_hand),

@@ -215,25 +215,49 @@ int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
     return 0;
 }
 
-/* In an array sorted by time (by_tid false) or by thread then time (by_tid true): the first
- * item at or after (tid, t) when after_t is false, the first one after it when true. */
+/* In an array sorted by time (by_tid false) or by thread then time (by_tid true): whether x
+ * lies before the first item at or after (tid, t) when after_t is false, before the first one
+ * after it when true. */
+static bool sc_window_before(const sc_window_item *x, bool by_tid, uint32_t tid, uint64_t t,
+                             bool after_t)
+{
+    if (by_tid && x->tid != tid)
+        return x->tid < tid;
+    return after_t ? x->t <= t : x->t < t;
+}
+
+/* The position sc_window_before describes, by binary search. */
 static size_t sc_window_bound(const sc_window_item *a, size_t n, bool by_tid, uint32_t tid,
                               uint64_t t, bool after_t)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        bool left;  /* mid lies before the position sought */
-        if (by_tid && a[mid].tid != tid)
-            left = a[mid].tid < tid;
-        else
-            left = after_t ? a[mid].t <= t : a[mid].t < t;
-        if (left)
+        if (sc_window_before(&a[mid], by_tid, tid, t, after_t))
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* sc_window_bound when every item before from lies before the position: the steps double
+ * from there, then a binary search in the last one. A range's end is seldom far past its
+ * start, so this costs about twice the log of the range's items, not the log of all. */
+static size_t sc_window_bound_from(const sc_window_item *a, size_t n, size_t from, bool by_tid,
+                                   uint32_t tid, uint64_t t, bool after_t)
+{
+    size_t lo = from, hi = n, step = 1;
+    while (lo < n) {
+        size_t probe = lo + step - 1 < n ? lo + step - 1 : n - 1;
+        if (!sc_window_before(&a[probe], by_tid, tid, t, after_t)) {
+            hi = probe;     /* at or before probe: found as hi when all below lie before */
+            break;
+        }
+        lo = probe + 1;
+        step *= 2;
+    }
+    return lo + sc_window_bound(a + lo, hi - lo, by_tid, tid, t, after_t);
 }
 
 /* The items with time in [start, end] (and thread tid when by_tid): one slice. */
@@ -242,7 +266,8 @@ static void sc_window_slice(const sc_window_item *a, size_t n, bool by_tid, uint
                             size_t *n_out)
 {
     size_t lo = sc_window_bound(a, n, by_tid, tid, start, false);
-    size_t hi = sc_window_bound(a, n, by_tid, tid, end, true);
+    /* end >= start (sc_window_query): what lies before the start lies before the end */
+    size_t hi = sc_window_bound_from(a, n, lo, by_tid, tid, end, true);
     *out = a + lo;
     *n_out = hi > lo ? hi - lo : 0;
 }

@@ -465,8 +465,10 @@ int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scr
     sc_overlap_output out = {.metrics = m};
     if (n >= 2 && hi - lo > UINT64_MAX >> 2)
         return sc_overlap_compute(in, &out);   /* too far apart for the keys */
-    if (2 * n > scratch->cap) {     /* the keys, and as many beside them to merge into */
-        size_t cap = 2 * n > 2 * scratch->cap ? 2 * n : 2 * scratch->cap;
+    /* the keys, and for a small sort as many beside them to merge into */
+    size_t need = n <= SC_SMALL_SORT ? 2 * n : n;
+    if (need > scratch->cap) {
+        size_t cap = need > 2 * scratch->cap ? need : 2 * scratch->cap;
         uint64_t *p = realloc(scratch->key, cap * sizeof *p);
         if (!p)
             return -1;

@@ -175,7 +175,7 @@ static int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
 }
 
 /* Adds the time since the previous point to every metric the current counts allow. */
-static void sc_sweep_account(sc_sweep *s, uint64_t len)
+static inline void sc_sweep_account(sc_sweep *s, uint64_t len)
 {
     sc_overlap *m = s->out->metrics;
     if (s->n_active > 0)

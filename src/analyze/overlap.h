@@ -44,6 +44,19 @@ typedef struct sc_overlap_output {
 /* Returns 0, or -1 when out of memory. */
 int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out);
 
+/* Room for sc_overlap_metrics' keys, kept from one call to the next (zeroed at first; the
+ * caller frees key). */
+typedef struct sc_overlap_scratch {
+    uint64_t *key;
+    size_t cap;
+} sc_overlap_scratch;
+
+/* *m as sc_overlap_compute fills out->metrics, and nothing else, for the many small scopes that
+ * want no more (NVTX ranges): it follows only how many kernels and copies run, not which, and
+ * allocates nothing past *scratch but what the sort needs. Returns 0, or -1 when out of
+ * memory. */
+int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scratch *scratch);
+
 /* Fills the productive-overlap fields from a solo sum: speedup = solo_sum / busy, or 0
  * (unknown) when not every kernel's solo time is known. */
 void sc_overlap_set_solo(sc_overlap *m, uint64_t solo_sum_ns, uint64_t solo_known);

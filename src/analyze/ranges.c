@@ -54,12 +54,26 @@ static int sc_range_work_window(const sc_ctx *ctx, sc_window *w)
     return rc;
 }
 
+/* Reverses s[0 .. n). */
+static void sc_spans_reverse(sc_overlap_span *s, size_t n)
+{
+    for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+        sc_overlap_span x = s[i];
+        s[i] = s[j - 1];
+        s[j - 1] = x;
+    }
+}
+
 /* One range's work as engine spans; counts its copies and memsets and sums its kernels'
- * solo durations. */
-static int sc_range_measure(const sc_ctx *ctx, const sc_window_hits *h, sc_overlap_span *ks,
-                            sc_overlap_span *cs, sc_range_summary *r)
+ * solo durations. spans: room for all the work (n_spans), one array for both kinds: the
+ * kernels fill it from the front, the copies and memsets from the back, then these are put
+ * back in the order of the hits, which keeps the engine's points nearly in time order for
+ * its sort. */
+static int sc_range_measure(const sc_ctx *ctx, const sc_window_hits *h, sc_overlap_span *spans,
+                            size_t n_spans, sc_overlap_scratch *scratch, sc_range_summary *r)
 {
     const sc_trace *t = ctx->trace;
+    sc_overlap_span *ks = spans, *cs = spans + n_spans;
     size_t nk = 0, nc = 0;
     uint64_t solo = 0, known = 0;
     for (int s = 0; s < 2; s++) {
@@ -72,19 +86,21 @@ static int sc_range_measure(const sc_ctx *ctx, const sc_window_hits *h, sc_overl
                 solo += ctx->kernel_solo_ns[idx];
                 known += ctx->kernel_solo_known[idx];
             } else if (kind == SC_RANGE_COPY) {
-                cs[nc++] = (sc_overlap_span){t->copies[idx].start_ns, t->copies[idx].end_ns, idx};
+                *--cs = (sc_overlap_span){t->copies[idx].start_ns, t->copies[idx].end_ns, idx};
+                nc++;
                 r->copy_count++;
             } else {
-                cs[nc++] = (sc_overlap_span){t->memsets[idx].start_ns, t->memsets[idx].end_ns,
-                                             idx};
+                *--cs = (sc_overlap_span){t->memsets[idx].start_ns, t->memsets[idx].end_ns,
+                                          idx};
+                nc++;
                 r->memset_count++;
             }
         }
     }
+    sc_spans_reverse(cs, nc);
     /* all devices as one timeline: the device field only labels intervals, none kept here */
     sc_overlap_input in = {ks, nk, cs, nc, 0};
-    sc_overlap_output out = {.metrics = &r->overlap};
-    if (sc_overlap_compute(&in, &out) != 0)
+    if (sc_overlap_metrics(&in, &r->overlap, scratch) != 0)
         return -1;
     sc_overlap_set_solo(&r->overlap, solo, known);
     return 0;
@@ -97,15 +113,15 @@ static int sc_ranges_work(const sc_ctx *ctx, sc_analysis *a)
     sc_window w;
     if (sc_range_work_window(ctx, &w) != 0)
         return -1;
-    sc_overlap_span *ks = malloc((n ? n : 1) * sizeof(*ks));
-    sc_overlap_span *cs = malloc((n ? n : 1) * sizeof(*cs));
-    int rc = ks && cs ? 0 : -1;
+    sc_overlap_span *spans = malloc((n ? n : 1) * sizeof(*spans));
+    sc_overlap_scratch scratch = {0};
+    int rc = spans ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < a->n_ranges; i++) {
         sc_window_hits h = sc_window_query(&w, &t->ranges[i].rec);
-        rc = sc_range_measure(ctx, &h, ks, cs, &a->ranges[i]);
+        rc = sc_range_measure(ctx, &h, spans, n, &scratch, &a->ranges[i]);
     }
-    free(ks);
-    free(cs);
+    free(scratch.key);
+    free(spans);
     sc_window_free(&w);
     return rc;
 }

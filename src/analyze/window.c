@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "trace/sort.h"
+#include "trace/sort_u64.h"
 
 static int sc_window_time_cmp(const void *pa, const void *pb)
 {
@@ -25,65 +26,168 @@ static int sc_window_thread_cmp(const void *pa, const void *pb)
 void sc_window_free(sc_window *w)
 {
     free(w->by_time);
-    free(w->by_thread);
-    free(w->no_thread);
+    free(w->by_thread);     /* no_thread lies in the same block */
+    free(w->tids);
+    free(w->tid_start);
     memset(w, 0, sizeof(*w));
 }
 
 #define SC_WINDOW_MAX_THREADS 1024  /* threads bucketed; more are sorted */
 
-static int sc_u32_cmp(const void *pa, const void *pb)
+/* The threads seen, by open addressing: twice the slots the threads may fill keeps probes
+ * short. Each slot counts its items, then holds where its next item goes in by_thread. */
+#define SC_WINDOW_SLOTS (2 * SC_WINDOW_MAX_THREADS)
+
+typedef struct sc_thread_slots {
+    uint32_t tid[SC_WINDOW_SLOTS];
+    bool used[SC_WINDOW_SLOTS];
+    size_t fill[SC_WINDOW_SLOTS];
+    size_t n_used;
+} sc_thread_slots;
+
+/* tid's slot, taken when new; SC_WINDOW_SLOTS when a new thread would pass
+ * SC_WINDOW_MAX_THREADS. */
+static size_t sc_thread_slot(sc_thread_slots *ts, uint32_t tid)
 {
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    return a < b ? -1 : a > b;
+    /* an odd factor maps consecutive ids (as threads get them) to distinct slots */
+    size_t at = (size_t)(tid * 2654435769u) % SC_WINDOW_SLOTS;
+    while (ts->used[at] && ts->tid[at] != tid)
+        at = (at + 1) % SC_WINDOW_SLOTS;
+    if (!ts->used[at]) {
+        if (ts->n_used == SC_WINDOW_MAX_THREADS)
+            return SC_WINDOW_SLOTS;
+        ts->used[at] = true;
+        ts->tid[at] = tid;
+        ts->n_used++;
+    }
+    return at;
+}
+
+/* Turns the slots' counts into where each slot's items start in by_thread: the threads in
+ * ascending order, each after the ones before it; w->tids and w->tid_start say the same for
+ * the queries. Returns 0, or -1 when out of memory. */
+static int sc_thread_slots_place(sc_thread_slots *ts, sc_window *w)
+{
+    uint16_t order[SC_WINDOW_MAX_THREADS];   /* the used slots, by tid (insertion sort) */
+    size_t n = 0;
+    for (size_t at = 0; at < SC_WINDOW_SLOTS; at++) {
+        if (!ts->used[at])
+            continue;
+        size_t j = n++;
+        for (; j > 0 && ts->tid[order[j - 1]] > ts->tid[at]; j--)
+            order[j] = order[j - 1];
+        order[j] = (uint16_t)at;
+    }
+    w->tids = malloc((n ? n : 1) * sizeof *w->tids);
+    w->tid_start = malloc((n + 1) * sizeof *w->tid_start);
+    if (!w->tids || !w->tid_start)
+        return -1;
+    w->n_tids = n;
+    size_t start = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t count = ts->fill[order[k]];
+        w->tids[k] = ts->tid[order[k]];
+        w->tid_start[k] = ts->fill[order[k]] = start;
+        start += count;
+    }
+    w->tid_start[n] = start;
+    return 0;
 }
 
 /* w->by_thread from w->by_time: each item with a thread goes to its thread's bucket in time
- * order, the buckets by thread id. Returns 0, or -1 when the items have more than
- * SC_WINDOW_MAX_THREADS threads (or memory is short): nothing written then. */
+ * order, the buckets by thread id (a counting sort by thread). Returns 0, or -1 when the
+ * items have more than SC_WINDOW_MAX_THREADS threads (or memory is short): nothing written
+ * then. Items of one thread tend to come in runs, so the last thread seen is tried before the
+ * table, and each item's slot is looked up once and kept for the scatter. */
 static int sc_window_by_thread(sc_window *w)
 {
-    uint32_t tids[SC_WINDOW_MAX_THREADS];     /* ascending */
-    size_t n_tids = 0;
-    for (size_t i = 0; i < w->n_by_time; i++) {
+    sc_thread_slots *ts = calloc(1, sizeof *ts);
+    uint16_t *slot = malloc((w->n_by_time ? w->n_by_time : 1) * sizeof *slot);
+    int rc = ts && slot ? 0 : -1;
+    size_t last = SC_WINDOW_SLOTS;
+    for (size_t i = 0; rc == 0 && i < w->n_by_time; i++) {
         const sc_window_item *x = &w->by_time[i];
         if (!x->has_tid)
             continue;
-        size_t lo = 0, hi = n_tids;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (tids[mid] < x->tid)
-                lo = mid + 1;
-            else
-                hi = mid;
+        if (last == SC_WINDOW_SLOTS || ts->tid[last] != x->tid)
+            last = sc_thread_slot(ts, x->tid);
+        if (last == SC_WINDOW_SLOTS)
+            rc = -1;    /* too many threads */
+        else {
+            slot[i] = (uint16_t)last;
+            ts->fill[last]++;
         }
-        if (lo < n_tids && tids[lo] == x->tid)
-            continue;
-        if (n_tids == SC_WINDOW_MAX_THREADS)
-            return -1;
-        memmove(tids + lo + 1, tids + lo, (n_tids - lo) * sizeof *tids);
-        tids[lo] = x->tid;
-        n_tids++;
     }
-    size_t *fill = calloc(n_tids + 1, sizeof *fill);
-    if (!fill)
+    if (rc == 0)
+        rc = sc_thread_slots_place(ts, w);
+    if (rc == 0) {
+        for (size_t i = 0; i < w->n_by_time; i++)
+            if (w->by_time[i].has_tid)
+                w->by_thread[ts->fill[slot[i]]++] = w->by_time[i];
+    }
+    free(ts);
+    free(slot);
+    if (rc != 0) {
+        free(w->tids);
+        free(w->tid_start);
+        w->tids = NULL;
+        w->tid_start = NULL;
+        w->n_tids = 0;
+    }
+    return rc;
+}
+
+/* dst = items by (t, ref) through one 64-bit key each, the time relative to the earliest
+ * above the position: sorted inline (sort_u64.h) instead of through a comparator. When the refs
+ * ascend with the position (as every caller's do), (t, position) is the order of (t, ref).
+ * Returns -1, with nothing written, when they do not, when the times span too much for the
+ * keys or when memory is short: the caller then sorts by the comparator. */
+static int sc_window_sort_keys(sc_window_item *dst, const sc_window_item *items, size_t n)
+{
+    if (n == 0)
+        return 0;
+    uint64_t lo = items[0].t, hi = items[0].t;
+    for (size_t i = 1; i < n; i++) {
+        if (items[i].ref <= items[i - 1].ref)
+            return -1;
+        lo = items[i].t < lo ? items[i].t : lo;
+        hi = items[i].t > hi ? items[i].t : hi;
+    }
+    unsigned pos_bits = 1;
+    while (pos_bits < 64 && ((n - 1) >> pos_bits) != 0)
+        pos_bits++;
+    if (pos_bits >= 64 || hi - lo > UINT64_MAX >> pos_bits)
         return -1;
-    for (size_t i = 0; i < w->n_by_time; i++)
-        if (w->by_time[i].has_tid) {
-            const uint32_t *at = bsearch(&w->by_time[i].tid, tids, n_tids, sizeof *tids,
-                                         sc_u32_cmp);
-            fill[at - tids + 1]++;
-        }
-    for (size_t k = 1; k <= n_tids; k++)
-        fill[k] += fill[k - 1];
-    for (size_t i = 0; i < w->n_by_time; i++)
-        if (w->by_time[i].has_tid) {
-            const uint32_t *at = bsearch(&w->by_time[i].tid, tids, n_tids, sizeof *tids,
-                                         sc_u32_cmp);
-            w->by_thread[fill[at - tids]++] = w->by_time[i];
-        }
-    free(fill);
+    uint64_t *key = malloc(n * sizeof *key);
+    if (!key)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        key[i] = (items[i].t - lo) << pos_bits | i;
+    sc_sort_u64(key, n);
+    uint64_t mask = ((uint64_t)1 << pos_bits) - 1;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = items[key[i] & mask];
+    free(key);
     return 0;
+}
+
+/* w->no_thread from w->by_time, at the end of by_thread's block (the two split the items, so
+ * one block holds both): filled from the back, as the count is not known before, then put
+ * back in time order. Sets n_by_thread too. */
+static void sc_window_no_thread(sc_window *w)
+{
+    sc_window_item *end = w->by_thread + w->n_by_time, *at = end;
+    for (size_t i = 0; i < w->n_by_time; i++)
+        if (!w->by_time[i].has_tid)
+            *--at = w->by_time[i];
+    w->no_thread = at;
+    w->n_no_thread = (size_t)(end - at);
+    w->n_by_thread = w->n_by_time - w->n_no_thread;
+    for (size_t i = 0, j = w->n_no_thread; i + 1 < j; i++, j--) {
+        sc_window_item x = at[i];
+        at[i] = at[j - 1];
+        at[j - 1] = x;
+    }
 }
 
 int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
@@ -92,21 +196,16 @@ int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
     size_t m = n ? n : 1;
     w->by_time = malloc(m * sizeof(*w->by_time));
     w->by_thread = malloc(m * sizeof(*w->by_thread));
-    w->no_thread = malloc(m * sizeof(*w->no_thread));
-    if (!w->by_time || !w->by_thread || !w->no_thread) {
+    if (!w->by_time || !w->by_thread) {
         sc_window_free(w);
         return -1;
     }
     w->n_by_time = n;
-    sc_sort_copy(w->by_time, items, n, sizeof(*items), sc_window_time_cmp);
+    if (sc_window_sort_keys(w->by_time, items, n) != 0)
+        sc_sort_copy(w->by_time, items, n, sizeof(*items), sc_window_time_cmp);
     /* the other two read off the time order (a stable sort keeps ties in input order in all
      * three): those without a thread in that order, those with one bucketed by thread */
-    for (size_t i = 0; i < n; i++) {
-        if (w->by_time[i].has_tid)
-            w->n_by_thread++;
-        else
-            w->no_thread[w->n_no_thread++] = w->by_time[i];
-    }
+    sc_window_no_thread(w);
     if (sc_window_by_thread(w) != 0) {     /* threads too many to bucket: sorted */
         for (size_t i = 0, k = 0; i < n; i++)
             if (w->by_time[i].has_tid)
@@ -116,25 +215,49 @@ int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
     return 0;
 }
 
-/* In an array sorted by time (by_tid false) or by thread then time (by_tid true): the first
- * item at or after (tid, t) when after_t is false, the first one after it when true. */
+/* In an array sorted by time (by_tid false) or by thread then time (by_tid true): whether x
+ * lies before the first item at or after (tid, t) when after_t is false, before the first one
+ * after it when true. */
+static bool sc_window_before(const sc_window_item *x, bool by_tid, uint32_t tid, uint64_t t,
+                             bool after_t)
+{
+    if (by_tid && x->tid != tid)
+        return x->tid < tid;
+    return after_t ? x->t <= t : x->t < t;
+}
+
+/* The position sc_window_before describes, by binary search. */
 static size_t sc_window_bound(const sc_window_item *a, size_t n, bool by_tid, uint32_t tid,
                               uint64_t t, bool after_t)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        bool left;  /* mid lies before the position sought */
-        if (by_tid && a[mid].tid != tid)
-            left = a[mid].tid < tid;
-        else
-            left = after_t ? a[mid].t <= t : a[mid].t < t;
-        if (left)
+        if (sc_window_before(&a[mid], by_tid, tid, t, after_t))
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* sc_window_bound when every item before from lies before the position: the steps double
+ * from there, then a binary search in the last one. A range's end is seldom far past its
+ * start, so this costs about twice the log of the range's items, not the log of all. */
+static size_t sc_window_bound_from(const sc_window_item *a, size_t n, size_t from, bool by_tid,
+                                   uint32_t tid, uint64_t t, bool after_t)
+{
+    size_t lo = from, hi = n, step = 1;
+    while (lo < n) {
+        size_t probe = lo + step - 1 < n ? lo + step - 1 : n - 1;
+        if (!sc_window_before(&a[probe], by_tid, tid, t, after_t)) {
+            hi = probe;     /* at or before probe: found as hi when all below lie before */
+            break;
+        }
+        lo = probe + 1;
+        step *= 2;
+    }
+    return lo + sc_window_bound(a + lo, hi - lo, by_tid, tid, t, after_t);
 }
 
 /* The items with time in [start, end] (and thread tid when by_tid): one slice. */
@@ -143,9 +266,24 @@ static void sc_window_slice(const sc_window_item *a, size_t n, bool by_tid, uint
                             size_t *n_out)
 {
     size_t lo = sc_window_bound(a, n, by_tid, tid, start, false);
-    size_t hi = sc_window_bound(a, n, by_tid, tid, end, true);
+    /* end >= start (sc_window_query): what lies before the start lies before the end */
+    size_t hi = sc_window_bound_from(a, n, lo, by_tid, tid, end, true);
     *out = a + lo;
     *n_out = hi > lo ? hi - lo : 0;
+}
+
+/* Where tid is in w->tids; w->n_tids when it is not there. */
+static size_t sc_window_thread_at(const sc_window *w, uint32_t tid)
+{
+    size_t lo = 0, hi = w->n_tids;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->tids[mid] < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->n_tids && w->tids[lo] == tid ? lo : w->n_tids;
 }
 
 sc_window_hits sc_window_query(const sc_window *w, const sc_rec_range *range)
@@ -158,8 +296,16 @@ sc_window_hits sc_window_query(const sc_window *w, const sc_rec_range *range)
                         &h.slice[0], &h.n[0]);
         return h;
     }
-    sc_window_slice(w->by_thread, w->n_by_thread, true, range->tid, range->start_ns,
-                    range->end_ns, &h.slice[0], &h.n[0]);
+    if (w->tids) {  /* bucketed: the thread's own items, searched by time alone */
+        size_t k = sc_window_thread_at(w, range->tid);
+        if (k < w->n_tids)
+            sc_window_slice(w->by_thread + w->tid_start[k], w->tid_start[k + 1] -
+                            w->tid_start[k], false, 0, range->start_ns, range->end_ns,
+                            &h.slice[0], &h.n[0]);
+    } else {
+        sc_window_slice(w->by_thread, w->n_by_thread, true, range->tid, range->start_ns,
+                        range->end_ns, &h.slice[0], &h.n[0]);
+    }
     sc_window_slice(w->no_thread, w->n_no_thread, false, 0, range->start_ns, range->end_ns,
                     &h.slice[1], &h.n[1]);
     return h;

@@ -31,8 +31,13 @@ typedef struct sc_window {
     size_t n_by_time;
     sc_window_item *by_thread;  /* items with a thread, by (tid, t, ref) */
     size_t n_by_thread;
-    sc_window_item *no_thread;  /* items without one, by (t, ref) */
+    sc_window_item *no_thread;  /* items without one, by (t, ref): in by_thread's block, after
+                                   its items */
     size_t n_no_thread;
+    uint32_t *tids;             /* by_thread's threads, ascending; NULL when they were too many
+                                   to bucket (a query then searches by (tid, t)) */
+    size_t *tid_start;          /* n_tids + 1: where each one's items start in by_thread */
+    size_t n_tids;
 } sc_window;
 
 /* At most two slices; a range's items are slice[0] then slice[1] (no item twice). */

@@ -151,6 +151,22 @@ static void check_interval_names(const sc_overlap_interval *iv, const sc_overlap
     assert_true(lo >= iv->start_ns && hi <= iv->end_ns);
 }
 
+/* sc_overlap_metrics gives every byte of the full engine's metrics, with scratch room that
+ * starts too small and is then kept from the call before. */
+static void check_metrics_only(const sc_overlap_input *in, const sc_overlap *full)
+{
+    static sc_overlap_scratch scratch;  /* kept between calls on purpose: reuse is checked */
+    sc_overlap_scratch fresh = {0};
+    sc_overlap m;
+    memset(&m, 0xA5, sizeof m);
+    assert_int_equal(sc_overlap_metrics(in, &m, &fresh), 0);
+    assert_memory_equal(&m, full, sizeof m);
+    memset(&m, 0x5A, sizeof m);
+    assert_int_equal(sc_overlap_metrics(in, &m, &scratch), 0);
+    assert_memory_equal(&m, full, sizeof m);
+    free(fresh.key);
+}
+
 /* Returns the brute-force metrics, so callers can see what the sets exercised. far: a last
  * kernel that starts there (0: none). */
 static sc_overlap check_one_set_far(uint64_t seed, uint64_t horizon, uint64_t max_len,
@@ -205,6 +221,7 @@ static sc_overlap check_one_set_far(uint64_t seed, uint64_t horizon, uint64_t ma
     assert_int_equal(total, want.m.busy_ns);
     free(out.intervals);
     sc_busy_free(&busy);
+    check_metrics_only(&in, &got);
     return want.m;
 }
 
@@ -246,6 +263,43 @@ static void test_overlap_wide_times_vs_brute_force(void **state)
     (void)state;
     for (uint64_t seed = 1; seed <= 100; seed++)
         check_one_set_far(seed * 0x9E3779B97F4A7C15ull, 1000, 300, (uint64_t)1 << 61);
+}
+
+/* A kernel 2^63 ns after the others: too far even for the metrics-only keys, which have no
+ * position beside the time; sc_overlap_metrics hands such a scope to the full engine. */
+static void test_overlap_metrics_wider_times_vs_brute_force(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 100; seed++)
+        check_one_set_far(seed * 0x9E3779B97F4A7C15ull, 1000, 300, (uint64_t)1 << 63);
+}
+
+/* Sets of up to 400 kernels and 200 copies, beyond the brute force's reach: the metrics-only
+ * sweep against the full engine, on both sides of the count of keys up to which it sorts them
+ * itself (256) and in the piles beyond. */
+static void test_overlap_metrics_many_spans(void **state)
+{
+    (void)state;
+    enum { MANY = 400 };
+    sc_overlap_span *k = malloc(MANY * sizeof *k), *c = malloc(MANY / 2 * sizeof *c);
+    assert_non_null(k);
+    assert_non_null(c);
+    uint64_t rng = 0xD1B54A32D192ED03ull;
+    size_t small = 0, large = 0;
+    for (int round = 0; round < 200; round++) {
+        size_t nk = random_spans(&rng, k, MANY, 50000, 3000, 0);
+        size_t nc = random_spans(&rng, c, MANY / 2, 50000, 3000, 0);
+        sc_overlap full;
+        sc_overlap_input in = {k, nk, c, nc, 0};
+        sc_overlap_output out = {.metrics = &full};
+        assert_int_equal(sc_overlap_compute(&in, &out), 0);
+        check_metrics_only(&in, &full);
+        small += 2 * (nk + nc) <= 256;
+        large += 2 * (nk + nc) > 256;
+    }
+    assert_true(small > 10 && large > 10);
+    free(k);
+    free(c);
 }
 
 /* ---- by hand ---------------------------------------------------------------------------- */
@@ -381,6 +435,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overlap_random_vs_brute_force),
         cmocka_unit_test(test_overlap_wide_times_vs_brute_force),
+        cmocka_unit_test(test_overlap_metrics_wider_times_vs_brute_force),
+        cmocka_unit_test(test_overlap_metrics_many_spans),
         cmocka_unit_test(test_overlap_gaps_random_vs_brute_force),
         cmocka_unit_test(test_overlap_by_hand),
         cmocka_unit_test(test_overlap_gaps_by_hand),

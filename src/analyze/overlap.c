@@ -406,57 +406,6 @@ static size_t sc_spans_reach(const sc_overlap_span *sp, size_t n, uint64_t *lo, 
     return points;
 }
 
-/* Up to this many keys are sorted here, by merges in the scratch room: a range's keys are
- * few, and the general sort's piles (sort_u64.h) cost two allocations and a pass over their
- * table a call. More go to the piles, which gain on long stretches in order. */
-#define SC_SMALL_SORT 256
-#define SC_SMALL_RUN 16  /* runs first sorted by insertion */
-
-static void sc_u64_insertion_sort(uint64_t *v, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        uint64_t x = v[i];
-        size_t j = i;
-        for (; j > 0 && v[j - 1] > x; j--)
-            v[j] = v[j - 1];
-        v[j] = x;
-    }
-}
-
-/* dst[lo, hi) = the ascending src[lo, mid) and src[mid, hi), merged. */
-static void sc_u64_merge_into(const uint64_t *src, uint64_t *dst, size_t lo, size_t mid,
-                              size_t hi)
-{
-    size_t i = lo, j = mid, k = lo;
-    while (i < mid && j < hi)
-        dst[k++] = src[j] < src[i] ? src[j++] : src[i++];
-    while (i < mid)
-        dst[k++] = src[i++];
-    while (j < hi)
-        dst[k++] = src[j++];
-}
-
-/* Sorts v[0 .. n) with tmp (room for n) beside it: runs of SC_SMALL_RUN by insertion, then
- * merged pairwise from one array to the other. */
-static void sc_sort_u64_small(uint64_t *v, uint64_t *tmp, size_t n)
-{
-    for (size_t lo = 0; lo < n; lo += SC_SMALL_RUN)
-        sc_u64_insertion_sort(v + lo, n - lo < SC_SMALL_RUN ? n - lo : SC_SMALL_RUN);
-    uint64_t *src = v, *dst = tmp;
-    for (size_t width = SC_SMALL_RUN; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            sc_u64_merge_into(src, dst, lo, mid, hi);
-        }
-        uint64_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v)
-        memcpy(v, src, n * sizeof *v);
-}
-
 int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scratch *scratch)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -465,8 +414,7 @@ int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scr
     sc_overlap_output out = {.metrics = m};
     if (n >= 2 && hi - lo > UINT64_MAX >> 2)
         return sc_overlap_compute(in, &out);   /* too far apart for the keys */
-    /* the keys, and for a small sort as many beside them to merge into */
-    size_t need = n <= SC_SMALL_SORT ? 2 * n : n;
+    size_t need = n;
     if (need > scratch->cap) {
         size_t cap = need > 2 * scratch->cap ? need : 2 * scratch->cap;
         uint64_t *p = realloc(scratch->key, cap * sizeof *p);
@@ -480,10 +428,7 @@ int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scr
     uint64_t *key = scratch->key;
     size_t k = sc_count_keys_fill(in->kernels, in->n_kernels, lo, 1, key);
     sc_count_keys_fill(in->copies, in->n_copies, lo, 0, key + k);
-    if (n <= SC_SMALL_SORT)
-        sc_sort_u64_small(key, key + n, n);
-    else
-        sc_sort_u64(key, n);
+    sc_sort_u64(key, n);
     sc_sweep s = {.in = in, .out = &out};
     uint64_t prev = 0;
     for (size_t i = 0; i < n; i++) {

@@ -55,6 +55,44 @@ static bool sc_u64_sort_piles(uint64_t *v, size_t n)
     return true;
 }
 
+/* Up to this many values are sorted on the stack: the many small lists (an NVTX range's
+ * points) would pay two allocations and a pass over the piles' table each. */
+#define SC_U64_SMALL 256
+#define SC_U64_SMALL_RUN 16     /* runs first sorted by insertion, then merged */
+
+static void sc_u64_insertion_sort(uint64_t *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        uint64_t x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+/* Sorts v[0 .. n), n at most SC_U64_SMALL: runs by insertion, then merged pairwise between v
+ * and room on the stack. */
+static void sc_u64_sort_small(uint64_t *v, size_t n)
+{
+    uint64_t room[SC_U64_SMALL];
+    for (size_t lo = 0; lo < n; lo += SC_U64_SMALL_RUN)
+        sc_u64_insertion_sort(v + lo, n - lo < SC_U64_SMALL_RUN ? n - lo : SC_U64_SMALL_RUN);
+    uint64_t *src = v, *dst = room;
+    for (size_t width = SC_U64_SMALL_RUN; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            sc_u64_merge(NULL, src, dst, lo, mid, hi);
+        }
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
+}
+
 void sc_sort_u64(uint64_t *v, size_t n)
 {
     size_t in_order = 1;
@@ -62,6 +100,10 @@ void sc_sort_u64(uint64_t *v, size_t n)
         in_order++;
     if (in_order >= n)
         return;
+    if (n <= SC_U64_SMALL) {
+        sc_u64_sort_small(v, n);
+        return;
+    }
     if (!sc_u64_sort_piles(v, n))
         sc_sort(v, n, sizeof *v, sc_u64_value_cmp);
 }

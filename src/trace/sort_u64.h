@@ -8,10 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Sorts v[0 .. n - 1] in place. A list in order costs one pass; one that interleaves a few
- * ascending lists (most of what the analyzer sorts) is dealt onto piles and merged, with a
- * byte and one value of scratch an element; anything else goes to the general sort. Without
- * memory for the scratch, the general sort too (which falls back to qsort). */
+/* Sorts v[0 .. n - 1] in place. A list in order costs one pass; one of at most 256 values is
+ * sorted on the stack (no allocation); a longer one that interleaves a few ascending lists
+ * (most of what the analyzer sorts) is dealt onto piles and merged, with a byte and one value
+ * of scratch an element; anything else goes to the general sort. Without memory for the
+ * scratch, the general sort too (which falls back to qsort). */
 void sc_sort_u64(uint64_t *v, size_t n);
 
 #endif

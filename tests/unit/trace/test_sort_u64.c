@@ -1,6 +1,7 @@
 /* sc_sort_u64 against qsort: on values in order, in a few ascending lists with ties across
  * them (dealt onto piles and merged), in descending order and in no order (more piles than it
- * takes: the general sort), and on the smallest lists. */
+ * takes: the general sort), on the smallest lists, and on every length the stack sort takes
+ * (up to 256) and just past it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,6 +119,19 @@ static void test_small(void **state)
     check(v, 2);
 }
 
+static void test_every_small_length(void **state)
+{
+    (void)state;
+    uint64_t x = 2463534242u;
+    for (size_t n = 3; n <= 260; n++)
+        for (int shape = 0; shape < 3; shape++) {
+            uint64_t *v = values(n);
+            for (size_t i = 0; i < n; i++)     /* random, with ties; descending; runs */
+                v[i] = shape == 0 ? next_random(&x) % 97 : shape == 1 ? n - i : i % 17;
+            check(v, n);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -127,6 +141,7 @@ int main(void)
         cmocka_unit_test(test_descending),
         cmocka_unit_test(test_no_order),
         cmocka_unit_test(test_small),
+        cmocka_unit_test(test_every_small_length),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "trace/sort.h"
-#include "trace/sort_u64.h"
+#include "trace/order_by_time.h"
 
 static int sc_window_time_cmp(const void *pa, const void *pb)
 {
@@ -137,38 +137,32 @@ static int sc_window_by_thread(sc_window *w)
     return rc;
 }
 
-/* dst = items by (t, ref) through one 64-bit key each, the time relative to the earliest
- * above the position: sorted inline (sort_u64.h) instead of through a comparator. When the refs
- * ascend with the position (as every caller's do), (t, position) is the order of (t, ref).
- * Returns -1, with nothing written, when they do not, when the times span too much for the
- * keys or when memory is short: the caller then sorts by the comparator. */
+/* dst = items by (t, ref), through the positions in time order (order_by_time.h: one 64-bit
+ * key each, sorted inline instead of through a comparator). When the refs ascend with the
+ * position (as every caller's do), (t, position) is the order of (t, ref). Returns -1, with
+ * nothing written, when they do not or when memory is short: the caller then sorts by the
+ * comparator. */
 static int sc_window_sort_keys(sc_window_item *dst, const sc_window_item *items, size_t n)
 {
     if (n == 0)
         return 0;
-    uint64_t lo = items[0].t, hi = items[0].t;
-    for (size_t i = 1; i < n; i++) {
+    if (n >= UINT32_MAX)
+        return -1;
+    for (size_t i = 1; i < n; i++)
         if (items[i].ref <= items[i - 1].ref)
             return -1;
-        lo = items[i].t < lo ? items[i].t : lo;
-        hi = items[i].t > hi ? items[i].t : hi;
-    }
-    unsigned pos_bits = 1;
-    while (pos_bits < 64 && ((n - 1) >> pos_bits) != 0)
-        pos_bits++;
-    if (pos_bits >= 64 || hi - lo > UINT64_MAX >> pos_bits)
-        return -1;
-    uint64_t *key = malloc(n * sizeof *key);
-    if (!key)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        key[i] = (items[i].t - lo) << pos_bits | i;
-    sc_sort_u64(key, n);
-    uint64_t mask = ((uint64_t)1 << pos_bits) - 1;
-    for (size_t i = 0; i < n; i++)
-        dst[i] = items[key[i] & mask];
-    free(key);
-    return 0;
+    uint64_t *at = malloc(n * sizeof *at);
+    uint32_t *order = malloc(n * sizeof *order);
+    int rc = at && order ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        at[i] = items[i].t;
+    if (rc == 0)
+        rc = sc_order_by_time_in(at, n, order);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        dst[i] = items[order[i]];
+    free(at);
+    free(order);
+    return rc;
 }
 
 /* w->no_thread from w->by_time, at the end of by_thread's block (the two split the items, so

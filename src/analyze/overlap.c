@@ -425,6 +425,8 @@ int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scr
     }
     memset(m, 0, sizeof(*m));
     sc_overlap_totals(in, m);
+    if (n == 0)
+        return 0;   /* no span with a length: nothing to sweep, and no room for keys yet */
     uint64_t *key = scratch->key;
     size_t k = sc_count_keys_fill(in->kernels, in->n_kernels, lo, 1, key);
     sc_count_keys_fill(in->copies, in->n_copies, lo, 0, key + k);

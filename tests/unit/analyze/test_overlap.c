@@ -378,6 +378,22 @@ static void test_overlap_empty(void **state)
     assert_int_equal(m.kernel_count, 0);
     assert_true(m.concurrency == 0.0);
     assert_null(out.intervals);
+    /* the metrics alone, with scratch room never allocated: nothing, and no pointer arithmetic
+     * on the missing room (clang's UBSan found that in the fuzz build, on a fixture) */
+    sc_overlap_scratch none = {0};
+    sc_overlap alone;
+    assert_int_equal(sc_overlap_metrics(&in, &alone, &none), 0);
+    assert_memory_equal(&alone, &m, sizeof m);
+    assert_null(none.key);
+    /* spans that have no length count as work but add no point */
+    sc_overlap_span empty[2] = {{.start_ns = 50, .end_ns = 50}, {.start_ns = 70, .end_ns = 60}};
+    sc_overlap_input zero = {.kernels = empty, .n_kernels = 2, .copies = empty + 1,
+                             .n_copies = 1};
+    out = (sc_overlap_output){.metrics = &m};
+    assert_int_equal(sc_overlap_compute(&zero, &out), 0);
+    assert_int_equal(sc_overlap_metrics(&zero, &alone, &none), 0);
+    assert_memory_equal(&alone, &m, sizeof m);
+    assert_null(none.key);
 }
 
 /* Kernels [0,10us) [15us,20us) [20.5us,30us) [30us,31us), copy [40us,41us), empty kernel

@@ -100,7 +100,7 @@ static inline bool sc_stack_shared(sc_thread *t, const sc_hook_hot *h,
     if (!h->share || (h->launch && !kernel)) return false;
     uint64_t python = sc_python_active() ? sc_python_key() : 0;
     return !sc_sample_take_key(&t->samples, stream, kernel, python, h->sample_tag,
-                               cb->correlationId, shared);
+                               cb->correlationId, shared, sc_python_stack_key);
 }
 
 static inline void sc_put64(uint8_t *dst, uint64_t v) { memcpy(dst, &v, sizeof v); }

@@ -9,6 +9,7 @@
 
 #include "preload/options.h"
 #include "preload/python_layout.h"
+#include "preload/stack.h"
 #include "preload/strings.h"
 #include "preload/tracebuf.h"
 
@@ -52,6 +53,7 @@ static void sc_py_note(const char *text)
 void sc_python_start(void)
 {
     sc_py = NULL;
+    sc_stack_stop_at_code_of(NULL);
     atomic_store(&sc_py_verified, 0);
     atomic_store(&sc_python_on, false);
     /* Every process with CPython in it has Py_IsInitialized. */
@@ -75,6 +77,9 @@ void sc_python_start(void)
     }
     sc_py = layout;
     atomic_store(&sc_python_on, true);
+    /* The interpreter's own C frames below a CUDA call are its evaluation loop: the Python
+     * stack says where the program was, so the native stack stops there (stack.h). */
+    sc_stack_stop_at_code_of(dlsym(RTLD_DEFAULT, "PyEval_EvalCode"));
 }
 
 /* ---- reading the interpreter's memory --------------------------------------------------- */
@@ -189,7 +194,10 @@ static bool sc_py_usable(sc_py_reader *r)
     return true;
 }
 
-uint64_t sc_python_key(void)
+/* (code, position) of up to `frames` frames from the innermost, mixed into one hash; with
+ * code_only, only the frames sc_python_stack records count (and the walk is bounded as its
+ * is). 0 when the thread runs no Python or its frames could not be read. */
+static uint64_t sc_py_hash(int frames, bool code_only)
 {
     sc_py_reader r;
     if (!sc_py_usable(&r) || r.careful) return 0;   /* before the check: sites unsplit */
@@ -197,13 +205,23 @@ uint64_t sc_python_key(void)
     if (!tstate) return 0;
     uint64_t h = 0;
     const void *frame = sc_py_innermost(&r, tstate);
-    for (int k = 0; frame && k < 4; k++, frame = sc_py_ptr(&r, frame, sc_py->frame_back)) {
+    for (int k = 0, steps = 0; frame && k < frames && steps < SC_PY_MAX_WALK && !r.failed;
+         steps++, frame = sc_py_ptr(&r, frame, sc_py->frame_back)) {
         int offset = -1;
         const void *code = sc_py_frame_code(&r, frame, &offset);
+        k += code || !code_only;
         h = (h ^ (uint64_t)(uintptr_t)code ^ (uint64_t)(uint32_t)offset << 40) *
             0x9E3779B97F4A7C15ull;
     }
     return r.failed ? 0 : h | 1;
+}
+
+uint64_t sc_python_key(void) { return sc_py_hash(4, false); }
+
+uint32_t sc_python_stack_key(void)
+{
+    uint64_t h = sc_py_hash(SC_PYTHON_MAX_FRAMES, true);
+    return (uint32_t)(h ^ h >> 32) | (h != 0);
 }
 
 int sc_python_stack(sc_py_frame *out, int max, uint16_t *state)
@@ -234,7 +252,10 @@ int sc_python_stack(sc_py_frame *out, int max, uint16_t *state)
     if (r.failed) {
         /* The layout does not fit this interpreter (a debug or free-threaded build): stop
          * reading it for good rather than risk a fault. */
-        if (r.careful) atomic_store(&sc_python_on, false);
+        if (r.careful) {
+            atomic_store(&sc_python_on, false);
+            sc_stack_stop_at_code_of(NULL);     /* no Python stack stands in for them now */
+        }
         if (r.careful && atomic_exchange(&sc_py_verified, -1) == 0)
             sc_py_note("Python frames could not be read (a build whose layout streamcheck "
                        "does not know, such as a debug or free-threaded one, or "

@@ -32,6 +32,11 @@ static inline bool sc_python_active(void)
  * stack sample's key holds, so that calls from two Python lines never share a site. 0 when
  * the thread runs no Python. Cheap: a few loads. */
 uint64_t sc_python_key(void);
+/* A hash of the calling thread's whole Python stack as sc_python_stack would record it
+ * (every frame's code and position): two calls with the same hash have the same Python
+ * stack. Walks every frame; asked only of the calls that would otherwise take a stack
+ * (sample.h). 0 when the thread runs no Python. */
+uint32_t sc_python_stack_key(void);
 /* The calling thread's Python stack, innermost first, names interned (strings.h); returns
  * the number of frames and sets *state (enum sc_py_state). */
 int sc_python_stack(sc_py_frame *out, int max, uint16_t *state);

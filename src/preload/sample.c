@@ -18,7 +18,8 @@ unsigned sc_sample_set_of(const sc_sample_key *k)
 }
 
 /* One more call of the entry's key: whether it takes a stack (sample.h: the countdown). */
-static bool sc_sample_due(sc_sample_entry *e, uint32_t correlation, uint32_t *shared)
+static bool sc_sample_due(sc_sample_entry *e, uint32_t correlation, uint32_t *shared,
+                          sc_sample_stack_key_fn stack_key)
 {
     if (e->left > 1) {
         e->left--;
@@ -26,15 +27,26 @@ static bool sc_sample_due(sc_sample_entry *e, uint32_t correlation, uint32_t *sh
         return false;
     }
     uint32_t n = e->due_at;
-    e->sampled = correlation;
+    bool take = true;
+    if (n < SC_SAMPLE_FIRST && e->python && stack_key) {
+        /* A first call in a thread running Python: the key's last stack serves it when its
+         * whole Python stack is that stack's (sample.h). */
+        uint32_t whole = stack_key();
+        take = !(n > 0 && whole && whole == e->stack_key && e->sampled);
+        if (take) e->stack_key = whole;
+    }
+    if (take)
+        e->sampled = correlation;
+    else
+        *shared = e->sampled;
     /* The next call that takes one: the next while the first calls last (and after a stack
      * that no call can name), then the next multiple of SC_SAMPLE_EVERY. */
-    uint32_t next = !correlation || n + 1 < SC_SAMPLE_FIRST
+    uint32_t next = !e->sampled || n + 1 < SC_SAMPLE_FIRST
                         ? n + 1
                         : (n / SC_SAMPLE_EVERY + 1) * SC_SAMPLE_EVERY;
     e->left = next - n;
     e->due_at = next;
-    return true;
+    return take;
 }
 
 static bool sc_sample_holds(const sc_sample_entry *e, uint64_t stream, const void *kernel,
@@ -81,7 +93,8 @@ static sc_sample_entry *sc_sample_find(sc_sample_cache *c, uint64_t stream, cons
 }
 
 bool sc_sample_take_slow(sc_sample_cache *c, uint64_t stream, const void *kernel,
-                         uint64_t python, uint32_t tag, uint32_t correlation, uint32_t *shared)
+                         uint64_t python, uint32_t tag, uint32_t correlation, uint32_t *shared,
+                         sc_sample_stack_key_fn stack_key)
 {
     /* The calls c->last answered since it was set moved the tick on, one each, and were
      * its last uses: each took one off its countdown. */
@@ -96,7 +109,7 @@ bool sc_sample_take_slow(sc_sample_cache *c, uint64_t stream, const void *kernel
                              ? last
                              : sc_sample_find(c, stream, kernel, python, tag, now);
     e->last_use = now;
-    bool take = sc_sample_due(e, correlation, shared);
+    bool take = sc_sample_due(e, correlation, shared, stack_key);
     c->last = e;
     c->last_left = e->left;
     return take;

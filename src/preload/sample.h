@@ -10,6 +10,14 @@
  * being evicted: the two cannot be told apart) takes one stack and shares it from its next
  * call on. Only a thread cycling through more than SC_SAMPLE_WAYS hot keys of one set takes
  * a stack on every call of those keys; with 1024 sets that needs thousands of keys.
+ *
+ * In a thread running Python the key holds only the innermost Python frames (python.h), so
+ * that the common call is cheap; a key's first calls would take a stack each, 16 per
+ * (kernel, stream, line) while a program starts, and each delays the thread's next launch
+ * (5-9 us in PyTorch, enough to shift one stream's kernels against another's). There a first
+ * call whose whole Python stack (sc_python_stack_key, asked of those calls only) is the one
+ * of the key's last stack shares that stack: its site is its Python line, which is the
+ * same. A call from another caller further out still takes its own.
  * Pure logic, no CUPTI: tests/unit/preload tests it directly. */
 #ifndef SC_PRELOAD_SAMPLE_H
 #define SC_PRELOAD_SAMPLE_H
@@ -47,6 +55,7 @@ typedef struct sc_sample_entry {
     uint32_t left;     /* calls until the next that takes a stack, that one included */
     uint32_t due_at;   /* the number of that call */
     uint32_t sampled;  /* correlation id of its last call with a stack */
+    uint32_t stack_key; /* that call's whole Python stack (sc_sample_stack_key_fn), 0 none */
     uint16_t last_use; /* the cache's tick at its last call, for least-recently-used (the
                           entry c->last: at the call that made it c->last; see there) */
     uint16_t gen;      /* valid only in the cache's generation */
@@ -78,10 +87,15 @@ static inline uint32_t sc_sample_tag(const sc_sample_key *k)
     return sc_sample_tag_of(k->cbid, k->call_class);
 }
 
+/* The whole Python stack of the calling thread as a hash, 0 when unknown: asked only of a
+ * key's first calls in a thread running Python (the key's python not 0). */
+typedef uint32_t (*sc_sample_stack_key_fn)(void);
+
 /* sc_sample_take_key's work for every call the last call's entry does not answer: the
  * key's set, its way in when it is not there, least-recently-used and the tick. */
 bool sc_sample_take_slow(sc_sample_cache *c, uint64_t stream, const void *kernel,
-                         uint64_t python, uint32_t tag, uint32_t correlation, uint32_t *shared);
+                         uint64_t python, uint32_t tag, uint32_t correlation, uint32_t *shared,
+                         sc_sample_stack_key_fn stack_key);
 
 /* Whether this call (correlation id `correlation`) of the key (stream, kernel, python, tag:
  * sc_sample_tag_of) takes a stack. When it does not, *shared is the correlation id of the
@@ -90,7 +104,7 @@ bool sc_sample_take_slow(sc_sample_cache *c, uint64_t stream, const void *kernel
  * way at most). */
 static inline bool sc_sample_take_key(sc_sample_cache *c, uint64_t stream, const void *kernel,
                                       uint64_t python, uint32_t tag, uint32_t correlation,
-                                      uint32_t *shared)
+                                      uint32_t *shared, sc_sample_stack_key_fn stack_key)
 {
     sc_sample_entry *e = c->last;
     if (__builtin_expect(e && e->tag == tag && e->stream == stream && e->kernel == kernel &&
@@ -100,15 +114,15 @@ static inline bool sc_sample_take_key(sc_sample_cache *c, uint64_t stream, const
         *shared = e->sampled;
         return false;
     }
-    return sc_sample_take_slow(c, stream, kernel, python, tag, correlation, shared);
+    return sc_sample_take_slow(c, stream, kernel, python, tag, correlation, shared, stack_key);
 }
 
 /* The same for a key as one struct. */
 static inline bool sc_sample_take(sc_sample_cache *c, const sc_sample_key *k, uint32_t correlation,
-                                  uint32_t *shared)
+                                  uint32_t *shared, sc_sample_stack_key_fn stack_key)
 {
     return sc_sample_take_key(c, k->stream, k->kernel, k->python, sc_sample_tag(k), correlation,
-                              shared);
+                              shared, stack_key);
 }
 /* Forgets every key (a thread's block reused by another thread): O(1), touches no page. */
 void sc_sample_reset(sc_sample_cache *c);

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -18,30 +19,59 @@ static uintptr_t sc_self_lo, sc_self_hi;
  * frame, the exit callback's and CUPTI's dispatcher's. */
 enum { SC_SELF_FRAMES_FALLBACK = 3 };
 
-static int sc_find_self(struct dl_phdr_info *info, size_t size, void *arg)
+static bool sc_is_self(uintptr_t ip) { return ip >= sc_self_lo && ip < sc_self_hi; }
+
+/* The code an application call's stack stops at, [lo, lo + len); len 0: none. Set at
+ * capture start and when Python turns off, read by every unwinding thread. */
+static atomic_uintptr_t sc_stop_lo, sc_stop_len;
+
+typedef struct sc_code_range {
+    uintptr_t at, lo, hi;
+} sc_code_range;
+
+static int sc_find_code(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    uintptr_t me = (uintptr_t)arg;
+    sc_code_range *r = arg;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        if (me >= lo && me < hi) {
-            sc_self_lo = lo;
-            sc_self_hi = hi;
+        if (r->at >= lo && r->at < hi) {
+            r->lo = lo;
+            r->hi = hi;
             return 1;
         }
     }
     return 0;
 }
 
-static bool sc_is_self(uintptr_t ip) { return ip >= sc_self_lo && ip < sc_self_hi; }
+void sc_stack_stop_at_code_of(const void *fn)
+{
+    sc_code_range r = {(uintptr_t)fn, 0, 0};
+    if (fn) dl_iterate_phdr(sc_find_code, &r);
+    atomic_store_explicit(&sc_stop_len, 0, memory_order_relaxed);
+    atomic_store_explicit(&sc_stop_lo, r.lo, memory_order_relaxed);
+    atomic_store_explicit(&sc_stop_len, r.hi - r.lo, memory_order_relaxed);
+}
+
+/* Whether an application call's stack that has n frames ends at ip. */
+static inline bool sc_stops_at(uintptr_t ip, int n)
+{
+    return n > 0 && ip - atomic_load_explicit(&sc_stop_lo, memory_order_relaxed) <
+                        atomic_load_explicit(&sc_stop_len, memory_order_relaxed);
+}
 
 bool sc_stack_inline;
 
 void sc_stack_init(void)
 {
-    if (!sc_self_hi) dl_iterate_phdr(sc_find_self, (void *)(uintptr_t)sc_stack_init);
+    if (!sc_self_hi) {
+        sc_code_range self = {(uintptr_t)sc_stack_init, 0, 0};
+        dl_iterate_phdr(sc_find_code, &self);
+        sc_self_lo = self.lo;
+        sc_self_hi = self.hi;
+    }
     const char *want = sc_opts.unwinder;
     bool lockfree_libgcc = dlsym(RTLD_DEFAULT, "_dl_find_object") != NULL;
     if (strcmp(want, "libgcc") != 0 && !(!*want && lockfree_libgcc)) {
@@ -67,12 +97,13 @@ _Unwind_Reason_Code sc_unwind_step(struct _Unwind_Context *ctx, void *arg)
         s->skip--;
         return _URC_NO_REASON;
     }
+    if (s->stop && sc_stops_at(ip, s->n)) return _URC_END_OF_STACK;
     s->frames[s->n++] = ip;
     return s->n < s->max ? _URC_NO_REASON : _URC_END_OF_STACK;
 }
 
 static inline __attribute__((always_inline)) int sc_capture(uint64_t *frames, int max, int skip,
-                                                          bool skip_self)
+                                                          bool skip_self, bool stop)
 {
     if (max <= 0) return 0;
     if (sc_unw_backtrace) {
@@ -84,21 +115,24 @@ static inline __attribute__((always_inline)) int sc_capture(uint64_t *frames, in
         int n = sc_unw_backtrace(buf, want);
         int i = 0, out = 0;
         while (skip_self && i < n && sc_is_self((uintptr_t)buf[i])) i++;
-        for (i += skip; i < n && out < max; i++) frames[out++] = (uint64_t)(uintptr_t)buf[i];
+        for (i += skip; i < n && out < max; i++) {
+            if (stop && sc_stops_at((uintptr_t)buf[i], out)) break;
+            frames[out++] = (uint64_t)(uintptr_t)buf[i];
+        }
         return out;
     }
-    sc_unwind_state s = {frames, max, skip, 0, skip_self};
+    sc_unwind_state s = {frames, max, skip, 0, skip_self, stop};
     _Unwind_Backtrace(sc_unwind_step, &s);
     return s.n;
 }
 
 int sc_stack_capture(uint64_t *frames, int max, int skip)
 {
-    return sc_capture(frames, max, skip, false);
+    return sc_capture(frames, max, skip, false, false);
 }
 
 int sc_stack_capture_app_other(uint64_t *frames, int max)
 {
-    if (!sc_self_hi) return sc_capture(frames, max, SC_SELF_FRAMES_FALLBACK, false);
-    return sc_capture(frames, max, 1, true);
+    if (!sc_self_hi) return sc_capture(frames, max, SC_SELF_FRAMES_FALLBACK, false, true);
+    return sc_capture(frames, max, 1, true, true);
 }

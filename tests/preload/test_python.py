@@ -56,6 +56,7 @@ def pythons():
 
 PYTHONS = pythons()
 READ = sorted(m for m in PYTHONS if 10 <= m <= 13)
+PYTHON_BINARIES = {os.path.realpath(exe) for exe in PYTHONS.values()}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -124,15 +125,58 @@ def test_every_marked_call_names_its_line_with_or_without_the_gil(recorded):
 
 def test_one_kernel_on_one_stream_from_two_lines_is_two_sites(recorded):
     """Without the Python frames in the sample's key, the odd line's calls would share the
-    stack the even line's call took (same kernel, stream and call)."""
+    stack the even line's call took (same kernel, stream and call). Each line's first call
+    takes a stack; its next ones, the same whole Python stack, share it."""
     path, ids, trace = recorded
     py = stacks_by_call(trace)
     calls = {c["correlation_id"]: c for c in trace["calls"]}
     for mark in ("even", "odd"):
         own = [c for c in ids[mark] if calls[c]["n_frames"]]
-        assert len(own) >= 16, (mark, len(own))     # the key's first calls, each with a stack
+        assert own == ids[mark][:1], (mark, own)
         for corr in ids[mark]:
             assert py[site_of(trace, calls[corr])]["frames"][0]["line"] == MARKS[mark]
+
+
+def test_callers_further_out_than_the_key_each_take_a_stack(recorded):
+    """The same four innermost frames (one sample key) from two callers: within the key's
+    first calls, the first call from each caller takes a stack and the calls that repeat
+    its whole Python stack share it; every call names its own caller."""
+    path, ids, trace = recorded
+    py = stacks_by_call(trace)
+    calls = {c["correlation_id"]: c for c in trace["calls"]}
+    deep = ids["deep"]
+    assert len(deep) == 28
+    own = [c for c in deep if calls[c]["n_frames"]]
+    assert own == [deep[0], deep[8]], (own, deep[:10])
+    for i, corr in enumerate(deep):
+        frames = py[site_of(trace, calls[corr])]["frames"]
+        assert frames[0]["line"] == MARKS["deep"]
+        assert frames[4]["line"] == MARKS["caller_a" if i < 8 else "caller_b"], (i, frames)
+
+
+def test_native_stacks_stop_where_the_interpreter_begins(recorded):
+    """Below a CUDA call made from Python, the interpreter's own frames are its evaluation
+    loop, which the Python stack stands in for: no native stack of a call with Python
+    frames goes into the interpreter's code; a launch's still starts at the library that
+    called CUDA, and each goes on through ctypes."""
+    path, ids, trace = recorded
+    py = stacks_by_call(trace)
+    interpreter = [m for m in trace["modules"]
+                   if m["path"] and (os.path.realpath(m["path"]) in PYTHON_BINARIES or
+                                     os.path.basename(m["path"]).startswith("libpython3"))]
+    assert interpreter, [m["path"] for m in trace["modules"]]
+
+    def module_of(frame):
+        return next((m["path"] for m in trace["modules"] if m["lo"] <= frame < m["hi"]), "")
+    own = [c for c in trace["calls"] if c["n_frames"] and
+           py.get(c["correlation_id"], {}).get("state") == sctrace.PY_FRAMES]
+    assert len(own) >= 5
+    for c in own:
+        assert not any(m["lo"] <= f < m["hi"] for f in c["frames"] for m in interpreter), (
+            c["name"], [module_of(f) for f in c["frames"]])
+        if "Launch" in c["name"]:   # (the device sync's call is a tail call: no frame)
+            assert module_of(c["frames"][0]).endswith("libsc_fake_calls.so")
+        assert "_ctypes" in module_of(c["frames"][-1]), [module_of(f) for f in c["frames"]]
 
 
 def test_a_thread_without_python_says_so(recorded):

@@ -41,9 +41,31 @@ def step(model, i):
         note("odd", without_gil.sc_fake_launch(0, 5))  # MARK odd
 
 
+def deepest():
+    note("deep", without_gil.sc_fake_launch(2, 11))  # MARK deep
+
+
+def deeper():
+    deepest()
+
+
+def deep():
+    deeper()
+
+
+def helper():
+    deep()
+
+
 model = Model()
 for i in range(60):
     step(model, i)  # MARK loop
+# one kernel on one stream through the same four innermost frames (the sample key's Python
+# part) from two callers further out: 8 calls from one, then 20 from the other
+for i in range(8):
+    helper()  # MARK caller_a
+for i in range(20):
+    helper()  # MARK caller_b
 note("sync", without_gil.sc_fake_device_sync())  # MARK sync
 t = threading.Thread(target=lambda: note("thread", without_gil.sc_fake_launch(1, 9)))  # MARK thread
 t.start()

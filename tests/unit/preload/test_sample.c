@@ -33,7 +33,7 @@ static int calls(sc_sample_cache *c, sc_sample_key k, int n, uint32_t *corr)
     uint32_t last_sampled = 0;
     for (int i = 0; i < n; i++) {
         uint32_t shared = 0, id = (*corr)++;
-        if (sc_sample_take(c, &k, id, &shared)) {
+        if (sc_sample_take(c, &k, id, &shared, NULL)) {
             taken++;
             last_sampled = id;
         } else {
@@ -71,7 +71,7 @@ static void test_keys_never_share_across_stream_class_cbid_kernel(void **state)
     for (int round = 0; round < 40; round++) {
         for (size_t k = 0; k < n; k++) {
             uint32_t shared = 0, id = corr++;
-            bool took = sc_sample_take(c, &keys[k], id, &shared);
+            bool took = sc_sample_take(c, &keys[k], id, &shared, NULL);
             if (round == 0) {
                 assert_true(took);
                 first[k] = id;
@@ -106,7 +106,7 @@ static void test_collisions_evict_and_never_turn_sampling_off(void **state)
     for (int round = 0; round < 200; round++) {
         for (int k = 0; k < SC_SAMPLE_WAYS; k++) {
             uint32_t shared = 0, id = corr++;
-            if (sc_sample_take(c, &same[k], id, &shared)) {
+            if (sc_sample_take(c, &same[k], id, &shared, NULL)) {
                 taken++;
                 last[k] = id;
             } else {
@@ -134,7 +134,7 @@ typedef struct ref_entry {
     uint64_t stream;
     const void *kernel;
     uint64_t python;
-    uint32_t tag, calls, sampled;
+    uint32_t tag, calls, sampled, stack_key;
     uint16_t last_use, gen;
 } ref_entry;
 
@@ -144,19 +144,31 @@ typedef struct ref_cache {
     ref_entry sets[SC_SAMPLE_SETS][SC_SAMPLE_WAYS];
 } ref_cache;
 
-static bool ref_due(ref_entry *e, uint32_t correlation, uint32_t *shared)
+/* ... and, since a key's first calls in a thread running Python may share (sample.h): such
+ * a call, not the key's first, whose whole Python stack is the one of the key's last stack
+ * (and known) shares that stack. */
+static bool ref_due(ref_entry *e, uint32_t correlation, uint32_t *shared,
+                    sc_sample_stack_key_fn stack_key)
 {
     uint32_t n = e->calls++;
     if (n >= SC_SAMPLE_FIRST && n % SC_SAMPLE_EVERY != 0 && e->sampled != 0) {
         *shared = e->sampled;
         return false;
     }
+    if (n < SC_SAMPLE_FIRST && e->python && stack_key) {
+        uint32_t whole = stack_key();
+        if (n > 0 && whole != 0 && whole == e->stack_key && e->sampled != 0) {
+            *shared = e->sampled;
+            return false;
+        }
+        e->stack_key = whole;
+    }
     e->sampled = correlation;
     return true;
 }
 
-static bool ref_take(ref_cache *c, const sc_sample_key *k, uint32_t correlation,
-                     uint32_t *shared)
+static bool ref_take_with(ref_cache *c, const sc_sample_key *k, uint32_t correlation,
+                          uint32_t *shared, sc_sample_stack_key_fn stack_key)
 {
     uint32_t tag = sc_sample_tag(k);
     uint16_t now = ++c->tick;
@@ -167,7 +179,7 @@ static bool ref_take(ref_cache *c, const sc_sample_key *k, uint32_t correlation,
         if (live && e->tag == tag && e->stream == k->stream && e->kernel == k->kernel &&
             e->python == k->python) {
             e->last_use = now;
-            return ref_due(e, correlation, shared);
+            return ref_due(e, correlation, shared, stack_key);
         }
         if (!live) {
             if (!victim || victim->tag) victim = e;
@@ -182,7 +194,23 @@ static bool ref_take(ref_cache *c, const sc_sample_key *k, uint32_t correlation,
     *victim = (ref_entry){.stream = k->stream, .kernel = k->kernel, .python = k->python,
                           .tag = tag, .calls = evicting ? SC_SAMPLE_FIRST : 0,
                           .last_use = now, .gen = c->gen};
-    return ref_due(victim, correlation, shared);
+    return ref_due(victim, correlation, shared, stack_key);
+}
+
+static bool ref_take(ref_cache *c, const sc_sample_key *k, uint32_t correlation,
+                     uint32_t *shared)
+{
+    return ref_take_with(c, k, correlation, shared, NULL);
+}
+
+/* A stand-in for the thread's whole Python stack: what the test sets before each call, and
+ * how often it was asked. */
+static uint32_t whole_stack;
+static long whole_stack_asked;
+static uint32_t fake_stack_key(void)
+{
+    whole_stack_asked++;
+    return whole_stack;
 }
 
 static uint64_t rng_state = 88172645463325252ull;
@@ -231,7 +259,7 @@ static void test_decides_as_before_call_for_call(void **state)
         }
         uint32_t id = x % 1009 == 0 ? 0 : corr++;
         uint32_t got = 0, want = 0;
-        bool t1 = sc_sample_take(c, &keys[k], id, &got);
+        bool t1 = sc_sample_take(c, &keys[k], id, &got, NULL);
         bool t2 = ref_take(r, &keys[k], id, &want);
         assert_int_equal(t1, t2);
         if (!t1) assert_int_equal(got, want);
@@ -244,12 +272,102 @@ static void test_decides_as_before_call_for_call(void **state)
     free(c);
 }
 
+/* The same random calls, now with a whole Python stack behind each call (one of a few, or
+ * unknown): every decision and shared id as the reference's, the stack asked of the same
+ * calls and of few of them; some first calls shared, some not. */
+static void test_python_first_calls_decide_as_the_reference(void **state)
+{
+    (void)state;
+    sc_sample_cache *c = new_cache();
+    ref_cache *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    enum { KEYS = 40 };
+    sc_sample_key keys[KEYS];
+    for (int i = 0; i < KEYS; i++) {
+        keys[i] = key(1 + (uint64_t)(i % 3), 0x1000u + (uintptr_t)(i % 7), 211,
+                      SC_CALL_LAUNCH);
+        keys[i].python = (uint64_t)(i % 4);    /* a quarter without Python */
+    }
+    uint32_t corr = 1;
+    int k = 0;
+    long taken = 0, shared_first = 0, asked_real = 0;
+    for (long i = 0; i < 300000; i++) {
+        uint32_t x = rng();
+        if (x % 5 == 0) k = (int)(rng() % KEYS);
+        if (x % 50021 == 0) {
+            sc_sample_reset(c);
+            r->gen++;
+        }
+        whole_stack = x % 13 == 0 ? 0 : 1 + (x >> 8) % 3;
+        uint32_t id = x % 1009 == 0 ? 0 : corr++;
+        uint32_t got = 0, want = 0;
+        long before = whole_stack_asked;
+        bool t1 = sc_sample_take(c, &keys[k], id, &got, fake_stack_key);
+        asked_real += whole_stack_asked - before;
+        bool t2 = ref_take_with(r, &keys[k], id, &want, fake_stack_key);
+        assert_int_equal(t1, t2);
+        if (!t1) assert_int_equal(got, want);
+        taken += t1;
+        shared_first += !t1 && whole_stack_asked - before > 0;
+    }
+    /* asked once by each cache for the same calls */
+    assert_int_equal(asked_real * 2, whole_stack_asked);
+    assert_int_equal(c->evictions, r->evictions);
+    assert_true(shared_first > 1000);
+    assert_true(asked_real < 300000 / 3);
+    assert_true(taken > 1000);
+    free(r);
+    free(c);
+}
+
+/* A loop of one Python line: its key's first call takes a stack and the 15 after it share
+ * it; called from another caller further out (the same innermost frames, so the same key),
+ * a call takes its own; a thread without Python, or a stack that cannot be read, takes all
+ * 16 first ones as before. */
+static void test_a_python_lines_first_calls_share_its_first_stack(void **state)
+{
+    (void)state;
+    sc_sample_cache *c = new_cache();
+    uint32_t corr = 1, shared = 0;
+    sc_sample_key line = key(7, 0x1000, 211, SC_CALL_LAUNCH);
+    line.python = 0x51;
+    whole_stack = 0xAAAA;
+    uint32_t first = corr++;
+    assert_true(sc_sample_take(c, &line, first, &shared, fake_stack_key));
+    for (int i = 1; i < 40; i++) {
+        assert_false(sc_sample_take(c, &line, corr++, &shared, fake_stack_key));
+        assert_int_equal(shared, first);
+    }
+    /* The same innermost frames reached from two callers further out: one key, whose
+     * first calls take a stack for each caller's whole stack that differs from the last
+     * one taken, and share it otherwise. */
+    sc_sample_key two = line;
+    two.stream = 8;
+    whole_stack = 0xAAAA;
+    assert_true(sc_sample_take(c, &two, corr++, &shared, fake_stack_key));
+    whole_stack = 0xBBBB;
+    uint32_t b = corr++;
+    assert_true(sc_sample_take(c, &two, b, &shared, fake_stack_key));
+    assert_false(sc_sample_take(c, &two, corr++, &shared, fake_stack_key));
+    assert_int_equal(shared, b);
+    /* without Python, or unreadable: the 16 first calls take their own */
+    sc_sample_key native = key(9, 0x1000, 211, SC_CALL_LAUNCH);
+    assert_int_equal(calls(c, native, 40, &corr), 16);
+    sc_sample_key unread = key(10, 0x1000, 211, SC_CALL_LAUNCH);
+    unread.python = 0x53;
+    whole_stack = 0;
+    int took = 0;
+    for (int i = 0; i < 40; i++) took += sc_sample_take(c, &unread, corr++, &shared, fake_stack_key);
+    assert_int_equal(took, 16);
+    free(c);
+}
+
 /* Both caches through the same calls: n calls of key k, each decided alike. */
 static void both(sc_sample_cache *c, ref_cache *r, const sc_sample_key *k, int n, uint32_t *corr)
 {
     for (int i = 0; i < n; i++) {
         uint32_t id = (*corr)++, got = 0, want = 0;
-        bool t1 = sc_sample_take(c, k, id, &got);
+        bool t1 = sc_sample_take(c, k, id, &got, NULL);
         assert_int_equal(t1, ref_take(r, k, id, &want));
         if (!t1) assert_int_equal(got, want);
     }
@@ -327,6 +445,8 @@ int main(void)
         cmocka_unit_test(test_collisions_evict_and_never_turn_sampling_off),
         cmocka_unit_test(test_reset_forgets_without_clearing),
         cmocka_unit_test(test_decides_as_before_call_for_call),
+        cmocka_unit_test(test_python_first_calls_decide_as_the_reference),
+        cmocka_unit_test(test_a_python_lines_first_calls_share_its_first_stack),
         cmocka_unit_test(test_lru_ages_count_every_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

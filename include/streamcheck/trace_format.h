@@ -169,7 +169,8 @@ enum sc_call_class {
     SC_CALL_DEVICE_SYNC = 19,   /* cudaDeviceSynchronize, cuCtxSynchronize */
     SC_CALL_STREAM_QUERY = 20,
     SC_CALL_EVENT_QUERY = 21,
-    SC_CALL_SET_LIMIT = 22,     /* cudaDeviceSetLimit, cudaDeviceSetCacheConfig, ... */
+    SC_CALL_SET_LIMIT = 22,     /* cudaDeviceSetLimit, cudaDeviceSetCacheConfig,
+                                   cudaFuncSetCacheConfig and the driver's like them */
     SC_CALL_MALLOC_ASYNC = 23,  /* stream-ordered allocation: no implicit sync */
     SC_CALL_FREE_ASYNC = 24,
     /* A host function queued on a stream (cudaLaunchHostFunc, cudaStreamAddCallback): the

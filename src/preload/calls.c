@@ -184,6 +184,7 @@ static const sc_hook sc_hook_table[] = {
     RTP(cudaStreamAddCallback_ptsz_v7000, SC_CALL_HOST_FUNC, sc_x_rt_callback),
     RT(cudaDeviceSetLimit_v3020, SC_CALL_SET_LIMIT, NULL),
     RT(cudaDeviceSetCacheConfig_v3020, SC_CALL_SET_LIMIT, NULL),
+    RT(cudaFuncSetCacheConfig_v3020, SC_CALL_SET_LIMIT, NULL),
 
     /* driver API: cuBLAS, Triton, CuPy, JAX launch here (GPU-FACTS.md) */
     DR(cuLaunchKernel, SC_CALL_LAUNCH, sc_x_cu_launch),
@@ -245,6 +246,10 @@ static const sc_hook sc_hook_table[] = {
     DRP(cuLaunchHostFunc_ptsz, SC_CALL_HOST_FUNC, sc_x_cu_host_func),
     DR(cuStreamAddCallback, SC_CALL_HOST_FUNC, sc_x_cu_callback),
     DRP(cuStreamAddCallback_ptsz, SC_CALL_HOST_FUNC, sc_x_cu_callback),
+    DR(cuCtxSetLimit, SC_CALL_SET_LIMIT, NULL),
+    DR(cuCtxSetCacheConfig, SC_CALL_SET_LIMIT, NULL),
+    DR(cuFuncSetCacheConfig, SC_CALL_SET_LIMIT, NULL),
+    DR(cuKernelSetCacheConfig, SC_CALL_SET_LIMIT, NULL),
 };
 
 static const uint32_t sc_nvtx_ids[] = {

@@ -10,10 +10,6 @@ MANAGED_RULE = "managed-faults"
 PIN_RULE = "pin-per-step"
 
 # What is missing, for the expected failures.
-MISSING_CACHECONFIG = (
-    "cudaFuncSetCacheConfig (runtime cbid 14) and cuFuncSetCacheConfig (driver 86) are not "
-    "hooked: implicit-sync cannot see them")
-
 # clean twin: the rules its killer triggers (or should), absent here
 TWINS = {
     "lazy-once-eager": ["lazy-loading"],

@@ -17,8 +17,8 @@ import subprocess
 import pytest
 
 from samples import Run, assert_clean, printed, sample, shown, site_apis
-from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE, MISSING_CACHECONFIG,
-                             UNIFIED_ON,
+import sctrace  # noqa: E402  (on the path once samples is imported)
+from suspects_expect import (HOST_FUNC_RULE, MANAGED_RULE, UNIFIED_ON,
                              PIN_RULE, PRIORITY_RULE, TWIN_GAPS, TWINS)
 
 LAZY = {"CUDA_MODULE_LOADING": "LAZY"}
@@ -259,9 +259,13 @@ def test_setlimit_mid_run_that_waited_is_an_implicit_sync(suspects):
     assert any(a.startswith("cudaDeviceSetLimit") for a in site_apis(found)), found
 
 
-@pytest.mark.xfail(reason=MISSING_CACHECONFIG, strict=False)
 def test_cacheconfig_mid_run_that_waited_is_an_implicit_sync(suspects):
     run = suspects("cacheconfig-mid-run")
+    # seen whether or not it waited: one call a step (20), each its own set-limit call
+    seen = [c for t in run.read_traces() for c in t["calls"]
+            if c["name"] and c["name"].startswith("cudaFuncSetCacheConfig")]
+    assert len(seen) == 20, [c["name"] for t in run.read_traces() for c in t["calls"]][:80]
+    assert all(c["call_class"] == sctrace.CALL_SET_LIMIT for c in seen), seen[:2]
     if waited(run, "cudaFuncSetCacheConfig") != "yes":
         pytest.skip("cudaFuncSetCacheConfig waited for nothing in this run: no finding expected")
     found = run.findings("implicit-sync")

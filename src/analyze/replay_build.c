@@ -225,10 +225,29 @@ static const sc_stream_summary *sc_rp_event_stream(const sc_ctx *ctx, uint32_t d
     return s;
 }
 
+/* Per stream slot, where the walk of the event waits (sc_rp_event_edges) stopped for the
+ * slot's last work: the first edge of its stream waited at or after that work's issue. */
+typedef struct sc_rp_wait_cursor {
+    int32_t op;                 /* the work it was walked for, SC_RP_NONE */
+    size_t next;                /* into ctx->deps.edges */
+} sc_rp_wait_cursor;
+
+/* The first edge of o's stream waited at or after `after`, the issue of o's previous
+ * work on it: where that work's walk stopped, when it was the last walked on the slot (the
+ * work is walked in issue order, so it nearly always was), else a search. */
+static size_t sc_rp_first_wait(const sc_replay *r, const sc_rp_op *o,
+                               const sc_rp_wait_cursor *cursor, uint64_t after)
+{
+    const sc_stream_summary *s = &r->ctx->analysis->streams[o->slot];
+    if (o->stream_prev != SC_RP_NONE && cursor->op == o->stream_prev)
+        return cursor->next;
+    return sc_deps_first_edge(&r->ctx->deps, s->context_id, s->stream_id, after);
+}
+
 /* cudaStreamWaitEvent: work on `to` issued after a wait (and after the previous work on `to`,
  * which carries the earlier waits) runs after the recorded stream's work issued before the
- * record. */
-static int sc_rp_event_edges(sc_replay *r, int32_t i, size_t *cap)
+ * record. cursors: per slot (sc_rp_wait_cursor). */
+static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors, size_t *cap)
 {
     const sc_ctx *ctx = r->ctx;
     const sc_deps *d = &ctx->deps;
@@ -239,9 +258,11 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, size_t *cap)
     uint64_t after = o->stream_prev != SC_RP_NONE ? sc_rp_issue(r, o->stream_prev) : 0;
     uint64_t issue = sc_rp_issue(r, i);
     /* The waits on this stream between its previous work and this one: a run of the edges,
-     * which are sorted by (context, stream waiting, wait time). */
-    for (size_t k = sc_deps_first_edge(d, s->context_id, s->stream_id, after);
-         k < d->n_edges; k++) {
+     * which are sorted by (context, stream waiting, wait time). It stops at the first edge
+     * of the stream waited at or after `issue` (the next work's start) unless it started
+     * past it (after > issue). */
+    size_t k = sc_rp_first_wait(r, o, &cursors[o->slot], after);
+    for (; k < d->n_edges; k++) {
         const sc_dep_edge *e = &d->edges[k];
         if (e->context_id != s->context_id || e->to_stream != s->stream_id ||
             e->wait_ns >= issue)
@@ -256,6 +277,8 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, size_t *cap)
                                                  .slot = e->wait_call}) != 0)
             return -1;
     }
+    cursors[o->slot] = after <= issue ? (sc_rp_wait_cursor){.op = i, .next = k}
+                                      : (sc_rp_wait_cursor){.op = SC_RP_NONE};
     return 0;
 }
 
@@ -430,7 +453,10 @@ static int sc_rp_edges(sc_replay *r)
     size_t cap = 0;
     size_t *seen[2] = {calloc(r->n_slots + 1, sizeof(size_t)),
                        calloc(r->n_slots + 1, sizeof(size_t))};
-    int rc = seen[0] && seen[1] && sc_rp_full_grids(r) == 0 ? 0 : -1;
+    sc_rp_wait_cursor *cursors = malloc((r->n_slots + 1) * sizeof *cursors);
+    int rc = seen[0] && seen[1] && cursors && sc_rp_full_grids(r) == 0 ? 0 : -1;
+    for (size_t s = 0; cursors && s <= r->n_slots; s++)
+        cursors[s] = (sc_rp_wait_cursor){.op = SC_RP_NONE};
     int32_t *order = NULL;
     size_t *first = NULL, *count = NULL;
     uint32_t *key = NULL;
@@ -450,7 +476,7 @@ static int sc_rp_edges(sc_replay *r)
     for (size_t k = 0; rc == 0 && k < r->n_ops; k++) {
         int32_t i = order[k];
         size_t first = r->n_edges;
-        rc = sc_rp_event_edges(r, i, &cap);
+        rc = sc_rp_event_edges(r, i, cursors, &cap);
         if (rc == 0)
             rc = sc_rp_barrier_edges(r, i, seen, &cap);
         if (rc == 0)
@@ -465,6 +491,7 @@ static int sc_rp_edges(sc_replay *r)
         rc = sc_rp_queue_order(r, order);
     free(seen[0]);
     free(seen[1]);
+    free(cursors);
     free(key);
     free(order);
     free(first);

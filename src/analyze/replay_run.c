@@ -95,11 +95,13 @@ static uint64_t sc_rp_max(uint64_t a, uint64_t b)
  * where unified.h measured it, not copied. */
 static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
 {
-    const sc_trace *t = r->ctx->trace;
-    if ((r->op_fix[i] & SC_RP_FIX_OP_PINNED))
-        return r->pinned_ns[(size_t)i - t->n_kernels];
+    uint8_t fix = r->op_fix[i];
+    if (!(fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH)))
+        return sc_rp_rec_dur(&r->ops[i]);   /* most work, in most passes: no context read */
+    if ((fix & SC_RP_FIX_OP_PINNED))
+        return r->pinned_ns[(size_t)i - r->ctx->trace->n_kernels];
     const sc_unified *u = r->ctx->unified;
-    if ((r->op_fix[i] & SC_RP_FIX_OP_PREFETCH) && u && u->kernels)
+    if (u && u->kernels)
         return u->kernels[i].prefetched_ns;
     return sc_rp_rec_dur(&r->ops[i]);
 }

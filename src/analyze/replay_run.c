@@ -355,8 +355,9 @@ static void sc_rp_run_item(sc_replay *r, int32_t i)
     sc_rp_note_end(r, end);
     r->item_done[i] = true;
     r->thread_shift[it->thread] = end - rec_end;
-    if (!it->last) {
-        r->item_start[i + 1] = end + sc_rp_gap(r, i + 1) - (r->plain ? sc_rp_tool(r, i + 1) : 0);
+    if (!it->last) {    /* the next item of its thread is i + 1: its gap follows rec_end */
+        r->item_start[i + 1] = end + sc_rp_gap_after(&r->items[i + 1], rec_end) -
+                               (r->plain ? sc_rp_tool(r, i + 1) : 0);
     }
 }
 

@@ -203,6 +203,22 @@ static void sc_rp_note_end(sc_replay *r, uint64_t end)
         r->pass_end = end;
 }
 
+/* When work that would start at t starts, given the full grids its room edges name (of its
+ * n edges): a grid running at t leaves it no room, and it starts at the grid's end (twice:
+ * moving past one grid may land inside the next). */
+static uint64_t sc_rp_after_room(const sc_replay *r, const sc_rp_edge *edges, uint32_t n,
+                                 uint64_t t)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t k = 0; k < n; k++) {
+            const sc_rp_edge *e = &edges[k];
+            if (e->kind == SC_RP_EDGE_ROOM && sc_rp_op_start(r, e->op) <= t &&
+                t < sc_rp_op_end(r, e->op))
+                t = sc_rp_op_end(r, e->op);
+        }
+    return t;
+}
+
 #define SC_RP_AFTER_LOAD_NS 30000u  /* a kernel this soon after its load was held by it */
 
 static void sc_rp_run_op(sc_replay *r, int32_t i)
@@ -258,15 +274,8 @@ static void sc_rp_run_op(sc_replay *r, int32_t i)
     }
     if (late && late->other == SC_RP_NONE && !unheld)
         t += late->value;   /* late for a reason the trace does not name: the fix's to remove */
-    /* a full grid running when it would start leaves it no room: it starts at the grid's end
-     * (twice: moving past one grid may land inside the next) */
-    for (int pass = 0; pass < 2; pass++)
-        for (uint32_t k = 0; k < n_edges; k++) {
-            const sc_rp_edge *e = &edges[k];
-            if (e->kind == SC_RP_EDGE_ROOM && !(r->op_fix[i] & SC_RP_FIX_OP_ROOM) &&
-                sc_rp_op_start(r, e->op) <= t && t < sc_rp_op_end(r, e->op))
-                t = sc_rp_op_end(r, e->op);
-        }
+    if (n_edges > 0 && !(r->op_fix[i] & SC_RP_FIX_OP_ROOM))
+        t = sc_rp_after_room(r, edges, n_edges, t);
     r->op_end[i] = t + sc_rp_dur(r, i);
     r->op_placed[i] = 1;
     sc_rp_note_end(r, r->op_end[i]);

@@ -92,8 +92,8 @@ static uint64_t sc_rp_max(uint64_t a, uint64_t b)
 
 /* How long a piece of work runs in this pass: as recorded, or as a fix makes it (only copies
  * are pinned, only kernels prefetched: sc_rp_apply). A kernel's prefetched duration is read
- * where unified.h measured it, not copied. */
-static uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
+ * where unified.h measured it, not copied. Inline: every op of every pass asks it. */
+static inline uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
 {
     uint8_t fix = r->op_fix[i];
     if (!(fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH)))

@@ -323,14 +323,20 @@ static inline uint64_t sc_rp_item_end(const sc_replay *r, int32_t i)
     return r->items[i].rec_start + sc_rp_wide_of(&r->wide_durs, i, r->items[i].dur);
 }
 
+/* Host time from prev_end, the recorded end of the item before it on its thread, to item it's
+ * start. */
+static inline uint64_t sc_rp_gap_after(const sc_rp_item *it, uint64_t prev_end)
+{
+    return it->rec_start > prev_end ? it->rec_start - prev_end : 0;
+}
+
 /* Host time since the previous item of its thread ended (0 for the first). */
 static inline uint64_t sc_rp_gap(const sc_replay *r, int32_t i)
 {
     const sc_rp_item *it = &r->items[i];
     if (it->first)
         return 0;
-    uint64_t prev_end = sc_rp_item_end(r, i - 1);
-    return it->rec_start > prev_end ? it->rec_start - prev_end : 0;
+    return sc_rp_gap_after(it, sc_rp_item_end(r, i - 1));
 }
 
 static inline uint64_t sc_rp_tool(const sc_replay *r, int32_t i)

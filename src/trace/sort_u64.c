@@ -93,12 +93,31 @@ static void sc_u64_sort_small(uint64_t *v, size_t n)
         memcpy(v, src, n * sizeof *v);
 }
 
+/* Sorts v when its values after the first run, v[mid .. n), are one ascending run too (an
+ * overlap's points: each stream's kernels, then its copies): one merge, no piles. False when
+ * they are not, or there is no memory (v is then unchanged). */
+static bool sc_u64_sort_two_runs(uint64_t *v, size_t mid, size_t n)
+{
+    for (size_t i = mid + 1; i < n; i++)
+        if (v[i - 1] > v[i])
+            return false;
+    uint64_t *buf = malloc(n * sizeof *buf);
+    if (!buf)
+        return false;
+    memcpy(buf, v, n * sizeof *buf);
+    sc_u64_merge(NULL, buf, v, 0, mid, n);
+    free(buf);
+    return true;
+}
+
 void sc_sort_u64(uint64_t *v, size_t n)
 {
     size_t in_order = 1;
     while (in_order < n && v[in_order - 1] <= v[in_order])
         in_order++;
     if (in_order >= n)
+        return;
+    if (n > SC_U64_SMALL && sc_u64_sort_two_runs(v, in_order, n))
         return;
     if (n <= SC_U64_SMALL) {
         sc_u64_sort_small(v, n);

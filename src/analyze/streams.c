@@ -262,18 +262,23 @@ static void sc_streams_buckets_free(sc_stream_buckets *b)
     free(b->c_off);
 }
 
+/* Each stream's overlap metrics, through the metrics-only sweep (a stream's summary keeps no
+ * intervals, busy list or per-kernel marks), its key room shared by the streams. */
 static int sc_streams_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
                               const sc_stream_buckets *b)
 {
-    for (size_t i = 0; i < n; i++) {
+    sc_overlap_scratch scratch = {0};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         sc_overlap_input in = {.kernels = b->kernels + b->k_off[i],
                                .n_kernels = b->k_off[i + 1] - b->k_off[i],
                                .copies = b->copies + b->c_off[i],
                                .n_copies = b->c_off[i + 1] - b->c_off[i],
                                .device = s[i].device};
-        sc_overlap_output out = {.metrics = &s[i].overlap};
-        if (sc_overlap_compute(&in, &out) != 0)
-            return -1;
+        if (sc_overlap_metrics(&in, &s[i].overlap, &scratch) != 0) {
+            rc = -1;
+            break;
+        }
         uint64_t solo = 0, known = 0;
         for (size_t k = 0; k < in.n_kernels; k++) {
             solo += ctx->kernel_solo_ns[in.kernels[k].index];
@@ -281,7 +286,8 @@ static int sc_streams_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
         }
         sc_overlap_set_solo(&s[i].overlap, solo, known);
     }
-    return 0;
+    free(scratch.key);
+    return rc;
 }
 
 int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out)

@@ -148,6 +148,24 @@ static void test_two_runs(void **state)
     check(v, N);
 }
 
+/* One long run and a few short ones of very unequal lengths (piles.h merges the shortest
+ * adjacent pair first, from whichever array holds each run): every pile count from 2 to 9,
+ * the short runs' values spread over the long one's and tied with it. */
+static void test_unequal_piles(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    for (size_t piles = 2; piles <= 9; piles++) {
+        uint64_t *v = values(N);
+        for (size_t i = 0; i < N; i++) {
+            size_t every = 7 + 13 * (i % piles);   /* shorter runs for the later piles */
+            v[i] = i % every == 0 && i % piles != 0 ? (piles - i % piles) * 100000 + i * 3
+                                                   : i * 20;
+        }
+        check(v, N);
+    }
+}
+
 static void test_every_small_length(void **state)
 {
     (void)state;
@@ -170,6 +188,7 @@ int main(void)
         cmocka_unit_test(test_descending),
         cmocka_unit_test(test_no_order),
         cmocka_unit_test(test_two_runs),
+        cmocka_unit_test(test_unequal_piles),
         cmocka_unit_test(test_small),
         cmocka_unit_test(test_every_small_length),
     };

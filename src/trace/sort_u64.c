@@ -23,8 +23,17 @@ static void sc_u64_merge(const void *ctx, const void *src_v, void *dst_v, size_t
     const uint64_t *src = src_v;
     uint64_t *dst = dst_v;
     size_t i = lo, j = mid, k = lo;
-    while (i < mid && j < hi)
-        dst[k++] = src[j] < src[i] ? src[j++] : src[i++];
+    while (i < mid && j < hi) {
+        /* as many steps as neither run can run out in: no bounds check per element, and the
+         * choice a select rather than a branch, which sorted data mispredicts half the time */
+        for (size_t steps = mid - i < hi - j ? mid - i : hi - j; steps > 0; steps--) {
+            uint64_t x = src[i], y = src[j];
+            bool right = y < x;
+            dst[k++] = right ? y : x;
+            j += right;
+            i += !right;
+        }
+    }
     memcpy(dst + k, src + i, (mid - i) * sizeof *dst);
     k += mid - i;
     memcpy(dst + k, src + j, (hi - j) * sizeof *dst);

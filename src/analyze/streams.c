@@ -31,10 +31,21 @@ static int sc_stream_key_cmp(const void *pa, const void *pb)
                               b->stream_id);
 }
 
+#define SC_STREAMS_SCAN 8
+
 const sc_stream_summary *sc_streams_find(const sc_stream_summary *streams, size_t n,
                                          uint32_t device, uint32_t context_id,
                                          uint32_t stream_id)
 {
+    /* A few streams (the usual trace) are compared for equality one after another: the keys
+     * are unique, so it is the stream the search finds, without its three-way comparisons. */
+    if (n <= SC_STREAMS_SCAN) {
+        for (size_t i = 0; i < n; i++)
+            if (streams[i].stream_id == stream_id && streams[i].device == device &&
+                streams[i].context_id == context_id)
+                return &streams[i];
+        return NULL;
+    }
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

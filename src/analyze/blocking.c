@@ -76,21 +76,17 @@ static int sc_scope_fill_by_end(const sc_ctx *ctx, sc_blocking_scope *s)
 }
 
 /* Fills by_corr: the by_start positions by (correlation id, position), each as id << 32 |
- * position. The ids are nearly in start order: ordered as keys (order_by_time.h, the ids in
- * by_corr as its times) they make few piles, where a general sort of the 64-bit values
- * through a comparator took a merge's scratch of them. Returns 0, or -1 without memory. */
+ * position. Those values are unique and are the order themselves, so they are sorted as
+ * they are (sort_u64.h): the ids are nearly in start order and make few piles, merged value
+ * against value. Ordering positions by the ids as keys (order_by_time.h) merged index lists
+ * through a lookup per comparison and read every entry again to make the values. Returns
+ * 0 (the sort takes no memory it cannot do without). */
 static int sc_scope_fill_by_corr(sc_blocking_scope *s)
 {
-    uint32_t *order = malloc((s->n ? s->n : 1) * sizeof *order);
-    if (!order)
-        return -1;
-    for (size_t i = 0; i < s->n; i++)
-        s->by_corr[i] = s->by_end[s->by_start[i]].correlation_id;
-    int rc = sc_order_by_time_in(s->by_corr, s->n, order);
-    for (size_t k = 0; rc == 0 && k < s->n; k++)
-        s->by_corr[k] = (uint64_t)s->by_end[s->by_start[order[k]]].correlation_id << 32 | order[k];
-    free(order);
-    return rc;
+    for (size_t k = 0; k < s->n; k++)
+        s->by_corr[k] = (uint64_t)s->by_end[s->by_start[k]].correlation_id << 32 | k;
+    sc_sort_u64(s->by_corr, s->n);
+    return 0;
 }
 
 /* Sorts the work and its two views and merges the busy list (in start order).

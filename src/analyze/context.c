@@ -22,17 +22,8 @@
 
 /* ---- context lookups ---------------------------------------------------------------- */
 
-const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id)
+const sc_api_call *sc_ctx_call_sorted(const sc_ctx *ctx, uint32_t correlation_id)
 {
-    if (correlation_id == 0)
-        return NULL;    /* 0 means "no call" in every record */
-    if (ctx->corr_first) {
-        size_t at = (size_t)correlation_id - ctx->corr_min;
-        if (correlation_id < ctx->corr_min || at >= ctx->corr_span ||
-            ctx->corr_first[at] == UINT32_MAX)
-            return NULL;
-        return &ctx->trace->calls[ctx->corr_first[at]];
-    }
     size_t lo = 0, hi = ctx->n_corr;
     while (lo < hi) {   /* first entry with this id: the runtime call when there is one */
         size_t mid = lo + (hi - lo) / 2;

@@ -81,8 +81,24 @@ void sc_ctx_free_rule_indexes(sc_ctx *ctx);
  * every piece of device work. */
 void sc_ctx_free_blocking_index(sc_ctx *ctx);
 
-/* The API call that issued the activity with this correlation id, or NULL. */
-const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id);
+/* sc_ctx_call through the sorted list, for ids too sparse for the table (context.c). */
+const sc_api_call *sc_ctx_call_sorted(const sc_ctx *ctx, uint32_t correlation_id);
+
+/* The API call that issued the activity with this correlation id, or NULL. Inline: the
+ * context's build and the rules ask it once or more per device record, and with the table
+ * (the usual trace) it is a load or two. */
+static inline const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id)
+{
+    if (correlation_id == 0)
+        return NULL;    /* 0 means "no call" in every record */
+    if (!ctx->corr_first)
+        return sc_ctx_call_sorted(ctx, correlation_id);
+    size_t at = (size_t)correlation_id - ctx->corr_min;
+    if (correlation_id < ctx->corr_min || at >= ctx->corr_span ||
+        ctx->corr_first[at] == UINT32_MAX)
+        return NULL;
+    return &ctx->trace->calls[ctx->corr_first[at]];
+}
 /* The call whose stack names the site of `call`: itself, or for a launch whose stack was
  * not sampled (SC_API_STACK_SHARED), the sampled launch of the same kernel it points at. */
 const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call);

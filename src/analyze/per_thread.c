@@ -47,10 +47,16 @@ int sc_streams_mark_per_thread(const sc_ctx *ctx, sc_stream_summary *s, size_t n
     for (size_t i = 0; i < sc_work_count(t); i++) {
         sc_work w = sc_work_at(t, i);
         const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
-        const sc_stream_summary *sum = sc_streams_find(s, n, w.device, w.context_id, w.stream_id);
-        if (!call || !sum)
+        if (!call)
             continue;
+        /* the stream is looked up only for work whose call named a default stream: most
+         * work names a created one */
         enum sc_default_named k = sc_per_thread_named(call);
+        if (k == SC_NAMED_OTHER)
+            continue;
+        const sc_stream_summary *sum = sc_streams_find(s, n, w.device, w.context_id, w.stream_id);
+        if (!sum)
+            continue;
         if (k == SC_NAMED_PER_THREAD)
             named[sum - s] |= 1u;
         else if (k == SC_NAMED_LEGACY)

@@ -31,10 +31,21 @@ static int sc_stream_key_cmp(const void *pa, const void *pb)
                               b->stream_id);
 }
 
+#define SC_STREAMS_SCAN 8
+
 const sc_stream_summary *sc_streams_find(const sc_stream_summary *streams, size_t n,
                                          uint32_t device, uint32_t context_id,
                                          uint32_t stream_id)
 {
+    /* A few streams (the usual trace) are compared for equality one after another: the keys
+     * are unique, so it is the stream the search finds, without its three-way comparisons. */
+    if (n <= SC_STREAMS_SCAN) {
+        for (size_t i = 0; i < n; i++)
+            if (streams[i].stream_id == stream_id && streams[i].device == device &&
+                streams[i].context_id == context_id)
+                return &streams[i];
+        return NULL;
+    }
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -262,18 +273,23 @@ static void sc_streams_buckets_free(sc_stream_buckets *b)
     free(b->c_off);
 }
 
+/* Each stream's overlap metrics, through the metrics-only sweep (a stream's summary keeps no
+ * intervals, busy list or per-kernel marks), its key room shared by the streams. */
 static int sc_streams_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
                               const sc_stream_buckets *b)
 {
-    for (size_t i = 0; i < n; i++) {
+    sc_overlap_scratch scratch = {0};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         sc_overlap_input in = {.kernels = b->kernels + b->k_off[i],
                                .n_kernels = b->k_off[i + 1] - b->k_off[i],
                                .copies = b->copies + b->c_off[i],
                                .n_copies = b->c_off[i + 1] - b->c_off[i],
                                .device = s[i].device};
-        sc_overlap_output out = {.metrics = &s[i].overlap};
-        if (sc_overlap_compute(&in, &out) != 0)
-            return -1;
+        if (sc_overlap_metrics(&in, &s[i].overlap, &scratch) != 0) {
+            rc = -1;
+            break;
+        }
         uint64_t solo = 0, known = 0;
         for (size_t k = 0; k < in.n_kernels; k++) {
             solo += ctx->kernel_solo_ns[in.kernels[k].index];
@@ -281,7 +297,8 @@ static int sc_streams_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
         }
         sc_overlap_set_solo(&s[i].overlap, solo, known);
     }
-    return 0;
+    free(scratch.key);
+    return rc;
 }
 
 int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out)

@@ -6,6 +6,7 @@
 
 #include "trace/sort.h"
 #include "trace/sort_keys.h"
+#include "trace/sort_u64.h"
 
 static int sc_u64_key_cmp(const void *pa, const void *pb)
 {
@@ -148,16 +149,12 @@ int sc_order_by_time_in(uint64_t *at, size_t n, uint32_t *order)
         free(v);
         return 0;
     }
-    bool many = false;
-    uint32_t *piled = sc_order_as_keys(at, n, lo, position_bits, &many);
-    if (piled) {
-        memcpy(order, piled, n * sizeof *order);
-        free(piled);
-        return 0;
-    }
-    if (!many)
-        return -1;
-    sc_sort(at, n, sizeof *at, sc_u64_key_cmp);
+    /* The keys sorted as values (sort_u64.h), the order then read off their low bits: the
+     * merges compare the values they move, where ordering positions by key (sort_keys.h)
+     * looks each up through its position, and the scratch is the same 9 bytes a key. */
+    for (size_t i = 0; i < n; i++)
+        at[i] = (at[i] - lo) << position_bits | i;
+    sc_sort_u64(at, n);
     uint64_t position_mask = ((uint64_t)1 << position_bits) - 1;
     for (size_t i = 0; i < n; i++)
         order[i] = (uint32_t)(at[i] & position_mask);

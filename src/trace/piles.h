@@ -17,8 +17,10 @@
  * values need more than SC_PILES_MAX. */
 size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile);
 
-/* Where each pile's run lies when the piles are laid out one after another: fill[k] is its
- * first place, ends[k] one past its last. */
+/* Where each pile's run lies when the piles are laid out one after another, the shortest
+ * first: fill[k] is pile k's first place, ends[j] one past the last place of the j-th run of
+ * the layout. (The callers' keys are unique or plain values, so the runs' order changes
+ * nothing in the merged list.) */
 void sc_piles_layout(const uint8_t *pile, size_t n, size_t n_piles, size_t *fill,
                      size_t *ends);
 
@@ -26,9 +28,10 @@ void sc_piles_layout(const uint8_t *pile, size_t n, size_t n_piles, size_t *fill
 typedef void sc_piles_merge_fn(const void *ctx, const void *src, void *dst, size_t lo,
                                size_t mid, size_t hi);
 
-/* Merges the n_piles runs that end at ends[] (sc_piles_layout; rewritten here) pairwise,
- * back and forth between a, which holds them, and b, elements of elem_size bytes, until one
- * run is left; returns a or b, whichever holds it. */
+/* Merges the n_piles runs that end at ends[] (sc_piles_layout; rewritten here), the shortest
+ * adjacent pair first, from whichever of a (which holds them) and b holds the pair into the
+ * other (elements of elem_size bytes), until one run is left; returns a or b, whichever
+ * holds it. */
 void *sc_piles_merge_runs(void *a, void *b, size_t elem_size, size_t *ends, size_t n_piles,
                           sc_piles_merge_fn *merge, const void *ctx);
 

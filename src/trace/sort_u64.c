@@ -23,8 +23,17 @@ static void sc_u64_merge(const void *ctx, const void *src_v, void *dst_v, size_t
     const uint64_t *src = src_v;
     uint64_t *dst = dst_v;
     size_t i = lo, j = mid, k = lo;
-    while (i < mid && j < hi)
-        dst[k++] = src[j] < src[i] ? src[j++] : src[i++];
+    while (i < mid && j < hi) {
+        /* as many steps as neither run can run out in: no bounds check per element, and the
+         * choice a select rather than a branch, which sorted data mispredicts half the time */
+        for (size_t steps = mid - i < hi - j ? mid - i : hi - j; steps > 0; steps--) {
+            uint64_t x = src[i], y = src[j];
+            bool right = y < x;
+            dst[k++] = right ? y : x;
+            j += right;
+            i += !right;
+        }
+    }
     memcpy(dst + k, src + i, (mid - i) * sizeof *dst);
     k += mid - i;
     memcpy(dst + k, src + j, (hi - j) * sizeof *dst);
@@ -93,12 +102,31 @@ static void sc_u64_sort_small(uint64_t *v, size_t n)
         memcpy(v, src, n * sizeof *v);
 }
 
+/* Sorts v when its values after the first run, v[mid .. n), are one ascending run too (an
+ * overlap's points: each stream's kernels, then its copies): one merge, no piles. False when
+ * they are not, or there is no memory (v is then unchanged). */
+static bool sc_u64_sort_two_runs(uint64_t *v, size_t mid, size_t n)
+{
+    for (size_t i = mid + 1; i < n; i++)
+        if (v[i - 1] > v[i])
+            return false;
+    uint64_t *buf = malloc(n * sizeof *buf);
+    if (!buf)
+        return false;
+    memcpy(buf, v, n * sizeof *buf);
+    sc_u64_merge(NULL, buf, v, 0, mid, n);
+    free(buf);
+    return true;
+}
+
 void sc_sort_u64(uint64_t *v, size_t n)
 {
     size_t in_order = 1;
     while (in_order < n && v[in_order - 1] <= v[in_order])
         in_order++;
     if (in_order >= n)
+        return;
+    if (n > SC_U64_SMALL && sc_u64_sort_two_runs(v, in_order, n))
         return;
     if (n <= SC_U64_SMALL) {
         sc_u64_sort_small(v, n);

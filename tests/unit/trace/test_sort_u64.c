@@ -1,6 +1,7 @@
 /* sc_sort_u64 against qsort: on values in order, in a few ascending lists with ties across
  * them (dealt onto piles and merged), in descending order and in no order (more piles than it
- * takes: the general sort), on the smallest lists, and on every length the stack sort takes
+ * takes: the general sort), on two ascending lists one after the other (one merge) and on
+ * three (the piles again), on the smallest lists, and on every length the stack sort takes
  * (up to 256) and just past it. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,6 +120,52 @@ static void test_small(void **state)
     check(v, 2);
 }
 
+/* Two ascending runs, the second after the first: split anywhere (one value either side
+ * too), tied across the two, wholly below or above the first; and a third run after them,
+ * which the one merge must not take. */
+static void test_two_runs(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    static const size_t splits[] = {1, 2, 300, 500, 999};
+    for (size_t k = 0; k < sizeof splits / sizeof *splits; k++)
+        for (int shape = 0; shape < 3; shape++) {
+            size_t mid = splits[k];
+            uint64_t *v = values(N);
+            for (size_t i = 0; i < N; i++) {   /* ties across the runs; below; above */
+                uint64_t in_run = i < mid ? i : i - mid;
+                v[i] = shape == 0 ? in_run / 3 + (i < mid ? 1 : 0)
+                                  : shape == 1 ? (i < mid ? 5000 + in_run : in_run)
+                                               : (i < mid ? in_run : 5000 + in_run);
+            }
+            if (shape == 2)
+                v[mid - 1] = 6000 + N, v[N - 1] = 7000 + N;  /* still two runs, out of order */
+            check(v, N);
+        }
+    uint64_t *v = values(N);
+    for (size_t i = 0; i < N; i++)
+        v[i] = i % 400;     /* three runs */
+    check(v, N);
+}
+
+/* One long run and a few short ones of very unequal lengths (piles.h merges the shortest
+ * adjacent pair first, from whichever array holds each run): every pile count from 2 to 9,
+ * the short runs' values spread over the long one's and tied with it. */
+static void test_unequal_piles(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    for (size_t piles = 2; piles <= 9; piles++) {
+        uint64_t *v = values(N);
+        for (size_t i = 0; i < N; i++) {
+            size_t every = 7 + 13 * (i % piles);   /* shorter runs for the later piles */
+            v[i] = i % every == 0 && i % piles != 0 ? (piles - i % piles) * 100000 + i * 3
+                                                   : i * 20;
+        }
+        check(v, N);
+    }
+}
+
 static void test_every_small_length(void **state)
 {
     (void)state;
@@ -140,6 +187,8 @@ int main(void)
         cmocka_unit_test(test_pile_limit),
         cmocka_unit_test(test_descending),
         cmocka_unit_test(test_no_order),
+        cmocka_unit_test(test_two_runs),
+        cmocka_unit_test(test_unequal_piles),
         cmocka_unit_test(test_small),
         cmocka_unit_test(test_every_small_length),
     };

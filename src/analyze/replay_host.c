@@ -207,11 +207,14 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
     return 0;
 }
 
-/* A thread that waited for another to finish (pthread_join, a condition variable: nothing
- * CUDA records) shows a long gap that ends just after the other thread's last item ended.
- * That item becomes what the gap waits for, so that a fix which ends the other thread sooner
- * lets this one go on sooner: without it the gap's recorded length would hold the thread
- * (and the run's end) where it was. */
+/* A thread that waited for another (pthread_join, a condition variable, a queue: nothing
+ * CUDA records) shows a long gap that ends just after an item of the other thread ended:
+ * the thread's end, or a hand-off, as PyTorch's main thread wakes its autograd thread for
+ * backward() and waits for it to finish. That item becomes what the gap waits for, so that a
+ * fix which gets the other thread there sooner lets this one go on sooner: without it the
+ * gap's recorded length would hold the thread (and the run's end) where it was. (Measured on
+ * the H200: pinning torch_train.py's batches saved 0.9 ms a step, and the replay, which kept
+ * the autograd thread's gaps, priced it at 1 ms for the 20 steps.) */
 #define SC_RP_JOIN_GAP_NS 200000u   /* a gap longer than this, */
 #define SC_RP_JOIN_LAG_NS 1000000u  /* that ends at most this long after the other's end
                                        (thread exit and pthread_join's wake-up took 202 us
@@ -219,43 +222,62 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
 #define SC_RP_JOIN_SHARE 8u         /* and within an eighth of the gap: the gap was mostly
                                        the wait, not host work that happened to end there */
 
+/* Of the items of other threads than item i's that ended within its gap, the one that
+ * ended last, if the gap ended soon enough after it (the three bounds above). by_end: every
+ * item, by recorded end; ends: those ends in that order. */
+static sc_rp_sparse sc_rp_join_of(const sc_replay *r, int32_t i, const uint32_t *by_end,
+                                  const uint64_t *ends, size_t n)
+{
+    const sc_rp_item *it = &r->items[i];
+    uint64_t gap = sc_rp_gap(r, i), gap_start = it->rec_start - gap;
+    sc_rp_sparse join = {.index = i, .other = SC_RP_NONE};
+    size_t lo = 0, hi = n;
+    while (lo < hi) {   /* the first item that ended after i started */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ends[mid] <= it->rec_start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo; k-- > 0;) {
+        uint64_t x_end = ends[k], lag = it->rec_start - x_end;
+        if (x_end <= gap_start || lag > SC_RP_JOIN_LAG_NS || lag * SC_RP_JOIN_SHARE > gap)
+            break;      /* every earlier end lags more */
+        if (r->items[by_end[k]].thread == it->thread)
+            continue;
+        join.other = (int32_t)by_end[k];
+        join.value = lag;
+        break;
+    }
+    return join;
+}
+
 static void sc_rp_joins(sc_replay *r)
 {
-    int32_t *last = malloc((r->n_threads + 1) * sizeof *last);
-    if (!last)
+    if (r->n_threads < 2)
+        return;     /* one thread waits for no other */
+    uint64_t *at = malloc((r->n_items ? r->n_items : 1) * sizeof *at);
+    if (!at)
         return;     /* no joins: the gaps stay as recorded */
-    for (size_t th = 0; th < r->n_threads; th++) {
-        int32_t i = r->item_thread_first[th];
-        while (!r->items[i].last)
-            i++;
-        last[th] = i;
-    }
+    for (size_t i = 0; i < r->n_items; i++)
+        at[i] = sc_rp_item_end(r, (int32_t)i);
+    uint32_t *by_end = sc_order_by_time(at, r->n_items);   /* takes at */
+    uint64_t *ends = by_end ? malloc((r->n_items ? r->n_items : 1) * sizeof *ends) : NULL;
+    for (size_t k = 0; ends && k < r->n_items; k++)
+        ends[k] = sc_rp_item_end(r, (int32_t)by_end[k]);
     size_t cap = 0;
-    for (size_t i = 0; i < r->n_items; i++) {
+    for (size_t i = 0; ends && i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
-        uint64_t gap = sc_rp_gap(r, (int32_t)i);
-        if (it->first || gap <= SC_RP_JOIN_GAP_NS)
+        if (it->first || sc_rp_gap(r, (int32_t)i) <= SC_RP_JOIN_GAP_NS)
             continue;
-        uint64_t gap_start = it->rec_start - gap;
-        sc_rp_sparse join = {.index = (int32_t)i, .other = SC_RP_NONE};
-        for (size_t th = 0; th < r->n_threads; th++) {
-            const sc_rp_item *x = &r->items[last[th]];
-            uint64_t x_end = sc_rp_item_end(r, last[th]);
-            if (x->thread == it->thread || x_end <= gap_start || x_end > it->rec_start ||
-                it->rec_start - x_end > SC_RP_JOIN_LAG_NS ||
-                (it->rec_start - x_end) * SC_RP_JOIN_SHARE > gap)
-                continue;
-            if (join.other == SC_RP_NONE || x_end > sc_rp_item_end(r, join.other)) {
-                join.other = last[th];
-                join.value = it->rec_start - x_end;
-            }
-        }
+        sc_rp_sparse join = sc_rp_join_of(r, (int32_t)i, by_end, ends, r->n_items);
         /* the list stays sorted: items in index order; without memory, no more joins */
         if (join.other != SC_RP_NONE &&
             sc_rp_push_value(&r->joins, &r->n_joins, &cap, join) == 0)
             it->joins = true;
     }
-    free(last);
+    free(ends);
+    free(by_end);
 }
 
 /* streamcheck's own time after a call (the stack it took, an OVERHEAD record of its own

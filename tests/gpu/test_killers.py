@@ -401,11 +401,13 @@ def test_torch_training_loop_pageable_batches_and_item(torch_runs):
     pageable = torch_findings(run, "pageable-async")
     assert len(pageable) == 1, pageable
     # the host stages every 5 MiB batch while the GPU, drained by .item(), has nothing to run:
-    # pinned, the copies take a fraction of that (milliseconds saved). Severity is that
-    # saving's share of the whole process, ~4.9 s with Python's and PyTorch's start-up (the
-    # loop is ~0.3 s of it): measured on the H200, a note.
+    # pinned, the twin's steps took 0.93 ms less (tests/replay: 8 interleaved pairs without
+    # streamcheck), 18.6 ms in 20 steps; traced runs price it at 10-12 ms (their copies held the
+    # host 15 ms), where the replay once kept the autograd thread's gaps and said 0.8-1.1 ms.
+    # Severity is that saving's share of the whole process, ~4.9 s with Python's and
+    # PyTorch's start-up (the loop is ~0.3 s of it): measured on the H200, a note.
     assert pageable[0]["count"] >= 2 * 20, pageable  # inputs and targets, every step
-    assert pageable[0]["cost_ns"] > 1_000_000, pageable
+    assert pageable[0]["cost_ns"] > 5_000_000, pageable
     share = pageable[0]["cost_ns"] / run.process()["span_ns"]
     if share < 0.01:    # under a warning's share, whatever the milliseconds
         assert pageable[0]["severity"] == "note", (share, pageable)

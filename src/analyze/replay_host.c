@@ -14,6 +14,7 @@
 #include "trace/grow.h"
 #include "trace/order_by_time.h"
 #include "trace/sort.h"
+#include "trace/sort_u64.h"
 
 
 /* ---- what implicit synchronizations waited for -------------------------------------- */
@@ -231,15 +232,8 @@ static sc_rp_sparse sc_rp_join_of(const sc_replay *r, int32_t i, const uint32_t 
     const sc_rp_item *it = &r->items[i];
     uint64_t gap = sc_rp_gap(r, i), gap_start = it->rec_start - gap;
     sc_rp_sparse join = {.index = i, .other = SC_RP_NONE};
-    size_t lo = 0, hi = n;
-    while (lo < hi) {   /* the first item that ended after i started */
-        size_t mid = lo + (hi - lo) / 2;
-        if (ends[mid] <= it->rec_start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t k = lo; k-- > 0;) {
+    /* back from the first item that ended after i started */
+    for (size_t k = sc_u64_upper_bound(ends, n, it->rec_start); k-- > 0;) {
         uint64_t x_end = ends[k], lag = it->rec_start - x_end;
         if (x_end <= gap_start || lag > SC_RP_JOIN_LAG_NS || lag * SC_RP_JOIN_SHARE > gap)
             break;      /* every earlier end lags more */
@@ -504,16 +498,7 @@ static uint32_t sc_rp_context_dev(const sc_replay *r, const sc_rp_wait_index *w,
 /* How many of a device's pieces (in issue order) were issued before t. */
 static size_t sc_rp_dev_issued_before(const sc_replay *r, size_t dev, uint64_t t)
 {
-    const uint64_t *issue = r->dev_issue + r->dev_first[dev];
-    size_t lo = 0, hi = r->dev_count[dev];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (issue[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sc_u64_lower_bound(r->dev_issue + r->dev_first[dev], r->dev_count[dev], t);
 }
 
 typedef struct sc_rp_conds {

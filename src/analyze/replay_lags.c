@@ -165,15 +165,8 @@ static uint64_t *sc_rp_load_ends(const sc_replay *r, size_t *n_out)
 /* A load ended after `issued` and no later than `started`. */
 static bool sc_rp_load_between(const uint64_t *ends, size_t n, uint64_t issued, uint64_t started)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {   /* first load end after `issued` */
-        size_t mid = lo + (hi - lo) / 2;
-        if (ends[mid] <= issued)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && ends[lo] <= started;
+    size_t first = sc_u64_upper_bound(ends, n, issued);     /* the first load end after it */
+    return first < n && ends[first] <= started;
 }
 
 static int sc_rp_measure_lags(sc_replay *r)

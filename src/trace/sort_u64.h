@@ -15,4 +15,24 @@
  * scratch, the general sort too (which falls back to qsort). */
 void sc_sort_u64(uint64_t *v, size_t n);
 
+/* In ascending v[0 .. n - 1]: the first position whose value is at least x (lower bound), or
+ * above x (upper bound); n when there is none. */
+static inline size_t sc_u64_lower_bound(const uint64_t *v, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static inline size_t sc_u64_upper_bound(const uint64_t *v, size_t n, uint64_t x)
+{
+    return x == UINT64_MAX ? n : sc_u64_lower_bound(v, n, x + 1);
+}
+
 #endif

@@ -179,9 +179,33 @@ static void test_every_small_length(void **state)
         }
 }
 
+/* The bounds against a scan, over sorted lists with ties (0 to 40 values), at every value
+ * they hold, between them, below and above them, and at UINT64_MAX. */
+static void test_bounds(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ull;
+    uint64_t v[40];
+    for (size_t n = 0; n <= 40; n++)
+        for (int round = 0; round < 20; round++) {
+            for (size_t i = 0; i < n; i++)
+                v[i] = next_random(&x) % 13 * 10 + (round == 19 ? UINT64_MAX - 130 : 0);
+            sc_sort_u64(v, n);
+            for (uint64_t probe = 0; probe <= 140; probe++) {
+                uint64_t at = round == 19 ? UINT64_MAX - 140 + probe : probe;
+                size_t lo = 0, up = 0;
+                while (lo < n && v[lo] < at) lo++;
+                while (up < n && v[up] <= at) up++;
+                assert_int_equal(sc_u64_lower_bound(v, n, at), lo);
+                assert_int_equal(sc_u64_upper_bound(v, n, at), up);
+            }
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_in_order),
         cmocka_unit_test(test_few_ascending_lists),
         cmocka_unit_test(test_pile_limit),

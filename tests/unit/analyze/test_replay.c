@@ -809,8 +809,10 @@ static void test_tracer_time_left_out(void **state)
  * 46 .. 146; its sync waits for the device's work issued before it, K2 included, and returns
  * at 1987. Saving 2132 - 1987 = 145 us. Without the join the gap would hold thread 1 until
  * 2016 and the run would end at 2132: nothing saved. */
-/* The join of the test above, with thread 1 going on `lag` us after thread 2's end. */
-static void build_join(syn *s, uint64_t lag)
+/* The join of the test above, with thread 1 going on `lag` us after thread 2's end; with
+ * `handoff`, thread 2 goes on too (a cudaMalloc at 2100 .. 2103): its sync at 2006 is then not
+ * its last item, as a worker thread hands its result back and waits for more. */
+static void build_handoff(syn *s, uint64_t lag, bool handoff)
 {
     syn_init(s);
     nonblocking(s);
@@ -840,6 +842,15 @@ static void build_join(syn *s, uint64_t lag)
     c = syn_call(s, SC_CALL_DEVICE_SYNC, go + US(5), go + US(116), 7, "cudaDeviceSynchronize",
                  NULL, 0);
     c->rec.tid = 1;
+    if (handoff) {
+        c = syn_call(s, SC_CALL_MALLOC, US(2100), US(2103), 8, "cudaMalloc", NULL, 0);
+        c->rec.tid = 2;
+    }
+}
+
+static void build_join(syn *s, uint64_t lag)
+{
+    build_handoff(s, lag, false);
 }
 
 static void test_thread_join_follows_the_other_thread(void **state)
@@ -871,6 +882,28 @@ static void test_slow_join_follows_the_other_thread(void **state)
     sc_analysis a;
     analyze(&s, &a);
     assert_int_equal(a.replay.replay_span_ns, US(2372));
+    assert_int_equal(a.replay.fixed_span_ns, US(1987));
+    sc_analysis_free(&a);
+    syn_free(&s);
+}
+
+/* A hand-off: the join above, but thread 2 goes on after thread 1 does (its cudaMalloc at
+ * 2100, a worker waiting for more, as PyTorch's autograd thread does between steps). Thread
+ * 1's gap still ends 10 us after thread 2's sync, which is no longer thread 2's last item:
+ * the gap waits for it all the same, and the same fix saves the same 145 us (thread 2's
+ * malloc goes on 94 us after its sync, at 120 .. 123, and ends nothing). When only a
+ * thread's last item could be waited for, thread 1 stayed at 2016 and nothing was saved. */
+static void test_thread_handoff_follows_the_other_thread(void **state)
+{
+    (void)state;
+    syn s;
+    build_handoff(&s, 10, true);
+    sc_analysis a;
+    analyze(&s, &a);
+    assert_int_equal(a.replay.replay_span_ns, US(2132));
+    const sc_finding *f = syn_finding(&a, "host-sync");
+    assert_non_null(f);
+    assert_int_equal(f->cost_ns, US(145));
     assert_int_equal(a.replay.fixed_span_ns, US(1987));
     sc_analysis_free(&a);
     syn_free(&s);
@@ -930,6 +963,7 @@ int main(void)
         cmocka_unit_test(test_tracer_time_left_out),
         cmocka_unit_test(test_thread_join_follows_the_other_thread),
         cmocka_unit_test(test_slow_join_follows_the_other_thread),
+        cmocka_unit_test(test_thread_handoff_follows_the_other_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -199,12 +199,17 @@ int sc_finding_add(sc_finding_builder *b, sc_instance *inst)
 
 int sc_finding_fix(sc_finding_builder *b, sc_fix_kind kind, size_t index)
 {
+    return sc_finding_fix_ns(b, kind, index, 0);
+}
+
+int sc_finding_fix_ns(sc_finding_builder *b, sc_fix_kind kind, size_t index, uint64_t ns)
+{
     sc_fix_list *l = &b->fixes;
     if (l->n && l->items[l->n - 1].kind == (uint32_t)kind && l->items[l->n - 1].index == index)
         return 0;   /* the same as the last one: rules often name one stream many times */
     if (!SC_GROW(l->items, l->cap, l->n + 1, 16))
         return -1;
-    l->items[l->n++] = (sc_fix){(uint32_t)kind, index};
+    l->items[l->n++] = (sc_fix){(uint32_t)kind, index, ns};
     return 0;
 }
 

@@ -84,6 +84,8 @@ bool sc_finding_would_keep(const sc_finding_builder *b, const sc_instance *inst)
 /* Says what fixing the finding removes from the replay; duplicates are harmless. Returns 0,
  * or -1 when out of memory. */
 int sc_finding_fix(sc_finding_builder *b, sc_fix_kind kind, size_t index);
+/* The same, for a fix that carries a duration (SC_FIX_DURATION). */
+int sc_finding_fix_ns(sc_finding_builder *b, sc_fix_kind kind, size_t index, uint64_t ns);
 /* Adds a named total to the finding (ignored past SC_MAX_EVIDENCE). */
 void sc_finding_total(sc_finding_builder *b, const char *key, double value, const char *unit);
 /* Picks the top sites and the share of the run, appends the finding to out (which owns its

@@ -32,6 +32,7 @@
 
 #include "analyze/findings.h"
 #include "analyze/launches.h"
+#include "analyze/no_room_crowd.h"
 #include "analyze/occupancy.h"
 #include "analyze/rules.h"
 #include "analyze/stream_kind.h"
@@ -56,6 +57,7 @@ typedef struct sc_noroom_run {
     const sc_launch *launches;
     size_t *active;             /* kernels that may still matter to a later one */
     size_t n_active;
+    uint8_t *waited_kernel;     /* per kernel: it waited for room (no_room_crowd.h) */
     sc_finding_builder waited, no_gain;
 } sc_noroom_run;
 
@@ -240,7 +242,9 @@ static int sc_noroom_visit(sc_noroom_run *r, size_t b)
     sc_instance inst;
     sc_noroom_waited_instance(r, best, b, &best_occ, best_wait, &inst);
     /* the fix: the grid leaves room for b, so b is not held behind it (the grid itself, and
-     * other full grids, still take the device as they did) */
+     * other full grids, still take the device as they did; b and the grids beside it run as
+     * long as they do uncrowded: sc_noroom_crowd_fixes) */
+    r->waited_kernel[b] = 1;
     if (sc_finding_fix(&r->waited, SC_FIX_ROOM, b) != 0 ||
         sc_finding_fix(&r->waited, SC_FIX_UNHOLD, b) != 0) {
         free(inst.text);
@@ -279,15 +283,28 @@ static int sc_noroom_finish_waited(sc_noroom_run *r, sc_finding_list *out)
         sc_finding_discard(b);
         return 0;
     }
+    size_t n_crowded;
+    uint64_t extra_ns;
+    if (sc_noroom_crowd_fixes(r->ctx, r->waited_kernel, b, &n_crowded, &extra_ns) != 0) {
+        sc_finding_discard(b);
+        return -1;
+    }
     char t1[SC_FMT_SIZE];
     if (f->count == 1)
         sc_text_append(&f->title, "%s", f->worst.text);
     else
         sc_text_append(&f->title, "%s; %llu kernels waited %s in all", f->worst.text,
                        (unsigned long long)f->count, sc_fmt_ns(f->waited_ns, t1));
+    if (n_crowded > 0)
+        sc_text_append(&f->title, "; then %zu kernel(s) ran crowded, %s longer than with room",
+                       n_crowded, sc_fmt_ns(extra_ns, t1));
     sc_finding_total(b, "kernels", (double)f->count, "count");
     sc_finding_total(b, "wait_us", sc_ns_to_us(f->waited_ns), "us");
     sc_finding_total(b, "worst_wait_us", sc_ns_to_us(f->worst.cost_ns), "us");
+    if (n_crowded > 0) {
+        sc_finding_total(b, "crowded_kernels", (double)n_crowded, "count");
+        sc_finding_total(b, "crowded_extra_us", sc_ns_to_us(extra_ns), "us");
+    }
     return sc_finding_finish(b, r->ctx, out);
 }
 
@@ -313,10 +330,11 @@ int sc_rule_no_room(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t e
         return 0;   /* nothing to overlap, or no device limits to reason with */
     sc_noroom_run r = {.ctx = ctx};
     r.active = malloc(t->n_kernels * sizeof(*r.active));
+    r.waited_kernel = calloc(t->n_kernels, 1);
     sc_finding_begin(&r.waited, "no-room", sc_noroom_fix);
     sc_finding_begin(&r.no_gain, "no-room", sc_noroom_fix_no_gain);
     int rc = -1;
-    if (r.active) {
+    if (r.active && r.waited_kernel) {
         r.launches = ctx->launches;
         rc = sc_noroom_scan(&r);
     }
@@ -329,6 +347,7 @@ int sc_rule_no_room(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t e
     else
         sc_finding_discard(&r.no_gain);
     free(r.active);
+    free(r.waited_kernel);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "no-room: out of memory");
     return rc;

@@ -80,6 +80,9 @@ typedef enum sc_fix_kind {
                                stream's work (on its device or another's) */
     SC_FIX_PREFETCH = 9,    /* index: trace->kernels: its managed pages were prefetched: it
                                runs for its prefetched duration (unified.h) */
+    SC_FIX_DURATION = 12,   /* index: trace->kernels: it runs for `ns` (no-room: a kernel that
+                               found no room and ran crowded, or a grid slowed beside it, runs
+                               as long as its uncrowded instances) */
 } sc_fix_kind;
 
 #define SC_FIX_ALL SIZE_MAX
@@ -87,6 +90,7 @@ typedef enum sc_fix_kind {
 typedef struct sc_fix {
     uint32_t kind;          /* sc_fix_kind */
     size_t index;
+    uint64_t ns;            /* SC_FIX_DURATION's duration; 0 for the other kinds */
 } sc_fix;
 
 typedef struct sc_replay sc_replay;

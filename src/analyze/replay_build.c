@@ -648,6 +648,7 @@ void sc_replay_free(sc_replay *r)
     free(r->op_fix);
     free(r->fix_unevent);
     free(r->full_ready);
+    free(r->durations);
     free(r->full);
     free(r->full_waves);
     free(r);

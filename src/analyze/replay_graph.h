@@ -245,6 +245,9 @@ struct sc_replay {
                                    (UINT64_MAX until it is placed) */
     size_t n_full;
     bool pass_arrival;          /* this pass has SC_FIX_ARRIVAL fixes: full_ready is kept */
+    sc_fix *durations;          /* in a pass: its SC_FIX_DURATION fixes by index (few: only
+                                   no-room gives them, to kernels that ran crowded) */
+    size_t n_durations, cap_durations;
     uint64_t pass_end;          /* in a pass: the latest replayed end so far */
     size_t n_slots;
 
@@ -270,6 +273,7 @@ enum {
     SC_RP_FIX_OP_ROOM = 4,          /* SC_FIX_ROOM */
     SC_RP_FIX_OP_ARRIVAL = 8,       /* SC_FIX_ARRIVAL */
     SC_RP_FIX_OP_PREFETCH = 16,     /* SC_FIX_PREFETCH */
+    SC_RP_FIX_OP_DURATION = 32,     /* SC_FIX_DURATION */
 };
 
 /* The entry of `index` in a list sorted by index, or NULL when it has none. */

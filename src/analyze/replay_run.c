@@ -6,6 +6,8 @@
 #include "analyze/replay_parts.h"
 #include "analyze/unified.h"
 #include "analyze/work.h"
+#include "trace/grow.h"
+#include "trace/sort.h"
 
 /* Sets (on) or clears the bit `bit` of flags[i]. */
 static void sc_rp_flag(uint8_t *flags, size_t i, uint8_t bit, bool on)
@@ -58,6 +60,9 @@ static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, bool on)
         case SC_FIX_PREFETCH:
             if (i < t->n_kernels) sc_rp_flag(r->op_fix, i, SC_RP_FIX_OP_PREFETCH, on);
             break;
+        case SC_FIX_DURATION:
+            if (i < t->n_kernels) sc_rp_flag(r->op_fix, i, SC_RP_FIX_OP_DURATION, on);
+            break;
         case SC_FIX_UNEVENT:
             if (i < t->n_calls) r->fix_unevent[i] = on;
             break;
@@ -90,14 +95,54 @@ static uint64_t sc_rp_max(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
+/* The duration the pass's SC_FIX_DURATION gives kernel i. */
+static uint64_t sc_rp_fixed_dur(const sc_replay *r, int32_t i)
+{
+    size_t lo = 0, hi = r->n_durations;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->durations[mid].index < (size_t)i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->n_durations && r->durations[lo].index == (size_t)i ? r->durations[lo].ns
+                                                                      : sc_rp_rec_dur(&r->ops[i]);
+}
+
+static int sc_rp_duration_cmp(const void *pa, const void *pb)
+{
+    const sc_fix *a = pa, *b = pb;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* The pass's SC_FIX_DURATION fixes, by index. Returns 0, or -1 when out of memory (the
+ * pass then runs them as recorded: their op_fix bit is not set). */
+static int sc_rp_take_durations(sc_replay *r, const sc_fix *fixes, size_t n)
+{
+    r->n_durations = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (fixes[k].kind != SC_FIX_DURATION)
+            continue;
+        if (!SC_GROW(r->durations, r->cap_durations, r->n_durations + 1, 16))
+            return -1;
+        r->durations[r->n_durations++] = fixes[k];
+    }
+    sc_sort(r->durations, r->n_durations, sizeof *r->durations, sc_rp_duration_cmp);
+    return 0;
+}
+
 /* How long a piece of work runs in this pass: as recorded, or as a fix makes it (only copies
- * are pinned, only kernels prefetched: sc_rp_apply). A kernel's prefetched duration is read
- * where unified.h measured it, not copied. Inline: every op of every pass asks it. */
+ * are pinned, only kernels prefetched or given a duration: sc_rp_apply). A kernel's
+ * prefetched duration is read where unified.h measured it, not copied. Inline: every op of
+ * every pass asks it. */
 static inline uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
 {
     uint8_t fix = r->op_fix[i];
-    if (!(fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH)))
+    if (!(fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH | SC_RP_FIX_OP_DURATION)))
         return sc_rp_rec_dur(&r->ops[i]);   /* most work, in most passes: no context read */
+    if ((fix & SC_RP_FIX_OP_DURATION))
+        return sc_rp_fixed_dur(r, i);
     if ((fix & SC_RP_FIX_OP_PINNED))
         return r->pinned_ns[(size_t)i - r->ctx->trace->n_kernels];
     const sc_unified *u = r->ctx->unified;
@@ -379,7 +424,12 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
 {
     if (n_fixes == 0 && r->unfixed_done && r->unfixed_plain == r->plain)
         return r->unfixed_span;     /* the pass before was this one */
+    bool durations = sc_rp_take_durations(r, fixes, n_fixes) == 0;
     sc_rp_apply(r, fixes, n_fixes, true);
+    if (!durations)     /* no room to keep them: their kernels run as recorded */
+        for (size_t k = 0; k < n_fixes; k++)
+            if (fixes[k].kind == SC_FIX_DURATION && fixes[k].index < r->n_ops)
+                r->op_fix[fixes[k].index] &= (uint8_t)~SC_RP_FIX_OP_DURATION;
     memset(r->op_placed, 0, r->n_ops);
     r->pass_arrival = false;
     bool no_load = false;       /* some item's module loads move to its thread's start */
@@ -410,6 +460,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
             sc_rp_run_op(r, (int32_t)node);
     }
     sc_rp_apply(r, fixes, n_fixes, false);
+    r->n_durations = 0;
     uint64_t last = r->pass_end;
     r->unfixed_done = n_fixes == 0;
     r->unfixed_plain = r->plain;

@@ -260,18 +260,25 @@ TWINS = {   # clean fixture: the rules its bad twin triggers, absent here
 TWIN_GAPS = {}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the sweeps fill the device beside the spin, and in this recording the spin waited for "
-    "room behind them; no-room prices that wait as if the spin could have run beside the "
-    "sweeps without slowing them (about 1.2 ms, a warning in this recording, an error in the "
-    "one before): the replay needs a throughput bound for work beside full grids"))
-def test_nonblocking_twin_prices_no_room_at_what_room_would_save():
-    """The twin has no killer: a spin beside sweeps that fill the device runs about twice as
-    long, so room beside them would save little of the wait (one recorded repetition of
-    killers nonblocking: the spin 9.5 ms instead of 5.0). What no-room says it saves stays
-    under the goal's 0.3 ms."""
-    found = rule_findings(analysis("killers-nonblocking"), "no-room")
-    assert sum(f["cost_ns"] for f in found) <= 300_000, [f["title"] for f in found]
+# Killers a twin has of its own, beside the ones it is the twin for: its errors may name them.
+TWIN_OWN_KILLERS = {
+    # after each join either stream may reach the device first; when a sweep that fills the
+    # device gets there before the spin, the spin waits for room and then runs crowded (on
+    # the H200 its plain runs took 16.9-25.0 ms against 15.2 ms with room, RECORDED.md);
+    # this recording lost 5.9 ms so
+    "killers-nonblocking": ("no-room",),
+}
+
+
+@pytest.mark.parametrize("name", ["killers-nonblocking", "killers-nonblocking-crowded"])
+def test_no_room_names_the_crowding_it_prices(name):
+    """The spin that waited for room behind a full sweep then ran crowded (twice as long or
+    more) and crowded a sweep beside it: the finding says so, and its cost is more than the
+    wait, which alone was all it priced before."""
+    (f,) = [f for f in rule_findings(analysis(name), "no-room") if f["waited_ns"] > 0]
+    assert f["totals"]["crowded_kernels"] >= 2, f["totals"]
+    assert "ran crowded" in f["title"], f["title"]
+    assert f["cost_ns"] > 2 * f["waited_ns"], (f["cost_ns"], f["waited_ns"])
 
 
 @pytest.mark.parametrize("name", sorted(TWINS))
@@ -284,7 +291,8 @@ def test_clean_twin_has_no_killer_and_no_error(request, name):
     killers = [f for f in p["findings"] if f["rule"] in TWINS[name] and
                not (f["rule"] == "host-sync" and f["severity"] == "note")]
     assert not killers, p["findings"]
-    assert not errors(p), errors(p)
+    own = TWIN_OWN_KILLERS.get(name, ())
+    assert not [f for f in errors(p) if f["rule"] not in own], errors(p)
 
 
 def test_killers_malloc_in_loop_is_an_implicit_sync_finding():
@@ -516,6 +524,11 @@ ACCURACY_PAIRS = [
     ("killers-lazy-cold", "killers-lazy-warm", ("lazy-loading",)),
     ("killers-lazy-cold", "killers-lazy-cold-eager", ("lazy-loading",)),
     ("killers-no-room", "killers-room", ("no-room",)),
+    # recorded as a pair (RECORDED.md): the twin is the same program with room for the spin
+    ("killers-nonblocking-crowded", "killers-nonblocking-room", ("no-room",)),
+    # recorded on other days: the room twin took 15.19-15.30 ms in the 18 runs of that pair's
+    # session (RECORDED.md)
+    ("killers-nonblocking", "killers-launch-blocking-twin", ("no-room",)),
     ("killers-sync-copy", "killers-async-copy", ("implicit-sync",)),
     ("arrangements-trap", "arrangements-nonblocking", ("legacy-stream", "blocking-stream")),
     ("suspects-lazy-once", "suspects-lazy-once-eager", ("lazy-loading",)),

@@ -774,8 +774,8 @@ static void mode_room(Ctx &c, bool fill)
 // After the join either stream may reach the device first. When a full-device sweep gets
 // there before the spin, the spin waits for room and then shares SMs with the sweeps, and
 // both slow down (on the H200 the spin ran 9.5 ms instead of 5 in such a repetition, the
-// sweeps 1.5 ms instead of 0.8): the nonblocking twin keeps that, it is what no-room's
-// known gap is about. launch-blocking measures what CUDA_LAUNCH_BLOCKING costs, so its
+// sweeps 1.5 ms instead of 0.8): the nonblocking twin keeps that, a no-room killer of its
+// own, priced against launch-blocking run without CUDA_LAUNCH_BLOCKING. launch-blocking measures what CUDA_LAUNCH_BLOCKING costs, so its
 // sweeps leave room for the spin's blocks, and the order no longer decides the run's
 // length (with full sweeps its plain runs took 15.2 to 22.8 ms).
 static void mode_overlap(Ctx &c)

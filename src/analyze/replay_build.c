@@ -589,6 +589,7 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
     if (rc != 0 || sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0)
         return -1;
     sc_rp_mark_host_funcs(r);
+    sc_ctx_free_graph_inputs(ctx);
     /* the per-slot issue orders were for the edges, the waits and the host functions; no
      * pass reads them. Freed before the nodes are ordered, which is the build's largest
      * passing need (a key and its scratch a node), and before the lags (which the order does

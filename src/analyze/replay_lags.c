@@ -171,18 +171,20 @@ static bool sc_rp_load_between(const uint64_t *ends, size_t n, uint64_t issued, 
 
 static int sc_rp_measure_lags(sc_replay *r)
 {
-    size_t n = r->n_ops ? r->n_ops : 1;
+    const sc_trace *tr = r->ctx->trace;
     size_t n_loads = 0;
     uint64_t *load_ends = sc_rp_load_ends(r, &n_loads);
-    sc_rp_samples issue[3] = {{malloc(n * sizeof(uint64_t)), 0}, {malloc(n * sizeof(uint64_t)), 0},
-                              {malloc(n * sizeof(uint64_t)), 0}};
-    sc_rp_samples stream = {malloc(n * sizeof(uint64_t)), 0};
-    sc_rp_samples cross = {malloc(n * sizeof(uint64_t)), 0};
-    sc_rp_samples queue = {malloc(n * sizeof(uint64_t)), 0};
-    int rc = issue[0].v && issue[1].v && issue[2].v && stream.v && cross.v && queue.v &&
-                     load_ends
-                 ? 0
-                 : -1;
+    /* Each pass takes at most one sample per op, so one buffer of a sample per op holds
+     * either pass's, each kind of sample in a part as large as the count that bounds it: the
+     * issue lags' of a kind of work, that work (its positions are one run: work.h); the
+     * second pass's, taken once the issue lags are read, of an edge kind, the work the first
+     * pass found bound by it. */
+    uint64_t *buf = malloc((r->n_ops ? r->n_ops : 1) * sizeof *buf);
+    sc_rp_samples issue[3] = {{buf, 0}, {buf + tr->n_kernels, 0},
+                              {buf + tr->n_kernels + tr->n_copies, 0}};
+    size_t n_bound[SC_BINDS] = {0};
+    int rc = buf && load_ends ? 0 : -1;
+    sc_rp_samples after[SC_BINDS] = {{NULL, 0}};
     /* Two passes: the issue lags first; then the gaps after a predecessor, counted only for
      * work that was ready well before that predecessor ended (issued, plus the issue lag most
      * launches took, the median: the typical one, the lower quartile, would count work that
@@ -199,6 +201,7 @@ static int sc_rp_measure_lags(sc_replay *r)
                 continue;   /* before its bound (clock noise), anchored, after a module load */
             uint64_t lag = o->rec_start - t;
             if (pass == 0) {
+                n_bound[bind]++;
                 /* work a module load held says how long the load took, not the launch; a
                  * staged peer copy, how long the driver staged */
                 if (bind == SC_BIND_ISSUE && !o->peer_staged &&
@@ -211,29 +214,25 @@ static int sc_rp_measure_lags(sc_replay *r)
                 continue;   /* not ready before its predecessor ended */
             if (o->after_host_func || o->peer_staged)
                 continue;   /* its gap is the host function's or the staging's */
-            if (bind == SC_BIND_STREAM)
-                stream.v[stream.n++] = lag;
-            else if (bind == SC_BIND_CROSS)
-                cross.v[cross.n++] = lag;
-            else if (bind == SC_BIND_QUEUE)
-                queue.v[queue.n++] = lag;
+            if (bind == SC_BIND_STREAM || bind == SC_BIND_CROSS || bind == SC_BIND_QUEUE)
+                after[bind].v[after[bind].n++] = lag;
         }
-        if (pass == 0)
+        if (pass == 0) {
             for (int k = 0; k < 3; k++) {
                 r->lag_issue[k] = sc_rp_typical(&issue[k], SC_RP_DEFAULT_ISSUE_NS);
                 ready_lag[k] = sc_rp_median(&issue[k], SC_RP_DEFAULT_ISSUE_NS);
             }
+            after[SC_BIND_STREAM].v = buf;      /* the issue lags are read */
+            after[SC_BIND_CROSS].v = buf + n_bound[SC_BIND_STREAM];
+            after[SC_BIND_QUEUE].v = after[SC_BIND_CROSS].v + n_bound[SC_BIND_CROSS];
+        }
     }
     if (rc == 0) {
-        r->lag_stream = sc_rp_typical_after(&stream, SC_RP_DEFAULT_STREAM_NS);
-        r->lag_cross = sc_rp_typical_after(&cross, SC_RP_DEFAULT_CROSS_NS);
-        r->lag_queue = sc_rp_typical_after(&queue, SC_RP_DEFAULT_QUEUE_NS);
+        r->lag_stream = sc_rp_typical_after(&after[SC_BIND_STREAM], SC_RP_DEFAULT_STREAM_NS);
+        r->lag_cross = sc_rp_typical_after(&after[SC_BIND_CROSS], SC_RP_DEFAULT_CROSS_NS);
+        r->lag_queue = sc_rp_typical_after(&after[SC_BIND_QUEUE], SC_RP_DEFAULT_QUEUE_NS);
     }
-    for (int k = 0; k < 3; k++)
-        free(issue[k].v);
-    free(stream.v);
-    free(cross.v);
-    free(queue.v);
+    free(buf);
     free(load_ends);
     return rc;
 }

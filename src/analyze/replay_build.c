@@ -616,7 +616,6 @@ void sc_replay_free(sc_replay *r)
     free(r->nodes);
     free(r->call_item);
     free(r->range_marks);
-    free(r->item_thread_first);
     free(r->joins);
     free(r->load_ends);
     free(r->lates);

@@ -180,7 +180,6 @@ struct sc_replay {
     size_t n_threads;
     int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE */
     int32_t *range_marks;       /* per trace->ranges: start item, end item */
-    int32_t *item_thread_first; /* per thread: its first item */
     sc_rp_sparse *joins;    size_t n_joins;       /* items with .joins */
     sc_rp_sparse *load_ends; size_t n_load_ends;  /* items with a module load's end */
     sc_rp_sparse *load_times; size_t n_load_times; /* the same items: their loads' time */

@@ -165,8 +165,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
     const sc_trace *t = r->ctx->trace;
     r->items = calloc(n ? n : 1, sizeof *r->items);
     r->range_marks = malloc((2 * t->n_ranges + 1) * sizeof *r->range_marks);
-    r->item_thread_first = malloc((n + 1) * sizeof *r->item_thread_first);
-    if (!r->items || !r->range_marks || !r->item_thread_first)
+    if (!r->items || !r->range_marks)
         return -1;
     for (size_t j = 0; j < 2 * t->n_ranges; j++)
         r->range_marks[j] = SC_RP_NONE;
@@ -188,8 +187,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
             return -1;
         if (prev == SC_RP_NONE) {
             it->first = true;
-            it->thread = (uint32_t)r->n_threads;
-            r->item_thread_first[r->n_threads++] = i;
+            it->thread = (uint32_t)r->n_threads++;
         } else {
             sc_rp_item *p = &r->items[prev];
             it->thread = p->thread;

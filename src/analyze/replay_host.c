@@ -429,27 +429,12 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
-    w->own_first = calloc(r->n_items + 2, sizeof *w->own_first);
-    w->own_ops = malloc(no * sizeof *w->own_ops);
     w->by_end = malloc(no * sizeof *w->by_end);
     w->prefix_end = malloc(no * sizeof *w->prefix_end);
-    if (!w->own_first || !w->own_ops || !w->by_end || !w->prefix_end)
+    if (!w->by_end || !w->prefix_end)
         return -1;
     const sc_trace *t = r->ctx->trace;
     w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
-    /* Counted one place ahead (own_first[i + 2] holds item i's count), summed, then each
-     * item's cursor (own_first[i + 1]) advanced as its work is placed: it ends at item i's
-     * end, which is where item i + 1 starts. No count or cursor array beside it. */
-    for (size_t i = 0; i < r->n_ops; i++)
-        if (r->ops[i].item != SC_RP_NONE)
-            w->own_first[(size_t)r->ops[i].item + 2]++;
-    for (size_t k = 2; k <= r->n_items + 1; k++)
-        w->own_first[k] += w->own_first[k - 1];
-    for (size_t i = 0; i < r->n_ops; i++) {
-        int32_t it = r->ops[i].item;
-        if (it != SC_RP_NONE)
-            w->own_ops[w->own_first[(size_t)it + 1]++] = (int32_t)i;
-    }
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *o = &r->ops[i];
         uint32_t context = sc_work_at(t, i).context_id;
@@ -471,6 +456,25 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
             if (p[-1] > *p)
                 *p = p[-1];
         }
+    }
+    /* Each item's own work, after the order by end, whose scratch (an order and the sort's
+     * merge room) is gone by then: the build's peak of memory. Counted one place ahead
+     * (own_first[i + 2] holds item i's count), summed, then each item's cursor
+     * (own_first[i + 1]) advanced as its work is placed: it ends at item i's end, which is
+     * where item i + 1 starts. No count or cursor array beside it. */
+    w->own_first = calloc(r->n_items + 2, sizeof *w->own_first);
+    w->own_ops = malloc(no * sizeof *w->own_ops);
+    if (!w->own_first || !w->own_ops)
+        return -1;
+    for (size_t i = 0; i < r->n_ops; i++)
+        if (r->ops[i].item != SC_RP_NONE)
+            w->own_first[(size_t)r->ops[i].item + 2]++;
+    for (size_t k = 2; k <= r->n_items + 1; k++)
+        w->own_first[k] += w->own_first[k - 1];
+    for (size_t i = 0; i < r->n_ops; i++) {
+        int32_t it = r->ops[i].item;
+        if (it != SC_RP_NONE)
+            w->own_ops[w->own_first[(size_t)it + 1]++] = (int32_t)i;
     }
     return 0;
 }

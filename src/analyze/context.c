@@ -442,10 +442,30 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     return rc;
 }
 
+static void sc_ctx_free_busy(sc_ctx *ctx)
+{
+    if (ctx->busy)
+        for (size_t d = 0; d < ctx->analysis->n_devices; d++)
+            sc_busy_free(&ctx->busy[d]);
+    free(ctx->busy);
+    ctx->busy = NULL;
+}
+
 void sc_ctx_free_rule_indexes(sc_ctx *ctx)
 {
     free(ctx->launches);
     ctx->launches = NULL;
+    sc_ctx_free_busy(ctx);
+}
+
+void sc_ctx_free_graph_inputs(sc_ctx *ctx)
+{
+    sc_deps_free(&ctx->deps);
+    free(ctx->polls);
+    ctx->polls = NULL;
+    ctx->n_polls = 0;
+    free(ctx->kernel_full);
+    ctx->kernel_full = NULL;
 }
 
 void sc_ctx_free_blocking_index(sc_ctx *ctx)
@@ -458,10 +478,7 @@ void sc_ctx_free_blocking_index(sc_ctx *ctx)
 
 void sc_ctx_free(sc_ctx *ctx)
 {
-    if (ctx->busy)
-        for (size_t d = 0; d < ctx->analysis->n_devices; d++)
-            sc_busy_free(&ctx->busy[d]);
-    free(ctx->busy);
+    sc_ctx_free_busy(ctx);
     free(ctx->corr);
     free(ctx->corr_first);
     free(ctx->kernel_solo_ns);

@@ -73,9 +73,14 @@ typedef struct sc_ctx {
  * or -1 when out of memory. sc_ctx_free frees what it built, also after a failure. */
 int sc_ctx_build(sc_ctx *ctx, sc_analysis *a);
 void sc_ctx_free(sc_ctx *ctx);
-/* Frees what only the rules read (launches), once the last rule has run and before the
- * replay that prices the findings builds its graph: the peak is the replay's. */
+/* Frees what only the rules read (launches, the devices' busy lists), once the last rule has
+ * run and before the replay that prices the findings builds its graph: the peak is the
+ * replay's. */
 void sc_ctx_free_rule_indexes(sc_ctx *ctx);
+/* Frees what the replay's graph is built from and nothing after reads (the event edges, the
+ * polling loops, which kernels fill their device), once the graph is built and before its
+ * passes touch their per-node times: the peak is the passes'. */
+void sc_ctx_free_graph_inputs(sc_ctx *ctx);
 /* Frees the blocking index (blocking.h) once its last reader, the replay's host waits, has
  * read it: the replay's graph grows on after that, and the index holds three sorted copies of
  * every piece of device work. */

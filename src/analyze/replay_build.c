@@ -520,13 +520,36 @@ static int sc_rp_edges(sc_replay *r)
 
 /* ---- assembly ----------------------------------------------------------------------- */
 
+/* The items whose replayed end is read after their own step (sc_rp_item.end_read): what a
+ * join waits for, launches that loaded their module (their kernel follows the load's end),
+ * and the marks that end NVTX ranges (the ranges' walls, after the pass). */
+static int sc_rp_item_ends(sc_replay *r)
+{
+    for (size_t k = 0; k < r->n_joins; k++)
+        r->items[r->joins[k].other].end_read = true;
+    for (size_t g = 0; g < r->ctx->trace->n_ranges; g++)
+        if (r->range_marks[2 * g + 1] != SC_RP_NONE)
+            r->items[r->range_marks[2 * g + 1]].end_read = true;
+    size_t cap = 0;
+    for (size_t i = 0; i < r->n_items; i++) {   /* in index order: the list is sorted */
+        sc_rp_item *it = &r->items[i];
+        if (!it->end_read && !it->loads)
+            continue;
+        it->end_read = true;
+        if (!SC_GROW(r->item_ends, cap, r->n_item_ends + 1, 16))
+            return -1;
+        r->item_ends[r->n_item_ends++] = (sc_rp_sparse){.index = (int32_t)i,
+                                                        .other = SC_RP_NONE};
+    }
+    return 0;
+}
+
 static int sc_rp_scratch(sc_replay *r)
 {
     size_t no = r->n_ops ? r->n_ops : 1, ni = r->n_items ? r->n_items : 1;
     r->op_end = malloc(no * sizeof(uint64_t));
     r->op_placed = malloc(no);
     r->item_start = malloc(ni * sizeof(uint64_t));
-    r->item_end = malloc(ni * sizeof(uint64_t));
     r->item_done = malloc(ni * sizeof(bool));
     r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->moved_load = malloc((r->n_threads + 1) * sizeof(uint64_t));
@@ -534,7 +557,7 @@ static int sc_rp_scratch(sc_replay *r)
     r->item_fix = calloc(ni, 1);
     r->op_fix = calloc(no, 1);
     r->fix_unevent = calloc(r->ctx->trace->n_calls + 1, 1);
-    return r->op_end && r->op_placed && r->item_start && r->item_end &&
+    return r->op_end && r->op_placed && r->item_start && sc_rp_item_ends(r) == 0 &&
                    r->item_done && r->thread_shift && r->moved_load && r->fix_barrier &&
                    r->item_fix && r->op_fix && r->fix_unevent
                ? 0
@@ -589,6 +612,7 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
     if (rc != 0 || sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0)
         return -1;
     sc_rp_mark_host_funcs(r);
+    sc_ctx_free_graph_inputs(ctx);
     /* the per-slot issue orders were for the edges, the waits and the host functions; no
      * pass reads them. Freed before the nodes are ordered, which is the build's largest
      * passing need (a key and its scratch a node), and before the lags (which the order does
@@ -615,7 +639,6 @@ void sc_replay_free(sc_replay *r)
     free(r->nodes);
     free(r->call_item);
     free(r->range_marks);
-    free(r->item_thread_first);
     free(r->joins);
     free(r->load_ends);
     free(r->lates);
@@ -639,7 +662,7 @@ void sc_replay_free(sc_replay *r)
     free(r->op_end);
     free(r->op_placed);
     free(r->item_start);
-    free(r->item_end);
+    free(r->item_ends);
     free(r->item_done);
     free(r->thread_shift);
     free(r->moved_load);

@@ -133,6 +133,9 @@ typedef struct sc_rp_item {
     uint8_t sync : 1;           /* a device, stream or event synchronization: its return
                                    after its wait measures the wake-up (replay_lags.c) */
     uint8_t async_copy : 1;     /* a cudaMemcpyAsync call */
+    uint8_t end_read : 1;       /* its replayed end is read after its step (a join waits for
+                                   it, its module load holds its kernel, it ends an NVTX
+                                   range): sc_replay.item_ends */
 } sc_rp_item;
 _Static_assert(sizeof(sc_rp_item) == 32, "sc_rp_item: one per host call, no padding");
 
@@ -180,7 +183,6 @@ struct sc_replay {
     size_t n_threads;
     int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE */
     int32_t *range_marks;       /* per trace->ranges: start item, end item */
-    int32_t *item_thread_first; /* per thread: its first item */
     sc_rp_sparse *joins;    size_t n_joins;       /* items with .joins */
     sc_rp_sparse *load_ends; size_t n_load_ends;  /* items with a module load's end */
     sc_rp_sparse *load_times; size_t n_load_times; /* the same items: their loads' time */
@@ -223,9 +225,13 @@ struct sc_replay {
                                    tie) */
     uint8_t *op_placed;         /* per op, in a pass: placed; its start is then its end less
                                    its duration in the pass (sc_rp_op_start), not kept */
-    uint64_t *item_start, *item_end;    /* per item, in a pass: its start once it or the
-                                   item before it on its thread is done (sc_rp_item_started,
-                                   replay_run.c), its end once it is */
+    uint64_t *item_start;       /* per item, in a pass: its start once it or the item before
+                                   it on its thread is done (sc_rp_item_started,
+                                   replay_run.c) */
+    sc_rp_sparse *item_ends;    size_t n_item_ends;   /* items with .end_read: in a pass,
+                                   their replayed end (`value`) once done. The rest's ends
+                                   nothing reads after their own step, so they are not kept:
+                                   a value per item less */
     bool *item_done;            /* its end is known in this pass */
     uint64_t *thread_shift;     /* replayed minus recorded end of the thread's last item */
     uint64_t *moved_load;       /* per thread, in a pass: the module loads SC_FIX_NO_LOAD took

@@ -67,14 +67,10 @@ typedef struct sc_rp_entry {
     size_t order;
 } sc_rp_entry;
 
-static int sc_rp_entry_cmp(const void *pa, const void *pb)
+/* An entry's start, by its position (sc_order_by_group_time's time_of). */
+static uint64_t sc_rp_entry_start(const void *entries, size_t position)
 {
-    const sc_rp_entry *x = pa, *y = pb;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
+    return ((const sc_rp_entry *)entries)[position].start;
 }
 
 static bool sc_rp_is_query(uint16_t c)
@@ -149,11 +145,23 @@ static sc_rp_entry *sc_rp_entries(const sc_replay *r, const int32_t *loop_of,
     size_t n = src.n_calls + 2 * t->n_ranges;
     for (size_t i = 0; i < n; i++)
         sc_rp_entry_make(&src, i, &e[i]);
-    /* by thread, moving most entries across the list: made again in order from the calls
-     * and ranges, not gathered into a second array of entries (223 MB for a 10M-record
-     * trace) */
-    sc_sort_remake(e, n, sizeof *e, sc_rp_entry_cmp, sc_rp_entry_make, &src);
+    /* by thread, then start, then position (the entry's `order`), moving most entries
+     * across the list: made again in order from the calls and ranges, not gathered into a
+     * second array of entries (223 MB for a 10M-record trace) */
+    uint64_t *v = n <= UINT32_MAX ? malloc((n ? n : 1) * sizeof *v) : NULL;
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    for (size_t i = 0; v && i < n; i++)
+        v[i] = (uint64_t)e[i].tid << 32 | i;
+    int rc = v && order ? sc_order_by_group_time(v, n, e, sc_rp_entry_start, order) : -1;
+    free(v);
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        sc_rp_entry_make(&src, order[k], &e[k]);
+    free(order);
     free(calls);
+    if (rc != 0) {
+        free(e);
+        return NULL;
+    }
     *n_out = n;
     return e;
 }
@@ -165,8 +173,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
     const sc_trace *t = r->ctx->trace;
     r->items = calloc(n ? n : 1, sizeof *r->items);
     r->range_marks = malloc((2 * t->n_ranges + 1) * sizeof *r->range_marks);
-    r->item_thread_first = malloc((n + 1) * sizeof *r->item_thread_first);
-    if (!r->items || !r->range_marks || !r->item_thread_first)
+    if (!r->items || !r->range_marks)
         return -1;
     for (size_t j = 0; j < 2 * t->n_ranges; j++)
         r->range_marks[j] = SC_RP_NONE;
@@ -188,8 +195,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
             return -1;
         if (prev == SC_RP_NONE) {
             it->first = true;
-            it->thread = (uint32_t)r->n_threads;
-            r->item_thread_first[r->n_threads++] = i;
+            it->thread = (uint32_t)r->n_threads++;
         } else {
             sc_rp_item *p = &r->items[prev];
             it->thread = p->thread;
@@ -431,27 +437,12 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
-    w->own_first = calloc(r->n_items + 2, sizeof *w->own_first);
-    w->own_ops = malloc(no * sizeof *w->own_ops);
     w->by_end = malloc(no * sizeof *w->by_end);
     w->prefix_end = malloc(no * sizeof *w->prefix_end);
-    if (!w->own_first || !w->own_ops || !w->by_end || !w->prefix_end)
+    if (!w->by_end || !w->prefix_end)
         return -1;
     const sc_trace *t = r->ctx->trace;
     w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
-    /* Counted one place ahead (own_first[i + 2] holds item i's count), summed, then each
-     * item's cursor (own_first[i + 1]) advanced as its work is placed: it ends at item i's
-     * end, which is where item i + 1 starts. No count or cursor array beside it. */
-    for (size_t i = 0; i < r->n_ops; i++)
-        if (r->ops[i].item != SC_RP_NONE)
-            w->own_first[(size_t)r->ops[i].item + 2]++;
-    for (size_t k = 2; k <= r->n_items + 1; k++)
-        w->own_first[k] += w->own_first[k - 1];
-    for (size_t i = 0; i < r->n_ops; i++) {
-        int32_t it = r->ops[i].item;
-        if (it != SC_RP_NONE)
-            w->own_ops[w->own_first[(size_t)it + 1]++] = (int32_t)i;
-    }
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *o = &r->ops[i];
         uint32_t context = sc_work_at(t, i).context_id;
@@ -473,6 +464,25 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
             if (p[-1] > *p)
                 *p = p[-1];
         }
+    }
+    /* Each item's own work, after the order by end, whose scratch (an order and the sort's
+     * merge room) is gone by then: the build's peak of memory. Counted one place ahead
+     * (own_first[i + 2] holds item i's count), summed, then each item's cursor
+     * (own_first[i + 1]) advanced as its work is placed: it ends at item i's end, which is
+     * where item i + 1 starts. No count or cursor array beside it. */
+    w->own_first = calloc(r->n_items + 2, sizeof *w->own_first);
+    w->own_ops = malloc(no * sizeof *w->own_ops);
+    if (!w->own_first || !w->own_ops)
+        return -1;
+    for (size_t i = 0; i < r->n_ops; i++)
+        if (r->ops[i].item != SC_RP_NONE)
+            w->own_first[(size_t)r->ops[i].item + 2]++;
+    for (size_t k = 2; k <= r->n_items + 1; k++)
+        w->own_first[k] += w->own_first[k - 1];
+    for (size_t i = 0; i < r->n_ops; i++) {
+        int32_t it = r->ops[i].item;
+        if (it != SC_RP_NONE)
+            w->own_ops[w->own_first[(size_t)it + 1]++] = (int32_t)i;
     }
     return 0;
 }

@@ -67,63 +67,75 @@ static uint64_t sc_rp_median(sc_rp_samples *s, uint64_t fallback)
     return s->n % 2 ? s->v[s->n / 2] : (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
 }
 
-/* The recorded time each constraint of a piece of work allowed it to start, before any lag:
- * the latest of them and which kind it was. */
-static uint64_t sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_rp_bind *bind,
-                                     const uint64_t lag[SC_BINDS])
+/* Raises a bound to candidate v of kind b when v is later: at a tie the kind raised first
+ * (the lower sc_rp_bind) binds. */
+static inline void sc_rp_bound_raise(uint64_t *best, sc_rp_bind *bind, uint64_t v, sc_rp_bind b)
 {
-    uint64_t best = 0;
-    *bind = SC_BIND_ISSUE;
-    uint64_t cand[SC_BINDS] = {0};
-    bool has[SC_BINDS] = {false};
+    if (v > *best) {
+        *best = v;
+        *bind = b;
+    }
+}
+
+/* The recorded time each constraint of a piece of work allowed it to start, before any lag:
+ * the latest of them and which kind it was. Its issue always binds it at least; the other
+ * kinds are raised in their order, each the latest of its constraints (plus its lag).
+ * Inlined into its three loops, which ask it of every op: GCC made this shorter body a call,
+ * which cost more than the rewrite saved. */
+static inline __attribute__((always_inline)) uint64_t
+sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_rp_bind *bind,
+                     const uint64_t lag[SC_BINDS])
+{
+    static const uint64_t no_lag[SC_BINDS] = {0};
+    if (!lag)
+        lag = no_lag;
+    uint64_t issue;
     if (o->item != SC_RP_NONE) {
         /* the kernel of a launch that loaded its module is issued when the load ends */
         uint64_t load_end = o->item_loads ? sc_rp_load_end(r, o->item) : 0;
-        cand[SC_BIND_ISSUE] = o->item_loads && o->rec_start >= load_end
-                                  ? load_end
-                                  : sc_rp_issue(r, (int32_t)(o - r->ops));
-        has[SC_BIND_ISSUE] = true;
+        issue = o->item_loads && o->rec_start >= load_end ? load_end
+                                                          : sc_rp_issue(r, (int32_t)(o - r->ops));
     } else {
         /* work without its call in the trace is anchored at its recorded start (the pass
          * starts it there): that start binds it, and its gap is no lag of anything */
-        cand[SC_BIND_ISSUE] = o->rec_start;
-        has[SC_BIND_ISSUE] = true;
+        issue = o->rec_start;
     }
+    uint64_t best = issue + lag[SC_BIND_ISSUE];
+    *bind = SC_BIND_ISSUE;
+    uint64_t stream = 0;
+    bool has_stream = false;
     if (o->stream_prev != SC_RP_NONE) {
-        cand[SC_BIND_STREAM] = r->ops[o->stream_prev].rec_end;
-        has[SC_BIND_STREAM] = true;
+        stream = r->ops[o->stream_prev].rec_end;
+        has_stream = true;
     }
-    if (o->engine_prev != SC_RP_NONE && r->ops[o->engine_prev].rec_end > cand[SC_BIND_STREAM]) {
-        cand[SC_BIND_STREAM] = r->ops[o->engine_prev].rec_end;
-        has[SC_BIND_STREAM] = true;
+    if (o->engine_prev != SC_RP_NONE && r->ops[o->engine_prev].rec_end > stream) {
+        stream = r->ops[o->engine_prev].rec_end;
+        has_stream = true;
     }
+    if (has_stream)
+        sc_rp_bound_raise(&best, bind, stream + lag[SC_BIND_STREAM], SC_BIND_STREAM);
+    uint64_t cross = 0, room = 0;   /* the latest end among its edges of each kind */
+    bool has_cross = false, has_room = false;
     uint32_t n_edges;
     const sc_rp_edge *edges = sc_rp_op_edges(r->edges, o, &n_edges);
     for (uint32_t k = 0; k < n_edges; k++) {
-        const sc_rp_edge *e = &edges[k];
-        const sc_rp_op *p = &r->ops[e->op];
-        int b = e->kind == SC_RP_EDGE_ROOM ? SC_BIND_ROOM : SC_BIND_CROSS;
-        if (!has[b] || p->rec_end > cand[b]) {
-            cand[b] = p->rec_end;
-            has[b] = true;
+        uint64_t end = r->ops[edges[k].op].rec_end;
+        if (edges[k].kind == SC_RP_EDGE_ROOM) {
+            room = end > room ? end : room;
+            has_room = true;
+        } else {
+            cross = end > cross ? end : cross;
+            has_cross = true;
         }
     }
-    if (o->queue_prev != SC_RP_NONE) {  /* starts once its queue predecessor started */
-        cand[SC_BIND_QUEUE] = r->ops[o->queue_prev].rec_start;
-        has[SC_BIND_QUEUE] = true;
-    }
-    bool any = false;
-    for (int b = 0; b < SC_BINDS; b++) {
-        if (!has[b])
-            continue;
-        uint64_t v = cand[b] + (lag ? lag[b] : 0);
-        if (!any || v > best) {
-            best = v;
-            *bind = (sc_rp_bind)b;
-            any = true;
-        }
-    }
-    return any ? best : o->rec_start;
+    if (has_cross)
+        sc_rp_bound_raise(&best, bind, cross + lag[SC_BIND_CROSS], SC_BIND_CROSS);
+    if (has_room)
+        sc_rp_bound_raise(&best, bind, room + lag[SC_BIND_ROOM], SC_BIND_ROOM);
+    if (o->queue_prev != SC_RP_NONE)    /* starts once its queue predecessor started */
+        sc_rp_bound_raise(&best, bind, r->ops[o->queue_prev].rec_start + lag[SC_BIND_QUEUE],
+                          SC_BIND_QUEUE);
+    return best;
 }
 
 /* Marks the first work issued on a stream after each host function queued on it: if it
@@ -171,18 +183,20 @@ static bool sc_rp_load_between(const uint64_t *ends, size_t n, uint64_t issued, 
 
 static int sc_rp_measure_lags(sc_replay *r)
 {
-    size_t n = r->n_ops ? r->n_ops : 1;
+    const sc_trace *tr = r->ctx->trace;
     size_t n_loads = 0;
     uint64_t *load_ends = sc_rp_load_ends(r, &n_loads);
-    sc_rp_samples issue[3] = {{malloc(n * sizeof(uint64_t)), 0}, {malloc(n * sizeof(uint64_t)), 0},
-                              {malloc(n * sizeof(uint64_t)), 0}};
-    sc_rp_samples stream = {malloc(n * sizeof(uint64_t)), 0};
-    sc_rp_samples cross = {malloc(n * sizeof(uint64_t)), 0};
-    sc_rp_samples queue = {malloc(n * sizeof(uint64_t)), 0};
-    int rc = issue[0].v && issue[1].v && issue[2].v && stream.v && cross.v && queue.v &&
-                     load_ends
-                 ? 0
-                 : -1;
+    /* Each pass takes at most one sample per op, so one buffer of a sample per op holds
+     * either pass's, each kind of sample in a part as large as the count that bounds it: the
+     * issue lags' of a kind of work, that work (its positions are one run: work.h); the
+     * second pass's, taken once the issue lags are read, of an edge kind, the work the first
+     * pass found bound by it. */
+    uint64_t *buf = malloc((r->n_ops ? r->n_ops : 1) * sizeof *buf);
+    sc_rp_samples issue[3] = {{buf, 0}, {buf + tr->n_kernels, 0},
+                              {buf + tr->n_kernels + tr->n_copies, 0}};
+    size_t n_bound[SC_BINDS] = {0};
+    int rc = buf && load_ends ? 0 : -1;
+    sc_rp_samples after[SC_BINDS] = {{NULL, 0}};
     /* Two passes: the issue lags first; then the gaps after a predecessor, counted only for
      * work that was ready well before that predecessor ended (issued, plus the issue lag most
      * launches took, the median: the typical one, the lower quartile, would count work that
@@ -199,6 +213,7 @@ static int sc_rp_measure_lags(sc_replay *r)
                 continue;   /* before its bound (clock noise), anchored, after a module load */
             uint64_t lag = o->rec_start - t;
             if (pass == 0) {
+                n_bound[bind]++;
                 /* work a module load held says how long the load took, not the launch; a
                  * staged peer copy, how long the driver staged */
                 if (bind == SC_BIND_ISSUE && !o->peer_staged &&
@@ -211,29 +226,25 @@ static int sc_rp_measure_lags(sc_replay *r)
                 continue;   /* not ready before its predecessor ended */
             if (o->after_host_func || o->peer_staged)
                 continue;   /* its gap is the host function's or the staging's */
-            if (bind == SC_BIND_STREAM)
-                stream.v[stream.n++] = lag;
-            else if (bind == SC_BIND_CROSS)
-                cross.v[cross.n++] = lag;
-            else if (bind == SC_BIND_QUEUE)
-                queue.v[queue.n++] = lag;
+            if (bind == SC_BIND_STREAM || bind == SC_BIND_CROSS || bind == SC_BIND_QUEUE)
+                after[bind].v[after[bind].n++] = lag;
         }
-        if (pass == 0)
+        if (pass == 0) {
             for (int k = 0; k < 3; k++) {
                 r->lag_issue[k] = sc_rp_typical(&issue[k], SC_RP_DEFAULT_ISSUE_NS);
                 ready_lag[k] = sc_rp_median(&issue[k], SC_RP_DEFAULT_ISSUE_NS);
             }
+            after[SC_BIND_STREAM].v = buf;      /* the issue lags are read */
+            after[SC_BIND_CROSS].v = buf + n_bound[SC_BIND_STREAM];
+            after[SC_BIND_QUEUE].v = after[SC_BIND_CROSS].v + n_bound[SC_BIND_CROSS];
+        }
     }
     if (rc == 0) {
-        r->lag_stream = sc_rp_typical_after(&stream, SC_RP_DEFAULT_STREAM_NS);
-        r->lag_cross = sc_rp_typical_after(&cross, SC_RP_DEFAULT_CROSS_NS);
-        r->lag_queue = sc_rp_typical_after(&queue, SC_RP_DEFAULT_QUEUE_NS);
+        r->lag_stream = sc_rp_typical_after(&after[SC_BIND_STREAM], SC_RP_DEFAULT_STREAM_NS);
+        r->lag_cross = sc_rp_typical_after(&after[SC_BIND_CROSS], SC_RP_DEFAULT_CROSS_NS);
+        r->lag_queue = sc_rp_typical_after(&after[SC_BIND_QUEUE], SC_RP_DEFAULT_QUEUE_NS);
     }
-    for (int k = 0; k < 3; k++)
-        free(issue[k].v);
-    free(stream.v);
-    free(cross.v);
-    free(queue.v);
+    free(buf);
     free(load_ends);
     return rc;
 }

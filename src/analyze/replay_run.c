@@ -90,6 +90,13 @@ static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
     return it->rec_start + r->thread_shift[it->thread];
 }
 
+/* The replayed end of an item other nodes read (sc_rp_item.end_read): its entry in
+ * r->item_ends, whose value is set once the item is done in this pass. */
+static sc_rp_sparse *sc_rp_kept_end(const sc_replay *r, int32_t i)
+{
+    return &r->item_ends[sc_rp_value_of(r->item_ends, r->n_item_ends, i) - r->item_ends];
+}
+
 static uint64_t sc_rp_max(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
@@ -284,7 +291,8 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
          * after the load), as recorded after it; a kernel that started long after its load
          * was held by something else (its stream, a barrier: the edges below), and follows
          * the load by the typical issue lag only */
-        uint64_t tail = sc_rp_item_end(r, o->item) - rec_load_end, end = r->item_end[o->item];
+        uint64_t tail = sc_rp_item_end(r, o->item) - rec_load_end;
+        uint64_t end = sc_rp_kept_end(r, o->item)->value;
         uint64_t load_end = end - r->item_start[o->item] > tail ? end - tail
                                                                 : r->item_start[o->item];
         uint64_t after = o->rec_start - rec_load_end;
@@ -377,7 +385,7 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     if (join && r->item_done[join->other]) {
         /* a join: the gap was the wait for the other thread's end, not host work */
         uint64_t prev_end = start - (sc_rp_gap(r, i) - (r->plain ? sc_rp_tool(r, i) : 0));
-        start = sc_rp_max(prev_end, r->item_end[join->other] + join->value);
+        start = sc_rp_max(prev_end, sc_rp_kept_end(r, join->other)->value + join->value);
     }
     uint64_t rec_end = sc_rp_item_end(r, i);
     uint64_t own = rec_end - it->rec_start - (r->plain ? sc_rp_tracer(r, i) : 0), end;
@@ -410,7 +418,8 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
         end -= load;
     }
     r->item_start[i] = start;
-    r->item_end[i] = end;
+    if (it->end_read)
+        sc_rp_kept_end(r, i)->value = end;
     sc_rp_note_end(r, end);
     r->item_done[i] = true;
     r->thread_shift[it->thread] = end - rec_end;
@@ -473,9 +482,10 @@ uint64_t sc_replay_range_wall(const sc_replay *r, size_t range)
     if (range >= r->ctx->trace->n_ranges)
         return 0;
     int32_t a = r->range_marks[2 * range], b = r->range_marks[2 * range + 1];
-    if (a == SC_RP_NONE || b == SC_RP_NONE || r->item_end[b] < r->item_start[a])
+    if (a == SC_RP_NONE || b == SC_RP_NONE)
         return 0;
-    return r->item_end[b] - r->item_start[a];
+    uint64_t end = sc_rp_kept_end(r, b)->value;
+    return end < r->item_start[a] ? 0 : end - r->item_start[a];
 }
 
 void sc_rp_describe_fidelity(sc_replay *r)

@@ -160,3 +160,33 @@ int sc_order_by_time_in(uint64_t *at, size_t n, uint32_t *order)
         order[i] = (uint32_t)(at[i] & position_mask);
     return 0;
 }
+
+int sc_order_by_group_time(uint64_t *v, size_t n, const void *ctx,
+                           uint64_t (*time_of)(const void *ctx, size_t position),
+                           uint32_t *order)
+{
+    sc_sort_u64(v, n);      /* by group, then position */
+    for (size_t k = 0; k < n; k++)
+        order[k] = (uint32_t)v[k];
+    uint32_t *by_time = malloc((n ? n : 1) * sizeof *by_time);
+    if (!by_time)
+        return -1;
+    int rc = 0;
+    for (size_t lo = 0, hi; rc == 0 && lo < n; lo = hi) {
+        uint64_t group = v[lo] >> 32;
+        for (hi = lo + 1; hi < n && v[hi] >> 32 == group; hi++)
+            ;
+        /* the group's values are read: its times take their place, in position order,
+         * which breaks their ties */
+        size_t m = hi - lo;
+        for (size_t j = 0; j < m; j++)
+            v[lo + j] = time_of(ctx, order[lo + j]);
+        rc = sc_order_by_time_in(v + lo, m, by_time);
+        for (size_t j = 0; rc == 0 && j < m; j++)
+            by_time[j] = order[lo + by_time[j]];
+        if (rc == 0)
+            memcpy(order + lo, by_time, m * sizeof *order);
+    }
+    free(by_time);
+    return rc;
+}

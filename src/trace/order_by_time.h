@@ -28,4 +28,14 @@ uint32_t *sc_order_by_time(uint64_t *at, size_t n);
  * 0, or -1 without memory. */
 int sc_order_by_time_in(uint64_t *at, size_t n, uint32_t *order);
 
+/* The positions 0 .. n - 1 (n below 2^32) by (group, time, position) into order[] (n
+ * elements): v[i] holds position i's group above it (group << 32 | i) and is left with its
+ * contents overwritten; time_of(ctx, position) gives its time. The values sorted group the
+ * positions in their order (sort_u64.h), then each group is ordered by time as above: no
+ * comparator for what a general sort compares three fields through. Returns 0, or -1
+ * without memory. */
+int sc_order_by_group_time(uint64_t *v, size_t n, const void *ctx,
+                           uint64_t (*time_of)(const void *ctx, size_t position),
+                           uint32_t *order);
+
 #endif

@@ -17,8 +17,9 @@
  * (time, position) pair, and no second array. A run too long for its keys sorts (time,
  * position) pairs instead (the order is the same). Keys that make few piles (the pass's
  * nodes: the work of each kind and each thread's items, each nearly in recorded time order)
- * are ordered as index lists, which are the positions: no sort's scratch of 17 bytes a node,
- * which was the replay's peak of memory. */
+ * are ordered by their piles (sort_keys.h): up to 8 piles take a byte a node beside the key
+ * and the order, where a sort's scratch took 17 bytes a node with the key, which was the
+ * replay's peak of memory. */
 uint32_t *sc_order_by_time(uint64_t *at, size_t n);
 
 /* The same order written to order[] (n elements), at left to the caller with its contents

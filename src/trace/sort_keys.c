@@ -1,6 +1,7 @@
 /* Ordering unique 64-bit keys by piles (sort_keys.h, piles.h): each index goes on its key's
- * pile, and the piles' index lists are merged pairwise, the keys compared inline: the merged
- * list is the order. */
+ * pile, and the piles are merged, the keys compared inline: the merged list is the order. A
+ * few piles are merged at once off the pile of each index; more, as index lists merged
+ * pairwise. */
 #include "trace/sort_keys.h"
 
 #include <stdlib.h>
@@ -23,6 +24,47 @@ static void sc_merge_by_key(const void *ctx, const void *src_v, void *dst_v, siz
     memcpy(dst + k, src + j, (hi - j) * sizeof *dst);
 }
 
+/* Piles up to this many are merged at once off pile[] (sc_merge_by_scan); more, pairwise. */
+#define SC_SCAN_PILES_MAX 8
+
+/* The order of the n_piles piles' keys merged at once into order[]: each pile's next element
+ * found by scanning pile[] past its last one, the piles kept in the order of their next keys,
+ * the first's taken while below the second's. The scratch is pile[] alone, where a pairwise
+ * merge needs the piles' index lists and a list as long to merge them into (8 bytes an
+ * element: for the replay's nodes, the build's peak of memory); a scan passes over the
+ * elements once per pile, which few piles afford. */
+static void sc_merge_by_scan(const uint64_t *key, const uint8_t *pile, size_t n,
+                             size_t n_piles, uint32_t *order)
+{
+    size_t first[SC_SCAN_PILES_MAX], next[SC_SCAN_PILES_MAX];
+    for (size_t i = n; i-- > 0;)
+        first[pile[i]] = i;
+    for (size_t p = 0; p < n_piles; p++) {  /* every pile has an element */
+        size_t at = p;
+        for (; at > 0 && key[next[at - 1]] > key[first[p]]; at--)
+            next[at] = next[at - 1];
+        next[at] = first[p];
+    }
+    for (size_t k = 0, live = n_piles; live > 0;) {
+        size_t i = next[0];
+        uint8_t p = pile[i];
+        uint64_t bound = live > 1 ? key[next[1]] : UINT64_MAX;
+        do {
+            order[k++] = (uint32_t)i;
+            while (++i < n && pile[i] != p)
+                ;
+        } while (i < n && key[i] < bound);
+        if (i == n) {   /* the pile is done */
+            memmove(next, next + 1, --live * sizeof *next);
+            continue;
+        }
+        size_t at = 1;  /* its next key is above the second pile's (the keys are unique) */
+        for (; at < live && key[next[at]] < key[i]; at++)
+            next[at - 1] = next[at];
+        next[at - 1] = i;
+    }
+}
+
 uint32_t *sc_order_keys(const uint64_t *key, size_t n, bool *many)
 {
     *many = false;
@@ -35,6 +77,13 @@ uint32_t *sc_order_keys(const uint64_t *key, size_t n, bool *many)
         free(pile);
         *many = true;
         return NULL;
+    }
+    if (n_piles <= SC_SCAN_PILES_MAX) {
+        uint32_t *order = malloc(n * sizeof *order);
+        if (order)
+            sc_merge_by_scan(key, pile, n, n_piles, order);
+        free(pile);
+        return order;
     }
     uint32_t *idx = malloc(n * sizeof *idx), *spare = malloc(n * sizeof *spare);
     if (!idx || !spare) {

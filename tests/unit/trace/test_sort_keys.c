@@ -2,13 +2,15 @@
  * keys themselves, for a list that interleaves a few lists in order (piled and merged), one
  * that alternates between the values of overlapping spans' starts and ends (each value on the
  * top pile or the one below it), one already in order, one in descending order (a pile per
- * key: more than the fast path takes, so it says so), and a single key. */
+ * key: more than the fast path takes, so it says so), a single key, and random lists of a
+ * few to more lists than are merged at once against qsort. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -101,6 +103,48 @@ static void test_descending_needs_too_many_piles(void **state)
     assert_true(many);
 }
 
+static int sc_u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
+    return x < y ? -1 : x > y;
+}
+
+/* Random lists of unique keys interleaving 1 to 12 ascending lists (up to 8 piles are merged
+ * at once, more pairwise), the lists' steps anything from 1 to large, against qsort of the
+ * keys: the order's keys must be the sorted keys, one for one. */
+static void test_random_interleaved_against_qsort(void **state)
+{
+    (void)state;
+    enum { MOST = 3000, LISTS = 12 };
+    uint64_t *key = malloc(MOST * sizeof *key), *sorted = malloc(MOST * sizeof *sorted);
+    assert_non_null(key);
+    assert_non_null(sorted);
+    srand(7);
+    for (int round = 0; round < 300; round++) {
+        size_t n = 1 + (size_t)rand() % MOST, lists = 1 + (size_t)rand() % LISTS;
+        uint64_t last[LISTS], step = 1 + (uint64_t)rand() % (round % 2 ? 1000 : 3);
+        for (size_t l = 0; l < lists; l++)
+            last[l] = (uint64_t)rand() % 50 * LISTS + l;
+        for (size_t i = 0; i < n; i++) {   /* list l's keys are l mod LISTS: unique */
+            size_t l = (size_t)rand() % lists;
+            last[l] += (1 + (uint64_t)rand() % step) * LISTS;
+            key[i] = last[l];
+        }
+        bool many = true;
+        uint32_t *order = sc_order_keys(key, n, &many);
+        assert_non_null(order);
+        assert_false(many);
+        memcpy(sorted, key, n * sizeof *key);
+        qsort(sorted, n, sizeof *sorted, sc_u64_cmp);
+        for (size_t k = 0; k < n; k++)
+            assert_true(key[order[k]] == sorted[k]);
+        assert_ordered(key, n, order);
+        free(order);
+    }
+    free(key);
+    free(sorted);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -108,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_starts_and_ends_alternating),
         cmocka_unit_test(test_in_order_and_single),
         cmocka_unit_test(test_descending_needs_too_many_piles),
+        cmocka_unit_test(test_random_interleaved_against_qsort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

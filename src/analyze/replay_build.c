@@ -548,17 +548,14 @@ static int sc_rp_scratch(sc_replay *r)
 {
     size_t no = r->n_ops ? r->n_ops : 1, ni = r->n_items ? r->n_items : 1;
     r->op_end = malloc(no * sizeof(uint64_t));
-    r->op_placed = malloc(no);
     r->item_start = malloc(ni * sizeof(uint64_t));
-    r->item_done = malloc(ni * sizeof(bool));
     r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->moved_load = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->fix_barrier = calloc(r->n_slots + 1, 1);
     r->item_fix = calloc(ni, 1);
     r->op_fix = calloc(no, 1);
     r->fix_unevent = calloc(r->ctx->trace->n_calls + 1, 1);
-    return r->op_end && r->op_placed && r->item_start && sc_rp_item_ends(r) == 0 &&
-                   r->item_done && r->thread_shift && r->moved_load && r->fix_barrier &&
+    return r->op_end && r->item_start && sc_rp_item_ends(r) == 0 && r->thread_shift && r->moved_load && r->fix_barrier &&
                    r->item_fix && r->op_fix && r->fix_unevent
                ? 0
                : -1;
@@ -660,10 +657,8 @@ void sc_replay_free(sc_replay *r)
     free(r->pinned_ns);
     free(r->load_times);
     free(r->op_end);
-    free(r->op_placed);
     free(r->item_start);
     free(r->item_ends);
-    free(r->item_done);
     free(r->thread_shift);
     free(r->moved_load);
     free(r->fix_barrier);

@@ -221,10 +221,8 @@ struct sc_replay {
 
     /* what a pass uses */
     uint64_t *op_end;           /* per op, in a pass: its replayed end once it is placed
-                                   (sc_rp_op_end: its recorded end before, in a recorded
-                                   tie) */
-    uint8_t *op_placed;         /* per op, in a pass: placed; its start is then its end less
-                                   its duration in the pass (sc_rp_op_start), not kept */
+                                   (SC_RP_OP_PLACED; sc_rp_op_end: its recorded end before,
+                                   in a recorded tie) */
     uint64_t *item_start;       /* per item, in a pass: its start once it or the item before
                                    it on its thread is done (sc_rp_item_started,
                                    replay_run.c) */
@@ -232,13 +230,14 @@ struct sc_replay {
                                    their replayed end (`value`) once done. The rest's ends
                                    nothing reads after their own step, so they are not kept:
                                    a value per item less */
-    bool *item_done;            /* its end is known in this pass */
     uint64_t *thread_shift;     /* replayed minus recorded end of the thread's last item */
     uint64_t *moved_load;       /* per thread, in a pass: the module loads SC_FIX_NO_LOAD took
                                    out of its launches, paid at its start instead */
     uint8_t *fix_barrier;       /* per stream slot */
-    uint8_t *item_fix;          /* per item: the fixes on it, SC_RP_FIX_ITEM_* bits */
-    uint8_t *op_fix;            /* per op: the fixes on it, SC_RP_FIX_OP_* bits */
+    uint8_t *item_fix;          /* per item: the fixes on it, SC_RP_FIX_ITEM_* bits, and
+                                   SC_RP_ITEM_DONE */
+    uint8_t *op_fix;            /* per op: the fixes on it, SC_RP_FIX_OP_* bits, and
+                                   SC_RP_OP_PLACED */
     bool fix_all_queues;        /* SC_FIX_UNHOLD of everything: no queue shared either */
     uint8_t *fix_unevent;       /* per trace->calls: a cudaStreamWaitEvent whose edges are
                                    gone */
@@ -267,11 +266,14 @@ struct sc_replay {
     sc_replay_summary summary;
 };
 
-/* The fixes a pass applies to one item or op, a bit each (sc_replay.item_fix, .op_fix). */
+/* The fixes a pass applies to one item or op, a bit each (sc_replay.item_fix, .op_fix), and
+ * in the same bytes where the pass has got to: a byte an item and an op less than flags of
+ * their own. */
 enum {
     SC_RP_FIX_ITEM_UNWAIT = 1,      /* SC_FIX_UNWAIT */
     SC_RP_FIX_ITEM_REMOVE = 2,      /* SC_FIX_REMOVE */
     SC_RP_FIX_ITEM_NO_LOAD = 4,     /* SC_FIX_NO_LOAD */
+    SC_RP_ITEM_DONE = 128,          /* in a pass: its end is known */
 };
 enum {
     SC_RP_FIX_OP_PINNED = 1,        /* SC_FIX_PINNED */
@@ -280,6 +282,8 @@ enum {
     SC_RP_FIX_OP_ARRIVAL = 8,       /* SC_FIX_ARRIVAL */
     SC_RP_FIX_OP_PREFETCH = 16,     /* SC_FIX_PREFETCH */
     SC_RP_FIX_OP_DURATION = 32,     /* SC_FIX_DURATION */
+    SC_RP_OP_PLACED = 128,          /* in a pass: placed; its start is then its end less its
+                                       duration in the pass (sc_rp_op_start), not kept */
 };
 
 /* The entry of `index` in a list sorted by index, or NULL when it has none. */

@@ -15,6 +15,15 @@ static void sc_rp_flag(uint8_t *flags, size_t i, uint8_t bit, bool on)
     flags[i] = on ? (uint8_t)(flags[i] | bit) : (uint8_t)(flags[i] & ~bit);
 }
 
+/* Clears the bit `bit` of flags[0 .. n - 1]. The array and its length are arguments, not read
+ * through the replay: a byte's store may alias any field, which kept the compiler from
+ * vectorizing the loop. */
+static void sc_rp_clear_bit(uint8_t *flags, size_t n, uint8_t bit)
+{
+    for (size_t i = 0; i < n; i++)
+        flags[i] &= (uint8_t)~bit;
+}
+
 static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, bool on)
 {
     const sc_trace *t = r->ctx->trace;
@@ -76,7 +85,8 @@ static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, bool on)
  * was (which sets it), in this pass. */
 static bool sc_rp_item_started(const sc_replay *r, int32_t i)
 {
-    return r->item_done[i] || (!r->items[i].first && r->item_done[i - 1]);
+    return (r->item_fix[i] & SC_RP_ITEM_DONE) ||
+           (!r->items[i].first && (r->item_fix[i - 1] & SC_RP_ITEM_DONE));
 }
 
 /* When the item that issued a piece of work started: known once the item before it on its
@@ -162,14 +172,15 @@ static inline uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
  * its end less its duration, which the pass's fixes fix for the whole pass. */
 static uint64_t sc_rp_op_start(const sc_replay *r, int32_t i)
 {
-    return r->op_placed[i] ? r->op_end[i] - sc_rp_dur(r, i) : r->ops[i].rec_start;
+    return (r->op_fix[i] & SC_RP_OP_PLACED) ? r->op_end[i] - sc_rp_dur(r, i)
+                                            : r->ops[i].rec_start;
 }
 
 /* When work i ends in this pass: its recorded end until it is placed (a recorded tie), then
  * its replayed end. */
 static uint64_t sc_rp_op_end(const sc_replay *r, int32_t i)
 {
-    return r->op_placed[i] ? r->op_end[i] : r->ops[i].rec_end;
+    return (r->op_fix[i] & SC_RP_OP_PLACED) ? r->op_end[i] : r->ops[i].rec_end;
 }
 
 #define SC_RP_ARRIVAL_LOOKBACK 16  /* placed full grids of its device that ended before it */
@@ -286,7 +297,7 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
                     : o->rec_start;
     uint64_t rec_load_end = it && it->loads ? sc_rp_load_end(r, o->item) : 0;
     if (it && it->loads && !(r->item_fix[o->item] & SC_RP_FIX_ITEM_NO_LOAD) &&
-        r->item_done[o->item] && o->rec_start >= rec_load_end) {
+        (r->item_fix[o->item] & SC_RP_ITEM_DONE) && o->rec_start >= rec_load_end) {
         /* the kernel of a loading launch: after the load (the call's end less what it did
          * after the load), as recorded after it; a kernel that started long after its load
          * was held by something else (its stream, a barrier: the edges below), and follows
@@ -317,7 +328,7 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
         sc_rp_note_ready(r, i, t);
     if ((r->op_fix[i] & SC_RP_FIX_OP_ARRIVAL)) {
         r->op_end[i] = sc_rp_arrival_start(r, i, t) + sc_rp_dur(r, i);
-        r->op_placed[i] = 1;
+        r->op_fix[i] |= SC_RP_OP_PLACED;
         sc_rp_note_end(r, r->op_end[i]);
         sc_rp_raise_device(r, o, r->op_end[i]);
         return;
@@ -335,7 +346,7 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
     if (n_edges > 0 && !(r->op_fix[i] & SC_RP_FIX_OP_ROOM))
         t = sc_rp_after_room(r, edges, n_edges, t);
     r->op_end[i] = t + sc_rp_dur(r, i);
-    r->op_placed[i] = 1;
+    r->op_fix[i] |= SC_RP_OP_PLACED;
     sc_rp_note_end(r, r->op_end[i]);
     sc_rp_raise_device(r, o, r->op_end[i]);
 }
@@ -382,7 +393,7 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     uint64_t start = it->first ? it->rec_start + r->moved_load[it->thread]
                                : sc_rp_item_start(r, i);
     const sc_rp_sparse *join = it->joins ? sc_rp_value_of(r->joins, r->n_joins, i) : NULL;
-    if (join && r->item_done[join->other]) {
+    if (join && (r->item_fix[join->other] & SC_RP_ITEM_DONE)) {
         /* a join: the gap was the wait for the other thread's end, not host work */
         uint64_t prev_end = start - (sc_rp_gap(r, i) - (r->plain ? sc_rp_tool(r, i) : 0));
         start = sc_rp_max(prev_end, sc_rp_kept_end(r, join->other)->value + join->value);
@@ -421,7 +432,7 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     if (it->end_read)
         sc_rp_kept_end(r, i)->value = end;
     sc_rp_note_end(r, end);
-    r->item_done[i] = true;
+    r->item_fix[i] |= SC_RP_ITEM_DONE;
     r->thread_shift[it->thread] = end - rec_end;
     if (!it->last) {    /* the next item of its thread is i + 1: its gap follows rec_end */
         r->item_start[i + 1] = end + sc_rp_gap_after(&r->items[i + 1], rec_end) -
@@ -439,7 +450,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         for (size_t k = 0; k < n_fixes; k++)
             if (fixes[k].kind == SC_FIX_DURATION && fixes[k].index < r->n_ops)
                 r->op_fix[fixes[k].index] &= (uint8_t)~SC_RP_FIX_OP_DURATION;
-    memset(r->op_placed, 0, r->n_ops);
+    sc_rp_clear_bit(r->op_fix, r->n_ops, SC_RP_OP_PLACED);
     r->pass_arrival = false;
     bool no_load = false;       /* some item's module loads move to its thread's start */
     for (size_t k = 0; k < n_fixes; k++) {
@@ -448,7 +459,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
     }
     for (size_t k = 0; r->pass_arrival && k < r->n_full; k++)
         r->full_ready[k] = UINT64_MAX;
-    memset(r->item_done, 0, r->n_items * sizeof *r->item_done);
+    sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_DONE);
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
     memset(r->moved_load, 0, (r->n_threads + 1) * sizeof *r->moved_load);
     for (size_t i = 0; no_load && i < r->n_items; i++)

@@ -458,14 +458,19 @@ void sc_ctx_free_rule_indexes(sc_ctx *ctx)
     sc_ctx_free_busy(ctx);
 }
 
-void sc_ctx_free_graph_inputs(sc_ctx *ctx)
+void sc_ctx_free_edge_inputs(sc_ctx *ctx)
 {
-    sc_deps_free(&ctx->deps);
+    sc_deps_free_edges(&ctx->deps);
     free(ctx->polls);
     ctx->polls = NULL;
     ctx->n_polls = 0;
     free(ctx->kernel_full);
     ctx->kernel_full = NULL;
+}
+
+void sc_ctx_free_graph_inputs(sc_ctx *ctx)
+{
+    sc_deps_free(&ctx->deps);
 }
 
 void sc_ctx_free_blocking_index(sc_ctx *ctx)

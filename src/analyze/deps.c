@@ -447,6 +447,13 @@ void sc_deps_free(sc_deps *deps)
     *deps = (sc_deps){0};
 }
 
+void sc_deps_free_edges(sc_deps *deps)
+{
+    free(deps->edges);
+    deps->edges = NULL;
+    deps->n_edges = 0;
+}
+
 bool sc_deps_stream_of(const sc_deps *d, const sc_api_call *call, uint32_t *stream_id)
 {
     return call->rec.stream != SC_STREAM_NONE &&

@@ -43,6 +43,8 @@ typedef struct sc_deps {
 /* Returns 0, or -1 when out of memory. */
 int sc_deps_build(const sc_trace *trace, sc_deps *out);
 void sc_deps_free(sc_deps *deps);
+/* Frees the edges alone (n_edges 0): the stream handles and the event records stay. */
+void sc_deps_free_edges(sc_deps *deps);
 
 /* True when an event recorded on `from` (a stream of the same context) after `after_ns` was waited for by `to` before
  * `before_ns`: work issued on `to` after that wait is ordered behind work issued on `from`

@@ -77,9 +77,12 @@ void sc_ctx_free(sc_ctx *ctx);
  * run and before the replay that prices the findings builds its graph: the peak is the
  * replay's. */
 void sc_ctx_free_rule_indexes(sc_ctx *ctx);
-/* Frees what the replay's graph is built from and nothing after reads (the event edges, the
- * polling loops, which kernels fill their device), once the graph is built and before its
- * passes touch their per-node times: the peak is the passes'. */
+/* Frees what the replay's graph is built from and nothing after reads: the event edges, the
+ * polling loops and which kernels fill their device once its edges are (the host items and
+ * the full grids were built before), ahead of the host waits, whose index was the build's
+ * peak; the stream handles and event records the waits read (sc_ctx_free_graph_inputs) once
+ * the graph is built, before its passes touch their per-node times. */
+void sc_ctx_free_edge_inputs(sc_ctx *ctx);
 void sc_ctx_free_graph_inputs(sc_ctx *ctx);
 /* Frees the blocking index (blocking.h) once its last reader, the replay's host waits, has
  * read it: the replay's graph grows on after that, and the index holds three sorted copies of

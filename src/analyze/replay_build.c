@@ -606,7 +606,10 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
                  ? 0
                  : -1;
     free(issue);
-    if (rc != 0 || sc_rp_edges(r) != 0 || sc_rp_host_waits(r) != 0)
+    if (rc != 0 || sc_rp_edges(r) != 0)
+        return -1;
+    sc_ctx_free_edge_inputs(ctx);
+    if (sc_rp_host_waits(r) != 0)
         return -1;
     sc_rp_mark_host_funcs(r);
     sc_ctx_free_graph_inputs(ctx);

@@ -186,14 +186,25 @@ static int sc_rp_slot_orders(sc_replay *r, const int32_t *dev_order)
     return 0;
 }
 
+/* The issue times of the devices' issue orders, for packing them (sc_replay.dev_issue). */
+typedef struct sc_rp_issue_at {
+    const uint64_t *issue;      /* per op */
+    const int32_t *dev_order;
+} sc_rp_issue_at;
+
+static uint64_t sc_rp_issue_at_pos(const void *ctx, size_t pos)
+{
+    const sc_rp_issue_at *at = ctx;
+    return at->issue[at->dev_order[pos]];
+}
+
 /* The per-device issue orders (which keep each piece's issue time: sc_rp_issue; the order
  * itself stays in r->dev_order for the edges), then stream order and the per-slot issue
  * orders the other edges look up. `issue`: per op, as sc_rp_ops_fill found it; not read
  * after this. */
 static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
 {
-    size_t n = r->n_ops ? r->n_ops : 1;
-    uint32_t *key = malloc(n * sizeof *key);
+    uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
     if (!key)
         return -1;
     int32_t *dev_order = NULL;
@@ -202,16 +213,15 @@ static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
     int rc = sc_rp_group(r, r->n_devs, key, issue, &r->dev_first, &r->dev_count, &dev_order);
     free(key);
     r->dev_order = dev_order;
-    r->dev_issue = malloc(n * sizeof *r->dev_issue);
-    if (rc != 0 || !r->dev_issue)
+    if (rc != 0)
         return -1;
     for (size_t d = 0; d < r->n_devs; d++)
-        for (size_t k = 0; k < r->dev_count[d]; k++) {
-            size_t pos = r->dev_first[d] + k;
-            r->ops[dev_order[pos]].dev_pos = (uint32_t)k;
-            r->dev_issue[pos] = issue[dev_order[pos]];
-        }
-    rc = sc_rp_slot_orders(r, dev_order);
+        for (size_t k = 0; k < r->dev_count[d]; k++)
+            r->ops[dev_order[r->dev_first[d] + k]].dev_pos = (uint32_t)k;
+    sc_rp_issue_at at = {.issue = issue, .dev_order = dev_order};
+    rc = sc_packed_times_make(&r->dev_issue, r->n_ops, &at, sc_rp_issue_at_pos);
+    if (rc == 0)
+        rc = sc_rp_slot_orders(r, dev_order);
     for (size_t s = 0; rc == 0 && s <= r->n_slots; s++)
         for (size_t k = 1; s < r->n_slots && k < r->slot_count[s]; k++)
             r->ops[r->slot_ops[r->slot_first[s] + k]].stream_prev =
@@ -654,7 +664,7 @@ void sc_replay_free(sc_replay *r)
     free(r->dev_waits);
     free(r->dev_first);
     free(r->dev_count);
-    free(r->dev_issue);
+    sc_packed_times_free(&r->dev_issue);
     free(r->dev_order);
     free(r->dev_tree);
     free(r->pinned_ns);

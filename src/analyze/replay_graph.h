@@ -9,6 +9,7 @@
 
 #include "analyze/replay.h"
 #include "analyze/replay_wide.h"
+#include "trace/packed_times.h"
 
 #define SC_RP_NONE (-1)
 
@@ -202,7 +203,8 @@ struct sc_replay {
      * prefix-maximum tree over the replayed ends in that order */
     size_t n_devs;
     size_t *dev_first, *dev_count;
-    uint64_t *dev_issue;        /* issue times, per device in issue order */
+    sc_packed_times dev_issue;  /* issue times, per device in issue order (ascending: each
+                                   device's lie close, and take 4 bytes a piece) */
     int32_t *dev_order;         /* the ops in that order, while the graph is built */
     uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout; NULL when no item
                                    waits for a device (sc_rp_host_waits): nothing reads it */
@@ -321,7 +323,7 @@ static inline uint64_t sc_rp_load_end(const sc_replay *r, int32_t item)
 static inline uint64_t sc_rp_issue(const sc_replay *r, int32_t i)
 {
     const sc_rp_op *o = &r->ops[i];
-    return r->dev_issue[r->dev_first[o->dev] + o->dev_pos];
+    return sc_packed_time(&r->dev_issue, r->dev_first[o->dev] + o->dev_pos);
 }
 
 /* The time of the module loads inside item i's calls, 0 when none. */

@@ -508,7 +508,8 @@ static uint32_t sc_rp_context_dev(const sc_replay *r, const sc_rp_wait_index *w,
 /* How many of a device's pieces (in issue order) were issued before t. */
 static size_t sc_rp_dev_issued_before(const sc_replay *r, size_t dev, uint64_t t)
 {
-    return sc_u64_lower_bound(r->dev_issue + r->dev_first[dev], r->dev_count[dev], t);
+    return sc_packed_lower_bound(&r->dev_issue, r->dev_first[dev],
+                                 r->dev_first[dev] + r->dev_count[dev], t);
 }
 
 typedef struct sc_rp_conds {

@@ -368,18 +368,9 @@ static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
         if (v->dev != UINT32_MAX && v->dev != d)
             continue;
         size_t limit = v->limit;
-        if (v->dev == UINT32_MAX) {     /* all devices: how many of this one's preceded */
-            const uint64_t *issue = r->dev_issue + r->dev_first[d];
-            size_t lo = 0, hi = r->dev_count[d];
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (issue[mid] < it->rec_start)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            limit = lo;
-        }
+        if (v->dev == UINT32_MAX)       /* all devices: how many of this one's preceded */
+            limit = sc_packed_lower_bound(&r->dev_issue, r->dev_first[d],
+                                          r->dev_first[d] + r->dev_count[d], it->rec_start);
         end = sc_rp_max(end, sc_rp_tree_max(r->dev_tree + r->dev_first[d], limit));
     }
     return end;

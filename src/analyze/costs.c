@@ -132,12 +132,32 @@ static int sc_cost_same_waits(sc_finding_list *list)
     return 0;
 }
 
+/* The calls the findings' fixes name (sc_replay_build keeps their items alone): *n of them,
+ * with repeats, or NULL without memory. */
+static uint64_t *sc_cost_fix_calls(const sc_finding_list *list, size_t *n)
+{
+    *n = 0;
+    for (size_t i = 0; i < list->n; i++)
+        for (size_t k = 0; k < list->fixes[i].n; k++)
+            *n += sc_fix_names_item(list->fixes[i].items[k].kind);
+    uint64_t *calls = malloc((*n ? *n : 1) * sizeof *calls);
+    for (size_t i = 0, j = 0; calls && i < list->n; i++)
+        for (size_t k = 0; k < list->fixes[i].n; k++)
+            if (sc_fix_names_item(list->fixes[i].items[k].kind))
+                calls[j++] = list->fixes[i].items[k].index;
+    return calls;
+}
+
 int sc_costs_compute(sc_ctx *ctx, sc_finding_list *list, sc_replay_summary *summary,
                      uint64_t **range_walls)
 {
     const sc_trace *t = ctx->trace;
     sc_replay *r = NULL;
-    if (sc_replay_build(ctx, &r) != 0) {
+    size_t n_calls;
+    uint64_t *calls = sc_cost_fix_calls(list, &n_calls);
+    int built = calls ? sc_replay_build(ctx, calls, n_calls, &r) : -1;
+    free(calls);
+    if (built != 0) {
         sc_replay_free(r);
         return -1;
     }

@@ -93,12 +93,21 @@ typedef struct sc_fix {
     uint64_t ns;            /* SC_FIX_DURATION's duration; 0 for the other kinds */
 } sc_fix;
 
+/* Whether a fix of this kind changes the item of the call it names (the replay's host step);
+ * SC_FIX_UNEVENT names a call too, but removes the edges of its wait. */
+static inline bool sc_fix_names_item(uint32_t kind)
+{
+    return kind == SC_FIX_UNWAIT || kind == SC_FIX_REMOVE || kind == SC_FIX_NO_LOAD;
+}
+
 typedef struct sc_replay sc_replay;
 
 /* Builds the graph and replays the run unchanged once (the model's fidelity). Returns 0,
  * or -1 when out of memory. Frees ctx's blocking index once the graph has read it (the rules
- * have run by then; nothing after the replay reads it). */
-int sc_replay_build(sc_ctx *ctx, sc_replay **out);
+ * have run by then; nothing after the replay reads it). fix_calls (sorted here): the calls
+ * the passes' fixes may name (SC_FIX_UNWAIT, SC_FIX_REMOVE, SC_FIX_NO_LOAD), whose items
+ * alone the graph keeps once it is built; a fix that names another call is ignored. */
+int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_replay **out);
 void sc_replay_free(sc_replay *r);
 
 /* Re-times the run with the fixes applied; returns the replayed span (the first recorded

@@ -16,6 +16,7 @@
 #include "analyze/work.h"
 #include "trace/grow.h"
 #include "trace/sort.h"
+#include "trace/sort_u64.h"
 
 #define SC_RP_ROOM_LOOKBACK 8       /* full grids before a kernel that may hold it */
 #define SC_RP_TOUCH_NS 1000u        /* "ended when the other started": clock noise */
@@ -593,7 +594,29 @@ static int sc_rp_nodes(sc_replay *r)
     return r->nodes ? 0 : -1;
 }
 
-int sc_replay_build(sc_ctx *ctx, sc_replay **out)
+/* Keeps the items of the calls in fix_calls alone (sc_replay_build), sorted by call, where
+ * call_item held every call's: 4 bytes a call through every pass, for the few calls fixes
+ * name. */
+static int sc_rp_keep_fix_calls(sc_replay *r, uint64_t *fix_calls, size_t n)
+{
+    sc_sort_u64(fix_calls, n);
+    r->fix_items = malloc((n ? n : 1) * sizeof *r->fix_items);
+    if (!r->fix_items)
+        return -1;
+    const sc_trace *t = r->ctx->trace;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t c = fix_calls[k];
+        if (c >= t->n_calls || r->call_item[c] == SC_RP_NONE || (k > 0 && fix_calls[k - 1] == c))
+            continue;
+        r->fix_items[r->n_fix_items++] = (sc_rp_sparse){.index = (int32_t)c,
+                                                        .other = r->call_item[c]};
+    }
+    free(r->call_item);
+    r->call_item = NULL;
+    return 0;
+}
+
+int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_replay **out)
 {
     sc_replay *r = calloc(1, sizeof *r);
     *out = r;
@@ -632,7 +655,7 @@ int sc_replay_build(sc_ctx *ctx, sc_replay **out)
     free(r->slot_ops);
     r->slot_first = r->slot_count = NULL;
     r->slot_ops = NULL;
-    if (sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0 || sc_rp_scratch(r) != 0)
+    if (sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) != 0 || sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0 || sc_rp_scratch(r) != 0)
         return -1;
     sc_rp_describe_fidelity(r);
     return 0;
@@ -648,6 +671,7 @@ void sc_replay_free(sc_replay *r)
     free(r->cond_ops);
     free(r->nodes);
     free(r->call_item);
+    free(r->fix_items);
     free(r->range_marks);
     free(r->joins);
     free(r->load_ends);

@@ -24,6 +24,17 @@ static void sc_rp_clear_bit(uint8_t *flags, size_t n, uint8_t bit)
         flags[i] &= (uint8_t)~bit;
 }
 
+/* Sets (on) or clears the bit `bit` of the fixes on the item of a call a fix names
+ * (sc_replay.fix_items); nothing when the call has no item. */
+static void sc_rp_flag_call(sc_replay *r, size_t call, uint8_t bit, bool on)
+{
+    const sc_rp_sparse *v = call <= INT32_MAX
+                                ? sc_rp_value_of(r->fix_items, r->n_fix_items, (int32_t)call)
+                                : NULL;
+    if (v)
+        sc_rp_flag(r->item_fix, (size_t)v->other, bit, on);
+}
+
 static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, bool on)
 {
     const sc_trace *t = r->ctx->trace;
@@ -34,16 +45,13 @@ static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, bool on)
             if (i < r->n_slots) r->fix_barrier[i] = on;
             break;
         case SC_FIX_UNWAIT:
-            if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
-                sc_rp_flag(r->item_fix, (size_t)r->call_item[i], SC_RP_FIX_ITEM_UNWAIT, on);
+            sc_rp_flag_call(r, i, SC_RP_FIX_ITEM_UNWAIT, on);
             break;
         case SC_FIX_REMOVE:
-            if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
-                sc_rp_flag(r->item_fix, (size_t)r->call_item[i], SC_RP_FIX_ITEM_REMOVE, on);
+            sc_rp_flag_call(r, i, SC_RP_FIX_ITEM_REMOVE, on);
             break;
         case SC_FIX_NO_LOAD:
-            if (i < t->n_calls && r->call_item[i] != SC_RP_NONE)
-                sc_rp_flag(r->item_fix, (size_t)r->call_item[i], SC_RP_FIX_ITEM_NO_LOAD, on);
+            sc_rp_flag_call(r, i, SC_RP_FIX_ITEM_NO_LOAD, on);
             break;
         case SC_FIX_PINNED:
             if (i < t->n_copies) sc_rp_flag(r->op_fix, t->n_kernels + i, SC_RP_FIX_OP_PINNED, on);

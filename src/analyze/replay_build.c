@@ -95,8 +95,10 @@ static int sc_rp_issue_cmp(const void *pa, const void *pb)
 }
 
 /* Groups the work by a key (stream slot or device) in issue order (sc_rp_issue_sort, with
- * `issue` as it reads it): first[k], count[k] and order[] (op indices). */
-static int sc_rp_group(sc_replay *r, size_t n_keys, const uint32_t *key, const uint64_t *issue,
+ * `issue` as it reads it): first[k], count[k] and order[] (op indices). Takes key (freed once
+ * the groups are laid out: the sorts' keys and scratch, the build's peak of memory, come
+ * after). */
+static int sc_rp_group(sc_replay *r, size_t n_keys, uint32_t *key, const uint64_t *issue,
                        size_t **first_out, size_t **count_out, int32_t **order_out)
 {
     size_t *first = calloc(n_keys + 1, sizeof *first);
@@ -104,6 +106,7 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, const uint32_t *key, const u
     int32_t *order = malloc((r->n_ops ? r->n_ops : 1) * sizeof *order);
     size_t *fill = calloc(n_keys + 1, sizeof *fill);
     if (!first || !count || !order || !fill) {
+        free(key);
         free(first);
         free(count);
         free(order);
@@ -116,6 +119,7 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, const uint32_t *key, const u
         first[k] = first[k - 1] + count[k - 1];
     for (size_t i = 0; i < r->n_ops; i++)
         order[first[key[i]] + fill[key[i]]++] = (int32_t)i;
+    free(key);
     free(fill);
     int rc = 0;
     for (size_t k = 0; rc == 0 && k < n_keys; k++)
@@ -212,7 +216,6 @@ static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
     for (size_t i = 0; i < r->n_ops; i++)
         key[i] = r->ops[i].dev;
     int rc = sc_rp_group(r, r->n_devs, key, issue, &r->dev_first, &r->dev_count, &dev_order);
-    free(key);
     r->dev_order = dev_order;
     if (rc != 0)
         return -1;
@@ -493,9 +496,7 @@ static int sc_rp_edges(sc_replay *r)
     if (rc == 0 && r->n_devs == 1) {
         order = r->dev_order;   /* one device: its issue order is all work's */
         r->dev_order = NULL;
-    } else if (rc == 0 && (key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key)) != NULL) {
-        for (size_t i = 0; i < r->n_ops; i++)
-            key[i] = 0;
+    } else if (rc == 0 && (key = calloc(r->n_ops ? r->n_ops : 1, sizeof *key)) != NULL) {
         /* all work, in issue order */
         rc = sc_rp_group(r, 1, key, NULL, &first, &count, &order);
     } else {
@@ -522,7 +523,6 @@ static int sc_rp_edges(sc_replay *r)
     free(seen[0]);
     free(seen[1]);
     free(cursors);
-    free(key);
     free(order);
     free(first);
     free(count);

@@ -71,26 +71,6 @@ static bool sc_fixes_share(const sc_fix *a, size_t na, const sc_fix *b, size_t n
     return false;
 }
 
-/* Every finding's fixes in one list: the run with all of them fixed. */
-static sc_fix *sc_fixes_union(const sc_finding_list *list, size_t *n_out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < list->n; i++)
-        n += list->fixes[i].n;
-    sc_fix *all = malloc((n ? n : 1) * sizeof *all);
-    if (!all)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < list->n; i++) {
-        if (!list->fixes[i].n)
-            continue;   /* a finding without a fix has no list at all */
-        memcpy(all + k, list->fixes[i].items, list->fixes[i].n * sizeof *all);
-        k += list->fixes[i].n;
-    }
-    *n_out = k;
-    return all;
-}
-
 static void sc_cost_judge(const sc_ctx *ctx, sc_finding *f, bool replayed)
 {
     f->share = ctx->run_span_ns ? (double)f->cost_ns / (double)ctx->run_span_ns : 0.0;
@@ -173,24 +153,21 @@ int sc_costs_compute(sc_ctx *ctx, sc_finding_list *list, sc_replay_summary *summ
         walls[2 * g] = sc_replay_range_wall(r, g);
     for (size_t i = 0; i < list->n; i++) {
         sc_finding *f = &list->items[i];
-        uint64_t span = list->fixes[i].n ? sc_replay_run(r, list->fixes[i].items,
-                                                         list->fixes[i].n)
-                                         : base;
+        uint64_t span = list->fixes[i].n ? sc_replay_run(r, &list->fixes[i], 1) : base;
         sc_cost_apportion(f, list->marks ? &list->marks[i] : NULL, base > span ? base - span : 0);
         sc_cost_judge(ctx, f, summary->done);
     }
-    size_t n_all = 0;
-    sc_fix *all = sc_cost_same_waits(list) == 0 ? sc_fixes_union(list, &n_all) : NULL;
-    int rc = all ? 0 : -1;
-    if (rc == 0) {
-        summary->fixed_span_ns = sc_replay_run(r, all, n_all);
-        for (size_t g = 0; g < t->n_ranges; g++)
-            walls[2 * g + 1] = sc_replay_range_wall(r, g);
-        *range_walls = walls;
-    } else {
-        free(walls);
-    }
-    free(all);
+    /* the run with every finding's fixes, taken from their lists as they are */
+    summary->fixed_span_ns = sc_replay_run(r, list->fixes, list->n);
+    for (size_t g = 0; g < t->n_ranges; g++)
+        walls[2 * g + 1] = sc_replay_range_wall(r, g);
     sc_replay_free(r);
-    return rc;
+    /* after the replay is gone: the copy it sorts of every fix is not held beside the
+     * passes' arrays, the peak of memory */
+    if (sc_cost_same_waits(list) != 0) {
+        free(walls);
+        return -1;
+    }
+    *range_walls = walls;
+    return 0;
 }

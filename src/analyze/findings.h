@@ -39,12 +39,6 @@ typedef struct sc_mark_list {
     size_t n, cap;
 } sc_mark_list;
 
-/* What removing a finding's killer changes in the replay (replay.h). */
-typedef struct sc_fix_list {
-    sc_fix *items;
-    size_t n, cap;
-} sc_fix_list;
-
 typedef struct sc_finding_builder {
     sc_finding finding;         /* filled as instances come; the rule sets the title */
     bool has_instance;

@@ -93,6 +93,12 @@ typedef struct sc_fix {
     uint64_t ns;            /* SC_FIX_DURATION's duration; 0 for the other kinds */
 } sc_fix;
 
+/* What removing a finding's killer changes in the replay. */
+typedef struct sc_fix_list {
+    sc_fix *items;
+    size_t n, cap;
+} sc_fix_list;
+
 /* Whether a fix of this kind changes the item of the call it names (the replay's host step);
  * SC_FIX_UNEVENT names a call too, but removes the edges of its wait. */
 static inline bool sc_fix_names_item(uint32_t kind)
@@ -110,10 +116,11 @@ typedef struct sc_replay sc_replay;
 int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_replay **out);
 void sc_replay_free(sc_replay *r);
 
-/* Re-times the run with the fixes applied; returns the replayed span (the first recorded
- * event to the last replayed end). Fixes that name nothing in the graph are ignored. A pass
- * without fixes right after the same pass is not run again. */
-uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes);
+/* Re-times the run with the fixes of n_lists lists applied (all findings' at once without a
+ * copy of them in one list); returns the replayed span (the first recorded event to the last
+ * replayed end). Fixes that name nothing in the graph are ignored. A pass without fixes right
+ * after the same pass is not run again. */
+uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists);
 
 /* After a run: the replayed wall time of NVTX range i (trace->ranges order). */
 uint64_t sc_replay_range_wall(const sc_replay *r, size_t range);

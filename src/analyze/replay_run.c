@@ -143,16 +143,17 @@ static int sc_rp_duration_cmp(const void *pa, const void *pb)
 
 /* The pass's SC_FIX_DURATION fixes, by index. Returns 0, or -1 when out of memory (the
  * pass then runs them as recorded: their op_fix bit is not set). */
-static int sc_rp_take_durations(sc_replay *r, const sc_fix *fixes, size_t n)
+static int sc_rp_take_durations(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
 {
     r->n_durations = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (fixes[k].kind != SC_FIX_DURATION)
-            continue;
-        if (!SC_GROW(r->durations, r->cap_durations, r->n_durations + 1, 16))
-            return -1;
-        r->durations[r->n_durations++] = fixes[k];
-    }
+    for (size_t l = 0; l < n_lists; l++)
+        for (size_t k = 0; k < lists[l].n; k++) {
+            if (lists[l].items[k].kind != SC_FIX_DURATION)
+                continue;
+            if (!SC_GROW(r->durations, r->cap_durations, r->n_durations + 1, 16))
+                return -1;
+            r->durations[r->n_durations++] = lists[l].items[k];
+        }
     sc_sort(r->durations, r->n_durations, sizeof *r->durations, sc_rp_duration_cmp);
     return 0;
 }
@@ -439,23 +440,27 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     }
 }
 
-uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
+uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
 {
+    size_t n_fixes = 0;
+    for (size_t l = 0; l < n_lists; l++)
+        n_fixes += lists[l].n;
     if (n_fixes == 0 && r->unfixed_done && r->unfixed_plain == r->plain)
         return r->unfixed_span;     /* the pass before was this one */
-    bool durations = sc_rp_take_durations(r, fixes, n_fixes) == 0;
-    sc_rp_apply(r, fixes, n_fixes, true);
-    if (!durations)     /* no room to keep them: their kernels run as recorded */
-        for (size_t k = 0; k < n_fixes; k++)
-            if (fixes[k].kind == SC_FIX_DURATION && fixes[k].index < r->n_ops)
-                r->op_fix[fixes[k].index] &= (uint8_t)~SC_RP_FIX_OP_DURATION;
-    sc_rp_clear_bit(r->op_fix, r->n_ops, SC_RP_OP_PLACED);
+    bool durations = sc_rp_take_durations(r, lists, n_lists) == 0;
+    for (size_t l = 0; l < n_lists; l++)
+        sc_rp_apply(r, lists[l].items, lists[l].n, true);
     r->pass_arrival = false;
     bool no_load = false;       /* some item's module loads move to its thread's start */
-    for (size_t k = 0; k < n_fixes; k++) {
-        r->pass_arrival |= fixes[k].kind == SC_FIX_ARRIVAL;
-        no_load |= fixes[k].kind == SC_FIX_NO_LOAD;
-    }
+    for (size_t l = 0; l < n_lists; l++)
+        for (size_t k = 0; k < lists[l].n; k++) {
+            const sc_fix *f = &lists[l].items[k];
+            if (!durations && f->kind == SC_FIX_DURATION && f->index < r->n_ops)
+                r->op_fix[f->index] &= (uint8_t)~SC_RP_FIX_OP_DURATION;  /* run as recorded */
+            r->pass_arrival |= f->kind == SC_FIX_ARRIVAL;
+            no_load |= f->kind == SC_FIX_NO_LOAD;
+        }
+    sc_rp_clear_bit(r->op_fix, r->n_ops, SC_RP_OP_PLACED);
     for (size_t k = 0; r->pass_arrival && k < r->n_full; k++)
         r->full_ready[k] = UINT64_MAX;
     sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_DONE);
@@ -478,7 +483,8 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix *fixes, size_t n_fixes)
         else
             sc_rp_run_op(r, (int32_t)node);
     }
-    sc_rp_apply(r, fixes, n_fixes, false);
+    for (size_t l = 0; l < n_lists; l++)
+        sc_rp_apply(r, lists[l].items, lists[l].n, false);
     r->n_durations = 0;
     uint64_t last = r->pass_end;
     r->unfixed_done = n_fixes == 0;

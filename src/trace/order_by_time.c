@@ -149,11 +149,15 @@ int sc_order_by_time_in(uint64_t *at, size_t n, uint32_t *order)
         free(v);
         return 0;
     }
-    /* The keys sorted as values (sort_u64.h), the order then read off their low bits: the
-     * merges compare the values they move, where ordering positions by key (sort_keys.h)
-     * looks each up through its position, and the scratch is the same 9 bytes a key. */
+    /* Keys in few piles are ordered by them (sort_keys.h) straight into order[], with a
+     * byte a key of scratch; in more, the keys are sorted as values (sort_u64.h), the order
+     * then read off their low bits, with 9 bytes a key. */
     for (size_t i = 0; i < n; i++)
         at[i] = (at[i] - lo) << position_bits | i;
+    bool many = false;
+    int rc = sc_order_keys_in(at, n, order, &many);
+    if (rc == 0 || !many)
+        return rc;      /* ordered, or no memory */
     sc_sort_u64(at, n);
     uint64_t position_mask = ((uint64_t)1 << position_bits) - 1;
     for (size_t i = 0; i < n; i++)

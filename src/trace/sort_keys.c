@@ -65,40 +65,52 @@ static void sc_merge_by_scan(const uint64_t *key, const uint8_t *pile, size_t n,
     }
 }
 
-uint32_t *sc_order_keys(const uint64_t *key, size_t n, bool *many)
+int sc_order_keys_in(const uint64_t *key, size_t n, uint32_t *order, bool *many)
 {
     *many = false;
     uint8_t *pile = malloc(n ? n : 1);
     if (!pile)
-        return NULL;
+        return -1;
     /* unique keys: a pile's last key is below, never equal to, the next it takes */
     size_t n_piles = sc_piles_deal(key, n, pile);
     if (!n_piles) {
         free(pile);
         *many = true;
-        return NULL;
+        return -1;
     }
     if (n_piles <= SC_SCAN_PILES_MAX) {
-        uint32_t *order = malloc(n * sizeof *order);
-        if (order)
-            sc_merge_by_scan(key, pile, n, n_piles, order);
+        sc_merge_by_scan(key, pile, n, n_piles, order);
         free(pile);
-        return order;
+        return 0;
     }
-    uint32_t *idx = malloc(n * sizeof *idx), *spare = malloc(n * sizeof *spare);
-    if (!idx || !spare) {
+    uint32_t *spare = malloc(n * sizeof *spare);
+    if (!spare) {
         free(pile);
-        free(idx);
-        free(spare);
-        return NULL;
+        return -1;
     }
     size_t fill[SC_PILES_MAX], ends[SC_PILES_MAX];
     sc_piles_layout(pile, n, n_piles, fill, ends);
     for (size_t i = 0; i < n; i++)
-        idx[fill[pile[i]]++] = (uint32_t)i;
+        order[fill[pile[i]]++] = (uint32_t)i;
     free(pile);
-    uint32_t *order = sc_piles_merge_runs(idx, spare, sizeof *idx, ends, n_piles,
-                                          sc_merge_by_key, key);
-    free(order == idx ? spare : idx);
+    uint32_t *merged = sc_piles_merge_runs(order, spare, sizeof *order, ends, n_piles,
+                                           sc_merge_by_key, key);
+    if (merged != order)
+        memcpy(order, merged, n * sizeof *order);
+    free(spare);
+    return 0;
+}
+
+uint32_t *sc_order_keys(const uint64_t *key, size_t n, bool *many)
+{
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order) {
+        *many = false;
+        return NULL;
+    }
+    if (sc_order_keys_in(key, n, order, many) != 0) {
+        free(order);
+        return NULL;
+    }
     return order;
 }

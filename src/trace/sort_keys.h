@@ -17,4 +17,7 @@
  * otherwise); NULL with *many clear without memory. */
 uint32_t *sc_order_keys(const uint64_t *key, size_t n, bool *many);
 
+/* The same order written to order[] (n elements): 0, or -1 (with *many as above). */
+int sc_order_keys_in(const uint64_t *key, size_t n, uint32_t *order, bool *many);
+
 #endif

@@ -362,13 +362,15 @@ int sc_rp_host_items(sc_replay *r)
     }
     if (rc == 0)
         rc = sc_rp_items_from(r, e, n, loop_of);
+    /* the entries (40 bytes each) were the items' last readers: freed before the host times
+     * and the joins take their scratch (a value and more an item) */
+    free(e);
+    free(loop_of);
+    free(loop_end);
     if (rc == 0)
         rc = sc_rp_host_times(r);
     if (rc == 0)
         sc_rp_joins(r);
-    free(e);
-    free(loop_of);
-    free(loop_end);
     return rc;
 }
 

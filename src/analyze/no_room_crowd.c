@@ -5,6 +5,7 @@
 #include "analyze/launches.h"
 #include "analyze/no_room_crowd.h"
 #include "streamcheck/units.h"
+#include "trace/lower_bound.h"
 #include "trace/sort.h"
 #include "trace/sort_u64.h"
 
@@ -90,15 +91,7 @@ static bool sc_crowd_in_company(const sc_ctx *ctx, size_t k)
 /* The lower median of key's samples (sorted by key, then duration), or 0 when it has none. */
 static uint64_t sc_crowd_median(const sc_crowd_sample *s, size_t n, uint64_t key)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t end = lo;
+    size_t lo = SC_LOWER_BOUND(s, n, key, key), end = lo;
     while (end < n && s[end].key == key)
         end++;
     return end > lo ? s[lo + (end - lo - 1) / 2].ns : 0;

@@ -9,6 +9,7 @@
 
 #include "analyze/replay.h"
 #include "analyze/replay_wide.h"
+#include "trace/lower_bound.h"
 #include "trace/packed_times.h"
 
 #define SC_RP_NONE (-1)
@@ -295,14 +296,7 @@ enum {
 static inline const sc_rp_sparse *sc_rp_value_of(const sc_rp_sparse *v, size_t n,
                                                  int32_t index)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].index < index)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = SC_LOWER_BOUND(v, n, index, index);
     return lo < n && v[lo].index == index ? &v[lo] : NULL;
 }
 

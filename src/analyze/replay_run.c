@@ -7,6 +7,7 @@
 #include "analyze/unified.h"
 #include "analyze/work.h"
 #include "trace/grow.h"
+#include "trace/lower_bound.h"
 #include "trace/sort.h"
 
 /* Sets (on) or clears the bit `bit` of flags[i]. */
@@ -123,14 +124,7 @@ static uint64_t sc_rp_max(uint64_t a, uint64_t b)
 /* The duration the pass's SC_FIX_DURATION gives kernel i. */
 static uint64_t sc_rp_fixed_dur(const sc_replay *r, int32_t i)
 {
-    size_t lo = 0, hi = r->n_durations;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->durations[mid].index < (size_t)i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = SC_LOWER_BOUND(r->durations, r->n_durations, index, (size_t)i);
     return lo < r->n_durations && r->durations[lo].index == (size_t)i ? r->durations[lo].ns
                                                                       : sc_rp_rec_dur(&r->ops[i]);
 }

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "trace/lower_bound.h"
+
 int sc_packed_times_make(sc_packed_times *p, size_t n, const void *ctx,
                          uint64_t (*value_of)(const void *ctx, size_t i))
 {
@@ -53,13 +55,5 @@ void sc_packed_times_free(sc_packed_times *p)
 
 uint64_t sc_packed_far_value(const sc_packed_times *p, size_t i)
 {
-    size_t lo = 0, hi = p->n_far;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->far[mid].position < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return p->far[lo].value;
+    return p->far[SC_LOWER_BOUND(p->far, p->n_far, position, i)].value;
 }

@@ -5,6 +5,7 @@
 #include "analyze/launches.h"
 #include "analyze/no_room_crowd.h"
 #include "streamcheck/units.h"
+#include "trace/grow.h"
 #include "trace/lower_bound.h"
 #include "trace/sort.h"
 #include "trace/sort_u64.h"
@@ -106,21 +107,18 @@ static int sc_crowd_emit(const sc_ctx *ctx, const uint8_t *mark, uint64_t *keys,
     for (size_t i = 0; i < n_keys; i++)
         if (u == 0 || keys[u - 1] != keys[i])
             keys[u++] = keys[i];
-    size_t n = 0;
+    sc_crowd_sample *s = NULL;
+    size_t n = 0, cap = 0;
     for (size_t k = 0; k < t->n_kernels; k++) {
         uint64_t key = sc_crowd_key(&t->kernels[k]);
         size_t at = sc_u64_lower_bound(keys, u, key);
-        n += !mark[k] && at < u && keys[at] == key && sc_crowd_in_company(ctx, k);
-    }
-    sc_crowd_sample *s = malloc((n ? n : 1) * sizeof *s);
-    if (!s)
-        return -1;
-    n = 0;
-    for (size_t k = 0; k < t->n_kernels; k++) {
-        uint64_t key = sc_crowd_key(&t->kernels[k]);
-        size_t at = sc_u64_lower_bound(keys, u, key);
-        if (!mark[k] && at < u && keys[at] == key && sc_crowd_in_company(ctx, k))
-            s[n++] = (sc_crowd_sample){key, sc_crowd_dur(&t->kernels[k])};
+        if (mark[k] || at == u || keys[at] != key || !sc_crowd_in_company(ctx, k))
+            continue;
+        if (!SC_GROW(s, cap, n + 1, 64)) {
+            free(s);
+            return -1;
+        }
+        s[n++] = (sc_crowd_sample){key, sc_crowd_dur(&t->kernels[k])};
     }
     sc_sort(s, n, sizeof *s, sc_crowd_sample_cmp);
     int rc = 0;

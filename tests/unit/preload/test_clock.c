@@ -139,7 +139,12 @@ static void from_the_second_pair_the_counter_gives_cuptis_time(void **state)
  * within 100 ns of CUPTI's clock either way. */
 static bool round_then_read_from_line(void)
 {
-    sleep_ms(60);
+    /* 60 ms of the synthetic clock, not of the host's: it runs at the counter's rate over
+     * 2.67 GHz, so 60 ms of sleep are under the 50 ms between pairs on a slower counter
+     * (2.1 GHz: 47 ms), and the library rightly skips a pair that soon */
+    uint64_t from = synthetic_ns();
+    while (synthetic_ns() - from < 60000000ull)
+        sleep_ms(5);
     sc_clock_calibrate();
     cupti_reads = 0;
     uint64_t before = synthetic_ns(), now = sc_clock_now(), after = synthetic_ns();

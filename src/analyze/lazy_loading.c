@@ -47,10 +47,10 @@
 #include <strings.h>
 
 #include "analyze/findings.h"
+#include "analyze/kernel_groups.h"
 #include "analyze/launches.h"
 #include "analyze/rules.h"
 #include "analyze/stream_kind.h"
-#include "trace/sort.h"
 #include "trace/sort_u64.h"
 #include "analyze/kernel_names.h"
 #include "streamcheck/units.h"
@@ -78,27 +78,6 @@ static bool sc_lazy_eager(const sc_trace *t)
     return false;
 }
 
-/* A kernel's place in the grouping: same device, context and name together, by issue. */
-typedef struct sc_lazy_key {
-    uint32_t device, context_id, name_id;
-    uint64_t issue_ns;
-    size_t kernel;
-} sc_lazy_key;
-
-static int sc_lazy_key_cmp(const void *pa, const void *pb)
-{
-    const sc_lazy_key *x = pa, *y = pb;
-    if (x->device != y->device)
-        return x->device < y->device ? -1 : 1;
-    if (x->context_id != y->context_id)
-        return x->context_id < y->context_id ? -1 : 1;
-    if (x->name_id != y->name_id)
-        return x->name_id < y->name_id ? -1 : 1;
-    if (x->issue_ns != y->issue_ns)
-        return x->issue_ns < y->issue_ns ? -1 : 1;
-    return x->kernel < y->kernel ? -1 : x->kernel > y->kernel;
-}
-
 /* What the later launches of a kernel say. */
 typedef struct sc_lazy_later {
     size_t count;
@@ -114,16 +93,19 @@ static bool sc_lazy_front_independent(const sc_ctx *ctx, const sc_launch *l)
     return sc_launch_has_front(l) && sc_streams_independent(&s[l->slot], &s[l->front_slot]);
 }
 
-/* keys[1..n) are the later launches; scratch holds n durations. */
+/* The group's launches but its first; scratch holds the group's count of durations. */
 static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_launch *launches,
-                               const sc_lazy_key *keys, size_t n, uint64_t *scratch,
-                               sc_lazy_later *out)
+                               const sc_kernel_groups *groups, const sc_kernel_group *g,
+                               uint64_t *scratch, sc_lazy_later *out)
 {
     size_t n_calls = 0;
-    *out = (sc_lazy_later){.count = n - 1};
-    for (size_t i = 1; i < n; i++) {
-        const sc_launch *l = &launches[keys[i].kernel];
-        const sc_kernel_rec *k = &ctx->trace->kernels[keys[i].kernel].rec;
+    *out = (sc_lazy_later){.count = g->count - 1};
+    for (size_t i = 0; i < g->count; i++) {
+        size_t kernel = groups->members[g->members_at + i];
+        if (kernel == g->first)
+            continue;
+        const sc_launch *l = &launches[kernel];
+        const sc_kernel_rec *k = &ctx->trace->kernels[kernel].rec;
         const sc_api_call *call = sc_launch_call(ctx->trace, l);
         if (call)
             scratch[n_calls++] = sc_dur(call->rec.start_ns, call->rec.end_ns);
@@ -164,18 +146,23 @@ static bool sc_lazy_front_ordered(const sc_ctx *ctx, const sc_launch *l, const s
                            l->issue_ns);
 }
 
+/* What a first launch must be whatever its later launches say: (i), (ii), (iii), (vii). */
+static bool sc_lazy_candidate(const sc_ctx *ctx, const sc_launch *l, const sc_kernel_rec *k)
+{
+    if (!sc_launch_call(ctx->trace, l) || !sc_lazy_front_independent(ctx, l))
+        return false;                                           /* (i), (ii), (iii) */
+    if (sc_lazy_front_ordered(ctx, l, k))
+        return false;                                           /* (vii) */
+    return k->start_ns + SC_LAZY_TOL_NS >= l->front_end_ns &&
+           k->start_ns <= l->front_end_ns + SC_LAZY_AFTER_NS;   /* (ii) */
+}
+
+/* A candidate first launch checked against (v) and (vi). */
 static sc_lazy_verdict sc_lazy_judge(const sc_ctx *ctx, const sc_launch *l,
                                      const sc_kernel_rec *k, const sc_lazy_later *later)
 {
     sc_lazy_verdict v = {0};
     const sc_api_call *call = sc_launch_call(ctx->trace, l);
-    if (!call || !sc_lazy_front_independent(ctx, l))
-        return v;                                               /* (i), (ii), (iii) */
-    if (sc_lazy_front_ordered(ctx, l, k))
-        return v;                                               /* (vii) */
-    if (k->start_ns + SC_LAZY_TOL_NS < l->front_end_ns ||
-        k->start_ns > l->front_end_ns + SC_LAZY_AFTER_NS)
-        return v;                                               /* (ii) */
     v.call_ns = sc_dur(call->rec.start_ns, call->rec.end_ns);
     v.long_call = later->has_usual &&
                   v.call_ns >= SC_LAZY_LONG_FACTOR * later->usual_call_ns &&
@@ -250,65 +237,47 @@ static void sc_lazy_conclude(sc_finding_builder *b)
     sc_finding_total(b, "worst_delay_us", sc_ns_to_us(f->worst.cost_ns), "us");
 }
 
-typedef struct sc_lazy_source {
-    const sc_trace *t;
-    const sc_launch *launches;
-} sc_lazy_source;
-
-static void sc_lazy_key_make(const void *ctx, size_t i, void *dst)
+/* Adds an instance per qualifying first launch, the kernels in (device, context, name)
+ * order. Only a first launch that is a candidate needs its later launches: only those
+ * groups are gathered. */
+static int sc_lazy_scan(const sc_ctx *ctx, const sc_launch *launches, sc_finding_builder *b)
 {
-    const sc_lazy_source *s = ctx;
-    const sc_kernel_rec *k = &s->t->kernels[i].rec;
-    *(sc_lazy_key *)dst = (sc_lazy_key){k->device, k->context_id,
-                                        sc_kernel_shape_of(s->t, &s->t->kernels[i])->name_id,
-                                        s->launches[i].issue_ns, i};
-}
-
-static int sc_lazy_keys(const sc_trace *t, const sc_launch *launches, sc_lazy_key **out)
-{
-    sc_lazy_key *keys = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*keys));
-    if (!keys)
+    const sc_trace *t = ctx->trace;
+    sc_kernel_groups groups;
+    if (sc_kernel_groups_build(t, launches, &groups) != 0)
         return -1;
-    sc_lazy_source src = {t, launches};
-    for (size_t i = 0; i < t->n_kernels; i++)
-        sc_lazy_key_make(&src, i, &keys[i]);
-    /* made again in order from the kernels: no second array of keys for the sort */
-    sc_sort_remake(keys, t->n_kernels, sizeof(*keys), sc_lazy_key_cmp, sc_lazy_key_make, &src);
-    *out = keys;
-    return 0;
-}
-
-static bool sc_lazy_same_kernel(const sc_lazy_key *a, const sc_lazy_key *b)
-{
-    return a->device == b->device && a->context_id == b->context_id && a->name_id == b->name_id;
-}
-
-/* Walks the groups of launches of one kernel; adds an instance per qualifying first launch. */
-static int sc_lazy_scan(const sc_ctx *ctx, const sc_launch *launches, const sc_lazy_key *keys,
-                        uint64_t *scratch, sc_finding_builder *b)
-{
-    size_t n = ctx->trace->n_kernels;
-    for (size_t g = 0, end; g < n; g = end) {
-        for (end = g + 1; end < n && sc_lazy_same_kernel(&keys[g], &keys[end]); end++)
-            ;
-        if (keys[g].name_id == 0)
-            continue;   /* no name: "first launch" cannot be told */
+    size_t most = 0;
+    for (size_t k = 0; k < groups.n; k++) {
+        sc_kernel_group *g = &groups.groups[k];
+        /* no name: "first launch" cannot be told */
+        g->gather = g->name_id != 0 &&
+                    sc_lazy_candidate(ctx, &launches[g->first], &t->kernels[g->first].rec);
+        if (g->gather && g->count > most)
+            most = g->count;
+    }
+    uint64_t *scratch = malloc((most ? most : 1) * sizeof(*scratch));
+    int rc = scratch ? sc_kernel_groups_gather(t, &groups) : -1;
+    for (size_t k = 0; rc == 0 && k < groups.n; k++) {
+        const sc_kernel_group *g = &groups.groups[k];
+        if (!g->gather)
+            continue;
         sc_lazy_later later;
-        sc_lazy_later_scan(ctx, launches, &keys[g], end - g, scratch, &later);
-        const sc_launch *l = &launches[keys[g].kernel];
-        sc_lazy_verdict v = sc_lazy_judge(ctx, l, &ctx->trace->kernels[keys[g].kernel].rec,
-                                          &later);
+        sc_lazy_later_scan(ctx, launches, &groups, g, scratch, &later);
+        const sc_launch *l = &launches[g->first];
+        sc_lazy_verdict v = sc_lazy_judge(ctx, l, &t->kernels[g->first].rec, &later);
         if (v.delay_ns == 0)
             continue;
         sc_instance inst;
-        sc_lazy_instance(ctx, keys[g].kernel, l, &later, &v, &inst);
+        sc_lazy_instance(ctx, g->first, l, &later, &v, &inst);
         /* the fix: the kernel loaded before, not held, its call without the load */
         if (sc_finding_add(b, &inst) != 0 ||
-            sc_finding_fix(b, SC_FIX_UNHOLD, keys[g].kernel) != 0 ||
+            sc_finding_fix(b, SC_FIX_UNHOLD, g->first) != 0 ||
             sc_finding_fix(b, SC_FIX_NO_LOAD, l->call) != 0)
-            return -1;
+            rc = -1;
     }
-    return 0;
+    free(scratch);
+    sc_kernel_groups_free(&groups);
+    return rc;
 }
 
 /* ---- from direct evidence (OVERHEAD records) ----------------------------------------- */
@@ -506,22 +475,15 @@ int sc_rule_lazy_loading(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
     }
     if (sc_lazy_eager(t))
         return 0;
-    const sc_launch *launches = ctx->launches;
-    sc_lazy_key *keys = NULL;
-    uint64_t *scratch = malloc(t->n_kernels * sizeof(*scratch));
     sc_finding_builder b;
     sc_finding_begin(&b, "lazy-loading", sc_lazy_fix);
-    int rc = -1;
-    if (scratch && sc_lazy_keys(t, launches, &keys) == 0)
-        rc = sc_lazy_scan(ctx, launches, keys, scratch, &b);
+    int rc = sc_lazy_scan(ctx, ctx->launches, &b);
     if (rc == 0 && b.has_instance) {
         sc_lazy_conclude(&b);
         rc = sc_finding_finish(&b, ctx, out);
     } else {
         sc_finding_discard(&b);
     }
-    free(scratch);
-    free(keys);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "lazy-loading: out of memory");
     return rc;

@@ -55,7 +55,7 @@ static const char *const sc_noroom_fix_no_gain =
 typedef struct sc_noroom_run {
     const sc_ctx *ctx;
     const sc_launch *launches;
-    size_t *active;             /* kernels that may still matter to a later one */
+    size_t *active;             /* full grids that may still matter to a later kernel */
     size_t n_active;
     uint8_t *waited_kernel;     /* per kernel: it waited for room (no_room_crowd.h) */
     sc_finding_builder waited, no_gain;
@@ -204,11 +204,13 @@ static void sc_noroom_no_gain_instance(const sc_noroom_run *r, size_t a, size_t 
 
 /* ---- the pass ------------------------------------------------------------------------- */
 
-/* Kernel b against the kernels before it that may still matter. */
-static int sc_noroom_visit(sc_noroom_run *r, size_t b)
+/* Kernel b against the kernels before it that may still matter; *b_full says whether b
+ * fills its device. */
+static int sc_noroom_visit(sc_noroom_run *r, size_t b, bool *b_full_out)
 {
     sc_occupancy ob;
     bool b_full = sc_noroom_occupancy(r->ctx, b, &ob);
+    *b_full_out = b_full;
     size_t best = SIZE_MAX;
     uint64_t best_wait = 0;
     sc_occupancy best_occ = {0};
@@ -253,7 +255,8 @@ static int sc_noroom_visit(sc_noroom_run *r, size_t b)
     return sc_finding_add(&r->waited, &inst);
 }
 
-/* Keeps the kernels that can still be an A: ended at most 20 us before `now`. */
+/* Keeps the kernels that can still be an A: full grids that ended at most 20 us before
+ * `now`. */
 static void sc_noroom_prune(sc_noroom_run *r, uint64_t now)
 {
     size_t k = 0;
@@ -268,9 +271,11 @@ static int sc_noroom_scan(sc_noroom_run *r)
     const sc_trace *t = r->ctx->trace;
     for (size_t b = 0; b < t->n_kernels; b++) {     /* kernels are sorted by start */
         sc_noroom_prune(r, t->kernels[b].rec.start_ns);
-        if (sc_noroom_visit(r, b) != 0)
+        bool b_full;
+        if (sc_noroom_visit(r, b, &b_full) != 0)
             return -1;
-        r->active[r->n_active++] = b;
+        if (b_full)     /* only a grid that fills its device is ever an A */
+            r->active[r->n_active++] = b;
     }
     return 0;
 }

@@ -59,6 +59,11 @@ typedef struct sc_loader {
     size_t cap_pystack_frames;
     sc_compact_reader compact;  /* format 2.0's base and declarations, in file order */
     sc_shape_set shapes;        /* every kernel shape once (kernel_shapes.h) */
+    /* by compact shape id: 1 + the index in t->kernel_shapes of the shape declared under it,
+     * 0 until a kernel of it is loaded (or after the id is declared again). Every kernel of a
+     * declared shape has the same shape: it is looked up in `shapes` once, not per kernel. */
+    uint32_t *shape_of_compact;
+    size_t cap_shape_of_compact;
     /* the device of each context, as kernels, copies and memsets name it in file order, one
      * map each (sc_fill_stream_devices) */
     sc_context_map kernel_contexts, copy_contexts, memset_contexts;
@@ -173,6 +178,49 @@ static int sc_load_kernel(sc_loader *ld, const sc_rec_kernel *r)
     return k ? sc_shape_set_add(&ld->shapes, ld->t, r, k) : -1;
 }
 
+/* The entry of ld->shape_of_compact for compact shape id `id`, made to exist (zeroed). */
+static uint32_t *sc_shape_of_compact(sc_loader *ld, uint32_t id)
+{
+    if (id >= ld->cap_shape_of_compact) {
+        size_t had = ld->cap_shape_of_compact;
+        if (!SC_GROW(ld->shape_of_compact, ld->cap_shape_of_compact, (size_t)id + 1, 64))
+            return NULL;
+        memset(ld->shape_of_compact + had, 0,
+               (ld->cap_shape_of_compact - had) * sizeof *ld->shape_of_compact);
+    }
+    return &ld->shape_of_compact[id];
+}
+
+/* A compact kernel of compact shape `shape_id`: sc_load_kernel, with its shape looked up in
+ * ld->shapes only the first time the compact shape is used (the same lookup, so the same
+ * shapes in the same order). */
+static int sc_load_compact_kernel(sc_loader *ld, const sc_rec_kernel *r, uint32_t shape_id)
+{
+    sc_context_note(&ld->kernel_contexts, r->context_id, r->device);
+    bool keep = sc_keep_timed(ld, r->start_ns, r->end_ns, true);
+    if (!keep && ld->mode != SC_LOAD_BETWEEN)
+        return 0;
+    uint32_t *known = sc_shape_of_compact(ld, shape_id);
+    if (!known)
+        return -1;
+    if (!*known) {
+        sc_kernel first;
+        if (sc_shape_set_add(&ld->shapes, ld->t, r, &first) != 0)
+            return -1;
+        *known = first.shape + 1;   /* shapes stay below UINT32_MAX - 1 (kernel_shapes.c) */
+    }
+    if (!keep)
+        return 0;
+    sc_kernel *k = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
+    if (!k)
+        return -1;
+    *k = (sc_kernel){.rec = {.start_ns = r->start_ns, .end_ns = r->end_ns, .device = r->device,
+                             .context_id = r->context_id, .stream_id = r->stream_id,
+                             .correlation_id = r->correlation_id},
+                     .shape = *known - 1};
+    return 0;
+}
+
 /* A compact record (format 2.0): declarations are remembered, kernels and calls are loaded
  * as the full records they stand for. */
 static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
@@ -183,8 +231,20 @@ static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
     sc_rec_kernel k;
     sc_rec_api a;
     switch (sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a)) {
-    case SC_COMPACT_KERNEL:
-        return sc_load_kernel(ld, &k) != 0 ? sc_out_of_memory(ld) : 0;
+    case SC_COMPACT_KERNEL: {
+        sc_rec_kernel_compact c;
+        SC_RECORD_COPY_FIXED(c, p, fixed);
+        return sc_load_compact_kernel(ld, &k, c.shape_id) != 0 ? sc_out_of_memory(ld) : 0;
+    }
+    case SC_COMPACT_DECLARED:
+        if (h->kind == SC_REC_KERNEL_SHAPE) {
+            /* the id may name another shape from here on */
+            sc_rec_kernel_shape s;
+            SC_RECORD_COPY_FIXED(s, p, fixed);
+            if (s.id < ld->cap_shape_of_compact)
+                ld->shape_of_compact[s.id] = 0;
+        }
+        return 0;
     case SC_COMPACT_CALL:
         if (!sc_keep_timed(ld, a.start_ns, a.end_ns, true))
             return 0;
@@ -611,12 +671,12 @@ static int sc_parse(sc_loader *ld)
     while (off < ld->w.size) {
         sc_record_header h;
         const uint8_t *rec = NULL;
-        ptrdiff_t got = sc_file_window_at(&ld->w, off, sizeof h, &rec);
+        ptrdiff_t got = sc_file_window_at_fast(&ld->w, off, sizeof h, &rec);
         if (got >= (ptrdiff_t)sizeof h) {
             memcpy(&h, rec, sizeof h);
             /* The whole record, when the file holds it (sc_record_check judges the rest). */
             if (h.size > (size_t)got && h.size <= ld->w.size - off)
-                got = sc_file_window_at(&ld->w, off, h.size, &rec);
+                got = sc_file_window_at_fast(&ld->w, off, h.size, &rec);
         }
         if (got < 0)
             return sc_read_error(ld);
@@ -669,6 +729,7 @@ static int sc_read(const char *path, sc_loader *ld, sc_trace *out)
     free(ld->strings);
     free(ld->call_names);
     free(ld->pystack_frames);
+    free(ld->shape_of_compact);
     sc_compact_reader_free(&ld->compact);
     sc_shape_set_free(&ld->shapes);
     if (rc != 0) sc_trace_free(out);

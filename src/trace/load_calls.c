@@ -23,16 +23,9 @@ static int sc_frames_hold(sc_call_loader *ld, sc_trace *t, size_t more)
     return SC_GROW(t->call_frames, ld->cap_frames, t->n_call_frames + more, 64) ? 0 : -1;
 }
 
-sc_call_rec sc_call_narrow(const sc_rec_api *r)
-{
-    return (sc_call_rec){.start_ns = r->start_ns, .end_ns = r->end_ns, .stream = r->stream,
-                         .bytes = r->bytes, .aux = r->aux, .tid = r->tid,
-                         .correlation_id = r->correlation_id, .context_id = r->context_id,
-                         .flags = r->flags, .call_class = r->call_class,
-                         .n_frames = r->n_frames, .aux2 = r->aux2};
-}
-
-int sc_calls_add(sc_call_loader *ld, sc_trace *t, const sc_rec_api *r, const uint8_t *frames)
+/* sc_calls_add where it is not the inline case: frames, or an array to grow. */
+int sc_calls_add_slow(sc_call_loader *ld, sc_trace *t, const sc_rec_api *r,
+                      const uint8_t *frames)
 {
     if (sc_frames_hold(ld, t, r->n_frames) != 0)
         return -1;

@@ -230,7 +230,12 @@ static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
         return 0;
     sc_rec_kernel k;
     sc_rec_api a;
-    switch (sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a)) {
+    /* kernels and calls, nearly every compact record, expanded inline */
+    enum sc_compact_result got =
+        h->kind == SC_REC_KERNEL_COMPACT ? sc_compact_expand_kernel(&ld->compact, p, fixed, &k)
+        : h->kind == SC_REC_CALL_COMPACT ? sc_compact_expand_call(&ld->compact, p, fixed, &a)
+                                         : sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a);
+    switch (got) {
     case SC_COMPACT_KERNEL: {
         sc_rec_kernel_compact c;
         SC_RECORD_COPY_FIXED(c, p, fixed);
@@ -680,7 +685,7 @@ static int sc_parse(sc_loader *ld)
         }
         if (got < 0)
             return sc_read_error(ld);
-        enum sc_record_fault fault = sc_record_check(rec, (size_t)got, 0, t->has_end, &h);
+        enum sc_record_fault fault = sc_record_check_inline(rec, (size_t)got, 0, t->has_end, &h);
         if (fault == SC_RECORD_STRAY || fault == SC_RECORD_CUT_SHORT) break; /* truncated: below */
         if (fault != SC_RECORD_OK) return sc_fail(ld, off, sc_fault_words(fault));
         const uint8_t *payload = rec + sizeof h;

@@ -60,6 +60,37 @@ enum sc_record_fault {
 enum sc_record_fault sc_record_check(const uint8_t *data, size_t size, size_t off,
                                      bool after_end, sc_record_header *h);
 
+/* What the checks need of each kind this version knows, by kind (kinds it does not know
+ * have none of it): its fixed part in format 1.0 (0 for ENV, all text), whether a text or
+ * frames follow it, whether it has a rule of its own (a count of frames, an id). */
+typedef struct sc_kind_traits {
+    uint16_t least;
+    bool text, frames, own_rule;
+} sc_kind_traits;
+extern const sc_kind_traits sc_kind_table[SC_REC_KIND_LAST + 1];
+
+/* sc_record_check, inline for a record of a kind without text, frames or rules of its own
+ * (nearly every record of a trace: kernels, calls without a stack, copies, compact records)
+ * that breaks no rule; any other record is judged by sc_record_check, so the result is its
+ * result, fault for fault. For such a kind the rules are the header's and the fixed part's. */
+static inline enum sc_record_fault sc_record_check_inline(const uint8_t *data, size_t size,
+                                                          size_t off, bool after_end,
+                                                          sc_record_header *h)
+{
+    if (size - off >= sizeof *h && !after_end) {
+        memcpy(h, data + off, sizeof *h);
+        if (h->kind <= SC_REC_KIND_LAST && h->size >= sizeof *h && h->size % 8 == 0 &&
+            h->size <= size - off) {
+            sc_kind_traits k = sc_kind_table[h->kind];
+            size_t n = h->size - sizeof *h;
+            if (!k.text && !k.frames && !k.own_rule && n >= k.least &&
+                (!h->fixed || (h->fixed <= n && h->fixed >= k.least)))
+                return SC_RECORD_OK;
+        }
+    }
+    return sc_record_check(data, size, off, after_end, h);
+}
+
 /* The fixed part of each kind in format 1.0: shorter is corrupt, longer is a newer minor
  * version's appended fields. Variable parts (text, frames) start right after it. 0 for
  * kinds without one (ENV) and kinds this version does not know. */

@@ -11,6 +11,7 @@
  * A window's load (sc_trace_load_between) reads the file three times (enum sc_load_mode) and
  * keeps only the timed records that start in the window: what a whole load cut to it would
  * hold, without holding the rest. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -572,6 +573,12 @@ static int sc_name_pystacks(sc_loader *ld)
     return sc_stable_sort(t->pystacks, t->n_pystacks, sizeof *t->pystacks, sc_by_correlation);
 }
 
+/* A stable sort of list[0 .. n) by its 64-bit time `field`, compared inline; cmp compares the
+ * same field (sort.h). */
+#define SC_SORT_BY(list, n, field, cmp)                                                 \
+    sc_stable_sort_by_u64((list), (n), sizeof *(list), offsetof(__typeof__(*(list)), field), \
+                          (cmp))
+
 /* Names, then time order: the part of loading that needs every record. */
 static int sc_finish_load(sc_loader *ld)
 {
@@ -591,17 +598,15 @@ static int sc_finish_load(sc_loader *ld)
         t->ranges[i].domain = sc_string(ld, t->ranges[i].rec.domain_id);
     }
     if (sc_name_pystacks(ld) != 0 || sc_trace_drop_impossible_times(t) != 0 ||
-        sc_stable_sort(t->calls, t->n_calls, sizeof *t->calls, sc_by_call_start) ||
-        sc_stable_sort(t->kernels, t->n_kernels, sizeof *t->kernels, sc_by_kernel_start) ||
-        sc_stable_sort(t->copies, t->n_copies, sizeof *t->copies, sc_by_copy_start) ||
-        sc_stable_sort(t->memsets, t->n_memsets, sizeof *t->memsets, sc_by_memset_start) ||
-        sc_stable_sort(t->syncs, t->n_syncs, sizeof *t->syncs, sc_by_sync_start) ||
-        sc_stable_sort(t->ranges, t->n_ranges, sizeof *t->ranges, sc_by_range_start) ||
-        sc_stable_sort(t->overheads, t->n_overheads, sizeof *t->overheads,
-                       sc_by_overhead_start) ||
-        sc_stable_sort(t->unified, t->n_unified, sizeof *t->unified, sc_by_unified_start) ||
-        sc_stable_sort(t->scope_windows, t->n_scope_windows, sizeof *t->scope_windows,
-                       sc_by_window_open)) {
+        SC_SORT_BY(t->calls, t->n_calls, rec.start_ns, sc_by_call_start) ||
+        SC_SORT_BY(t->kernels, t->n_kernels, rec.start_ns, sc_by_kernel_start) ||
+        SC_SORT_BY(t->copies, t->n_copies, start_ns, sc_by_copy_start) ||
+        SC_SORT_BY(t->memsets, t->n_memsets, start_ns, sc_by_memset_start) ||
+        SC_SORT_BY(t->syncs, t->n_syncs, start_ns, sc_by_sync_start) ||
+        SC_SORT_BY(t->ranges, t->n_ranges, rec.start_ns, sc_by_range_start) ||
+        SC_SORT_BY(t->overheads, t->n_overheads, start_ns, sc_by_overhead_start) ||
+        SC_SORT_BY(t->unified, t->n_unified, start_ns, sc_by_unified_start) ||
+        SC_SORT_BY(t->scope_windows, t->n_scope_windows, open_ns, sc_by_window_open)) {
         snprintf(ld->err, ld->err_size, "%s: out of memory", t->path);
         return -1;
     }

@@ -14,34 +14,38 @@ enum sc_header_fault sc_header_check(const uint8_t *data, size_t size, sc_file_h
     return SC_HEADER_OK;
 }
 
+#define SC_KIND(least, text, frames, own_rule) \
+    {(least), (text), (frames), (own_rule), (text) || (frames) || (own_rule) ? UINT32_MAX : (least)}
+
 const sc_kind_traits sc_kind_table[SC_REC_KIND_LAST + 1] = {
-    [SC_REC_PROCESS] = {sizeof(sc_rec_process), true, false, false},
-    [SC_REC_MODULE] = {sizeof(sc_rec_module), true, false, false},
-    [SC_REC_DEVICE] = {sizeof(sc_rec_device), true, false, false},
-    [SC_REC_STRING] = {sizeof(sc_rec_string), true, false, true},
-    [SC_REC_CALL_NAME] = {sizeof(sc_rec_call_name), true, false, false},
-    [SC_REC_API] = {sizeof(sc_rec_api), false, true, true},
-    [SC_REC_KERNEL] = {sizeof(sc_rec_kernel), false, false, false},
-    [SC_REC_MEMCPY] = {sizeof(sc_rec_memcpy), false, false, false},
-    [SC_REC_MEMSET] = {sizeof(sc_rec_memset), false, false, false},
-    [SC_REC_STREAM] = {sizeof(sc_rec_stream), false, false, false},
-    [SC_REC_SYNC] = {sizeof(sc_rec_sync), false, false, false},
-    [SC_REC_NOTE] = {sizeof(sc_rec_note), true, false, false},
-    [SC_REC_ENV] = {0, true, false, false},
-    [SC_REC_RANGE] = {sizeof(sc_rec_range), false, false, false},
-    [SC_REC_END] = {sizeof(sc_rec_end), false, false, false},
-    [SC_REC_OVERHEAD] = {sizeof(sc_rec_overhead), false, false, false},
-    [SC_REC_LOSS] = {sizeof(sc_rec_loss), false, false, false},
-    [SC_REC_UNIFIED] = {sizeof(sc_rec_unified), false, false, false},
-    [SC_REC_PYSTACK] = {sizeof(sc_rec_pystack), false, true, true},
-    [SC_REC_SCOPE] = {sizeof(sc_rec_scope), true, false, false},
-    [SC_REC_SCOPE_WINDOW] = {sizeof(sc_rec_scope_window), false, false, false},
-    [SC_REC_TIME_BASE] = {sizeof(sc_rec_time_base), false, false, false},
-    [SC_REC_KERNEL_SHAPE] = {sizeof(sc_rec_kernel_shape), false, false, true},
-    [SC_REC_KERNEL_COMPACT] = {sizeof(sc_rec_kernel_compact), false, false, false},
-    [SC_REC_CALL_SITE] = {sizeof(sc_rec_call_site), false, false, true},
-    [SC_REC_CALL_COMPACT] = {sizeof(sc_rec_call_compact), false, false, false},
+    [SC_REC_PROCESS] = SC_KIND(sizeof(sc_rec_process), true, false, false),
+    [SC_REC_MODULE] = SC_KIND(sizeof(sc_rec_module), true, false, false),
+    [SC_REC_DEVICE] = SC_KIND(sizeof(sc_rec_device), true, false, false),
+    [SC_REC_STRING] = SC_KIND(sizeof(sc_rec_string), true, false, true),
+    [SC_REC_CALL_NAME] = SC_KIND(sizeof(sc_rec_call_name), true, false, false),
+    [SC_REC_API] = SC_KIND(sizeof(sc_rec_api), false, true, true),
+    [SC_REC_KERNEL] = SC_KIND(sizeof(sc_rec_kernel), false, false, false),
+    [SC_REC_MEMCPY] = SC_KIND(sizeof(sc_rec_memcpy), false, false, false),
+    [SC_REC_MEMSET] = SC_KIND(sizeof(sc_rec_memset), false, false, false),
+    [SC_REC_STREAM] = SC_KIND(sizeof(sc_rec_stream), false, false, false),
+    [SC_REC_SYNC] = SC_KIND(sizeof(sc_rec_sync), false, false, false),
+    [SC_REC_NOTE] = SC_KIND(sizeof(sc_rec_note), true, false, false),
+    [SC_REC_ENV] = SC_KIND(0, true, false, false),
+    [SC_REC_RANGE] = SC_KIND(sizeof(sc_rec_range), false, false, false),
+    [SC_REC_END] = SC_KIND(sizeof(sc_rec_end), false, false, false),
+    [SC_REC_OVERHEAD] = SC_KIND(sizeof(sc_rec_overhead), false, false, false),
+    [SC_REC_LOSS] = SC_KIND(sizeof(sc_rec_loss), false, false, false),
+    [SC_REC_UNIFIED] = SC_KIND(sizeof(sc_rec_unified), false, false, false),
+    [SC_REC_PYSTACK] = SC_KIND(sizeof(sc_rec_pystack), false, true, true),
+    [SC_REC_SCOPE] = SC_KIND(sizeof(sc_rec_scope), true, false, false),
+    [SC_REC_SCOPE_WINDOW] = SC_KIND(sizeof(sc_rec_scope_window), false, false, false),
+    [SC_REC_TIME_BASE] = SC_KIND(sizeof(sc_rec_time_base), false, false, false),
+    [SC_REC_KERNEL_SHAPE] = SC_KIND(sizeof(sc_rec_kernel_shape), false, false, true),
+    [SC_REC_KERNEL_COMPACT] = SC_KIND(sizeof(sc_rec_kernel_compact), false, false, false),
+    [SC_REC_CALL_SITE] = SC_KIND(sizeof(sc_rec_call_site), false, false, true),
+    [SC_REC_CALL_COMPACT] = SC_KIND(sizeof(sc_rec_call_compact), false, false, false),
 };
+#undef SC_KIND
 
 static sc_kind_traits sc_kind(uint16_t kind)
 {

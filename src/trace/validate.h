@@ -66,6 +66,9 @@ enum sc_record_fault sc_record_check(const uint8_t *data, size_t size, size_t of
 typedef struct sc_kind_traits {
     uint16_t least;
     bool text, frames, own_rule;
+    /* least for a kind with none of the three, else UINT32_MAX (above any payload's size):
+     * what sc_record_check_inline tests, in one comparison */
+    uint32_t plain_least;
 } sc_kind_traits;
 extern const sc_kind_traits sc_kind_table[SC_REC_KIND_LAST + 1];
 
@@ -81,10 +84,9 @@ static inline enum sc_record_fault sc_record_check_inline(const uint8_t *data, s
         memcpy(h, data + off, sizeof *h);
         if (h->kind <= SC_REC_KIND_LAST && h->size >= sizeof *h && h->size % 8 == 0 &&
             h->size <= size - off) {
-            sc_kind_traits k = sc_kind_table[h->kind];
+            uint32_t least = sc_kind_table[h->kind].plain_least;
             size_t n = h->size - sizeof *h;
-            if (!k.text && !k.frames && !k.own_rule && n >= k.least &&
-                (!h->fixed || (h->fixed <= n && h->fixed >= k.least)))
+            if (n >= least && (!h->fixed || (h->fixed <= n && h->fixed >= least)))
                 return SC_RECORD_OK;
         }
     }

@@ -1,6 +1,7 @@
-/* sc_sort, sc_stable_sort, sc_stable_sort_by_u64, sc_sort_copy and sc_sort_remake against a plain insertion sort (stable by construction) on the
- * shapes the report meets: in order, interleaved sorted lists (the piles path), more lists
- * than the piles path keeps and random order (the merge path), reversed, many equal keys. */
+/* sc_sort, sc_stable_sort, sc_stable_sort_by_u64, sc_sort_copy and sc_sort_remake against a
+ * plain insertion sort (stable by construction) on the shapes the report meets: in order,
+ * interleaved sorted lists (the piles path), more lists than the piles path keeps and random
+ * order (the merge path), reversed, many equal keys. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

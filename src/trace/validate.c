@@ -47,34 +47,6 @@ const sc_kind_traits sc_kind_table[SC_REC_KIND_LAST + 1] = {
 };
 #undef SC_KIND
 
-static sc_kind_traits sc_kind(uint16_t kind)
-{
-    return kind <= SC_REC_KIND_LAST ? sc_kind_table[kind] : (sc_kind_traits){0};
-}
-
-size_t sc_record_fixed_size(uint16_t kind)
-{
-    return sc_kind(kind).least;
-}
-
-bool sc_record_has_frames(uint16_t kind)
-{
-    return sc_kind(kind).frames;
-}
-
-bool sc_record_has_text(uint16_t kind)
-{
-    return sc_kind(kind).text;
-}
-
-size_t sc_record_fixed_part(const sc_record_header *h, size_t n)
-{
-    if (h->fixed) return h->fixed;
-    if (sc_record_has_text(h->kind) || sc_record_has_frames(h->kind))
-        return sc_record_fixed_size(h->kind);
-    return n;
-}
-
 const char *sc_record_text(const uint8_t *payload, size_t fixed, size_t n)
 {
     if (n <= fixed) return "";

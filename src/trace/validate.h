@@ -93,20 +93,42 @@ static inline enum sc_record_fault sc_record_check_inline(const uint8_t *data, s
     return sc_record_check(data, size, off, after_end, h);
 }
 
+/* A kind's traits; none for a kind this version does not know. Inline, as the four below:
+ * the loader asks for every record. */
+static inline sc_kind_traits sc_kind(uint16_t kind)
+{
+    return kind <= SC_REC_KIND_LAST ? sc_kind_table[kind] : (sc_kind_traits){0};
+}
+
 /* The fixed part of each kind in format 1.0: shorter is corrupt, longer is a newer minor
  * version's appended fields. Variable parts (text, frames) start right after it. 0 for
  * kinds without one (ENV) and kinds this version does not know. */
-size_t sc_record_fixed_size(uint16_t kind);
+static inline size_t sc_record_fixed_size(uint16_t kind)
+{
+    return sc_kind(kind).least;
+}
 
 /* Whether the kind's fixed part is followed by a NUL-terminated text. */
-bool sc_record_has_text(uint16_t kind);
+static inline bool sc_record_has_text(uint16_t kind)
+{
+    return sc_kind(kind).text;
+}
+
 /* Whether it is followed by frames (API: return addresses; PYSTACK: Python frames). */
-bool sc_record_has_frames(uint16_t kind);
+static inline bool sc_record_has_frames(uint16_t kind)
+{
+    return sc_kind(kind).frames;
+}
 
 /* Where a payload of n bytes ends its fixed part (its text or frames start there): the size
  * its header gives (1.3), else the kind's first size for kinds with a text or frames, else n.
  * For a record sc_record_check accepted it is at most n. */
-size_t sc_record_fixed_part(const sc_record_header *h, size_t n);
+static inline size_t sc_record_fixed_part(const sc_record_header *h, size_t n)
+{
+    if (h->fixed) return h->fixed;
+    sc_kind_traits k = sc_kind(h->kind);
+    return k.text || k.frames ? k.least : n;
+}
 
 /* The text after a payload's fixed part of `fixed` bytes: "" when there is none, NULL when
  * it is not NUL-terminated (never, for a record sc_record_check accepted). */

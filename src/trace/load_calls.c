@@ -1,5 +1,6 @@
 #include "trace/load_calls.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,16 +24,9 @@ static int sc_frames_hold(sc_call_loader *ld, sc_trace *t, size_t more)
     return SC_GROW(t->call_frames, ld->cap_frames, t->n_call_frames + more, 64) ? 0 : -1;
 }
 
-sc_call_rec sc_call_narrow(const sc_rec_api *r)
-{
-    return (sc_call_rec){.start_ns = r->start_ns, .end_ns = r->end_ns, .stream = r->stream,
-                         .bytes = r->bytes, .aux = r->aux, .tid = r->tid,
-                         .correlation_id = r->correlation_id, .context_id = r->context_id,
-                         .flags = r->flags, .call_class = r->call_class,
-                         .n_frames = r->n_frames, .aux2 = r->aux2};
-}
-
-int sc_calls_add(sc_call_loader *ld, sc_trace *t, const sc_rec_api *r, const uint8_t *frames)
+/* sc_calls_add where it is not the inline case: frames, or an array to grow. */
+int sc_calls_add_slow(sc_call_loader *ld, sc_trace *t, const sc_rec_api *r,
+                      const uint8_t *frames)
 {
     if (sc_frames_hold(ld, t, r->n_frames) != 0)
         return -1;
@@ -54,6 +48,13 @@ int sc_name_entry_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* sc_calls_name's table of keys already looked up: a key, the position it names. */
+#define SC_NAME_MEMO 64
+typedef struct sc_name_memo {
+    uint32_t key, at;
+    bool known;
+} sc_name_memo;
+
 int sc_calls_name(sc_trace *t, const sc_name_entry *names, size_t n)
 {
     /* entry 0 is "?"; entry 1 + i is names[i]'s (a call keeps a 32-bit position) */
@@ -66,10 +67,21 @@ int sc_calls_name(sc_trace *t, const sc_name_entry *names, size_t n)
     for (size_t i = 0; i < n; i++)
         t->call_names[1 + i] = names[i].name;
     t->n_call_names = n + 1;
+    /* A run calls a few functions again and again: each key's answer is kept in a small
+     * table before the search (which answers the same for the same key every time). */
+    sc_name_memo memo[SC_NAME_MEMO] = {{0}};
     for (size_t i = 0; i < t->n_calls; i++) {
-        sc_name_entry key = {.key = t->calls[i].name_at};
-        const sc_name_entry *e = n ? bsearch(&key, names, n, sizeof key, sc_name_entry_cmp) : NULL;
-        t->calls[i].name_at = e ? (uint32_t)(e - names) + 1 : 0;
+        uint32_t k = t->calls[i].name_at;
+        sc_name_memo *m = &memo[(k ^ k >> 16) % SC_NAME_MEMO];
+        if (!m->known || m->key != k) {
+            sc_name_entry key = {.key = k};
+            const sc_name_entry *e =
+                n ? bsearch(&key, names, n, sizeof key, sc_name_entry_cmp) : NULL;
+            m->key = k;
+            m->at = e ? (uint32_t)(e - names) + 1 : 0;
+            m->known = true;
+        }
+        t->calls[i].name_at = m->at;
     }
     return 0;
 }

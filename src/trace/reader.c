@@ -11,6 +11,7 @@
  * A window's load (sc_trace_load_between) reads the file three times (enum sc_load_mode) and
  * keeps only the timed records that start in the window: what a whole load cut to it would
  * hold, without holding the rest. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,11 @@ typedef struct sc_loader {
     size_t cap_pystack_frames;
     sc_compact_reader compact;  /* format 2.0's base and declarations, in file order */
     sc_shape_set shapes;        /* every kernel shape once (kernel_shapes.h) */
+    /* by compact shape id: 1 + the index in t->kernel_shapes of the shape declared under it,
+     * 0 until a kernel of it is loaded (or after the id is declared again). Every kernel of a
+     * declared shape has the same shape: it is looked up in `shapes` once, not per kernel. */
+    uint32_t *shape_of_compact;
+    size_t cap_shape_of_compact;
     /* the device of each context, as kernels, copies and memsets name it in file order, one
      * map each (sc_fill_stream_devices) */
     sc_context_map kernel_contexts, copy_contexts, memset_contexts;
@@ -173,6 +179,49 @@ static int sc_load_kernel(sc_loader *ld, const sc_rec_kernel *r)
     return k ? sc_shape_set_add(&ld->shapes, ld->t, r, k) : -1;
 }
 
+/* The entry of ld->shape_of_compact for compact shape id `id`, made to exist (zeroed). */
+static uint32_t *sc_shape_of_compact(sc_loader *ld, uint32_t id)
+{
+    if (id >= ld->cap_shape_of_compact) {
+        size_t had = ld->cap_shape_of_compact;
+        if (!SC_GROW(ld->shape_of_compact, ld->cap_shape_of_compact, (size_t)id + 1, 64))
+            return NULL;
+        memset(ld->shape_of_compact + had, 0,
+               (ld->cap_shape_of_compact - had) * sizeof *ld->shape_of_compact);
+    }
+    return &ld->shape_of_compact[id];
+}
+
+/* A compact kernel of compact shape `shape_id`: sc_load_kernel, with its shape looked up in
+ * ld->shapes only the first time the compact shape is used (the same lookup, so the same
+ * shapes in the same order). */
+static int sc_load_compact_kernel(sc_loader *ld, const sc_rec_kernel *r, uint32_t shape_id)
+{
+    sc_context_note(&ld->kernel_contexts, r->context_id, r->device);
+    bool keep = sc_keep_timed(ld, r->start_ns, r->end_ns, true);
+    if (!keep && ld->mode != SC_LOAD_BETWEEN)
+        return 0;
+    uint32_t *known = sc_shape_of_compact(ld, shape_id);
+    if (!known)
+        return -1;
+    if (!*known) {
+        sc_kernel first;
+        if (sc_shape_set_add(&ld->shapes, ld->t, r, &first) != 0)
+            return -1;
+        *known = first.shape + 1;   /* shapes stay below UINT32_MAX - 1 (kernel_shapes.c) */
+    }
+    if (!keep)
+        return 0;
+    sc_kernel *k = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
+    if (!k)
+        return -1;
+    *k = (sc_kernel){.rec = {.start_ns = r->start_ns, .end_ns = r->end_ns, .device = r->device,
+                             .context_id = r->context_id, .stream_id = r->stream_id,
+                             .correlation_id = r->correlation_id},
+                     .shape = *known - 1};
+    return 0;
+}
+
 /* A compact record (format 2.0): declarations are remembered, kernels and calls are loaded
  * as the full records they stand for. */
 static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
@@ -182,9 +231,26 @@ static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
         return 0;
     sc_rec_kernel k;
     sc_rec_api a;
-    switch (sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a)) {
-    case SC_COMPACT_KERNEL:
-        return sc_load_kernel(ld, &k) != 0 ? sc_out_of_memory(ld) : 0;
+    /* kernels and calls, nearly every compact record, expanded inline */
+    enum sc_compact_result got =
+        h->kind == SC_REC_KERNEL_COMPACT ? sc_compact_expand_kernel(&ld->compact, p, fixed, &k)
+        : h->kind == SC_REC_CALL_COMPACT ? sc_compact_expand_call(&ld->compact, p, fixed, &a)
+                                         : sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a);
+    switch (got) {
+    case SC_COMPACT_KERNEL: {
+        sc_rec_kernel_compact c;
+        SC_RECORD_COPY_FIXED(c, p, fixed);
+        return sc_load_compact_kernel(ld, &k, c.shape_id) != 0 ? sc_out_of_memory(ld) : 0;
+    }
+    case SC_COMPACT_DECLARED:
+        if (h->kind == SC_REC_KERNEL_SHAPE) {
+            /* the id may name another shape from here on */
+            sc_rec_kernel_shape s;
+            SC_RECORD_COPY_FIXED(s, p, fixed);
+            if (s.id < ld->cap_shape_of_compact)
+                ld->shape_of_compact[s.id] = 0;
+        }
+        return 0;
     case SC_COMPACT_CALL:
         if (!sc_keep_timed(ld, a.start_ns, a.end_ns, true))
             return 0;
@@ -507,6 +573,12 @@ static int sc_name_pystacks(sc_loader *ld)
     return sc_stable_sort(t->pystacks, t->n_pystacks, sizeof *t->pystacks, sc_by_correlation);
 }
 
+/* A stable sort of list[0 .. n) by its 64-bit time `field`, compared inline; cmp compares the
+ * same field (sort.h). */
+#define SC_SORT_BY(list, n, field, cmp)                                                 \
+    sc_stable_sort_by_u64((list), (n), sizeof *(list), offsetof(__typeof__(*(list)), field), \
+                          (cmp))
+
 /* Names, then time order: the part of loading that needs every record. */
 static int sc_finish_load(sc_loader *ld)
 {
@@ -526,17 +598,15 @@ static int sc_finish_load(sc_loader *ld)
         t->ranges[i].domain = sc_string(ld, t->ranges[i].rec.domain_id);
     }
     if (sc_name_pystacks(ld) != 0 || sc_trace_drop_impossible_times(t) != 0 ||
-        sc_stable_sort(t->calls, t->n_calls, sizeof *t->calls, sc_by_call_start) ||
-        sc_stable_sort(t->kernels, t->n_kernels, sizeof *t->kernels, sc_by_kernel_start) ||
-        sc_stable_sort(t->copies, t->n_copies, sizeof *t->copies, sc_by_copy_start) ||
-        sc_stable_sort(t->memsets, t->n_memsets, sizeof *t->memsets, sc_by_memset_start) ||
-        sc_stable_sort(t->syncs, t->n_syncs, sizeof *t->syncs, sc_by_sync_start) ||
-        sc_stable_sort(t->ranges, t->n_ranges, sizeof *t->ranges, sc_by_range_start) ||
-        sc_stable_sort(t->overheads, t->n_overheads, sizeof *t->overheads,
-                       sc_by_overhead_start) ||
-        sc_stable_sort(t->unified, t->n_unified, sizeof *t->unified, sc_by_unified_start) ||
-        sc_stable_sort(t->scope_windows, t->n_scope_windows, sizeof *t->scope_windows,
-                       sc_by_window_open)) {
+        SC_SORT_BY(t->calls, t->n_calls, rec.start_ns, sc_by_call_start) ||
+        SC_SORT_BY(t->kernels, t->n_kernels, rec.start_ns, sc_by_kernel_start) ||
+        SC_SORT_BY(t->copies, t->n_copies, start_ns, sc_by_copy_start) ||
+        SC_SORT_BY(t->memsets, t->n_memsets, start_ns, sc_by_memset_start) ||
+        SC_SORT_BY(t->syncs, t->n_syncs, start_ns, sc_by_sync_start) ||
+        SC_SORT_BY(t->ranges, t->n_ranges, rec.start_ns, sc_by_range_start) ||
+        SC_SORT_BY(t->overheads, t->n_overheads, start_ns, sc_by_overhead_start) ||
+        SC_SORT_BY(t->unified, t->n_unified, start_ns, sc_by_unified_start) ||
+        SC_SORT_BY(t->scope_windows, t->n_scope_windows, open_ns, sc_by_window_open)) {
         snprintf(ld->err, ld->err_size, "%s: out of memory", t->path);
         return -1;
     }
@@ -611,16 +681,16 @@ static int sc_parse(sc_loader *ld)
     while (off < ld->w.size) {
         sc_record_header h;
         const uint8_t *rec = NULL;
-        ptrdiff_t got = sc_file_window_at(&ld->w, off, sizeof h, &rec);
+        ptrdiff_t got = sc_file_window_at_fast(&ld->w, off, sizeof h, &rec);
         if (got >= (ptrdiff_t)sizeof h) {
             memcpy(&h, rec, sizeof h);
             /* The whole record, when the file holds it (sc_record_check judges the rest). */
             if (h.size > (size_t)got && h.size <= ld->w.size - off)
-                got = sc_file_window_at(&ld->w, off, h.size, &rec);
+                got = sc_file_window_at_fast(&ld->w, off, h.size, &rec);
         }
         if (got < 0)
             return sc_read_error(ld);
-        enum sc_record_fault fault = sc_record_check(rec, (size_t)got, 0, t->has_end, &h);
+        enum sc_record_fault fault = sc_record_check_inline(rec, (size_t)got, 0, t->has_end, &h);
         if (fault == SC_RECORD_STRAY || fault == SC_RECORD_CUT_SHORT) break; /* truncated: below */
         if (fault != SC_RECORD_OK) return sc_fail(ld, off, sc_fault_words(fault));
         const uint8_t *payload = rec + sizeof h;
@@ -669,6 +739,7 @@ static int sc_read(const char *path, sc_loader *ld, sc_trace *out)
     free(ld->strings);
     free(ld->call_names);
     free(ld->pystack_frames);
+    free(ld->shape_of_compact);
     sc_compact_reader_free(&ld->compact);
     sc_shape_set_free(&ld->shapes);
     if (rc != 0) sc_trace_free(out);

@@ -164,3 +164,29 @@ int sc_stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, c
 {
     return n > 1 ? sc_merge_sort(base, n, size, cmp) : 0;
 }
+
+/* sc_in_order by the key, compared inline. */
+static bool sc_in_order_by_u64(const void *base, size_t n, size_t size, size_t key_at)
+{
+    const char *a = (const char *)base + key_at;
+    uint64_t last;
+    memcpy(&last, a, sizeof last);
+    for (size_t i = 1; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, a + i * size, sizeof v);
+        if (v < last)
+            return false;
+        last = v;
+    }
+    return true;
+}
+
+int sc_stable_sort_by_u64(void *base, size_t n, size_t size, size_t key_at,
+                          int (*cmp)(const void *, const void *))
+{
+    if (n < 2 || sc_in_order_by_u64(base, n, size, key_at))
+        return 0;
+    int piles = sc_sort_piles_by_u64(base, n, size, key_at);
+    /* too many piles: the general sort, which finds the same order */
+    return piles <= 0 ? piles : sc_merge_sort(base, n, size, cmp);
+}

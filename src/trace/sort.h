@@ -8,6 +8,13 @@
 /* Returns 0, or -1 when the scratch buffer could not be allocated (input left unchanged). */
 int sc_stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
+/* sc_stable_sort of elements ordered by the uint64_t at byte key_at of each, ascending: the
+ * loader's lists, by start time. cmp must compare that field (x < y ? -1 : x > y); the key is
+ * compared inline where the general sort calls cmp, and cmp serves only a list that
+ * interleaves too many lists in order. The same order as sc_stable_sort with cmp. */
+int sc_stable_sort_by_u64(void *base, size_t n, size_t size, size_t key_at,
+                          int (*cmp)(const void *, const void *));
+
 /* qsort, except that an array already in order costs one pass of comparisons and is left as
  * it is. Most of what the analyzer sorts was derived from time-ordered records and is in
  * order already. glibc's qsort is a stable merge sort at any size the report handles, which

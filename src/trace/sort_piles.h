@@ -16,6 +16,10 @@ typedef int (*sc_sort_cmp)(const void *, const void *);
  * on 1 and -1 the list is unchanged. */
 int sc_sort_piles(void *base, size_t n, size_t size, sc_sort_cmp cmp);
 
+/* sc_sort_piles of elements ordered by the uint64_t at byte key_at of each (ascending, ties in
+ * their input order), compared inline: the same order as with a comparator of that field. */
+int sc_sort_piles_by_u64(void *base, size_t n, size_t size, size_t key_at);
+
 /* The same order written to dst (n elements, not overlapping src), src unchanged: no array
  * beside the two. Returns as sc_sort_piles; on 1 and -1 dst is untouched. */
 int sc_sort_piles_into(void *dst, const void *src, size_t n, size_t size, sc_sort_cmp cmp);

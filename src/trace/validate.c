@@ -14,68 +14,38 @@ enum sc_header_fault sc_header_check(const uint8_t *data, size_t size, sc_file_h
     return SC_HEADER_OK;
 }
 
-size_t sc_record_fixed_size(uint16_t kind)
-{
-    switch (kind) {
-    case SC_REC_PROCESS: return sizeof(sc_rec_process);
-    case SC_REC_MODULE: return sizeof(sc_rec_module);
-    case SC_REC_DEVICE: return sizeof(sc_rec_device);
-    case SC_REC_STRING: return sizeof(sc_rec_string);
-    case SC_REC_CALL_NAME: return sizeof(sc_rec_call_name);
-    case SC_REC_API: return sizeof(sc_rec_api);
-    case SC_REC_KERNEL: return sizeof(sc_rec_kernel);
-    case SC_REC_MEMCPY: return sizeof(sc_rec_memcpy);
-    case SC_REC_MEMSET: return sizeof(sc_rec_memset);
-    case SC_REC_STREAM: return sizeof(sc_rec_stream);
-    case SC_REC_SYNC: return sizeof(sc_rec_sync);
-    case SC_REC_NOTE: return sizeof(sc_rec_note);
-    case SC_REC_ENV: return 0;  /* all text */
-    case SC_REC_RANGE: return sizeof(sc_rec_range);
-    case SC_REC_END: return sizeof(sc_rec_end);
-    case SC_REC_OVERHEAD: return sizeof(sc_rec_overhead);
-    case SC_REC_LOSS: return sizeof(sc_rec_loss);
-    case SC_REC_UNIFIED: return sizeof(sc_rec_unified);
-    case SC_REC_PYSTACK: return sizeof(sc_rec_pystack);
-    case SC_REC_SCOPE: return sizeof(sc_rec_scope);
-    case SC_REC_SCOPE_WINDOW: return sizeof(sc_rec_scope_window);
-    case SC_REC_TIME_BASE: return sizeof(sc_rec_time_base);
-    case SC_REC_KERNEL_SHAPE: return sizeof(sc_rec_kernel_shape);
-    case SC_REC_KERNEL_COMPACT: return sizeof(sc_rec_kernel_compact);
-    case SC_REC_CALL_SITE: return sizeof(sc_rec_call_site);
-    case SC_REC_CALL_COMPACT: return sizeof(sc_rec_call_compact);
-    default: return 0;
-    }
-}
+#define SC_KIND(least, text, frames, own_rule) \
+    {(least), (text), (frames), (own_rule), (text) || (frames) || (own_rule) ? UINT32_MAX : (least)}
 
-bool sc_record_has_frames(uint16_t kind)
-{
-    return kind == SC_REC_API || kind == SC_REC_PYSTACK;
-}
-
-bool sc_record_has_text(uint16_t kind)
-{
-    switch (kind) {
-    case SC_REC_PROCESS:
-    case SC_REC_MODULE:
-    case SC_REC_DEVICE:
-    case SC_REC_STRING:
-    case SC_REC_CALL_NAME:
-    case SC_REC_NOTE:
-    case SC_REC_ENV:
-    case SC_REC_SCOPE:
-        return true;
-    default:
-        return false;
-    }
-}
-
-size_t sc_record_fixed_part(const sc_record_header *h, size_t n)
-{
-    if (h->fixed) return h->fixed;
-    if (sc_record_has_text(h->kind) || sc_record_has_frames(h->kind))
-        return sc_record_fixed_size(h->kind);
-    return n;
-}
+const sc_kind_traits sc_kind_table[SC_REC_KIND_LAST + 1] = {
+    [SC_REC_PROCESS] = SC_KIND(sizeof(sc_rec_process), true, false, false),
+    [SC_REC_MODULE] = SC_KIND(sizeof(sc_rec_module), true, false, false),
+    [SC_REC_DEVICE] = SC_KIND(sizeof(sc_rec_device), true, false, false),
+    [SC_REC_STRING] = SC_KIND(sizeof(sc_rec_string), true, false, true),
+    [SC_REC_CALL_NAME] = SC_KIND(sizeof(sc_rec_call_name), true, false, false),
+    [SC_REC_API] = SC_KIND(sizeof(sc_rec_api), false, true, true),
+    [SC_REC_KERNEL] = SC_KIND(sizeof(sc_rec_kernel), false, false, false),
+    [SC_REC_MEMCPY] = SC_KIND(sizeof(sc_rec_memcpy), false, false, false),
+    [SC_REC_MEMSET] = SC_KIND(sizeof(sc_rec_memset), false, false, false),
+    [SC_REC_STREAM] = SC_KIND(sizeof(sc_rec_stream), false, false, false),
+    [SC_REC_SYNC] = SC_KIND(sizeof(sc_rec_sync), false, false, false),
+    [SC_REC_NOTE] = SC_KIND(sizeof(sc_rec_note), true, false, false),
+    [SC_REC_ENV] = SC_KIND(0, true, false, false),
+    [SC_REC_RANGE] = SC_KIND(sizeof(sc_rec_range), false, false, false),
+    [SC_REC_END] = SC_KIND(sizeof(sc_rec_end), false, false, false),
+    [SC_REC_OVERHEAD] = SC_KIND(sizeof(sc_rec_overhead), false, false, false),
+    [SC_REC_LOSS] = SC_KIND(sizeof(sc_rec_loss), false, false, false),
+    [SC_REC_UNIFIED] = SC_KIND(sizeof(sc_rec_unified), false, false, false),
+    [SC_REC_PYSTACK] = SC_KIND(sizeof(sc_rec_pystack), false, true, true),
+    [SC_REC_SCOPE] = SC_KIND(sizeof(sc_rec_scope), true, false, false),
+    [SC_REC_SCOPE_WINDOW] = SC_KIND(sizeof(sc_rec_scope_window), false, false, false),
+    [SC_REC_TIME_BASE] = SC_KIND(sizeof(sc_rec_time_base), false, false, false),
+    [SC_REC_KERNEL_SHAPE] = SC_KIND(sizeof(sc_rec_kernel_shape), false, false, true),
+    [SC_REC_KERNEL_COMPACT] = SC_KIND(sizeof(sc_rec_kernel_compact), false, false, false),
+    [SC_REC_CALL_SITE] = SC_KIND(sizeof(sc_rec_call_site), false, false, true),
+    [SC_REC_CALL_COMPACT] = SC_KIND(sizeof(sc_rec_call_compact), false, false, false),
+};
+#undef SC_KIND
 
 const char *sc_record_text(const uint8_t *payload, size_t fixed, size_t n)
 {
@@ -100,13 +70,16 @@ static enum sc_record_fault sc_payload_check(const sc_record_header *h, const ui
                                              size_t n)
 {
     uint16_t kind = h->kind;
-    size_t least = sc_record_fixed_size(kind);
-    if (h->fixed && (h->fixed > n || h->fixed < least ||
-                     (sc_record_has_frames(kind) && h->fixed % sizeof(uint64_t))))
+    sc_kind_traits traits = sc_kind(kind);
+    size_t least = traits.least;
+    if (h->fixed &&
+        (h->fixed > n || h->fixed < least || (traits.frames && h->fixed % sizeof(uint64_t))))
         return SC_RECORD_BAD_FIXED;
     if (n < least) return SC_RECORD_SHORT;
-    size_t fixed = sc_record_fixed_part(h, n);
-    if (sc_record_has_text(kind) && !sc_record_text(p, fixed, n)) return SC_RECORD_UNTERMINATED;
+    /* sc_record_fixed_part */
+    size_t fixed = h->fixed ? h->fixed : traits.text || traits.frames ? least : n;
+    if (traits.text && !sc_record_text(p, fixed, n)) return SC_RECORD_UNTERMINATED;
+    if (!traits.own_rule) return SC_RECORD_OK;
     if (kind == SC_REC_API) {
         sc_rec_api a;
         SC_RECORD_COPY_FIXED(a, p, fixed);

@@ -60,20 +60,75 @@ enum sc_record_fault {
 enum sc_record_fault sc_record_check(const uint8_t *data, size_t size, size_t off,
                                      bool after_end, sc_record_header *h);
 
+/* What the checks need of each kind this version knows, by kind (kinds it does not know
+ * have none of it): its fixed part in format 1.0 (0 for ENV, all text), whether a text or
+ * frames follow it, whether it has a rule of its own (a count of frames, an id). */
+typedef struct sc_kind_traits {
+    uint16_t least;
+    bool text, frames, own_rule;
+    /* least for a kind with none of the three, else UINT32_MAX (above any payload's size):
+     * what sc_record_check_inline tests, in one comparison */
+    uint32_t plain_least;
+} sc_kind_traits;
+extern const sc_kind_traits sc_kind_table[SC_REC_KIND_LAST + 1];
+
+/* sc_record_check, inline for a record of a kind without text, frames or rules of its own
+ * (nearly every record of a trace: kernels, calls without a stack, copies, compact records)
+ * that breaks no rule; any other record is judged by sc_record_check, so the result is its
+ * result, fault for fault. For such a kind the rules are the header's and the fixed part's. */
+static inline enum sc_record_fault sc_record_check_inline(const uint8_t *data, size_t size,
+                                                          size_t off, bool after_end,
+                                                          sc_record_header *h)
+{
+    if (size - off >= sizeof *h && !after_end) {
+        memcpy(h, data + off, sizeof *h);
+        if (h->kind <= SC_REC_KIND_LAST && h->size >= sizeof *h && h->size % 8 == 0 &&
+            h->size <= size - off) {
+            uint32_t least = sc_kind_table[h->kind].plain_least;
+            size_t n = h->size - sizeof *h;
+            if (n >= least && (!h->fixed || (h->fixed <= n && h->fixed >= least)))
+                return SC_RECORD_OK;
+        }
+    }
+    return sc_record_check(data, size, off, after_end, h);
+}
+
+/* A kind's traits; none for a kind this version does not know. Inline, as the four below:
+ * the loader asks for every record. */
+static inline sc_kind_traits sc_kind(uint16_t kind)
+{
+    return kind <= SC_REC_KIND_LAST ? sc_kind_table[kind] : (sc_kind_traits){0};
+}
+
 /* The fixed part of each kind in format 1.0: shorter is corrupt, longer is a newer minor
  * version's appended fields. Variable parts (text, frames) start right after it. 0 for
  * kinds without one (ENV) and kinds this version does not know. */
-size_t sc_record_fixed_size(uint16_t kind);
+static inline size_t sc_record_fixed_size(uint16_t kind)
+{
+    return sc_kind(kind).least;
+}
 
 /* Whether the kind's fixed part is followed by a NUL-terminated text. */
-bool sc_record_has_text(uint16_t kind);
+static inline bool sc_record_has_text(uint16_t kind)
+{
+    return sc_kind(kind).text;
+}
+
 /* Whether it is followed by frames (API: return addresses; PYSTACK: Python frames). */
-bool sc_record_has_frames(uint16_t kind);
+static inline bool sc_record_has_frames(uint16_t kind)
+{
+    return sc_kind(kind).frames;
+}
 
 /* Where a payload of n bytes ends its fixed part (its text or frames start there): the size
  * its header gives (1.3), else the kind's first size for kinds with a text or frames, else n.
  * For a record sc_record_check accepted it is at most n. */
-size_t sc_record_fixed_part(const sc_record_header *h, size_t n);
+static inline size_t sc_record_fixed_part(const sc_record_header *h, size_t n)
+{
+    if (h->fixed) return h->fixed;
+    sc_kind_traits k = sc_kind(h->kind);
+    return k.text || k.frames ? k.least : n;
+}
 
 /* The text after a payload's fixed part of `fixed` bytes: "" when there is none, NULL when
  * it is not NUL-terminated (never, for a record sc_record_check accepted). */
@@ -98,8 +153,14 @@ void sc_text_tame(char *s);
 static inline void sc_record_copy_fixed(void *dst, size_t dst_size, const uint8_t *payload,
                                         size_t n)
 {
+    /* The usual case, a fixed part as long as the struct or longer, first: a copy of a size
+     * known when compiled, which the compiler does in a few moves instead of two calls. */
+    if (n >= dst_size) {
+        memcpy(dst, payload, dst_size);
+        return;
+    }
     memset(dst, 0, dst_size);
-    memcpy(dst, payload, n < dst_size ? n : dst_size);
+    memcpy(dst, payload, n);
 }
 
 #define SC_RECORD_COPY_FIXED(dst, payload, n) \

@@ -360,6 +360,7 @@ static void test_a_later_declaration_of_an_id_holds_from_there(void **state)
     cb.tid = 99;
     sc_rec_kernel ka = kernel_at(3000000001000ull, 10, 2, 7);
     sc_rec_kernel kb = kernel_at(3000000001500ull, 10, 3, 8);
+    kb.grid_x = ka.grid_x + 5;      /* another shape under the same id */
     put_call(a, &ca);
     put_kernel(a, &ka);
     put_call(b, &cb);
@@ -379,6 +380,8 @@ static void test_a_later_declaration_of_an_id_holds_from_there(void **state)
     assert_int_equal(t.calls[2].rec.tid, 99);
     assert_int_equal(t.kernels[0].rec.stream_id, 7);
     assert_int_equal(t.kernels[1].rec.stream_id, 8);
+    assert_int_equal(sc_kernel_shape_of(&t, &t.kernels[0])->grid_x, ka.grid_x);
+    assert_int_equal(sc_kernel_shape_of(&t, &t.kernels[1])->grid_x, kb.grid_x);
     sc_trace_free(&t);
     free(a);
     free(b);

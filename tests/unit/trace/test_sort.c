@@ -1,6 +1,7 @@
-/* sc_sort, sc_stable_sort, sc_sort_copy and sc_sort_remake against a plain insertion sort (stable by construction) on the
- * shapes the report meets: in order, interleaved sorted lists (the piles path), more lists
- * than the piles path keeps and random order (the merge path), reversed, many equal keys. */
+/* sc_sort, sc_stable_sort, sc_stable_sort_by_u64, sc_sort_copy and sc_sort_remake against a
+ * plain insertion sort (stable by construction) on the shapes the report meets: in order,
+ * interleaved sorted lists (the piles path), more lists than the piles path keeps and random
+ * order (the merge path), reversed, many equal keys. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,12 @@ typedef struct item {
 static int key_cmp(const void *a, const void *b)
 {
     uint64_t x = ((const item *)a)->key, y = ((const item *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static int pad_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const item *)a)->pad, y = ((const item *)b)->pad;
     return x < y ? -1 : x > y;
 }
 
@@ -72,7 +79,7 @@ static void remake_item(const void *ctx, size_t i, void *dst)
 
 static void check_shape(size_t lists, uint64_t spread, uint64_t seed)
 {
-    static item v[N], w[N], want[N], was[N], copy[N], made[N];
+    static item v[N], w[N], want[N], was[N], copy[N], made[N], keyed[N];
     make(v, lists, spread, seed);
     memcpy(w, v, sizeof v);
     memcpy(want, v, sizeof v);
@@ -88,6 +95,15 @@ static void check_shape(size_t lists, uint64_t spread, uint64_t seed)
     assert_memory_equal(v, want, sizeof v);
     assert_int_equal(sc_stable_sort(w, N, sizeof *w, key_cmp), 0);
     assert_memory_equal(w, want, sizeof w);
+    /* by a key that is not the first field: pad takes the key, key holds 0 */
+    for (size_t i = 0; i < N; i++)
+        keyed[i] = (item){.key = 0, .pos = was[i].pos, .pad = was[i].key};
+    assert_int_equal(sc_stable_sort_by_u64(keyed, N, sizeof *keyed, offsetof(item, pad), pad_cmp),
+                     0);
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(keyed[i].pad, want[i].key);
+        assert_int_equal(keyed[i].pos, want[i].pos);
+    }
 }
 
 static void test_sort_interleaved_lists(void **state)
@@ -132,9 +148,15 @@ static void test_sort_short_lists(void **state)
             }
             memcpy(want, v, n * sizeof *v);
             reference_sort(want, n);
+            static item k[80];
+            memcpy(k, v, n * sizeof *v);
             assert_int_equal(sc_stable_sort(v, n, sizeof *v, key_cmp), 0);
-            if (n > 0)
+            assert_int_equal(sc_stable_sort_by_u64(k, n, sizeof *k, offsetof(item, key), key_cmp),
+                             0);
+            if (n > 0) {
                 assert_memory_equal(v, want, n * sizeof *v);
+                assert_memory_equal(k, want, n * sizeof *k);
+            }
         }
     }
 }

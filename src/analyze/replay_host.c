@@ -107,10 +107,11 @@ typedef struct sc_rp_entry_source {
     size_t n_calls;
 } sc_rp_entry_source;
 
-static void sc_rp_entry_make(const void *ctx, size_t i, void *dst)
+/* Entry i, written to *e. Inline: it runs twice for every call (1.1M calls at 1M records),
+ * and as a call it cost a third of its own instructions again. */
+static inline __attribute__((always_inline)) void
+sc_rp_entry_make(const sc_rp_entry_source *s, size_t i, sc_rp_entry *e)
 {
-    const sc_rp_entry_source *s = ctx;
-    sc_rp_entry *e = dst;
     if (i < s->n_calls) {
         int32_t ci = s->calls[i];
         const sc_api_call *c = &s->t->calls[ci];

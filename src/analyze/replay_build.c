@@ -252,6 +252,52 @@ int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t bef
     return lo > 0 ? ops[lo - 1] : SC_RP_NONE;
 }
 
+/* The first of n pieces of work (ops, in issue order) issued at or after `before_ns`: from
+ * `near` (at most n) out, a step that doubles, then halving; the same position as a search
+ * of the whole list, in a few steps when the answer lies close to `near`. */
+static size_t sc_rp_issued_from(const sc_replay *r, const int32_t *ops, size_t n, size_t near,
+                                uint64_t before_ns)
+{
+    size_t lo, hi, step = 1;
+    if (near < n && sc_rp_issue(r, ops[near]) < before_ns) {
+        /* beyond near: every position below lo is issued before, hi at or after (or n) */
+        lo = near + 1;
+        while (lo + step - 1 < n && sc_rp_issue(r, ops[lo + step - 1]) < before_ns) {
+            lo += step;
+            step *= 2;
+        }
+        hi = lo + step - 1 < n ? lo + step - 1 : n;
+    } else {
+        /* at or below near: every position from hi on is issued at or after */
+        hi = near;
+        while (hi >= step && sc_rp_issue(r, ops[hi - step]) >= before_ns) {
+            hi -= step;
+            step *= 2;
+        }
+        lo = hi >= step ? hi - step + 1 : 0;
+    }
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc_rp_issue(r, ops[mid]) < before_ns)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int32_t sc_rp_last_issued_near(const sc_replay *r, uint32_t slot, uint64_t before_ns,
+                               size_t *near)
+{
+    if (slot >= r->n_slots)
+        return SC_RP_NONE;
+    const int32_t *ops = r->slot_ops + r->slot_first[slot];
+    size_t n = r->slot_count[slot];
+    size_t lo = sc_rp_issued_from(r, ops, n, *near < n ? *near : n, before_ns);
+    *near = lo;
+    return lo > 0 ? ops[lo - 1] : SC_RP_NONE;
+}
+
 /* ---- edges ------------------------------------------------------------------------------ */
 
 /* The stream an event was recorded on: the waiting stream's device first; an event of
@@ -288,8 +334,10 @@ static size_t sc_rp_first_wait(const sc_replay *r, const sc_rp_op *o,
 
 /* cudaStreamWaitEvent: work on `to` issued after a wait (and after the previous work on `to`,
  * which carries the earlier waits) runs after the recorded stream's work issued before the
- * record. cursors: per slot (sc_rp_wait_cursor). */
-static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors, size_t *cap)
+ * record. cursors: per slot (sc_rp_wait_cursor); near: per slot, where its last record was
+ * looked up (the records of a stream mostly come in order: sc_rp_last_issued_near). */
+static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors, size_t *near,
+                             size_t *cap)
 {
     const sc_ctx *ctx = r->ctx;
     const sc_deps *d = &ctx->deps;
@@ -312,8 +360,9 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors
         const sc_stream_summary *from = sc_rp_event_stream(ctx, s->device, e);
         if (!from)
             continue;
-        int32_t p = sc_rp_last_issued_before(r, (uint32_t)(from - ctx->analysis->streams),
-                                             e->record_ns, NULL);
+        size_t from_slot = (size_t)(from - ctx->analysis->streams);
+        int32_t p = sc_rp_last_issued_near(r, (uint32_t)from_slot, e->record_ns,
+                                           &near[from_slot]);
         if (p != SC_RP_NONE &&
             sc_rp_push_edge(r, cap, (sc_rp_edge){.op = p, .kind = SC_RP_EDGE_EVENT,
                                                  .slot = e->wait_call}) != 0)
@@ -328,8 +377,10 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors
  * for the other side's latest work issued before it, once per new piece (older pieces are
  * behind it on their own stream). seen[0][k]: how many pieces of syncing stream k the legacy
  * stream already waited for; seen[1][s]: how many legacy pieces stream s already waited
- * for. */
-static int sc_rp_barrier_edges(sc_replay *r, int32_t i, size_t *seen[2], size_t *cap)
+ * for. near: per slot, where its last lookup ended (the work is walked in issue order, so
+ * each lookup starts where the one before it on that slot ended). */
+static int sc_rp_barrier_edges(sc_replay *r, int32_t i, size_t *seen[2], size_t *near,
+                               size_t *cap)
 {
     const sc_stream_summary *streams = r->ctx->analysis->streams;
     sc_rp_op *o = &r->ops[i];
@@ -346,8 +397,8 @@ static int sc_rp_barrier_edges(sc_replay *r, int32_t i, size_t *seen[2], size_t 
         bool other = legacy ? sc_stream_syncs_with_legacy(x) : sc_stream_is_legacy(x);
         if (!other)
             continue;
-        size_t pos;
-        int32_t p = sc_rp_last_issued_before(r, (uint32_t)k, sc_rp_issue(r, i), &pos);
+        int32_t p = sc_rp_last_issued_near(r, (uint32_t)k, sc_rp_issue(r, i), &near[k]);
+        size_t pos = near[k];
         size_t *mark = legacy ? &seen[0][k] : &seen[1][o->slot];
         if (p == SC_RP_NONE || pos <= *mark)
             continue;
@@ -487,7 +538,11 @@ static int sc_rp_edges(sc_replay *r)
     size_t *seen[2] = {calloc(r->n_slots + 1, sizeof(size_t)),
                        calloc(r->n_slots + 1, sizeof(size_t))};
     sc_rp_wait_cursor *cursors = malloc((r->n_slots + 1) * sizeof *cursors);
-    int rc = seen[0] && seen[1] && cursors && sc_rp_full_grids(r) == 0 ? 0 : -1;
+    size_t *near[2] = {calloc(r->n_slots + 1, sizeof(size_t)),
+                       calloc(r->n_slots + 1, sizeof(size_t))};   /* events, barrier */
+    int rc = seen[0] && seen[1] && cursors && near[0] && near[1] && sc_rp_full_grids(r) == 0
+                 ? 0
+                 : -1;
     for (size_t s = 0; cursors && s <= r->n_slots; s++)
         cursors[s] = (sc_rp_wait_cursor){.op = SC_RP_NONE};
     int32_t *order = NULL;
@@ -507,9 +562,9 @@ static int sc_rp_edges(sc_replay *r)
     for (size_t k = 0; rc == 0 && k < r->n_ops; k++) {
         int32_t i = order[k];
         size_t first = r->n_edges;
-        rc = sc_rp_event_edges(r, i, cursors, &cap);
+        rc = sc_rp_event_edges(r, i, cursors, near[0], &cap);
         if (rc == 0)
-            rc = sc_rp_barrier_edges(r, i, seen, &cap);
+            rc = sc_rp_barrier_edges(r, i, seen, near[1], &cap);
         if (rc == 0)
             rc = sc_rp_room_edges(r, i, r->full, r->n_full, &cap);
         if (r->n_edges > first)
@@ -522,6 +577,8 @@ static int sc_rp_edges(sc_replay *r)
         rc = sc_rp_queue_order(r, order);
     free(seen[0]);
     free(seen[1]);
+    free(near[0]);
+    free(near[1]);
     free(cursors);
     free(order);
     free(first);

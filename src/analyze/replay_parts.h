@@ -28,6 +28,11 @@ int sc_rp_push_edge(sc_replay *r, size_t *cap, sc_rp_edge e);
  * (optional) receives how many of the slot's pieces were issued before it. */
 int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t before_ns,
                                  size_t *pos_out);
+/* The same, from where the slot's last lookup ended: *near (at most the slot's count; 0 at
+ * first) on entry, how many were issued before `before_ns` on return. Lookups whose times
+ * mostly ascend take a few steps each instead of a search of the slot. */
+int32_t sc_rp_last_issued_near(const sc_replay *r, uint32_t slot, uint64_t before_ns,
+                               size_t *near);
 /* ops[0 .. n - 1], in ascending position, put in issue order: issue time, recorded start,
  * position. issue: per op (all of r's), or NULL once r keeps them (sc_rp_issue). Returns 0,
  * or -1 without memory (ops unchanged). */

@@ -285,6 +285,16 @@ static uint64_t sc_rp_after_room(const sc_replay *r, const sc_rp_edge *edges, ui
     return t;
 }
 
+/* Work i ends at `end` in this pass: placed. The end is passed, not read back: after the
+ * flag byte's store the compiler must reload what any byte may alias. */
+static inline void sc_rp_place_op(sc_replay *r, int32_t i, uint64_t end)
+{
+    r->op_end[i] = end;
+    sc_rp_note_end(r, end);
+    sc_rp_raise_device(r, &r->ops[i], end);
+    r->op_fix[i] |= SC_RP_OP_PLACED;
+}
+
 #define SC_RP_AFTER_LOAD_NS 30000u  /* a kernel this soon after its load was held by it */
 
 /* The two steps of a pass (sc_rp_run_op, sc_rp_run_item) are inlined into its loop: each
@@ -330,10 +340,7 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
     if (r->pass_arrival && o->kind == SC_WORK_KERNEL)
         sc_rp_note_ready(r, i, t);
     if ((r->op_fix[i] & SC_RP_FIX_OP_ARRIVAL)) {
-        r->op_end[i] = sc_rp_arrival_start(r, i, t) + sc_rp_dur(r, i);
-        r->op_fix[i] |= SC_RP_OP_PLACED;
-        sc_rp_note_end(r, r->op_end[i]);
-        sc_rp_raise_device(r, o, r->op_end[i]);
+        sc_rp_place_op(r, i, sc_rp_arrival_start(r, i, t) + sc_rp_dur(r, i));
         return;
     }
     /* a staged peer copy made direct no longer waits for the driver's staging */
@@ -348,10 +355,7 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
         t += late->value;   /* late for a reason the trace does not name: the fix's to remove */
     if (n_edges > 0 && !(r->op_fix[i] & SC_RP_FIX_OP_ROOM))
         t = sc_rp_after_room(r, edges, n_edges, t);
-    r->op_end[i] = t + sc_rp_dur(r, i);
-    r->op_fix[i] |= SC_RP_OP_PLACED;
-    sc_rp_note_end(r, r->op_end[i]);
-    sc_rp_raise_device(r, o, r->op_end[i]);
+    sc_rp_place_op(r, i, t + sc_rp_dur(r, i));
 }
 
 /* When what a waiting item waits for has ended, in the replay. */
@@ -426,12 +430,12 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     if (it->end_read)
         sc_rp_kept_end(r, i)->value = end;
     sc_rp_note_end(r, end);
-    r->item_fix[i] |= SC_RP_ITEM_DONE;
     r->thread_shift[it->thread] = end - rec_end;
     if (!it->last) {    /* the next item of its thread is i + 1: its gap follows rec_end */
         r->item_start[i + 1] = end + sc_rp_gap_after(&r->items[i + 1], rec_end) -
                                (r->plain ? sc_rp_tool(r, i + 1) : 0);
     }
+    r->item_fix[i] |= SC_RP_ITEM_DONE;  /* last: a byte's store makes the fields be read again */
 }
 
 uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
@@ -470,10 +474,14 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
     if (r->dev_tree)
         memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
     r->pass_end = r->run_start_ns;
-    for (size_t k = 0; k < r->n_nodes; k++) {
-        size_t node = r->nodes[k];
-        if (node >= r->n_ops)
-            sc_rp_run_item(r, (int32_t)(node - r->n_ops));
+    /* the order and its bounds in locals: the steps' byte stores may alias any field of r,
+     * which the loop would otherwise read again each node */
+    const uint32_t *nodes = r->nodes;
+    size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
+    for (size_t k = 0; k < n_nodes; k++) {
+        size_t node = nodes[k];
+        if (node >= n_ops)
+            sc_rp_run_item(r, (int32_t)(node - n_ops));
         else
             sc_rp_run_op(r, (int32_t)node);
     }

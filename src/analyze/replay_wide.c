@@ -14,33 +14,13 @@ static int sc_rp_wide_push(sc_rp_wides *w, sc_rp_sparse x)
     return 0;
 }
 
-int sc_rp_wide_put(sc_rp_wides *w, int32_t index, uint64_t v, uint32_t *field)
+int sc_rp_wide_keep(sc_rp_wides *w, int32_t index, uint64_t v)
 {
-    if (v < SC_RP_WIDE) {
-        *field = (uint32_t)v;
-        return 0;
-    }
-    *field = SC_RP_WIDE;
     return sc_rp_wide_push(w, (sc_rp_sparse){.index = index, .other = SC_RP_NONE, .value = v});
 }
 
-int sc_rp_wide_put16(sc_rp_wides *w, int32_t index, uint64_t v, uint16_t *field)
+int sc_rp_wide_keep_signed(sc_rp_wides *w, int32_t index, int64_t v)
 {
-    if (v < SC_RP_WIDE16) {
-        *field = (uint16_t)v;
-        return 0;
-    }
-    *field = SC_RP_WIDE16;
-    return sc_rp_wide_push(w, (sc_rp_sparse){.index = index, .other = SC_RP_NONE, .value = v});
-}
-
-int sc_rp_wide_put_signed(sc_rp_wides *w, int32_t index, int64_t v, int32_t *field)
-{
-    if (v > SC_RP_WIDE_SIGNED && v <= INT32_MAX) {
-        *field = (int32_t)v;
-        return 0;
-    }
-    *field = SC_RP_WIDE_SIGNED;
     return sc_rp_wide_push(w, (sc_rp_sparse){.index = index, .other = SC_RP_NONE,
                                              .held_lag = v});
 }

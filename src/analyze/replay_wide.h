@@ -21,11 +21,44 @@ typedef struct sc_rp_wides {
     size_t n, cap;
 } sc_rp_wides;
 
+/* Appends v for item `index` to the list (the put functions' rare case). Returns 0, or -1
+ * without memory. */
+int sc_rp_wide_keep(sc_rp_wides *w, int32_t index, uint64_t v);
+int sc_rp_wide_keep_signed(sc_rp_wides *w, int32_t index, int64_t v);
+
 /* Stores v for item `index` (items in increasing order, each once) in *field, or the mark in
- * *field and v in the list. Returns 0, or -1 without memory. */
-int sc_rp_wide_put(sc_rp_wides *w, int32_t index, uint64_t v, uint32_t *field);
-int sc_rp_wide_put_signed(sc_rp_wides *w, int32_t index, int64_t v, int32_t *field);
-int sc_rp_wide_put16(sc_rp_wides *w, int32_t index, uint64_t v, uint16_t *field);
+ * *field and v in the list. Returns 0, or -1 without memory. Inline: the build puts three
+ * values for every item, and nearly all of them fit. */
+static inline int sc_rp_wide_put(sc_rp_wides *w, int32_t index, uint64_t v, uint32_t *field)
+{
+    if (v < SC_RP_WIDE) {
+        *field = (uint32_t)v;
+        return 0;
+    }
+    *field = SC_RP_WIDE;
+    return sc_rp_wide_keep(w, index, v);
+}
+
+static inline int sc_rp_wide_put_signed(sc_rp_wides *w, int32_t index, int64_t v,
+                                        int32_t *field)
+{
+    if (v > SC_RP_WIDE_SIGNED && v <= INT32_MAX) {
+        *field = (int32_t)v;
+        return 0;
+    }
+    *field = SC_RP_WIDE_SIGNED;
+    return sc_rp_wide_keep_signed(w, index, v);
+}
+
+static inline int sc_rp_wide_put16(sc_rp_wides *w, int32_t index, uint64_t v, uint16_t *field)
+{
+    if (v < SC_RP_WIDE16) {
+        *field = (uint16_t)v;
+        return 0;
+    }
+    *field = SC_RP_WIDE16;
+    return sc_rp_wide_keep(w, index, v);
+}
 
 /* The value kept in the list for item `index` (0 when it has none). */
 uint64_t sc_rp_wide_lookup(const sc_rp_wides *w, int32_t index);

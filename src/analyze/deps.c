@@ -199,9 +199,10 @@ static size_t sc_handles_unique(sc_handle_entry *h, size_t n)
 }
 
 /* The entry a call gives: its stream handle's key and the stream it names; false for a call
- * that names none the trace can tell. */
-static bool sc_handle_of(const sc_trace *t, const sc_corr_map *corr, const sc_api_call *c,
-                         sc_handle_entry *out)
+ * that names none the trace can tell. Inline: it is asked once per call. */
+static inline __attribute__((always_inline)) bool
+sc_handle_of(const sc_trace *t, const sc_corr_map *corr, const sc_api_call *c,
+             sc_handle_entry *out)
 {
     uint32_t stream = 0;
     sc_handle_entry e = {.context_id = c->rec.context_id,

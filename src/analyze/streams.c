@@ -86,7 +86,16 @@ static int sc_key_set_add(sc_key_set *ks, uint32_t device, uint32_t context_id, 
     sc_stream_key key = {device, context_id, id};
     if (ks->n > 0 && sc_stream_key_cmp(&ks->keys[ks->n - 1], &key) == 0)
         return 0;   /* the same stream as the record before: the common case */
-    size_t lo = 0, hi = ks->n_sorted;
+    if (ks->n_sorted <= SC_STREAMS_SCAN) {
+        /* a handful of streams whose records interleave (the usual trace): compared for
+         * equality one after another, as sc_streams_find, instead of the search's three-way
+         * comparisons */
+        for (size_t i = 0; i < ks->n_sorted; i++)
+            if (ks->keys[i].stream_id == id && ks->keys[i].device == device &&
+                ks->keys[i].context_id == context_id)
+                return 0;
+    }
+    size_t lo = 0, hi = ks->n_sorted <= SC_STREAMS_SCAN ? 0 : ks->n_sorted;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = sc_stream_key_cmp(&ks->keys[mid], &key);

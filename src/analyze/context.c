@@ -403,6 +403,16 @@ static uint8_t *sc_kernels_full(const sc_ctx *ctx)
     return full;
 }
 
+/* The launches, and the work's stream slots given back once they are made: nothing else
+ * reads them, and the blocking index built next is near the build's peak of memory. */
+static int sc_ctx_launches(sc_ctx *ctx)
+{
+    int rc = sc_launches_build(ctx, &ctx->launches);
+    free(ctx->work_slot);
+    ctx->work_slot = NULL;
+    return rc;
+}
+
 int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
 {
     const sc_trace *t = ctx->trace;
@@ -427,11 +437,11 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     if (overlapped && peak &&
         sc_devices_overlap(ctx, a, shape_comm, overlapped, peak) == 0 &&
         sc_solo_fill(ctx, a, shape_comm, overlapped, peak) == 0 &&
-        sc_streams_build(ctx, &a->streams, &a->n_streams) == 0 &&
+        sc_streams_build(ctx, &a->streams, &a->n_streams, &ctx->work_slot) == 0 &&
         sc_deps_build(ctx->trace, &ctx->deps) == 0 &&
         (ctx->unified = malloc(sizeof *ctx->unified)) != NULL &&
         sc_unified_measure(ctx, ctx->unified) == 0 &&
-        sc_launches_build(ctx, &ctx->launches) == 0 &&
+        sc_ctx_launches(ctx) == 0 &&
         (ctx->blocking = calloc(1, sizeof *ctx->blocking)) != NULL &&
         sc_blocking_index_build(ctx, ctx->blocking) == 0 &&
         sc_polls_find(ctx, &ctx->polls, &ctx->n_polls) == 0)
@@ -493,6 +503,7 @@ void sc_ctx_free(sc_ctx *ctx)
         sc_unified_free(ctx->unified);
     free(ctx->unified);
     free(ctx->launches);
+    free(ctx->work_slot);
     free(ctx->kernel_full);
     sc_ctx_free_blocking_index(ctx);
     free(ctx->polls);

@@ -59,6 +59,9 @@ typedef struct sc_ctx {
                                        (sc_ctx_kernel_full), worked out once */
     struct sc_launch *launches;     /* per trace->kernels entry: what it found on its device
                                        when it was issued (launches.h) */
+    uint8_t *work_slot;             /* per sc_work_at() position: its stream's index in
+                                       analysis->streams (sc_streams_build), from the streams'
+                                       build to the launches'; NULL: look it up */
     struct sc_blocking_index *blocking; /* what each call that blocked could have drained
                                        (blocking.h): host-sync, implicit-sync, the replay */
     struct sc_poll_loop *polls;     /* polling loops (polls.h): host-sync, the replay */

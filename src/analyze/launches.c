@@ -29,9 +29,14 @@ static sc_issue_item sc_issue_item_at(const sc_ctx *ctx, uint32_t pos)
     sc_work w = sc_work_at(ctx->trace, pos);
     const sc_api_call *call;
     uint64_t issue = sc_issue_time(ctx, &w, &call);
-    const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
-    return (sc_issue_item){issue, w.end_ns, w.device,
-                           s ? (uint32_t)(s - ctx->analysis->streams) : UINT32_MAX, pos,
+    uint32_t slot;
+    if (ctx->work_slot) {
+        slot = ctx->work_slot[pos];     /* found by the streams' build */
+    } else {
+        const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
+        slot = s ? (uint32_t)(s - ctx->analysis->streams) : UINT32_MAX;
+    }
+    return (sc_issue_item){issue, w.end_ns, w.device, slot, pos,
                            call ? (uint32_t)(call - ctx->trace->calls) : SC_LAUNCH_NO_CALL};
 }
 

@@ -221,7 +221,7 @@ static void sc_bucket_offsets(size_t *off, size_t n)
 /* The buckets, and each stream's copy and memset counts, taken in the pass that counts the
  * buckets' sizes (a pass of its own looked each copy's stream up again). */
 static int sc_streams_bucket(const sc_trace *t, sc_stream_summary *s, size_t n,
-                             sc_stream_buckets *b)
+                             sc_stream_buckets *b, uint8_t *work_slot)
 {
     size_t n_c = t->n_copies + t->n_memsets;
     b->kernels = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*b->kernels));
@@ -232,39 +232,53 @@ static int sc_streams_bucket(const sc_trace *t, sc_stream_summary *s, size_t n,
     int rc = -1;
     if (!b->kernels || !b->copies || !b->k_off || !b->c_off || !k_pos || !c_pos)
         goto done;
+    /* work_slot, when there is one, keeps each slot for the second pass below, in
+     * sc_work_at() order: kernels, copies, memsets */
+    size_t w = 0;
     for (size_t i = 0; i < t->n_kernels; i++) {
         const sc_kernel_rec *r = &t->kernels[i].rec;
-        b->k_off[sc_streams_slot(s, n, r->device, r->context_id, r->stream_id)]++;
+        size_t slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
+        b->k_off[slot]++;
+        if (work_slot)
+            work_slot[w++] = (uint8_t)slot;
     }
     for (size_t i = 0; i < t->n_copies; i++) {
         size_t slot = sc_streams_slot(s, n, t->copies[i].device, t->copies[i].context_id,
                                       t->copies[i].stream_id);
         b->c_off[slot]++;
         s[slot].copy_count++;
+        if (work_slot)
+            work_slot[w++] = (uint8_t)slot;
     }
     for (size_t i = 0; i < t->n_memsets; i++) {
         size_t slot = sc_streams_slot(s, n, t->memsets[i].device, t->memsets[i].context_id,
                                       t->memsets[i].stream_id);
         b->c_off[slot]++;
         s[slot].memset_count++;
+        if (work_slot)
+            work_slot[w++] = (uint8_t)slot;
     }
     sc_bucket_offsets(b->k_off, n);
     sc_bucket_offsets(b->c_off, n);
     memcpy(k_pos, b->k_off, (n + 1) * sizeof(size_t));
     memcpy(c_pos, b->c_off, (n + 1) * sizeof(size_t));
+    w = 0;
     for (size_t i = 0; i < t->n_kernels; i++) {
         const sc_kernel_rec *r = &t->kernels[i].rec;
-        size_t slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
+        size_t slot = work_slot ? work_slot[w++]
+                                : sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
         b->kernels[k_pos[slot]++] = (sc_overlap_span){r->start_ns, r->end_ns, i};
     }
     for (size_t i = 0; i < t->n_copies; i++) {
         const sc_rec_memcpy *r = &t->copies[i];
-        size_t slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
+        size_t slot = work_slot ? work_slot[w++]
+                                : sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
         b->copies[c_pos[slot]++] = (sc_overlap_span){r->start_ns, r->end_ns, i};
     }
     for (size_t i = 0; i < t->n_memsets; i++) {
         const sc_rec_memset *r = &t->memsets[i];
-        size_t slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
+        size_t slot = work_slot ? work_slot[w++]
+                                : sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
         b->copies[c_pos[slot]++] = (sc_overlap_span){r->start_ns, r->end_ns, i};
     }
     rc = 0;
@@ -310,25 +324,37 @@ static int sc_streams_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
     return rc;
 }
 
-int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out)
+int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out,
+                     uint8_t **work_slot)
 {
     sc_stream_summary *s = NULL;
     size_t n = 0;
     sc_stream_buckets b = {0};
     *out = NULL;
     *n_out = 0;
+    if (work_slot)
+        *work_slot = NULL;
     if (sc_streams_collect(ctx->trace, &s, &n) != 0)
         return -1;
+    uint8_t *slots = NULL;
+    size_t n_work = ctx->trace->n_kernels + ctx->trace->n_copies + ctx->trace->n_memsets;
+    if (work_slot && n < SC_WORK_SLOT_NONE && (slots = malloc(n_work ? n_work : 1)) == NULL) {
+        free(s);
+        return -1;
+    }
     int rc = -1;
     if (sc_streams_describe(ctx, s, n) == 0 && sc_streams_mark_per_thread(ctx, s, n) == 0 &&
-        sc_streams_bucket(ctx->trace, s, n, &b) == 0 &&
+        sc_streams_bucket(ctx->trace, s, n, &b, slots) == 0 &&
         sc_streams_overlap(ctx, s, n, &b) == 0)
         rc = 0;
     sc_streams_buckets_free(&b);
     if (rc != 0) {
         free(s);
+        free(slots);
         return -1;
     }
+    if (work_slot)
+        *work_slot = slots;
     *out = s;
     *n_out = n;
     return 0;

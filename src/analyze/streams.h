@@ -10,8 +10,13 @@
 
 /* Every stream named by a STREAM record or by device work, sorted by device, stream id, then
  * context id. Needs ctx->trace, the correlation index and the kernels' solo durations.
- * Returns 0, or -1 when out of memory. */
-int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out);
+ * Where work_slot is not NULL, *work_slot is made per sc_work_at() position: the index of
+ * its work's stream in *out, found once here for the launches' walk (sc_launches_build),
+ * which would search again; NULL when there are SC_WORK_SLOT_NONE streams or more (a byte a
+ * piece of work holds fewer). The caller frees it. Returns 0, or -1 when out of memory. */
+enum { SC_WORK_SLOT_NONE = 255 };
+int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out,
+                     uint8_t **work_slot);
 
 /* Sets per_thread on the streams whose work was issued to a per-thread default stream
  * (per_thread.c). Called by sc_streams_build(). Returns 0, or -1 when out of memory. */

@@ -488,14 +488,6 @@ bool sc_blocking_implicit_class(uint16_t call_class)
     }
 }
 
-bool sc_blocking_is_inner(const sc_ctx *ctx, const sc_api_call *call)
-{
-    if (!(call->rec.flags & SC_API_DRIVER))
-        return false;
-    const sc_api_call *outer = sc_ctx_call(ctx, call->rec.correlation_id);
-    return outer && outer != call && !(outer->rec.flags & SC_API_DRIVER);
-}
-
 void sc_blocking_streams_text(const sc_blocking *m, char *buf, size_t size)
 {
     size_t used = 0, shown = m->n_streams < SC_BLOCKING_MAX_STREAMS ? m->n_streams

@@ -138,8 +138,15 @@ bool sc_blocking_sync_class(uint16_t call_class);
 bool sc_blocking_implicit_class(uint16_t call_class);
 
 /* A driver call made inside a runtime call (same correlation id): the runtime call is the
- * one to judge, so rules skip this one. */
-bool sc_blocking_is_inner(const sc_ctx *ctx, const sc_api_call *call);
+ * one to judge, so rules skip this one. Inline: the passes over every call ask it of each,
+ * and most are not driver calls. */
+static inline bool sc_blocking_is_inner(const sc_ctx *ctx, const sc_api_call *call)
+{
+    if (!(call->rec.flags & SC_API_DRIVER))
+        return false;
+    const sc_api_call *outer = sc_ctx_call(ctx, call->rec.correlation_id);
+    return outer && outer != call && !(outer->rec.flags & SC_API_DRIVER);
+}
 
 /* "20, 21, ..." : the drained streams for a text line (empty when none). */
 void sc_blocking_streams_text(const sc_blocking *m, char *buf, size_t size);

@@ -76,7 +76,8 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
             run->queries++;
             continue;
         }
-        rc = sc_poll_close(run, &loops, &n, &cap);
+        if (run->queries)   /* a thread's calls are mostly not queries: no run to close */
+            rc = sc_poll_close(run, &loops, &n, &cap);
         if (sc_is_query(call->rec.call_class))
             *run = (sc_poll_run){call->rec.tid, i, i, 1};
     }

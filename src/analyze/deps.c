@@ -263,12 +263,30 @@ static int sc_handle_stream_cmp(const sc_handle_entry *a, const sc_handle_entry 
     return c ? c : sc_cmp_u64(a->stream_id, b->stream_id);
 }
 
-/* Adds an entry unless the set holds it or is full; returns 0, or -1 without memory. */
+/* The same key and stream: what sc_handle_stream_cmp calls 0, without its order. */
+static inline bool sc_handle_same(const sc_handle_entry *a, const sc_handle_entry *b)
+{
+    return a->handle == b->handle && a->stream_id == b->stream_id &&
+           a->context_id == b->context_id && a->per_thread == b->per_thread;
+}
+
+enum { SC_HANDLE_SET_SCAN = 8 };
+
+/* Adds an entry unless the set holds it or is full; returns 0, or -1 without memory. A set
+ * of a few entries (the usual program) is compared for equality one entry after another,
+ * without the search's ordered comparisons (the entries are unique, so it finds the same);
+ * the search then only places a new entry. */
 static int sc_handle_set_add(sc_handle_set *s, const sc_handle_entry *e)
 {
-    if (s->full || (s->last < s->n && sc_handle_stream_cmp(&s->e[s->last], e) == 0))
+    if (s->full || (s->last < s->n && sc_handle_same(&s->e[s->last], e)))
         return 0;
-    size_t lo = 0, hi = s->n;
+    if (s->n <= SC_HANDLE_SET_SCAN)
+        for (size_t i = 0; i < s->n; i++)
+            if (sc_handle_same(&s->e[i], e)) {
+                s->last = i;
+                return 0;
+            }
+    size_t lo = 0, hi = s->n;  /* a new entry's place (rare), or the entry in a larger set */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = sc_handle_stream_cmp(&s->e[mid], e);

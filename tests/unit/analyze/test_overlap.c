@@ -265,6 +265,43 @@ static void test_overlap_wide_times_vs_brute_force(void **state)
         check_one_set_far(seed * 0x9E3779B97F4A7C15ull, 1000, 300, (uint64_t)1 << 61);
 }
 
+/* Spans one after another, as one stream's: gaps of 0 to 3 us (touching ones included), and
+ * with overlap, one span in 50 begun before the one before it ended. */
+static size_t serial_spans(uint64_t *rng, sc_overlap_span *s, size_t n, bool overlap,
+                           size_t index_base)
+{
+    uint64_t at = syn_rand(rng) % 1000;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t len = 1 + syn_rand(rng) % 2000;
+        if (overlap && i > 0 && syn_rand(rng) % 50 == 0)
+            at -= at > 500 ? 500 : at;
+        s[i] = (sc_overlap_span){at, at + len, index_base + i};
+        at += len + (syn_rand(rng) % 4 == 0 ? 0 : syn_rand(rng) % 3000);
+    }
+    return n;
+}
+
+/* One stream's work, many kernels and copies one after another: the metrics-only sweep takes
+ * the two runs of points as they are (no sort), or sorts them when a span overlaps the one
+ * before; either way every byte of the full engine's metrics. */
+static void test_overlap_metrics_serial_streams(void **state)
+{
+    (void)state;
+    enum { N_K = 600, N_C = 300 };
+    static sc_overlap_span k[N_K], c[N_C];
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        uint64_t rng = seed * 0x9E3779B97F4A7C15ull;
+        size_t nk = serial_spans(&rng, k, 100 + syn_rand(&rng) % (N_K - 100), seed % 3 == 0, 0);
+        size_t nc = serial_spans(&rng, c, syn_rand(&rng) % N_C, seed % 5 == 0, 1000);
+        sc_overlap full;
+        sc_overlap_input in = {k, nk, c, nc, 1};
+        sc_overlap_output out = {.metrics = &full};
+        assert_int_equal(sc_overlap_compute(&in, &out), 0);
+        assert_true(full.busy_ns > 0);
+        check_metrics_only(&in, &full);
+    }
+}
+
 /* A kernel 2^63 ns after the others: too far even for the metrics-only keys, which have no
  * position beside the time; sc_overlap_metrics hands such a scope to the full engine. */
 static void test_overlap_metrics_wider_times_vs_brute_force(void **state)
@@ -458,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_overlap_gaps_by_hand),
         cmocka_unit_test(test_overlap_gap_threshold),
         cmocka_unit_test(test_overlap_touching_is_not_overlap),
+        cmocka_unit_test(test_overlap_metrics_serial_streams),
         cmocka_unit_test(test_overlap_interval_cap),
         cmocka_unit_test(test_overlap_empty),
         cmocka_unit_test(test_busy_uncovered),

@@ -140,9 +140,8 @@ static int sc_ranges_calls(const sc_ctx *ctx, sc_analysis *a)
         if (r->correlation_id == 0 || sc_ctx_call(ctx, r->correlation_id) == &t->calls[i])
             items[n++] = (sc_window_item){r->start_ns, r->tid, true, i};
     }
-    sc_window w;
-    int rc = sc_window_build(&w, items, n);
-    free(items);
+    sc_window w;    /* the calls lie in start order: the window takes them as they are */
+    int rc = sc_window_build_owned(&w, items, n);
     for (size_t i = 0; rc == 0 && i < a->n_ranges; i++) {
         sc_window_hits h = sc_window_query(&w, &t->ranges[i].rec);
         a->ranges[i].call_count = sc_window_hits_count(&h);

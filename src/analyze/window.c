@@ -184,6 +184,21 @@ static void sc_window_no_thread(sc_window *w)
     }
 }
 
+/* The thread orders of a window whose by_time is filled and by_thread allocated. */
+static void sc_window_split(sc_window *w)
+{
+    size_t n = w->n_by_time;
+    /* the other two read off the time order (a stable sort keeps ties in input order in all
+     * three): those without a thread in that order, those with one bucketed by thread */
+    sc_window_no_thread(w);
+    if (sc_window_by_thread(w) != 0) {     /* threads too many to bucket: sorted */
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (w->by_time[i].has_tid)
+                w->by_thread[k++] = w->by_time[i];
+        sc_sort(w->by_thread, w->n_by_thread, sizeof(*w->by_thread), sc_window_thread_cmp);
+    }
+}
+
 int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
 {
     memset(w, 0, sizeof(*w));
@@ -197,15 +212,36 @@ int sc_window_build(sc_window *w, const sc_window_item *items, size_t n)
     w->n_by_time = n;
     if (sc_window_sort_keys(w->by_time, items, n) != 0)
         sc_sort_copy(w->by_time, items, n, sizeof(*items), sc_window_time_cmp);
-    /* the other two read off the time order (a stable sort keeps ties in input order in all
-     * three): those without a thread in that order, those with one bucketed by thread */
-    sc_window_no_thread(w);
-    if (sc_window_by_thread(w) != 0) {     /* threads too many to bucket: sorted */
-        for (size_t i = 0, k = 0; i < n; i++)
-            if (w->by_time[i].has_tid)
-                w->by_thread[k++] = w->by_time[i];
-        sc_sort(w->by_thread, w->n_by_thread, sizeof(*w->by_thread), sc_window_thread_cmp);
+    sc_window_split(w);
+    return 0;
+}
+
+/* Whether items[] lie in order of (t, ref), ties of t broken by ref. */
+static bool sc_window_items_in_order(const sc_window_item *items, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (items[i].t < items[i - 1].t ||
+            (items[i].t == items[i - 1].t && items[i].ref <= items[i - 1].ref))
+            return false;
+    return true;
+}
+
+int sc_window_build_owned(sc_window *w, sc_window_item *items, size_t n)
+{
+    if (!sc_window_items_in_order(items, n)) {
+        int rc = sc_window_build(w, items, n);
+        free(items);
+        return rc;
     }
+    memset(w, 0, sizeof(*w));
+    w->by_time = items;
+    w->by_thread = malloc((n ? n : 1) * sizeof(*w->by_thread));
+    if (!w->by_thread) {
+        sc_window_free(w);
+        return -1;
+    }
+    w->n_by_time = n;
+    sc_window_split(w);
     return 0;
 }
 

@@ -48,6 +48,10 @@ typedef struct sc_window_hits {
 
 /* Takes n items (copied). Returns 0, or -1 when out of memory (w is then empty). */
 int sc_window_build(sc_window *w, const sc_window_item *items, size_t n);
+/* The same from a malloc'd block of n items, which the window takes (freed with it, or here
+ * on failure): items already in order of (t, ref) become the time order as they lie, with no
+ * copy and no sort. */
+int sc_window_build_owned(sc_window *w, sc_window_item *items, size_t n);
 void sc_window_free(sc_window *w);
 /* The items inside [range.start, range.end] under the thread rule above. */
 sc_window_hits sc_window_query(const sc_window *w, const sc_rec_range *range);

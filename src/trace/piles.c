@@ -6,24 +6,25 @@
 
 size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile)
 {
-    uint64_t last[SC_PILES_MAX];   /* each pile's last value, ascending */
-    uint8_t id[SC_PILES_MAX];      /* the pile at each of those places */
+    /* each pile's last value, ascending; a new pile opens below all the others, so the pile
+     * at place k is the (n_piles - 1 - k)-th opened: the top one is pile 0, the one below
+     * it pile 1 */
+    uint64_t last[SC_PILES_MAX];
     size_t n_piles = 1;
     last[0] = v[0];
-    id[0] = 0;
     pile[0] = 0;
     for (size_t i = 1; i < n; i++) {
         size_t top = n_piles - 1;
         if (last[top] <= v[i]) {
             last[top] = v[i];
-            pile[i] = id[top];
+            pile[i] = 0;
             continue;
         }
         /* In a list interleaving a few ascending ones, many values that miss the top pile
          * fit the one below it: one comparison before the search. */
         if (top > 0 && last[top - 1] <= v[i]) {
             last[top - 1] = v[i];
-            pile[i] = id[top - 1];
+            pile[i] = 1;
             continue;
         }
         size_t lo = 0, hi = top > 0 ? top - 1 : 0;  /* last[lo - 1] <= v[i] < last[lo] */
@@ -36,16 +37,14 @@ size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile)
         }
         if (lo > 0) {
             last[lo - 1] = v[i];
-            pile[i] = id[lo - 1];
+            pile[i] = (uint8_t)(top - (lo - 1));
             continue;
         }
         if (n_piles == SC_PILES_MAX)
             return 0;
         memmove(last + 1, last, n_piles * sizeof *last);
-        memmove(id + 1, id, n_piles * sizeof *id);
         last[0] = v[i];
-        id[0] = (uint8_t)n_piles++;
-        pile[i] = id[0];
+        pile[i] = (uint8_t)n_piles++;
     }
     return n_piles;
 }

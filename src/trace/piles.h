@@ -14,7 +14,8 @@
 #define SC_PILES_MAX 64
 
 /* pile[i] for each of v[0 .. n - 1] (n >= 1); returns the number of piles, or 0 when the
- * values need more than SC_PILES_MAX. */
+ * values need more than SC_PILES_MAX. The piles are numbered 0, 1, ... as they open, so
+ * each pile's first element lies past the first element of the one numbered before it. */
 size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile);
 
 /* Where each pile's run lies when the piles are laid out one after another, the shortest

@@ -33,12 +33,17 @@ static void sc_merge_by_key(const void *ctx, const void *src_v, void *dst_v, siz
  * merge needs the piles' index lists and a list as long to merge them into (8 bytes an
  * element: for the replay's nodes, the build's peak of memory); a scan passes over the
  * elements once per pile, which few piles afford. */
-static void sc_merge_by_scan(const uint64_t *key, const uint8_t *pile, size_t n,
-                             size_t n_piles, uint32_t *order)
+static void sc_merge_by_scan(const uint64_t *key, uint8_t *pile, size_t n, size_t n_piles,
+                             uint32_t *order)
 {
     size_t first[SC_SCAN_PILES_MAX], next[SC_SCAN_PILES_MAX];
-    for (size_t i = n; i-- > 0;)
-        first[pile[i]] = i;
+    /* sc_piles_deal numbers the piles as it opens them: each pile's first element lies past
+     * the one before's, and the scan stops at the last pile's, often near the start */
+    for (size_t p = 0, i = 0; p < n_piles; p++) {
+        while (pile[i] != p)
+            i++;
+        first[p] = i;
+    }
     for (size_t p = 0; p < n_piles; p++) {  /* every pile has an element */
         size_t at = p;
         for (; at > 0 && key[next[at - 1]] > key[first[p]]; at--)
@@ -49,9 +54,10 @@ static void sc_merge_by_scan(const uint64_t *key, const uint8_t *pile, size_t n,
         size_t i = next[0];
         uint8_t p = pile[i];
         uint64_t bound = live > 1 ? key[next[1]] : UINT64_MAX;
+        pile[n] = p;    /* the scan stops at n without a bound check for each byte */
         do {
             order[k++] = (uint32_t)i;
-            while (++i < n && pile[i] != p)
+            while (pile[++i] != p)
                 ;
         } while (i < n && key[i] < bound);
         if (i == n) {   /* the pile is done */
@@ -68,7 +74,7 @@ static void sc_merge_by_scan(const uint64_t *key, const uint8_t *pile, size_t n,
 int sc_order_keys_in(const uint64_t *key, size_t n, uint32_t *order, bool *many)
 {
     *many = false;
-    uint8_t *pile = malloc(n ? n : 1);
+    uint8_t *pile = malloc(n + 1);  /* a byte past the piles: sc_merge_by_scan's sentinel */
     if (!pile)
         return -1;
     /* unique keys: a pile's last key is below, never equal to, the next it takes */

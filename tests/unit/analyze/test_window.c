@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -90,7 +91,30 @@ static void check_queries(const sc_window *w, const sc_window_item *in, size_t n
 
 /* refs: how the items' refs go. The build sorts by 64-bit keys when the refs ascend and the
  * times fit beside the position, by the comparator otherwise: each way is checked. */
-enum { REFS_REPEAT, REFS_ASCEND, REFS_ASCEND_WIDE_TIMES };
+enum {
+    REFS_REPEAT,
+    REFS_ASCEND,
+    REFS_ASCEND_WIDE_TIMES,
+    REFS_ASCEND_TIMES_IN_ORDER,
+    REFS_REPEAT_TIMES_IN_ORDER, /* ties of time whose refs do not ascend: not in order */
+};
+
+/* sc_window_build_owned on a copy of in[] gives the window w that sc_window_build gave. */
+static void check_owned_same(const sc_window *w, const sc_window_item *in, size_t n)
+{
+    sc_window_item *copy = malloc((n ? n : 1) * sizeof *copy);
+    assert_non_null(copy);
+    memcpy(copy, in, n * sizeof *copy);
+    sc_window owned;
+    assert_int_equal(sc_window_build_owned(&owned, copy, n), 0);
+    assert_int_equal(owned.n_by_time, w->n_by_time);
+    assert_same(owned.by_time, w->by_time, w->n_by_time);
+    assert_int_equal(owned.n_by_thread, w->n_by_thread);
+    assert_same(owned.by_thread, w->by_thread, w->n_by_thread);
+    assert_int_equal(owned.n_no_thread, w->n_no_thread);
+    assert_same(owned.no_thread, w->no_thread, w->n_no_thread);
+    sc_window_free(&owned);
+}
 
 static void check_ids(size_t n, uint32_t threads, int refs, uint32_t tid_step)
 {
@@ -106,10 +130,12 @@ static void check_ids(size_t n, uint32_t threads, int refs, uint32_t tid_step)
         uint32_t tid = (uint32_t)(x >> 20) % threads * tid_step + 100;
         in[i] = (sc_window_item){.t = i / 3 + x % 5, .tid = tid, .has_tid = x % 7 != 0,
                                  .ref = (x >> 40) % 4};
-        if (refs != REFS_REPEAT)
+        if (refs != REFS_REPEAT && refs != REFS_REPEAT_TIMES_IN_ORDER)
             in[i].ref = 2 * i + 1;
         if (refs == REFS_ASCEND_WIDE_TIMES && i % 100 == 0)
             in[i].t = i % 200 ? UINT64_MAX - x % 3 : x % 3;
+        if (refs == REFS_ASCEND_TIMES_IN_ORDER || refs == REFS_REPEAT_TIMES_IN_ORDER)
+            in[i].t = i / 3;    /* ties of time */
     }
     sc_window w;
     assert_int_equal(sc_window_build(&w, in, n), 0);
@@ -120,6 +146,7 @@ static void check_ids(size_t n, uint32_t threads, int refs, uint32_t tid_step)
     assert_int_equal(w.n_no_thread, reference(in, n, 2, false, want));
     assert_same(w.no_thread, want, w.n_no_thread);
     check_queries(&w, in, n, threads, tid_step);
+    check_owned_same(&w, in, n);
     sc_window_free(&w);
     free(in);
     free(want);
@@ -136,6 +163,8 @@ static void test_few_threads(void **state)
     check(5000, 6, REFS_REPEAT);
     check(5000, 6, REFS_ASCEND);
     check(5000, 6, REFS_ASCEND_WIDE_TIMES);
+    check(5000, 6, REFS_ASCEND_TIMES_IN_ORDER);
+    check(5000, 6, REFS_REPEAT_TIMES_IN_ORDER);
 }
 
 static void test_more_threads_than_bucketed(void **state)
@@ -143,6 +172,7 @@ static void test_more_threads_than_bucketed(void **state)
     (void)state;
     check(6000, 3000, REFS_REPEAT);
     check(6000, 3000, REFS_ASCEND);
+    check(6000, 3000, REFS_ASCEND_TIMES_IN_ORDER);
 }
 
 /* Thread ids 2048 apart land on one slot of the window's thread table: the probes walk on.
@@ -161,6 +191,9 @@ static void test_empty(void **state)
     (void)state;
     sc_window w;
     assert_int_equal(sc_window_build(&w, NULL, 0), 0);
+    assert_int_equal(w.n_by_time + w.n_by_thread + w.n_no_thread, 0);
+    sc_window_free(&w);
+    assert_int_equal(sc_window_build_owned(&w, malloc(1), 0), 0);
     assert_int_equal(w.n_by_time + w.n_by_thread + w.n_no_thread, 0);
     sc_window_free(&w);
 }

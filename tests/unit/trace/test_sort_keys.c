@@ -3,7 +3,8 @@
  * that alternates between the values of overlapping spans' starts and ends (each value on the
  * top pile or the one below it), one already in order, one in descending order (a pile per
  * key: more than the fast path takes, so it says so), a single key, and random lists of a
- * few to more lists than are merged at once against qsort. */
+ * few to more lists than are merged at once against qsort. The piles are numbered as they
+ * open (sc_piles_deal), which the merge of a few relies on to find each pile's first key. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "trace/piles.h"
 #include "trace/sort_keys.h"
 
 /* The order is a permutation of 0 .. n - 1 along which the keys ascend. */
@@ -145,6 +147,35 @@ static void test_random_interleaved_against_qsort(void **state)
     free(sorted);
 }
 
+static void test_piles_numbered_as_opened(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    uint64_t *v = malloc(N * sizeof *v);
+    uint8_t *pile = malloc(N);
+    assert_non_null(v);
+    assert_non_null(pile);
+    srand(11);
+    for (int round = 0; round < 200; round++) {
+        size_t n = 1 + (size_t)rand() % N;
+        for (size_t i = 0; i < n; i++)   /* falling now and then: piles open late too */
+            v[i] = rand() % 16 ? (uint64_t)i * 100 + (uint64_t)rand() % 300
+                               : (uint64_t)rand() % (i * 100 + 1);
+        size_t n_piles = sc_piles_deal(v, n, pile);
+        if (n_piles == 0)
+            continue;   /* too many: nothing numbered */
+        size_t opened = 0;  /* each new number is the next one */
+        for (size_t i = 0; i < n; i++) {
+            assert_true(pile[i] <= opened);
+            if (pile[i] == opened)
+                opened++;
+        }
+        assert_int_equal(opened, n_piles);
+    }
+    free(v);
+    free(pile);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_in_order_and_single),
         cmocka_unit_test(test_descending_needs_too_many_piles),
         cmocka_unit_test(test_random_interleaved_against_qsort),
+        cmocka_unit_test(test_piles_numbered_as_opened),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

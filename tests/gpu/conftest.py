@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 SOURCE = pathlib.Path(os.environ.get("STREAMCHECK_SOURCE", pathlib.Path(__file__).parents[2]))
-BUILD = pathlib.Path(os.environ.get("STREAMCHECK_BUILD", SOURCE / "build"))
+BUILD = pathlib.Path(os.environ.get("STREAMCHECK_BUILD", SOURCE / "build")).resolve()
 
 
 def gpu_present():

@@ -233,20 +233,28 @@ static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
     return rc;
 }
 
-int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t before_ns,
-                                 size_t *pos_out)
+/* The first of ops[lo, hi) (in issue order) issued at or after `before_ns`, knowing that
+ * those below lo were issued before it and those from hi on at or after: hi when none. */
+static size_t sc_rp_first_issued_at(const sc_replay *r, const int32_t *ops, size_t lo,
+                                    size_t hi, uint64_t before_ns)
 {
-    if (slot >= r->n_slots)
-        return SC_RP_NONE;
-    const int32_t *ops = r->slot_ops + r->slot_first[slot];
-    size_t lo = 0, hi = r->slot_count[slot];
-    while (lo < hi) {   /* first work issued at or after before_ns */
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (sc_rp_issue(r, ops[mid]) < before_ns)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t before_ns,
+                                 size_t *pos_out)
+{
+    if (slot >= r->n_slots)
+        return SC_RP_NONE;
+    const int32_t *ops = r->slot_ops + r->slot_first[slot];
+    size_t lo = sc_rp_first_issued_at(r, ops, 0, r->slot_count[slot], before_ns);
     if (pos_out)
         *pos_out = lo;
     return lo > 0 ? ops[lo - 1] : SC_RP_NONE;
@@ -276,14 +284,7 @@ static size_t sc_rp_issued_from(const sc_replay *r, const int32_t *ops, size_t n
         }
         lo = hi >= step ? hi - step + 1 : 0;
     }
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sc_rp_issue(r, ops[mid]) < before_ns)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sc_rp_first_issued_at(r, ops, lo, hi, before_ns);
 }
 
 int32_t sc_rp_last_issued_near(const sc_replay *r, uint32_t slot, uint64_t before_ns,

@@ -10,6 +10,7 @@
 #include "analyze/findings.h"
 #include "analyze/internal.h"
 #include "analyze/kernel_names.h"
+#include "analyze/legacy_waits.h"
 #include "analyze/ranges.h"
 #include "analyze/rules.h"
 
@@ -54,14 +55,30 @@ const char *sc_severity_name(sc_severity severity)
 
 /* ---- entry points ------------------------------------------------------------------- */
 
+/* Each rule of the table, with the measures two rules share made once for them. */
+static int sc_rules_each(sc_ctx *ctx, sc_finding_list *list, char *err, size_t err_size)
+{
+    sc_legacy_waits legacy = {0};
+    if (sc_legacy_waits_compute(ctx, &legacy) != 0) {
+        if (err && err_size)
+            snprintf(err, err_size, "legacy-stream: out of memory");
+        return -1;
+    }
+    ctx->legacy_waits = &legacy;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof(sc_rules) / sizeof(sc_rules[0]); i++)
+        rc = sc_rules[i].run(ctx, list, err, err_size);
+    ctx->legacy_waits = NULL;
+    sc_legacy_waits_free(&legacy);
+    return rc;
+}
+
 static int sc_rules_run(sc_ctx *ctx, sc_analysis *a, char *err, size_t err_size)
 {
     sc_finding_list list = {0};
-    for (size_t i = 0; i < sizeof(sc_rules) / sizeof(sc_rules[0]); i++) {
-        if (sc_rules[i].run(ctx, &list, err, err_size) != 0) {
-            sc_finding_list_free(&list);
-            return -1;
-        }
+    if (sc_rules_each(ctx, &list, err, err_size) != 0) {
+        sc_finding_list_free(&list);
+        return -1;
     }
     sc_ctx_free_rule_indexes(ctx);    /* the replay below builds its graph in that room */
     uint64_t *walls = NULL;

@@ -219,15 +219,11 @@ static int sc_bs_report(const sc_ctx *ctx, const sc_bs_tally *t, sc_severity sev
 
 int sc_rule_blocking_stream(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
 {
-    sc_legacy_waits w = {0};
     sc_bs_tally t = {0};
-    int rc = sc_legacy_waits_compute(ctx, &w);
-    if (rc == 0)
-        rc = sc_bs_tally_build(ctx, &w, &t);
+    int rc = sc_bs_tally_build(ctx, ctx->legacy_waits, &t);
     for (int sev = SC_SEV_ERROR; rc == 0 && sev >= SC_SEV_NOTE; sev--)
         rc = sc_bs_report(ctx, &t, (sc_severity)sev, out);
     sc_bs_tally_free(&t);
-    sc_legacy_waits_free(&w);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "blocking-stream: out of memory");
     return rc;

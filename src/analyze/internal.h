@@ -70,6 +70,9 @@ typedef struct sc_ctx {
                                        pageable-async, managed memory, the replay */
     struct sc_kernel_names *kernel_names;   /* kernels as findings name them
                                                (kernel_names.h) */
+    const struct sc_legacy_waits *legacy_waits; /* who waited for whom across the legacy
+                                               stream (legacy_waits.h), measured once for
+                                               the rules legacy-stream and blocking-stream */
 } sc_ctx;
 
 /* Builds the context of an analysis (filling a's run span, devices and streams); returns 0,

@@ -173,11 +173,7 @@ static int sc_legacy_report(const sc_ctx *ctx, const sc_legacy_waits *set, sc_fi
 
 int sc_rule_legacy_stream(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
 {
-    sc_legacy_waits set = {0};
-    int rc = sc_legacy_waits_compute(ctx, &set);
-    if (rc == 0)
-        rc = sc_legacy_report(ctx, &set, out);
-    sc_legacy_waits_free(&set);
+    int rc = sc_legacy_report(ctx, ctx->legacy_waits, out);
     if (rc != 0 && err && err_size)
         snprintf(err, err_size, "legacy-stream: out of memory");
     return rc;

@@ -35,10 +35,21 @@ static void sc_legacy_consider(const sc_ctx *ctx, sc_legacy_waits *w, const sc_w
         .waited_on = SC_LEGACY_NONE};
 }
 
+/* Whether any stream is the legacy stream or syncs with it: without one no work is
+ * considered, and the walk over every piece of work is left out. */
+static bool sc_legacy_any_stream(const sc_ctx *ctx)
+{
+    for (size_t k = 0; k < ctx->analysis->n_streams; k++)
+        if (sc_stream_is_legacy(&ctx->analysis->streams[k]) ||
+            sc_stream_syncs_with_legacy(&ctx->analysis->streams[k]))
+            return true;
+    return false;
+}
+
 static int sc_legacy_collect(const sc_ctx *ctx, sc_legacy_waits *w)
 {
     const sc_trace *t = ctx->trace;
-    size_t n = sc_work_count(t);
+    size_t n = sc_legacy_any_stream(ctx) ? sc_work_count(t) : 0;
     w->ops = malloc((n ? n : 1) * sizeof(*w->ops));
     w->n = 0;
     if (!w->ops)

@@ -1,0 +1,202 @@
+/* The ranges as a sweep in host time: see range_sweep.h. */
+#include "analyze/range_sweep.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/order_by_time.h"
+
+void sc_range_sweep_free(sc_range_sweep *s)
+{
+    free(s->by_start);
+    free(s->by_end);
+    free(s->slot);
+    free(s->map_tid);
+    free(s->map_slot);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Gives tid a slot, the next one when it has none yet. */
+static void sc_range_sweep_take(sc_range_sweep *s, uint32_t tid, uint32_t *slot)
+{
+    size_t at = (size_t)(tid * 2654435769u) & s->map_mask;
+    while (s->map_slot[at] != UINT32_MAX && s->map_tid[at] != tid)
+        at = (at + 1) & s->map_mask;
+    if (s->map_slot[at] == UINT32_MAX) {
+        s->map_tid[at] = tid;
+        s->map_slot[at] = (uint32_t)s->n_slots++;
+    }
+    *slot = s->map_slot[at];
+}
+
+/* The slots: one per thread of a push/pop range, in the order the ranges first name them.
+ * The table has at least twice the places of the threads it may hold, so a place stays free
+ * and the probes stay short. */
+static int sc_range_sweep_slots(sc_range_sweep *s)
+{
+    size_t places = 2;
+    while (places < 2 * s->n_ranges + 1)
+        places *= 2;
+    s->map_tid = malloc(places * sizeof *s->map_tid);
+    s->map_slot = malloc(places * sizeof *s->map_slot);
+    s->slot = malloc((s->n_ranges ? s->n_ranges : 1) * sizeof *s->slot);
+    if (!s->map_tid || !s->map_slot || !s->slot)
+        return -1;
+    memset(s->map_slot, 0xff, places * sizeof *s->map_slot);
+    s->map_mask = places - 1;
+    for (size_t i = 0; i < s->n_ranges; i++) {
+        const sc_rec_range *r = &s->ranges[i].rec;
+        if (r->depth == SC_RANGE_ANY_THREAD)
+            s->slot[i] = SC_SWEEP_ANY;
+        else
+            sc_range_sweep_take(s, r->tid, &s->slot[i]);
+    }
+    return 0;
+}
+
+/* The ranges that can hold anything, by start (as they lie, unless a caller's ranges do not)
+ * and by end (sorted: nested ranges end in the reverse order of their starts). */
+static int sc_range_sweep_events(sc_range_sweep *s)
+{
+    size_t m = s->n_ranges ? s->n_ranges : 1;
+    s->by_start = malloc(m * sizeof *s->by_start);
+    s->by_end = malloc(m * sizeof *s->by_end);
+    uint64_t *at = malloc(m * sizeof *at);
+    int rc = s->by_start && s->by_end && at ? 0 : -1;
+    bool in_order = true;
+    uint64_t prev = 0;
+    for (size_t i = 0; rc == 0 && i < s->n_ranges; i++) {
+        const sc_rec_range *r = &s->ranges[i].rec;
+        if (r->end_ns < r->start_ns)
+            continue;   /* a broken range holds nothing */
+        in_order = in_order && r->start_ns >= prev;
+        prev = r->start_ns;
+        s->by_start[s->n++] = (uint32_t)i;
+        if (r->depth == SC_RANGE_ANY_THREAD)
+            s->any_thread = true;
+        else
+            s->per_thread = true;
+    }
+    if (rc == 0 && !in_order) {
+        for (size_t j = 0; j < s->n; j++)
+            at[j] = s->ranges[s->by_start[j]].rec.start_ns;
+        rc = sc_order_by_time_in(at, s->n, s->by_end);  /* by_end as scratch */
+        for (size_t j = 0; rc == 0 && j < s->n; j++)
+            s->by_end[j] = s->by_start[s->by_end[j]];
+        if (rc == 0)
+            memcpy(s->by_start, s->by_end, s->n * sizeof *s->by_start);
+    }
+    uint32_t *order = rc == 0 ? malloc(m * sizeof *order) : NULL;
+    if (rc == 0 && !order)
+        rc = -1;
+    for (size_t j = 0; rc == 0 && j < s->n; j++)
+        at[j] = s->ranges[s->by_start[j]].rec.end_ns;
+    if (rc == 0)
+        rc = sc_order_by_time_in(at, s->n, order);
+    for (size_t j = 0; rc == 0 && j < s->n; j++)
+        s->by_end[j] = s->by_start[order[j]];
+    free(order);
+    free(at);
+    return rc;
+}
+
+int sc_range_sweep_init(sc_range_sweep *s, const sc_range *ranges, size_t n_ranges)
+{
+    memset(s, 0, sizeof(*s));
+    s->ranges = ranges;
+    s->n_ranges = n_ranges;
+    if (n_ranges >= UINT32_MAX || sc_range_sweep_slots(s) != 0 ||
+        sc_range_sweep_events(s) != 0) {
+        sc_range_sweep_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+int sc_sweep_pass_begin(sc_sweep_pass *p, const sc_range_sweep *s, size_t k, uint64_t *share,
+                        uint64_t *from)
+{
+    memset(p, 0, sizeof(*p));
+    p->s = s;
+    p->k = k;
+    p->share = share;
+    p->from = from;
+    p->sum = calloc((s->n_slots + 2) * k, sizeof *p->sum);
+    if (!p->sum)
+        return -1;
+    memset(share, 0, s->n_ranges * k * sizeof *share);
+    if (from)
+        memset(from, 0, s->n_ranges * k * sizeof *from);
+    p->start_t = s->n ? s->ranges[s->by_start[0]].rec.start_ns : UINT64_MAX;
+    p->end_t = s->n ? s->ranges[s->by_end[0]].rec.end_ns : UINT64_MAX;
+    return 0;
+}
+
+void sc_sweep_pass_free(sc_sweep_pass *p)
+{
+    free(p->sum);
+    p->sum = NULL;
+}
+
+/* Range r's running sums now: its slot's plus the no-thread ones, or those over all; two rows
+ * added (the second all zero for a start/end range), so the loops need no test. */
+static inline void sc_sweep_pass_rows(const sc_sweep_pass *p, uint32_t r, const uint64_t **a,
+                                      const uint64_t **b)
+{
+    uint32_t slot = p->s->slot[r];
+    if (slot == SC_SWEEP_ANY) {
+        *a = p->all;
+        *b = p->zero;
+    } else {
+        *a = &p->sum[slot * p->k];
+        *b = &p->sum[(p->s->n_slots + 1) * p->k];
+    }
+}
+
+static void sc_sweep_pass_starts(sc_sweep_pass *p, uint64_t t)
+{
+    const sc_range_sweep *s = p->s;
+    size_t k = p->k;
+    while (p->next_start < s->n && p->start_t <= t) {
+        uint32_t r = s->by_start[p->next_start++];
+        const uint64_t *a, *b;
+        sc_sweep_pass_rows(p, r, &a, &b);
+        uint64_t *share = &p->share[(size_t)r * k];
+        for (size_t q = 0; q < k; q++)
+            share[q] = a[q] + b[q];
+        if (p->from)
+            for (size_t q = 0; q < k; q++)
+                p->from[(size_t)r * k + q] = share[q];
+        p->start_t = p->next_start < s->n ? s->ranges[s->by_start[p->next_start]].rec.start_ns
+                                          : UINT64_MAX;
+    }
+}
+
+static void sc_sweep_pass_ends(sc_sweep_pass *p, uint64_t t, bool all)
+{
+    const sc_range_sweep *s = p->s;
+    size_t k = p->k;
+    while (p->next_end < s->n && (all || p->end_t < t)) {
+        uint32_t r = s->by_end[p->next_end++];
+        const uint64_t *a, *b;
+        sc_sweep_pass_rows(p, r, &a, &b);
+        uint64_t *share = &p->share[(size_t)r * k];
+        for (size_t q = 0; q < k; q++)
+            share[q] = a[q] + b[q] - share[q];
+        p->end_t = p->next_end < s->n ? s->ranges[s->by_end[p->next_end]].rec.end_ns
+                                      : UINT64_MAX;
+    }
+}
+
+void sc_sweep_pass_flush(sc_sweep_pass *p, uint64_t t)
+{
+    /* starts first: a range that starts and ends before t is opened before it is closed */
+    sc_sweep_pass_starts(p, t);
+    sc_sweep_pass_ends(p, t, false);
+}
+
+void sc_sweep_pass_end(sc_sweep_pass *p)
+{
+    sc_sweep_pass_starts(p, UINT64_MAX);
+    sc_sweep_pass_ends(p, UINT64_MAX, true);
+}

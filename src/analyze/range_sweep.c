@@ -16,40 +16,69 @@ void sc_range_sweep_free(sc_range_sweep *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* Gives tid a slot, the next one when it has none yet. */
-static void sc_range_sweep_take(sc_range_sweep *s, uint32_t tid, uint32_t *slot)
+/* Room for places places in the table, its slots placed again. Returns 0, or -1 when out of
+ * memory (the old table then stays). */
+static int sc_range_sweep_map(sc_range_sweep *s, size_t places)
+{
+    uint32_t *tid = malloc(places * sizeof *tid), *slot = malloc(places * sizeof *slot);
+    if (!tid || !slot) {
+        free(tid);
+        free(slot);
+        return -1;
+    }
+    memset(slot, 0xff, places * sizeof *slot);
+    for (size_t at = 0; s->map_slot && at <= s->map_mask; at++) {
+        if (s->map_slot[at] == UINT32_MAX)
+            continue;
+        size_t to = (size_t)(s->map_tid[at] * 2654435769u) & (places - 1);
+        while (slot[to] != UINT32_MAX)
+            to = (to + 1) & (places - 1);
+        tid[to] = s->map_tid[at];
+        slot[to] = s->map_slot[at];
+    }
+    free(s->map_tid);
+    free(s->map_slot);
+    s->map_tid = tid;
+    s->map_slot = slot;
+    s->map_mask = places - 1;
+    return 0;
+}
+
+/* Gives tid a slot, the next one when it has none yet; the table doubles before it is half
+ * full, so a place stays free and the probes stay short. Returns 0, or -1 when out of
+ * memory. */
+static int sc_range_sweep_take(sc_range_sweep *s, uint32_t tid, uint32_t *slot)
 {
     size_t at = (size_t)(tid * 2654435769u) & s->map_mask;
     while (s->map_slot[at] != UINT32_MAX && s->map_tid[at] != tid)
         at = (at + 1) & s->map_mask;
-    if (s->map_slot[at] == UINT32_MAX) {
-        s->map_tid[at] = tid;
-        s->map_slot[at] = (uint32_t)s->n_slots++;
+    if (s->map_slot[at] != UINT32_MAX) {
+        *slot = s->map_slot[at];
+        return 0;
     }
-    *slot = s->map_slot[at];
+    if (2 * (s->n_slots + 1) > s->map_mask) {
+        if (sc_range_sweep_map(s, 2 * (s->map_mask + 1)) != 0)
+            return -1;
+        return sc_range_sweep_take(s, tid, slot);
+    }
+    s->map_tid[at] = tid;
+    *slot = s->map_slot[at] = (uint32_t)s->n_slots++;
+    return 0;
 }
 
-/* The slots: one per thread of a push/pop range, in the order the ranges first name them.
- * The table has at least twice the places of the threads it may hold, so a place stays free
- * and the probes stay short. */
+/* The slots: one per thread of a push/pop range, in the order the ranges first name them
+ * (a handful of threads, however many ranges). */
 static int sc_range_sweep_slots(sc_range_sweep *s)
 {
-    size_t places = 2;
-    while (places < 2 * s->n_ranges + 1)
-        places *= 2;
-    s->map_tid = malloc(places * sizeof *s->map_tid);
-    s->map_slot = malloc(places * sizeof *s->map_slot);
     s->slot = malloc((s->n_ranges ? s->n_ranges : 1) * sizeof *s->slot);
-    if (!s->map_tid || !s->map_slot || !s->slot)
+    if (!s->slot || sc_range_sweep_map(s, 16) != 0)
         return -1;
-    memset(s->map_slot, 0xff, places * sizeof *s->map_slot);
-    s->map_mask = places - 1;
     for (size_t i = 0; i < s->n_ranges; i++) {
         const sc_rec_range *r = &s->ranges[i].rec;
         if (r->depth == SC_RANGE_ANY_THREAD)
             s->slot[i] = SC_SWEEP_ANY;
-        else
-            sc_range_sweep_take(s, r->tid, &s->slot[i]);
+        else if (sc_range_sweep_take(s, r->tid, &s->slot[i]) != 0)
+            return -1;
     }
     return 0;
 }

@@ -287,14 +287,15 @@ static uint64_t pick(uint64_t *rng, uint64_t n)
     return syn_rand(rng) % n;
 }
 
-/* Ranges on [0, span): for each of threads 1 and 2, push/pop ranges properly nested (a walk
- * that pushes or pops at each grid step; depth as a stack would give it); start/end ranges
- * on any of threads 1 .. 3; a few broken ones (end before start) and empty ones (start ==
- * end). Thread 3 has no push/pop range, thread 4 nothing at all. */
-static void make_ranges(syn *s, uint64_t *rng, uint64_t span, size_t n_any)
+/* Ranges on [0, span): for each of threads 1 .. n_threads, push/pop ranges properly nested
+ * (a walk that pushes or pops at each grid step; depth as a stack would give it); start/end
+ * ranges on any of threads 1 .. 3; a few broken ones (end before start) and empty ones
+ * (start == end). With two threads, thread 3 has no push/pop range, thread 4 nothing. */
+static void make_ranges_on(syn *s, uint64_t *rng, uint64_t span, size_t n_any,
+                           uint32_t n_threads)
 {
     static const char *const names[] = {"step", "fwd", "bwd", "io"};
-    for (uint32_t tid = 1; tid <= 2; tid++) {
+    for (uint32_t tid = 1; tid <= n_threads; tid++) {
         uint64_t open_at[16];
         size_t depth = 0;
         for (uint64_t t = 0; t < span; t += GRID) {
@@ -321,6 +322,11 @@ static void make_ranges(syn *s, uint64_t *rng, uint64_t span, size_t n_any)
     syn_range(s, "broken", US(700), US(300), 2, ANY);
 }
 
+static void make_ranges(syn *s, uint64_t *rng, uint64_t span, size_t n_any)
+{
+    make_ranges_on(s, rng, span, n_any, 2);
+}
+
 /* ---- the sweep against the window's hits, plain items ---------------------------------- */
 
 typedef struct plain {
@@ -335,24 +341,25 @@ static int plain_cmp(const void *pa, const void *pb)
     return x->t < y->t ? -1 : x->t > y->t;
 }
 
-static void check_plain(uint64_t seed, size_t n_items, size_t n_any)
+static void check_plain(uint64_t seed, size_t n_items, size_t n_any, uint32_t n_threads)
 {
     uint64_t rng = seed;
     syn s;
     syn_init(&s);
     const uint64_t span = US(3000);
-    make_ranges(&s, &rng, span, n_any);
+    make_ranges_on(&s, &rng, span, n_any, n_threads);
     syn_finish(&s);
     plain *items = calloc(n_items ? n_items : 1, sizeof *items);
     for (size_t i = 0; i < n_items; i++) {
         items[i].t = pick(&rng, span / GRID + 2) * GRID;
         items[i].has_tid = pick(&rng, 5) != 0;
-        items[i].tid = items[i].has_tid ? 1 + (uint32_t)pick(&rng, 4) : 0;
+        items[i].tid = items[i].has_tid ? 1 + (uint32_t)pick(&rng, n_threads + 2) : 0;
     }
     qsort(items, n_items, sizeof *items, plain_cmp);
 
     sc_range_sweep sw;
     assert_int_equal(sc_range_sweep_init(&sw, s.t.ranges, s.t.n_ranges), 0);
+    assert_int_equal(sw.n_slots, n_threads);
     size_t n = s.t.n_ranges;
     uint64_t *share = calloc(n * 3 + 1, sizeof *share), *from = calloc(n * 3 + 1, sizeof *from);
     sc_sweep_pass p;
@@ -448,8 +455,9 @@ static void test_sweep_plain(void **state)
 {
     (void)state;
     for (uint64_t seed = 1; seed <= 40; seed++)
-        check_plain(seed * 7919, (size_t)(seed * 37 % 400), (size_t)(seed % 7));
-    check_plain(99, 0, 3);      /* no items */
+        check_plain(seed * 7919, (size_t)(seed * 37 % 400), (size_t)(seed % 7), 2);
+    check_plain(99, 0, 3, 2);           /* no items */
+    check_plain(101, 3000, 2, 60);      /* threads past the table's first size */
 }
 
 /* ---- sc_ranges_build against the reference --------------------------------------------- */

@@ -56,7 +56,7 @@ typedef struct sc_range_work {
     size_t n_by_call;
     uint32_t *by_thread;        /* by_call's work of the ranges' threads, grouped by slot, each
                                    group in by_call's order; by_call itself when one slot
-                                   issued it all */
+                                   issued it all (built after the sweep, which counts it) */
     size_t *slot_at;            /* per slot: where its group starts in by_thread */
     uint32_t *no_call;          /* work with no call, by (start, ref) */
     size_t n_no_call;
@@ -121,30 +121,6 @@ static inline uint32_t sc_range_call_at(const sc_ctx *ctx, uint32_t id)
                                                                   : ctx->corr_first[at];
 }
 
-/* The counts of w->by_call's first pass: per call (in w->end), per slot (in w->slot_at). */
-typedef struct sc_work_count {
-    const sc_range_sweep *s;
-    sc_slot_cache cache;
-    uint32_t first_slot;
-    bool spread;
-} sc_work_count;
-
-static inline void sc_range_work_count(const sc_ctx *ctx, sc_range_work *w, sc_work_count *wc,
-                                       uint32_t id)
-{
-    uint32_t c = sc_range_call_at(ctx, id);
-    if (c == UINT32_MAX) {
-        w->n_no_call++;
-        return;
-    }
-    w->end[c]++;
-    uint32_t slot = sc_slot_of(wc->s, &wc->cache, ctx->trace->calls[c].rec.tid);
-    w->slot_at[slot]++;     /* a count for now */
-    if (wc->first_slot == UINT32_MAX)
-        wc->first_slot = slot;
-    wc->spread = wc->spread || slot != wc->first_slot;
-}
-
 static inline void sc_range_work_place(const sc_ctx *ctx, sc_range_work *w, size_t *j,
                                        uint32_t id, size_t ref)
 {
@@ -155,29 +131,33 @@ static inline void sc_range_work_place(const sc_ctx *ctx, sc_range_work *w, size
         w->no_call[(*j)++] = (uint32_t)ref;
 }
 
+static inline void sc_range_work_count(const sc_ctx *ctx, sc_range_work *w, uint32_t id)
+{
+    uint32_t c = sc_range_call_at(ctx, id);
+    if (c != UINT32_MAX)
+        w->end[c]++;
+    else
+        w->n_no_call++;
+}
+
 /* w->by_call (a counting sort by call: counts, their sums, then each piece in its place) and
- * w->no_call; *spread: some slot's work and another's are mixed in by_call. */
-static int sc_range_work_build(const sc_ctx *ctx, const sc_range_sweep *s, sc_range_work *w,
-                               bool *spread)
+ * w->no_call. */
+static int sc_range_work_build(const sc_ctx *ctx, sc_range_work *w)
 {
     const sc_trace *t = ctx->trace;
     size_t n = t->n_kernels + t->n_copies + t->n_memsets;
     memset(w, 0, sizeof(*w));
-    *spread = false;
     if (n >= UINT32_MAX || t->n_calls >= UINT32_MAX)
         return -1;
     w->end = calloc(t->n_calls + 1, sizeof *w->end);
-    w->slot_at = calloc(s->n_slots + 1, sizeof *w->slot_at);
-    if (!w->end || !w->slot_at)
+    if (!w->end)
         return -1;
-    sc_work_count wc = {s, {0}, UINT32_MAX, false};
     for (size_t i = 0; i < t->n_kernels; i++)
-        sc_range_work_count(ctx, w, &wc, t->kernels[i].rec.correlation_id);
+        sc_range_work_count(ctx, w, t->kernels[i].rec.correlation_id);
     for (size_t i = 0; i < t->n_copies; i++)
-        sc_range_work_count(ctx, w, &wc, t->copies[i].correlation_id);
+        sc_range_work_count(ctx, w, t->copies[i].correlation_id);
     for (size_t i = 0; i < t->n_memsets; i++)
-        sc_range_work_count(ctx, w, &wc, t->memsets[i].correlation_id);
-    *spread = wc.spread;
+        sc_range_work_count(ctx, w, t->memsets[i].correlation_id);
     w->n_by_call = n - w->n_no_call;
     for (size_t c = 0, sum = 0; c < t->n_calls; c++) {
         size_t k = w->end[c];
@@ -198,71 +178,103 @@ static int sc_range_work_build(const sc_ctx *ctx, const sc_range_sweep *s, sc_ra
     return sc_range_work_loose(t, w);
 }
 
-/* Room for the ranges' threads' groups when by_call mixes slots: slot_at's counts become
- * where each group starts (the sweep fills them); else by_thread is by_call. */
-static int sc_range_work_groups(const sc_range_sweep *s, sc_range_work *w, bool spread)
+/* The sums of the calls' and work's pass. */
+enum { SC_Q_CALLS, SC_Q_WORK, SC_Q_LOOSE, SC_Q_N };
+
+/* The ranges' threads' groups, once the sweep has counted each slot's work (its sums of
+ * SC_Q_WORK, by_call's counts before each range's start in the order the walk met them, are
+ * the ranges' places in their group): by_call itself when one slot issued all of it (the
+ * usual trace: one thread launches), else its work walked again and dealt to the groups. */
+static int sc_range_work_groups(const sc_ctx *ctx, const sc_sweep_pass *p, sc_range_work *w,
+                                uint32_t one_slot)
 {
-    if (!spread || !s->per_thread) {
+    const sc_range_sweep *s = p->s;
+    w->slot_at = calloc(s->n_slots + 1, sizeof *w->slot_at);
+    if (!w->slot_at)
+        return -1;
+    if (one_slot != UINT32_MAX || !s->per_thread) {
         w->by_thread = w->by_call;
-        memset(w->slot_at, 0, (s->n_slots + 1) * sizeof *w->slot_at);
         return 0;
     }
     size_t sum = 0;
     for (size_t k = 0; k < s->n_slots; k++) {
-        size_t count = w->slot_at[k];
         w->slot_at[k] = sum;
-        sum += count;
+        sum += p->sum[k * p->k + SC_Q_WORK];
     }
-    w->slot_at[s->n_slots] = sum;   /* other threads: no group */
     w->by_thread = malloc((sum ? sum : 1) * sizeof *w->by_thread);
-    return w->by_thread ? 0 : -1;
+    size_t *fill = calloc(s->n_slots + 1, sizeof *fill);
+    int rc = w->by_thread && fill ? 0 : -1;
+    const sc_trace *t = ctx->trace;
+    sc_slot_cache cache = {0};
+    for (size_t c = 0, from = 0; rc == 0 && c < t->n_calls; from = w->end[c++]) {
+        size_t k = w->end[c] - from;
+        if (k == 0)
+            continue;
+        uint32_t slot = sc_slot_of(s, &cache, t->calls[c].rec.tid);
+        if (slot == s->n_slots)
+            continue;   /* another thread's: no push/pop range reads it */
+        memcpy(&w->by_thread[w->slot_at[slot] + fill[slot]], &w->by_call[from],
+               k * sizeof *w->by_call);
+        fill[slot] += k;
+    }
+    free(fill);
+    return rc;
 }
 
-/* The sums of the calls' and work's pass. */
-enum { SC_Q_CALLS, SC_Q_WORK, SC_Q_LOOSE, SC_Q_N };
+/* What the calls' walk learns beside the sums: which slot issued the work, if only one did. */
+typedef struct sc_call_walk {
+    sc_slot_cache cache;
+    uint32_t from;              /* where the next call's work starts in by_call */
+    uint32_t one_slot;          /* the slot of all the work so far; UINT32_MAX: more than one */
+    bool any_work;
+} sc_call_walk;
 
 /* One call in the sweep: counted when it is the call that sc_ctx_call() names for its id
  * (a driver call made by a runtime call shares its id and is not counted again), its work,
- * by_call[*from .. end[c]), put in its thread's group. */
-static inline void sc_range_sweep_call(const sc_ctx *ctx, sc_sweep_pass *p, sc_range_work *w,
-                                       sc_slot_cache *cache, size_t c, uint32_t *from)
+ * by_call[from .. end[c]), counted on its thread's slot. */
+static inline void sc_range_sweep_call(const sc_ctx *ctx, sc_sweep_pass *p,
+                                       const sc_range_work *w, sc_call_walk *cw, size_t c)
 {
     const sc_api_call *call = &ctx->trace->calls[c];
     sc_sweep_pass_to(p, call->rec.start_ns);
-    uint32_t slot = sc_slot_of(p->s, cache, call->rec.tid);
+    uint32_t slot = sc_slot_of(p->s, &cw->cache, call->rec.tid);
     uint32_t id = call->rec.correlation_id;
     if (id == 0 || sc_range_call_at(ctx, id) == c)
         sc_sweep_pass_add(p, slot, SC_Q_CALLS, 1);
-    uint32_t k = w->end[c] - *from;
+    uint32_t k = w->end[c] - cw->from;
     if (k == 0)
         return;
-    uint64_t *placed = &p->sum[slot * p->k + SC_Q_WORK];
-    if (w->by_thread != w->by_call && slot < p->s->n_slots)
-        memcpy(&w->by_thread[w->slot_at[slot] + *placed], &w->by_call[*from],
-               k * sizeof *w->by_call);
+    if (!cw->any_work)
+        cw->one_slot = slot;
+    else if (slot != cw->one_slot)
+        cw->one_slot = UINT32_MAX;
+    cw->any_work = true;
     sc_sweep_pass_add(p, slot, SC_Q_WORK, k);
-    *from = w->end[c];
+    cw->from = w->end[c];
 }
 
 /* The calls and the work in one walk: the calls in start order, each with its work, merged
- * with the work without a call by its start. */
-static void sc_range_sweep_calls(const sc_ctx *ctx, sc_sweep_pass *p, sc_range_work *w)
+ * with the work without a call by its start. Returns the slot that issued all the work with
+ * a call, or UINT32_MAX when more than one did. */
+static uint32_t sc_range_sweep_calls(const sc_ctx *ctx, sc_sweep_pass *p,
+                                     const sc_range_work *w)
 {
     const sc_trace *t = ctx->trace;
-    sc_slot_cache cache = {0};
-    uint32_t none = (uint32_t)p->s->n_slots + 1, from = 0;
+    sc_call_walk cw = {{0}, 0, UINT32_MAX, false};
+    uint32_t none = (uint32_t)p->s->n_slots + 1;
     size_t c = 0;
     for (size_t j = 0; j < w->n_no_call; j++) {
         uint64_t loose_t;
         sc_range_work_corr(t, w->no_call[j], &loose_t);
         for (; c < t->n_calls && t->calls[c].rec.start_ns <= loose_t; c++)
-            sc_range_sweep_call(ctx, p, w, &cache, c, &from);
+            sc_range_sweep_call(ctx, p, w, &cw, c);
         sc_sweep_pass_to(p, loose_t);
         sc_sweep_pass_add(p, none, SC_Q_LOOSE, 1);
     }
     for (; c < t->n_calls; c++)
-        sc_range_sweep_call(ctx, p, w, &cache, c, &from);
+        sc_range_sweep_call(ctx, p, w, &cw, c);
     sc_sweep_pass_end(p);
+    return cw.any_work ? cw.one_slot : 0;
 }
 
 /* Reverses s[0 .. n). */
@@ -353,21 +365,19 @@ static int sc_ranges_calls_work(const sc_ctx *ctx, const sc_range_sweep *s, sc_a
     size_t m = (a->n_ranges ? a->n_ranges : 1) * SC_Q_N;
     uint64_t *share = malloc(m * sizeof *share), *from = malloc(m * sizeof *from);
     sc_range_work w = {0};
-    bool spread = false;
     sc_sweep_pass p = {0};
     int rc = share && from ? 0 : -1;
     if (rc == 0)
-        rc = sc_range_work_build(ctx, s, &w, &spread);
-    if (rc == 0)
-        rc = sc_range_work_groups(s, &w, spread);
+        rc = sc_range_work_build(ctx, &w);
     if (rc == 0)
         rc = sc_sweep_pass_begin(&p, s, SC_Q_N, share, from);
+    if (rc == 0)
+        rc = sc_range_work_groups(ctx, &p, &w, sc_range_sweep_calls(ctx, &p, &w));
     if (rc == 0) {
-        sc_range_sweep_calls(ctx, &p, &w);
         free(w.end);
         w.end = NULL;
         if (!s->any_thread && w.by_thread != w.by_call) {
-            free(w.by_call);    /* only start/end ranges read it past the sweep */
+            free(w.by_call);    /* only start/end ranges read it past the groups */
             w.by_call = NULL;
         }
         rc = sc_ranges_measure_all(ctx, s, &w, share, from, a);

@@ -507,16 +507,17 @@ static void add_work(syn *s, uint64_t *rng, uint32_t kind, uint64_t t, uint32_t 
     }
 }
 
-/* Calls on threads 1 .. 4 (a driver call now and then under a runtime call's id, a call with
- * id 0), their work, work with no call (id 0, or an id no call has); ids dense or spread too
- * far for the context's table. */
-static void make_calls(syn *s, uint64_t *rng, uint64_t span, size_t n_calls, uint32_t id_step)
+/* Calls on threads 1 .. n_tids (a driver call now and then under a runtime call's id, a call
+ * with id 0), their work, work with no call (id 0, or an id no call has); ids dense or spread
+ * too far for the context's table. */
+static void make_calls(syn *s, uint64_t *rng, uint64_t span, size_t n_calls, uint32_t id_step,
+                       uint32_t n_tids)
 {
     static const uint16_t cls[] = {SC_CALL_LAUNCH, SC_CALL_MEMCPY_ASYNC, SC_CALL_MEMSET_ASYNC};
     static const char *const nm[] = {"cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemsetAsync"};
     for (size_t i = 0; i < n_calls; i++) {
         uint64_t t = pick(rng, span / GRID + 2) * GRID;
-        uint32_t tid = 1 + (uint32_t)pick(rng, 4), kind = (uint32_t)pick(rng, 3);
+        uint32_t tid = 1 + (uint32_t)pick(rng, n_tids), kind = (uint32_t)pick(rng, 3);
         uint32_t corr = pick(rng, 12) == 0 ? 0 : (uint32_t)(i + 1) * id_step;
         sc_api_call *c = syn_call(s, cls[kind], t, t + US(2), corr, nm[kind], NULL, 0);
         c->rec.tid = tid;
@@ -562,14 +563,15 @@ static void make_findings(sc_finding_list *list, uint64_t *rng, uint64_t span, s
     }
 }
 
-static void check_build(uint64_t seed, size_t n_calls, size_t n_any, uint32_t id_step)
+static void check_build(uint64_t seed, size_t n_calls, size_t n_any, uint32_t id_step,
+                        uint32_t n_tids)
 {
     uint64_t rng = seed;
     syn s;
     syn_init(&s);
     const uint64_t span = US(4000);
     make_ranges(&s, &rng, span, n_any);
-    make_calls(&s, &rng, span, n_calls, id_step);
+    make_calls(&s, &rng, span, n_calls, id_step, n_tids);
     syn_finish(&s);
     sc_analysis a = {0};
     a.trace = &s.t;
@@ -630,7 +632,8 @@ static void test_build_dense_ids(void **state)
 {
     (void)state;
     for (uint64_t seed = 1; seed <= 25; seed++)
-        check_build(seed * 104729, 50 + (size_t)(seed * 53 % 300), (size_t)(seed % 6), 1);
+        check_build(seed * 104729, 50 + (size_t)(seed * 53 % 300), (size_t)(seed % 6), 1,
+                    seed % 3 ? 4 : 1);  /* threads 1 .. 4, or all the calls on thread 1 */
 }
 
 static void test_build_sparse_ids(void **state)
@@ -638,7 +641,7 @@ static void test_build_sparse_ids(void **state)
     (void)state;
     for (uint64_t seed = 1; seed <= 10; seed++)
         check_build(seed * 15485863, 50 + (size_t)(seed * 31 % 200), (size_t)(seed % 4),
-                    100003);
+                    100003, 4);
 }
 
 /* Only start/end ranges, then only push/pop ones: the sweep keeps one layout of the work. */
@@ -659,7 +662,7 @@ static void test_build_one_kind(void **state)
         } else {
             make_ranges(&s, &rng, span, 0);
         }
-        make_calls(&s, &rng, span, 200, 1);
+        make_calls(&s, &rng, span, 200, 1, 4);
         syn_finish(&s);
         sc_analysis a = {0};
         a.trace = &s.t;

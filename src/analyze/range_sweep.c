@@ -151,8 +151,11 @@ int sc_sweep_pass_begin(sc_sweep_pass *p, const sc_range_sweep *s, size_t k, uin
     p->share = share;
     p->from = from;
     p->sum = calloc((s->n_slots + 2) * k, sizeof *p->sum);
-    if (!p->sum)
+    p->empty = calloc(s->n_ranges / 64 + 1, sizeof *p->empty);
+    if (!p->sum || !p->empty) {
+        sc_sweep_pass_free(p);
         return -1;
+    }
     memset(share, 0, s->n_ranges * k * sizeof *share);
     if (from)
         memset(from, 0, s->n_ranges * k * sizeof *from);
@@ -164,7 +167,9 @@ int sc_sweep_pass_begin(sc_sweep_pass *p, const sc_range_sweep *s, size_t k, uin
 void sc_sweep_pass_free(sc_sweep_pass *p)
 {
     free(p->sum);
+    free(p->empty);
     p->sum = NULL;
+    p->empty = NULL;
 }
 
 /* Range r's running sums now: its slot's plus the no-thread ones, or those over all; two rows
@@ -182,12 +187,22 @@ static inline void sc_sweep_pass_rows(const sc_sweep_pass *p, uint32_t r, const 
     }
 }
 
+/* The starts at or before t, the time of the next item (UINT64_MAX: none is left): a range
+ * that ends before it holds nothing, and takes no snapshot (its share stays 0; its end is
+ * passed over), which makes a pass over sparse items (a finding's few marks) cost little more
+ * than a look at each range. */
 static void sc_sweep_pass_starts(sc_sweep_pass *p, uint64_t t)
 {
     const sc_range_sweep *s = p->s;
     size_t k = p->k;
     while (p->next_start < s->n && p->start_t <= t) {
         uint32_t r = s->by_start[p->next_start++];
+        p->start_t = p->next_start < s->n ? s->ranges[s->by_start[p->next_start]].rec.start_ns
+                                          : UINT64_MAX;
+        if (s->ranges[r].rec.end_ns < t) {
+            p->empty[r / 64] |= (uint64_t)1 << (r % 64);
+            continue;
+        }
         const uint64_t *a, *b;
         sc_sweep_pass_rows(p, r, &a, &b);
         uint64_t *share = &p->share[(size_t)r * k];
@@ -196,8 +211,6 @@ static void sc_sweep_pass_starts(sc_sweep_pass *p, uint64_t t)
         if (p->from)
             for (size_t q = 0; q < k; q++)
                 p->from[(size_t)r * k + q] = share[q];
-        p->start_t = p->next_start < s->n ? s->ranges[s->by_start[p->next_start]].rec.start_ns
-                                          : UINT64_MAX;
     }
 }
 
@@ -207,13 +220,15 @@ static void sc_sweep_pass_ends(sc_sweep_pass *p, uint64_t t, bool all)
     size_t k = p->k;
     while (p->next_end < s->n && (all || p->end_t < t)) {
         uint32_t r = s->by_end[p->next_end++];
+        p->end_t = p->next_end < s->n ? s->ranges[s->by_end[p->next_end]].rec.end_ns
+                                      : UINT64_MAX;
+        if (p->empty[r / 64] >> (r % 64) & 1)
+            continue;
         const uint64_t *a, *b;
         sc_sweep_pass_rows(p, r, &a, &b);
         uint64_t *share = &p->share[(size_t)r * k];
         for (size_t q = 0; q < k; q++)
             share[q] = a[q] + b[q] - share[q];
-        p->end_t = p->next_end < s->n ? s->ranges[s->by_end[p->next_end]].rec.end_ns
-                                      : UINT64_MAX;
     }
 }
 

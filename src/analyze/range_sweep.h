@@ -74,7 +74,9 @@ typedef struct sc_sweep_pass {
     uint64_t *share;            /* per range, k: the range's share once the pass is done (its
                                    sums at its start while it is open); 0 for the ranges that
                                    hold nothing */
-    uint64_t *from;             /* NULL, or per range, k: its sums at its start (positions) */
+    uint64_t *from;             /* NULL, or per range, k: its sums at its start (positions); 0
+                                   for a range that holds nothing */
+    uint64_t *empty;            /* a bit per range: it was seen to hold nothing at its start */
     size_t next_start, next_end;    /* in s->by_start and s->by_end */
     uint64_t start_t, end_t;    /* their times; UINT64_MAX when none is left */
 } sc_sweep_pass;

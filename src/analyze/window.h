@@ -6,6 +6,10 @@
  * index sorts the items once, by time and by (thread, time), so each range is answered with
  * binary searches and comes back as at most two contiguous slices: building costs
  * O(n log n), a range O(log n) plus what it holds, whatever the number of ranges.
+ *
+ * The report no longer builds one: ranges.c measures the ranges in one sweep in time order
+ * (range_sweep.h), which needs no copy of the items. The window stays as the plain statement
+ * of the rule that the sweep's tests check it against (tests/unit/analyze/test_range_sweep.c).
  */
 #ifndef SC_ANALYZE_WINDOW_H
 #define SC_ANALYZE_WINDOW_H

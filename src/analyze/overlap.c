@@ -35,8 +35,11 @@ static int sc_point_cmp(const void *a, const void *b)
 typedef struct sc_sweep {
     const sc_overlap_input *in;
     sc_overlap_output *out;
-    size_t *active;             /* positions of the kernels running now */
-    size_t *slot;               /* per kernel position: its place in active */
+    const sc_overlap_span *kernels; /* what a kernel position is (its index), or NULL: the
+                                       position is the index (sc_overlap_compute_work) */
+    uint32_t device;            /* copied into every interval */
+    uint32_t *active;           /* positions of the kernels running now */
+    uint32_t *slot;             /* per kernel position: its place in active */
     size_t n_active;
     size_t n_copies_active;
     bool in_interval;           /* two or more kernels are running */
@@ -118,9 +121,9 @@ static void sc_sweep_open_interval(sc_sweep *s, uint64_t t, size_t a, size_t b)
         s->cur = s->pending;
         s->has_pending = false;
     } else {
-        s->cur = (sc_overlap_interval){.start_ns = t, .device = s->in->device, .max_kernels = 2,
-                                       .kernel_a = s->in->kernels[a].index,
-                                       .kernel_b = s->in->kernels[b].index};
+        s->cur = (sc_overlap_interval){.start_ns = t, .device = s->device, .max_kernels = 2,
+                                       .kernel_a = s->kernels ? s->kernels[a].index : a,
+                                       .kernel_b = s->kernels ? s->kernels[b].index : b};
     }
     s->in_interval = true;
 }
@@ -149,8 +152,8 @@ static int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
     }
     if (s->n_active == 1 && s->out->max_intervals > 0)
         sc_sweep_open_interval(s, p->t, s->active[0], p->pos);
-    s->slot[p->pos] = s->n_active;
-    s->active[s->n_active++] = p->pos;
+    s->slot[p->pos] = (uint32_t)s->n_active;
+    s->active[s->n_active++] = (uint32_t)p->pos;
     for (size_t i = 0; s->out->peak && i < s->n_active; i++)
         if (s->out->peak[s->active[i]] < s->n_active)
             s->out->peak[s->active[i]] = (uint32_t)s->n_active;
@@ -162,8 +165,8 @@ static int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
 static int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
 {
     /* swap-remove from the active set */
-    size_t at = s->slot[p->pos];
-    size_t last = s->active[--s->n_active];
+    uint32_t at = s->slot[p->pos];
+    uint32_t last = s->active[--s->n_active];
     s->active[at] = last;
     s->slot[last] = at;
     if (s->n_active == 1 && s->in_interval && sc_sweep_close_interval(s, p->t) != 0)
@@ -302,7 +305,7 @@ static void sc_overlap_totals(const sc_overlap_input *in, sc_overlap *m)
 }
 
 /* One point of the sweep, in order; *prev is the previous point's time. */
-static int sc_sweep_point(sc_sweep *s, const sc_point *p, uint64_t *prev)
+static inline __attribute__((always_inline)) int sc_sweep_point(sc_sweep *s, const sc_point *p, uint64_t *prev)
 {
     sc_sweep_account(s, p->t - *prev);
     *prev = p->t;
@@ -364,13 +367,109 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
         memset(out->peak, 0, in->n_kernels * sizeof(uint32_t));
     sc_overlap_totals(in, out->metrics);
 
-    sc_sweep s = {.in = in, .out = out};
-    s.active = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof(size_t));
-    s.slot = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof(size_t));
-    int rc = s.active && s.slot ? sc_sweep_run(&s, in) : -1;
+    sc_sweep s = {.in = in, .out = out, .kernels = in->kernels, .device = in->device};
+    s.active = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof *s.active);
+    s.slot = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof *s.slot);
+    /* kernel positions are held in 32 bits */
+    int rc = s.active && s.slot && in->n_kernels <= UINT32_MAX ? sc_sweep_run(&s, in) : -1;
     free(s.active);
     free(s.slot);
     sc_overlap *m = out->metrics;
+    m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
+    return rc;
+}
+
+/* The point of the work at position p of the shared order as the device's sweep takes it
+ * (its start or its end), or false when it makes none: a collective, or an empty span (as
+ * sc_points_fill). A kernel's position is its index, which the sweep marks. */
+static inline bool sc_work_point(const sc_overlap_work *in, uint32_t p, uint8_t is_start,
+                                 sc_point *pt)
+{
+    const sc_trace *t = in->trace;
+    uint64_t s, e;
+    uint8_t copy = 1;
+    size_t i = p;
+    if (i < t->n_kernels) {
+        const sc_kernel *k = &t->kernels[i];
+        if (in->shape_comm[k->shape])
+            return false;
+        s = k->rec.start_ns, e = k->rec.end_ns, copy = 0;
+    } else if ((i -= t->n_kernels) < t->n_copies) {
+        s = t->copies[i].start_ns, e = t->copies[i].end_ns;
+    } else {
+        i -= t->n_copies;
+        s = t->memsets[i].start_ns, e = t->memsets[i].end_ns;
+    }
+    if (e <= s)
+        return false;
+    *pt = (sc_point){is_start ? s : e, is_start, copy, p};
+    return true;
+}
+
+/* The next start of the sweep from by_start[*i], the totals (sc_overlap_totals) taken for
+ * every kernel stepped over, empty ones too; false when there is none. */
+static inline __attribute__((always_inline)) bool sc_next_start(const sc_overlap_work *in, size_t *i, sc_overlap *m, sc_point *pt)
+{
+    const sc_trace *t = in->trace;
+    while (*i < in->n) {
+        uint32_t p = in->by_start[(*i)++];
+        if (p < t->n_kernels && !in->shape_comm[t->kernels[p].shape]) {
+            const sc_kernel_rec *k = &t->kernels[p].rec;
+            uint64_t end = k->end_ns > k->start_ns ? k->end_ns : k->start_ns;
+            if (m->kernel_count == 0 || k->start_ns < m->first_ns)
+                m->first_ns = k->start_ns;
+            if (m->kernel_count == 0 || end > m->last_ns)
+                m->last_ns = end;
+            m->kernel_count++;
+            m->kernel_sum_ns += sc_dur(k->start_ns, k->end_ns);
+        }
+        if (sc_work_point(in, p, 1, pt))
+            return true;
+    }
+    return false;
+}
+
+static inline __attribute__((always_inline)) bool sc_next_end(const sc_overlap_work *in, size_t *j, sc_point *pt)
+{
+    while (*j < in->n)
+        if (sc_work_point(in, in->by_end[(*j)++], 0, pt))
+            return true;
+    return false;
+}
+
+int sc_overlap_compute_work(const sc_overlap_work *in, sc_overlap_output *out)
+{
+    const sc_trace *t = in->trace;
+    memset(out->metrics, 0, sizeof(*out->metrics));
+    out->n_intervals = out->n_intervals_total = 0;
+    sc_sweep s = {.in = NULL, .out = out, .kernels = NULL, .device = in->device};
+    if (t->n_kernels > UINT32_MAX)
+        return -1;
+    s.active = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.active);
+    s.slot = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.slot);
+    int rc = s.active && s.slot ? 0 : -1;
+    /* the starts and the ends merged, an end before a start of the same time (sc_point_cmp);
+     * at one time the kernels' starts come in position order, as there, and the rest of
+     * that order changes nothing: no time passes between such points, and which kernels run
+     * after them is the same whichever came first */
+    size_t i = 0, j = 0;
+    sc_point ps, pe;
+    sc_overlap *m = out->metrics;
+    bool has_s = sc_next_start(in, &i, m, &ps), has_e = sc_next_end(in, &j, &pe);
+    uint64_t prev = has_e && (!has_s || pe.t <= ps.t) ? pe.t : ps.t;
+    while (rc == 0 && (has_s || has_e)) {
+        if (has_e && (!has_s || pe.t <= ps.t)) {
+            rc = sc_sweep_point(&s, &pe, &prev);
+            has_e = sc_next_end(in, &j, &pe);
+        } else {
+            rc = sc_sweep_point(&s, &ps, &prev);
+            has_s = sc_next_start(in, &i, m, &ps);
+        }
+    }
+    if (rc == 0)
+        rc = sc_sweep_finish(&s);
+    free(s.active);
+    free(s.slot);
     m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
     return rc;
 }

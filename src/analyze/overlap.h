@@ -44,6 +44,22 @@ typedef struct sc_overlap_output {
 /* Returns 0, or -1 when out of memory. */
 int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out);
 
+/* A device's work as the shared order gives it (work_order.h): its positions by start and by
+ * end, the kernels of shapes marked in shape_comm (collectives) left out. */
+typedef struct sc_overlap_work {
+    const sc_trace *trace;
+    const uint32_t *by_start, *by_end;
+    size_t n;
+    const bool *shape_comm;         /* per trace->kernel_shapes entry */
+    uint32_t device;
+} sc_overlap_work;
+
+/* What sc_overlap_compute fills for the kernels and the copies and memsets of in (the same
+ * metrics, intervals and busy list), swept in the order's time order without a sort of their
+ * points. out->overlapped and out->peak, when given, are per trace->kernels entry and zeroed by
+ * the caller (only the device's kernels are written). Returns 0, or -1 when out of memory. */
+int sc_overlap_compute_work(const sc_overlap_work *in, sc_overlap_output *out);
+
 /* Room for sc_overlap_metrics' keys, kept from one call to the next (zeroed at first; the
  * caller frees key). */
 typedef struct sc_overlap_scratch {

@@ -288,11 +288,12 @@ static bool *sc_shapes_comm(const sc_trace *t)
 }
 
 /* Device overlap metrics, intervals and busy lists; marks which kernels overlapped another
- * and the most kernels that ran beside each, straight into the per-kernel arrays (zeroed).
- * Each device's work is swept in the shared order (work_order.h): no spans copied out of the
- * trace, no points sorted per device. */
+ * and the most kernels that ran beside each, straight into the per-kernel arrays (zeroed);
+ * each stream's metrics into st. Each device's work is swept in the shared order
+ * (work_order.h), its streams' with it: no spans copied out of the trace, no points sorted
+ * per device or per stream. */
 static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
-                              bool *overlapped, uint32_t *peak)
+                              bool *overlapped, uint32_t *peak, sc_overlap_streams *st)
 {
     ctx->busy = calloc(a->n_devices ? a->n_devices : 1, sizeof(*ctx->busy));
     int rc = ctx->busy ? 0 : -1;
@@ -300,7 +301,7 @@ static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, const bool *shape_com
         sc_device_summary *dev = &a->devices[d];
         const sc_work_view *v = sc_work_order_device(ctx->order, d);
         sc_overlap_work in = {ctx->trace, v->by_start, v->by_end, v->n, shape_comm,
-                              dev->device};
+                              dev->device, st};
         sc_overlap_output out = {.metrics = &dev->overlap, .max_intervals = SC_MAX_INTERVALS,
                                  .busy = &ctx->busy[d], .overlapped = overlapped,
                                  .peak = peak};
@@ -309,6 +310,7 @@ static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, const bool *shape_com
         dev->n_intervals = out.n_intervals;
         dev->n_intervals_total = out.n_intervals_total;
     }
+    sc_overlap_streams_end(st);
     return rc;
 }
 
@@ -334,6 +336,28 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
         sc_overlap_set_solo(&a->devices[d].overlap, sum, known);
     }
     return 0;
+}
+
+/* The streams, the devices' and the streams' overlap (one sweep per device), the kernels'
+ * solo durations and the streams' solo sums; the work's stream slots kept for the launches
+ * (ctx->work_slot) when they are a byte each. */
+static int sc_ctx_overlaps(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
+                           bool *overlapped, uint32_t *peak)
+{
+    sc_stream_slots slots;
+    if (sc_streams_build(ctx, &a->streams, &a->n_streams, &slots) != 0)
+        return -1;
+    sc_overlap_streams st;
+    int rc = sc_overlap_streams_begin(&st, slots.slot8, slots.slot32, a->n_streams);
+    if (rc == 0 && sc_devices_overlap(ctx, a, shape_comm, overlapped, peak, &st) == 0 &&
+        sc_solo_fill(ctx, a, shape_comm, overlapped, peak) == 0)
+        sc_streams_set_overlap(ctx, a->streams, a->n_streams, st.metrics, &slots);
+    else
+        rc = -1;
+    sc_overlap_streams_free(&st);
+    free(slots.slot32);
+    ctx->work_slot = slots.slot8;
+    return rc;
 }
 
 /* Per kernel, whether it fills its device (sc_kernel_full_now), worked out once per shape
@@ -397,9 +421,7 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     int rc = -1;
     if (overlapped && peak && (ctx->order = calloc(1, sizeof *ctx->order)) != NULL &&
         sc_work_order_build(ctx, ctx->order) == 0 &&
-        sc_devices_overlap(ctx, a, shape_comm, overlapped, peak) == 0 &&
-        sc_solo_fill(ctx, a, shape_comm, overlapped, peak) == 0 &&
-        sc_streams_build(ctx, &a->streams, &a->n_streams, &ctx->work_slot) == 0 &&
+        sc_ctx_overlaps(ctx, a, shape_comm, overlapped, peak) == 0 &&
         sc_deps_build(ctx->trace, &ctx->deps) == 0 &&
         (ctx->unified = malloc(sizeof *ctx->unified)) != NULL &&
         sc_unified_measure(ctx, ctx->unified) == 0 &&

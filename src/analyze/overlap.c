@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/work.h"
+#include "analyze/work_order.h"
 #include "trace/grow.h"
 #include "trace/sort.h"
 #include "trace/sort_u64.h"
@@ -177,23 +179,24 @@ static int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
     return 0;
 }
 
-/* Adds the time since the previous point to every metric the current counts allow. */
-static inline void sc_sweep_account(sc_sweep *s, uint64_t len)
+/* Adds the time since the previous point to every metric the current counts (kernels and
+ * copies running) allow. */
+static inline void sc_account(sc_overlap *m, size_t n_active, size_t n_copies_active,
+                              uint64_t len)
 {
-    sc_overlap *m = s->out->metrics;
-    if (s->n_active > 0)
+    if (n_active > 0)
         m->busy_ns += len;
-    if (s->n_active >= 2)
+    if (n_active >= 2)
         m->overlap_ns += len;
-    if (s->n_copies_active > 0) {
+    if (n_copies_active > 0) {
         m->copy_busy_ns += len;
-        if (s->n_active > 0)
+        if (n_active > 0)
             m->copy_compute_ns += len;
     }
     /* Nothing running between two points: the sweep starts at the first point and ends at
      * the last, so this is inside the span, and one such stretch is a whole gap (the point
      * before it ended the last work, the one after it starts the next). */
-    if (s->n_active == 0 && s->n_copies_active == 0 && len > 0) {
+    if (n_active == 0 && n_copies_active == 0 && len > 0) {
         m->idle_ns += len;
         if (len >= SC_GAP_MIN_NS) {
             m->gap_count++;
@@ -201,6 +204,11 @@ static inline void sc_sweep_account(sc_sweep *s, uint64_t len)
                 m->longest_gap_ns = len;
         }
     }
+}
+
+static inline void sc_sweep_account(sc_sweep *s, uint64_t len)
+{
+    sc_account(s->out->metrics, s->n_active, s->n_copies_active, len);
 }
 
 static size_t sc_points_fill(const sc_overlap_span *spans, size_t n, uint8_t is_copy,
@@ -379,101 +387,6 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
     return rc;
 }
 
-/* The point of the work at position p of the shared order as the device's sweep takes it
- * (its start or its end), or false when it makes none: a collective, or an empty span (as
- * sc_points_fill). A kernel's position is its index, which the sweep marks. */
-static inline bool sc_work_point(const sc_overlap_work *in, uint32_t p, uint8_t is_start,
-                                 sc_point *pt)
-{
-    const sc_trace *t = in->trace;
-    uint64_t s, e;
-    uint8_t copy = 1;
-    size_t i = p;
-    if (i < t->n_kernels) {
-        const sc_kernel *k = &t->kernels[i];
-        if (in->shape_comm[k->shape])
-            return false;
-        s = k->rec.start_ns, e = k->rec.end_ns, copy = 0;
-    } else if ((i -= t->n_kernels) < t->n_copies) {
-        s = t->copies[i].start_ns, e = t->copies[i].end_ns;
-    } else {
-        i -= t->n_copies;
-        s = t->memsets[i].start_ns, e = t->memsets[i].end_ns;
-    }
-    if (e <= s)
-        return false;
-    *pt = (sc_point){is_start ? s : e, is_start, copy, p};
-    return true;
-}
-
-/* The next start of the sweep from by_start[*i], the totals (sc_overlap_totals) taken for
- * every kernel stepped over, empty ones too; false when there is none. */
-static inline __attribute__((always_inline)) bool sc_next_start(const sc_overlap_work *in, size_t *i, sc_overlap *m, sc_point *pt)
-{
-    const sc_trace *t = in->trace;
-    while (*i < in->n) {
-        uint32_t p = in->by_start[(*i)++];
-        if (p < t->n_kernels && !in->shape_comm[t->kernels[p].shape]) {
-            const sc_kernel_rec *k = &t->kernels[p].rec;
-            uint64_t end = k->end_ns > k->start_ns ? k->end_ns : k->start_ns;
-            if (m->kernel_count == 0 || k->start_ns < m->first_ns)
-                m->first_ns = k->start_ns;
-            if (m->kernel_count == 0 || end > m->last_ns)
-                m->last_ns = end;
-            m->kernel_count++;
-            m->kernel_sum_ns += sc_dur(k->start_ns, k->end_ns);
-        }
-        if (sc_work_point(in, p, 1, pt))
-            return true;
-    }
-    return false;
-}
-
-static inline __attribute__((always_inline)) bool sc_next_end(const sc_overlap_work *in, size_t *j, sc_point *pt)
-{
-    while (*j < in->n)
-        if (sc_work_point(in, in->by_end[(*j)++], 0, pt))
-            return true;
-    return false;
-}
-
-int sc_overlap_compute_work(const sc_overlap_work *in, sc_overlap_output *out)
-{
-    const sc_trace *t = in->trace;
-    memset(out->metrics, 0, sizeof(*out->metrics));
-    out->n_intervals = out->n_intervals_total = 0;
-    sc_sweep s = {.in = NULL, .out = out, .kernels = NULL, .device = in->device};
-    if (t->n_kernels > UINT32_MAX)
-        return -1;
-    s.active = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.active);
-    s.slot = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.slot);
-    int rc = s.active && s.slot ? 0 : -1;
-    /* the starts and the ends merged, an end before a start of the same time (sc_point_cmp);
-     * at one time the kernels' starts come in position order, as there, and the rest of
-     * that order changes nothing: no time passes between such points, and which kernels run
-     * after them is the same whichever came first */
-    size_t i = 0, j = 0;
-    sc_point ps, pe;
-    sc_overlap *m = out->metrics;
-    bool has_s = sc_next_start(in, &i, m, &ps), has_e = sc_next_end(in, &j, &pe);
-    uint64_t prev = has_e && (!has_s || pe.t <= ps.t) ? pe.t : ps.t;
-    while (rc == 0 && (has_s || has_e)) {
-        if (has_e && (!has_s || pe.t <= ps.t)) {
-            rc = sc_sweep_point(&s, &pe, &prev);
-            has_e = sc_next_end(in, &j, &pe);
-        } else {
-            rc = sc_sweep_point(&s, &ps, &prev);
-            has_s = sc_next_start(in, &i, m, &ps);
-        }
-    }
-    if (rc == 0)
-        rc = sc_sweep_finish(&s);
-    free(s.active);
-    free(s.slot);
-    m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
-    return rc;
-}
-
 /* The points of a metrics-only sweep as keys: the time relative to the earliest, then the
  * start flag (ends first) and the kernel flag. No position: which span a point ends is not
  * needed when only counts are kept. Points of one instant may come in any order between
@@ -568,6 +481,187 @@ int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scr
     }
     m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
     return 0;
+}
+
+/* A stream's sweep in a device's (sc_overlap_streams): the time of its previous point, and
+ * how many of its kernels and of its copies and memsets run. */
+typedef struct sc_slot_sweep {
+    uint64_t prev;
+    uint32_t n_active, n_copies_active;
+    bool started;
+} sc_slot_sweep;
+
+int sc_overlap_streams_begin(sc_overlap_streams *st, const uint8_t *slot8,
+                             const uint32_t *slot32, size_t n_slots)
+{
+    size_t m = n_slots ? n_slots : 1;
+    *st = (sc_overlap_streams){.slot8 = slot8, .slot32 = slot32, .n_slots = n_slots};
+    st->metrics = calloc(m, sizeof *st->metrics);
+    st->state = calloc(m, sizeof *st->state);
+    if (!st->metrics || !st->state) {
+        sc_overlap_streams_free(st);
+        return -1;
+    }
+    return 0;
+}
+
+void sc_overlap_streams_end(sc_overlap_streams *st)
+{
+    for (size_t k = 0; k < st->n_slots; k++) {
+        sc_overlap *m = &st->metrics[k];
+        m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
+    }
+    free(st->state);
+    st->state = NULL;
+}
+
+void sc_overlap_streams_free(sc_overlap_streams *st)
+{
+    free(st->metrics);
+    free(st->state);
+    memset(st, 0, sizeof *st);
+}
+
+/* What the sweep reads of the work at a position: its span (the end clamped, as sc_work_at),
+ * whether it is a kernel, and whether the device's own sweep leaves it out (a collective). */
+typedef struct sc_work_span {
+    uint64_t start, end;
+    bool kernel, comm;
+} sc_work_span;
+
+static inline sc_work_span sc_span_of(const sc_overlap_work *in, uint32_t p)
+{
+    const sc_trace *t = in->trace;
+    sc_work_span w = {0};
+    size_t i = p;
+    uint64_t e;
+    if (i < t->n_kernels) {
+        const sc_kernel *k = &t->kernels[i];
+        w.start = k->rec.start_ns, e = k->rec.end_ns, w.kernel = true;
+        w.comm = in->shape_comm[k->shape];
+    } else if ((i -= t->n_kernels) < t->n_copies) {
+        w.start = t->copies[i].start_ns, e = t->copies[i].end_ns;
+    } else {
+        i -= t->n_copies;
+        w.start = t->memsets[i].start_ns, e = t->memsets[i].end_ns;
+    }
+    w.end = e < w.start ? w.start : e;
+    return w;
+}
+
+static inline void sc_totals_add(sc_overlap *m, const sc_work_span *w)
+{
+    if (m->kernel_count == 0 || w->start < m->first_ns)
+        m->first_ns = w->start;
+    if (m->kernel_count == 0 || w->end > m->last_ns)
+        m->last_ns = w->end;
+    m->kernel_count++;
+    m->kernel_sum_ns += w->end - w->start;
+}
+
+/* One point of a stream's sweep: as sc_overlap_metrics takes it. */
+static inline void sc_slot_point(sc_overlap_streams *st, size_t slot, const sc_work_span *w,
+                                 uint64_t at, bool is_start)
+{
+    sc_slot_sweep *x = &st->state[slot];
+    if (!x->started) {
+        x->prev = at;
+        x->started = true;
+    }
+    sc_account(&st->metrics[slot], x->n_active, x->n_copies_active, at - x->prev);
+    x->prev = at;
+    uint32_t *count = w->kernel ? &x->n_active : &x->n_copies_active;
+    if (is_start)
+        (*count)++;
+    else
+        (*count)--;
+}
+
+/* The sweep of sc_overlap_compute_work, made once with the streams' and once without. */
+static inline __attribute__((always_inline)) int
+sc_work_sweep(const sc_overlap_work *in, sc_sweep *s, sc_overlap_streams *st, bool small)
+{
+    sc_overlap *m = s->out->metrics;
+#define SC_SLOT_OF(p) (small ? (size_t)st->slot8[p] : (size_t)st->slot32[p])
+    /* the starts and the ends merged, an end before a start of the same time (sc_point_cmp);
+     * at one time the kernels' starts come in position order, as there, and the rest of that
+     * order changes nothing: no time passes between such points, and which kernels run after
+     * them is the same whichever came first. The next start's and the next end's work are
+     * each read once. */
+    size_t i = 0, j = 0, n = in->n;
+    sc_work_span ws = {0}, we = {0};
+    if (n) {
+        ws = sc_span_of(in, in->by_start[0]);
+        we = sc_span_of(in, in->by_end[0]);
+    }
+    uint64_t prev = 0;
+    bool started = false;
+    int rc = 0;
+    while (rc == 0 && (i < n || j < n)) {
+        uint32_t p;
+        sc_work_span w;
+        bool is_start = !(j < n && (i >= n || we.end <= ws.start));
+        if (is_start) {
+            p = in->by_start[i++];
+            w = ws;
+            if (i < n)
+                ws = sc_span_of(in, in->by_start[i]);
+            /* every kernel counts, an empty one too (sc_overlap_totals); the device's leave
+             * its collectives out */
+            if (w.kernel && !w.comm)
+                sc_totals_add(m, &w);
+            if (st && w.kernel)
+                sc_totals_add(&st->metrics[SC_SLOT_OF(p)], &w);
+        } else {
+            p = in->by_end[j++];
+            w = we;
+            if (j < n)
+                we = sc_span_of(in, in->by_end[j]);
+        }
+        if (w.end <= w.start)
+            continue;   /* an empty span makes no points */
+        uint64_t at = is_start ? w.start : w.end;
+        if (st)
+            sc_slot_point(st, SC_SLOT_OF(p), &w, at, is_start);
+        if (w.comm)
+            continue;
+        if (!started) {
+            prev = at;
+            started = true;
+        }
+        sc_point pt = {at, is_start, !w.kernel, p};
+        rc = sc_sweep_point(s, &pt, &prev);
+    }
+#undef SC_SLOT_OF
+    return rc;
+}
+
+int sc_overlap_compute_work(const sc_overlap_work *in, sc_overlap_output *out)
+{
+    const sc_trace *t = in->trace;
+    memset(out->metrics, 0, sizeof(*out->metrics));
+    out->n_intervals = out->n_intervals_total = 0;
+    if (t->n_kernels > UINT32_MAX)
+        return -1;  /* kernel positions in 32 bits */
+    sc_sweep s = {.in = NULL, .out = out, .kernels = NULL, .device = in->device};
+    s.active = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.active);
+    s.slot = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.slot);
+    int rc = s.active && s.slot ? 0 : -1;
+    if (rc == 0) {
+        if (!in->streams)
+            rc = sc_work_sweep(in, &s, NULL, false);
+        else if (in->streams->slot8)
+            rc = sc_work_sweep(in, &s, in->streams, true);
+        else
+            rc = sc_work_sweep(in, &s, in->streams, false);
+    }
+    if (rc == 0)
+        rc = sc_sweep_finish(&s);
+    free(s.active);
+    free(s.slot);
+    sc_overlap *m = out->metrics;
+    m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
+    return rc;
 }
 
 void sc_overlap_set_solo(sc_overlap *m, uint64_t solo_sum_ns, uint64_t solo_known)

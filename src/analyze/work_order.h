@@ -86,4 +86,23 @@ static inline uint64_t sc_work_end_at(const sc_trace *t, size_t i)
     return e < s ? s : e;
 }
 
+/* Both at once, the end clamped. */
+static inline void sc_work_span_at(const sc_trace *t, size_t i, uint64_t *start, uint64_t *end)
+{
+    uint64_t s, e;
+    if (i < t->n_kernels) {
+        s = t->kernels[i].rec.start_ns;
+        e = t->kernels[i].rec.end_ns;
+    } else if ((i -= t->n_kernels) < t->n_copies) {
+        s = t->copies[i].start_ns;
+        e = t->copies[i].end_ns;
+    } else {
+        i -= t->n_copies;
+        s = t->memsets[i].start_ns;
+        e = t->memsets[i].end_ns;
+    }
+    *start = s;
+    *end = e < s ? s : e;
+}
+
 #endif

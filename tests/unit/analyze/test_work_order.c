@@ -1,7 +1,8 @@
 /* The shared time order of the device work (work_order.h) and the three indexes that read it,
  * each against the way it was made before the order, on random built traces: the orders
  * against a comparator sort, the devices' sweep against the overlap engine on spans (the
- * sort of their points), the launches against the walk of every piece of work sorted by
+ * sort of their points), each stream's metrics against the metrics-only sweep of its spans,
+ * the launches against the walk of every piece of work sorted by
  * (device, issue, start, position), and the blocking measure against its definitions
  * (blocking.h) worked out piece by piece. Traces with several devices, collectives, work of
  * one call, work without a call, broken ends, ties of every time, and lists out of start
@@ -228,7 +229,7 @@ static void check_device_sweep(const sc_ctx *ctx)
                                  .overlapped = ov_ref, .peak = pk_ref};
         assert_int_equal(sc_overlap_compute(&in, &ref), 0);
         const sc_work_view *v = sc_work_order_device(ctx->order, d);
-        sc_overlap_work w = {t, v->by_start, v->by_end, v->n, shape_comm, dev};
+        sc_overlap_work w = {t, v->by_start, v->by_end, v->n, shape_comm, dev, NULL};
         sc_overlap_output got = {.metrics = &m_new, .max_intervals = 64, .busy = &b_new,
                                  .overlapped = ov_new, .peak = pk_new};
         assert_int_equal(sc_overlap_compute_work(&w, &got), 0);
@@ -257,6 +258,51 @@ static void check_device_sweep(const sc_ctx *ctx)
         free(cs);
     }
     free(shape_comm);
+}
+
+/* Each stream's metrics (taken in the devices' sweeps) against the metrics-only sweep of its
+ * own spans, as the streams' build made them before the order, and its solo sums. */
+static void check_stream_metrics(const sc_ctx *ctx)
+{
+    const sc_trace *t = ctx->trace;
+    const sc_analysis *a = ctx->analysis;
+    size_t nk = t->n_kernels ? t->n_kernels : 1, nw = sc_work_count(t) ? sc_work_count(t) : 1;
+    sc_overlap_span *ks = malloc(nk * sizeof *ks), *cs = malloc(nw * sizeof *cs);
+    sc_overlap_scratch scratch = {0};
+    for (size_t i = 0; i < a->n_streams; i++) {
+        const sc_stream_summary *st = &a->streams[i];
+        size_t n_ks = 0, n_cs = 0;
+        uint64_t solo = 0, known = 0;
+        for (size_t k = 0; k < t->n_kernels; k++) {
+            const sc_kernel_rec *r = &t->kernels[k].rec;
+            if (r->device != st->device || r->context_id != st->context_id ||
+                r->stream_id != st->stream_id)
+                continue;
+            ks[n_ks++] = (sc_overlap_span){r->start_ns, r->end_ns, k};
+            solo += ctx->kernel_solo_ns[k];
+            known += ctx->kernel_solo_known[k];
+        }
+        for (size_t k = 0; k < t->n_copies; k++) {
+            const sc_rec_memcpy *r = &t->copies[k];
+            if (r->device == st->device && r->context_id == st->context_id &&
+                r->stream_id == st->stream_id)
+                cs[n_cs++] = (sc_overlap_span){r->start_ns, r->end_ns, k};
+        }
+        for (size_t k = 0; k < t->n_memsets; k++) {
+            const sc_rec_memset *r = &t->memsets[k];
+            if (r->device == st->device && r->context_id == st->context_id &&
+                r->stream_id == st->stream_id)
+                cs[n_cs++] = (sc_overlap_span){r->start_ns, r->end_ns, k};
+        }
+        sc_overlap_input in = {ks, n_ks, cs, n_cs, st->device};
+        sc_overlap m;
+        assert_int_equal(sc_overlap_metrics(&in, &m, &scratch), 0);
+        sc_overlap_set_solo(&m, solo, known);
+        assert_memory_equal(&m, &st->overlap, sizeof m);
+    }
+    free(scratch.key);
+    free(ks);
+    free(cs);
 }
 
 /* ---- the launches against the walk of sorted work ---------------------------------------- */
@@ -605,6 +651,7 @@ static void check_all(syn *s, bool sorted)
     assert_int_equal(sc_ctx_build(&ctx, &a), 0);
     check_orders(&ctx);
     check_device_sweep(&ctx);
+    check_stream_metrics(&ctx);
     check_launches(&ctx);
     check_blocking(&ctx);
     sc_ctx_free(&ctx);

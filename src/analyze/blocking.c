@@ -145,13 +145,26 @@ static size_t sc_first_end_after_from(const sc_blocking_index *ix, const sc_bloc
     return c->at;
 }
 
+/* The scope of the context of the call before (the calls of a run name a few contexts, most
+ * often one, over and over). */
+typedef struct sc_scope_memo {
+    const sc_blocking_scope *scope;
+    uint32_t context_id;
+    bool used;
+} sc_scope_memo;
+
 /* Whether any work of the call's scope was in flight when it began: of the work ending after
  * that, some was issued before it. `cursors`: one per device scope, then the all-devices
  * scope's. */
 static bool sc_in_flight_at(const sc_blocking_index *ix, const sc_api_call *c,
-                            sc_end_cursor *cursors)
+                            sc_end_cursor *cursors, sc_scope_memo *memo)
 {
-    const sc_blocking_scope *s = sc_scope_of(ix, c->rec.context_id);
+    if (!memo->used || c->rec.context_id != memo->context_id) {
+        memo->scope = sc_scope_of(ix, c->rec.context_id);
+        memo->context_id = c->rec.context_id;
+        memo->used = true;
+    }
+    const sc_blocking_scope *s = memo->scope;
     size_t k = s == &ix->all ? ix->ctx->analysis->n_devices : (size_t)(s - ix->devices);
     size_t i = sc_first_end_after_from(ix, s, &cursors[k], c->rec.start_ns);
     return i < s->n && cursors[k].min_issue_from[i] < c->rec.start_ns;
@@ -206,10 +219,11 @@ static int sc_own_times(sc_blocking_index *ix)
     enum { SC_NO_CLASS = 0xff };
     _Static_assert(SC_CALL_CLASS_COUNT < SC_NO_CLASS, "a class fits below the marker");
     size_t first[SC_CALL_CLASS_COUNT + 1] = {0};
+    sc_scope_memo memo = {0};
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
         bool own = c->rec.call_class < SC_CALL_CLASS_COUNT &&
-                   !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c, cursors);
+                   !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c, cursors, &memo);
         cls_of[i] = own ? (uint8_t)c->rec.call_class : SC_NO_CLASS;
         if (own)
             first[c->rec.call_class + 1]++;

@@ -7,112 +7,86 @@
 
 #include "analyze/overlap.h"
 #include "analyze/work.h"
-#include "trace/order_by_time.h"
-#include "trace/sort.h"
+#include "analyze/work_order.h"
 #include "trace/sort_u64.h"
 
 #define SC_BLOCKING_DISTINCT 256    /* distinct drained streams counted per call */
 
 /* ---- building the index --------------------------------------------------------------- */
 
-/* Entries of one end by start. */
-static int sc_work_start_cmp(const void *pa, const void *pb)
+/* The entry of the work at a sc_work_at() position, made from the trace where it is read (the
+ * index holds none: it held 40 bytes a piece of work, at the replay's peak of memory). Inline
+ * and reading only the fields an entry has: the measures make one per piece of work they step
+ * over. */
+static inline __attribute__((always_inline)) sc_blocking_work
+sc_work_entry(const sc_ctx *ctx, uint32_t position)
 {
-    const sc_blocking_work *x = pa, *y = pb;
-    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+    const sc_trace *t = ctx->trace;
+    size_t i = position;
+    uint64_t start, end;
+    uint32_t stream, corr;
+    if (i < t->n_kernels) {
+        const sc_kernel_rec *r = &t->kernels[i].rec;
+        start = r->start_ns, end = r->end_ns, stream = r->stream_id, corr = r->correlation_id;
+    } else if ((i -= t->n_kernels) < t->n_copies) {
+        const sc_rec_memcpy *r = &t->copies[i];
+        start = r->start_ns, end = r->end_ns, stream = r->stream_id, corr = r->correlation_id;
+    } else {
+        const sc_rec_memset *r = &t->memsets[i - t->n_copies];
+        start = r->start_ns, end = r->end_ns, stream = r->stream_id, corr = r->correlation_id;
+    }
+    if (end < start)
+        end = start;    /* as sc_work_at */
+    const sc_api_call *call = sc_ctx_call(ctx, corr);
+    uint64_t issue = call && call->rec.start_ns < start ? call->rec.start_ns : start;
+    return (sc_blocking_work){issue, start, end, stream, corr, call ? call->rec.tid : 0,
+                              position};
 }
 
-static int sc_scope_alloc(sc_blocking_scope *s, size_t n)
+/* The work's issue (sc_blocking_work.issue_ns) alone. */
+static inline uint64_t sc_work_issue(const sc_ctx *ctx, uint32_t position)
 {
-    size_t m = n ? n : 1;
-    s->by_end = malloc(m * sizeof *s->by_end);
-    s->by_start = malloc(m * sizeof *s->by_start);
-    s->by_corr = malloc(m * sizeof *s->by_corr);
-    s->min_issue_from = malloc(m * sizeof *s->min_issue_from);
-    s->n = 0;
-    return s->by_end && s->by_start && s->by_corr && s->min_issue_from ? 0 : -1;
+    const sc_trace *t = ctx->trace;
+    size_t i = position;
+    uint64_t start;
+    uint32_t corr;
+    if (i < t->n_kernels) {
+        start = t->kernels[i].rec.start_ns, corr = t->kernels[i].rec.correlation_id;
+    } else if ((i -= t->n_kernels) < t->n_copies) {
+        start = t->copies[i].start_ns, corr = t->copies[i].correlation_id;
+    } else {
+        i -= t->n_copies;
+        start = t->memsets[i].start_ns, corr = t->memsets[i].correlation_id;
+    }
+    const sc_api_call *call = sc_ctx_call(ctx, corr);
+    return call && call->rec.start_ns < start ? call->rec.start_ns : start;
 }
 
 static void sc_scope_free(sc_blocking_scope *s)
 {
-    free(s->by_end);
-    free(s->by_start);
-    free(s->by_corr);
-    free(s->min_issue_from);
     sc_busy_free(&s->busy);
     memset(s, 0, sizeof(*s));
 }
 
-/* The entry of the work at a sc_work_at() position. */
-static sc_blocking_work sc_work_entry(const sc_ctx *ctx, uint64_t position)
+/* A scope over a view of the shared order, and its busy list (merged in start order). */
+static int sc_scope_make(const sc_ctx *ctx, sc_blocking_scope *s, const sc_work_view *v,
+                         uint32_t device, bool all)
 {
-    sc_work w = sc_work_at(ctx->trace, (size_t)position);
-    const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
-    uint64_t issue = call && call->rec.start_ns < w.start_ns ? call->rec.start_ns : w.start_ns;
-    return (sc_blocking_work){issue, w.start_ns, w.end_ns, w.stream_id, w.correlation_id,
-                              call ? call->rec.tid : 0, (uint32_t)position};
-}
-
-/* Fills by_end in order of end, then start, then input order, from what sc_scope_note left:
- * each entry's end in by_corr and work position in min_issue_from. The entries are put in
- * order as 32-bit indexes (in by_start) by their ends as keys (order_by_time.h: a tie by
- * index, which is input order), each made in its place from the trace, and a run of one end
- * sorted by start, stably. Sorting the 40-byte entries themselves took a scratch array of
- * them (123 MB of fresh pages for the 10M-record synthetic trace) and moved each through a
- * comparator. */
-static int sc_scope_fill_by_end(const sc_ctx *ctx, sc_blocking_scope *s)
-{
-    if (sc_order_by_time_in(s->by_corr, s->n, s->by_start) != 0)
-        return -1;
-    for (size_t k = 0; k < s->n; k++)
-        s->by_end[k] = sc_work_entry(ctx, s->min_issue_from[s->by_start[k]]);
-    for (size_t lo = 0, hi; lo < s->n; lo = hi) {
-        for (hi = lo + 1; hi < s->n && s->by_end[hi].end_ns == s->by_end[lo].end_ns; hi++)
-            ;
-        if (hi - lo > 1)
-            sc_sort(s->by_end + lo, hi - lo, sizeof *s->by_end, sc_work_start_cmp);
-    }
-    return 0;
-}
-
-/* Fills by_corr: the by_start positions by (correlation id, position), each as id << 32 |
- * position. Those values are unique and are the order themselves, so they are sorted as
- * they are (sort_u64.h): the ids are nearly in start order and make few piles, merged value
- * against value. Ordering positions by the ids as keys (order_by_time.h) merged index lists
- * through a lookup per comparison and read every entry again to make the values. Returns
- * 0 (the sort takes no memory it cannot do without). */
-static int sc_scope_fill_by_corr(sc_blocking_scope *s)
-{
-    for (size_t k = 0; k < s->n; k++)
-        s->by_corr[k] = (uint64_t)s->by_end[s->by_start[k]].correlation_id << 32 | k;
-    sc_sort_u64(s->by_corr, s->n);
-    return 0;
-}
-
-/* Sorts the work and its two views and merges the busy list (in start order).
- *
- * by_start orders the by_end positions by start, then end, then input order: by (start,
- * position) is the same order, since by_end holds work of one start in the order of its end
- * and, at equal start and end, in input order. So each position's start is its one key. */
-static int sc_scope_finish(const sc_ctx *ctx, sc_blocking_scope *s)
-{
-    if (sc_scope_fill_by_end(ctx, s) != 0)
-        return -1;
-    /* the keys in by_corr, which is filled after */
-    for (size_t i = 0; i < s->n; i++)
-        s->by_corr[i] = s->by_end[i].start_ns;
-    if (sc_order_by_time_in(s->by_corr, s->n, s->by_start) != 0)
-        return -1;
-    if (sc_scope_fill_by_corr(s) != 0)
-        return -1;
-    for (size_t i = s->n; i-- > 0;)
-        s->min_issue_from[i] = i + 1 < s->n && s->min_issue_from[i + 1] < s->by_end[i].issue_ns
-                                   ? s->min_issue_from[i + 1]
-                                   : s->by_end[i].issue_ns;
+    *s = (sc_blocking_scope){.by_end = v->by_end, .by_start = v->by_start, .n = v->n,
+                             .device = device, .all = all};
+    const sc_trace *t = ctx->trace;
+    sc_busy_list *b = &s->busy;
     for (size_t i = 0; i < s->n; i++) {
-        const sc_blocking_work *w = &s->by_end[s->by_start[i]];
-        if (sc_busy_append(&s->busy, w->start_ns, w->end_ns) != 0)
+        uint32_t p = s->by_start[i];
+        uint64_t start = sc_work_start_at(t, p), end = sc_work_end_at(t, p);
+        /* the work that joins the last interval, the most of it, is merged here; the rest
+         * as sc_busy_append merges it */
+        if (end > start && b->n && b->ivals[b->n - 1].end_ns >= start) {
+            if (end > b->ivals[b->n - 1].end_ns)
+                b->ivals[b->n - 1].end_ns = end;
+        } else if (sc_busy_append(b, start, end) != 0) {
             return -1;
+        }
     }
     return 0;
 }
@@ -122,6 +96,16 @@ static void sc_context_note(sc_blocking_index *ix, uint32_t context_id, uint32_t
     for (size_t i = 0; i < ix->n_contexts; i++)
         if (ix->contexts[i].context_id == context_id)
             return;     /* a context belongs to one device: the first sighting is enough */
+    if (ix->n_contexts == ix->cap_contexts) {
+        size_t cap = ix->cap_contexts ? 2 * ix->cap_contexts : 8;
+        sc_blocking_context *p = realloc(ix->contexts, cap * sizeof *p);
+        if (!p) {
+            ix->failed = true;
+            return;
+        }
+        ix->contexts = p;
+        ix->cap_contexts = cap;
+    }
     ix->contexts[ix->n_contexts++] = (sc_blocking_context){context_id, device};
 }
 
@@ -131,59 +115,29 @@ static bool sc_index_has_all(const sc_blocking_index *ix)
     return ix->ctx->analysis->n_devices != 1;
 }
 
-/* Notes one piece of work in a scope, for sc_scope_finish: its end in by_corr, its position
- * in min_issue_from (both filled again after). */
-static void sc_scope_note(sc_blocking_scope *s, const sc_work *w, size_t position)
-{
-    s->by_corr[s->n] = w->end_ns;
-    s->min_issue_from[s->n++] = position;
-}
-
-/* Adds one piece of work to its device's scope and to the all-devices scope. */
-static void sc_index_put(sc_blocking_index *ix, const sc_work *w, size_t position)
-{
-    sc_scope_note(&ix->devices[sc_device_index(ix->ctx->analysis, w->device)], w, position);
-    if (sc_index_has_all(ix))
-        sc_scope_note(&ix->all, w, position);
-    sc_context_note(ix, w->context_id, w->device);
-}
-
-/* Allocates each device's scope for exactly its work (a multi-GPU trace stays linear). */
-static int sc_index_alloc(sc_blocking_index *ix)
-{
-    const sc_trace *t = ix->ctx->trace;
-    size_t n_dev = ix->ctx->analysis->n_devices, n = sc_work_count(t);
-    size_t *per = calloc(n_dev ? n_dev : 1, sizeof(*per));
-    if (!per)
-        return -1;
-    if (n_dev == 1)
-        per[0] = n;     /* all of it, as sc_device_index says: no pass over the work */
-    for (size_t i = 0; n_dev > 1 && i < n; i++)
-        per[sc_device_index(ix->ctx->analysis, sc_work_at(t, i).device)]++;
-    int rc = sc_scope_alloc(&ix->all, sc_index_has_all(ix) ? n : 0);
-    for (size_t d = 0; rc == 0 && d < n_dev; d++)
-        rc = sc_scope_alloc(&ix->devices[d], per[d]);
-    free(per);
-    return rc;
-}
-
 static const sc_blocking_scope *sc_scope_of(const sc_blocking_index *ix, uint32_t context_id);
-static size_t sc_first_end_after(const sc_blocking_scope *s, uint64_t t);
+static size_t sc_first_end_after(const sc_blocking_index *ix, const sc_blocking_scope *s,
+                                 uint64_t t);
 
 /* sc_first_end_after for calls taken in start order: per scope a position that only moves
- * forward (a call starting before the one before it searches again). */
+ * forward (a call starting before the one before it searches again), and per by_end position
+ * the earliest issue of it and all after (min_issue_from: made for this walk and freed after
+ * it, nothing else reads it). */
 typedef struct sc_end_cursor {
     size_t at;
     uint64_t t;
     bool used;
+    uint64_t *min_issue_from;
 } sc_end_cursor;
 
-static size_t sc_first_end_after_from(const sc_blocking_scope *s, sc_end_cursor *c, uint64_t t)
+static size_t sc_first_end_after_from(const sc_blocking_index *ix, const sc_blocking_scope *s,
+                                      sc_end_cursor *c, uint64_t t)
 {
     if (!c->used || t < c->t) {
-        c->at = sc_first_end_after(s, t);
+        c->at = sc_first_end_after(ix, s, t);
     } else {
-        while (c->at < s->n && s->by_end[c->at].end_ns <= t)
+        const sc_trace *tr = ix->ctx->trace;
+        while (c->at < s->n && sc_work_end_at(tr, s->by_end[c->at]) <= t)
             c->at++;
     }
     c->used = true;
@@ -191,16 +145,59 @@ static size_t sc_first_end_after_from(const sc_blocking_scope *s, sc_end_cursor 
     return c->at;
 }
 
+/* The scope of the context of the call before (the calls of a run name a few contexts, most
+ * often one, over and over). */
+typedef struct sc_scope_memo {
+    const sc_blocking_scope *scope;
+    uint32_t context_id;
+    bool used;
+} sc_scope_memo;
+
 /* Whether any work of the call's scope was in flight when it began: of the work ending after
  * that, some was issued before it. `cursors`: one per device scope, then the all-devices
  * scope's. */
 static bool sc_in_flight_at(const sc_blocking_index *ix, const sc_api_call *c,
-                            sc_end_cursor *cursors)
+                            sc_end_cursor *cursors, sc_scope_memo *memo)
 {
-    const sc_blocking_scope *s = sc_scope_of(ix, c->rec.context_id);
+    if (!memo->used || c->rec.context_id != memo->context_id) {
+        memo->scope = sc_scope_of(ix, c->rec.context_id);
+        memo->context_id = c->rec.context_id;
+        memo->used = true;
+    }
+    const sc_blocking_scope *s = memo->scope;
     size_t k = s == &ix->all ? ix->ctx->analysis->n_devices : (size_t)(s - ix->devices);
-    size_t i = sc_first_end_after_from(s, &cursors[k], c->rec.start_ns);
-    return i < s->n && s->min_issue_from[i] < c->rec.start_ns;
+    size_t i = sc_first_end_after_from(ix, s, &cursors[k], c->rec.start_ns);
+    return i < s->n && cursors[k].min_issue_from[i] < c->rec.start_ns;
+}
+
+/* The cursors of sc_in_flight_at, each with its scope's min_issue_from. NULL without memory. */
+static sc_end_cursor *sc_cursors_make(const sc_blocking_index *ix)
+{
+    size_t n_dev = ix->ctx->analysis->n_devices;
+    sc_end_cursor *cursors = calloc(n_dev + 1, sizeof(*cursors));
+    for (size_t k = 0; cursors && k <= n_dev; k++) {
+        const sc_blocking_scope *s = k < n_dev ? &ix->devices[k] : &ix->all;
+        uint64_t *m = malloc((s->n ? s->n : 1) * sizeof *m);
+        cursors[k].min_issue_from = m;
+        if (!m) {
+            for (size_t j = 0; j < k; j++)
+                free(cursors[j].min_issue_from);
+            free(cursors);
+            return NULL;
+        }
+        for (size_t i = s->n; i-- > 0;) {
+            uint64_t issue = sc_work_issue(ix->ctx, s->by_end[i]);
+            m[i] = i + 1 < s->n && m[i + 1] < issue ? m[i + 1] : issue;
+        }
+    }
+    return cursors;
+}
+
+static void sc_cursors_free(const sc_blocking_index *ix, sc_end_cursor *cursors)
+{
+    for (size_t k = 0; cursors && k <= ix->ctx->analysis->n_devices; k++)
+        free(cursors[k].min_issue_from);
+    free(cursors);
 }
 
 /* Per call class, what its calls took with nothing in flight: the lower quartile of those
@@ -212,28 +209,34 @@ static int sc_own_times(sc_blocking_index *ix)
 {
     const sc_trace *t = ix->ctx->trace;
     size_t n = t->n_calls ? t->n_calls : 1;
-    uint64_t *d = malloc(n * sizeof(*d));
     uint8_t *cls_of = malloc(n);
-    sc_end_cursor *cursors = calloc(ix->ctx->analysis->n_devices + 1, sizeof(*cursors));
-    if (!d || !cls_of || !cursors) {
-        free(d);
+    sc_end_cursor *cursors = sc_cursors_make(ix);
+    if (!cls_of || !cursors) {
         free(cls_of);
-        free(cursors);
+        sc_cursors_free(ix, cursors);
         return -1;
     }
     enum { SC_NO_CLASS = 0xff };
     _Static_assert(SC_CALL_CLASS_COUNT < SC_NO_CLASS, "a class fits below the marker");
     size_t first[SC_CALL_CLASS_COUNT + 1] = {0};
+    sc_scope_memo memo = {0};
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
         bool own = c->rec.call_class < SC_CALL_CLASS_COUNT &&
-                   !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c, cursors);
+                   !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c, cursors, &memo);
         cls_of[i] = own ? (uint8_t)c->rec.call_class : SC_NO_CLASS;
         if (own)
             first[c->rec.call_class + 1]++;
     }
+    sc_cursors_free(ix, cursors);
     for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++)
         first[cls + 1] += first[cls];
+    size_t n_own = first[SC_CALL_CLASS_COUNT];
+    uint64_t *d = malloc((n_own ? n_own : 1) * sizeof(*d));
+    if (!d) {
+        free(cls_of);
+        return -1;
+    }
     size_t next[SC_CALL_CLASS_COUNT];
     memcpy(next, first, sizeof next);
     for (size_t i = 0; i < t->n_calls; i++) {
@@ -251,30 +254,34 @@ static int sc_own_times(sc_blocking_index *ix)
     }
     free(d);
     free(cls_of);
-    free(cursors);
     return 0;
 }
 
-int sc_blocking_index_build(const sc_ctx *ctx, sc_blocking_index *ix)
+int sc_blocking_index_build(const sc_ctx *ctx, const sc_work_order *order,
+                            sc_blocking_index *ix)
 {
     size_t n_dev = ctx->analysis->n_devices;
-    size_t n = sc_work_count(ctx->trace);
     memset(ix, 0, sizeof(*ix));
     ix->ctx = ctx;
-    if (n > UINT32_MAX)     /* sc_blocking_work.work holds 32 bits */
-        return -1;
+    ix->order = order;
     ix->devices = calloc(n_dev ? n_dev : 1, sizeof(*ix->devices));
-    ix->contexts = malloc((n ? n : 1) * sizeof(*ix->contexts));
-    if (!ix->devices || !ix->contexts || sc_index_alloc(ix) != 0)
+    if (!ix->devices)
         return -1;
-    for (size_t i = 0; n_dev && i < n; i++) {
+    /* in record order, a repeat of the context just noted skipped (one context, the usual
+     * trace, is one note) */
+    for (size_t i = 0; n_dev && i < order->n && !ix->failed; i++) {
         sc_work w = sc_work_at(ctx->trace, i);
-        sc_index_put(ix, &w, i);
+        if (i == 0 || w.context_id != ix->contexts[ix->n_contexts - 1].context_id)
+            sc_context_note(ix, w.context_id, w.device);
     }
+    if (ix->failed)
+        return -1;
     for (size_t d = 0; d < n_dev; d++)
-        if (sc_scope_finish(ctx, &ix->devices[d]) != 0)
+        if (sc_scope_make(ctx, &ix->devices[d], sc_work_order_device(order, d),
+                          ctx->analysis->devices[d].device, false) != 0)
             return -1;
-    if (sc_scope_finish(ctx, &ix->all) != 0)
+    static const sc_work_view none = {0};
+    if (sc_scope_make(ctx, &ix->all, sc_index_has_all(ix) ? &order->all : &none, 0, true) != 0)
         return -1;
     return sc_own_times(ix);
 }
@@ -305,32 +312,30 @@ static const sc_blocking_scope *sc_scope_of(const sc_blocking_index *ix, uint32_
 }
 
 /* First position in by_end whose end is after t. */
-static size_t sc_first_end_after(const sc_blocking_scope *s, uint64_t t)
+static size_t sc_first_end_after(const sc_blocking_index *ix, const sc_blocking_scope *s,
+                                 uint64_t t)
 {
+    const sc_trace *tr = ix->ctx->trace;
     size_t lo = 0, hi = s->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->by_end[mid].end_ns <= t)
+        if (sc_work_end_at(tr, s->by_end[mid]) <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
-}
-
-/* The work at a position of by_start. */
-static const sc_blocking_work *sc_at_start(const sc_blocking_scope *s, size_t i)
-{
-    return &s->by_end[s->by_start[i]];
 }
 
 /* First position in by_start whose start is at or after t. */
-static size_t sc_first_start_from(const sc_blocking_scope *s, uint64_t t)
+static size_t sc_first_start_from(const sc_blocking_index *ix, const sc_blocking_scope *s,
+                                  uint64_t t)
 {
+    const sc_trace *tr = ix->ctx->trace;
     size_t lo = 0, hi = s->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (sc_at_start(s, mid)->start_ns < t)
+        if (sc_work_start_at(tr, s->by_start[mid]) < t)
             lo = mid + 1;
         else
             hi = mid;
@@ -338,23 +343,39 @@ static size_t sc_first_start_from(const sc_blocking_scope *s, uint64_t t)
     return lo;
 }
 
-/* The call's own work (same correlation id): the earliest-starting piece, or NULL. */
-static const sc_blocking_work *sc_own_work(const sc_blocking_scope *s, uint32_t correlation_id)
+/* The call's own work (its correlation id, which is the call's own: its work is the chain of
+ * the call that id finds, work_order.h) in the scope: the piece that comes first by start,
+ * then end, then position; false when there is none. */
+static bool sc_own_work(const sc_blocking_index *ix, const sc_blocking_scope *s,
+                        uint32_t correlation_id, sc_blocking_work *own)
 {
     if (correlation_id == 0)
-        return NULL;
-    uint64_t key = (uint64_t)correlation_id << 32;
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->by_corr[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
+        return false;
+    const sc_api_call *call = sc_ctx_call(ix->ctx, correlation_id);
+    if (!call)
+        return false;
+    const sc_trace *t = ix->ctx->trace;
+    const sc_work_order *o = ix->order;
+    bool found = false;
+    sc_work best = {0};
+    uint32_t best_at = 0;
+    /* the chain is in (start, position) order: the first in the scope, or one of the same
+     * start that ends sooner */
+    for (uint32_t p = o->call_first[call - t->calls]; p != SC_WORK_END; p = o->call_next[p]) {
+        sc_work w = sc_work_at(t, p);
+        if (!s->all && w.device != s->device)
+            continue;
+        if (found && w.start_ns != best.start_ns)
+            break;
+        if (!found || w.end_ns < best.end_ns) {
+            best = w;
+            best_at = p;
+            found = true;
+        }
     }
-    return lo < s->n && s->by_corr[lo] >> 32 == correlation_id
-               ? sc_at_start(s, (uint32_t)s->by_corr[lo])
-               : NULL;
+    if (found)
+        *own = sc_work_entry(ix->ctx, best_at);
+    return found;
 }
 
 /* Records a drained stream: counts it once, keeps the smallest ids. */
@@ -379,14 +400,16 @@ static void sc_drained_stream(sc_blocking *m, uint32_t *seen, size_t *n_seen, ui
     m->streams[at] = stream;
 }
 
-static void sc_measure_drained(const sc_blocking_scope *s, const sc_blocking_call *c,
-                               uint64_t own_ns, sc_blocking *m)
+static void sc_measure_drained(const sc_blocking_index *ix, const sc_blocking_scope *s,
+                               const sc_blocking_call *c, uint64_t own_ns, sc_blocking *m)
 {
     uint32_t seen[SC_BLOCKING_DISTINCT];
     size_t n_seen = 0;
-    for (size_t i = sc_first_end_after(s, c->start_ns);
-         i < s->n && s->by_end[i].end_ns <= m->wait_point_ns; i++) {
-        const sc_blocking_work *w = &s->by_end[i];
+    for (size_t i = sc_first_end_after(ix, s, c->start_ns); i < s->n; i++) {
+        sc_blocking_work entry = sc_work_entry(ix->ctx, s->by_end[i]);
+        const sc_blocking_work *w = &entry;
+        if (w->end_ns > m->wait_point_ns)
+            break;
         if (w->issue_ns >= c->start_ns)
             continue;   /* not in flight when the call began */
         if (c->correlation_id != 0 && w->correlation_id == c->correlation_id)
@@ -425,15 +448,16 @@ static const sc_ival *sc_busy_from(const sc_busy_list *b, uint64_t t)
 }
 
 /* Time from the call's return to the next work when the host could not have queued it. */
-static uint64_t sc_measure_starve(const sc_blocking_scope *s, const sc_ival *after,
-                                  uint64_t end_ns)
+static uint64_t sc_measure_starve(const sc_blocking_index *ix, const sc_blocking_scope *s,
+                                  const sc_ival *after, uint64_t end_ns)
 {
     if (after->start_ns <= end_ns)
         return 0;       /* the device was busy at the return */
     uint64_t next = after->start_ns;
-    for (size_t i = sc_first_start_from(s, next);
-         i < s->n && sc_at_start(s, i)->start_ns == next; i++)
-        if (sc_at_start(s, i)->issue_ns < end_ns)
+    const sc_trace *t = ix->ctx->trace;
+    for (size_t i = sc_first_start_from(ix, s, next);
+         i < s->n && sc_work_start_at(t, s->by_start[i]) == next; i++)
+        if (sc_work_issue(ix->ctx, s->by_start[i]) < end_ns)
             return 0;   /* queued before the return: something else held it back */
     return next - end_ns;
 }
@@ -446,21 +470,21 @@ void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *c,
     uint64_t end = c->end_ns > c->start_ns ? c->end_ns : c->start_ns;
     m->blocked_ns = end - c->start_ns;
     m->wait_point_ns = end;
-    const sc_blocking_work *own = sc_own_work(s, c->correlation_id);
-    if (own) {
+    sc_blocking_work own;
+    if (sc_own_work(ix, s, c->correlation_id, &own)) {
         m->has_own = true;
-        m->own_stream = own->stream_id;
-        if (own->start_ns >= c->start_ns && own->start_ns < end)
-            m->wait_point_ns = own->start_ns;
+        m->own_stream = own.stream_id;
+        if (own.start_ns >= c->start_ns && own.start_ns < end)
+            m->wait_point_ns = own.start_ns;
     }
-    sc_measure_drained(s, c, c->call_class < SC_CALL_CLASS_COUNT ? ix->own_ns[c->call_class] : 0,
-                       m);
+    sc_measure_drained(ix, s, c,
+                       c->call_class < SC_CALL_CLASS_COUNT ? ix->own_ns[c->call_class] : 0, m);
     m->idle_ns = sc_busy_uncovered(&s->busy, c->start_ns, end);
     const sc_ival *after = sc_busy_from(&s->busy, end);
     m->followed = after != NULL;
     uint64_t lost;
     if (after) {
-        m->starve_ns = sc_measure_starve(s, after, end);
+        m->starve_ns = sc_measure_starve(ix, s, after, end);
         lost = m->idle_ns + m->starve_ns;
     } else {
         /* nothing left to run: only gaps that work inside the call closed were lost */

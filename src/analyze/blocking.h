@@ -55,26 +55,27 @@
 #define SC_BLOCKING_TOL_SHARE 0.05      /* or 5% of the blocked time, for long calls */
 #define SC_BLOCKING_MAX_STREAMS 4       /* stream ids kept per measure; all are counted */
 
-/* One piece of device work as the measure sees it. */
+/* One piece of device work as the measure sees it: made from the trace where it is read. */
 typedef struct sc_blocking_work {
     uint64_t issue_ns;          /* start of the issuing call, or start_ns when unknown */
     uint64_t start_ns, end_ns;
     uint32_t stream_id, correlation_id;
     uint32_t tid;               /* thread of the issuing call, 0 when unknown */
-    uint32_t work;              /* its position (sc_work_at): 32 bits, as are the views'
-                                   positions (sc_blocking_index_build checks the count) */
+    uint32_t work;              /* its position (sc_work_at) */
 } sc_blocking_work;
 
-/* The work of one device, or of all devices together: one copy, sorted by end, and two views
- * of it as 32-bit positions (a copy per view held every piece of work three times, at the
- * replay's peak of memory). */
+struct sc_work_order;
+struct sc_work_view;
+
+/* The work of one device, or of all devices together: a view of the analysis's shared order
+ * (work_order.h), 32-bit positions read against the trace, no entry held per piece of work
+ * (the index once held each as 40 bytes and two views and two 64-bit arrays beside). */
 typedef struct sc_blocking_scope {
-    sc_blocking_work *by_end;   /* sorted by end, then start, then input order */
-    uint32_t *by_start;         /* by_end positions by start, then end, then input order */
-    uint64_t *by_corr;          /* correlation id << 32 | by_start position, ascending: the
-                                   work by correlation id, then as in by_start */
-    uint64_t *min_issue_from;   /* per by_end position: the earliest issue of it and all after */
+    const uint32_t *by_end;     /* by end, then start, then position */
+    const uint32_t *by_start;   /* by start, then position */
     size_t n;
+    uint32_t device;            /* the device's ordinal, unless all */
+    bool all;                   /* every device's work */
     sc_busy_list busy;          /* kernels, copies and memsets, merged */
 } sc_blocking_scope;
 
@@ -85,10 +86,13 @@ typedef struct sc_blocking_context {
 /* Built once per rule run; read-only afterwards. */
 typedef struct sc_blocking_index {
     const sc_ctx *ctx;
+    const struct sc_work_order *order;  /* the shared order the scopes view, and each call's
+                                           work (its own work) */
     sc_blocking_scope *devices; /* per ctx->analysis->devices entry, same order */
     sc_blocking_scope all;      /* every device's work together; empty with one device */
     sc_blocking_context *contexts;  /* context -> device, from the device work */
-    size_t n_contexts;
+    size_t n_contexts, cap_contexts;
+    bool failed;                /* out of memory while noting the contexts */
     /* per sc_call_class: what a call of the class takes with nothing in flight (0: unknown) */
     uint64_t own_ns[SC_CALL_CLASS_COUNT];
 } sc_blocking_index;
@@ -99,7 +103,8 @@ typedef struct sc_blocking_call {
     uint32_t tid;               /* the calling thread */
     uint16_t call_class;        /* its own time (own_ns) comes from its class */
     uint32_t context_id;        /* picks the device; unknown context: all devices */
-    uint32_t correlation_id;    /* work with this id is the call's own (0: none) */
+    uint32_t correlation_id;    /* work with this id is the call's own (0: none); the id of
+                                   a call of the trace (its work is that call's) */
     bool skip_own_stream;       /* drained work on the own work's stream does not count */
 } sc_blocking_call;
 
@@ -121,8 +126,10 @@ typedef struct sc_blocking {
     uint64_t idle_ns, starve_ns, cost_ns;
 } sc_blocking;
 
-/* Returns 0, or -1 when out of memory (the index is then empty but safe to free). */
-int sc_blocking_index_build(const sc_ctx *ctx, sc_blocking_index *ix);
+/* Over the shared order of the work (work_order.h), which must outlive the index. Returns 0,
+ * or -1 when out of memory (the index is then empty but safe to free). */
+int sc_blocking_index_build(const sc_ctx *ctx, const struct sc_work_order *order,
+                            sc_blocking_index *ix);
 void sc_blocking_index_free(sc_blocking_index *ix);
 
 void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *call,

@@ -18,6 +18,7 @@
 #include "analyze/stream_kind.h"
 #include "analyze/streams.h"
 #include "analyze/unified.h"
+#include "analyze/work_order.h"
 #include "trace/sort.h"
 
 /* ---- context lookups ---------------------------------------------------------------- */
@@ -286,68 +287,30 @@ static bool *sc_shapes_comm(const sc_trace *t)
     return comm;
 }
 
-/* The kernels and the copies+memsets of one device as engine spans. */
-static void sc_device_spans(const sc_trace *t, const bool *shape_comm, uint32_t dev,
-                            sc_overlap_input *in, sc_overlap_span *ks, sc_overlap_span *cs)
-{
-    size_t nk = 0, nc = 0;
-    for (size_t i = 0; i < t->n_kernels; i++)
-        if (t->kernels[i].rec.device == dev && !shape_comm[t->kernels[i].shape])
-            ks[nk++] = (sc_overlap_span){t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, i};
-    for (size_t i = 0; i < t->n_copies; i++)
-        if (t->copies[i].device == dev)
-            cs[nc++] = (sc_overlap_span){t->copies[i].start_ns, t->copies[i].end_ns, i};
-    for (size_t i = 0; i < t->n_memsets; i++)
-        if (t->memsets[i].device == dev)
-            cs[nc++] = (sc_overlap_span){t->memsets[i].start_ns, t->memsets[i].end_ns, i};
-    *in = (sc_overlap_input){ks, nk, cs, nc, dev};
-}
-
 /* Device overlap metrics, intervals and busy lists; marks which kernels overlapped another
- * and the most kernels that ran beside each. A device whose spans are every kernel (one
- * device, no collective: the usual trace) has them in record order, so its marks are written
- * straight into the per-kernel arrays; the others' go through ov and pk, made when first
- * needed. */
+ * and the most kernels that ran beside each, straight into the per-kernel arrays (zeroed);
+ * each stream's metrics into st. Each device's work is swept in the shared order
+ * (work_order.h), its streams' with it: no spans copied out of the trace, no points sorted
+ * per device or per stream. */
 static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
-                              bool *overlapped, uint32_t *peak)
+                              bool *overlapped, uint32_t *peak, sc_overlap_streams *st)
 {
-    const sc_trace *t = ctx->trace;
-    size_t n_c = t->n_copies + t->n_memsets;
-    sc_overlap_span *ks = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ks));
-    sc_overlap_span *cs = malloc((n_c ? n_c : 1) * sizeof(*cs));
-    bool *ov = NULL;
-    uint32_t *pk = NULL;
     ctx->busy = calloc(a->n_devices ? a->n_devices : 1, sizeof(*ctx->busy));
-    int rc = (ks && cs && ctx->busy) ? 0 : -1;
+    int rc = ctx->busy ? 0 : -1;
     for (size_t d = 0; rc == 0 && d < a->n_devices; d++) {
         sc_device_summary *dev = &a->devices[d];
-        sc_overlap_input in;
-        sc_device_spans(t, shape_comm, dev->device, &in, ks, cs);
-        bool direct = in.n_kernels == t->n_kernels;
-        if (!direct && !ov) {
-            ov = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*ov));
-            pk = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*pk));
-            if (!ov || !pk) {
-                rc = -1;
-                break;
-            }
-        }
+        const sc_work_view *v = sc_work_order_device(ctx->order, d);
+        sc_overlap_work in = {ctx->trace, v->by_start, v->by_end, v->n, shape_comm,
+                              dev->device, st};
         sc_overlap_output out = {.metrics = &dev->overlap, .max_intervals = SC_MAX_INTERVALS,
-                                 .busy = &ctx->busy[d], .overlapped = direct ? overlapped : ov,
-                                 .peak = direct ? peak : pk};
-        rc = sc_overlap_compute(&in, &out);
+                                 .busy = &ctx->busy[d], .overlapped = overlapped,
+                                 .peak = peak};
+        rc = sc_overlap_compute_work(&in, &out);
         dev->intervals = out.intervals;
         dev->n_intervals = out.n_intervals;
         dev->n_intervals_total = out.n_intervals_total;
-        for (size_t k = 0; !direct && k < in.n_kernels; k++) {
-            overlapped[ks[k].index] = ov[k];
-            peak[ks[k].index] = pk[k];
-        }
     }
-    free(ks);
-    free(cs);
-    free(ov);
-    free(pk);
+    sc_overlap_streams_end(st);
     return rc;
 }
 
@@ -373,6 +336,28 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
         sc_overlap_set_solo(&a->devices[d].overlap, sum, known);
     }
     return 0;
+}
+
+/* The streams, the devices' and the streams' overlap (one sweep per device), the kernels'
+ * solo durations and the streams' solo sums; the work's stream slots kept for the launches
+ * (ctx->work_slot) when they are a byte each. */
+static int sc_ctx_overlaps(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
+                           bool *overlapped, uint32_t *peak)
+{
+    sc_stream_slots slots;
+    if (sc_streams_build(ctx, &a->streams, &a->n_streams, &slots) != 0)
+        return -1;
+    sc_overlap_streams st;
+    int rc = sc_overlap_streams_begin(&st, slots.slot8, slots.slot32, a->n_streams);
+    if (rc == 0 && sc_devices_overlap(ctx, a, shape_comm, overlapped, peak, &st) == 0 &&
+        sc_solo_fill(ctx, a, shape_comm, overlapped, peak) == 0)
+        sc_streams_set_overlap(ctx, a->streams, a->n_streams, st.metrics, &slots);
+    else
+        rc = -1;
+    sc_overlap_streams_free(&st);
+    free(slots.slot32);
+    ctx->work_slot = slots.slot8;
+    return rc;
 }
 
 /* Per kernel, whether it fills its device (sc_kernel_full_now), worked out once per shape
@@ -434,16 +419,15 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     bool *overlapped = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(bool));
     uint32_t *peak = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(uint32_t));
     int rc = -1;
-    if (overlapped && peak &&
-        sc_devices_overlap(ctx, a, shape_comm, overlapped, peak) == 0 &&
-        sc_solo_fill(ctx, a, shape_comm, overlapped, peak) == 0 &&
-        sc_streams_build(ctx, &a->streams, &a->n_streams, &ctx->work_slot) == 0 &&
+    if (overlapped && peak && (ctx->order = calloc(1, sizeof *ctx->order)) != NULL &&
+        sc_work_order_build(ctx, ctx->order) == 0 &&
+        sc_ctx_overlaps(ctx, a, shape_comm, overlapped, peak) == 0 &&
         sc_deps_build(ctx->trace, &ctx->deps) == 0 &&
         (ctx->unified = malloc(sizeof *ctx->unified)) != NULL &&
         sc_unified_measure(ctx, ctx->unified) == 0 &&
         sc_ctx_launches(ctx) == 0 &&
         (ctx->blocking = calloc(1, sizeof *ctx->blocking)) != NULL &&
-        sc_blocking_index_build(ctx, ctx->blocking) == 0 &&
+        sc_blocking_index_build(ctx, ctx->order, ctx->blocking) == 0 &&
         sc_polls_find(ctx, &ctx->polls, &ctx->n_polls) == 0)
         rc = 0;
     free(shape_comm);
@@ -489,6 +473,10 @@ void sc_ctx_free_blocking_index(sc_ctx *ctx)
         sc_blocking_index_free(ctx->blocking);
     free(ctx->blocking);
     ctx->blocking = NULL;
+    if (ctx->order)
+        sc_work_order_free(ctx->order);
+    free(ctx->order);
+    ctx->order = NULL;
 }
 
 void sc_ctx_free(sc_ctx *ctx)

@@ -62,6 +62,9 @@ typedef struct sc_ctx {
     uint8_t *work_slot;             /* per sc_work_at() position: its stream's index in
                                        analysis->streams (sc_streams_build), from the streams'
                                        build to the launches'; NULL: look it up */
+    struct sc_work_order *order;    /* the device work in time order (work_order.h), read by
+                                       the devices' overlap, the launches and the blocking
+                                       index, and freed with the index */
     struct sc_blocking_index *blocking; /* what each call that blocked could have drained
                                        (blocking.h): host-sync, implicit-sync, the replay */
     struct sc_poll_loop *polls;     /* polling loops (polls.h): host-sync, the replay */
@@ -90,9 +93,9 @@ void sc_ctx_free_rule_indexes(sc_ctx *ctx);
  * the graph is built, before its passes touch their per-node times. */
 void sc_ctx_free_edge_inputs(sc_ctx *ctx);
 void sc_ctx_free_graph_inputs(sc_ctx *ctx);
-/* Frees the blocking index (blocking.h) once its last reader, the replay's host waits, has
- * read it: the replay's graph grows on after that, and the index holds three sorted copies of
- * every piece of device work. */
+/* Frees the blocking index (blocking.h) and the shared order of the work it views
+ * (work_order.h) once its last reader, the replay's host waits, has read it: the replay's
+ * graph grows on after that. */
 void sc_ctx_free_blocking_index(sc_ctx *ctx);
 
 /* sc_ctx_call through the sorted list, for ids too sparse for the table (context.c). */

@@ -3,7 +3,9 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "analyze/work_order.h"
 #include "trace/order_by_time.h"
 #include "trace/sort.h"
 
@@ -17,18 +19,12 @@ typedef struct sc_issue_item {
     uint32_t call;              /* its call: index into trace->calls, or SC_LAUNCH_NO_CALL */
 } sc_issue_item;
 
-/* When the work was issued: its call's start, or its own start without a call. */
-static uint64_t sc_issue_time(const sc_ctx *ctx, const sc_work *w, const sc_api_call **call)
-{
-    *call = sc_ctx_call(ctx, w->correlation_id);
-    return *call ? (*call)->rec.start_ns : w->start_ns;
-}
-
-static sc_issue_item sc_issue_item_at(const sc_ctx *ctx, uint32_t pos)
+/* The item of the work at pos, issued at `issue` by call (SC_LAUNCH_NO_CALL: none): the walk
+ * knows both from where it found the work (work_order.h), so no lookup of the call. */
+static inline sc_issue_item sc_issue_item_at(const sc_ctx *ctx, uint32_t pos, uint64_t issue,
+                                             uint32_t call)
 {
     sc_work w = sc_work_at(ctx->trace, pos);
-    const sc_api_call *call;
-    uint64_t issue = sc_issue_time(ctx, &w, &call);
     uint32_t slot;
     if (ctx->work_slot) {
         slot = ctx->work_slot[pos];     /* found by the streams' build */
@@ -36,70 +32,7 @@ static sc_issue_item sc_issue_item_at(const sc_ctx *ctx, uint32_t pos)
         const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
         slot = s ? (uint32_t)(s - ctx->analysis->streams) : UINT32_MAX;
     }
-    return (sc_issue_item){issue, w.end_ns, w.device, slot, pos,
-                           call ? (uint32_t)(call - ctx->trace->calls) : SC_LAUNCH_NO_CALL};
-}
-
-/* the trace whose work sc_issue_start_cmp reads; per thread: the report analyzes traces at
- * once (-j) */
-static _Thread_local const sc_trace *sc_issue_trace;
-
-/* Work positions by their work's start. */
-static int sc_issue_start_cmp(const void *pa, const void *pb)
-{
-    uint64_t x = sc_work_at(sc_issue_trace, *(const uint32_t *)pa).start_ns;
-    uint64_t y = sc_work_at(sc_issue_trace, *(const uint32_t *)pb).start_ns;
-    return x < y ? -1 : x > y;
-}
-
-/* Groups the order by device (ascending), each device's positions in the order they had: a
- * counting sort into a new array. Returns it (order freed), or NULL without memory. */
-static uint32_t *sc_issue_by_device(const sc_ctx *ctx, uint32_t *order, size_t n)
-{
-    const sc_analysis *a = ctx->analysis;
-    size_t *next = calloc(a->n_devices + 1, sizeof *next);
-    uint32_t *grouped = malloc((n ? n : 1) * sizeof *grouped);
-    if (!next || !grouped) {
-        free(next);
-        free(grouped);
-        free(order);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++)
-        next[sc_device_index(a, sc_work_at(ctx->trace, i).device) + 1]++;
-    for (size_t d = 0; d < a->n_devices; d++)
-        next[d + 1] += next[d];
-    for (size_t i = 0; i < n; i++)
-        grouped[next[sc_device_index(a, sc_work_at(ctx->trace, order[i]).device)]++] =
-            order[i];
-    free(next);
-    free(order);
-    return grouped;
-}
-
-/* The work positions in the order the walk takes them, but for runs of one device and issue
- * time, which the walk puts in start order as it reaches them: by device, then issue time,
- * then position. The issue times are keys (order_by_time.h: a tie breaks by position, which
- * is record order) and, with more than one device, the order is grouped by device, keeping
- * each device's in it. NULL without memory. */
-static uint32_t *sc_issue_order(const sc_ctx *ctx, size_t n)
-{
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    uint64_t *at = malloc((n ? n : 1) * sizeof *at);
-    int rc = order && at ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        sc_work w = sc_work_at(ctx->trace, i);
-        const sc_api_call *call;
-        at[i] = sc_issue_time(ctx, &w, &call);
-    }
-    if (rc == 0)
-        rc = sc_order_by_time_in(at, n, order);
-    free(at);
-    if (rc != 0) {
-        free(order);
-        return NULL;
-    }
-    return ctx->analysis->n_devices > 1 ? sc_issue_by_device(ctx, order, n) : order;
+    return (sc_issue_item){issue, w.end_ns, w.device, slot, pos, call};
 }
 
 /* The latest end of one stream's issued work; slot UINT32_MAX when empty. */
@@ -156,57 +89,189 @@ static sc_launch sc_launch_of(const sc_issue_item *x, uint64_t own_prev_end_ns,
 
 /* The walk in issue order: per device the front, per stream the latest end so far. */
 typedef struct sc_issue_walk {
-    const sc_trace *trace;
+    const sc_ctx *ctx;
     sc_launch *launches;
     uint64_t *stream_end;
-    sc_front front;
-    uint32_t device;
-    bool started;
+    sc_front *fronts;           /* per analysis->devices entry */
 } sc_issue_walk;
 
 static inline void sc_issue_walk_one(sc_issue_walk *w, const sc_issue_item *x)
 {
+    const sc_ctx *ctx = w->ctx;
     if (x->slot == UINT32_MAX) {
         /* cannot happen: every stream of the work has a summary; the kernel would be found
          * with nothing, its call unknown */
-        if (x->pos < w->trace->n_kernels)
+        if (x->pos < ctx->trace->n_kernels)
             w->launches[x->pos] = (sc_launch){.call = SC_LAUNCH_NO_CALL};
         return;
     }
-    if (!w->started || x->device != w->device)
-        sc_front_reset(&w->front);  /* stream slots are per device: stream_end needs none */
-    w->started = true;
-    w->device = x->device;
-    if (x->pos < w->trace->n_kernels)
-        w->launches[x->pos] = sc_launch_of(x, w->stream_end[x->slot], &w->front);
-    sc_front_add(&w->front, x);
+    /* stream slots are per device: stream_end needs no device of its own */
+    sc_front *front = ctx->analysis->n_devices > 1
+                          ? &w->fronts[sc_device_index(ctx->analysis, x->device)]
+                          : &w->fronts[0];
+    if (x->pos < ctx->trace->n_kernels)
+        w->launches[x->pos] = sc_launch_of(x, w->stream_end[x->slot], front);
+    sc_front_add(front, x);
     if (x->end_ns > w->stream_end[x->slot])
         w->stream_end[x->slot] = x->end_ns;
 }
 
-/* Walks the work in order, a run of one device and issue time in start order (stably). The
- * item that ends a run is the next run's first: each is made once, but for runs of more. */
-static void sc_issue_walk_all(const sc_ctx *ctx, sc_issue_walk *w, uint32_t *order, size_t n)
+/* A piece of work of a run of one issue time, and its call. */
+typedef struct sc_run_entry {
+    uint32_t pos, call;
+} sc_run_entry;
+
+/* the trace whose work sc_run_start_cmp reads; per thread: the report analyzes traces at
+ * once (-j) */
+static _Thread_local const sc_trace *sc_issue_trace;
+
+/* A run's entries by their work's start, then position. */
+static int sc_run_start_cmp(const void *pa, const void *pb)
 {
-    sc_issue_item next = n ? sc_issue_item_at(ctx, order[0]) : (sc_issue_item){0};
-    for (size_t lo = 0, hi; lo < n; lo = hi) {
-        sc_issue_item first = next;
-        for (hi = lo + 1; hi < n; hi++) {
-            next = sc_issue_item_at(ctx, order[hi]);
-            if (next.device != first.device || next.issue_ns != first.issue_ns)
-                break;
+    uint32_t i = ((const sc_run_entry *)pa)->pos, j = ((const sc_run_entry *)pb)->pos;
+    uint64_t x = sc_work_start_at(sc_issue_trace, i), y = sc_work_start_at(sc_issue_trace, j);
+    if (x != y)
+        return x < y ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+typedef struct sc_issue_run {
+    sc_run_entry *e;
+    size_t n, cap;
+} sc_issue_run;
+
+static int sc_run_push(sc_issue_run *r, uint32_t pos, uint32_t call)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        sc_run_entry *q = realloc(r->e, cap * sizeof *q);
+        if (!q)
+            return -1;
+        r->e = q;
+        r->cap = cap;
+    }
+    r->e[r->n++] = (sc_run_entry){pos, call};
+    return 0;
+}
+
+/* The calls that issued work in start order: the calls' own order (the loader's), or, for a
+ * trace whose calls are not in it, their indexes sorted by start. */
+typedef struct sc_issuers {
+    const uint32_t *first;      /* the order's call_first */
+    uint32_t *sorted;           /* NULL: the calls in their own order */
+    size_t at, n;               /* the next one to look at; how many to look through */
+} sc_issuers;
+
+/* The next call that issued work, or SC_WORK_END. */
+static inline uint32_t sc_issuers_next(sc_issuers *is)
+{
+    if (is->sorted)
+        return is->at < is->n ? is->sorted[is->at++] : SC_WORK_END;
+    while (is->at < is->n && is->first[is->at] == SC_WORK_END)
+        is->at++;
+    return is->at < is->n ? (uint32_t)is->at++ : SC_WORK_END;
+}
+
+static int sc_issuers_sort(const sc_trace *t, const sc_work_order *o, sc_issuers *is)
+{
+    size_t m = 0;
+    for (size_t c = 0; c < t->n_calls; c++)
+        m += o->call_first[c] != SC_WORK_END;
+    uint64_t *at = malloc((m ? m : 1) * sizeof *at);
+    uint32_t *idx = malloc((m ? m : 1) * sizeof *idx);
+    if (!at || !idx) {
+        free(at);
+        free(idx);
+        return -1;
+    }
+    m = 0;
+    for (size_t c = 0; c < t->n_calls; c++)
+        if (o->call_first[c] != SC_WORK_END) {
+            at[m] = t->calls[c].rec.start_ns;
+            idx[m++] = (uint32_t)c;
         }
-        if (hi - lo == 1) {
-            sc_issue_walk_one(w, &first);
+    uint32_t *order = sc_order_by_time(at, m);   /* takes at */
+    if (!order) {
+        free(idx);
+        return -1;
+    }
+    for (size_t k = 0; k < m; k++)
+        order[k] = idx[order[k]];
+    free(idx);
+    *is = (sc_issuers){.first = o->call_first, .sorted = order, .n = m};
+    return 0;
+}
+
+enum { SC_WALK_DONE = 0, SC_WALK_FAILED = -1, SC_WALK_CALLS_UNSORTED = 1 };
+
+/* Walks the work in issue order, each device's apart from the others' (its front), as the
+ * shared order (work_order.h) gives it: the calls that issued work in start order, each
+ * call's work from its chain, merged with the work that had no call (issued at its own
+ * start) in start order. No sort of every piece of work by its issue: a run of one issue time
+ * (the work of one call, or of calls that started together) is sorted by start, then
+ * position, when it has more than one. Returns SC_WALK_CALLS_UNSORTED, having walked part
+ * of the work, when the calls in their own order are found out of start order. */
+static int sc_issue_walk_all(const sc_ctx *ctx, sc_issue_walk *w, sc_issuers *is,
+                             sc_issue_run *run)
+{
+    const sc_trace *t = ctx->trace;
+    const sc_work_order *o = ctx->order;
+    uint32_t c = sc_issuers_next(is), cn = sc_issuers_next(is);
+    size_t b = 0;   /* the next work without a call: in by_start */
+    while (b < o->n && o->call_next[o->by_start[b]] != SC_WORK_NO_CALL)
+        b++;
+    uint64_t last = 0;
+    while (c != SC_WORK_END || b < o->n) {
+        uint64_t tc = c != SC_WORK_END ? t->calls[c].rec.start_ns : UINT64_MAX;
+        uint64_t tb = b < o->n ? sc_work_start_at(t, o->by_start[b]) : UINT64_MAX;
+        if (c != SC_WORK_END && tc < last)
+            return SC_WALK_CALLS_UNSORTED;
+        last = tc != UINT64_MAX ? tc : last;
+        uint32_t p1 = c != SC_WORK_END ? o->call_first[c] : SC_WORK_END;
+        if (tc < tb && o->call_next[p1] == SC_WORK_END &&
+            (cn == SC_WORK_END || t->calls[cn].rec.start_ns != tc)) {
+            /* one call of its time with one piece of work: the usual launch */
+            sc_issue_item x = sc_issue_item_at(ctx, p1, tc, c);
+            sc_issue_walk_one(w, &x);
+            c = cn;
+            cn = sc_issuers_next(is);
             continue;
         }
-        sc_issue_trace = ctx->trace;
-        sc_sort(order + lo, hi - lo, sizeof *order, sc_issue_start_cmp);
-        for (size_t i = lo; i < hi; i++) {
-            sc_issue_item x = sc_issue_item_at(ctx, order[i]);
+        uint64_t at = tc < tb ? tc : tb;
+        run->n = 0;
+        while (c != SC_WORK_END && t->calls[c].rec.start_ns == at) {
+            for (uint32_t p = o->call_first[c]; p != SC_WORK_END; p = o->call_next[p])
+                if (sc_run_push(run, p, c) != 0)
+                    return SC_WALK_FAILED;
+            c = cn;
+            cn = sc_issuers_next(is);
+        }
+        while (b < o->n && sc_work_start_at(t, o->by_start[b]) == at) {
+            if (sc_run_push(run, o->by_start[b++], SC_LAUNCH_NO_CALL) != 0)
+                return SC_WALK_FAILED;
+            while (b < o->n && o->call_next[o->by_start[b]] != SC_WORK_NO_CALL)
+                b++;
+        }
+        if (run->n > 1) {
+            sc_issue_trace = t;
+            sc_sort(run->e, run->n, sizeof *run->e, sc_run_start_cmp);
+        }
+        for (size_t i = 0; i < run->n; i++) {
+            sc_issue_item x = sc_issue_item_at(ctx, run->e[i].pos, at, run->e[i].call);
             sc_issue_walk_one(w, &x);
         }
     }
+    return SC_WALK_DONE;
+}
+
+/* The walk's state, as it is before the walk. */
+static void sc_issue_walk_reset(const sc_ctx *ctx, sc_issue_walk *w)
+{
+    memset(w->launches, 0, (ctx->trace->n_kernels ? ctx->trace->n_kernels : 1) *
+                               sizeof *w->launches);
+    memset(w->stream_end, 0, (ctx->analysis->n_streams + 1) * sizeof *w->stream_end);
+    for (size_t d = 0; d <= ctx->analysis->n_devices; d++)
+        sc_front_reset(&w->fronts[d]);
 }
 
 int sc_launches_build(const sc_ctx *ctx, sc_launch **out)
@@ -217,16 +282,30 @@ int sc_launches_build(const sc_ctx *ctx, sc_launch **out)
         return -1;  /* positions and stream slots are held in 32 bits */
     sc_launch *l = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(*l));
     uint64_t *stream_end = calloc(ctx->analysis->n_streams + 1, sizeof(uint64_t));
-    uint32_t *order = l && stream_end ? sc_issue_order(ctx, n) : NULL;
-    if (!order) {
+    sc_front *fronts = malloc((ctx->analysis->n_devices + 1) * sizeof *fronts);
+    sc_issue_walk w = {.ctx = ctx, .launches = l, .stream_end = stream_end, .fronts = fronts};
+    sc_issue_run run = {0};
+    int rc = l && stream_end && fronts ? SC_WALK_DONE : SC_WALK_FAILED;
+    for (size_t d = 0; rc == SC_WALK_DONE && d <= ctx->analysis->n_devices; d++)
+        sc_front_reset(&fronts[d]);
+    if (rc == SC_WALK_DONE) {
+        sc_issuers is = {.first = ctx->order->call_first, .n = t->n_calls};
+        rc = sc_issue_walk_all(ctx, &w, &is, &run);
+        if (rc == SC_WALK_CALLS_UNSORTED) {
+            /* a trace the loader did not sort: again from the start, the calls sorted */
+            sc_issue_walk_reset(ctx, &w);
+            rc = sc_issuers_sort(t, ctx->order, &is) == 0
+                     ? sc_issue_walk_all(ctx, &w, &is, &run) : SC_WALK_FAILED;
+            free(is.sorted);
+        }
+    }
+    free(run.e);
+    free(stream_end);
+    free(fronts);
+    if (rc != SC_WALK_DONE) {
         free(l);
-        free(stream_end);
         return -1;
     }
-    sc_issue_walk w = {.trace = t, .launches = l, .stream_end = stream_end};
-    sc_issue_walk_all(ctx, &w, order, n);
-    free(order);
-    free(stream_end);
     *out = l;
     return 0;
 }

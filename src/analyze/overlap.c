@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/work.h"
+#include "analyze/work_order.h"
 #include "trace/grow.h"
 #include "trace/sort.h"
 #include "trace/sort_u64.h"
@@ -35,8 +37,11 @@ static int sc_point_cmp(const void *a, const void *b)
 typedef struct sc_sweep {
     const sc_overlap_input *in;
     sc_overlap_output *out;
-    size_t *active;             /* positions of the kernels running now */
-    size_t *slot;               /* per kernel position: its place in active */
+    const sc_overlap_span *kernels; /* what a kernel position is (its index), or NULL: the
+                                       position is the index (sc_overlap_compute_work) */
+    uint32_t device;            /* copied into every interval */
+    uint32_t *active;           /* positions of the kernels running now */
+    uint32_t *slot;             /* per kernel position: its place in active */
     size_t n_active;
     size_t n_copies_active;
     bool in_interval;           /* two or more kernels are running */
@@ -118,9 +123,9 @@ static void sc_sweep_open_interval(sc_sweep *s, uint64_t t, size_t a, size_t b)
         s->cur = s->pending;
         s->has_pending = false;
     } else {
-        s->cur = (sc_overlap_interval){.start_ns = t, .device = s->in->device, .max_kernels = 2,
-                                       .kernel_a = s->in->kernels[a].index,
-                                       .kernel_b = s->in->kernels[b].index};
+        s->cur = (sc_overlap_interval){.start_ns = t, .device = s->device, .max_kernels = 2,
+                                       .kernel_a = s->kernels ? s->kernels[a].index : a,
+                                       .kernel_b = s->kernels ? s->kernels[b].index : b};
     }
     s->in_interval = true;
 }
@@ -149,8 +154,8 @@ static int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
     }
     if (s->n_active == 1 && s->out->max_intervals > 0)
         sc_sweep_open_interval(s, p->t, s->active[0], p->pos);
-    s->slot[p->pos] = s->n_active;
-    s->active[s->n_active++] = p->pos;
+    s->slot[p->pos] = (uint32_t)s->n_active;
+    s->active[s->n_active++] = (uint32_t)p->pos;
     for (size_t i = 0; s->out->peak && i < s->n_active; i++)
         if (s->out->peak[s->active[i]] < s->n_active)
             s->out->peak[s->active[i]] = (uint32_t)s->n_active;
@@ -162,8 +167,8 @@ static int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
 static int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
 {
     /* swap-remove from the active set */
-    size_t at = s->slot[p->pos];
-    size_t last = s->active[--s->n_active];
+    uint32_t at = s->slot[p->pos];
+    uint32_t last = s->active[--s->n_active];
     s->active[at] = last;
     s->slot[last] = at;
     if (s->n_active == 1 && s->in_interval && sc_sweep_close_interval(s, p->t) != 0)
@@ -174,23 +179,24 @@ static int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
     return 0;
 }
 
-/* Adds the time since the previous point to every metric the current counts allow. */
-static inline void sc_sweep_account(sc_sweep *s, uint64_t len)
+/* Adds the time since the previous point to every metric the current counts (kernels and
+ * copies running) allow. */
+static inline void sc_account(sc_overlap *m, size_t n_active, size_t n_copies_active,
+                              uint64_t len)
 {
-    sc_overlap *m = s->out->metrics;
-    if (s->n_active > 0)
+    if (n_active > 0)
         m->busy_ns += len;
-    if (s->n_active >= 2)
+    if (n_active >= 2)
         m->overlap_ns += len;
-    if (s->n_copies_active > 0) {
+    if (n_copies_active > 0) {
         m->copy_busy_ns += len;
-        if (s->n_active > 0)
+        if (n_active > 0)
             m->copy_compute_ns += len;
     }
     /* Nothing running between two points: the sweep starts at the first point and ends at
      * the last, so this is inside the span, and one such stretch is a whole gap (the point
      * before it ended the last work, the one after it starts the next). */
-    if (s->n_active == 0 && s->n_copies_active == 0 && len > 0) {
+    if (n_active == 0 && n_copies_active == 0 && len > 0) {
         m->idle_ns += len;
         if (len >= SC_GAP_MIN_NS) {
             m->gap_count++;
@@ -198,6 +204,11 @@ static inline void sc_sweep_account(sc_sweep *s, uint64_t len)
                 m->longest_gap_ns = len;
         }
     }
+}
+
+static inline void sc_sweep_account(sc_sweep *s, uint64_t len)
+{
+    sc_account(s->out->metrics, s->n_active, s->n_copies_active, len);
 }
 
 static size_t sc_points_fill(const sc_overlap_span *spans, size_t n, uint8_t is_copy,
@@ -302,7 +313,7 @@ static void sc_overlap_totals(const sc_overlap_input *in, sc_overlap *m)
 }
 
 /* One point of the sweep, in order; *prev is the previous point's time. */
-static int sc_sweep_point(sc_sweep *s, const sc_point *p, uint64_t *prev)
+static inline __attribute__((always_inline)) int sc_sweep_point(sc_sweep *s, const sc_point *p, uint64_t *prev)
 {
     sc_sweep_account(s, p->t - *prev);
     *prev = p->t;
@@ -364,10 +375,11 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
         memset(out->peak, 0, in->n_kernels * sizeof(uint32_t));
     sc_overlap_totals(in, out->metrics);
 
-    sc_sweep s = {.in = in, .out = out};
-    s.active = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof(size_t));
-    s.slot = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof(size_t));
-    int rc = s.active && s.slot ? sc_sweep_run(&s, in) : -1;
+    sc_sweep s = {.in = in, .out = out, .kernels = in->kernels, .device = in->device};
+    s.active = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof *s.active);
+    s.slot = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof *s.slot);
+    /* kernel positions are held in 32 bits */
+    int rc = s.active && s.slot && in->n_kernels <= UINT32_MAX ? sc_sweep_run(&s, in) : -1;
     free(s.active);
     free(s.slot);
     sc_overlap *m = out->metrics;
@@ -469,6 +481,187 @@ int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scr
     }
     m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
     return 0;
+}
+
+/* A stream's sweep in a device's (sc_overlap_streams): the time of its previous point, and
+ * how many of its kernels and of its copies and memsets run. */
+typedef struct sc_slot_sweep {
+    uint64_t prev;
+    uint32_t n_active, n_copies_active;
+    bool started;
+} sc_slot_sweep;
+
+int sc_overlap_streams_begin(sc_overlap_streams *st, const uint8_t *slot8,
+                             const uint32_t *slot32, size_t n_slots)
+{
+    size_t m = n_slots ? n_slots : 1;
+    *st = (sc_overlap_streams){.slot8 = slot8, .slot32 = slot32, .n_slots = n_slots};
+    st->metrics = calloc(m, sizeof *st->metrics);
+    st->state = calloc(m, sizeof *st->state);
+    if (!st->metrics || !st->state) {
+        sc_overlap_streams_free(st);
+        return -1;
+    }
+    return 0;
+}
+
+void sc_overlap_streams_end(sc_overlap_streams *st)
+{
+    for (size_t k = 0; k < st->n_slots; k++) {
+        sc_overlap *m = &st->metrics[k];
+        m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
+    }
+    free(st->state);
+    st->state = NULL;
+}
+
+void sc_overlap_streams_free(sc_overlap_streams *st)
+{
+    free(st->metrics);
+    free(st->state);
+    memset(st, 0, sizeof *st);
+}
+
+/* What the sweep reads of the work at a position: its span (the end clamped, as sc_work_at),
+ * whether it is a kernel, and whether the device's own sweep leaves it out (a collective). */
+typedef struct sc_work_span {
+    uint64_t start, end;
+    bool kernel, comm;
+} sc_work_span;
+
+static inline sc_work_span sc_span_of(const sc_overlap_work *in, uint32_t p)
+{
+    const sc_trace *t = in->trace;
+    sc_work_span w = {0};
+    size_t i = p;
+    uint64_t e;
+    if (i < t->n_kernels) {
+        const sc_kernel *k = &t->kernels[i];
+        w.start = k->rec.start_ns, e = k->rec.end_ns, w.kernel = true;
+        w.comm = in->shape_comm[k->shape];
+    } else if ((i -= t->n_kernels) < t->n_copies) {
+        w.start = t->copies[i].start_ns, e = t->copies[i].end_ns;
+    } else {
+        i -= t->n_copies;
+        w.start = t->memsets[i].start_ns, e = t->memsets[i].end_ns;
+    }
+    w.end = e < w.start ? w.start : e;
+    return w;
+}
+
+static inline void sc_totals_add(sc_overlap *m, const sc_work_span *w)
+{
+    if (m->kernel_count == 0 || w->start < m->first_ns)
+        m->first_ns = w->start;
+    if (m->kernel_count == 0 || w->end > m->last_ns)
+        m->last_ns = w->end;
+    m->kernel_count++;
+    m->kernel_sum_ns += w->end - w->start;
+}
+
+/* One point of a stream's sweep: as sc_overlap_metrics takes it. */
+static inline void sc_slot_point(sc_overlap_streams *st, size_t slot, const sc_work_span *w,
+                                 uint64_t at, bool is_start)
+{
+    sc_slot_sweep *x = &st->state[slot];
+    if (!x->started) {
+        x->prev = at;
+        x->started = true;
+    }
+    sc_account(&st->metrics[slot], x->n_active, x->n_copies_active, at - x->prev);
+    x->prev = at;
+    uint32_t *count = w->kernel ? &x->n_active : &x->n_copies_active;
+    if (is_start)
+        (*count)++;
+    else
+        (*count)--;
+}
+
+/* The sweep of sc_overlap_compute_work, made once with the streams' and once without. */
+static inline __attribute__((always_inline)) int
+sc_work_sweep(const sc_overlap_work *in, sc_sweep *s, sc_overlap_streams *st, bool small)
+{
+    sc_overlap *m = s->out->metrics;
+#define SC_SLOT_OF(p) (small ? (size_t)st->slot8[p] : (size_t)st->slot32[p])
+    /* the starts and the ends merged, an end before a start of the same time (sc_point_cmp);
+     * at one time the kernels' starts come in position order, as there, and the rest of that
+     * order changes nothing: no time passes between such points, and which kernels run after
+     * them is the same whichever came first. The next start's and the next end's work are
+     * each read once. */
+    size_t i = 0, j = 0, n = in->n;
+    sc_work_span ws = {0}, we = {0};
+    if (n) {
+        ws = sc_span_of(in, in->by_start[0]);
+        we = sc_span_of(in, in->by_end[0]);
+    }
+    uint64_t prev = 0;
+    bool started = false;
+    int rc = 0;
+    while (rc == 0 && (i < n || j < n)) {
+        uint32_t p;
+        sc_work_span w;
+        bool is_start = !(j < n && (i >= n || we.end <= ws.start));
+        if (is_start) {
+            p = in->by_start[i++];
+            w = ws;
+            if (i < n)
+                ws = sc_span_of(in, in->by_start[i]);
+            /* every kernel counts, an empty one too (sc_overlap_totals); the device's leave
+             * its collectives out */
+            if (w.kernel && !w.comm)
+                sc_totals_add(m, &w);
+            if (st && w.kernel)
+                sc_totals_add(&st->metrics[SC_SLOT_OF(p)], &w);
+        } else {
+            p = in->by_end[j++];
+            w = we;
+            if (j < n)
+                we = sc_span_of(in, in->by_end[j]);
+        }
+        if (w.end <= w.start)
+            continue;   /* an empty span makes no points */
+        uint64_t at = is_start ? w.start : w.end;
+        if (st)
+            sc_slot_point(st, SC_SLOT_OF(p), &w, at, is_start);
+        if (w.comm)
+            continue;
+        if (!started) {
+            prev = at;
+            started = true;
+        }
+        sc_point pt = {at, is_start, !w.kernel, p};
+        rc = sc_sweep_point(s, &pt, &prev);
+    }
+#undef SC_SLOT_OF
+    return rc;
+}
+
+int sc_overlap_compute_work(const sc_overlap_work *in, sc_overlap_output *out)
+{
+    const sc_trace *t = in->trace;
+    memset(out->metrics, 0, sizeof(*out->metrics));
+    out->n_intervals = out->n_intervals_total = 0;
+    if (t->n_kernels > UINT32_MAX)
+        return -1;  /* kernel positions in 32 bits */
+    sc_sweep s = {.in = NULL, .out = out, .kernels = NULL, .device = in->device};
+    s.active = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.active);
+    s.slot = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.slot);
+    int rc = s.active && s.slot ? 0 : -1;
+    if (rc == 0) {
+        if (!in->streams)
+            rc = sc_work_sweep(in, &s, NULL, false);
+        else if (in->streams->slot8)
+            rc = sc_work_sweep(in, &s, in->streams, true);
+        else
+            rc = sc_work_sweep(in, &s, in->streams, false);
+    }
+    if (rc == 0)
+        rc = sc_sweep_finish(&s);
+    free(s.active);
+    free(s.slot);
+    sc_overlap *m = out->metrics;
+    m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
+    return rc;
 }
 
 void sc_overlap_set_solo(sc_overlap *m, uint64_t solo_sum_ns, uint64_t solo_known)

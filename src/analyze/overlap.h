@@ -44,6 +44,43 @@ typedef struct sc_overlap_output {
 /* Returns 0, or -1 when out of memory. */
 int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out);
 
+/* Each stream's metrics, as sc_overlap_metrics fills them for the stream's kernels (its
+ * collectives too) and its copies and memsets, taken by the sweeps of the devices
+ * (sc_overlap_compute_work) beside their own: a stream's work lies on one device, so no
+ * sweep of its own, no spans bucketed per stream, no keys made and sorted per stream. */
+struct sc_slot_sweep;
+typedef struct sc_overlap_streams {
+    const uint8_t *slot8;       /* per work position its stream's slot, a byte a piece, */
+    const uint32_t *slot32;     /* or (slot8 NULL) 32 bits a piece */
+    size_t n_slots;
+    sc_overlap *metrics;        /* per slot */
+    struct sc_slot_sweep *state;
+} sc_overlap_streams;
+
+/* Zeroed metrics and sweeps for n_slots streams. Returns 0, or -1 when out of memory. */
+int sc_overlap_streams_begin(sc_overlap_streams *st, const uint8_t *slot8,
+                             const uint32_t *slot32, size_t n_slots);
+/* After the last device's sweep: each stream's concurrency; the sweeps' state freed. */
+void sc_overlap_streams_end(sc_overlap_streams *st);
+void sc_overlap_streams_free(sc_overlap_streams *st);
+
+/* A device's work as the shared order gives it (work_order.h): its positions by start and by
+ * end, the kernels of shapes marked in shape_comm (collectives) left out. */
+typedef struct sc_overlap_work {
+    const sc_trace *trace;
+    const uint32_t *by_start, *by_end;
+    size_t n;
+    const bool *shape_comm;         /* per trace->kernel_shapes entry */
+    uint32_t device;
+    sc_overlap_streams *streams;    /* the device's streams' metrics taken too; NULL: none */
+} sc_overlap_work;
+
+/* What sc_overlap_compute fills for the kernels and the copies and memsets of in (the same
+ * metrics, intervals and busy list), swept in the order's time order without a sort of their
+ * points. out->overlapped and out->peak, when given, are per trace->kernels entry and zeroed by
+ * the caller (only the device's kernels are written). Returns 0, or -1 when out of memory. */
+int sc_overlap_compute_work(const sc_overlap_work *in, sc_overlap_output *out);
+
 /* Room for sc_overlap_metrics' keys, kept from one call to the next (zeroed at first; the
  * caller frees key). */
 typedef struct sc_overlap_scratch {

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "analyze/overlap.h"
+#include "analyze/work.h"
+#include "analyze/work_order.h"
 #include "trace/grow.h"
 #include "trace/sort.h"
 
@@ -196,166 +198,90 @@ static int sc_streams_describe(const sc_ctx *ctx, sc_stream_summary *s, size_t n
     return 0;
 }
 
-/* Work sorted into one bucket per stream (a counting sort): kernels, then copies+memsets. */
-typedef struct sc_stream_buckets {
-    sc_overlap_span *kernels, *copies;
-    size_t *k_off, *c_off;      /* n + 1 offsets each */
-} sc_stream_buckets;
-
 static size_t sc_streams_slot(const sc_stream_summary *s, size_t n, uint32_t dev, uint32_t cx,
                               uint32_t id)
 {
     return (size_t)(sc_streams_find(s, n, dev, cx, id) - s);   /* every stream was collected */
 }
 
-static void sc_bucket_offsets(size_t *off, size_t n)
+/* Each piece of work's stream slot (a byte in slot8 when the streams are fewer than
+ * SC_WORK_SLOT_NONE, else 32 bits in slot32), in sc_work_at() order, and each stream's copy
+ * and memset counts, taken in the same pass. */
+static void sc_streams_slots(const sc_trace *t, sc_stream_summary *s, size_t n, uint8_t *slot8,
+                             uint32_t *slot32)
 {
-    size_t sum = 0;
-    for (size_t i = 0; i <= n; i++) {
-        size_t c = off[i];
-        off[i] = sum;
-        sum += c;
-    }
-}
-
-/* The buckets, and each stream's copy and memset counts, taken in the pass that counts the
- * buckets' sizes (a pass of its own looked each copy's stream up again). */
-static int sc_streams_bucket(const sc_trace *t, sc_stream_summary *s, size_t n,
-                             sc_stream_buckets *b, uint8_t *work_slot)
-{
-    size_t n_c = t->n_copies + t->n_memsets;
-    b->kernels = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*b->kernels));
-    b->copies = malloc((n_c ? n_c : 1) * sizeof(*b->copies));
-    b->k_off = calloc(n + 2, sizeof(size_t));
-    b->c_off = calloc(n + 2, sizeof(size_t));
-    size_t *k_pos = calloc(n + 1, sizeof(size_t)), *c_pos = calloc(n + 1, sizeof(size_t));
-    int rc = -1;
-    if (!b->kernels || !b->copies || !b->k_off || !b->c_off || !k_pos || !c_pos)
-        goto done;
-    /* work_slot, when there is one, keeps each slot for the second pass below, in
-     * sc_work_at() order: kernels, copies, memsets */
     size_t w = 0;
+#define SC_PUT_SLOT(slot) do { if (slot8) slot8[w++] = (uint8_t)(slot); \
+                               else slot32[w++] = (uint32_t)(slot); } while (0)
     for (size_t i = 0; i < t->n_kernels; i++) {
         const sc_kernel_rec *r = &t->kernels[i].rec;
-        size_t slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
-        b->k_off[slot]++;
-        if (work_slot)
-            work_slot[w++] = (uint8_t)slot;
+        SC_PUT_SLOT(sc_streams_slot(s, n, r->device, r->context_id, r->stream_id));
     }
     for (size_t i = 0; i < t->n_copies; i++) {
         size_t slot = sc_streams_slot(s, n, t->copies[i].device, t->copies[i].context_id,
                                       t->copies[i].stream_id);
-        b->c_off[slot]++;
         s[slot].copy_count++;
-        if (work_slot)
-            work_slot[w++] = (uint8_t)slot;
+        SC_PUT_SLOT(slot);
     }
     for (size_t i = 0; i < t->n_memsets; i++) {
         size_t slot = sc_streams_slot(s, n, t->memsets[i].device, t->memsets[i].context_id,
                                       t->memsets[i].stream_id);
-        b->c_off[slot]++;
         s[slot].memset_count++;
-        if (work_slot)
-            work_slot[w++] = (uint8_t)slot;
+        SC_PUT_SLOT(slot);
     }
-    sc_bucket_offsets(b->k_off, n);
-    sc_bucket_offsets(b->c_off, n);
-    memcpy(k_pos, b->k_off, (n + 1) * sizeof(size_t));
-    memcpy(c_pos, b->c_off, (n + 1) * sizeof(size_t));
-    w = 0;
-    for (size_t i = 0; i < t->n_kernels; i++) {
-        const sc_kernel_rec *r = &t->kernels[i].rec;
-        size_t slot = work_slot ? work_slot[w++]
-                                : sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
-        b->kernels[k_pos[slot]++] = (sc_overlap_span){r->start_ns, r->end_ns, i};
-    }
-    for (size_t i = 0; i < t->n_copies; i++) {
-        const sc_rec_memcpy *r = &t->copies[i];
-        size_t slot = work_slot ? work_slot[w++]
-                                : sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
-        b->copies[c_pos[slot]++] = (sc_overlap_span){r->start_ns, r->end_ns, i};
-    }
-    for (size_t i = 0; i < t->n_memsets; i++) {
-        const sc_rec_memset *r = &t->memsets[i];
-        size_t slot = work_slot ? work_slot[w++]
-                                : sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
-        b->copies[c_pos[slot]++] = (sc_overlap_span){r->start_ns, r->end_ns, i};
-    }
-    rc = 0;
-done:
-    free(k_pos);
-    free(c_pos);
-    return rc;
-}
-
-static void sc_streams_buckets_free(sc_stream_buckets *b)
-{
-    free(b->kernels);
-    free(b->copies);
-    free(b->k_off);
-    free(b->c_off);
-}
-
-/* Each stream's overlap metrics, through the metrics-only sweep (a stream's summary keeps no
- * intervals, busy list or per-kernel marks), its key room shared by the streams. */
-static int sc_streams_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
-                              const sc_stream_buckets *b)
-{
-    sc_overlap_scratch scratch = {0};
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        sc_overlap_input in = {.kernels = b->kernels + b->k_off[i],
-                               .n_kernels = b->k_off[i + 1] - b->k_off[i],
-                               .copies = b->copies + b->c_off[i],
-                               .n_copies = b->c_off[i + 1] - b->c_off[i],
-                               .device = s[i].device};
-        if (sc_overlap_metrics(&in, &s[i].overlap, &scratch) != 0) {
-            rc = -1;
-            break;
-        }
-        uint64_t solo = 0, known = 0;
-        for (size_t k = 0; k < in.n_kernels; k++) {
-            solo += ctx->kernel_solo_ns[in.kernels[k].index];
-            known += ctx->kernel_solo_known[in.kernels[k].index];
-        }
-        sc_overlap_set_solo(&s[i].overlap, solo, known);
-    }
-    free(scratch.key);
-    return rc;
+#undef SC_PUT_SLOT
 }
 
 int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out,
-                     uint8_t **work_slot)
+                     sc_stream_slots *slots)
 {
     sc_stream_summary *s = NULL;
     size_t n = 0;
-    sc_stream_buckets b = {0};
     *out = NULL;
     *n_out = 0;
-    if (work_slot)
-        *work_slot = NULL;
+    *slots = (sc_stream_slots){0};
     if (sc_streams_collect(ctx->trace, &s, &n) != 0)
         return -1;
-    uint8_t *slots = NULL;
-    size_t n_work = ctx->trace->n_kernels + ctx->trace->n_copies + ctx->trace->n_memsets;
-    if (work_slot && n < SC_WORK_SLOT_NONE && (slots = malloc(n_work ? n_work : 1)) == NULL) {
+    /* the slots a byte each when they fit (kept for the launches), else 32 bits each */
+    size_t n_work = sc_work_count(ctx->trace);
+    if (n < SC_WORK_SLOT_NONE)
+        slots->slot8 = malloc(n_work ? n_work : 1);
+    else
+        slots->slot32 = malloc((n_work ? n_work : 1) * sizeof *slots->slot32);
+    if ((!slots->slot8 && !slots->slot32) || sc_streams_describe(ctx, s, n) != 0 ||
+        sc_streams_mark_per_thread(ctx, s, n) != 0) {
         free(s);
+        sc_stream_slots_free(slots);
         return -1;
     }
-    int rc = -1;
-    if (sc_streams_describe(ctx, s, n) == 0 && sc_streams_mark_per_thread(ctx, s, n) == 0 &&
-        sc_streams_bucket(ctx->trace, s, n, &b, slots) == 0 &&
-        sc_streams_overlap(ctx, s, n, &b) == 0)
-        rc = 0;
-    sc_streams_buckets_free(&b);
-    if (rc != 0) {
-        free(s);
-        free(slots);
-        return -1;
-    }
-    if (work_slot)
-        *work_slot = slots;
+    sc_streams_slots(ctx->trace, s, n, slots->slot8, slots->slot32);
     *out = s;
     *n_out = n;
     return 0;
+}
+
+void sc_streams_set_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
+                            const sc_overlap *m, const sc_stream_slots *slots)
+{
+    const sc_trace *t = ctx->trace;
+    for (size_t i = 0; i < n; i++) {
+        s[i].overlap = m[i];
+        s[i].overlap.solo_sum_ns = s[i].overlap.solo_known = 0;
+    }
+    /* the solo sums gathered in the summaries' own fields, then set as sc_overlap_set_solo
+     * sets them */
+    for (size_t k = 0; k < t->n_kernels; k++) {
+        sc_overlap *o = &s[slots->slot8 ? slots->slot8[k] : slots->slot32[k]].overlap;
+        o->solo_sum_ns += ctx->kernel_solo_ns[k];
+        o->solo_known += ctx->kernel_solo_known[k];
+    }
+    for (size_t i = 0; i < n; i++)
+        sc_overlap_set_solo(&s[i].overlap, s[i].overlap.solo_sum_ns, s[i].overlap.solo_known);
+}
+
+void sc_stream_slots_free(sc_stream_slots *slots)
+{
+    free(slots->slot8);
+    free(slots->slot32);
+    *slots = (sc_stream_slots){0};
 }

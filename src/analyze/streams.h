@@ -8,15 +8,27 @@
 
 #include "analyze/internal.h"
 
-/* Every stream named by a STREAM record or by device work, sorted by device, stream id, then
- * context id. Needs ctx->trace, the correlation index and the kernels' solo durations.
- * Where work_slot is not NULL, *work_slot is made per sc_work_at() position: the index of
- * its work's stream in *out, found once here for the launches' walk (sc_launches_build),
- * which would search again; NULL when there are SC_WORK_SLOT_NONE streams or more (a byte a
- * piece of work holds fewer). The caller frees it. Returns 0, or -1 when out of memory. */
+/* Each piece of work's stream: its index in the summaries, per sc_work_at() position, a byte
+ * a piece when the streams are fewer than SC_WORK_SLOT_NONE (slot8), else 32 bits (slot32). */
 enum { SC_WORK_SLOT_NONE = 255 };
+typedef struct sc_stream_slots {
+    uint8_t *slot8;
+    uint32_t *slot32;
+} sc_stream_slots;
+
+/* Every stream named by a STREAM record or by device work, sorted by device, stream id, then
+ * context id, with what it was (flag, priority, creator, per-thread) and its copy and memset
+ * counts; *slots made (the caller frees them). Its overlap metrics are taken by the devices'
+ * sweeps (overlap.h: sc_overlap_streams) and set by sc_streams_set_overlap. Needs ctx->trace
+ * and the correlation index. Returns 0, or -1 when out of memory. */
 int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out,
-                     uint8_t **work_slot);
+                     sc_stream_slots *slots);
+
+/* Sets each stream's overlap metrics to m[its slot], with its kernels' solo sums (needs the
+ * kernels' solo durations). */
+void sc_streams_set_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
+                            const sc_overlap *m, const sc_stream_slots *slots);
+void sc_stream_slots_free(sc_stream_slots *slots);
 
 /* Sets per_thread on the streams whose work was issued to a per-thread default stream
  * (per_thread.c). Called by sc_streams_build(). Returns 0, or -1 when out of memory. */

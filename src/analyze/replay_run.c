@@ -1,6 +1,7 @@
 /* The replay's pass: every node once, in recorded time order, each taking the latest of its
  * constraints (replay.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/replay_parts.h"
@@ -114,6 +115,15 @@ static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
 static sc_rp_sparse *sc_rp_kept_end(const sc_replay *r, int32_t i)
 {
     return &r->item_ends[sc_rp_value_of(r->item_ends, r->n_item_ends, i) - r->item_ends];
+}
+
+/* Item i, whose end is read after its step, ended at `end` in this pass: stored in the entry
+ * the pass reaches next (sc_replay.kept_chained), or searched. */
+static inline void sc_rp_keep_end(sc_replay *r, int32_t i, uint64_t end)
+{
+    sc_rp_sparse *e = r->kept_chained ? &r->item_ends[r->kept_next] : sc_rp_kept_end(r, i);
+    e->value = end;
+    r->kept_next = e->other;
 }
 
 static uint64_t sc_rp_max(uint64_t a, uint64_t b)
@@ -428,7 +438,7 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     }
     r->item_start[i] = start;
     if (it->end_read)
-        sc_rp_kept_end(r, i)->value = end;
+        sc_rp_keep_end(r, i, end);
     sc_rp_note_end(r, end);
     r->thread_shift[it->thread] = end - rec_end;
     if (!it->last) {    /* the next item of its thread is i + 1: its gap follows rec_end */
@@ -436,6 +446,198 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
                                (r->plain ? sc_rp_tool(r, i + 1) : 0);
     }
     r->item_fix[i] |= SC_RP_ITEM_DONE;  /* last: a byte's store makes the fields be read again */
+}
+
+/* The general steps as calls: the walk below inlines only the fast steps, whose values then
+ * stay in registers across the nodes (a call saves what it uses, on the rare nodes only). */
+static __attribute__((noinline)) void sc_rp_run_op_call(sc_replay *r, int32_t i)
+{
+    sc_rp_run_op(r, i);
+}
+
+static __attribute__((noinline)) void sc_rp_run_item_call(sc_replay *r, int32_t i)
+{
+    sc_rp_run_item(r, i);
+}
+
+/* The fast step of item i (sc_rp_walk): returns its end; its flags are the walk's. */
+static inline __attribute__((always_inline)) uint64_t
+sc_rp_item_fast(const sc_rp_item *items, uint64_t *item_start, int32_t i, uint32_t plain)
+{
+    const sc_rp_item *it = &items[i];
+    uint64_t rec_end = it->rec_start + it->dur;
+    uint64_t end = item_start[i] + ((uint64_t)it->dur - (it->tracer & plain));
+    if (!it->last) {
+        item_start[i + 1] = end + sc_rp_gap_after(&it[1], rec_end) -
+                            (uint64_t)(it[1].tool & plain);
+    }
+    return end;
+}
+
+/* A pass's walk of the nodes. A node of the common shape (sc_rp_pass_shapes) takes its fast
+ * step here, the rest their general step:
+ *   work (SC_RP_OP_FAST, and no SC_FIX_ARRIVAL on it in this pass): issued by an item whose
+ *   start is known, after work on its stream, engine and queue that is placed, with no
+ *   edge, no lateness, no module load and no full grid to note: what sc_rp_run_op would
+ *   test and look up for it is known absent, so it takes the same latest of the same
+ *   constraints without asking;
+ *   an item (SC_RP_ITEM_FAST, and no fix on it in this pass): not its thread's first, after
+ *   the item before it (its start is item_start[i], which that item stored), no wait, no
+ *   join, no module load, no pageable copy, no time if it is a mark (its end is then its
+ *   start, as the general step makes it), its thread's shift read by nobody (thread_shift:
+ *   not stored), and its times (and the next item's tool time) in their fields; its end,
+ *   when read after its step (SC_RP_ITEM_KEPT_FAST), stored in the entry the pass reaches
+ *   next (kept_chained).
+ * What the loop reads of r is in locals: the steps' byte stores may alias any field of r,
+ * which the loop would otherwise read again each node. The latest end is kept here for the
+ * fast steps, in r->pass_end for the general ones, and merged after. */
+static void sc_rp_walk(sc_replay *r)
+{
+    const uint32_t *nodes = r->nodes;
+    size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
+    const sc_rp_op *ops = r->ops;
+    const sc_rp_item *items = r->items;
+    uint64_t *op_end = r->op_end, *item_start = r->item_start;
+    uint8_t *op_fix = r->op_fix, *item_fix = r->item_fix;
+    uint64_t *dev_tree = r->dev_tree;
+    const uint64_t lag_issue[3] = {r->lag_issue[0], r->lag_issue[1], r->lag_issue[2]};
+    uint64_t lag_stream = r->lag_stream;
+    uint64_t lag_queue = r->lag_queue;
+    bool queues = !r->fix_all_queues;
+    /* plain passes leave out tracing's and streamcheck's own time: a mask, not a branch */
+    uint32_t plain = r->plain ? UINT32_MAX : 0;
+    uint64_t last = r->pass_end;
+    for (size_t k = 0; k < n_nodes; k++) {
+        size_t node = nodes[k];
+        if (node >= n_ops) {
+            int32_t i = (int32_t)(node - n_ops);
+            uint8_t fix = item_fix[i];
+            if (fix == SC_RP_ITEM_FAST) {
+                last = sc_rp_max(last, sc_rp_item_fast(items, item_start, i, plain));
+            } else if (fix == (SC_RP_ITEM_FAST | SC_RP_ITEM_KEPT_FAST)) {
+                uint64_t end = sc_rp_item_fast(items, item_start, i, plain);
+                last = sc_rp_max(last, end);
+                sc_rp_sparse *e = &r->item_ends[r->kept_next];
+                e->value = end;
+                r->kept_next = e->other;
+            } else {    /* a rare shape, or a fix on it */
+                sc_rp_run_item_call(r, i);
+                continue;
+            }
+            item_fix[i] = (uint8_t)(fix | SC_RP_ITEM_DONE);
+            continue;
+        }
+        uint8_t fix = op_fix[node];
+        if ((fix & (SC_RP_OP_FAST | SC_RP_FIX_OP_ARRIVAL)) != SC_RP_OP_FAST) {
+            sc_rp_run_op_call(r, (int32_t)node);
+            continue;
+        }
+        const sc_rp_op *o = &ops[node];
+        uint64_t lag = lag_issue[o->kind], cut = items[o->item].tracer & plain;
+        uint64_t t = item_start[o->item] + (lag > cut ? lag - cut : 0);
+        if (o->stream_prev != SC_RP_NONE)
+            t = sc_rp_max(t, op_end[o->stream_prev] + lag_stream);
+        if (o->engine_prev != SC_RP_NONE)
+            t = sc_rp_max(t, op_end[o->engine_prev] + lag_stream);
+        if (o->queue_prev != SC_RP_NONE && queues)
+            t = sc_rp_max(t, op_end[o->queue_prev] - sc_rp_dur(r, o->queue_prev) + lag_queue);
+        uint64_t end = t + ((fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH |
+                                    SC_RP_FIX_OP_DURATION))
+                                ? sc_rp_dur(r, (int32_t)node)
+                                : sc_rp_rec_dur(o));
+        op_end[node] = end;
+        last = sc_rp_max(last, end);
+        if (dev_tree)
+            sc_rp_tree_raise(dev_tree + r->dev_first[o->dev], r->dev_count[o->dev], o->dev_pos,
+                             end);
+        op_fix[node] = (uint8_t)(fix | SC_RP_OP_PLACED);
+    }
+    sc_rp_note_end(r, last);
+}
+
+/* Which nodes take the fast steps (SC_RP_OP_FAST, SC_RP_ITEM_FAST; sc_rp_walk): what their
+ * general steps would find is fixed by the graph and the node order, not by a pass's fixes
+ * or `plain`, except for the fix bits the walk tests. Whether what a node follows is placed
+ * (done) when its step runs is the same in every pass, as every pass walks the same order:
+ * one walk here setting the pass's own flags tells it, with no array of node positions.
+ * The walk also finds the items whose thread shift is read (an item or a piece of work
+ * whose item's start is not known yet reads the shift the last item its thread has done
+ * left): those store it, and take the general step. Once, before the first pass; the
+ * pass flags are left cleared. Without memory for its per-thread scratch no node is fast. */
+void sc_rp_pass_shapes(sc_replay *r)
+{
+    const sc_rp_op *ops = r->ops;
+    const sc_rp_item *items = r->items;
+    size_t n_ops = r->n_ops;
+    sc_rp_pass_shapes_drop(r);
+    int32_t *last_done = malloc((r->n_threads + 1) * sizeof *last_done);
+    if (!last_done)
+        return;
+    int32_t *kept_link = &r->kept_first;    /* where the next kept end's entry is named */
+    for (size_t t = 0; t <= r->n_threads; t++)
+        last_done[t] = SC_RP_NONE;
+    for (size_t i = 0; i < n_ops; i++)     /* candidates: all but the full grids */
+        r->op_fix[i] = (uint8_t)((r->op_fix[i] & ~SC_RP_OP_PLACED) | SC_RP_OP_FAST);
+    for (size_t k = 0; k < r->n_full; k++)
+        r->op_fix[r->full[k]] &= (uint8_t)~SC_RP_OP_FAST;  /* sc_rp_note_ready's */
+    sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_DONE);
+    for (size_t k = 0; k < r->n_nodes; k++) {
+        size_t node = r->nodes[k];
+        int32_t shift_of = SC_RP_NONE;  /* an item whose thread's shift this step reads */
+        if (node >= n_ops) {
+            int32_t i = (int32_t)(node - n_ops);
+            const sc_rp_item *it = &items[i];
+            if (!it->first && !sc_rp_item_started(r, i))
+                shift_of = i;
+            /* a mark's end is its start: the fast step's too when it has no time */
+            bool fast = !it->first && shift_of == SC_RP_NONE &&
+                        it->wait == SC_RP_WAIT_NONE && !it->waited && !it->loads &&
+                        !it->joins && !it->pinned && (!it->mark || (it->dur == 0 && it->tracer == 0)) &&
+                        it->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 &&
+                        (it->last || it[1].tool != SC_RP_WIDE);
+            r->item_fix[i] |= (uint8_t)(SC_RP_ITEM_DONE | (fast ? SC_RP_ITEM_FAST : 0) |
+                                        (fast && it->end_read ? SC_RP_ITEM_KEPT_FAST : 0));
+            if (it->end_read) {
+                sc_rp_sparse *e = sc_rp_kept_end(r, i);
+                *kept_link = (int32_t)(e - r->item_ends);
+                kept_link = &e->other;
+            }
+            if (shift_of != SC_RP_NONE && last_done[it->thread] != SC_RP_NONE)
+                r->item_fix[last_done[it->thread]] &= (uint8_t)~(SC_RP_ITEM_FAST | SC_RP_ITEM_KEPT_FAST);
+            last_done[it->thread] = i;
+            continue;
+        }
+        const sc_rp_op *o = &ops[node];
+        uint8_t *fix = &r->op_fix[node];
+        bool started = o->item != SC_RP_NONE && sc_rp_item_started(r, o->item);
+        bool fast = (*fix & SC_RP_OP_FAST) && started &&
+                    items[o->item].tracer != SC_RP_WIDE16 && !items[o->item].loads &&
+                    o->edge_first == SC_RP_NO_EDGES && !o->late &&
+                    (o->stream_prev == SC_RP_NONE ||
+                     (r->op_fix[o->stream_prev] & SC_RP_OP_PLACED)) &&
+                    (o->engine_prev == SC_RP_NONE ||
+                     (r->op_fix[o->engine_prev] & SC_RP_OP_PLACED)) &&
+                    (o->queue_prev == SC_RP_NONE ||
+                     (r->op_fix[o->queue_prev] & SC_RP_OP_PLACED));
+        *fix = (uint8_t)((*fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED | (fast ? SC_RP_OP_FAST : 0));
+        if (o->item != SC_RP_NONE && !started) {
+            int32_t d = last_done[items[o->item].thread];
+            if (d != SC_RP_NONE)
+                r->item_fix[d] &= (uint8_t)~(SC_RP_ITEM_FAST | SC_RP_ITEM_KEPT_FAST);
+        }
+    }
+    *kept_link = SC_RP_NONE;
+    r->kept_chained = true;
+    free(last_done);
+    sc_rp_clear_bit(r->op_fix, n_ops, SC_RP_OP_PLACED);
+    sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_DONE);
+}
+
+void sc_rp_pass_shapes_drop(sc_replay *r)
+{
+    sc_rp_clear_bit(r->op_fix, r->n_ops, SC_RP_OP_FAST);
+    sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_FAST | SC_RP_ITEM_KEPT_FAST);
+    r->kept_chained = false;
 }
 
 uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
@@ -462,6 +664,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
     for (size_t k = 0; r->pass_arrival && k < r->n_full; k++)
         r->full_ready[k] = UINT64_MAX;
     sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_DONE);
+    r->kept_next = r->kept_first;
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
     memset(r->moved_load, 0, (r->n_threads + 1) * sizeof *r->moved_load);
     for (size_t i = 0; no_load && i < r->n_items; i++)
@@ -474,17 +677,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
     if (r->dev_tree)
         memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
     r->pass_end = r->run_start_ns;
-    /* the order and its bounds in locals: the steps' byte stores may alias any field of r,
-     * which the loop would otherwise read again each node */
-    const uint32_t *nodes = r->nodes;
-    size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
-    for (size_t k = 0; k < n_nodes; k++) {
-        size_t node = nodes[k];
-        if (node >= n_ops)
-            sc_rp_run_item(r, (int32_t)(node - n_ops));
-        else
-            sc_rp_run_op(r, (int32_t)node);
-    }
+    sc_rp_walk(r);
     for (size_t l = 0; l < n_lists; l++)
         sc_rp_apply(r, lists[l].items, lists[l].n, false);
     r->n_durations = 0;
@@ -509,6 +702,7 @@ uint64_t sc_replay_range_wall(const sc_replay *r, size_t range)
 void sc_rp_describe_fidelity(sc_replay *r)
 {
     sc_replay_summary *s = &r->summary;
+    sc_rp_pass_shapes(r);
     s->done = r->n_ops + r->n_items > 0;
     /* first to last event, as the replay runs it (run_span_ns is a capture scope's time) */
     s->recorded_span_ns = r->ctx->analysis->run_end_ns - r->ctx->analysis->run_start_ns;

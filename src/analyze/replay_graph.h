@@ -284,6 +284,9 @@ enum {
     SC_RP_FIX_ITEM_UNWAIT = 1,      /* SC_FIX_UNWAIT */
     SC_RP_FIX_ITEM_REMOVE = 2,      /* SC_FIX_REMOVE */
     SC_RP_FIX_ITEM_NO_LOAD = 4,     /* SC_FIX_NO_LOAD */
+    SC_RP_ITEM_SHIFT_FAST = 8,      /* with SC_RP_ITEM_FAST: its step may read its thread's
+                                       shift, or a later step reads the one it leaves */
+    SC_RP_ITEM_WAIT_FAST = 16,      /* with SC_RP_ITEM_FAST: it waits for listed work */
     SC_RP_ITEM_KEPT_FAST = 32,      /* with SC_RP_ITEM_FAST: its end is kept (end_read) */
     SC_RP_ITEM_FAST = 64,           /* set once, before the first pass (sc_rp_pass_shapes):
                                        its step needs none of the rare features */

@@ -37,11 +37,16 @@ static void sc_rp_flag_call(sc_replay *r, size_t call, uint8_t bit, bool on)
         sc_rp_flag(r->item_fix, (size_t)v->other, bit, on);
 }
 
+/* Sets (on) or clears the fixes' marks. The marks on items are not cleared here: each one
+ * costs a search of the items fixes may name, where sc_replay_run clears every item's fix
+ * bits at once after the pass (only its own fixes set any). */
 static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, bool on)
 {
     const sc_trace *t = r->ctx->trace;
     for (size_t k = 0; k < n; k++) {
         size_t i = fixes[k].index;
+        if (!on && sc_fix_names_item(fixes[k].kind))
+            continue;
         switch (fixes[k].kind) {
         case SC_FIX_BARRIER:
             if (i < r->n_slots) r->fix_barrier[i] = on;
@@ -460,29 +465,69 @@ static __attribute__((noinline)) void sc_rp_run_item_call(sc_replay *r, int32_t 
     sc_rp_run_item(r, i);
 }
 
+#define SC_RP_WALK_STEP static inline __attribute__((always_inline))
+
+/* Item it (not its thread's last) ended at `end`: the next item's start (sc_rp_walk). */
+SC_RP_WALK_STEP void sc_rp_item_next(const sc_rp_item *it, uint64_t *next_start, uint64_t end,
+                                     uint32_t plain)
+{
+    uint64_t rec_end = it->rec_start + it->dur;
+    *next_start = end + sc_rp_gap_after(&it[1], rec_end) - (uint64_t)(it[1].tool & plain);
+}
+
 /* The fast step of item i (sc_rp_walk): returns its end; its flags are the walk's. */
-static inline __attribute__((always_inline)) uint64_t
-sc_rp_item_fast(const sc_rp_item *items, uint64_t *item_start, int32_t i, uint32_t plain)
+SC_RP_WALK_STEP uint64_t sc_rp_item_fast(const sc_rp_item *items, uint64_t *item_start,
+                                         int32_t i, uint32_t plain)
 {
     const sc_rp_item *it = &items[i];
-    uint64_t rec_end = it->rec_start + it->dur;
     uint64_t end = item_start[i] + ((uint64_t)it->dur - (it->tracer & plain));
-    if (!it->last) {
-        item_start[i + 1] = end + sc_rp_gap_after(&it[1], rec_end) -
-                            (uint64_t)(it[1].tool & plain);
-    }
+    sc_rp_item_next(it, &item_start[i + 1], end, plain);
     return end;
+}
+
+/* The end of item i of the fast shape that waits for listed work (SC_RP_ITEM_WAIT_FAST), all
+ * of it placed before the item's step, its return after the wait in its field. */
+SC_RP_WALK_STEP uint64_t sc_rp_item_wait_fast(const sc_replay *r, const uint64_t *op_end,
+                                              const sc_rp_item *it, uint64_t start,
+                                              uint32_t plain)
+{
+    uint32_t n;
+    const int32_t *cond = sc_rp_cond_list(r, it, &n);
+    uint64_t c = 0;
+    for (uint32_t k = 0; k < n; k++)
+        c = sc_rp_max(c, op_end[cond[k]]);
+    if (it->waited) {
+        int64_t e = (int64_t)sc_rp_max(start, c) + it->post;
+        return e > (int64_t)start ? (uint64_t)e : start;
+    }
+    return sc_rp_max(start + ((uint64_t)it->dur - (it->tracer & plain)), c + r->wake_ns);
+}
+
+/* The edges of work o of the fast shape: events and barriers (no room edge) from work placed
+ * before its step; those a fix removes are left out, as sc_rp_run_op leaves them. */
+SC_RP_WALK_STEP uint64_t sc_rp_edges_fast(const sc_replay *r, const uint64_t *op_end,
+                                          const sc_rp_op *o, uint64_t t)
+{
+    const sc_rp_edge *e = &r->edges[o->edge_first];
+    for (;; e++) {
+        const uint8_t *fixed = e->kind == SC_RP_EDGE_EVENT ? r->fix_unevent : r->fix_barrier;
+        if (!fixed[e->slot])
+            t = sc_rp_max(t, op_end[e->op] + r->lag_cross);
+        if (e->last)
+            return t;
+    }
 }
 
 /* A pass's walk of the nodes. A node of the common shape (sc_rp_pass_shapes) takes its fast
  * step here, the rest their general step:
  *   work (SC_RP_OP_FAST, and no SC_FIX_ARRIVAL on it in this pass): issued by an item whose
- *   start is known, after work on its stream, engine and queue that is placed, with no
- *   edge, no lateness, no module load and no full grid to note: what sc_rp_run_op would
- *   test and look up for it is known absent, so it takes the same latest of the same
- *   constraints without asking;
- *   an item (SC_RP_ITEM_FAST, and no fix on it in this pass): not its thread's first, after
- *   the item before it (its start is item_start[i], which that item stored), no wait, no
+ *   start is known and whose tracing cost is at most the issue lag, after work on its
+ *   stream, engine and queue that is placed, with no edge, no lateness, no module load and
+ *   no full grid to note: what sc_rp_run_op would test and look up for it is known absent,
+ *   so it takes the same latest of the same constraints without asking;
+ *   an item (SC_RP_ITEM_FAST, and no fix on it in this pass): neither its thread's first nor
+ *   its last, after the item before it
+ *   (its start is item_start[i], which that item stored), no wait, no
  *   join, no module load, no pageable copy, no time if it is a mark (its end is then its
  *   start, as the general step makes it), its thread's shift read by nobody (thread_shift:
  *   not stored), and its times (and the next item's tool time) in their fields; its end,
@@ -491,13 +536,13 @@ sc_rp_item_fast(const sc_rp_item *items, uint64_t *item_start, int32_t i, uint32
  * What the loop reads of r is in locals: the steps' byte stores may alias any field of r,
  * which the loop would otherwise read again each node. The latest end is kept here for the
  * fast steps, in r->pass_end for the general ones, and merged after. */
-static void sc_rp_walk(sc_replay *r)
+static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r, bool tree)
 {
     const uint32_t *nodes = r->nodes;
     size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
     const sc_rp_op *ops = r->ops;
     const sc_rp_item *items = r->items;
-    uint64_t *op_end = r->op_end, *item_start = r->item_start;
+    uint64_t *op_end = r->op_end, *item_start = r->item_start, *thread_shift = r->thread_shift;
     uint8_t *op_fix = r->op_fix, *item_fix = r->item_fix;
     uint64_t *dev_tree = r->dev_tree;
     const uint64_t lag_issue[3] = {r->lag_issue[0], r->lag_issue[1], r->lag_issue[2]};
@@ -514,12 +559,32 @@ static void sc_rp_walk(sc_replay *r)
             uint8_t fix = item_fix[i];
             if (fix == SC_RP_ITEM_FAST) {
                 last = sc_rp_max(last, sc_rp_item_fast(items, item_start, i, plain));
-            } else if (fix == (SC_RP_ITEM_FAST | SC_RP_ITEM_KEPT_FAST)) {
-                uint64_t end = sc_rp_item_fast(items, item_start, i, plain);
+            } else if ((fix & ~(SC_RP_ITEM_KEPT_FAST | SC_RP_ITEM_WAIT_FAST |
+                                SC_RP_ITEM_SHIFT_FAST)) == SC_RP_ITEM_FAST) {
+                const sc_rp_item *it = &items[i];
+                uint64_t start;
+                if ((fix & SC_RP_ITEM_SHIFT_FAST)) {
+                    /* sc_rp_item_start's: item_start[i] is not read before it is written (a
+                     * page's read before its first write costs it a second fault) */
+                    start = (item_fix[i - 1] & SC_RP_ITEM_DONE)
+                                ? item_start[i]
+                                : it->rec_start + thread_shift[it->thread];
+                    item_start[i] = start;
+                } else {
+                    start = item_start[i];
+                }
+                uint64_t end = (fix & SC_RP_ITEM_WAIT_FAST)
+                                   ? sc_rp_item_wait_fast(r, op_end, it, start, plain)
+                                   : start + ((uint64_t)it->dur - (it->tracer & plain));
+                sc_rp_item_next(it, &item_start[i + 1], end, plain);
+                if ((fix & SC_RP_ITEM_SHIFT_FAST))
+                    thread_shift[it->thread] = end - (it->rec_start + it->dur);
                 last = sc_rp_max(last, end);
-                sc_rp_sparse *e = &r->item_ends[r->kept_next];
-                e->value = end;
-                r->kept_next = e->other;
+                if ((fix & SC_RP_ITEM_KEPT_FAST)) {
+                    sc_rp_sparse *e = &r->item_ends[r->kept_next];
+                    e->value = end;
+                    r->kept_next = e->other;
+                }
             } else {    /* a rare shape, or a fix on it */
                 sc_rp_run_item_call(r, i);
                 continue;
@@ -533,21 +598,27 @@ static void sc_rp_walk(sc_replay *r)
             continue;
         }
         const sc_rp_op *o = &ops[node];
-        uint64_t lag = lag_issue[o->kind], cut = items[o->item].tracer & plain;
-        uint64_t t = item_start[o->item] + (lag > cut ? lag - cut : 0);
+        /* what tracing added to its call is at most its issue lag: no clamp */
+        uint64_t t = item_start[o->item] + lag_issue[o->kind] -
+                     (uint64_t)(items[o->item].tracer & plain);
         if (o->stream_prev != SC_RP_NONE)
             t = sc_rp_max(t, op_end[o->stream_prev] + lag_stream);
-        if (o->engine_prev != SC_RP_NONE)
-            t = sc_rp_max(t, op_end[o->engine_prev] + lag_stream);
-        if (o->queue_prev != SC_RP_NONE && queues)
-            t = sc_rp_max(t, op_end[o->queue_prev] - sc_rp_dur(r, o->queue_prev) + lag_queue);
+        if (o->edge_first != SC_RP_NO_EDGES)
+            t = sc_rp_edges_fast(r, op_end, o, t);
+        if ((o->engine_prev & o->queue_prev) != SC_RP_NONE) {  /* either is there */
+            if (o->engine_prev != SC_RP_NONE)
+                t = sc_rp_max(t, op_end[o->engine_prev] + lag_stream);
+            if (o->queue_prev != SC_RP_NONE && queues)
+                t = sc_rp_max(t, op_end[o->queue_prev] - sc_rp_dur(r, o->queue_prev) +
+                                     lag_queue);
+        }
         uint64_t end = t + ((fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH |
                                     SC_RP_FIX_OP_DURATION))
                                 ? sc_rp_dur(r, (int32_t)node)
                                 : sc_rp_rec_dur(o));
         op_end[node] = end;
         last = sc_rp_max(last, end);
-        if (dev_tree)
+        if (tree)
             sc_rp_tree_raise(dev_tree + r->dev_first[o->dev], r->dev_count[o->dev], o->dev_pos,
                              end);
         op_fix[node] = (uint8_t)(fix | SC_RP_OP_PLACED);
@@ -555,14 +626,55 @@ static void sc_rp_walk(sc_replay *r)
     sc_rp_note_end(r, last);
 }
 
+/* The walk for passes with and without the devices' trees of ends (an item that waits for a
+ * device): the test is made once a pass, not once a piece of work. */
+static void sc_rp_walk(sc_replay *r)
+{
+    if (r->dev_tree)
+        sc_rp_walk_nodes(r, true);
+    else
+        sc_rp_walk_nodes(r, false);
+}
+
+/* Whether all the work an SC_RP_WAIT_OPS item waits for is placed (sc_rp_pass_shapes). */
+static bool sc_rp_cond_placed(const sc_replay *r, const sc_rp_item *it)
+{
+    uint32_t n;
+    const int32_t *cond = sc_rp_cond_list(r, it, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (!(r->op_fix[cond[k]] & SC_RP_OP_PLACED))
+            return false;
+    return true;
+}
+
+/* Whether work o's edges are all events and barriers from placed work (sc_rp_pass_shapes). */
+static bool sc_rp_edges_placed(const sc_replay *r, const sc_rp_op *o)
+{
+    uint32_t n;
+    const sc_rp_edge *e = sc_rp_op_edges(r->edges, o, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (e[k].kind == SC_RP_EDGE_ROOM || !(r->op_fix[e[k].op] & SC_RP_OP_PLACED))
+            return false;
+    return true;
+}
+
+/* A later step reads the shift item d (SC_RP_NONE: none) leaves its thread: when d is fast,
+ * its step stores it (sc_rp_pass_shapes). */
+static void sc_rp_shift_read(sc_replay *r, int32_t d)
+{
+    if (d != SC_RP_NONE && (r->item_fix[d] & SC_RP_ITEM_FAST))
+        r->item_fix[d] |= SC_RP_ITEM_SHIFT_FAST;
+}
+
 /* Which nodes take the fast steps (SC_RP_OP_FAST, SC_RP_ITEM_FAST; sc_rp_walk): what their
  * general steps would find is fixed by the graph and the node order, not by a pass's fixes
  * or `plain`, except for the fix bits the walk tests. Whether what a node follows is placed
  * (done) when its step runs is the same in every pass, as every pass walks the same order:
  * one walk here setting the pass's own flags tells it, with no array of node positions.
- * The walk also finds the items whose thread shift is read (an item or a piece of work
- * whose item's start is not known yet reads the shift the last item its thread has done
- * left): those store it, and take the general step. Once, before the first pass; the
+ * The walk also finds where a thread's shift is read (an item or a piece of work whose
+ * item's start is not known yet reads the shift the last item its thread has done left):
+ * the fast items on either side of it read and store it (SC_RP_ITEM_SHIFT_FAST); the rest
+ * leave it alone. Once, before the first pass; the
  * pass flags are left cleared. Without memory for its per-thread scratch no node is fast. */
 void sc_rp_pass_shapes(sc_replay *r)
 {
@@ -574,6 +686,7 @@ void sc_rp_pass_shapes(sc_replay *r)
     if (!last_done)
         return;
     int32_t *kept_link = &r->kept_first;    /* where the next kept end's entry is named */
+    sc_rp_sparse *kept_prev = NULL;
     for (size_t t = 0; t <= r->n_threads; t++)
         last_done[t] = SC_RP_NONE;
     for (size_t i = 0; i < n_ops; i++)     /* candidates: all but the full grids */
@@ -590,20 +703,28 @@ void sc_rp_pass_shapes(sc_replay *r)
             if (!it->first && !sc_rp_item_started(r, i))
                 shift_of = i;
             /* a mark's end is its start: the fast step's too when it has no time */
-            bool fast = !it->first && shift_of == SC_RP_NONE &&
-                        it->wait == SC_RP_WAIT_NONE && !it->waited && !it->loads &&
+            bool wait = it->wait == SC_RP_WAIT_OPS && sc_rp_cond_placed(r, it) &&
+                        (!it->waited || it->post != SC_RP_WIDE_SIGNED);
+            bool fast = !it->first &&
+                        (wait || (it->wait == SC_RP_WAIT_NONE && !it->waited)) && !it->loads &&
                         !it->joins && !it->pinned && (!it->mark || (it->dur == 0 && it->tracer == 0)) &&
-                        it->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 &&
-                        (it->last || it[1].tool != SC_RP_WIDE);
+                        it->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 && !it->last &&
+                        it[1].tool != SC_RP_WIDE;
             r->item_fix[i] |= (uint8_t)(SC_RP_ITEM_DONE | (fast ? SC_RP_ITEM_FAST : 0) |
-                                        (fast && it->end_read ? SC_RP_ITEM_KEPT_FAST : 0));
-            if (it->end_read) {
-                sc_rp_sparse *e = sc_rp_kept_end(r, i);
+                                        (fast && it->end_read ? SC_RP_ITEM_KEPT_FAST : 0) |
+                                        (fast && wait ? SC_RP_ITEM_WAIT_FAST : 0) |
+                                        (fast && shift_of != SC_RP_NONE ? SC_RP_ITEM_SHIFT_FAST
+                                                                        : 0));
+            if (it->end_read) {   /* mostly the entry after the one before */
+                sc_rp_sparse *e = kept_prev ? kept_prev + 1 : r->item_ends;
+                if (e == r->item_ends + r->n_item_ends || e->index != i)
+                    e = sc_rp_kept_end(r, i);
                 *kept_link = (int32_t)(e - r->item_ends);
                 kept_link = &e->other;
+                kept_prev = e;
             }
-            if (shift_of != SC_RP_NONE && last_done[it->thread] != SC_RP_NONE)
-                r->item_fix[last_done[it->thread]] &= (uint8_t)~(SC_RP_ITEM_FAST | SC_RP_ITEM_KEPT_FAST);
+            if (shift_of != SC_RP_NONE)
+                sc_rp_shift_read(r, last_done[it->thread]);
             last_done[it->thread] = i;
             continue;
         }
@@ -611,8 +732,9 @@ void sc_rp_pass_shapes(sc_replay *r)
         uint8_t *fix = &r->op_fix[node];
         bool started = o->item != SC_RP_NONE && sc_rp_item_started(r, o->item);
         bool fast = (*fix & SC_RP_OP_FAST) && started &&
-                    items[o->item].tracer != SC_RP_WIDE16 && !items[o->item].loads &&
-                    o->edge_first == SC_RP_NO_EDGES && !o->late &&
+                    items[o->item].tracer != SC_RP_WIDE16 &&
+                    items[o->item].tracer <= r->lag_issue[o->kind] && !items[o->item].loads &&
+                    sc_rp_edges_placed(r, o) && !o->late &&
                     (o->stream_prev == SC_RP_NONE ||
                      (r->op_fix[o->stream_prev] & SC_RP_OP_PLACED)) &&
                     (o->engine_prev == SC_RP_NONE ||
@@ -620,11 +742,8 @@ void sc_rp_pass_shapes(sc_replay *r)
                     (o->queue_prev == SC_RP_NONE ||
                      (r->op_fix[o->queue_prev] & SC_RP_OP_PLACED));
         *fix = (uint8_t)((*fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED | (fast ? SC_RP_OP_FAST : 0));
-        if (o->item != SC_RP_NONE && !started) {
-            int32_t d = last_done[items[o->item].thread];
-            if (d != SC_RP_NONE)
-                r->item_fix[d] &= (uint8_t)~(SC_RP_ITEM_FAST | SC_RP_ITEM_KEPT_FAST);
-        }
+        if (o->item != SC_RP_NONE && !started)
+            sc_rp_shift_read(r, last_done[items[o->item].thread]);
     }
     *kept_link = SC_RP_NONE;
     r->kept_chained = true;
@@ -636,7 +755,9 @@ void sc_rp_pass_shapes(sc_replay *r)
 void sc_rp_pass_shapes_drop(sc_replay *r)
 {
     sc_rp_clear_bit(r->op_fix, r->n_ops, SC_RP_OP_FAST);
-    sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_FAST | SC_RP_ITEM_KEPT_FAST);
+    sc_rp_clear_bit(r->item_fix, r->n_items,
+                    SC_RP_ITEM_FAST | SC_RP_ITEM_KEPT_FAST | SC_RP_ITEM_WAIT_FAST |
+                        SC_RP_ITEM_SHIFT_FAST);
     r->kept_chained = false;
 }
 
@@ -680,6 +801,9 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
     sc_rp_walk(r);
     for (size_t l = 0; l < n_lists; l++)
         sc_rp_apply(r, lists[l].items, lists[l].n, false);
+    if (n_fixes > 0)
+        sc_rp_clear_bit(r->item_fix, r->n_items,
+                        SC_RP_FIX_ITEM_UNWAIT | SC_RP_FIX_ITEM_REMOVE | SC_RP_FIX_ITEM_NO_LOAD);
     r->n_durations = 0;
     uint64_t last = r->pass_end;
     r->unfixed_done = n_fixes == 0;

@@ -259,7 +259,8 @@ static void test_the_synthetic_mix(void **state)
  * calls, so that each launch moves its thread's shift. 40 launches on stream 20, 20 us
  * apart, 5 us each, their kernels 8 .. 12 us after the call's start; ranges of four steps
  * each, from one launch call's start to another's. Every tenth kernel, on stream 21, was
- * recorded inside the call before its own: its step too finds its item not started. */
+ * recorded inside the call before its own: its step too finds its item not started. Two
+ * stream syncs after them take the fast step of waiting items where they can. */
 static void test_marks_after_fast_items(void **state)
 {
     (void)state;
@@ -281,6 +282,28 @@ static void test_marks_after_fast_items(void **state)
     }
     for (uint32_t g = 0; g < 9; g++)
         syn_range(&s, "step", US(20) * 4 * g + US(20), US(20) * 4 * (g + 1) + US(20), 0, 0);
+    /* a stream sync that returned 3.5 s after its kernel ended (its return after the wait is
+     * kept beside the items, replay_wide.h), then one recorded to return before its kernel
+     * started (a clock's step: its item comes before the kernel among the nodes) */
+    uint64_t t = US(1000), t2 = t + 3600000 * US(1);
+    uint32_t corr = 100;
+    const uint64_t syncs[2][4] = {
+        {t, t + US(8), t + US(12), t + US(5) + 3500000 * US(1)},
+        {t2, t2 + US(50), t2 + US(60), t2 + US(10)},
+    };
+    for (int k = 0; k < 2; k++) {
+        uint64_t at = syncs[k][0];
+        sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, at, at + US(5), ++corr, NULL, NULL, 0);
+        c->rec.stream = 0xA0;
+        syn_kernel(&s, 0, 20, syncs[k][1], syncs[k][2], corr);
+        c = syn_call(&s, SC_CALL_STREAM_SYNC, at + US(5), syncs[k][3], ++corr,
+                     "cudaStreamSynchronize", NULL, 0);
+        c->rec.stream = 0xA0;
+    }
+    sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, t2 + US(100), t2 + US(105), ++corr, NULL,
+                              NULL, 0);
+    c->rec.stream = 0xA0;
+    syn_kernel(&s, 0, 20, t2 + US(108), t2 + US(112), corr);
     syn_finish(&s);
     size_t fast = 0, nodes = 0;
     check_graph(&s.t, &fast, &nodes);

@@ -636,34 +636,42 @@ static void sc_rp_walk(sc_replay *r)
         sc_rp_walk_nodes(r, false);
 }
 
-/* Whether all the work an SC_RP_WAIT_OPS item waits for is placed (sc_rp_pass_shapes). */
-static bool sc_rp_cond_placed(const sc_replay *r, const sc_rp_item *it)
+/* Whether all the work an SC_RP_WAIT_OPS item waits for is placed (sc_rp_pass_shapes; the
+ * flags are arguments, as in the walk below, not read through r after each byte store). */
+static bool sc_rp_cond_placed(const sc_replay *r, const uint8_t *op_fix, const sc_rp_item *it)
 {
     uint32_t n;
     const int32_t *cond = sc_rp_cond_list(r, it, &n);
     for (uint32_t k = 0; k < n; k++)
-        if (!(r->op_fix[cond[k]] & SC_RP_OP_PLACED))
+        if (!(op_fix[cond[k]] & SC_RP_OP_PLACED))
             return false;
     return true;
 }
 
 /* Whether work o's edges are all events and barriers from placed work (sc_rp_pass_shapes). */
-static bool sc_rp_edges_placed(const sc_replay *r, const sc_rp_op *o)
+static bool sc_rp_edges_placed(const sc_rp_edge *edges, const uint8_t *op_fix,
+                               const sc_rp_op *o)
 {
     uint32_t n;
-    const sc_rp_edge *e = sc_rp_op_edges(r->edges, o, &n);
+    const sc_rp_edge *e = sc_rp_op_edges(edges, o, &n);
     for (uint32_t k = 0; k < n; k++)
-        if (e[k].kind == SC_RP_EDGE_ROOM || !(r->op_fix[e[k].op] & SC_RP_OP_PLACED))
+        if (e[k].kind == SC_RP_EDGE_ROOM || !(op_fix[e[k].op] & SC_RP_OP_PLACED))
             return false;
     return true;
 }
 
+/* Whether work i (SC_RP_NONE: none) is placed, in sc_rp_pass_shapes's walk. */
+static inline bool sc_rp_none_or_placed(const uint8_t *op_fix, int32_t i)
+{
+    return i == SC_RP_NONE || (op_fix[i] & SC_RP_OP_PLACED);
+}
+
 /* A later step reads the shift item d (SC_RP_NONE: none) leaves its thread: when d is fast,
  * its step stores it (sc_rp_pass_shapes). */
-static void sc_rp_shift_read(sc_replay *r, int32_t d)
+static void sc_rp_shift_read(uint8_t *item_fix, int32_t d)
 {
-    if (d != SC_RP_NONE && (r->item_fix[d] & SC_RP_ITEM_FAST))
-        r->item_fix[d] |= SC_RP_ITEM_SHIFT_FAST;
+    if (d != SC_RP_NONE && (item_fix[d] & SC_RP_ITEM_FAST))
+        item_fix[d] |= SC_RP_ITEM_SHIFT_FAST;
 }
 
 /* Which nodes take the fast steps (SC_RP_OP_FAST, SC_RP_ITEM_FAST; sc_rp_walk): what their
@@ -674,82 +682,89 @@ static void sc_rp_shift_read(sc_replay *r, int32_t d)
  * The walk also finds where a thread's shift is read (an item or a piece of work whose
  * item's start is not known yet reads the shift the last item its thread has done left):
  * the fast items on either side of it read and store it (SC_RP_ITEM_SHIFT_FAST); the rest
- * leave it alone. Once, before the first pass; the
- * pass flags are left cleared. Without memory for its per-thread scratch no node is fast. */
+ * leave it alone. Once, before the first pass; the pass flags are left cleared. Without
+ * memory for its per-thread scratch no node is fast. */
 void sc_rp_pass_shapes(sc_replay *r)
 {
     const sc_rp_op *ops = r->ops;
     const sc_rp_item *items = r->items;
-    size_t n_ops = r->n_ops;
+    const sc_rp_edge *edges = r->edges;
+    const uint32_t *nodes = r->nodes;
+    uint8_t *op_fix = r->op_fix, *item_fix = r->item_fix;
+    size_t n_ops = r->n_ops, n_nodes = r->n_nodes;
+    const uint64_t lag_issue[3] = {r->lag_issue[0], r->lag_issue[1], r->lag_issue[2]};
     sc_rp_pass_shapes_drop(r);
     int32_t *last_done = malloc((r->n_threads + 1) * sizeof *last_done);
     if (!last_done)
         return;
     int32_t *kept_link = &r->kept_first;    /* where the next kept end's entry is named */
-    sc_rp_sparse *kept_prev = NULL;
+    sc_rp_sparse *kept_prev = NULL, *kept_end = r->item_ends + r->n_item_ends;
     for (size_t t = 0; t <= r->n_threads; t++)
         last_done[t] = SC_RP_NONE;
     for (size_t i = 0; i < n_ops; i++)     /* candidates: all but the full grids */
-        r->op_fix[i] = (uint8_t)((r->op_fix[i] & ~SC_RP_OP_PLACED) | SC_RP_OP_FAST);
+        op_fix[i] = (uint8_t)((op_fix[i] & ~SC_RP_OP_PLACED) | SC_RP_OP_FAST);
     for (size_t k = 0; k < r->n_full; k++)
-        r->op_fix[r->full[k]] &= (uint8_t)~SC_RP_OP_FAST;  /* sc_rp_note_ready's */
-    sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_DONE);
-    for (size_t k = 0; k < r->n_nodes; k++) {
-        size_t node = r->nodes[k];
-        int32_t shift_of = SC_RP_NONE;  /* an item whose thread's shift this step reads */
+        op_fix[r->full[k]] &= (uint8_t)~SC_RP_OP_FAST;  /* sc_rp_note_ready's */
+    sc_rp_clear_bit(item_fix, r->n_items, SC_RP_ITEM_DONE);
+    for (size_t k = 0; k < n_nodes; k++) {
+        size_t node = nodes[k];
         if (node >= n_ops) {
             int32_t i = (int32_t)(node - n_ops);
             const sc_rp_item *it = &items[i];
-            if (!it->first && !sc_rp_item_started(r, i))
-                shift_of = i;
-            /* a mark's end is its start: the fast step's too when it has no time */
-            bool wait = it->wait == SC_RP_WAIT_OPS && sc_rp_cond_placed(r, it) &&
+            /* it reads the thread's shift (sc_rp_item_start) */
+            bool shift = !it->first && !(item_fix[i - 1] & SC_RP_ITEM_DONE);
+            bool wait = it->wait == SC_RP_WAIT_OPS && sc_rp_cond_placed(r, op_fix, it) &&
                         (!it->waited || it->post != SC_RP_WIDE_SIGNED);
-            bool fast = !it->first &&
-                        (wait || (it->wait == SC_RP_WAIT_NONE && !it->waited)) && !it->loads &&
-                        !it->joins && !it->pinned && (!it->mark || (it->dur == 0 && it->tracer == 0)) &&
-                        it->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 && !it->last &&
+            /* a mark's end is its start: the fast step's too when it has no time */
+            bool fast = !it->first && !it->last && !it->loads && !it->joins && !it->pinned &&
+                        (wait || (it->wait == SC_RP_WAIT_NONE && !it->waited)) &&
+                        (!it->mark || (it->dur == 0 && it->tracer == 0)) &&
+                        it->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 &&
                         it[1].tool != SC_RP_WIDE;
-            r->item_fix[i] |= (uint8_t)(SC_RP_ITEM_DONE | (fast ? SC_RP_ITEM_FAST : 0) |
-                                        (fast && it->end_read ? SC_RP_ITEM_KEPT_FAST : 0) |
-                                        (fast && wait ? SC_RP_ITEM_WAIT_FAST : 0) |
-                                        (fast && shift_of != SC_RP_NONE ? SC_RP_ITEM_SHIFT_FAST
-                                                                        : 0));
+            item_fix[i] |= (uint8_t)(SC_RP_ITEM_DONE |
+                                     (fast ? SC_RP_ITEM_FAST |
+                                                 (it->end_read ? SC_RP_ITEM_KEPT_FAST : 0) |
+                                                 (wait ? SC_RP_ITEM_WAIT_FAST : 0) |
+                                                 (shift ? SC_RP_ITEM_SHIFT_FAST : 0)
+                                           : 0));
             if (it->end_read) {   /* mostly the entry after the one before */
                 sc_rp_sparse *e = kept_prev ? kept_prev + 1 : r->item_ends;
-                if (e == r->item_ends + r->n_item_ends || e->index != i)
+                if (e == kept_end || e->index != i)
                     e = sc_rp_kept_end(r, i);
                 *kept_link = (int32_t)(e - r->item_ends);
                 kept_link = &e->other;
                 kept_prev = e;
             }
-            if (shift_of != SC_RP_NONE)
-                sc_rp_shift_read(r, last_done[it->thread]);
+            if (shift)
+                sc_rp_shift_read(item_fix, last_done[it->thread]);
             last_done[it->thread] = i;
             continue;
         }
         const sc_rp_op *o = &ops[node];
-        uint8_t *fix = &r->op_fix[node];
-        bool started = o->item != SC_RP_NONE && sc_rp_item_started(r, o->item);
-        bool fast = (*fix & SC_RP_OP_FAST) && started &&
-                    items[o->item].tracer != SC_RP_WIDE16 &&
-                    items[o->item].tracer <= r->lag_issue[o->kind] && !items[o->item].loads &&
-                    sc_rp_edges_placed(r, o) && !o->late &&
-                    (o->stream_prev == SC_RP_NONE ||
-                     (r->op_fix[o->stream_prev] & SC_RP_OP_PLACED)) &&
-                    (o->engine_prev == SC_RP_NONE ||
-                     (r->op_fix[o->engine_prev] & SC_RP_OP_PLACED)) &&
-                    (o->queue_prev == SC_RP_NONE ||
-                     (r->op_fix[o->queue_prev] & SC_RP_OP_PLACED));
-        *fix = (uint8_t)((*fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED | (fast ? SC_RP_OP_FAST : 0));
-        if (o->item != SC_RP_NONE && !started)
-            sc_rp_shift_read(r, last_done[items[o->item].thread]);
+        uint8_t fix = op_fix[node];
+        if (o->item == SC_RP_NONE) {
+            op_fix[node] = (uint8_t)((fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED);
+            continue;
+        }
+        const sc_rp_item *it = &items[o->item];
+        bool started = (item_fix[o->item] & SC_RP_ITEM_DONE) ||
+                       (!it->first && (item_fix[o->item - 1] & SC_RP_ITEM_DONE));
+        bool fast = (fix & SC_RP_OP_FAST) && started && !o->late && !it->loads &&
+                    it->tracer != SC_RP_WIDE16 && it->tracer <= lag_issue[o->kind] &&
+                    sc_rp_none_or_placed(op_fix, o->stream_prev) &&
+                    sc_rp_none_or_placed(op_fix, o->engine_prev) &&
+                    sc_rp_none_or_placed(op_fix, o->queue_prev) &&
+                    (o->edge_first == SC_RP_NO_EDGES || sc_rp_edges_placed(edges, op_fix, o));
+        op_fix[node] = (uint8_t)((fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED |
+                                 (fast ? SC_RP_OP_FAST : 0));
+        if (!started)
+            sc_rp_shift_read(item_fix, last_done[it->thread]);
     }
     *kept_link = SC_RP_NONE;
     r->kept_chained = true;
     free(last_done);
-    sc_rp_clear_bit(r->op_fix, n_ops, SC_RP_OP_PLACED);
-    sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_DONE);
+    sc_rp_clear_bit(op_fix, n_ops, SC_RP_OP_PLACED);
+    sc_rp_clear_bit(item_fix, r->n_items, SC_RP_ITEM_DONE);
 }
 
 void sc_rp_pass_shapes_drop(sc_replay *r)

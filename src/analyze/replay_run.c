@@ -536,7 +536,8 @@ SC_RP_WALK_STEP uint64_t sc_rp_edges_fast(const sc_replay *r, const uint64_t *op
  * What the loop reads of r is in locals: the steps' byte stores may alias any field of r,
  * which the loop would otherwise read again each node. The latest end is kept here for the
  * fast steps, in r->pass_end for the general ones, and merged after. */
-static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r, bool tree)
+static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r, bool tree,
+                                                                  bool plain_pass)
 {
     const uint32_t *nodes = r->nodes;
     size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
@@ -549,8 +550,9 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
     uint64_t lag_stream = r->lag_stream;
     uint64_t lag_queue = r->lag_queue;
     bool queues = !r->fix_all_queues;
-    /* plain passes leave out tracing's and streamcheck's own time: a mask, not a branch */
-    uint32_t plain = r->plain ? UINT32_MAX : 0;
+    /* plain passes leave out tracing's and streamcheck's own time: a mask, known in each of
+     * the walk's copies */
+    uint32_t plain = plain_pass ? UINT32_MAX : 0;
     uint64_t last = r->pass_end;
     for (size_t k = 0; k < n_nodes; k++) {
         size_t node = nodes[k];
@@ -631,9 +633,9 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
 static void sc_rp_walk(sc_replay *r)
 {
     if (r->dev_tree)
-        sc_rp_walk_nodes(r, true);
+        r->plain ? sc_rp_walk_nodes(r, true, true) : sc_rp_walk_nodes(r, true, false);
     else
-        sc_rp_walk_nodes(r, false);
+        r->plain ? sc_rp_walk_nodes(r, false, true) : sc_rp_walk_nodes(r, false, false);
 }
 
 /* Whether all the work an SC_RP_WAIT_OPS item waits for is placed (sc_rp_pass_shapes; the

@@ -522,20 +522,23 @@ SC_RP_WALK_STEP uint64_t sc_rp_edges_fast(const sc_replay *r, const uint64_t *op
  * step here, the rest their general step:
  *   work (SC_RP_OP_FAST, and no SC_FIX_ARRIVAL on it in this pass): issued by an item whose
  *   start is known and whose tracing cost is at most the issue lag, after work on its
- *   stream, engine and queue that is placed, with no edge, no lateness, no module load and
- *   no full grid to note: what sc_rp_run_op would test and look up for it is known absent,
- *   so it takes the same latest of the same constraints without asking;
+ *   stream, engine and queue that is placed, its edges (if any) events and barriers from
+ *   placed work, no lateness, no module load and no full grid to note: what sc_rp_run_op
+ *   would test and look up for it is known absent, so it takes the same latest of the same
+ *   constraints without asking;
  *   an item (SC_RP_ITEM_FAST, and no fix on it in this pass): neither its thread's first nor
- *   its last, after the item before it
- *   (its start is item_start[i], which that item stored), no wait, no
- *   join, no module load, no pageable copy, no time if it is a mark (its end is then its
- *   start, as the general step makes it), its thread's shift read by nobody (thread_shift:
- *   not stored), and its times (and the next item's tool time) in their fields; its end,
- *   when read after its step (SC_RP_ITEM_KEPT_FAST), stored in the entry the pass reaches
- *   next (kept_chained).
+ *   its last, no join, no module load, no pageable copy, no time if it is a mark (its end is
+ *   then its start, as the general step makes it), its times (and the next item's tool
+ *   time) in their fields. Its start is item_start[i], which the item before it stored
+ *   (unless SC_RP_ITEM_SHIFT_FAST: then the step tests it, as sc_rp_item_start does, and
+ *   stores the thread's shift for a later step that reads it; the other fast items store
+ *   none). SC_RP_ITEM_WAIT_FAST: it waits for listed work, all placed, its return after the
+ *   wait in its field. SC_RP_ITEM_KEPT_FAST: its end is read after its step, and stored in
+ *   the entry the pass reaches next (kept_chained).
  * What the loop reads of r is in locals: the steps' byte stores may alias any field of r,
  * which the loop would otherwise read again each node. The latest end is kept here for the
- * fast steps, in r->pass_end for the general ones, and merged after. */
+ * fast steps, in r->pass_end for the general ones, and merged after. tree and plain_pass
+ * are constants in each of sc_rp_walk's copies. */
 static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r, bool tree,
                                                                   bool plain_pass)
 {
@@ -629,7 +632,7 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
 }
 
 /* The walk for passes with and without the devices' trees of ends (an item that waits for a
- * device): the test is made once a pass, not once a piece of work. */
+ * device), plain or as recorded: each test is made once a pass, not once a node. */
 static void sc_rp_walk(sc_replay *r)
 {
     if (r->dev_tree)

@@ -236,6 +236,11 @@ struct sc_replay {
                                    their replayed end (`value`) once done. The rest's ends
                                    nothing reads after their own step, so they are not kept:
                                    a value per item less */
+    bool kept_chained;          /* each item_ends entry's `other` (unused by the entries)
+                                   names the entry a pass reaches next (sc_rp_pass_shapes):
+                                   a step stores its end there without a search */
+    int32_t kept_first;         /* then the entry a pass reaches first, */
+    int32_t kept_next;          /* and in a pass the entry it reaches next */
     uint64_t *thread_shift;     /* replayed minus recorded end of the thread's last item */
     uint64_t *moved_load;       /* per thread, in a pass: the module loads SC_FIX_NO_LOAD took
                                    out of its launches, paid at its start instead */
@@ -279,6 +284,12 @@ enum {
     SC_RP_FIX_ITEM_UNWAIT = 1,      /* SC_FIX_UNWAIT */
     SC_RP_FIX_ITEM_REMOVE = 2,      /* SC_FIX_REMOVE */
     SC_RP_FIX_ITEM_NO_LOAD = 4,     /* SC_FIX_NO_LOAD */
+    SC_RP_ITEM_SHIFT_FAST = 8,      /* with SC_RP_ITEM_FAST: its step may read its thread's
+                                       shift, or a later step reads the one it leaves */
+    SC_RP_ITEM_WAIT_FAST = 16,      /* with SC_RP_ITEM_FAST: it waits for listed work */
+    SC_RP_ITEM_KEPT_FAST = 32,      /* with SC_RP_ITEM_FAST: its end is kept (end_read) */
+    SC_RP_ITEM_FAST = 64,           /* set once, before the first pass (sc_rp_pass_shapes):
+                                       its step needs none of the rare features */
     SC_RP_ITEM_DONE = 128,          /* in a pass: its end is known */
 };
 enum {
@@ -288,6 +299,8 @@ enum {
     SC_RP_FIX_OP_ARRIVAL = 8,       /* SC_FIX_ARRIVAL */
     SC_RP_FIX_OP_PREFETCH = 16,     /* SC_FIX_PREFETCH */
     SC_RP_FIX_OP_DURATION = 32,     /* SC_FIX_DURATION */
+    SC_RP_OP_FAST = 64,             /* set once, before the first pass (sc_rp_pass_shapes):
+                                       its step needs none of the rare features */
     SC_RP_OP_PLACED = 128,          /* in a pass: placed; its start is then its end less its
                                        duration in the pass (sc_rp_op_start), not kept */
 };

@@ -19,8 +19,13 @@ int sc_rp_host_waits(sc_replay *r);
 void sc_rp_mark_host_funcs(sc_replay *r);
 /* replay_lags.c: typical lags, held and unexplained work, pinned durations. */
 int sc_rp_lags(sc_replay *r);
-/* replay_run.c: replays the run unchanged and fills r->summary. */
+/* replay_run.c: replays the run unchanged and fills r->summary (after sc_rp_pass_shapes). */
 void sc_rp_describe_fidelity(sc_replay *r);
+/* replay_run.c: marks the nodes whose steps need none of the graph's rare features (the
+ * passes' fast steps); sc_rp_pass_shapes_drop unmarks them all, so that every node takes
+ * the general step (the unit test's reference). */
+void sc_rp_pass_shapes(sc_replay *r);
+void sc_rp_pass_shapes_drop(sc_replay *r);
 
 /* replay_build.c */
 int sc_rp_push_edge(sc_replay *r, size_t *cap, sc_rp_edge e);

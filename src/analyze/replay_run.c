@@ -1,6 +1,7 @@
 /* The replay's pass: every node once, in recorded time order, each taking the latest of its
  * constraints (replay.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/replay_parts.h"
@@ -36,11 +37,16 @@ static void sc_rp_flag_call(sc_replay *r, size_t call, uint8_t bit, bool on)
         sc_rp_flag(r->item_fix, (size_t)v->other, bit, on);
 }
 
+/* Sets (on) or clears the fixes' marks. The marks on items are not cleared here: each one
+ * costs a search of the items fixes may name, where sc_replay_run clears every item's fix
+ * bits at once after the pass (only its own fixes set any). */
 static void sc_rp_apply(sc_replay *r, const sc_fix *fixes, size_t n, bool on)
 {
     const sc_trace *t = r->ctx->trace;
     for (size_t k = 0; k < n; k++) {
         size_t i = fixes[k].index;
+        if (!on && sc_fix_names_item(fixes[k].kind))
+            continue;
         switch (fixes[k].kind) {
         case SC_FIX_BARRIER:
             if (i < r->n_slots) r->fix_barrier[i] = on;
@@ -114,6 +120,15 @@ static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
 static sc_rp_sparse *sc_rp_kept_end(const sc_replay *r, int32_t i)
 {
     return &r->item_ends[sc_rp_value_of(r->item_ends, r->n_item_ends, i) - r->item_ends];
+}
+
+/* Item i, whose end is read after its step, ended at `end` in this pass: stored in the entry
+ * the pass reaches next (sc_replay.kept_chained), or searched. */
+static inline void sc_rp_keep_end(sc_replay *r, int32_t i, uint64_t end)
+{
+    sc_rp_sparse *e = r->kept_chained ? &r->item_ends[r->kept_next] : sc_rp_kept_end(r, i);
+    e->value = end;
+    r->kept_next = e->other;
 }
 
 static uint64_t sc_rp_max(uint64_t a, uint64_t b)
@@ -428,7 +443,7 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     }
     r->item_start[i] = start;
     if (it->end_read)
-        sc_rp_kept_end(r, i)->value = end;
+        sc_rp_keep_end(r, i, end);
     sc_rp_note_end(r, end);
     r->thread_shift[it->thread] = end - rec_end;
     if (!it->last) {    /* the next item of its thread is i + 1: its gap follows rec_end */
@@ -436,6 +451,334 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
                                (r->plain ? sc_rp_tool(r, i + 1) : 0);
     }
     r->item_fix[i] |= SC_RP_ITEM_DONE;  /* last: a byte's store makes the fields be read again */
+}
+
+/* The general steps as calls: the walk below inlines only the fast steps, whose values then
+ * stay in registers across the nodes (a call saves what it uses, on the rare nodes only). */
+static __attribute__((noinline)) void sc_rp_run_op_call(sc_replay *r, int32_t i)
+{
+    sc_rp_run_op(r, i);
+}
+
+static __attribute__((noinline)) void sc_rp_run_item_call(sc_replay *r, int32_t i)
+{
+    sc_rp_run_item(r, i);
+}
+
+#define SC_RP_WALK_STEP static inline __attribute__((always_inline))
+
+/* Item it (not its thread's last) ended at `end`: the next item's start (sc_rp_walk). */
+SC_RP_WALK_STEP void sc_rp_item_next(const sc_rp_item *it, uint64_t *next_start, uint64_t end,
+                                     uint32_t plain)
+{
+    uint64_t rec_end = it->rec_start + it->dur;
+    *next_start = end + sc_rp_gap_after(&it[1], rec_end) - (uint64_t)(it[1].tool & plain);
+}
+
+/* The fast step of item i (sc_rp_walk): returns its end; its flags are the walk's. */
+SC_RP_WALK_STEP uint64_t sc_rp_item_fast(const sc_rp_item *items, uint64_t *item_start,
+                                         int32_t i, uint32_t plain)
+{
+    const sc_rp_item *it = &items[i];
+    uint64_t end = item_start[i] + ((uint64_t)it->dur - (it->tracer & plain));
+    sc_rp_item_next(it, &item_start[i + 1], end, plain);
+    return end;
+}
+
+/* The end of item i of the fast shape that waits for listed work (SC_RP_ITEM_WAIT_FAST), all
+ * of it placed before the item's step, its return after the wait in its field. */
+SC_RP_WALK_STEP uint64_t sc_rp_item_wait_fast(const sc_replay *r, const uint64_t *op_end,
+                                              const sc_rp_item *it, uint64_t start,
+                                              uint32_t plain)
+{
+    uint32_t n;
+    const int32_t *cond = sc_rp_cond_list(r, it, &n);
+    uint64_t c = 0;
+    for (uint32_t k = 0; k < n; k++)
+        c = sc_rp_max(c, op_end[cond[k]]);
+    if (it->waited) {
+        int64_t e = (int64_t)sc_rp_max(start, c) + it->post;
+        return e > (int64_t)start ? (uint64_t)e : start;
+    }
+    return sc_rp_max(start + ((uint64_t)it->dur - (it->tracer & plain)), c + r->wake_ns);
+}
+
+/* The edges of work o of the fast shape: events and barriers (no room edge) from work placed
+ * before its step; those a fix removes are left out, as sc_rp_run_op leaves them. */
+SC_RP_WALK_STEP uint64_t sc_rp_edges_fast(const sc_replay *r, const uint64_t *op_end,
+                                          const sc_rp_op *o, uint64_t t)
+{
+    const sc_rp_edge *e = &r->edges[o->edge_first];
+    for (;; e++) {
+        const uint8_t *fixed = e->kind == SC_RP_EDGE_EVENT ? r->fix_unevent : r->fix_barrier;
+        if (!fixed[e->slot])
+            t = sc_rp_max(t, op_end[e->op] + r->lag_cross);
+        if (e->last)
+            return t;
+    }
+}
+
+/* A pass's walk of the nodes. A node of the common shape (sc_rp_pass_shapes) takes its fast
+ * step here, the rest their general step:
+ *   work (SC_RP_OP_FAST, and no SC_FIX_ARRIVAL on it in this pass): issued by an item whose
+ *   start is known and whose tracing cost is at most the issue lag, after work on its
+ *   stream, engine and queue that is placed, its edges (if any) events and barriers from
+ *   placed work, no lateness, no module load and no full grid to note: what sc_rp_run_op
+ *   would test and look up for it is known absent, so it takes the same latest of the same
+ *   constraints without asking;
+ *   an item (SC_RP_ITEM_FAST, and no fix on it in this pass): neither its thread's first nor
+ *   its last, no join, no module load, no pageable copy, no time if it is a mark (its end is
+ *   then its start, as the general step makes it), its times (and the next item's tool
+ *   time) in their fields. Its start is item_start[i], which the item before it stored
+ *   (unless SC_RP_ITEM_SHIFT_FAST: then the step tests it, as sc_rp_item_start does, and
+ *   stores the thread's shift for a later step that reads it; the other fast items store
+ *   none). SC_RP_ITEM_WAIT_FAST: it waits for listed work, all placed, its return after the
+ *   wait in its field. SC_RP_ITEM_KEPT_FAST: its end is read after its step, and stored in
+ *   the entry the pass reaches next (kept_chained).
+ * What the loop reads of r is in locals: the steps' byte stores may alias any field of r,
+ * which the loop would otherwise read again each node. The latest end is kept here for the
+ * fast steps, in r->pass_end for the general ones, and merged after. tree and plain_pass
+ * are constants in each of sc_rp_walk's copies. */
+static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r, bool tree,
+                                                                  bool plain_pass)
+{
+    const uint32_t *nodes = r->nodes;
+    size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
+    const sc_rp_op *ops = r->ops;
+    const sc_rp_item *items = r->items;
+    uint64_t *op_end = r->op_end, *item_start = r->item_start, *thread_shift = r->thread_shift;
+    uint8_t *op_fix = r->op_fix, *item_fix = r->item_fix;
+    uint64_t *dev_tree = r->dev_tree;
+    const uint64_t lag_issue[3] = {r->lag_issue[0], r->lag_issue[1], r->lag_issue[2]};
+    uint64_t lag_stream = r->lag_stream;
+    uint64_t lag_queue = r->lag_queue;
+    bool queues = !r->fix_all_queues;
+    /* plain passes leave out tracing's and streamcheck's own time: a mask, known in each of
+     * the walk's copies */
+    uint32_t plain = plain_pass ? UINT32_MAX : 0;
+    uint64_t last = r->pass_end;
+    for (size_t k = 0; k < n_nodes; k++) {
+        size_t node = nodes[k];
+        if (node >= n_ops) {
+            int32_t i = (int32_t)(node - n_ops);
+            uint8_t fix = item_fix[i];
+            if (fix == SC_RP_ITEM_FAST) {
+                last = sc_rp_max(last, sc_rp_item_fast(items, item_start, i, plain));
+            } else if ((fix & ~(SC_RP_ITEM_KEPT_FAST | SC_RP_ITEM_WAIT_FAST |
+                                SC_RP_ITEM_SHIFT_FAST)) == SC_RP_ITEM_FAST) {
+                const sc_rp_item *it = &items[i];
+                uint64_t start;
+                if ((fix & SC_RP_ITEM_SHIFT_FAST)) {
+                    /* sc_rp_item_start's: item_start[i] is not read before it is written (a
+                     * page's read before its first write costs it a second fault) */
+                    start = (item_fix[i - 1] & SC_RP_ITEM_DONE)
+                                ? item_start[i]
+                                : it->rec_start + thread_shift[it->thread];
+                    item_start[i] = start;
+                } else {
+                    start = item_start[i];
+                }
+                uint64_t end = (fix & SC_RP_ITEM_WAIT_FAST)
+                                   ? sc_rp_item_wait_fast(r, op_end, it, start, plain)
+                                   : start + ((uint64_t)it->dur - (it->tracer & plain));
+                sc_rp_item_next(it, &item_start[i + 1], end, plain);
+                if ((fix & SC_RP_ITEM_SHIFT_FAST))
+                    thread_shift[it->thread] = end - (it->rec_start + it->dur);
+                last = sc_rp_max(last, end);
+                if ((fix & SC_RP_ITEM_KEPT_FAST)) {
+                    sc_rp_sparse *e = &r->item_ends[r->kept_next];
+                    e->value = end;
+                    r->kept_next = e->other;
+                }
+            } else {    /* a rare shape, or a fix on it */
+                sc_rp_run_item_call(r, i);
+                continue;
+            }
+            item_fix[i] = (uint8_t)(fix | SC_RP_ITEM_DONE);
+            continue;
+        }
+        uint8_t fix = op_fix[node];
+        if ((fix & (SC_RP_OP_FAST | SC_RP_FIX_OP_ARRIVAL)) != SC_RP_OP_FAST) {
+            sc_rp_run_op_call(r, (int32_t)node);
+            continue;
+        }
+        const sc_rp_op *o = &ops[node];
+        /* what tracing added to its call is at most its issue lag: no clamp */
+        uint64_t t = item_start[o->item] + lag_issue[o->kind] -
+                     (uint64_t)(items[o->item].tracer & plain);
+        if (o->stream_prev != SC_RP_NONE)
+            t = sc_rp_max(t, op_end[o->stream_prev] + lag_stream);
+        if (o->edge_first != SC_RP_NO_EDGES)
+            t = sc_rp_edges_fast(r, op_end, o, t);
+        if ((o->engine_prev & o->queue_prev) != SC_RP_NONE) {  /* either is there */
+            if (o->engine_prev != SC_RP_NONE)
+                t = sc_rp_max(t, op_end[o->engine_prev] + lag_stream);
+            if (o->queue_prev != SC_RP_NONE && queues)
+                t = sc_rp_max(t, op_end[o->queue_prev] - sc_rp_dur(r, o->queue_prev) +
+                                     lag_queue);
+        }
+        uint64_t end = t + ((fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH |
+                                    SC_RP_FIX_OP_DURATION))
+                                ? sc_rp_dur(r, (int32_t)node)
+                                : sc_rp_rec_dur(o));
+        op_end[node] = end;
+        last = sc_rp_max(last, end);
+        if (tree)
+            sc_rp_tree_raise(dev_tree + r->dev_first[o->dev], r->dev_count[o->dev], o->dev_pos,
+                             end);
+        op_fix[node] = (uint8_t)(fix | SC_RP_OP_PLACED);
+    }
+    sc_rp_note_end(r, last);
+}
+
+/* The walk for passes with and without the devices' trees of ends (an item that waits for a
+ * device), plain or as recorded: each test is made once a pass, not once a node. */
+static void sc_rp_walk(sc_replay *r)
+{
+    if (r->dev_tree)
+        r->plain ? sc_rp_walk_nodes(r, true, true) : sc_rp_walk_nodes(r, true, false);
+    else
+        r->plain ? sc_rp_walk_nodes(r, false, true) : sc_rp_walk_nodes(r, false, false);
+}
+
+/* Whether all the work an SC_RP_WAIT_OPS item waits for is placed (sc_rp_pass_shapes; the
+ * flags are arguments, as in the walk below, not read through r after each byte store). */
+static bool sc_rp_cond_placed(const sc_replay *r, const uint8_t *op_fix, const sc_rp_item *it)
+{
+    uint32_t n;
+    const int32_t *cond = sc_rp_cond_list(r, it, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (!(op_fix[cond[k]] & SC_RP_OP_PLACED))
+            return false;
+    return true;
+}
+
+/* Whether work o's edges are all events and barriers from placed work (sc_rp_pass_shapes). */
+static bool sc_rp_edges_placed(const sc_rp_edge *edges, const uint8_t *op_fix,
+                               const sc_rp_op *o)
+{
+    uint32_t n;
+    const sc_rp_edge *e = sc_rp_op_edges(edges, o, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (e[k].kind == SC_RP_EDGE_ROOM || !(op_fix[e[k].op] & SC_RP_OP_PLACED))
+            return false;
+    return true;
+}
+
+/* Whether work i (SC_RP_NONE: none) is placed, in sc_rp_pass_shapes's walk. */
+static inline bool sc_rp_none_or_placed(const uint8_t *op_fix, int32_t i)
+{
+    return i == SC_RP_NONE || (op_fix[i] & SC_RP_OP_PLACED);
+}
+
+/* A later step reads the shift item d (SC_RP_NONE: none) leaves its thread: when d is fast,
+ * its step stores it (sc_rp_pass_shapes). */
+static void sc_rp_shift_read(uint8_t *item_fix, int32_t d)
+{
+    if (d != SC_RP_NONE && (item_fix[d] & SC_RP_ITEM_FAST))
+        item_fix[d] |= SC_RP_ITEM_SHIFT_FAST;
+}
+
+/* Which nodes take the fast steps (SC_RP_OP_FAST, SC_RP_ITEM_FAST; sc_rp_walk): what their
+ * general steps would find is fixed by the graph and the node order, not by a pass's fixes
+ * or `plain`, except for the fix bits the walk tests. Whether what a node follows is placed
+ * (done) when its step runs is the same in every pass, as every pass walks the same order:
+ * one walk here setting the pass's own flags tells it, with no array of node positions.
+ * The walk also finds where a thread's shift is read (an item or a piece of work whose
+ * item's start is not known yet reads the shift the last item its thread has done left):
+ * the fast items on either side of it read and store it (SC_RP_ITEM_SHIFT_FAST); the rest
+ * leave it alone. Once, before the first pass; the pass flags are left cleared. Without
+ * memory for its per-thread scratch no node is fast. */
+void sc_rp_pass_shapes(sc_replay *r)
+{
+    const sc_rp_op *ops = r->ops;
+    const sc_rp_item *items = r->items;
+    const sc_rp_edge *edges = r->edges;
+    const uint32_t *nodes = r->nodes;
+    uint8_t *op_fix = r->op_fix, *item_fix = r->item_fix;
+    size_t n_ops = r->n_ops, n_nodes = r->n_nodes;
+    const uint64_t lag_issue[3] = {r->lag_issue[0], r->lag_issue[1], r->lag_issue[2]};
+    sc_rp_pass_shapes_drop(r);
+    int32_t *last_done = malloc((r->n_threads + 1) * sizeof *last_done);
+    if (!last_done)
+        return;
+    int32_t *kept_link = &r->kept_first;    /* where the next kept end's entry is named */
+    sc_rp_sparse *kept_prev = NULL, *kept_end = r->item_ends + r->n_item_ends;
+    for (size_t t = 0; t <= r->n_threads; t++)
+        last_done[t] = SC_RP_NONE;
+    for (size_t i = 0; i < n_ops; i++)     /* candidates: all but the full grids */
+        op_fix[i] = (uint8_t)((op_fix[i] & ~SC_RP_OP_PLACED) | SC_RP_OP_FAST);
+    for (size_t k = 0; k < r->n_full; k++)
+        op_fix[r->full[k]] &= (uint8_t)~SC_RP_OP_FAST;  /* sc_rp_note_ready's */
+    sc_rp_clear_bit(item_fix, r->n_items, SC_RP_ITEM_DONE);
+    for (size_t k = 0; k < n_nodes; k++) {
+        size_t node = nodes[k];
+        if (node >= n_ops) {
+            int32_t i = (int32_t)(node - n_ops);
+            const sc_rp_item *it = &items[i];
+            /* it reads the thread's shift (sc_rp_item_start) */
+            bool shift = !it->first && !(item_fix[i - 1] & SC_RP_ITEM_DONE);
+            bool wait = it->wait == SC_RP_WAIT_OPS && sc_rp_cond_placed(r, op_fix, it) &&
+                        (!it->waited || it->post != SC_RP_WIDE_SIGNED);
+            /* a mark's end is its start: the fast step's too when it has no time */
+            bool fast = !it->first && !it->last && !it->loads && !it->joins && !it->pinned &&
+                        (wait || (it->wait == SC_RP_WAIT_NONE && !it->waited)) &&
+                        (!it->mark || (it->dur == 0 && it->tracer == 0)) &&
+                        it->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 &&
+                        it[1].tool != SC_RP_WIDE;
+            item_fix[i] |= (uint8_t)(SC_RP_ITEM_DONE |
+                                     (fast ? SC_RP_ITEM_FAST |
+                                                 (it->end_read ? SC_RP_ITEM_KEPT_FAST : 0) |
+                                                 (wait ? SC_RP_ITEM_WAIT_FAST : 0) |
+                                                 (shift ? SC_RP_ITEM_SHIFT_FAST : 0)
+                                           : 0));
+            if (it->end_read) {   /* mostly the entry after the one before */
+                sc_rp_sparse *e = kept_prev ? kept_prev + 1 : r->item_ends;
+                if (e == kept_end || e->index != i)
+                    e = sc_rp_kept_end(r, i);
+                *kept_link = (int32_t)(e - r->item_ends);
+                kept_link = &e->other;
+                kept_prev = e;
+            }
+            if (shift)
+                sc_rp_shift_read(item_fix, last_done[it->thread]);
+            last_done[it->thread] = i;
+            continue;
+        }
+        const sc_rp_op *o = &ops[node];
+        uint8_t fix = op_fix[node];
+        if (o->item == SC_RP_NONE) {
+            op_fix[node] = (uint8_t)((fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED);
+            continue;
+        }
+        const sc_rp_item *it = &items[o->item];
+        bool started = (item_fix[o->item] & SC_RP_ITEM_DONE) ||
+                       (!it->first && (item_fix[o->item - 1] & SC_RP_ITEM_DONE));
+        bool fast = (fix & SC_RP_OP_FAST) && started && !o->late && !it->loads &&
+                    it->tracer != SC_RP_WIDE16 && it->tracer <= lag_issue[o->kind] &&
+                    sc_rp_none_or_placed(op_fix, o->stream_prev) &&
+                    sc_rp_none_or_placed(op_fix, o->engine_prev) &&
+                    sc_rp_none_or_placed(op_fix, o->queue_prev) &&
+                    (o->edge_first == SC_RP_NO_EDGES || sc_rp_edges_placed(edges, op_fix, o));
+        op_fix[node] = (uint8_t)((fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED |
+                                 (fast ? SC_RP_OP_FAST : 0));
+        if (!started)
+            sc_rp_shift_read(item_fix, last_done[it->thread]);
+    }
+    *kept_link = SC_RP_NONE;
+    r->kept_chained = true;
+    free(last_done);
+    sc_rp_clear_bit(op_fix, n_ops, SC_RP_OP_PLACED);
+    sc_rp_clear_bit(item_fix, r->n_items, SC_RP_ITEM_DONE);
+}
+
+void sc_rp_pass_shapes_drop(sc_replay *r)
+{
+    sc_rp_clear_bit(r->op_fix, r->n_ops, SC_RP_OP_FAST);
+    sc_rp_clear_bit(r->item_fix, r->n_items,
+                    SC_RP_ITEM_FAST | SC_RP_ITEM_KEPT_FAST | SC_RP_ITEM_WAIT_FAST |
+                        SC_RP_ITEM_SHIFT_FAST);
+    r->kept_chained = false;
 }
 
 uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
@@ -462,6 +805,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
     for (size_t k = 0; r->pass_arrival && k < r->n_full; k++)
         r->full_ready[k] = UINT64_MAX;
     sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_DONE);
+    r->kept_next = r->kept_first;
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
     memset(r->moved_load, 0, (r->n_threads + 1) * sizeof *r->moved_load);
     for (size_t i = 0; no_load && i < r->n_items; i++)
@@ -474,19 +818,12 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
     if (r->dev_tree)
         memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);
     r->pass_end = r->run_start_ns;
-    /* the order and its bounds in locals: the steps' byte stores may alias any field of r,
-     * which the loop would otherwise read again each node */
-    const uint32_t *nodes = r->nodes;
-    size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
-    for (size_t k = 0; k < n_nodes; k++) {
-        size_t node = nodes[k];
-        if (node >= n_ops)
-            sc_rp_run_item(r, (int32_t)(node - n_ops));
-        else
-            sc_rp_run_op(r, (int32_t)node);
-    }
+    sc_rp_walk(r);
     for (size_t l = 0; l < n_lists; l++)
         sc_rp_apply(r, lists[l].items, lists[l].n, false);
+    if (n_fixes > 0)
+        sc_rp_clear_bit(r->item_fix, r->n_items,
+                        SC_RP_FIX_ITEM_UNWAIT | SC_RP_FIX_ITEM_REMOVE | SC_RP_FIX_ITEM_NO_LOAD);
     r->n_durations = 0;
     uint64_t last = r->pass_end;
     r->unfixed_done = n_fixes == 0;
@@ -509,6 +846,7 @@ uint64_t sc_replay_range_wall(const sc_replay *r, size_t range)
 void sc_rp_describe_fidelity(sc_replay *r)
 {
     sc_replay_summary *s = &r->summary;
+    sc_rp_pass_shapes(r);
     s->done = r->n_ops + r->n_items > 0;
     /* first to last event, as the replay runs it (run_span_ns is a capture scope's time) */
     s->recorded_span_ns = r->ctx->analysis->run_end_ns - r->ctx->analysis->run_start_ns;

@@ -1,0 +1,331 @@
+/* The replay's pass (replay_run.c): the fast steps of the nodes of the common shape
+ * (sc_rp_pass_shapes, sc_rp_walk) against the general step of every node. For every trace of
+ * the folders named on the command line (the recorded fixtures, the fuzzer's inputs) and a
+ * trace of the benchmark's training-like mix (written by the synthetic-trace program named
+ * by --synthetic), the graph is built once and replayed with fix lists of every kind (none,
+ * random fixes of each kind, all of them at once), as recorded and plain: each pass with the
+ * fast steps, then again with every node marked general (sc_rp_pass_shapes_drop, which also
+ * drops the walk's order of the kept ends: the reference is the search), must give the same
+ * span, the same end of every piece of work, the same start of every item, the same kept
+ * end of every item whose end is read after its step and the same wall of every NVTX range.
+ * Fails when a fast step leaves out a constraint its node has, when the shapes' walk marks a
+ * node fast whose step needs a rare feature, or when the kept ends' order is off. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/replay_parts.h"
+#include "synthetic.h"
+#include "streamcheck/analysis.h"
+#include "streamcheck/trace.h"
+
+static char **folders;
+static int n_folders;
+static const char *synthetic;   /* the synthetic-trace program, or NULL */
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* What a pass leaves that the test compares. */
+typedef struct pass_out {
+    uint64_t span;
+    uint64_t *op_end, *item_start, *kept, *walls;
+} pass_out;
+
+static void pass_take(const sc_replay *r, pass_out *p, uint64_t span)
+{
+    size_t n_ranges = r->ctx->trace->n_ranges;
+    p->span = span;
+    p->op_end = malloc((r->n_ops + 1) * sizeof *p->op_end);
+    p->item_start = malloc((r->n_items + 1) * sizeof *p->item_start);
+    p->kept = malloc((r->n_item_ends + 1) * sizeof *p->kept);
+    p->walls = malloc((n_ranges + 1) * sizeof *p->walls);
+    assert_non_null(p->op_end);
+    assert_non_null(p->item_start);
+    assert_non_null(p->kept);
+    assert_non_null(p->walls);
+    memcpy(p->op_end, r->op_end, r->n_ops * sizeof *p->op_end);
+    memcpy(p->item_start, r->item_start, r->n_items * sizeof *p->item_start);
+    for (size_t k = 0; k < r->n_item_ends; k++)
+        p->kept[k] = r->item_ends[k].value;
+    for (size_t g = 0; g < n_ranges; g++)
+        p->walls[g] = sc_replay_range_wall(r, g);
+}
+
+static void pass_free(pass_out *p)
+{
+    free(p->op_end);
+    free(p->item_start);
+    free(p->kept);
+    free(p->walls);
+}
+
+static void pass_same(const sc_replay *r, const pass_out *a, const pass_out *b)
+{
+    assert_true(a->span == b->span);
+    for (size_t i = 0; i < r->n_ops; i++)
+        assert_true(a->op_end[i] == b->op_end[i]);
+    for (size_t i = 0; i < r->n_items; i++)
+        assert_true(a->item_start[i] == b->item_start[i]);
+    for (size_t k = 0; k < r->n_item_ends; k++)
+        assert_true(a->kept[k] == b->kept[k]);
+    for (size_t g = 0; g < r->ctx->trace->n_ranges; g++)
+        assert_true(a->walls[g] == b->walls[g]);
+}
+
+/* One pass of `list` (n fixes) with the fast steps and one with the general steps alone:
+ * the same results. The graph's fast marks are back as they were after. */
+static void compare_pass(sc_replay *r, const sc_fix *fixes, size_t n, bool plain)
+{
+    sc_fix_list list = {.items = (sc_fix *)fixes, .n = n, .cap = n};
+    pass_out fast, general;
+    r->plain = plain;
+    r->unfixed_done = false;    /* each pass runs: none is taken from the one before */
+    pass_take(r, &fast, sc_replay_run(r, &list, 1));
+    sc_rp_pass_shapes_drop(r);
+    r->unfixed_done = false;
+    pass_take(r, &general, sc_replay_run(r, &list, 1));
+    sc_rp_pass_shapes(r);
+    pass_same(r, &fast, &general);
+    pass_free(&fast);
+    pass_free(&general);
+}
+
+/* n random fixes of `kind` (0: of every kind), their indices in the ranges each kind names
+ * (and some past them, which a pass ignores). */
+static size_t random_fixes(const sc_replay *r, uint32_t kind, sc_fix *out, size_t n,
+                           uint64_t *seed)
+{
+    static const uint32_t kinds[] = {
+        SC_FIX_BARRIER, SC_FIX_UNWAIT, SC_FIX_PINNED, SC_FIX_UNHOLD, SC_FIX_ROOM,
+        SC_FIX_NO_LOAD, SC_FIX_REMOVE, SC_FIX_ARRIVAL, SC_FIX_QUEUES, SC_FIX_UNEVENT,
+        SC_FIX_PREFETCH, SC_FIX_DURATION,
+    };
+    const sc_trace *t = r->ctx->trace;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t kd = kind ? kind : kinds[rnd(seed) % (sizeof kinds / sizeof *kinds)];
+        size_t span = 1;
+        switch (kd) {
+        case SC_FIX_BARRIER: span = r->n_slots; break;
+        case SC_FIX_UNWAIT: case SC_FIX_NO_LOAD: case SC_FIX_REMOVE: case SC_FIX_UNEVENT:
+            span = t->n_calls; break;
+        case SC_FIX_PINNED: span = t->n_copies; break;
+        case SC_FIX_UNHOLD: span = r->n_ops; break;
+        default: span = t->n_kernels; break;
+        }
+        size_t index = (size_t)(rnd(seed) % (span + 2));
+        if (kd == SC_FIX_UNHOLD && rnd(seed) % 16 == 0)
+            index = SC_FIX_ALL;
+        out[k] = (sc_fix){.kind = kd, .index = index,
+                          .ns = kd == SC_FIX_DURATION ? rnd(seed) % 100000 : 0};
+    }
+    return n;
+}
+
+/* How many nodes are marked fast. */
+static size_t fast_nodes(const sc_replay *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_ops; i++)
+        n += (r->op_fix[i] & SC_RP_OP_FAST) != 0;
+    for (size_t i = 0; i < r->n_items; i++)
+        n += (r->item_fix[i] & SC_RP_ITEM_FAST) != 0;
+    return n;
+}
+
+/* Builds the graph of trace t (the calls fixes may name: every third, at random) and
+ * compares its passes; *fast and *nodes count its fast and all its nodes. */
+static void check_graph(const sc_trace *t, size_t *fast, size_t *nodes)
+{
+    sc_analysis a;
+    memset(&a, 0, sizeof a);
+    a.trace = t;
+    sc_ctx ctx = {.trace = t, .analysis = &a};
+    assert_int_equal(sc_ctx_build(&ctx, &a), 0);
+    sc_ctx_free_rule_indexes(&ctx);
+    uint64_t seed = 0x9E3779B97F4A7C15ull ^ t->n_calls;
+    size_t n_fix_calls = 0;
+    uint64_t *fix_calls = malloc((t->n_calls + 1) * sizeof *fix_calls);
+    assert_non_null(fix_calls);
+    for (size_t c = 0; c < t->n_calls; c++)
+        if (rnd(&seed) % 3 == 0)
+            fix_calls[n_fix_calls++] = c;
+    sc_replay *r = NULL;
+    assert_int_equal(sc_replay_build(&ctx, fix_calls, n_fix_calls, &r), 0);
+    free(fix_calls);
+    *fast += fast_nodes(r);
+    *nodes += r->n_nodes;
+    enum { N = 64 };
+    sc_fix fixes[N];
+    for (int plain = 0; plain < 2; plain++) {
+        compare_pass(r, NULL, 0, plain);
+        for (uint32_t kind = 0; kind <= SC_FIX_DURATION; kind++)
+            compare_pass(r, fixes, random_fixes(r, kind, fixes, N, &seed), plain);
+    }
+    /* many fixes of every kind at once (the costs' last pass), without the fix of all */
+    sc_fix *many = malloc(4096 * sizeof *many);
+    assert_non_null(many);
+    size_t n_many = random_fixes(r, 0, many, 4096, &seed);
+    for (size_t k = 0; k < n_many; k++)
+        if (many[k].index == SC_FIX_ALL)
+            many[k].index = 0;
+    compare_pass(r, many, n_many, true);
+    free(many);
+    sc_replay_free(r);
+    sc_ctx_free(&ctx);
+    sc_analysis_free(&a);
+}
+
+/* check_graph of the trace at `path`; whether it loaded. */
+static bool check_trace(const char *path, size_t *fast, size_t *nodes)
+{
+    sc_trace t;
+    char err[512];
+    if (sc_trace_load(path, &t, err, sizeof err) != 0)
+        return false;
+    check_graph(&t, fast, nodes);
+    sc_trace_free(&t);
+    return true;
+}
+
+static int is_trace(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 8 && strcmp(name + n - 8, ".sctrace") == 0;
+}
+
+static void test_every_trace_of_the_folders(void **state)
+{
+    (void)state;
+    size_t graphs = 0, fast = 0, nodes = 0;
+    for (int f = 0; f < n_folders; f++) {
+        DIR *dir = opendir(folders[f]);
+        assert_non_null(dir);
+        struct dirent *e;
+        while ((e = readdir(dir)) != NULL) {
+            if (!is_trace(e->d_name))
+                continue;
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", folders[f], e->d_name);
+            graphs += check_trace(path, &fast, &nodes);
+        }
+        closedir(dir);
+    }
+    print_message("%zu graphs, %zu of %zu nodes fast\n", graphs, fast, nodes);
+    assert_true(graphs >= 40);  /* the fixtures are there: the test did look */
+    assert_true(fast > 0);      /* some took the fast steps */
+    assert_true(fast < nodes);  /* and some the general one */
+}
+
+/* The benchmark's mix (30k records): nearly every node is of the common shape. */
+static void test_the_synthetic_mix(void **state)
+{
+    (void)state;
+    if (!synthetic)
+        skip();
+    char dir[] = "/tmp/sc-replay-fast-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[8192], path[4096];
+    snprintf(cmd, sizeof cmd, "'%s' '%s' 30000 >/dev/null", synthetic, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/synthetic-4242.sctrace", dir);
+    size_t fast = 0, nodes = 0;
+    bool built = check_trace(path, &fast, &nodes);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_true(built);
+    print_message("%zu of %zu nodes fast\n", fast, nodes);
+    assert_true(fast * 10 >= nodes * 9);
+}
+
+/* Marks that read their thread's shift: a range that ends where a launch call starts has
+ * its end mark after the call among the thread's items (by start) but before it among the
+ * nodes (by end), so its step finds the item before it not done yet and takes its start
+ * from the shift the thread's last done item left, a fast launch's. Streamcheck recorded
+ * the run (a PROCESS record): a plain pass takes what tracing adds out of each launch call
+ * and of its kernel's issue lag, and streamcheck's stacks out of the gaps after four of the
+ * calls, so that each launch moves its thread's shift. 40 launches on stream 20, 20 us
+ * apart, 5 us each, their kernels 8 .. 12 us after the call's start; ranges of four steps
+ * each, from one launch call's start to another's. Every tenth kernel, on stream 21, was
+ * recorded inside the call before its own: its step too finds its item not started. Two
+ * stream syncs after them take the fast step of waiting items where they can. */
+static void test_marks_after_fast_items(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    s.t.has_process = true;
+    syn_stream(&s, 0, 20, SC_STREAM_FLAG_NON_BLOCKING, 0);
+    syn_stream(&s, 0, 21, SC_STREAM_FLAG_NON_BLOCKING, 0);
+    for (uint32_t i = 0; i < 40; i++) {
+        uint64_t t = US(20) * i;
+        sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, t, t + US(5), i + 1, NULL, NULL, 0);
+        c->rec.stream = i % 10 == 7 ? 0xA1 : 0xA0;
+        if (i % 10 == 7)    /* recorded inside the call before its own (a clock's step) */
+            syn_kernel(&s, 0, 21, t - US(16), t - US(12), i + 1);
+        else
+            syn_kernel(&s, 0, 20, t + US(8), t + US(12), i + 1);
+        if (i % 10 == 3)
+            syn_overhead(&s, SC_OVERHEAD_STREAMCHECK_STACK, t + US(5), t + US(9), i + 1);
+    }
+    for (uint32_t g = 0; g < 9; g++)
+        syn_range(&s, "step", US(20) * 4 * g + US(20), US(20) * 4 * (g + 1) + US(20), 0, 0);
+    /* a stream sync that returned 3.5 s after its kernel ended (its return after the wait is
+     * kept beside the items, replay_wide.h), then one recorded to return before its kernel
+     * started (a clock's step: its item comes before the kernel among the nodes) */
+    uint64_t t = US(1000), t2 = t + 3600000 * US(1);
+    uint32_t corr = 100;
+    const uint64_t syncs[2][4] = {
+        {t, t + US(8), t + US(12), t + US(5) + 3500000 * US(1)},
+        {t2, t2 + US(50), t2 + US(60), t2 + US(10)},
+    };
+    for (int k = 0; k < 2; k++) {
+        uint64_t at = syncs[k][0];
+        sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, at, at + US(5), ++corr, NULL, NULL, 0);
+        c->rec.stream = 0xA0;
+        syn_kernel(&s, 0, 20, syncs[k][1], syncs[k][2], corr);
+        c = syn_call(&s, SC_CALL_STREAM_SYNC, at + US(5), syncs[k][3], ++corr,
+                     "cudaStreamSynchronize", NULL, 0);
+        c->rec.stream = 0xA0;
+    }
+    sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, t2 + US(100), t2 + US(105), ++corr, NULL,
+                              NULL, 0);
+    c->rec.stream = 0xA0;
+    syn_kernel(&s, 0, 20, t2 + US(108), t2 + US(112), corr);
+    syn_finish(&s);
+    size_t fast = 0, nodes = 0;
+    check_graph(&s.t, &fast, &nodes);
+    print_message("%zu of %zu nodes fast\n", fast, nodes);
+    assert_true(fast * 2 >= nodes);
+    syn_free(&s);
+}
+
+int main(int argc, char **argv)
+{
+    for (int k = 1; k < argc; k++) {
+        if (strcmp(argv[k], "--synthetic") == 0 && k + 1 < argc) {
+            synthetic = argv[++k];
+            continue;
+        }
+        argv[1 + n_folders++] = argv[k];
+    }
+    folders = argv + 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_trace_of_the_folders),
+        cmocka_unit_test(test_the_synthetic_mix),
+        cmocka_unit_test(test_marks_after_fast_items),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

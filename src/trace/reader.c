@@ -77,6 +77,7 @@ typedef struct sc_loader {
     size_t cap_shape_of_compact;
     sc_site_call *site_calls;   /* by compact site id */
     size_t cap_site_calls;
+    sc_times_seen seen;         /* the times of the timed records kept (sc_keep_timed) */
     /* the device of each context, as kernels, copies and memsets name it in file order, one
      * map each (sc_fill_stream_devices) */
     sc_context_map kernel_contexts, copy_contexts, memset_contexts;
@@ -152,14 +153,17 @@ static bool sc_timed_kind(uint16_t kind)
 }
 
 /* sc_keep_timed but for a whole load. */
-static bool sc_keep_timed_slow(sc_loader *ld, uint64_t start, uint64_t end, bool run_start)
+static bool sc_keep_timed_slow(sc_loader *ld, sc_times_seen *seen, uint64_t start,
+                               uint64_t end, bool run_start)
 {
     sc_trace_times *times = ld->times;
     switch (ld->mode) {
     case SC_LOAD_WHOLE:
         break;
     case SC_LOAD_BETWEEN:
-        return start >= ld->keep_lo && start < ld->keep_hi;
+        if (start < ld->keep_lo || start >= ld->keep_hi)
+            return false;
+        break;
     case SC_LOAD_TIMES:
         if (sc_times_impossible(start, end, ld->bound_lo, ld->bound_hi)) {
             times->impossible++;
@@ -171,17 +175,22 @@ static bool sc_keep_timed_slow(sc_loader *ld, uint64_t start, uint64_t end, bool
     case SC_LOAD_BOUNDS:
         return false;
     }
+    sc_times_see(seen, start, end);
     return true;
 }
 
-/* Whether a timed record from `start` to `end` is loaded. A read for times only counts it:
+/* Whether a timed record from `start` to `end` is loaded; the times of those that are go into
+ * *seen (ld->seen, or the record loop's own, merged into it at the end), so that the finish
+ * can tell without a pass that none is impossible. A read for times only counts it:
  * `run_start` says it is a call, kernel, copy, memset or range, the kinds whose earliest start
  * is the run's (the report's --from and --to count from it). Inline for a whole load, which
  * keeps every record. */
-static inline bool sc_keep_timed(sc_loader *ld, uint64_t start, uint64_t end, bool run_start)
+static inline bool sc_keep_timed(sc_loader *ld, sc_times_seen *seen, uint64_t start,
+                                 uint64_t end, bool run_start)
 {
     if (ld->mode != SC_LOAD_WHOLE)
-        return sc_keep_timed_slow(ld, start, end, run_start);
+        return sc_keep_timed_slow(ld, seen, start, end, run_start);
+    sc_times_see(seen, start, end);
     return true;
 }
 
@@ -191,7 +200,7 @@ static inline bool sc_keep_timed(sc_loader *ld, uint64_t start, uint64_t end, bo
 static int sc_load_kernel(sc_loader *ld, const sc_rec_kernel *r)
 {
     sc_context_note(&ld->kernel_contexts, r->context_id, r->device);
-    if (!sc_keep_timed(ld, r->start_ns, r->end_ns, true)) {
+    if (!sc_keep_timed(ld, &ld->seen, r->start_ns, r->end_ns, true)) {
         sc_kernel unused;
         return ld->mode == SC_LOAD_BETWEEN ? sc_shape_set_add(&ld->shapes, ld->t, r, &unused)
                                            : 0;
@@ -228,8 +237,11 @@ static int sc_undeclared(sc_loader *ld, size_t off)
  * compact record and the declared shape without making the whole record. Its context's
  * device is noted then too: every kernel of the shape names the same, and a context's first
  * kernel in the file is the first of its shape. */
-static int sc_load_compact_kernel(sc_loader *ld, size_t off, const uint8_t *p, size_t fixed)
+static inline int sc_load_compact_kernel(sc_loader *ld, sc_times_seen *seen, size_t off,
+                                         const uint8_t *p, size_t fixed)
 {
+    if (ld->mode == SC_LOAD_BOUNDS)
+        return 0;
     sc_rec_kernel_compact c;
     SC_RECORD_COPY_FIXED(c, p, fixed);
     const sc_compact_reader *r = &ld->compact;
@@ -238,7 +250,7 @@ static int sc_load_compact_kernel(sc_loader *ld, size_t off, const uint8_t *p, s
     const sc_rec_kernel_shape *s = &r->shapes[c.shape_id];
     uint64_t start = sc_compact_start(r, c.start_delta);
     uint64_t end = start + c.duration;
-    bool keep = sc_keep_timed(ld, start, end, true);
+    bool keep = sc_keep_timed(ld, seen, start, end, true);
     if (!keep && ld->mode != SC_LOAD_BETWEEN)
         return 0;   /* a read of times: kernels' contexts and shapes are not kept */
     uint32_t *known = sc_shape_of_compact(ld, c.shape_id);
@@ -293,8 +305,11 @@ static sc_site_call *sc_site_call_make(sc_loader *ld, uint32_t id)
 
 /* A compact call (format 2.0): sc_calls_add of the API record it stands for (its bytes, the
  * other aux, result and frames 0), its fields copied from its site's ready call. */
-static int sc_load_compact_call(sc_loader *ld, size_t off, const uint8_t *p, size_t fixed)
+static inline int sc_load_compact_call(sc_loader *ld, sc_times_seen *seen, size_t off,
+                                       const uint8_t *p, size_t fixed)
 {
+    if (ld->mode == SC_LOAD_BOUNDS)
+        return 0;
     sc_rec_call_compact c;
     SC_RECORD_COPY_FIXED(c, p, fixed);
     const sc_compact_reader *r = &ld->compact;
@@ -306,7 +321,7 @@ static int sc_load_compact_call(sc_loader *ld, size_t off, const uint8_t *p, siz
         return sc_undeclared(ld, off);
     uint64_t start = sc_compact_start(r, c.start_delta);
     uint64_t end = start + c.duration;
-    if (!sc_keep_timed(ld, start, end, true))
+    if (!sc_keep_timed(ld, seen, start, end, true))
         return 0;
     if (!s && !(s = sc_site_call_make(ld, c.site_id)))
         return sc_out_of_memory(ld);
@@ -320,17 +335,12 @@ static int sc_load_compact_call(sc_loader *ld, size_t off, const uint8_t *p, siz
     return sc_calls_push(&ld->calls, ld->t, &rec) != 0 ? sc_out_of_memory(ld) : 0;
 }
 
-/* A compact record (format 2.0): declarations are remembered, kernels and calls are loaded
- * as the full records they stand for. */
-static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
-                           const uint8_t *p, size_t fixed)
+/* A compact record (format 2.0) but a kernel or a call: a declaration, remembered. */
+static int sc_load_declaration(sc_loader *ld, const sc_record_header *h, const uint8_t *p,
+                               size_t fixed)
 {
     if (ld->mode == SC_LOAD_BOUNDS)
         return 0;
-    if (h->kind == SC_REC_CALL_COMPACT)
-        return sc_load_compact_call(ld, off, p, fixed);
-    if (h->kind == SC_REC_KERNEL_COMPACT)
-        return sc_load_compact_kernel(ld, off, p, fixed);
     sc_rec_kernel k;
     sc_rec_api a;
     switch (sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a)) {
@@ -416,7 +426,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_API: {
         sc_rec_api r;
         SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, true))
+        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, true))
             return 0;
         /* Frames follow the fixed part as written by this major version (sc_parse checked
          * that they fit). */
@@ -434,7 +444,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         sc_rec_memcpy r;
         SC_RECORD_COPY_FIXED(r, p, n);
         sc_context_note(&ld->copy_contexts, r.context_id, r.device);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, true))
+        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, true))
             return 0;
         sc_rec_memcpy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
         if (!c) break;
@@ -445,7 +455,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         sc_rec_memset r;
         SC_RECORD_COPY_FIXED(r, p, n);
         sc_context_note(&ld->memset_contexts, r.context_id, r.device);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, true))
+        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, true))
             return 0;
         sc_rec_memset *s = SC_PUSH(ld, memsets, n_memsets, cap_memsets);
         if (!s) break;
@@ -461,7 +471,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_SYNC: {
         sc_rec_sync r;
         SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, false))
+        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, false))
             return 0;
         sc_rec_sync *s = SC_PUSH(ld, syncs, n_syncs, cap_syncs);
         if (!s) break;
@@ -486,7 +496,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_RANGE: {
         sc_rec_range rec;
         SC_RECORD_COPY_FIXED(rec, p, n);
-        if (!sc_keep_timed(ld, rec.start_ns, rec.end_ns, true))
+        if (!sc_keep_timed(ld, &ld->seen, rec.start_ns, rec.end_ns, true))
             return 0;
         sc_range *r = SC_PUSH(ld, ranges, n_ranges, cap_ranges);
         if (!r) break;
@@ -496,7 +506,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_OVERHEAD: {
         sc_rec_overhead r;
         SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, false))
+        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, false))
             return 0;
         sc_rec_overhead *o = SC_PUSH(ld, overheads, n_overheads, cap_overheads);
         if (!o) break;
@@ -506,7 +516,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_UNIFIED: {
         sc_rec_unified r;
         SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, false))
+        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, false))
             return 0;
         sc_rec_unified *u = SC_PUSH(ld, unified, n_unified, cap_unified);
         if (!u) break;
@@ -687,7 +697,7 @@ static int sc_finish_load(sc_loader *ld)
         t->ranges[i].name = s ? s : "?";
         t->ranges[i].domain = sc_string(ld, t->ranges[i].rec.domain_id);
     }
-    if (sc_name_pystacks(ld) != 0 || sc_trace_drop_impossible_times(t) != 0 ||
+    if (sc_name_pystacks(ld) != 0 || sc_trace_drop_impossible_times_seen(t, &ld->seen) != 0 ||
         SC_SORT_BY(t->calls, t->n_calls, rec.start_ns, sc_by_call_start) ||
         SC_SORT_BY(t->kernels, t->n_kernels, rec.start_ns, sc_by_kernel_start) ||
         SC_SORT_BY(t->copies, t->n_copies, start_ns, sc_by_copy_start) ||
@@ -762,12 +772,38 @@ static const char *sc_fault_words(enum sc_record_fault fault)
     }
 }
 
+/* One record whose check passed, `off` its place in the file: loaded. The two kinds of nearly
+ * every record of a compact trace first, inline; their times are seen into *seen. */
+static inline int sc_load_one(sc_loader *ld, sc_times_seen *seen, size_t off,
+                              const sc_record_header *h, const uint8_t *rec)
+{
+    const uint8_t *payload = rec + sizeof *h;
+    size_t n = h->size - sizeof *h;
+    switch (h->kind) {
+    case SC_REC_CALL_COMPACT:
+        return sc_load_compact_call(ld, seen, off, payload, sc_record_fixed_part(h, n));
+    case SC_REC_KERNEL_COMPACT:
+        return sc_load_compact_kernel(ld, seen, off, payload, sc_record_fixed_part(h, n));
+    default:
+        return sc_compact_kind(h->kind)
+                   ? sc_load_declaration(ld, h, payload, sc_record_fixed_part(h, n))
+                   : sc_load_record(ld, h, payload, n);
+    }
+}
+
+/* The records of the file, in order. The window is asked for a record only where the one
+ * before leaves it: every record that lies whole in the window after it is taken from there
+ * (the window's bytes are the file's up to where it ends). */
 static int sc_parse(sc_loader *ld)
 {
     sc_trace *t = ld->t;
     int start = sc_check_header(ld);
     if (start < 0) return -1;
     size_t off = (size_t)start;
+    sc_times_seen seen = SC_TIMES_SEEN_NONE;  /* the inline kinds'; the others' in ld->seen */
+    sc_header_memo sound;       /* the headers of records found sound */
+    sc_header_memo_init(&sound);
+    int rc = 0;
     while (off < ld->w.size) {
         sc_record_header h;
         const uint8_t *rec = NULL;
@@ -778,19 +814,48 @@ static int sc_parse(sc_loader *ld)
             if (h.size > (size_t)got && h.size <= ld->w.size - off)
                 got = sc_file_window_at_fast(&ld->w, off, h.size, &rec);
         }
-        if (got < 0)
-            return sc_read_error(ld);
+        if (got < 0) {
+            rc = sc_read_error(ld);
+            break;
+        }
         enum sc_record_fault fault = sc_record_check_inline(rec, (size_t)got, 0, t->has_end, &h);
         if (fault == SC_RECORD_STRAY || fault == SC_RECORD_CUT_SHORT) break; /* truncated: below */
-        if (fault != SC_RECORD_OK) return sc_fail(ld, off, sc_fault_words(fault));
-        const uint8_t *payload = rec + sizeof h;
-        size_t n = h.size - sizeof h;
-        if (sc_compact_kind(h.kind) ? sc_load_compact(ld, off, &h, payload,
-                                                      sc_record_fixed_part(&h, n)) != 0
-                                    : sc_load_record(ld, &h, payload, n) != 0)
-            return -1;
+        if (fault != SC_RECORD_OK) {
+            rc = sc_fail(ld, off, sc_fault_words(fault));
+            break;
+        }
+        if (sc_load_one(ld, &seen, off, &h, rec) != 0) {
+            rc = -1;
+            break;
+        }
+        /* the records after it that the window holds whole */
+        const uint8_t *p = rec + h.size, *end = rec + got;
         off += h.size;
+        while ((size_t)(end - p) >= sizeof h) {
+            memcpy(&h, p, sizeof h);
+            if (h.size > (size_t)(end - p))
+                break;      /* past the window: asked for above */
+            if (t->has_end || !sc_header_memo_has(&sound, &h)) {
+                fault = sc_record_check_inline(p, (size_t)(end - p), 0, t->has_end, &h);
+                if (fault != SC_RECORD_OK) {
+                    rc = sc_fail(ld, off, sc_fault_words(fault));
+                    break;
+                }
+                sc_header_memo_keep(&sound, &h);
+            }
+            if (sc_load_one(ld, &seen, off, &h, p) != 0) {
+                rc = -1;
+                break;
+            }
+            p += h.size;
+            off += h.size;
+        }
+        if (rc != 0)
+            break;
     }
+    sc_times_merge(&ld->seen, &seen);
+    if (rc != 0)
+        return rc;
     if (off < ld->w.size) {
         t->status = SC_TRACE_TRUNCATED;
         snprintf(t->status_detail, sizeof t->status_detail,
@@ -817,6 +882,7 @@ static int sc_read(const char *path, sc_loader *ld, sc_trace *out)
         return -1;
     }
     ld->t = out;
+    ld->seen = SC_TIMES_SEEN_NONE;
     const char *why;
     if (sc_file_window_open(path, &ld->w, &why) != 0) {
         snprintf(ld->err, ld->err_size, "%s: %s", path, why);

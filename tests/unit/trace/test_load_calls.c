@@ -1,9 +1,12 @@
 /* The loaded calls' narrow form (trace.h: sc_call_rec and its sc_call_extra): every field of
  * every call comes back as written, whether its bytes, aux, aux2 and frames are set or not,
  * full record or compact; calls without frames share their extra; a class past a byte and a
- * trace naming more functions than 16 bits count keep theirs through the extra. */
+ * trace naming more functions than 16 bits count keep theirs through the extra. And the
+ * impossible times, which the load finds without a pass over the lists when there are none,
+ * are left out whichever way their records are read. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -230,11 +233,80 @@ static void test_names_past_sixteen_bits(void **state)
     sc_trace_free(&t);
 }
 
+/* A record of each timed kind the load reads inline (compact kernels and calls) and of the
+ * others, each once impossible (`late`: only the two that the END record, last, makes so,
+ * so that nothing else sends the load to look at every record). */
+static void check_impossible_times(const char *name, bool late)
+{
+    const uint64_t s = 1000000000ull;
+    sc_writer w;
+    char err[256];
+    assert_int_equal(sc_writer_open(&w, tmpdir, name, 7, err, sizeof err), 0);
+    sc_rec_process p = {.pid = 7, .ppid = 1, .start_ns = 100 * s, .attach = SC_ATTACH_PRELOAD};
+    put(&w, SC_REC_PROCESS, &p, sizeof p, "/bin/app", 9);
+    sc_rec_time_base base = {.base_ns = 101 * s};
+    put(&w, SC_REC_TIME_BASE, &base, sizeof base, NULL, 0);
+    sc_rec_kernel_shape shape = {.id = 1, .context_id = 1, .stream_id = 7, .grid_x = 1,
+                                 .grid_y = 1, .grid_z = 1, .block_x = 32, .block_y = 1,
+                                 .block_z = 1};
+    put(&w, SC_REC_KERNEL_SHAPE, &shape, sizeof shape, NULL, 0);
+    sc_rec_call_site site = {.stream = 0x10, .tid = 1, .domain = 1, .cbid = 211,
+                             .call_class = SC_CALL_LAUNCH, .id = 1};
+    put(&w, SC_REC_CALL_SITE, &site, sizeof site, NULL, 0);
+    /* possible */
+    sc_rec_kernel_compact k = {.start_delta = 0, .duration = 100, .correlation_id = 1,
+                               .shape_id = 1};
+    put(&w, SC_REC_KERNEL_COMPACT, &k, sizeof k, NULL, 0);
+    sc_rec_call_compact c = {.start_delta = 0, .duration = 100, .correlation_id = 1,
+                             .site_id = 1, .context_id = 1};
+    put(&w, SC_REC_CALL_COMPACT, &c, sizeof c, NULL, 0);
+    sc_rec_memcpy copy = {.start_ns = 102 * s, .end_ns = 102 * s + 5, .correlation_id = 2};
+    put(&w, SC_REC_MEMCPY, &copy, sizeof copy, NULL, 0);
+    /* impossible: a compact kernel and call ending past the END record's end and its margin
+     * (107 s + 4 s, past 100.7 s + 10 s: only the END record, last, tells), a call ending
+     * before it starts, a copy starting before the PROCESS record's start and its margin */
+    base.base_ns = 107 * s;
+    put(&w, SC_REC_TIME_BASE, &base, sizeof base, NULL, 0);
+    k = (sc_rec_kernel_compact){.start_delta = 0, .duration = 4000000000u, .correlation_id = 3,
+                                .shape_id = 1};
+    put(&w, SC_REC_KERNEL_COMPACT, &k, sizeof k, NULL, 0);
+    c = (sc_rec_call_compact){.start_delta = 1, .duration = 4000000000u, .correlation_id = 3,
+                              .site_id = 1, .context_id = 1};
+    put(&w, SC_REC_CALL_COMPACT, &c, sizeof c, NULL, 0);
+    if (!late) {
+        sc_rec_api a = {.start_ns = 103 * s, .end_ns = 103 * s - 1, .correlation_id = 4,
+                        .domain = 1, .cbid = 211};
+        put(&w, SC_REC_API, &a, sizeof a, NULL, 0);
+        copy = (sc_rec_memcpy){.start_ns = 89 * s, .end_ns = 102 * s, .correlation_id = 5};
+        put(&w, SC_REC_MEMCPY, &copy, sizeof copy, NULL, 0);
+    }
+    sc_rec_end end = {.end_ns = 100 * s + 7 * s / 10, .reason = SC_END_EXIT};
+    put(&w, SC_REC_END, &end, sizeof end, NULL, 0);
+    sc_trace t;
+    load_trace(&w, name, &t);
+    assert_int_equal(t.impossible_times, late ? 2 : 4);
+    assert_int_equal(t.n_kernels, 1);
+    assert_int_equal(t.n_calls, 1);
+    assert_int_equal(t.n_copies, 1);
+    assert_int_equal(t.kernels[0].rec.correlation_id, 1);
+    assert_int_equal(t.calls[0].rec.correlation_id, 1);
+    assert_int_equal(t.copies[0].correlation_id, 2);
+    sc_trace_free(&t);
+}
+
+static void test_impossible_times_of_every_path(void **state)
+{
+    (void)state;
+    check_impossible_times("times", false);
+    check_impossible_times("late", true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_field_round_trips),
         cmocka_unit_test(test_names_past_sixteen_bits),
+        cmocka_unit_test(test_impossible_times_of_every_path),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -113,19 +113,10 @@ int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t in
     rec->extra_at = 0;
     if (!bytes && !n_frames && !wide_name && !wide_class)
         return 0;
-    if (sc_extras_hold(ld, t) != 0)
-        return -1;
     sc_call_extra e = {.bytes = bytes, .name_at = wide_name ? index : 0, .n_frames = n_frames,
                        .call_class = wide_class ? call_class : 0};
     uint32_t *memo = NULL;
-    if (n_frames) {
-        /* frames are a call's own: its extra too */
-        if (sc_frames_hold(ld, t, n_frames) != 0)
-            return -1;
-        e.frames_at = (uint32_t)t->n_call_frames;
-        memcpy(t->call_frames + t->n_call_frames, frames, n_frames * sizeof(uint64_t));
-        t->n_call_frames += n_frames;
-    } else {
+    if (!n_frames) {
         _Static_assert(SC_EXTRA_MEMO == 256, "the memo takes the hash's top byte");
         uint64_t h = (bytes ^ (uint64_t)e.name_at << 32 ^ e.call_class) * 0x9e3779b97f4a7c15ull;
         memo = &ld->extra_memo[h >> 56];
@@ -133,6 +124,16 @@ int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t in
             rec->extra_at = *memo;
             return 0;
         }
+    }
+    if (sc_extras_hold(ld, t) != 0)
+        return -1;
+    if (n_frames) {
+        /* frames are a call's own: its extra too */
+        if (sc_frames_hold(ld, t, n_frames) != 0)
+            return -1;
+        e.frames_at = (uint32_t)t->n_call_frames;
+        memcpy(t->call_frames + t->n_call_frames, frames, n_frames * sizeof(uint64_t));
+        t->n_call_frames += n_frames;
     }
     rec->extra_at = (uint32_t)t->n_call_extras;
     t->call_extras[t->n_call_extras++] = e;

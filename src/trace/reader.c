@@ -386,6 +386,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         sc_text_tame(own);
         text = own;
     }
+    /* API, MEMCPY and SYNC records never come here: sc_load_one loads them inline */
     switch (kind) {
     case SC_REC_PROCESS:
         SC_RECORD_COPY_FIXED(t->process, p, n);
@@ -423,32 +424,10 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         e->name = text;
         return 0;
     }
-    case SC_REC_API: {
-        sc_rec_api r;
-        SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, true))
-            return 0;
-        /* Frames follow the fixed part as written by this major version (sc_parse checked
-         * that they fit). */
-        if (sc_calls_add(&ld->calls, t, &r, p + fixed) != 0)
-            break;
-        return 0;
-    }
     case SC_REC_KERNEL: {
         sc_rec_kernel r;
         SC_RECORD_COPY_FIXED(r, p, n);
         if (sc_load_kernel(ld, &r) != 0) break;
-        return 0;
-    }
-    case SC_REC_MEMCPY: {
-        sc_rec_memcpy r;
-        SC_RECORD_COPY_FIXED(r, p, n);
-        sc_context_note(&ld->copy_contexts, r.context_id, r.device);
-        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, true))
-            return 0;
-        sc_rec_memcpy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
-        if (!c) break;
-        *c = r;
         return 0;
     }
     case SC_REC_MEMSET: {
@@ -466,16 +445,6 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         sc_rec_stream *s = SC_PUSH(ld, streams, n_streams, cap_streams);
         if (!s) break;
         SC_RECORD_COPY_FIXED(*s, p, n);
-        return 0;
-    }
-    case SC_REC_SYNC: {
-        sc_rec_sync r;
-        SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, false))
-            return 0;
-        sc_rec_sync *s = SC_PUSH(ld, syncs, n_syncs, cap_syncs);
-        if (!s) break;
-        *s = r;
         return 0;
     }
     case SC_REC_NOTE: {
@@ -772,8 +741,60 @@ static const char *sc_fault_words(enum sc_record_fault fault)
     }
 }
 
-/* One record whose check passed, `off` its place in the file: loaded. The two kinds of nearly
- * every record of a compact trace first, inline; their times are seen into *seen. */
+/* The full records of a compact trace, the calls and copies that do not fit a compact record
+ * and the synchronizations, inline in the record loop as the compact ones (sc_load_record
+ * would do the same, through its checks for text and for the reads of bounds and times). */
+static inline int sc_load_api(sc_loader *ld, sc_times_seen *seen, const sc_record_header *h,
+                              const uint8_t *p, size_t n)
+{
+    if (ld->mode == SC_LOAD_BOUNDS)
+        return 0;
+    size_t fixed = sc_record_fixed_part(h, n);
+    sc_rec_api r;
+    SC_RECORD_COPY_FIXED(r, p, fixed);
+    if (!sc_keep_timed(ld, seen, r.start_ns, r.end_ns, true))
+        return 0;
+    /* Frames follow the fixed part as written by this major version (the check found that
+     * they fit). */
+    return sc_calls_add(&ld->calls, ld->t, &r, p + fixed) != 0 ? sc_out_of_memory(ld) : 0;
+}
+
+static inline int sc_load_copy(sc_loader *ld, sc_times_seen *seen, const sc_record_header *h,
+                               const uint8_t *p, size_t n)
+{
+    if (ld->mode == SC_LOAD_BOUNDS)
+        return 0;
+    sc_rec_memcpy r;
+    SC_RECORD_COPY_FIXED(r, p, sc_record_fixed_part(h, n));
+    sc_context_note(&ld->copy_contexts, r.context_id, r.device);
+    if (!sc_keep_timed(ld, seen, r.start_ns, r.end_ns, true))
+        return 0;
+    sc_rec_memcpy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
+    if (!c)
+        return sc_out_of_memory(ld);
+    *c = r;
+    return 0;
+}
+
+static inline int sc_load_sync(sc_loader *ld, sc_times_seen *seen, const sc_record_header *h,
+                               const uint8_t *p, size_t n)
+{
+    if (ld->mode == SC_LOAD_BOUNDS)
+        return 0;
+    sc_rec_sync r;
+    SC_RECORD_COPY_FIXED(r, p, sc_record_fixed_part(h, n));
+    if (!sc_keep_timed(ld, seen, r.start_ns, r.end_ns, false))
+        return 0;
+    sc_rec_sync *s = SC_PUSH(ld, syncs, n_syncs, cap_syncs);
+    if (!s)
+        return sc_out_of_memory(ld);
+    *s = r;
+    return 0;
+}
+
+/* One record whose check passed, `off` its place in the file: loaded. The kinds of nearly
+ * every record of a compact trace inline, their times seen into *seen; the others by
+ * sc_load_record. */
 static inline int sc_load_one(sc_loader *ld, sc_times_seen *seen, size_t off,
                               const sc_record_header *h, const uint8_t *rec)
 {
@@ -784,6 +805,12 @@ static inline int sc_load_one(sc_loader *ld, sc_times_seen *seen, size_t off,
         return sc_load_compact_call(ld, seen, off, payload, sc_record_fixed_part(h, n));
     case SC_REC_KERNEL_COMPACT:
         return sc_load_compact_kernel(ld, seen, off, payload, sc_record_fixed_part(h, n));
+    case SC_REC_API:
+        return sc_load_api(ld, seen, h, payload, n);
+    case SC_REC_MEMCPY:
+        return sc_load_copy(ld, seen, h, payload, n);
+    case SC_REC_SYNC:
+        return sc_load_sync(ld, seen, h, payload, n);
     default:
         return sc_compact_kind(h->kind)
                    ? sc_load_declaration(ld, h, payload, sc_record_fixed_part(h, n))

@@ -800,11 +800,12 @@ static inline int sc_load_one(sc_loader *ld, sc_times_seen *seen, size_t off,
 {
     const uint8_t *payload = rec + sizeof *h;
     size_t n = h->size - sizeof *h;
+    /* a compact kind has neither text nor frames: its fixed part is the header's, or all */
+    if (h->kind == SC_REC_CALL_COMPACT)
+        return sc_load_compact_call(ld, seen, off, payload, h->fixed ? h->fixed : n);
+    if (h->kind == SC_REC_KERNEL_COMPACT)
+        return sc_load_compact_kernel(ld, seen, off, payload, h->fixed ? h->fixed : n);
     switch (h->kind) {
-    case SC_REC_CALL_COMPACT:
-        return sc_load_compact_call(ld, seen, off, payload, sc_record_fixed_part(h, n));
-    case SC_REC_KERNEL_COMPACT:
-        return sc_load_compact_kernel(ld, seen, off, payload, sc_record_fixed_part(h, n));
     case SC_REC_API:
         return sc_load_api(ld, seen, h, payload, n);
     case SC_REC_MEMCPY:

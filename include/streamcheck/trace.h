@@ -23,29 +23,52 @@ typedef struct sc_device {
     const char *name;
 } sc_device;
 
-/* An API call's fields, as in its record (sc_rec_api) but for the callback domain and id,
- * which only name the call (sc_api_call.name), and the return code, which no part of the
- * report reads. */
+/* An API call's fields, as in its record (sc_rec_api), in 56 bytes (88 with two pointers
+ * before the sixth round, 72 before the seventeenth). The callback domain and id only name
+ * the call (name_at), the return code no part of the report reads. What only some calls
+ * have (a byte count: copies, memsets, allocations; return addresses: the few calls that
+ * took a stack) is out of line, in the call's sc_call_extra: sc_call_bytes, sc_call_n_frames
+ * and sc_call_frames read it. aux and aux2 stay: launches, most of the calls, carry the
+ * stack-sharing call in one or the other, event calls their event in aux. */
 typedef struct sc_call_rec {
     uint64_t start_ns, end_ns;
     uint64_t stream;            /* SC_STREAM_NONE if none */
-    uint64_t bytes;
     uint64_t aux;
     uint32_t tid, correlation_id, context_id;
-    uint32_t flags;             /* enum sc_api_flags */
-    uint16_t call_class;        /* enum sc_call_class */
-    uint16_t n_frames;
     uint32_t aux2;
+    uint32_t extra_at;          /* its sc_trace.call_extras entry; 0 (all zeros) for a call
+                                   without bytes or frames */
+    uint16_t name_at;           /* its sc_trace.call_names entry, or SC_CALL_NAME_WIDE: then
+                                   the extra's name_at (sc_call_name) */
+    uint8_t flags;              /* enum sc_api_flags (every flag fits a byte; the record's
+                                   other bits mean nothing to this version) */
+    uint8_t call_class;         /* enum sc_call_class, or SC_CALL_CLASS_WIDE for a class
+                                   that does not fit a byte (no class this version knows):
+                                   the written class is then the extra's (sc_call_class) */
 } sc_call_rec;
 
-/* A loaded call takes 72 bytes (it was 88): its name and frames are 32-bit positions in the
- * trace's tables instead of pointers, its domain, id and return code are gone. */
+#define SC_CALL_NAME_WIDE UINT16_MAX
+#define SC_CALL_CLASS_WIDE UINT8_MAX
+_Static_assert(SC_API_STACK_SHARED_AUX2 <= UINT8_MAX, "the API flags fit sc_call_rec.flags");
+_Static_assert(SC_CALL_CLASS_COUNT < SC_CALL_CLASS_WIDE, "the call classes fit a byte");
+
 typedef struct sc_api_call {
     sc_call_rec rec;
-    uint32_t name_at;           /* its sc_trace.call_names entry: sc_call_name() */
-    uint32_t frames_at;         /* where its rec.n_frames return addresses start in
-                                   sc_trace.call_frames: sc_call_frames() */
 } sc_api_call;
+
+/* What a few calls have beside their sc_call_rec. Calls without frames share an entry with
+ * every call of the same bytes (and wide name and class), so the table stays small. */
+typedef struct sc_call_extra {
+    uint64_t bytes;             /* copy/memset/allocation size, 0 if none */
+    uint32_t frames_at;         /* where its n_frames return addresses start in
+                                   sc_trace.call_frames */
+    uint32_t name_at;           /* its call_names entry when rec.name_at is SC_CALL_NAME_WIDE
+                                   (a trace naming 65535 functions or more), else 0 */
+    uint16_t n_frames;
+    uint16_t call_class;        /* the written class when rec.call_class is
+                                   SC_CALL_CLASS_WIDE, else 0 */
+    uint32_t reserved;
+} sc_call_extra;
 
 /* How a kernel was launched: its name, grid, block, resources and graph node. Millions of
  * kernels share a few hundred of these (format 2.0 writes each once, as a KERNEL_SHAPE), so
@@ -128,8 +151,10 @@ typedef struct sc_trace {
     sc_module *modules;      size_t n_modules;
     sc_device *devices;      size_t n_devices;
     sc_api_call *calls;      size_t n_calls;      /* sorted by rec.start_ns */
-    const char **call_names; size_t n_call_names; /* CUPTI's function names; "?" first, for
-                                                     a call the trace does not name */
+    const char **call_names; size_t n_call_names; /* CUPTI's function names ("?" for a
+                                                     function the trace does not name), one
+                                                     per function the calls name */
+    sc_call_extra *call_extras; size_t n_call_extras; /* in no order; entry 0 all zeros */
     uint64_t *call_frames;   size_t n_call_frames; /* every call's own frames, innermost
                                                       first; a 0 first, where calls without
                                                       frames point */
@@ -232,15 +257,38 @@ static inline uint64_t sc_trace_scope_ns(const sc_trace *trace)
     return sum;
 }
 
-/* Call c's name (CUPTI's function name, "?" if the trace lacks it) and its rec.n_frames
- * return addresses, innermost first (never NULL). */
+/* Call c's extra (its bytes and frames; all zeros for most calls). */
+static inline const sc_call_extra *sc_call_extra_of(const sc_trace *trace, const sc_api_call *c)
+{
+    return &trace->call_extras[c->rec.extra_at];
+}
+
+/* Call c's name (CUPTI's function name, "?" if the trace lacks it), its byte count (a copy's,
+ * a memset's, an allocation's; 0 if none), its class as written (rec.call_class is the same
+ * but for a class beyond a byte) and its return addresses, sc_call_n_frames of them,
+ * innermost first (never NULL). */
 static inline const char *sc_call_name(const sc_trace *trace, const sc_api_call *c)
 {
-    return trace->call_names[c->name_at];
+    return trace->call_names[c->rec.name_at != SC_CALL_NAME_WIDE
+                                 ? c->rec.name_at
+                                 : sc_call_extra_of(trace, c)->name_at];
+}
+static inline uint64_t sc_call_bytes(const sc_trace *trace, const sc_api_call *c)
+{
+    return sc_call_extra_of(trace, c)->bytes;
+}
+static inline uint16_t sc_call_class(const sc_trace *trace, const sc_api_call *c)
+{
+    return c->rec.call_class != SC_CALL_CLASS_WIDE ? c->rec.call_class
+                                                   : sc_call_extra_of(trace, c)->call_class;
+}
+static inline uint16_t sc_call_n_frames(const sc_trace *trace, const sc_api_call *c)
+{
+    return sc_call_extra_of(trace, c)->n_frames;
 }
 static inline const uint64_t *sc_call_frames(const sc_trace *trace, const sc_api_call *c)
 {
-    return trace->call_frames + c->frames_at;
+    return trace->call_frames + sc_call_extra_of(trace, c)->frames_at;
 }
 
 /* How kernel k was launched, and its mangled name ("?" if the trace lacks it). */

@@ -40,7 +40,7 @@ const sc_api_call *sc_ctx_call_sorted(const sc_ctx *ctx, uint32_t correlation_id
 
 const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call)
 {
-    if (!call || call->rec.n_frames)
+    if (!call || sc_call_n_frames(ctx->trace, call))
         return call;
     uint32_t shared;
     if (call->rec.flags & SC_API_STACK_SHARED)
@@ -50,7 +50,7 @@ const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call)
     else
         return call;
     const sc_api_call *sampled = sc_ctx_call(ctx, shared);
-    return sampled && sampled->rec.n_frames ? sampled : call;
+    return sampled && sc_call_n_frames(ctx->trace, sampled) ? sampled : call;
 }
 
 const sc_stream_summary *sc_ctx_stream(const sc_ctx *ctx, uint32_t device, uint32_t context_id,

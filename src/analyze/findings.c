@@ -115,7 +115,7 @@ static uint64_t sc_site_hash(const sc_site_entry *e)
         h = sc_fnv_text(h, py->file);
         return sc_fnv_text((h ^ (uint32_t)py->line) * 1099511628211ull, e->name);
     }
-    for (uint16_t i = 0; i < e->call->rec.n_frames; i++) {
+    for (uint16_t i = 0; i < e->n_frames; i++) {
         uint64_t f = e->frames[i];
         for (int byte = 0; byte < 8; byte++) {
             h ^= (f >> (8 * byte)) & 0xff;
@@ -229,7 +229,6 @@ static int sc_site_stack_cmp(const sc_site_entry *x, const sc_site_entry *y)
 {
     if (x->hash != y->hash)
         return x->hash < y->hash ? -1 : 1;
-    const sc_api_call *a = x->call, *b = y->call;
     const sc_pyframe *p = x->py, *q = y->py;
     if (!p != !q)
         return p ? 1 : -1;
@@ -239,9 +238,9 @@ static int sc_site_stack_cmp(const sc_site_entry *x, const sc_site_entry *y)
         int c = strcmp(p->file, q->file);
         return c ? c : strcmp(x->name ? x->name : "", y->name ? y->name : "");
     }
-    if (a->rec.n_frames != b->rec.n_frames)
-        return a->rec.n_frames < b->rec.n_frames ? -1 : 1;
-    for (uint16_t i = 0; i < a->rec.n_frames; i++)
+    if (x->n_frames != y->n_frames)
+        return x->n_frames < y->n_frames ? -1 : 1;
+    for (uint16_t i = 0; i < x->n_frames; i++)
         if (x->frames[i] != y->frames[i])
             return x->frames[i] < y->frames[i] ? -1 : 1;
     return strcmp(x->name ? x->name : "", y->name ? y->name : "");
@@ -326,6 +325,7 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
         e->call = site;
         e->name = sc_call_name(ctx->trace, site);
         e->frames = sc_call_frames(ctx->trace, site);
+        e->n_frames = sc_call_n_frames(ctx->trace, site);
         e->hash = sc_site_hash(e);
     }
     int rc = sc_finding_sites(b);

@@ -19,6 +19,7 @@ typedef struct sc_site_entry {
     const char *name;           /* the call's name and frames (from the trace, when grouped):
                                    what the comparisons read */
     const uint64_t *frames;
+    uint16_t n_frames;
     uint64_t hash;              /* of the call's stacks: makes most comparisons one compare
                                    (set when grouped) */
     uint64_t cost_ns;

@@ -47,10 +47,10 @@ static void sc_pin_instance(const sc_trace *t, const sc_api_call *call, sc_insta
                        ? "%s took %s on thread %u, which pins memory again later"
                        : "%s took %s on thread %u, pinning again what it released",
                    sc_call_name(t, call), sc_fmt_ns(own, t1), (unsigned)call->rec.tid);
-    if (call->rec.bytes)
-        sc_text_append(&inst->text, " (%s)", sc_fmt_bytes((double)call->rec.bytes, b1));
+    if (sc_call_bytes(t, call))
+        sc_text_append(&inst->text, " (%s)", sc_fmt_bytes((double)sc_call_bytes(t, call), b1));
     sc_instance_evidence(inst, "host_us", sc_ns_to_us(own), "us");
-    sc_instance_evidence(inst, "bytes", (double)call->rec.bytes, "bytes");
+    sc_instance_evidence(inst, "bytes", (double)sc_call_bytes(t, call), "bytes");
 }
 
 static void sc_pin_conclude(const sc_pin_totals *tot, sc_finding_builder *b)
@@ -99,7 +99,7 @@ int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
         tot.count++;
         tot.host_ns += inst.cost_ns;
         if (!sc_loop_releases(c->rec.call_class))
-            tot.bytes += c->rec.bytes;
+            tot.bytes += sc_call_bytes(t, c);
         rc = sc_finding_add(&b, &inst);
         if (rc == 0)    /* the fix: pinned once, outside the loop */
             rc = sc_finding_fix(&b, SC_FIX_REMOVE, i);

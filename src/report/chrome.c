@@ -528,7 +528,7 @@ static void write_device_work(writer *w, const proc *p)
 static void put_site(writer *w, const proc *p, const sc_api_call *call)
 {
     char buf[SITE_MAX];
-    if (!call || (!call->rec.n_frames && !sc_trace_pystack(p->t, call->rec.correlation_id))) {
+    if (!call || (!sc_call_n_frames(p->t, call) && !sc_trace_pystack(p->t, call->rec.correlation_id))) {
         fputs("null", w->out);
         return;
     }
@@ -614,7 +614,7 @@ static void write_calls(writer *w, proc *p)
               "\"pageable\":%s,\"stream\":",
               p->host_pid, thread_tid(p, h, true), us(when(p, c->rec.start_ns), ts),
               us((int64_t)(end - c->rec.start_ns), dur), cached_name(w, sc_call_name(t, c), 0),
-              c->rec.bytes, c->rec.correlation_id,
+              sc_call_bytes(t, c), c->rec.correlation_id,
               sc_host_call_pageable(&p->held, c->rec.correlation_id) ? "true" : "false");
         if (c->rec.stream == SC_STREAM_NONE)
             fputs("null", w->out);

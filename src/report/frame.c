@@ -85,9 +85,9 @@ long sc_frame_call_site(sc_frame_resolver resolve, void *ctx, const sc_trace *tr
                         const sc_api_call *call, sc_frame *out)
 {
     memset(out, 0, sizeof *out);
-    if (!call || call->rec.n_frames == 0)
+    if (!call || sc_call_n_frames(trace, call) == 0)
         return -1;
-    size_t n = call->rec.n_frames;
+    size_t n = sc_call_n_frames(trace, call);
     const uint64_t *frames = sc_call_frames(trace, call);
     for (size_t i = 0; i < n; i++) {
         sc_frame_resolve(resolve, ctx, trace, frames[i], out);

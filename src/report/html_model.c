@@ -423,12 +423,12 @@ static long call_desc(sc_html_model *c, const sc_trace *t, const sc_api_call *ca
     desc_key key;
     if (!desc_key_init(c, &key, SC_HTML_EV_CALL, sc_call_name(t, call), false))
         return -1;
-    key.sub = call->rec.call_class;
-    key.bytes = call->rec.bytes;
+    key.sub = sc_call_class(t, call);
+    key.bytes = sc_call_bytes(t, call);
     char detail[256], b1[SC_FMT_SIZE];
-    if (call->rec.bytes)
+    if (sc_call_bytes(t, call))
         snprintf(detail, sizeof detail, "%s, %s", what,
-                 sc_report_fmt_bytes((double)call->rec.bytes, b1));
+                 sc_report_fmt_bytes((double)sc_call_bytes(t, call), b1));
     else
         snprintf(detail, sizeof detail, "%s", what);
     return intern_desc(c, &key, detail);

@@ -55,7 +55,7 @@ static json_t *frames_json(const sc_trace *t, const sc_api_call *call,
                            const sc_json_options *opt)
 {
     json_t *a = json_array();
-    for (size_t i = 0; call && i < call->rec.n_frames; i++) {
+    for (size_t i = 0; call && i < sc_call_n_frames(t, call); i++) {
         sc_frame f;
         sc_frame_resolve(opt->resolve, opt->resolve_ctx, t, sc_call_frames(t, call)[i], &f);
         json_array_append_new(a, frame_json(&f));
@@ -115,7 +115,7 @@ static json_t *call_json(const sc_trace *t, const sc_api_call *call, const sc_ap
     json_object_set_new(o, "tid", jint(call->rec.tid));
     json_object_set_new(o, "stream", call->rec.stream == SC_STREAM_NONE ? json_null()
                                                                          : jhex(call->rec.stream));
-    json_object_set_new(o, "bytes", jint(call->rec.bytes));
+    json_object_set_new(o, "bytes", jint(sc_call_bytes(t, call)));
     json_object_set_new(o, "correlation_id", jint(call->rec.correlation_id));
     sc_frame site;
     long idx = sc_frame_call_site(opt->resolve, opt->resolve_ctx, t, site_call, &site);

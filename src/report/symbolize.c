@@ -429,7 +429,7 @@ int sc_sym_save(sc_symbolizer *s, const sc_trace *trace, const char *path, char 
      * JSON's stacks) may want any of them. */
     for (size_t i = 0; i < trace->n_calls; i++) {
         const sc_api_call *c = &trace->calls[i];
-        for (size_t j = 0; j < c->rec.n_frames; j++) {
+        for (size_t j = 0; j < sc_call_n_frames(trace, c); j++) {
             sc_frame f = {0};
             sc_sym_resolve(s, trace, sc_call_frames(trace, c)[j], &f);
         }
@@ -471,13 +471,13 @@ void sc_sym_stats_of(sc_symbolizer *s, const sc_trace *trace, sc_sym_stats *st)
     memset(st, 0, sizeof *st);
     size_t total = 0;
     for (size_t i = 0; i < trace->n_calls; i++)
-        total += trace->calls[i].rec.n_frames;
+        total += sc_call_n_frames(trace, &trace->calls[i]);
     uint64_t *addrs = malloc((total ? total : 1) * sizeof *addrs);
     if (!addrs)
         return;
     size_t n = 0;
     for (size_t i = 0; i < trace->n_calls; i++)
-        for (size_t j = 0; j < trace->calls[i].rec.n_frames; j++)
+        for (size_t j = 0; j < sc_call_n_frames(trace, &trace->calls[i]); j++)
             addrs[n++] = sc_call_frames(trace, &trace->calls[i])[j];
     qsort(addrs, n, sizeof *addrs, cmp_u64);
     for (size_t i = 0; i < n; i++) {

@@ -1,6 +1,5 @@
 #include "trace/load_calls.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,27 +17,141 @@ static int sc_frames_hold(sc_call_loader *ld, sc_trace *t, size_t more)
         t->call_frames[0] = 0;
         t->n_call_frames = 1;
     }
-    /* a call keeps a 32-bit position */
+    /* an extra keeps a 32-bit position */
     if (more > (size_t)UINT32_MAX - t->n_call_frames)
         return -1;
     return SC_GROW(t->call_frames, ld->cap_frames, t->n_call_frames + more, 64) ? 0 : -1;
 }
 
-/* sc_calls_add where it is not the inline case: frames, or an array to grow. */
-int sc_calls_add_slow(sc_call_loader *ld, sc_trace *t, const sc_rec_api *r,
-                      const uint8_t *frames)
+/* Makes room for one more extra; the table starts with entry 0, all zeros, the extra of
+ * every call without bytes or frames. */
+static int sc_extras_hold(sc_call_loader *ld, sc_trace *t)
 {
-    if (sc_frames_hold(ld, t, r->n_frames) != 0)
-        return -1;
-    if (!SC_GROW(t->calls, ld->cap_calls, t->n_calls + 1, 64))
-        return -1;
-    sc_api_call *c = &t->calls[t->n_calls++];
-    *c = (sc_api_call){.rec = sc_call_narrow(r), .name_at = (uint32_t)r->domain << 16 | r->cbid};
-    if (r->n_frames) {
-        c->frames_at = (uint32_t)t->n_call_frames;
-        memcpy(t->call_frames + t->n_call_frames, frames, r->n_frames * sizeof(uint64_t));
-        t->n_call_frames += r->n_frames;
+    if (!t->call_extras) {
+        ld->cap_extras = 64;
+        t->call_extras = calloc(ld->cap_extras, sizeof *t->call_extras);
+        if (!t->call_extras)
+            return -1;
+        t->n_call_extras = 1;
     }
+    /* a call keeps a 32-bit position */
+    if (t->n_call_extras > UINT32_MAX)
+        return -1;
+    return SC_GROW(t->call_extras, ld->cap_extras, t->n_call_extras + 1, 64) ? 0 : -1;
+}
+
+static size_t sc_key_slot(uint32_t key, size_t n_slots)
+{
+    return (size_t)((key * 0x9e3779b1u) >> 7) & (n_slots - 1);
+}
+
+/* Doubles the slots (from 64) and puts every key back. */
+static int sc_functions_rehash(sc_call_loader *ld)
+{
+    size_t n = ld->n_slots ? ld->n_slots * 2 : 64;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < ld->n_keys; i++) {
+        size_t s = sc_key_slot(ld->keys[i], n);
+        while (slots[s])
+            s = (s + 1) & (n - 1);
+        slots[s] = (uint32_t)(i + 1);
+    }
+    free(ld->slots);
+    ld->slots = slots;
+    ld->n_slots = n;
+    return 0;
+}
+
+/* sc_calls_function past its memo: the hash table, the key added when new; the memo told. */
+int sc_calls_function_slow(sc_call_loader *ld, uint32_t key, uint32_t *index)
+{
+    sc_function_memo *m = &ld->function_memo[sc_function_memo_at(key)];
+    if (ld->n_slots) {
+        for (size_t s = sc_key_slot(key, ld->n_slots);; s = (s + 1) & (ld->n_slots - 1)) {
+            uint32_t at = ld->slots[s];
+            if (!at)
+                break;
+            if (ld->keys[at - 1] == key) {
+                *m = (sc_function_memo){.key = key, .index = at};
+                *index = at;
+                return 0;
+            }
+        }
+    }
+    /* new: call_names keeps "?" first, so the functions' indexes start at 1 */
+    if (ld->n_keys >= UINT32_MAX - 1)
+        return -1;
+    if ((ld->n_keys + 1) * 2 > ld->n_slots && sc_functions_rehash(ld) != 0)
+        return -1;
+    if (!SC_GROW(ld->keys, ld->cap_keys, ld->n_keys + 1, 64))
+        return -1;
+    ld->keys[ld->n_keys++] = key;
+    size_t s = sc_key_slot(key, ld->n_slots);
+    while (ld->slots[s])
+        s = (s + 1) & (ld->n_slots - 1);
+    ld->slots[s] = (uint32_t)ld->n_keys;
+    *m = (sc_function_memo){.key = key, .index = (uint32_t)ld->n_keys};
+    *index = (uint32_t)ld->n_keys;
+    return 0;
+}
+
+static bool sc_extra_same(const sc_call_extra *a, const sc_call_extra *b)
+{
+    return a->bytes == b->bytes && a->frames_at == b->frames_at && a->name_at == b->name_at &&
+           a->n_frames == b->n_frames && a->call_class == b->call_class;
+}
+
+int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t index,
+                  uint16_t call_class, uint64_t bytes, uint16_t n_frames,
+                  const uint8_t *frames)
+{
+    bool wide_name = index >= SC_CALL_NAME_WIDE, wide_class = call_class >= SC_CALL_CLASS_WIDE;
+    rec->name_at = wide_name ? SC_CALL_NAME_WIDE : (uint16_t)index;
+    rec->call_class = wide_class ? SC_CALL_CLASS_WIDE : (uint8_t)call_class;
+    rec->extra_at = 0;
+    if (!bytes && !n_frames && !wide_name && !wide_class)
+        return 0;
+    sc_call_extra e = {.bytes = bytes, .name_at = wide_name ? index : 0, .n_frames = n_frames,
+                       .call_class = wide_class ? call_class : 0};
+    uint32_t *memo = NULL;
+    if (!n_frames) {
+        _Static_assert(SC_EXTRA_MEMO == 256, "the memo takes the hash's top byte");
+        uint64_t h = (bytes ^ (uint64_t)e.name_at << 32 ^ e.call_class) * 0x9e3779b97f4a7c15ull;
+        memo = &ld->extra_memo[h >> 56];
+        if (*memo && sc_extra_same(&t->call_extras[*memo], &e)) {
+            rec->extra_at = *memo;
+            return 0;
+        }
+    }
+    if (sc_extras_hold(ld, t) != 0)
+        return -1;
+    if (n_frames) {
+        /* frames are a call's own: its extra too */
+        if (sc_frames_hold(ld, t, n_frames) != 0)
+            return -1;
+        e.frames_at = (uint32_t)t->n_call_frames;
+        memcpy(t->call_frames + t->n_call_frames, frames, n_frames * sizeof(uint64_t));
+        t->n_call_frames += n_frames;
+    }
+    rec->extra_at = (uint32_t)t->n_call_extras;
+    t->call_extras[t->n_call_extras++] = e;
+    if (memo)
+        *memo = rec->extra_at;
+    return 0;
+}
+
+int sc_calls_room(sc_call_loader *ld, sc_trace *t)
+{
+    return SC_GROW(t->calls, ld->cap_calls, t->n_calls + 1, 64) ? 0 : -1;
+}
+
+int sc_calls_push_slow(sc_call_loader *ld, sc_trace *t, const sc_call_rec *rec)
+{
+    if (sc_calls_room(ld, t) != 0)
+        return -1;
+    t->calls[t->n_calls++].rec = *rec;
     return 0;
 }
 
@@ -48,40 +161,38 @@ int sc_name_entry_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* sc_calls_name's table of keys already looked up: a key, the position it names. */
-#define SC_NAME_MEMO 64
-typedef struct sc_name_memo {
-    uint32_t key, at;
-    bool known;
-} sc_name_memo;
-
-int sc_calls_name(sc_trace *t, const sc_name_entry *names, size_t n)
+int sc_calls_name(sc_call_loader *ld, sc_trace *t, const sc_name_entry *names, size_t n)
 {
-    /* entry 0 is "?"; entry 1 + i is names[i]'s (a call keeps a 32-bit position) */
-    if (n >= UINT32_MAX)
+    if ((!t->call_extras && sc_extras_hold(ld, t) != 0) ||
+        (!t->call_frames && sc_frames_hold(ld, t, 0) != 0))
         return -1;
-    t->call_names = malloc((n + 1) * sizeof *t->call_names);
+    /* entry 0 is "?"; entry i the name of function i (ld->keys[i - 1]) */
+    t->call_names = malloc((ld->n_keys + 1) * sizeof *t->call_names);
     if (!t->call_names)
         return -1;
     t->call_names[0] = "?";
-    for (size_t i = 0; i < n; i++)
-        t->call_names[1 + i] = names[i].name;
-    t->n_call_names = n + 1;
-    /* A run calls a few functions again and again: each key's answer is kept in a small
-     * table before the search (which answers the same for the same key every time). */
-    sc_name_memo memo[SC_NAME_MEMO] = {{0}};
-    for (size_t i = 0; i < t->n_calls; i++) {
-        uint32_t k = t->calls[i].name_at;
-        sc_name_memo *m = &memo[(k ^ k >> 16) % SC_NAME_MEMO];
-        if (!m->known || m->key != k) {
-            sc_name_entry key = {.key = k};
-            const sc_name_entry *e =
-                n ? bsearch(&key, names, n, sizeof key, sc_name_entry_cmp) : NULL;
-            m->key = k;
-            m->at = e ? (uint32_t)(e - names) + 1 : 0;
-            m->known = true;
-        }
-        t->calls[i].name_at = m->at;
+    for (size_t i = 0; i < ld->n_keys; i++) {
+        sc_name_entry key = {.key = ld->keys[i]};
+        const sc_name_entry *e = n ? bsearch(&key, names, n, sizeof key, sc_name_entry_cmp) : NULL;
+        t->call_names[1 + i] = e ? e->name : "?";
     }
+    t->n_call_names = ld->n_keys + 1;
     return 0;
+}
+
+void sc_call_loader_free(sc_call_loader *ld)
+{
+    free(ld->keys);
+    free(ld->slots);
+    memset(ld, 0, sizeof *ld);
+}
+
+void sc_call_as_record(const sc_trace *t, const sc_api_call *c, sc_rec_api *out)
+{
+    const sc_call_rec *r = &c->rec;
+    *out = (sc_rec_api){.start_ns = r->start_ns, .end_ns = r->end_ns, .stream = r->stream,
+                        .bytes = sc_call_bytes(t, c), .aux = r->aux, .tid = r->tid,
+                        .correlation_id = r->correlation_id, .context_id = r->context_id,
+                        .flags = r->flags, .call_class = sc_call_class(t, c),
+                        .n_frames = sc_call_n_frames(t, c), .aux2 = r->aux2};
 }

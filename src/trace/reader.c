@@ -44,6 +44,16 @@ enum sc_load_mode {
     SC_LOAD_BETWEEN,    /* everything but the timed records that start outside a window */
 };
 
+/* A compact call site made ready: the call each CALL_COMPACT of it stands for, but for its
+ * times, correlation id, context and stack-sharing call, and where that call goes. Made when
+ * the site is first used, so a compact call is a copy and five stores. */
+typedef struct sc_site_call {
+    sc_call_rec rec;
+    uint64_t aux_mask;          /* all ones when the shared call goes in aux, else 0 */
+    uint32_t aux2_mask;         /* likewise for aux2 */
+    bool ready;                 /* false until used, and again once the id is declared anew */
+} sc_site_call;
+
 typedef struct sc_loader {
     sc_trace *t;
     sc_file_window w;
@@ -65,6 +75,9 @@ typedef struct sc_loader {
      * declared shape has the same shape: it is looked up in `shapes` once, not per kernel. */
     uint32_t *shape_of_compact;
     size_t cap_shape_of_compact;
+    sc_site_call *site_calls;   /* by compact site id */
+    size_t cap_site_calls;
+    sc_times_seen seen;         /* the times of the timed records kept (sc_keep_timed) */
     /* the device of each context, as kernels, copies and memsets name it in file order, one
      * map each (sc_fill_stream_devices) */
     sc_context_map kernel_contexts, copy_contexts, memset_contexts;
@@ -139,17 +152,18 @@ static bool sc_timed_kind(uint16_t kind)
     }
 }
 
-/* Whether a timed record from `start` to `end` is loaded. A read for times only counts it:
- * `run_start` says it is a call, kernel, copy, memset or range, the kinds whose earliest
- * start is the run's (the report's --from and --to count from it). */
-static bool sc_keep_timed(sc_loader *ld, uint64_t start, uint64_t end, bool run_start)
+/* sc_keep_timed but for a whole load. */
+static bool sc_keep_timed_slow(sc_loader *ld, sc_times_seen *seen, uint64_t start,
+                               uint64_t end, bool run_start)
 {
     sc_trace_times *times = ld->times;
     switch (ld->mode) {
     case SC_LOAD_WHOLE:
-        return true;
+        break;
     case SC_LOAD_BETWEEN:
-        return start >= ld->keep_lo && start < ld->keep_hi;
+        if (start < ld->keep_lo || start >= ld->keep_hi)
+            return false;
+        break;
     case SC_LOAD_TIMES:
         if (sc_times_impossible(start, end, ld->bound_lo, ld->bound_hi)) {
             times->impossible++;
@@ -161,6 +175,22 @@ static bool sc_keep_timed(sc_loader *ld, uint64_t start, uint64_t end, bool run_
     case SC_LOAD_BOUNDS:
         return false;
     }
+    sc_times_see(seen, start, end);
+    return true;
+}
+
+/* Whether a timed record from `start` to `end` is loaded; the times of those that are go into
+ * *seen (ld->seen, or the record loop's own, merged into it at the end), so that the finish
+ * can tell without a pass that none is impossible. A read for times only counts it:
+ * `run_start` says it is a call, kernel, copy, memset or range, the kinds whose earliest start
+ * is the run's (the report's --from and --to count from it). Inline for a whole load, which
+ * keeps every record. */
+static inline bool sc_keep_timed(sc_loader *ld, sc_times_seen *seen, uint64_t start,
+                                 uint64_t end, bool run_start)
+{
+    if (ld->mode != SC_LOAD_WHOLE)
+        return sc_keep_timed_slow(ld, seen, start, end, run_start);
+    sc_times_see(seen, start, end);
     return true;
 }
 
@@ -170,7 +200,7 @@ static bool sc_keep_timed(sc_loader *ld, uint64_t start, uint64_t end, bool run_
 static int sc_load_kernel(sc_loader *ld, const sc_rec_kernel *r)
 {
     sc_context_note(&ld->kernel_contexts, r->context_id, r->device);
-    if (!sc_keep_timed(ld, r->start_ns, r->end_ns, true)) {
+    if (!sc_keep_timed(ld, &ld->seen, r->start_ns, r->end_ns, true)) {
         sc_kernel unused;
         return ld->mode == SC_LOAD_BETWEEN ? sc_shape_set_add(&ld->shapes, ld->t, r, &unused)
                                            : 0;
@@ -180,88 +210,158 @@ static int sc_load_kernel(sc_loader *ld, const sc_rec_kernel *r)
 }
 
 /* The entry of ld->shape_of_compact for compact shape id `id`, made to exist (zeroed). */
-static uint32_t *sc_shape_of_compact(sc_loader *ld, uint32_t id)
+static uint32_t *sc_shape_of_compact_slow(sc_loader *ld, uint32_t id)
 {
-    if (id >= ld->cap_shape_of_compact) {
-        size_t had = ld->cap_shape_of_compact;
-        if (!SC_GROW(ld->shape_of_compact, ld->cap_shape_of_compact, (size_t)id + 1, 64))
-            return NULL;
-        memset(ld->shape_of_compact + had, 0,
-               (ld->cap_shape_of_compact - had) * sizeof *ld->shape_of_compact);
-    }
+    size_t had = ld->cap_shape_of_compact;
+    if (!SC_GROW(ld->shape_of_compact, ld->cap_shape_of_compact, (size_t)id + 1, 64))
+        return NULL;
+    memset(ld->shape_of_compact + had, 0,
+           (ld->cap_shape_of_compact - had) * sizeof *ld->shape_of_compact);
     return &ld->shape_of_compact[id];
 }
 
-/* A compact kernel of compact shape `shape_id`: sc_load_kernel, with its shape looked up in
- * ld->shapes only the first time the compact shape is used (the same lookup, so the same
- * shapes in the same order). */
-static int sc_load_compact_kernel(sc_loader *ld, const sc_rec_kernel *r, uint32_t shape_id)
+static inline uint32_t *sc_shape_of_compact(sc_loader *ld, uint32_t id)
 {
-    sc_context_note(&ld->kernel_contexts, r->context_id, r->device);
-    bool keep = sc_keep_timed(ld, r->start_ns, r->end_ns, true);
-    if (!keep && ld->mode != SC_LOAD_BETWEEN)
+    return id < ld->cap_shape_of_compact ? &ld->shape_of_compact[id]
+                                         : sc_shape_of_compact_slow(ld, id);
+}
+
+static int sc_undeclared(sc_loader *ld, size_t off)
+{
+    return sc_fail(ld, off, "compact record before its declaration");
+}
+
+/* A compact kernel (format 2.0): sc_load_kernel of the KERNEL record it stands for, with its
+ * shape looked up in ld->shapes only the first time the compact shape is used (the same
+ * lookup, so the same shapes in the same order); the kernel's own fields are taken from the
+ * compact record and the declared shape without making the whole record. Its context's
+ * device is noted then too: every kernel of the shape names the same, and a context's first
+ * kernel in the file is the first of its shape. */
+static inline int sc_load_compact_kernel(sc_loader *ld, sc_times_seen *seen, size_t off,
+                                         const uint8_t *p, size_t fixed)
+{
+    if (ld->mode == SC_LOAD_BOUNDS)
         return 0;
-    uint32_t *known = sc_shape_of_compact(ld, shape_id);
+    sc_rec_kernel_compact c;
+    SC_RECORD_COPY_FIXED(c, p, fixed);
+    const sc_compact_reader *r = &ld->compact;
+    if (!r->has_base || c.shape_id >= r->cap_shapes || r->shapes[c.shape_id].id == 0)
+        return sc_undeclared(ld, off);
+    const sc_rec_kernel_shape *s = &r->shapes[c.shape_id];
+    uint64_t start = sc_compact_start(r, c.start_delta);
+    uint64_t end = start + c.duration;
+    bool keep = sc_keep_timed(ld, seen, start, end, true);
+    if (!keep && ld->mode != SC_LOAD_BETWEEN)
+        return 0;   /* a read of times: kernels' contexts and shapes are not kept */
+    uint32_t *known = sc_shape_of_compact(ld, c.shape_id);
     if (!known)
-        return -1;
+        return sc_out_of_memory(ld);
     if (!*known) {
+        sc_rec_kernel k;
+        sc_compact_expand_kernel(r, p, fixed, &k);
+        sc_context_note(&ld->kernel_contexts, k.context_id, k.device);
         sc_kernel first;
-        if (sc_shape_set_add(&ld->shapes, ld->t, r, &first) != 0)
-            return -1;
+        if (sc_shape_set_add(&ld->shapes, ld->t, &k, &first) != 0)
+            return sc_out_of_memory(ld);
         *known = first.shape + 1;   /* shapes stay below UINT32_MAX - 1 (kernel_shapes.c) */
     }
     if (!keep)
         return 0;
     sc_kernel *k = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
     if (!k)
-        return -1;
-    *k = (sc_kernel){.rec = {.start_ns = r->start_ns, .end_ns = r->end_ns, .device = r->device,
-                             .context_id = r->context_id, .stream_id = r->stream_id,
-                             .correlation_id = r->correlation_id},
+        return sc_out_of_memory(ld);
+    *k = (sc_kernel){.rec = {.start_ns = start, .end_ns = end, .device = s->device,
+                             .context_id = s->context_id, .stream_id = s->stream_id,
+                             .correlation_id = c.correlation_id},
                      .shape = *known - 1};
     return 0;
 }
 
-/* A compact record (format 2.0): declarations are remembered, kernels and calls are loaded
- * as the full records they stand for. */
-static int sc_load_compact(sc_loader *ld, size_t off, const sc_record_header *h,
-                           const uint8_t *p, size_t fixed)
+/* Makes compact site `id` (declared) ready: its call's fields, named and classed as
+ * sc_calls_add would. NULL without memory. */
+static sc_site_call *sc_site_call_make(sc_loader *ld, uint32_t id)
+{
+    if (id >= ld->cap_site_calls) {
+        size_t had = ld->cap_site_calls;
+        if (!SC_GROW(ld->site_calls, ld->cap_site_calls, (size_t)id + 1, 64))
+            return NULL;
+        memset(ld->site_calls + had, 0, (ld->cap_site_calls - had) * sizeof *ld->site_calls);
+    }
+    const sc_rec_call_site *site = &ld->compact.sites[id];
+    sc_site_call *s = &ld->site_calls[id];
+    uint32_t index;
+    if (sc_calls_function(&ld->calls, (uint32_t)site->domain << 16 | site->cbid, &index) != 0)
+        return NULL;
+    *s = (sc_site_call){
+        .rec = {.stream = site->stream, .tid = site->tid, .flags = (uint8_t)site->flags},
+        .aux_mask = site->flags & SC_API_STACK_SHARED ? UINT64_MAX : 0,
+        .aux2_mask = site->flags & SC_API_STACK_SHARED_AUX2 ? UINT32_MAX : 0};
+    /* a compact call has no bytes and no frames of its own */
+    if (sc_calls_fill(&ld->calls, ld->t, &s->rec, index, site->call_class, 0, 0, NULL) != 0)
+        return NULL;
+    s->ready = true;
+    return s;
+}
+
+/* A compact call (format 2.0): sc_calls_add of the API record it stands for (its bytes, the
+ * other aux, result and frames 0), its fields copied from its site's ready call. */
+static inline int sc_load_compact_call(sc_loader *ld, sc_times_seen *seen, size_t off,
+                                       const uint8_t *p, size_t fixed)
+{
+    if (ld->mode == SC_LOAD_BOUNDS)
+        return 0;
+    sc_rec_call_compact c;
+    SC_RECORD_COPY_FIXED(c, p, fixed);
+    const sc_compact_reader *r = &ld->compact;
+    sc_site_call *s = c.site_id < ld->cap_site_calls && ld->site_calls[c.site_id].ready
+                          ? &ld->site_calls[c.site_id]
+                          : NULL;
+    /* a ready site is a declared one */
+    if (!r->has_base || (!s && (c.site_id >= r->cap_sites || r->sites[c.site_id].id == 0)))
+        return sc_undeclared(ld, off);
+    uint64_t start = sc_compact_start(r, c.start_delta);
+    uint64_t end = start + c.duration;
+    if (!sc_keep_timed(ld, seen, start, end, true))
+        return 0;
+    if (!s && !(s = sc_site_call_make(ld, c.site_id)))
+        return sc_out_of_memory(ld);
+    sc_call_rec rec = s->rec;
+    rec.start_ns = start;
+    rec.end_ns = end;
+    rec.correlation_id = c.correlation_id;
+    rec.context_id = c.context_id;
+    rec.aux = c.shared & s->aux_mask;
+    rec.aux2 = c.shared & s->aux2_mask;
+    return sc_calls_push(&ld->calls, ld->t, &rec) != 0 ? sc_out_of_memory(ld) : 0;
+}
+
+/* A compact record (format 2.0) but a kernel or a call: a declaration, remembered. */
+static int sc_load_declaration(sc_loader *ld, const sc_record_header *h, const uint8_t *p,
+                               size_t fixed)
 {
     if (ld->mode == SC_LOAD_BOUNDS)
         return 0;
     sc_rec_kernel k;
     sc_rec_api a;
-    /* kernels and calls, nearly every compact record, expanded inline */
-    enum sc_compact_result got =
-        h->kind == SC_REC_KERNEL_COMPACT ? sc_compact_expand_kernel(&ld->compact, p, fixed, &k)
-        : h->kind == SC_REC_CALL_COMPACT ? sc_compact_expand_call(&ld->compact, p, fixed, &a)
-                                         : sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a);
-    switch (got) {
-    case SC_COMPACT_KERNEL: {
-        sc_rec_kernel_compact c;
-        SC_RECORD_COPY_FIXED(c, p, fixed);
-        return sc_load_compact_kernel(ld, &k, c.shape_id) != 0 ? sc_out_of_memory(ld) : 0;
-    }
+    switch (sc_compact_read(&ld->compact, h->kind, p, fixed, &k, &a)) {
     case SC_COMPACT_DECLARED:
+        /* the id may name another shape or site from here on */
         if (h->kind == SC_REC_KERNEL_SHAPE) {
-            /* the id may name another shape from here on */
             sc_rec_kernel_shape s;
             SC_RECORD_COPY_FIXED(s, p, fixed);
             if (s.id < ld->cap_shape_of_compact)
                 ld->shape_of_compact[s.id] = 0;
+        } else if (h->kind == SC_REC_CALL_SITE) {
+            sc_rec_call_site s;
+            SC_RECORD_COPY_FIXED(s, p, fixed);
+            if (s.id < ld->cap_site_calls)
+                ld->site_calls[s.id].ready = false;
         }
         return 0;
-    case SC_COMPACT_CALL:
-        if (!sc_keep_timed(ld, a.start_ns, a.end_ns, true))
-            return 0;
-        /* a compact call has no frames of its own */
-        return sc_calls_add(&ld->calls, ld->t, &a, NULL) != 0 ? sc_out_of_memory(ld) : 0;
-    case SC_COMPACT_UNDECLARED:
-        return sc_fail(ld, off, "compact record before its declaration");
     case SC_COMPACT_NO_MEMORY:
         return sc_out_of_memory(ld);
     default:
-        return 0;
+        return 0;   /* TIME_BASE, or a kind past this version's compact ones */
     }
 }
 
@@ -286,6 +386,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         sc_text_tame(own);
         text = own;
     }
+    /* API, MEMCPY and SYNC records never come here: sc_load_one loads them inline */
     switch (kind) {
     case SC_REC_PROCESS:
         SC_RECORD_COPY_FIXED(t->process, p, n);
@@ -323,39 +424,17 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         e->name = text;
         return 0;
     }
-    case SC_REC_API: {
-        sc_rec_api r;
-        SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, true))
-            return 0;
-        /* Frames follow the fixed part as written by this major version (sc_parse checked
-         * that they fit). */
-        if (sc_calls_add(&ld->calls, t, &r, p + fixed) != 0)
-            break;
-        return 0;
-    }
     case SC_REC_KERNEL: {
         sc_rec_kernel r;
         SC_RECORD_COPY_FIXED(r, p, n);
         if (sc_load_kernel(ld, &r) != 0) break;
         return 0;
     }
-    case SC_REC_MEMCPY: {
-        sc_rec_memcpy r;
-        SC_RECORD_COPY_FIXED(r, p, n);
-        sc_context_note(&ld->copy_contexts, r.context_id, r.device);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, true))
-            return 0;
-        sc_rec_memcpy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
-        if (!c) break;
-        *c = r;
-        return 0;
-    }
     case SC_REC_MEMSET: {
         sc_rec_memset r;
         SC_RECORD_COPY_FIXED(r, p, n);
         sc_context_note(&ld->memset_contexts, r.context_id, r.device);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, true))
+        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, true))
             return 0;
         sc_rec_memset *s = SC_PUSH(ld, memsets, n_memsets, cap_memsets);
         if (!s) break;
@@ -366,16 +445,6 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         sc_rec_stream *s = SC_PUSH(ld, streams, n_streams, cap_streams);
         if (!s) break;
         SC_RECORD_COPY_FIXED(*s, p, n);
-        return 0;
-    }
-    case SC_REC_SYNC: {
-        sc_rec_sync r;
-        SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, false))
-            return 0;
-        sc_rec_sync *s = SC_PUSH(ld, syncs, n_syncs, cap_syncs);
-        if (!s) break;
-        *s = r;
         return 0;
     }
     case SC_REC_NOTE: {
@@ -396,7 +465,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_RANGE: {
         sc_rec_range rec;
         SC_RECORD_COPY_FIXED(rec, p, n);
-        if (!sc_keep_timed(ld, rec.start_ns, rec.end_ns, true))
+        if (!sc_keep_timed(ld, &ld->seen, rec.start_ns, rec.end_ns, true))
             return 0;
         sc_range *r = SC_PUSH(ld, ranges, n_ranges, cap_ranges);
         if (!r) break;
@@ -406,7 +475,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_OVERHEAD: {
         sc_rec_overhead r;
         SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, false))
+        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, false))
             return 0;
         sc_rec_overhead *o = SC_PUSH(ld, overheads, n_overheads, cap_overheads);
         if (!o) break;
@@ -416,7 +485,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_UNIFIED: {
         sc_rec_unified r;
         SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, r.start_ns, r.end_ns, false))
+        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, false))
             return 0;
         sc_rec_unified *u = SC_PUSH(ld, unified, n_unified, cap_unified);
         if (!u) break;
@@ -586,7 +655,7 @@ static int sc_finish_load(sc_loader *ld)
     sc_fill_stream_devices(ld);
     if (ld->n_call_names)
         qsort(ld->call_names, ld->n_call_names, sizeof *ld->call_names, sc_name_entry_cmp);
-    if (sc_calls_name(t, ld->call_names, ld->n_call_names) != 0)
+    if (sc_calls_name(&ld->calls, t, ld->call_names, ld->n_call_names) != 0)
         return sc_out_of_memory(ld);
     for (size_t i = 0; i < t->n_kernel_shapes; i++) {
         const char *s = sc_string(ld, t->kernel_shapes[i].name_id);
@@ -597,7 +666,7 @@ static int sc_finish_load(sc_loader *ld)
         t->ranges[i].name = s ? s : "?";
         t->ranges[i].domain = sc_string(ld, t->ranges[i].rec.domain_id);
     }
-    if (sc_name_pystacks(ld) != 0 || sc_trace_drop_impossible_times(t) != 0 ||
+    if (sc_name_pystacks(ld) != 0 || sc_trace_drop_impossible_times_seen(t, &ld->seen) != 0 ||
         SC_SORT_BY(t->calls, t->n_calls, rec.start_ns, sc_by_call_start) ||
         SC_SORT_BY(t->kernels, t->n_kernels, rec.start_ns, sc_by_kernel_start) ||
         SC_SORT_BY(t->copies, t->n_copies, start_ns, sc_by_copy_start) ||
@@ -672,12 +741,97 @@ static const char *sc_fault_words(enum sc_record_fault fault)
     }
 }
 
+/* The full records of a compact trace, the calls and copies that do not fit a compact record
+ * and the synchronizations, inline in the record loop as the compact ones (sc_load_record
+ * would do the same, through its checks for text and for the reads of bounds and times). */
+static inline int sc_load_api(sc_loader *ld, sc_times_seen *seen, const sc_record_header *h,
+                              const uint8_t *p, size_t n)
+{
+    if (ld->mode == SC_LOAD_BOUNDS)
+        return 0;
+    size_t fixed = sc_record_fixed_part(h, n);
+    sc_rec_api r;
+    SC_RECORD_COPY_FIXED(r, p, fixed);
+    if (!sc_keep_timed(ld, seen, r.start_ns, r.end_ns, true))
+        return 0;
+    /* Frames follow the fixed part as written by this major version (the check found that
+     * they fit). */
+    return sc_calls_add(&ld->calls, ld->t, &r, p + fixed) != 0 ? sc_out_of_memory(ld) : 0;
+}
+
+static inline int sc_load_copy(sc_loader *ld, sc_times_seen *seen, const sc_record_header *h,
+                               const uint8_t *p, size_t n)
+{
+    if (ld->mode == SC_LOAD_BOUNDS)
+        return 0;
+    sc_rec_memcpy r;
+    SC_RECORD_COPY_FIXED(r, p, sc_record_fixed_part(h, n));
+    sc_context_note(&ld->copy_contexts, r.context_id, r.device);
+    if (!sc_keep_timed(ld, seen, r.start_ns, r.end_ns, true))
+        return 0;
+    sc_rec_memcpy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
+    if (!c)
+        return sc_out_of_memory(ld);
+    *c = r;
+    return 0;
+}
+
+static inline int sc_load_sync(sc_loader *ld, sc_times_seen *seen, const sc_record_header *h,
+                               const uint8_t *p, size_t n)
+{
+    if (ld->mode == SC_LOAD_BOUNDS)
+        return 0;
+    sc_rec_sync r;
+    SC_RECORD_COPY_FIXED(r, p, sc_record_fixed_part(h, n));
+    if (!sc_keep_timed(ld, seen, r.start_ns, r.end_ns, false))
+        return 0;
+    sc_rec_sync *s = SC_PUSH(ld, syncs, n_syncs, cap_syncs);
+    if (!s)
+        return sc_out_of_memory(ld);
+    *s = r;
+    return 0;
+}
+
+/* One record whose check passed, `off` its place in the file: loaded. The kinds of nearly
+ * every record of a compact trace inline, their times seen into *seen; the others by
+ * sc_load_record. */
+static inline int sc_load_one(sc_loader *ld, sc_times_seen *seen, size_t off,
+                              const sc_record_header *h, const uint8_t *rec)
+{
+    const uint8_t *payload = rec + sizeof *h;
+    size_t n = h->size - sizeof *h;
+    /* a compact kind has neither text nor frames: its fixed part is the header's, or all */
+    if (h->kind == SC_REC_CALL_COMPACT)
+        return sc_load_compact_call(ld, seen, off, payload, h->fixed ? h->fixed : n);
+    if (h->kind == SC_REC_KERNEL_COMPACT)
+        return sc_load_compact_kernel(ld, seen, off, payload, h->fixed ? h->fixed : n);
+    switch (h->kind) {
+    case SC_REC_API:
+        return sc_load_api(ld, seen, h, payload, n);
+    case SC_REC_MEMCPY:
+        return sc_load_copy(ld, seen, h, payload, n);
+    case SC_REC_SYNC:
+        return sc_load_sync(ld, seen, h, payload, n);
+    default:
+        return sc_compact_kind(h->kind)
+                   ? sc_load_declaration(ld, h, payload, sc_record_fixed_part(h, n))
+                   : sc_load_record(ld, h, payload, n);
+    }
+}
+
+/* The records of the file, in order. The window is asked for a record only where the one
+ * before leaves it: every record that lies whole in the window after it is taken from there
+ * (the window's bytes are the file's up to where it ends). */
 static int sc_parse(sc_loader *ld)
 {
     sc_trace *t = ld->t;
     int start = sc_check_header(ld);
     if (start < 0) return -1;
     size_t off = (size_t)start;
+    sc_times_seen seen = SC_TIMES_SEEN_NONE;  /* the inline kinds'; the others' in ld->seen */
+    sc_header_memo sound;       /* the headers of records found sound */
+    sc_header_memo_init(&sound);
+    int rc = 0;
     while (off < ld->w.size) {
         sc_record_header h;
         const uint8_t *rec = NULL;
@@ -688,19 +842,48 @@ static int sc_parse(sc_loader *ld)
             if (h.size > (size_t)got && h.size <= ld->w.size - off)
                 got = sc_file_window_at_fast(&ld->w, off, h.size, &rec);
         }
-        if (got < 0)
-            return sc_read_error(ld);
+        if (got < 0) {
+            rc = sc_read_error(ld);
+            break;
+        }
         enum sc_record_fault fault = sc_record_check_inline(rec, (size_t)got, 0, t->has_end, &h);
         if (fault == SC_RECORD_STRAY || fault == SC_RECORD_CUT_SHORT) break; /* truncated: below */
-        if (fault != SC_RECORD_OK) return sc_fail(ld, off, sc_fault_words(fault));
-        const uint8_t *payload = rec + sizeof h;
-        size_t n = h.size - sizeof h;
-        if (sc_compact_kind(h.kind) ? sc_load_compact(ld, off, &h, payload,
-                                                      sc_record_fixed_part(&h, n)) != 0
-                                    : sc_load_record(ld, &h, payload, n) != 0)
-            return -1;
+        if (fault != SC_RECORD_OK) {
+            rc = sc_fail(ld, off, sc_fault_words(fault));
+            break;
+        }
+        if (sc_load_one(ld, &seen, off, &h, rec) != 0) {
+            rc = -1;
+            break;
+        }
+        /* the records after it that the window holds whole */
+        const uint8_t *p = rec + h.size, *end = rec + got;
         off += h.size;
+        while ((size_t)(end - p) >= sizeof h) {
+            memcpy(&h, p, sizeof h);
+            if (h.size > (size_t)(end - p))
+                break;      /* past the window: asked for above */
+            if (t->has_end || !sc_header_memo_has(&sound, &h)) {
+                fault = sc_record_check_inline(p, (size_t)(end - p), 0, t->has_end, &h);
+                if (fault != SC_RECORD_OK) {
+                    rc = sc_fail(ld, off, sc_fault_words(fault));
+                    break;
+                }
+                sc_header_memo_keep(&sound, &h);
+            }
+            if (sc_load_one(ld, &seen, off, &h, p) != 0) {
+                rc = -1;
+                break;
+            }
+            p += h.size;
+            off += h.size;
+        }
+        if (rc != 0)
+            break;
     }
+    sc_times_merge(&ld->seen, &seen);
+    if (rc != 0)
+        return rc;
     if (off < ld->w.size) {
         t->status = SC_TRACE_TRUNCATED;
         snprintf(t->status_detail, sizeof t->status_detail,
@@ -727,6 +910,7 @@ static int sc_read(const char *path, sc_loader *ld, sc_trace *out)
         return -1;
     }
     ld->t = out;
+    ld->seen = SC_TIMES_SEEN_NONE;
     const char *why;
     if (sc_file_window_open(path, &ld->w, &why) != 0) {
         snprintf(ld->err, ld->err_size, "%s: %s", path, why);
@@ -740,6 +924,8 @@ static int sc_read(const char *path, sc_loader *ld, sc_trace *out)
     free(ld->call_names);
     free(ld->pystack_frames);
     free(ld->shape_of_compact);
+    free(ld->site_calls);
+    sc_call_loader_free(&ld->calls);
     sc_compact_reader_free(&ld->compact);
     sc_shape_set_free(&ld->shapes);
     if (rc != 0) sc_trace_free(out);
@@ -795,6 +981,7 @@ void sc_trace_free(sc_trace *t)
     free(t->devices);
     free(t->calls);
     free(t->call_names);
+    free(t->call_extras);
     free(t->call_frames);
     free(t->kernels);
     free(t->kernel_shapes);

@@ -165,18 +165,49 @@ int sc_stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, c
     return n > 1 ? sc_merge_sort(base, n, size, cmp) : 0;
 }
 
-/* sc_in_order by the key, compared inline. */
-static bool sc_in_order_by_u64(const void *base, size_t n, size_t size, size_t key_at)
+/* The element moves an insertion sort may make before a list is given to the piles: a few
+ * per hundred elements and some. Device records in completion order sit a few places after
+ * their place in start order (a kernel that started earlier on one stream ended after the
+ * kernels of another), which insertion puts right in one pass; records a long way from their
+ * place (another thread's buffer written later) soon spend the budget. */
+#define SC_SETTLE_BUDGET(n) ((n) / 8 + 64)
+#define SC_SETTLE_MAX_SIZE 128      /* the largest element settled (the loader's are 24-56) */
+
+static uint64_t sc_key_of(const char *a, size_t i, size_t size, size_t key_at)
 {
-    const char *a = (const char *)base + key_at;
-    uint64_t last;
-    memcpy(&last, a, sizeof last);
+    uint64_t v;
+    memcpy(&v, a + i * size + key_at, sizeof v);
+    return v;
+}
+
+/* Sorts base by the key at key_at by insertion (stable: an element goes after the ones equal
+ * to it), while the moves stay within SC_SETTLE_BUDGET; true when it is sorted. false: the
+ * budget would be spent, and the list is left partly sorted, every element moved only past
+ * larger ones, so that equal keys keep their input order and a stable sort of it gives the
+ * order of the list as it was. A list in order costs one comparison an element, as a check. */
+static bool sc_settle_by_u64(void *base, size_t n, size_t size, size_t key_at)
+{
+    char *a = base, tmp[SC_SETTLE_MAX_SIZE];
+    size_t budget = size <= sizeof tmp ? SC_SETTLE_BUDGET(n) : 0;
+    uint64_t last = sc_key_of(a, 0, size, key_at);
     for (size_t i = 1; i < n; i++) {
-        uint64_t v;
-        memcpy(&v, a + i * size, sizeof v);
-        if (v < last)
+        uint64_t v = sc_key_of(a, i, size, key_at);
+        if (v >= last) {
+            last = v;
+            continue;
+        }
+        /* its place: after the last element not above it; a[i - 1] (key last) is above */
+        size_t j = i - 1;
+        while (j > 0 && sc_key_of(a, j - 1, size, key_at) > v)
+            if (i - --j > budget)
+                return false;
+        if (i - j > budget)
             return false;
-        last = v;
+        budget -= i - j;
+        memcpy(tmp, a + i * size, size);
+        memmove(a + (j + 1) * size, a + j * size, (i - j) * size);
+        memcpy(a + j * size, tmp, size);
+        /* a[i] is now the one that was at i - 1: the largest so far is still `last` */
     }
     return true;
 }
@@ -184,7 +215,7 @@ static bool sc_in_order_by_u64(const void *base, size_t n, size_t size, size_t k
 int sc_stable_sort_by_u64(void *base, size_t n, size_t size, size_t key_at,
                           int (*cmp)(const void *, const void *))
 {
-    if (n < 2 || sc_in_order_by_u64(base, n, size, key_at))
+    if (n < 2 || sc_settle_by_u64(base, n, size, key_at))
         return 0;
     int piles = sc_sort_piles_by_u64(base, n, size, key_at);
     /* too many piles: the general sort, which finds the same order */

@@ -11,7 +11,9 @@ int sc_stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, c
 /* sc_stable_sort of elements ordered by the uint64_t at byte key_at of each, ascending: the
  * loader's lists, by start time. cmp must compare that field (x < y ? -1 : x > y); the key is
  * compared inline where the general sort calls cmp, and cmp serves only a list that
- * interleaves too many lists in order. The same order as sc_stable_sort with cmp. */
+ * interleaves too many lists in order. The same order as sc_stable_sort with cmp. A list
+ * whose elements lie a few places from where they go (device records in completion order)
+ * is sorted in place by insertion, in one pass. */
 int sc_stable_sort_by_u64(void *base, size_t n, size_t size, size_t key_at,
                           int (*cmp)(const void *, const void *));
 

@@ -108,3 +108,14 @@ int sc_trace_drop_impossible_times(sc_trace *t)
     }
     return 0;
 }
+
+int sc_trace_drop_impossible_times_seen(sc_trace *t, const sc_times_seen *seen)
+{
+    uint64_t lo, hi;
+    if (seen->least_start > seen->most_end && !seen->backwards)
+        return 0;   /* no timed record */
+    if (sc_times_bounds(t, &lo, &hi) && !seen->backwards && seen->least_start >= lo &&
+        seen->most_end <= hi)
+        return 0;   /* every record starts and ends within the bounds, in that order */
+    return sc_trace_drop_impossible_times(t);
+}

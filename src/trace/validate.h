@@ -72,10 +72,23 @@ typedef struct sc_kind_traits {
 } sc_kind_traits;
 extern const sc_kind_traits sc_kind_table[SC_REC_KIND_LAST + 1];
 
+/* An API record's payload (n bytes at p, its header h sound) that breaks no rule: its fixed
+ * part's and its frames' (sc_payload_check's rules for the kind, in one expression). */
+static inline bool sc_record_api_ok(const sc_record_header *h, const uint8_t *p, size_t n)
+{
+    size_t least = sizeof(sc_rec_api), fixed = h->fixed ? h->fixed : least;
+    if (n < least || fixed > n || fixed < least || fixed % sizeof(uint64_t))
+        return false;
+    uint16_t n_frames;
+    memcpy(&n_frames, p + offsetof(sc_rec_api, n_frames), sizeof n_frames);
+    return (size_t)n_frames * sizeof(uint64_t) <= n - fixed;
+}
+
 /* sc_record_check, inline for a record of a kind without text, frames or rules of its own
- * (nearly every record of a trace: kernels, calls without a stack, copies, compact records)
- * that breaks no rule; any other record is judged by sc_record_check, so the result is its
- * result, fault for fault. For such a kind the rules are the header's and the fixed part's. */
+ * (nearly every record of a trace: kernels, calls without a stack, copies, compact records),
+ * or an API record, that breaks no rule; any other record is judged by sc_record_check, so
+ * the result is its result, fault for fault. For such a kind the rules are the header's and
+ * the fixed part's. */
 static inline enum sc_record_fault sc_record_check_inline(const uint8_t *data, size_t size,
                                                           size_t off, bool after_end,
                                                           sc_record_header *h)
@@ -88,9 +101,51 @@ static inline enum sc_record_fault sc_record_check_inline(const uint8_t *data, s
             size_t n = h->size - sizeof *h;
             if (n >= least && (!h->fixed || (h->fixed <= n && h->fixed >= least)))
                 return SC_RECORD_OK;
+            if (h->kind == SC_REC_API && sc_record_api_ok(h, data + off + sizeof *h, n))
+                return SC_RECORD_OK;
         }
     }
     return sc_record_check(data, size, off, after_end, h);
+}
+
+/* Record headers already found sound, for a loop over many records: a record of a kind
+ * without text, frames or rules of its own whose header is one of them, that fits where it
+ * lies and comes before the END record, breaks no rule (its header says all the rules look
+ * at). Each header in the entry of its kind's low five bits; an entry starts with a value
+ * whose low bits name another entry, so that no header matches it. */
+typedef struct sc_header_memo {
+    uint64_t seen[32];
+} sc_header_memo;
+
+static inline void sc_header_memo_init(sc_header_memo *m)
+{
+    for (uint64_t i = 0; i < 32; i++)
+        m->seen[i] = i ^ 1;
+}
+
+static inline uint64_t sc_header_word(const sc_record_header *h)
+{
+    uint64_t w;
+    memcpy(&w, h, sizeof w);
+    return w;
+}
+
+/* Whether header h (of a record that fits where it lies, before the END record) is one the
+ * memo holds. */
+static inline bool sc_header_memo_has(const sc_header_memo *m, const sc_record_header *h)
+{
+    uint64_t w = sc_header_word(h);
+    return m->seen[w % 32] == w;
+}
+
+/* Keeps header h, which sc_record_check_inline (or sc_record_check) found sound, when its
+ * kind has no rule beyond the header's. */
+static inline void sc_header_memo_keep(sc_header_memo *m, const sc_record_header *h)
+{
+    if (h->kind <= SC_REC_KIND_LAST && sc_kind_table[h->kind].plain_least != UINT32_MAX) {
+        uint64_t w = sc_header_word(h);
+        m->seen[w % 32] = w;
+    }
 }
 
 /* A kind's traits; none for a kind this version does not know. Inline, as the four below:

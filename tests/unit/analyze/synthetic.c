@@ -36,6 +36,7 @@ void syn_free(syn *s)
     free(s->t.calls);
     free(s->t.call_names);
     free(s->t.call_frames);
+    free(s->t.call_extras);
     free(s->t.kernels);
     free(s->t.kernel_shapes);
     free(s->t.copies);
@@ -113,8 +114,7 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     c->rec.stream = SC_STREAM_NONE;
     c->rec.correlation_id = correlation_id;
     c->rec.context_id = SYN_CONTEXT;
-    c->rec.call_class = call_class;
-    c->rec.n_frames = n_frames;
+    c->rec.call_class = (uint8_t)call_class;
     /* its name once in the trace's names, its frames copied into the trace's frames */
     name = name ? name : "cudaLaunchKernel";
     size_t at = 0;
@@ -122,13 +122,30 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
         at++;
     if (at == s->t.n_call_names)
         *(const char **)SYN_GROW(s, call_names, n_call_names, cap_call_names) = name;
-    c->name_at = (uint32_t)at;
+    c->rec.name_at = (uint16_t)at;
     if (s->t.n_call_frames == 0)
         SYN_GROW(s, call_frames, n_call_frames, cap_call_frames);   /* the shared 0 */
-    c->frames_at = frames && n_frames ? (uint32_t)s->t.n_call_frames : 0;
+    if (s->t.n_call_extras == 0)
+        SYN_GROW(s, call_extras, n_call_extras, cap_call_extras);   /* the shared zeros */
+    c->rec.extra_at = 0;
+    if (n_frames) {
+        sc_call_extra *e = SYN_GROW(s, call_extras, n_call_extras, cap_call_extras);
+        c->rec.extra_at = (uint32_t)(s->t.n_call_extras - 1);
+        e->n_frames = n_frames;
+        e->frames_at = frames ? (uint32_t)s->t.n_call_frames : 0;
+    }
     for (uint16_t i = 0; frames && i < n_frames; i++)
         *(uint64_t *)SYN_GROW(s, call_frames, n_call_frames, cap_call_frames) = frames[i];
     return c;
+}
+
+void syn_call_bytes(syn *s, sc_api_call *c, uint64_t bytes)
+{
+    sc_call_extra had = s->t.call_extras[c->rec.extra_at];
+    sc_call_extra *e = SYN_GROW(s, call_extras, n_call_extras, cap_call_extras);
+    *e = had;
+    e->bytes = bytes;
+    c->rec.extra_at = (uint32_t)(s->t.n_call_extras - 1);
 }
 
 sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,

@@ -15,7 +15,7 @@
 
 typedef struct syn {
     sc_trace t;
-    size_t cap_calls, cap_call_names, cap_call_frames, cap_kernels, cap_shapes, cap_copies, cap_memsets, cap_streams, cap_devices;
+    size_t cap_calls, cap_call_names, cap_call_frames, cap_call_extras, cap_kernels, cap_shapes, cap_copies, cap_memsets, cap_streams, cap_devices;
     size_t cap_ranges, cap_overheads, cap_unified;
 } syn;
 
@@ -32,6 +32,9 @@ sc_rec_stream *syn_stream(syn *s, uint32_t device, uint32_t stream, uint32_t fla
 sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
                       uint32_t correlation_id, const char *name, const uint64_t *frames,
                       uint16_t n_frames);
+/* Sets call c's byte count (a copy's, a memset's, an allocation's): the call keeps it
+ * out of line (sc_call_bytes). */
+void syn_call_bytes(syn *s, sc_api_call *c, uint64_t bytes);
 /* Name id 1 ("kernel_a"), grid 1x1x1, block 128x1x1: change the fields of its shape
  * (syn_shape) to taste. */
 sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,

@@ -45,7 +45,7 @@ static void test_staged_peer_copies_are_error(void **state)
         sc_api_call *c = syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(400 * k), US(400 * k + 400),
                                   1 + k, "cudaMemcpyPeerAsync", NULL, 0);
         c->rec.stream = 0xA0;
-        c->rec.bytes = 64 * MIB;
+        syn_call_bytes(&s, c, 64 * MIB);
         staged(&s, 1 + k, US(1800 + 1800 * k), US(1828 + 1800 * k));
     }
     sc_analysis a;

@@ -73,7 +73,7 @@ static void test_pinning_every_step_is_error(void **state)
     for (uint32_t k = 0; k < 3; k++) {
         uint64_t t0 = US(1000 * k);
         sc_api_call *r = call(&s, SC_CALL_HOST_REGISTER, t0, t0 + US(300), 1, "cudaHostRegister");
-        r->rec.bytes = 8u << 20;
+        syn_call_bytes(&s, r, 8u << 20);
         sc_api_call *l = syn_call(&s, SC_CALL_LAUNCH, t0 + US(300), t0 + US(305), 10 + k, NULL,
                                   NULL, 0);
         l->rec.tid = 1;

@@ -60,7 +60,7 @@ static void build(syn *s, int v)
         c = syn_call(s, SC_CALL_MEMCPY_ASYNC, t + US(19), t + US(60), corr, "cudaMemcpyAsync",
                      NULL, 0);
         c->rec.stream = 0x10;
-        c->rec.bytes = 1 << 20;
+        syn_call_bytes(s, c, 1 << 20);
         syn_copy(s, 0, 10, t + US(40), t + US(60), 1 << 20, corr++, 0, SC_MEM_PAGEABLE,
                  SC_MEM_DEVICE);
         uint64_t next = t + US(210 + 7 * v);

@@ -19,6 +19,7 @@
 
 #include "scratch_dir.h"
 #include "streamcheck/trace.h"
+#include "trace/load_calls.h"
 #include "trace/record.h"
 #include "trace/writer.h"
 
@@ -45,10 +46,14 @@ static int n_folders;
 static int same_call(const sc_trace *ta, const sc_api_call *x, const sc_trace *tb,
                      const sc_api_call *y)
 {
-    return memcmp(&x->rec, &y->rec, sizeof x->rec) == 0 &&
+    /* name_at and extra_at are positions in each trace's own tables */
+    sc_rec_api a, b;
+    sc_call_as_record(ta, x, &a);
+    sc_call_as_record(tb, y, &b);
+    return memcmp(&a, &b, sizeof a) == 0 &&
            strcmp(sc_call_name(ta, x), sc_call_name(tb, y)) == 0 &&
            memcmp(sc_call_frames(ta, x), sc_call_frames(tb, y),
-                  x->rec.n_frames * sizeof(uint64_t)) == 0;
+                  a.n_frames * sizeof(uint64_t)) == 0;
 }
 
 static int same_shape(const sc_kernel_shape *x, const sc_kernel_shape *y)

@@ -77,22 +77,53 @@ static void remake_item(const void *ctx, size_t i, void *dst)
     memcpy(dst, (const item *)ctx + i, sizeof(item));
 }
 
+/* Keys in order (spread apart, ties when 0), then `moved` elements each taken `far` places
+ * (up to, at random) later: device records in completion order, or one thread's buffer
+ * written late. */
+static void make_displaced(item *v, uint64_t spread, size_t moved, size_t far, uint64_t seed)
+{
+    uint64_t key = 0;
+    for (size_t i = 0; i < N; i++) {
+        key += next_random(&seed) % (spread + 1);
+        v[i] = (item){.key = key, .pos = i, .pad = ~(uint64_t)i};
+    }
+    for (size_t m = 0; m < moved; m++) {
+        size_t from = next_random(&seed) % N;
+        size_t to = from + 1 + next_random(&seed) % far;
+        if (to >= N)
+            continue;
+        item x = v[from];
+        memmove(v + from, v + from + 1, (to - from) * sizeof *v);
+        v[to] = x;
+    }
+    for (size_t i = 0; i < N; i++)
+        v[i].pos = i;
+}
+
+static void check_items(item *v);
+
 static void check_shape(size_t lists, uint64_t spread, uint64_t seed)
 {
-    static item v[N], w[N], want[N], was[N], copy[N], made[N], keyed[N];
+    static item v[N];
     make(v, lists, spread, seed);
-    memcpy(w, v, sizeof v);
-    memcpy(want, v, sizeof v);
-    memcpy(was, v, sizeof v);
+    check_items(v);
+}
+
+static void check_items(item *v)
+{
+    static item w[N], want[N], was[N], copy[N], made[N], keyed[N];
+    memcpy(w, v, N * sizeof *v);
+    memcpy(want, v, N * sizeof *v);
+    memcpy(was, v, N * sizeof *v);
     reference_sort(want, N);
     sc_sort_copy(copy, v, N, sizeof *v, key_cmp);
     assert_memory_equal(copy, want, sizeof copy);
-    assert_memory_equal(v, was, sizeof v);      /* the source as it was */
-    memcpy(made, v, sizeof v);
+    assert_memory_equal(v, was, N * sizeof *v);     /* the source as it was */
+    memcpy(made, v, N * sizeof *v);
     sc_sort_remake(made, N, sizeof *made, key_cmp, remake_item, v);
     assert_memory_equal(made, want, sizeof made);
     sc_sort(v, N, sizeof *v, key_cmp);
-    assert_memory_equal(v, want, sizeof v);
+    assert_memory_equal(v, want, N * sizeof *v);
     assert_int_equal(sc_stable_sort(w, N, sizeof *w, key_cmp), 0);
     assert_memory_equal(w, want, sizeof w);
     /* by a key that is not the first field: pad takes the key, key holds 0 */
@@ -114,6 +145,23 @@ static void test_sort_interleaved_lists(void **state)
     check_shape(4, 10, 3);          /* four streams' records in completion order */
     check_shape(60, 2, 4);          /* within what the piles path keeps */
     check_shape(100, 2, 5);         /* more lists than it keeps: the merge path */
+}
+
+/* Elements a few places late (insertion within its budget), many late or far (the budget
+ * spent partway: the piles or the merge sort go on from the partly sorted list). */
+static void test_sort_displaced(void **state)
+{
+    (void)state;
+    static item v[N];
+    static const struct {
+        uint64_t spread;
+        size_t moved, far;
+    } shapes[] = {{10, 100, 4}, {0, 100, 4}, {2, 1000, 8}, {10, 30, 3000}, {1, 2000, 40},
+                  {3, 10, 200}, {0, 4000, 2}};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        make_displaced(v, shapes[k].spread, shapes[k].moved, shapes[k].far, 11 + k);
+        check_items(v);
+    }
 }
 
 static void test_sort_random_and_equal(void **state)
@@ -165,6 +213,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sort_interleaved_lists),
+        cmocka_unit_test(test_sort_displaced),
         cmocka_unit_test(test_sort_random_and_equal),
         cmocka_unit_test(test_sort_short_lists),
     };

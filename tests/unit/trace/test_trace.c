@@ -83,7 +83,7 @@ static void test_round_trip(void **state)
     assert_string_equal(sc_kernel_name(&t, &t.kernels[0]), "_Z4spinv");
     assert_int_equal(t.n_calls, 1);
     assert_string_equal(sc_call_name(&t, &t.calls[0]), "cudaLaunchKernel");
-    assert_int_equal(t.calls[0].rec.n_frames, 3);
+    assert_int_equal(sc_call_n_frames(&t, &t.calls[0]), 3);
     assert_int_equal(sc_call_frames(&t, &t.calls[0])[1], 0x401234);
     assert_int_equal(t.n_env, 1);
     assert_string_equal(t.env[0], "CUDA_LAUNCH_BLOCKING=1");

@@ -630,28 +630,6 @@ static int sc_rp_scratch(sc_replay *r)
                : -1;
 }
 
-static int sc_rp_nodes(sc_replay *r)
-{
-    r->n_nodes = r->n_ops + r->n_items;
-    uint64_t *at = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *at);
-    if (!at)
-        return -1;
-    size_t k = 0;
-    for (size_t i = 0; i < r->n_ops; i++)
-        at[k++] = r->ops[i].rec_start;
-    for (size_t i = 0; i < r->n_items; i++) {
-        /* a loading launch is placed where its load ended: its kernel may start before the
-         * call returns, and must see the call's replayed end */
-        const sc_rp_item *it = &r->items[i];
-        uint64_t load_end = it->loads ? sc_rp_load_end(r, (int32_t)i) : 0;
-        uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
-        at[k++] = load_end && load_end < rec_end ? load_end : rec_end;
-    }
-    /* at a tie, work first (its positions come first): an item may wait for it */
-    r->nodes = sc_order_by_time(at, r->n_nodes);
-    return r->nodes ? 0 : -1;
-}
-
 /* Keeps the items of the calls in fix_calls alone (sc_replay_build), sorted by call, where
  * call_item held every call's: 4 bytes a call through every pass, for the few calls fixes
  * name. */

@@ -19,6 +19,11 @@ int sc_rp_host_waits(sc_replay *r);
 void sc_rp_mark_host_funcs(sc_replay *r);
 /* replay_lags.c: typical lags, held and unexplained work, pinned durations. */
 int sc_rp_lags(sc_replay *r);
+/* replay_nodes.c: the pass's node order (sc_replay.nodes), once the items know their loads;
+ * sc_rp_nodes_sorted is the same order through a sort of every node's time, which
+ * sc_rp_nodes falls back to when the nodes make too many ascending runs to merge. */
+int sc_rp_nodes(sc_replay *r);
+int sc_rp_nodes_sorted(sc_replay *r);
 /* replay_run.c: replays the run unchanged and fills r->summary. */
 void sc_rp_describe_fidelity(sc_replay *r);
 

@@ -7,6 +7,7 @@
 #include "analyze/blocking.h"
 #include "analyze/peer_copy.h"
 #include "analyze/polls.h"
+#include "analyze/replay_entries.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/tracer_cost.h"
@@ -59,117 +60,37 @@ int sc_rp_drained_work(sc_replay *r)
 
 /* ---- items ---------------------------------------------------------------------------- */
 
-typedef struct sc_rp_entry {
-    uint64_t start, end;
-    uint32_t tid;
-    int32_t call;               /* trace->calls index, or SC_RP_NONE for a mark */
-    int32_t range;              /* trace->ranges index for a mark */
-    size_t order;
-} sc_rp_entry;
-
-/* An entry's start, by its position (sc_order_by_group_time's time_of). */
-static uint64_t sc_rp_entry_start(const void *entries, size_t position)
-{
-    return ((const sc_rp_entry *)entries)[position].start;
-}
-
 static bool sc_rp_is_query(uint16_t c)
 {
     return c == SC_CALL_STREAM_QUERY || c == SC_CALL_EVENT_QUERY;
 }
 
-/* Polling loops (polls.h): loop_of[call] = the loop's first query, and loop_end[first] its
- * last query's end; SC_RP_NONE for every other call. */
-static int sc_rp_loops(const sc_replay *r, int32_t *loop_of, uint64_t *loop_end)
+/* What each call is while the items are made (replay_entries.h), in r->call_item: an inner
+ * driver call is no entry, a polling loop's queries (polls.h) are the loop's; the rest
+ * SC_RP_NONE. A loop whose first query were an inner call would be no entry, and its
+ * queries no item's, as that call: its queries are marked inner. */
+static void sc_rp_call_kinds(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
-    const sc_poll_loop *loops = r->ctx->polls;     /* polling loops (polls.h) */
-    size_t n = r->ctx->n_polls;
+    const sc_poll_loop *loops = r->ctx->polls;
     for (size_t i = 0; i < t->n_calls; i++)
-        loop_of[i] = SC_RP_NONE;
-    for (size_t k = 0; k < n; k++) {
+        r->call_item[i] = sc_blocking_is_inner(r->ctx, &t->calls[i]) ? SC_RP_CALL_INNER
+                                                                     : SC_RP_NONE;
+    for (size_t k = 0; k < r->ctx->n_polls; k++) {
+        uint32_t tid = t->calls[loops[k].first].rec.tid;
+        int32_t v = r->call_item[loops[k].first] == SC_RP_CALL_INNER ? SC_RP_CALL_INNER
+                                                                      : SC_RP_CALL_LOOP(k);
         for (size_t c = loops[k].first; c <= loops[k].last; c++)
-            if (t->calls[c].rec.tid == t->calls[loops[k].first].rec.tid &&
-                sc_rp_is_query(t->calls[c].rec.call_class))
-                loop_of[c] = (int32_t)loops[k].first;
-        loop_end[loops[k].first] = t->calls[loops[k].last].rec.end_ns;
+            if (t->calls[c].rec.tid == tid && sc_rp_is_query(t->calls[c].rec.call_class))
+                r->call_item[c] = v;
     }
-    return 0;
 }
 
-/* What an entry is made from: the calls that are entries, in order (their indices), then
- * each range's start and end mark. */
-typedef struct sc_rp_entry_source {
-    const sc_trace *t;
-    const int32_t *loop_of;
-    const uint64_t *loop_end;
-    const int32_t *calls;       /* entry i < n_calls is calls[i]'s */
-    size_t n_calls;
-} sc_rp_entry_source;
-
-/* Entry i, written to *e. Inline: it runs twice for every call (1.1M calls at 1M records),
- * and as a call it cost a third of its own instructions again. */
-static inline __attribute__((always_inline)) void
-sc_rp_entry_make(const sc_rp_entry_source *s, size_t i, sc_rp_entry *e)
-{
-    if (i < s->n_calls) {
-        int32_t ci = s->calls[i];
-        const sc_api_call *c = &s->t->calls[ci];
-        uint64_t end = s->loop_of[ci] == ci ? s->loop_end[ci] : c->rec.end_ns;
-        *e = (sc_rp_entry){c->rec.start_ns, end > c->rec.start_ns ? end : c->rec.start_ns,
-                           c->rec.tid, ci, SC_RP_NONE, i};
-        return;
-    }
-    size_t j = (i - s->n_calls) / 2;
-    const sc_rec_range *g = &s->t->ranges[j].rec;
-    uint64_t at = (i - s->n_calls) % 2 == 0 ? g->start_ns
-                  : g->end_ns > g->start_ns ? g->end_ns : g->start_ns;
-    *e = (sc_rp_entry){at, at, g->tid, SC_RP_NONE, (int32_t)j, i};
-}
-
-static sc_rp_entry *sc_rp_entries(const sc_replay *r, const int32_t *loop_of,
-                                  const uint64_t *loop_end, size_t *n_out)
-{
-    const sc_trace *t = r->ctx->trace;
-    sc_rp_entry *e = malloc((t->n_calls + 2 * t->n_ranges + 1) * sizeof *e);
-    int32_t *calls = malloc((t->n_calls ? t->n_calls : 1) * sizeof *calls);
-    if (!e || !calls) {
-        free(e);
-        free(calls);
-        return NULL;
-    }
-    sc_rp_entry_source src = {t, loop_of, loop_end, calls, 0};
-    for (size_t i = 0; i < t->n_calls; i++)
-        if (!sc_blocking_is_inner(r->ctx, &t->calls[i]) &&
-            (loop_of[i] == SC_RP_NONE || loop_of[i] == (int32_t)i))
-            calls[src.n_calls++] = (int32_t)i;
-    size_t n = src.n_calls + 2 * t->n_ranges;
-    for (size_t i = 0; i < n; i++)
-        sc_rp_entry_make(&src, i, &e[i]);
-    /* by thread, then start, then position (the entry's `order`), moving most entries
-     * across the list: made again in order from the calls and ranges, not gathered into a
-     * second array of entries (223 MB for a 10M-record trace) */
-    uint64_t *v = n <= UINT32_MAX ? malloc((n ? n : 1) * sizeof *v) : NULL;
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    for (size_t i = 0; v && i < n; i++)
-        v[i] = (uint64_t)e[i].tid << 32 | i;
-    int rc = v && order ? sc_order_by_group_time(v, n, e, sc_rp_entry_start, order) : -1;
-    free(v);
-    for (size_t k = 0; rc == 0 && k < n; k++)
-        sc_rp_entry_make(&src, order[k], &e[k]);
-    free(order);
-    free(calls);
-    if (rc != 0) {
-        free(e);
-        return NULL;
-    }
-    *n_out = n;
-    return e;
-}
-
-/* Lays the entries out as items, thread after thread. A call inside the previous call of its
- * thread (a callback's calls, a nested call CUPTI numbered apart) belongs to that item. */
-static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const int32_t *loop_of)
+/* Lays the entries out as items, thread after thread, in their order (positions: order[0 ..
+ * n)). A call inside the previous call of its thread (a callback's calls, a nested call
+ * CUPTI numbered apart) belongs to that item. */
+static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint32_t *order,
+                            size_t n)
 {
     const sc_trace *t = r->ctx->trace;
     r->items = calloc(n ? n : 1, sizeof *r->items);
@@ -179,20 +100,23 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
     for (size_t j = 0; j < 2 * t->n_ranges; j++)
         r->range_marks[j] = SC_RP_NONE;
     int32_t prev = SC_RP_NONE;
+    uint32_t prev_tid = 0;
     for (size_t k = 0; k < n; k++) {
-        bool new_thread = k == 0 || e[k].tid != e[k - 1].tid;
+        sc_rp_entry e = sc_rp_entry_at(src, order[k]);
+        bool new_thread = k == 0 || e.tid != prev_tid;
+        prev_tid = e.tid;
         if (new_thread)
             prev = SC_RP_NONE;
-        if (!new_thread && prev != SC_RP_NONE && e[k].call != SC_RP_NONE &&
-            !r->items[prev].mark && e[k].end <= sc_rp_item_end(r, prev)) {
-            r->call_item[e[k].call] = prev;     /* nested in the previous call */
+        if (!new_thread && prev != SC_RP_NONE && e.call != SC_RP_NONE &&
+            !r->items[prev].mark && e.end <= sc_rp_item_end(r, prev)) {
+            r->call_item[e.call] = prev;     /* nested in the previous call */
             continue;
         }
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
-        *it = (sc_rp_item){.rec_start = e[k].start, .call = e[k].call, .last = true,
-                           .mark = e[k].call == SC_RP_NONE};
-        if (sc_rp_wide_put(&r->wide_durs, i, e[k].end - e[k].start, &it->dur) != 0)
+        *it = (sc_rp_item){.rec_start = e.start, .call = e.call, .last = true,
+                           .mark = e.call == SC_RP_NONE};
+        if (sc_rp_wide_put(&r->wide_durs, i, e.end - e.start, &it->dur) != 0)
             return -1;
         if (prev == SC_RP_NONE) {
             it->first = true;
@@ -202,16 +126,24 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
             it->thread = p->thread;
             p->last = false;    /* i - 1: a thread's items are consecutive */
         }
-        if (e[k].call != SC_RP_NONE)
-            r->call_item[e[k].call] = i;
+        if (e.call != SC_RP_NONE)
+            r->call_item[e.call] = i;
         else   /* a range's start mark sorts before its end mark */
-            r->range_marks[2 * e[k].range + (r->range_marks[2 * e[k].range] != SC_RP_NONE)] = i;
+            r->range_marks[2 * e.range + (r->range_marks[2 * e.range] != SC_RP_NONE)] = i;
         prev = i;
     }
-    /* the other queries of a polling loop belong to the loop's item */
-    for (size_t c = 0; c < t->n_calls; c++)
-        if (loop_of[c] != SC_RP_NONE && loop_of[c] != (int32_t)c)
-            r->call_item[c] = r->call_item[loop_of[c]];
+    /* the calls that are no entry: a loop's other queries belong to the loop's item (made
+     * before them: a loop's first query comes first), an inner call to none */
+    const sc_poll_loop *loops = r->ctx->polls;
+    for (size_t c = 0; c < t->n_calls; c++) {
+        int32_t v = r->call_item[c];
+        if (v == SC_RP_CALL_INNER)
+            r->call_item[c] = SC_RP_NONE;
+        else if (v < SC_RP_NONE)
+            r->call_item[c] = loops[SC_RP_CALL_LOOP_OF(v)].first == c
+                                  ? SC_RP_NONE
+                                  : r->call_item[loops[SC_RP_CALL_LOOP_OF(v)].first];
+    }
     return 0;
 }
 
@@ -348,26 +280,17 @@ static int sc_rp_host_times(sc_replay *r)
 int sc_rp_host_items(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
-    size_t nc = t->n_calls ? t->n_calls : 1;
-    r->call_item = malloc(nc * sizeof *r->call_item);
-    int32_t *loop_of = malloc(nc * sizeof *loop_of);
-    uint64_t *loop_end = malloc(nc * sizeof *loop_end);
-    int rc = r->call_item && loop_of && loop_end ? sc_rp_loops(r, loop_of, loop_end) : -1;
-    sc_rp_entry *e = NULL;
+    r->call_item = malloc((t->n_calls ? t->n_calls : 1) * sizeof *r->call_item);
+    if (!r->call_item)
+        return -1;
+    sc_rp_call_kinds(r);
+    sc_rp_entry_src src = {t, r->call_item, r->ctx->polls};
     size_t n = 0;
-    if (rc == 0) {
-        for (size_t i = 0; i < t->n_calls; i++)
-            r->call_item[i] = SC_RP_NONE;
-        e = sc_rp_entries(r, loop_of, loop_end, &n);
-        rc = e ? 0 : -1;
-    }
-    if (rc == 0)
-        rc = sc_rp_items_from(r, e, n, loop_of);
-    /* the entries (40 bytes each) were the items' last readers: freed before the host times
-     * and the joins take their scratch (a value and more an item) */
-    free(e);
-    free(loop_of);
-    free(loop_end);
+    uint32_t *order = sc_rp_entry_order(&src, &n);
+    int rc = order ? sc_rp_items_from(r, &src, order, n) : -1;
+    /* the order was the items' last reader: freed before the host times and the joins take
+     * their scratch (a value and more an item) */
+    free(order);
     if (rc == 0)
         rc = sc_rp_host_times(r);
     if (rc == 0)

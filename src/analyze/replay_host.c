@@ -18,6 +18,43 @@
 #include "trace/sort_u64.h"
 
 
+/* ---- what a call's class is ----------------------------------------------------------- */
+
+/* What the host steps ask of a call's class (blocking.h, tracer_cost.h), looked up in a table
+ * for the classes the format names, where each of a million calls at 1M records called each
+ * function (about 10 instructions a call and question). Classes past the table ask the
+ * functions. */
+#define SC_RP_CLASSES 64u
+
+typedef struct sc_rp_classes {
+    bool sync[SC_RP_CLASSES], implicit[SC_RP_CLASSES];
+    uint64_t tracer_ns[SC_RP_CLASSES];
+} sc_rp_classes;
+
+static void sc_rp_classes_make(sc_rp_classes *k)
+{
+    for (uint16_t c = 0; c < SC_RP_CLASSES; c++) {
+        k->sync[c] = sc_blocking_sync_class(c);
+        k->implicit[c] = sc_blocking_implicit_class(c);
+        k->tracer_ns[c] = sc_tracer_cost_ns(c);
+    }
+}
+
+static inline bool sc_rp_sync_class(const sc_rp_classes *k, uint16_t c)
+{
+    return c < SC_RP_CLASSES ? k->sync[c] : sc_blocking_sync_class(c);
+}
+
+static inline bool sc_rp_implicit_class(const sc_rp_classes *k, uint16_t c)
+{
+    return c < SC_RP_CLASSES ? k->implicit[c] : sc_blocking_implicit_class(c);
+}
+
+static inline uint64_t sc_rp_tracer_class_ns(const sc_rp_classes *k, uint16_t c)
+{
+    return c < SC_RP_CLASSES ? k->tracer_ns[c] : sc_tracer_cost_ns(c);
+}
+
 /* ---- what implicit synchronizations waited for -------------------------------------- */
 
 /* Appends to a list of item values, growing it by doubling. */
@@ -35,10 +72,12 @@ int sc_rp_drained_work(sc_replay *r)
     const sc_trace *t = r->ctx->trace;
     const sc_blocking_index *ix = r->ctx->blocking;
     size_t cap = 0;
+    sc_rp_classes k;
+    sc_rp_classes_make(&k);
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
-        /* an inner call is no item's call (sc_rp_entries), and is never asked about */
-        if (!sc_blocking_implicit_class(c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
+        /* an inner call is no item's call (replay_entries.h), and is never asked about */
+        if (!sc_rp_implicit_class(&k, c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
             continue;
         bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY ||
                            c->rec.call_class == SC_CALL_MEMSET;
@@ -245,12 +284,14 @@ static void sc_rp_tracer_times(sc_replay *r, uint64_t *tracer)
     if (!t->has_process)
         return;
     r->async_call_tracer = sc_tracer_cost_ns(SC_CALL_MEMCPY_ASYNC);
+    sc_rp_classes k;
+    sc_rp_classes_make(&k);
     for (size_t c = 0; c < t->n_calls; c++) {
         int32_t i = r->call_item[c];
         if (i == SC_RP_NONE)
             continue;
         uint64_t own = sc_rp_item_end(r, i) - r->items[i].rec_start, before = tracer[i];
-        tracer[i] += sc_tracer_cost_ns(t->calls[c].rec.call_class);
+        tracer[i] += sc_rp_tracer_class_ns(&k, t->calls[c].rec.call_class);
         if (tracer[i] > own)
             tracer[i] = own;
         r->summary.tracer_ns += tracer[i] - before;
@@ -300,13 +341,12 @@ int sc_rp_host_items(sc_replay *r)
 
 /* ---- what a waiting item waits for -------------------------------------------------- */
 
-/* Built for the waits only: each item's own work, each device's work by end, and the latest
- * recorded end of each device's work in issue order. */
+/* Built for the waits only: each item's own work and the latest recorded end of each
+ * device's work in issue order. */
 typedef struct sc_rp_wait_index {
     uint32_t *own_first;        /* per item and one past the last, into own_ops (op indices
                                    are 32-bit): item i's work is own_first[i] .. [i + 1] */
     int32_t *own_ops;
-    int32_t *by_end;                /* per device (dev_first/dev_count layout), by rec_end */
     uint64_t *prefix_end;           /* per device, issue order: max rec_end so far */
     bool launch_blocking;           /* CUDA_LAUNCH_BLOCKING=1 in the recorded environment */
     uint32_t ctx_id[64], ctx_dev[64];   /* context -> device index, from the work */
@@ -314,42 +354,8 @@ typedef struct sc_rp_wait_index {
     size_t *near;                   /* per slot: where its last lookup of the work issued
                                        before a wait ended (sc_rp_last_issued_near: a thread's
                                        waits come in time order) */
+    sc_rp_classes classes;
 } sc_rp_wait_index;
-
-/* Each device's work by recorded end, then op index, into w->by_end, with prefix_end as the
- * keys' scratch (it is filled after). A device's ops are laid out in index order first, so
- * that a tie between ends breaks by position, which is then the op index
- * (order_by_time.h). */
-static int sc_rp_order_by_end(const sc_replay *r, sc_rp_wait_index *w)
-{
-    size_t most = 1, *fill = calloc(r->n_devs + 1, sizeof *fill);
-    for (size_t d = 0; d < r->n_devs; d++)
-        most = r->dev_count[d] > most ? r->dev_count[d] : most;
-    uint32_t *order = malloc(most * sizeof *order);
-    if (!fill || !order) {
-        free(fill);
-        free(order);
-        return -1;
-    }
-    for (size_t i = 0; i < r->n_ops; i++) {
-        size_t at = r->dev_first[r->ops[i].dev] + fill[r->ops[i].dev]++;
-        w->by_end[at] = (int32_t)i;
-        w->prefix_end[at] = r->ops[i].rec_end;
-    }
-    free(fill);
-    int rc = 0;
-    for (size_t d = 0; rc == 0 && d < r->n_devs; d++) {
-        int32_t *ops = w->by_end + r->dev_first[d];
-        size_t n = r->dev_count[d];
-        rc = sc_order_by_time_in(w->prefix_end + r->dev_first[d], n, order);
-        for (size_t k = 0; rc == 0 && k < n; k++)
-            order[k] = (uint32_t)ops[order[k]];
-        for (size_t k = 0; rc == 0 && k < n; k++)
-            ops[k] = (int32_t)order[k];
-    }
-    free(order);
-    return rc;
-}
 
 static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
 {
@@ -366,15 +372,17 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
-    w->by_end = malloc(no * sizeof *w->by_end);
     w->prefix_end = malloc(no * sizeof *w->prefix_end);
     w->near = calloc(r->n_slots + 1, sizeof *w->near);
-    if (!w->by_end || !w->prefix_end || !w->near)
+    if (!w->prefix_end || !w->near)
         return -1;
     const sc_trace *t = r->ctx->trace;
     w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
+    sc_rp_classes_make(&w->classes);
+    /* each context's device, and each op's end in its device's issue order, in one walk */
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *o = &r->ops[i];
+        w->prefix_end[r->dev_first[o->dev] + o->dev_pos] = o->rec_end;
         uint32_t context = sc_work_at(t, i).context_id;
         size_t k = 0;
         while (k < w->n_ctx && w->ctx_id[k] != context)
@@ -384,10 +392,6 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
             w->ctx_dev[w->n_ctx++] = o->dev;
         }
     }
-    if (sc_rp_order_by_end(r, w) != 0)
-        return -1;
-    for (size_t i = 0; i < r->n_ops; i++)
-        w->prefix_end[r->dev_first[r->ops[i].dev] + r->ops[i].dev_pos] = r->ops[i].rec_end;
     for (size_t d = 0; d < r->n_devs; d++) {
         for (size_t k = 1; k < r->dev_count[d]; k++) {
             uint64_t *p = &w->prefix_end[r->dev_first[d] + k];
@@ -395,8 +399,7 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
                 *p = p[-1];
         }
     }
-    /* Each item's own work, after the order by end, whose scratch (an order and the sort's
-     * merge room) is gone by then: the build's peak of memory. Counted one place ahead
+    /* Each item's own work, counted one place ahead
      * (own_first[i + 2] holds item i's count), summed, then each item's cursor
      * (own_first[i + 1]) advanced as its work is placed: it ends at item i's end, which is
      * where item i + 1 starts. No count or cursor array beside it. */
@@ -421,7 +424,6 @@ static void sc_rp_wait_index_free(sc_rp_wait_index *w)
 {
     free(w->own_first);
     free(w->own_ops);
-    free(w->by_end);
     free(w->prefix_end);
     free(w->near);
 }
@@ -519,7 +521,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     int32_t call = it->call;
     const sc_api_call *c = &t->calls[call];
     uint16_t cls = c->rec.call_class;
-    it->sync = sc_blocking_sync_class(cls);
+    it->sync = sc_rp_sync_class(&w->classes, cls);
     it->async_copy = cls == SC_CALL_MEMCPY_ASYNC;
     uint32_t dev = sc_rp_context_dev(r, w, c->rec.context_id);
     bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;
@@ -542,7 +544,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         uint32_t slot = rec ? sc_rp_call_slot(r, rec, dev) : (uint32_t)r->n_slots;
         if (slot < r->n_slots)
             p = sc_rp_last_issued_near(r, slot, rec->rec.start_ns, &w->near[slot]);
-    } else if (sc_blocking_implicit_class(cls)) {
+    } else if (sc_rp_implicit_class(&w->classes, cls)) {
         if (sc_rp_drained(r, call, conds) != 0)
             return -1;
         if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */
@@ -672,20 +674,24 @@ int sc_rp_host_waits(sc_replay *r)
     sc_rp_wait_index w = {0};
     sc_rp_conds conds = {0};
     int rc = sc_rp_wait_index_build(r, &w);
-    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
-        if (!r->items[i].mark)
-            rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
-    r->cond_ops = conds.ops;
-    r->n_cond_ops = conds.n;
-    for (size_t i = 0; rc == 0 && i < r->n_items; i++)   /* the lags ask it of every op */
-        if (r->items[i].loads)
-            for (uint32_t k = w.own_first[i]; k < w.own_first[i + 1]; k++)
-                r->ops[w.own_ops[k]].item_loads = 1;
+    /* each item in one walk: what it waits for, its work's mark of a loading launch (the lags
+     * ask it of every op), and its return after what it waited for (the recorded end of
+     * that is complete once the item's own condition is) */
+    bool device_waits = false;
     for (size_t i = 0; rc == 0 && i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
+        if (!it->mark)
+            rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
+        if (rc != 0)
+            break;
+        if (it->loads)
+            for (uint32_t k = w.own_first[i]; k < w.own_first[i + 1]; k++)
+                r->ops[w.own_ops[k]].item_loads = 1;
         it->post = 0;       /* its place held the call until here */
         if (it->wait == SC_RP_WAIT_NONE)
             continue;
+        r->cond_ops = conds.ops;    /* as it has grown */
+        r->n_cond_ops = conds.n;
         uint64_t cond = sc_rp_cond_recorded(r, &w, it);
         uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
         if (it->loads && cond > rec_end) {
@@ -694,17 +700,17 @@ int sc_rp_host_waits(sc_replay *r)
             it->wait = SC_RP_WAIT_NONE;
             continue;
         }
+        /* the devices' trees of replayed ends answer device waits only: without one, no
+         * pass keeps them (a raise per op and pass, and 8 bytes an op) */
+        device_waits |= it->wait == SC_RP_WAIT_DEVICE;
         it->waited = cond > it->rec_start;
         rc = sc_rp_wide_put_signed(&r->wide_posts, (int32_t)i,
                                    it->waited ? (int64_t)rec_end - (int64_t)cond : 0,
                                    &it->post);
     }
+    r->cond_ops = conds.ops;
+    r->n_cond_ops = conds.n;
     sc_rp_wait_index_free(&w);
-    /* the devices' trees of replayed ends answer device waits only: without one, no pass
-     * keeps them (a raise per op and pass, and 8 bytes an op) */
-    bool device_waits = false;
-    for (size_t i = 0; rc == 0 && i < r->n_items && !device_waits; i++)
-        device_waits = r->items[i].wait == SC_RP_WAIT_DEVICE;
     if (rc == 0 && device_waits) {
         r->dev_tree = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->dev_tree);
         rc = r->dev_tree ? 0 : -1;

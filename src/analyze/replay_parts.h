@@ -19,6 +19,21 @@ int sc_rp_host_waits(sc_replay *r);
 void sc_rp_mark_host_funcs(sc_replay *r);
 /* replay_lags.c: typical lags, held and unexplained work, pinned durations. */
 int sc_rp_lags(sc_replay *r);
+/* replay_lags.c: a late piece of work (r->lates[late], whose `other` is SC_RP_NONE) that no
+ * running grid explains, and when the model let it start. */
+typedef struct sc_rp_pending {
+    uint64_t start;             /* its recorded start */
+    uint64_t model;
+    size_t late;                /* its entry in r->lates */
+    uint64_t best_end;          /* in the search: the end of the `other` found so far */
+} sc_rp_pending;
+#define SC_RP_HELD_WINDOW_NS 30000u /* late work that started this soon after other work
+                                       ended may have been held by it */
+/* For each of p[0 .. n) (n > 0; reordered): of the work of its device and another stream that
+ * started before its model and ended in the SC_RP_HELD_WINDOW_NS before it started (its end
+ * at most that start), the one that ended last, at a tie the later position, into its lates
+ * entry's `other` (left SC_RP_NONE when none did). Returns 0, or -1 without memory. */
+int sc_rp_held_by_work(sc_replay *r, sc_rp_pending *p, size_t n);
 /* replay_nodes.c: the pass's node order (sc_replay.nodes), once the items know their loads;
  * sc_rp_nodes_sorted is the same order through a sort of every node's time, which
  * sc_rp_nodes falls back to when the nodes make too many ascending runs to merge. */

@@ -209,22 +209,29 @@ static uint64_t sc_rp_issue_at_pos(const void *ctx, size_t pos)
  * after this. */
 static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
 {
-    uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
-    if (!key)
-        return -1;
-    int32_t *dev_order = NULL;
-    for (size_t i = 0; i < r->n_ops; i++)
-        key[i] = r->ops[i].dev;
-    int rc = sc_rp_group(r, r->n_devs, key, issue, &r->dev_first, &r->dev_count, &dev_order);
-    r->dev_order = dev_order;
+    /* merged from the slots' runs (replay_issue.c); else sorted, each slot's order then read
+     * off its device's */
+    int rc = sc_rp_issue_orders(r, issue);
+    bool sorted = rc > 0;
+    if (sorted) {
+        uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
+        if (!key)
+            return -1;
+        int32_t *order = NULL;
+        for (size_t i = 0; i < r->n_ops; i++)
+            key[i] = r->ops[i].dev;
+        rc = sc_rp_group(r, r->n_devs, key, issue, &r->dev_first, &r->dev_count, &order);
+        r->dev_order = order;
+    }
     if (rc != 0)
         return -1;
+    int32_t *dev_order = r->dev_order;
     for (size_t d = 0; d < r->n_devs; d++)
         for (size_t k = 0; k < r->dev_count[d]; k++)
             r->ops[dev_order[r->dev_first[d] + k]].dev_pos = (uint32_t)k;
     sc_rp_issue_at at = {.issue = issue, .dev_order = dev_order};
     rc = sc_packed_times_make(&r->dev_issue, r->n_ops, &at, sc_rp_issue_at_pos);
-    if (rc == 0)
+    if (rc == 0 && sorted)
         rc = sc_rp_slot_orders(r, dev_order);
     for (size_t s = 0; rc == 0 && s <= r->n_slots; s++)
         for (size_t k = 1; s < r->n_slots && k < r->slot_count[s]; k++)

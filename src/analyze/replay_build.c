@@ -130,10 +130,46 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, uint32_t *key, const uint64_
     return rc;
 }
 
+/* Streams' slots remembered by a hash of their key: each piece of work names its stream,
+ * and a lookup (sc_ctx_stream) scans every stream, 30 instructions a piece at 1M records
+ * (the few streams interleave record by record, so the last one alone nearly always
+ * misses). A key with no stream remembers n_streams. */
+#define SC_RP_SLOT_MEMO 64u
+
+typedef struct sc_rp_slot_memo {
+    uint32_t device[SC_RP_SLOT_MEMO], context_id[SC_RP_SLOT_MEMO], stream_id[SC_RP_SLOT_MEMO];
+    uint32_t slot[SC_RP_SLOT_MEMO];     /* UINT32_MAX: empty */
+} sc_rp_slot_memo;
+
+static void sc_rp_slot_memo_init(sc_rp_slot_memo *m)
+{
+    for (size_t k = 0; k < SC_RP_SLOT_MEMO; k++)
+        m->slot[k] = UINT32_MAX;
+}
+
+static inline uint32_t sc_rp_slot_of(const sc_ctx *ctx, sc_rp_slot_memo *m, uint32_t device,
+                                     uint32_t context_id, uint32_t stream_id)
+{
+    size_t h = (stream_id ^ context_id * 31u ^ device * 131u) & (SC_RP_SLOT_MEMO - 1);
+    if (m->slot[h] != UINT32_MAX && m->stream_id[h] == stream_id &&
+        m->context_id[h] == context_id && m->device[h] == device)
+        return m->slot[h];
+    const sc_stream_summary *s = sc_ctx_stream(ctx, device, context_id, stream_id);
+    uint32_t slot = s ? (uint32_t)(s - ctx->analysis->streams)
+                      : (uint32_t)ctx->analysis->n_streams;
+    m->device[h] = device;
+    m->context_id[h] = context_id;
+    m->stream_id[h] = stream_id;
+    m->slot[h] = slot;
+    return slot;
+}
+
 /* The work, and in *issue_out when each piece was issued (for sc_rp_orders, which keeps it
  * in the devices' issue order). */
 static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
 {
+    sc_rp_slot_memo memo;
+    sc_rp_slot_memo_init(&memo);
     const sc_ctx *ctx = r->ctx;
     const sc_trace *t = ctx->trace;
     r->n_ops = sc_work_count(t);
@@ -143,15 +179,14 @@ static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
         return -1;
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_work w = sc_work_at(t, i);
-        const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
         const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
         int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
         sc_rp_op *o = &r->ops[i];
         *o = (sc_rp_op){.rec_start = w.start_ns, .rec_end = w.end_ns, .item = item,
                         .stream_prev = SC_RP_NONE, .engine_prev = SC_RP_NONE,
                         .queue_prev = SC_RP_NONE,
-                        .slot = s ? (uint32_t)(s - ctx->analysis->streams)
-                                  : (uint32_t)ctx->analysis->n_streams,
+                        .slot = sc_rp_slot_of(ctx, &memo, w.device, w.context_id,
+                                              w.stream_id),
                         .dev = (uint32_t)sc_device_index(ctx->analysis, w.device),
                         .kind = w.kind};
         issue[i] = item != SC_RP_NONE && call->rec.start_ns <= w.start_ns ? call->rec.start_ns

@@ -725,9 +725,9 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     sc_rp_mark_host_funcs(r);
     sc_ctx_free_graph_inputs(ctx);
     /* the per-slot issue orders were for the edges, the waits and the host functions; no
-     * pass reads them. Freed before the nodes are ordered, which is the build's largest
-     * passing need (a key and its scratch a node), and before the lags (which the order does
-     * not read) take their memory. */
+     * pass reads them. Freed before the nodes are ordered (4 bytes a node, and a sort's keys
+     * and scratch when the nodes are not for a merge: replay_nodes.c) and before the lags
+     * (which the order does not read) take their memory. */
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);

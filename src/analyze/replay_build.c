@@ -130,10 +130,46 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, uint32_t *key, const uint64_
     return rc;
 }
 
+/* Streams' slots remembered by a hash of their key: each piece of work names its stream,
+ * and a lookup (sc_ctx_stream) scans every stream, 30 instructions a piece at 1M records
+ * (the few streams interleave record by record, so the last one alone nearly always
+ * misses). A key with no stream remembers n_streams. */
+#define SC_RP_SLOT_MEMO 64u
+
+typedef struct sc_rp_slot_memo {
+    uint32_t device[SC_RP_SLOT_MEMO], context_id[SC_RP_SLOT_MEMO], stream_id[SC_RP_SLOT_MEMO];
+    uint32_t slot[SC_RP_SLOT_MEMO];     /* UINT32_MAX: empty */
+} sc_rp_slot_memo;
+
+static void sc_rp_slot_memo_init(sc_rp_slot_memo *m)
+{
+    for (size_t k = 0; k < SC_RP_SLOT_MEMO; k++)
+        m->slot[k] = UINT32_MAX;
+}
+
+static inline uint32_t sc_rp_slot_of(const sc_ctx *ctx, sc_rp_slot_memo *m, uint32_t device,
+                                     uint32_t context_id, uint32_t stream_id)
+{
+    size_t h = (stream_id ^ context_id * 31u ^ device * 131u) & (SC_RP_SLOT_MEMO - 1);
+    if (m->slot[h] != UINT32_MAX && m->stream_id[h] == stream_id &&
+        m->context_id[h] == context_id && m->device[h] == device)
+        return m->slot[h];
+    const sc_stream_summary *s = sc_ctx_stream(ctx, device, context_id, stream_id);
+    uint32_t slot = s ? (uint32_t)(s - ctx->analysis->streams)
+                      : (uint32_t)ctx->analysis->n_streams;
+    m->device[h] = device;
+    m->context_id[h] = context_id;
+    m->stream_id[h] = stream_id;
+    m->slot[h] = slot;
+    return slot;
+}
+
 /* The work, and in *issue_out when each piece was issued (for sc_rp_orders, which keeps it
  * in the devices' issue order). */
 static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
 {
+    sc_rp_slot_memo memo;
+    sc_rp_slot_memo_init(&memo);
     const sc_ctx *ctx = r->ctx;
     const sc_trace *t = ctx->trace;
     r->n_ops = sc_work_count(t);
@@ -143,15 +179,14 @@ static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
         return -1;
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_work w = sc_work_at(t, i);
-        const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
         const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
         int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
         sc_rp_op *o = &r->ops[i];
         *o = (sc_rp_op){.rec_start = w.start_ns, .rec_end = w.end_ns, .item = item,
                         .stream_prev = SC_RP_NONE, .engine_prev = SC_RP_NONE,
                         .queue_prev = SC_RP_NONE,
-                        .slot = s ? (uint32_t)(s - ctx->analysis->streams)
-                                  : (uint32_t)ctx->analysis->n_streams,
+                        .slot = sc_rp_slot_of(ctx, &memo, w.device, w.context_id,
+                                              w.stream_id),
                         .dev = (uint32_t)sc_device_index(ctx->analysis, w.device),
                         .kind = w.kind};
         issue[i] = item != SC_RP_NONE && call->rec.start_ns <= w.start_ns ? call->rec.start_ns
@@ -209,22 +244,29 @@ static uint64_t sc_rp_issue_at_pos(const void *ctx, size_t pos)
  * after this. */
 static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
 {
-    uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
-    if (!key)
-        return -1;
-    int32_t *dev_order = NULL;
-    for (size_t i = 0; i < r->n_ops; i++)
-        key[i] = r->ops[i].dev;
-    int rc = sc_rp_group(r, r->n_devs, key, issue, &r->dev_first, &r->dev_count, &dev_order);
-    r->dev_order = dev_order;
+    /* merged from the slots' runs (replay_issue.c); else sorted, each slot's order then read
+     * off its device's */
+    int rc = sc_rp_issue_orders(r, issue);
+    bool sorted = rc > 0;
+    if (sorted) {
+        uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
+        if (!key)
+            return -1;
+        int32_t *order = NULL;
+        for (size_t i = 0; i < r->n_ops; i++)
+            key[i] = r->ops[i].dev;
+        rc = sc_rp_group(r, r->n_devs, key, issue, &r->dev_first, &r->dev_count, &order);
+        r->dev_order = order;
+    }
     if (rc != 0)
         return -1;
+    int32_t *dev_order = r->dev_order;
     for (size_t d = 0; d < r->n_devs; d++)
         for (size_t k = 0; k < r->dev_count[d]; k++)
             r->ops[dev_order[r->dev_first[d] + k]].dev_pos = (uint32_t)k;
     sc_rp_issue_at at = {.issue = issue, .dev_order = dev_order};
     rc = sc_packed_times_make(&r->dev_issue, r->n_ops, &at, sc_rp_issue_at_pos);
-    if (rc == 0)
+    if (rc == 0 && sorted)
         rc = sc_rp_slot_orders(r, dev_order);
     for (size_t s = 0; rc == 0 && s <= r->n_slots; s++)
         for (size_t k = 1; s < r->n_slots && k < r->slot_count[s]; k++)
@@ -630,28 +672,6 @@ static int sc_rp_scratch(sc_replay *r)
                : -1;
 }
 
-static int sc_rp_nodes(sc_replay *r)
-{
-    r->n_nodes = r->n_ops + r->n_items;
-    uint64_t *at = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *at);
-    if (!at)
-        return -1;
-    size_t k = 0;
-    for (size_t i = 0; i < r->n_ops; i++)
-        at[k++] = r->ops[i].rec_start;
-    for (size_t i = 0; i < r->n_items; i++) {
-        /* a loading launch is placed where its load ended: its kernel may start before the
-         * call returns, and must see the call's replayed end */
-        const sc_rp_item *it = &r->items[i];
-        uint64_t load_end = it->loads ? sc_rp_load_end(r, (int32_t)i) : 0;
-        uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
-        at[k++] = load_end && load_end < rec_end ? load_end : rec_end;
-    }
-    /* at a tie, work first (its positions come first): an item may wait for it */
-    r->nodes = sc_order_by_time(at, r->n_nodes);
-    return r->nodes ? 0 : -1;
-}
-
 /* Keeps the items of the calls in fix_calls alone (sc_replay_build), sorted by call, where
  * call_item held every call's: 4 bytes a call through every pass, for the few calls fixes
  * name. */
@@ -705,9 +725,9 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     sc_rp_mark_host_funcs(r);
     sc_ctx_free_graph_inputs(ctx);
     /* the per-slot issue orders were for the edges, the waits and the host functions; no
-     * pass reads them. Freed before the nodes are ordered, which is the build's largest
-     * passing need (a key and its scratch a node), and before the lags (which the order does
-     * not read) take their memory. */
+     * pass reads them. Freed before the nodes are ordered (4 bytes a node, and a sort's keys
+     * and scratch when the nodes are not for a merge: replay_nodes.c) and before the lags
+     * (which the order does not read) take their memory. */
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);

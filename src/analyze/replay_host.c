@@ -7,6 +7,7 @@
 #include "analyze/blocking.h"
 #include "analyze/peer_copy.h"
 #include "analyze/polls.h"
+#include "analyze/replay_entries.h"
 #include "analyze/replay_parts.h"
 #include "analyze/stream_kind.h"
 #include "analyze/tracer_cost.h"
@@ -16,6 +17,43 @@
 #include "trace/sort.h"
 #include "trace/sort_u64.h"
 
+
+/* ---- what a call's class is ----------------------------------------------------------- */
+
+/* What the host steps ask of a call's class (blocking.h, tracer_cost.h), looked up in a table
+ * for the classes the format names, where each of a million calls at 1M records called each
+ * function (about 10 instructions a call and question). Classes past the table ask the
+ * functions. */
+#define SC_RP_CLASSES 64u
+
+typedef struct sc_rp_classes {
+    bool sync[SC_RP_CLASSES], implicit[SC_RP_CLASSES];
+    uint64_t tracer_ns[SC_RP_CLASSES];
+} sc_rp_classes;
+
+static void sc_rp_classes_make(sc_rp_classes *k)
+{
+    for (uint16_t c = 0; c < SC_RP_CLASSES; c++) {
+        k->sync[c] = sc_blocking_sync_class(c);
+        k->implicit[c] = sc_blocking_implicit_class(c);
+        k->tracer_ns[c] = sc_tracer_cost_ns(c);
+    }
+}
+
+static inline bool sc_rp_sync_class(const sc_rp_classes *k, uint16_t c)
+{
+    return c < SC_RP_CLASSES ? k->sync[c] : sc_blocking_sync_class(c);
+}
+
+static inline bool sc_rp_implicit_class(const sc_rp_classes *k, uint16_t c)
+{
+    return c < SC_RP_CLASSES ? k->implicit[c] : sc_blocking_implicit_class(c);
+}
+
+static inline uint64_t sc_rp_tracer_class_ns(const sc_rp_classes *k, uint16_t c)
+{
+    return c < SC_RP_CLASSES ? k->tracer_ns[c] : sc_tracer_cost_ns(c);
+}
 
 /* ---- what implicit synchronizations waited for -------------------------------------- */
 
@@ -34,10 +72,12 @@ int sc_rp_drained_work(sc_replay *r)
     const sc_trace *t = r->ctx->trace;
     const sc_blocking_index *ix = r->ctx->blocking;
     size_t cap = 0;
+    sc_rp_classes k;
+    sc_rp_classes_make(&k);
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
-        /* an inner call is no item's call (sc_rp_entries), and is never asked about */
-        if (!sc_blocking_implicit_class(c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
+        /* an inner call is no item's call (replay_entries.h), and is never asked about */
+        if (!sc_rp_implicit_class(&k, c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
             continue;
         bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY ||
                            c->rec.call_class == SC_CALL_MEMSET;
@@ -59,117 +99,37 @@ int sc_rp_drained_work(sc_replay *r)
 
 /* ---- items ---------------------------------------------------------------------------- */
 
-typedef struct sc_rp_entry {
-    uint64_t start, end;
-    uint32_t tid;
-    int32_t call;               /* trace->calls index, or SC_RP_NONE for a mark */
-    int32_t range;              /* trace->ranges index for a mark */
-    size_t order;
-} sc_rp_entry;
-
-/* An entry's start, by its position (sc_order_by_group_time's time_of). */
-static uint64_t sc_rp_entry_start(const void *entries, size_t position)
-{
-    return ((const sc_rp_entry *)entries)[position].start;
-}
-
 static bool sc_rp_is_query(uint16_t c)
 {
     return c == SC_CALL_STREAM_QUERY || c == SC_CALL_EVENT_QUERY;
 }
 
-/* Polling loops (polls.h): loop_of[call] = the loop's first query, and loop_end[first] its
- * last query's end; SC_RP_NONE for every other call. */
-static int sc_rp_loops(const sc_replay *r, int32_t *loop_of, uint64_t *loop_end)
+/* What each call is while the items are made (replay_entries.h), in r->call_item: an inner
+ * driver call is no entry, a polling loop's queries (polls.h) are the loop's; the rest
+ * SC_RP_NONE. A loop whose first query were an inner call would be no entry, and its
+ * queries no item's, as that call: its queries are marked inner. */
+static void sc_rp_call_kinds(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
-    const sc_poll_loop *loops = r->ctx->polls;     /* polling loops (polls.h) */
-    size_t n = r->ctx->n_polls;
+    const sc_poll_loop *loops = r->ctx->polls;
     for (size_t i = 0; i < t->n_calls; i++)
-        loop_of[i] = SC_RP_NONE;
-    for (size_t k = 0; k < n; k++) {
+        r->call_item[i] = sc_blocking_is_inner(r->ctx, &t->calls[i]) ? SC_RP_CALL_INNER
+                                                                     : SC_RP_NONE;
+    for (size_t k = 0; k < r->ctx->n_polls; k++) {
+        uint32_t tid = t->calls[loops[k].first].rec.tid;
+        int32_t v = r->call_item[loops[k].first] == SC_RP_CALL_INNER ? SC_RP_CALL_INNER
+                                                                      : SC_RP_CALL_LOOP(k);
         for (size_t c = loops[k].first; c <= loops[k].last; c++)
-            if (t->calls[c].rec.tid == t->calls[loops[k].first].rec.tid &&
-                sc_rp_is_query(t->calls[c].rec.call_class))
-                loop_of[c] = (int32_t)loops[k].first;
-        loop_end[loops[k].first] = t->calls[loops[k].last].rec.end_ns;
+            if (t->calls[c].rec.tid == tid && sc_rp_is_query(t->calls[c].rec.call_class))
+                r->call_item[c] = v;
     }
-    return 0;
 }
 
-/* What an entry is made from: the calls that are entries, in order (their indices), then
- * each range's start and end mark. */
-typedef struct sc_rp_entry_source {
-    const sc_trace *t;
-    const int32_t *loop_of;
-    const uint64_t *loop_end;
-    const int32_t *calls;       /* entry i < n_calls is calls[i]'s */
-    size_t n_calls;
-} sc_rp_entry_source;
-
-/* Entry i, written to *e. Inline: it runs twice for every call (1.1M calls at 1M records),
- * and as a call it cost a third of its own instructions again. */
-static inline __attribute__((always_inline)) void
-sc_rp_entry_make(const sc_rp_entry_source *s, size_t i, sc_rp_entry *e)
-{
-    if (i < s->n_calls) {
-        int32_t ci = s->calls[i];
-        const sc_api_call *c = &s->t->calls[ci];
-        uint64_t end = s->loop_of[ci] == ci ? s->loop_end[ci] : c->rec.end_ns;
-        *e = (sc_rp_entry){c->rec.start_ns, end > c->rec.start_ns ? end : c->rec.start_ns,
-                           c->rec.tid, ci, SC_RP_NONE, i};
-        return;
-    }
-    size_t j = (i - s->n_calls) / 2;
-    const sc_rec_range *g = &s->t->ranges[j].rec;
-    uint64_t at = (i - s->n_calls) % 2 == 0 ? g->start_ns
-                  : g->end_ns > g->start_ns ? g->end_ns : g->start_ns;
-    *e = (sc_rp_entry){at, at, g->tid, SC_RP_NONE, (int32_t)j, i};
-}
-
-static sc_rp_entry *sc_rp_entries(const sc_replay *r, const int32_t *loop_of,
-                                  const uint64_t *loop_end, size_t *n_out)
-{
-    const sc_trace *t = r->ctx->trace;
-    sc_rp_entry *e = malloc((t->n_calls + 2 * t->n_ranges + 1) * sizeof *e);
-    int32_t *calls = malloc((t->n_calls ? t->n_calls : 1) * sizeof *calls);
-    if (!e || !calls) {
-        free(e);
-        free(calls);
-        return NULL;
-    }
-    sc_rp_entry_source src = {t, loop_of, loop_end, calls, 0};
-    for (size_t i = 0; i < t->n_calls; i++)
-        if (!sc_blocking_is_inner(r->ctx, &t->calls[i]) &&
-            (loop_of[i] == SC_RP_NONE || loop_of[i] == (int32_t)i))
-            calls[src.n_calls++] = (int32_t)i;
-    size_t n = src.n_calls + 2 * t->n_ranges;
-    for (size_t i = 0; i < n; i++)
-        sc_rp_entry_make(&src, i, &e[i]);
-    /* by thread, then start, then position (the entry's `order`), moving most entries
-     * across the list: made again in order from the calls and ranges, not gathered into a
-     * second array of entries (223 MB for a 10M-record trace) */
-    uint64_t *v = n <= UINT32_MAX ? malloc((n ? n : 1) * sizeof *v) : NULL;
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    for (size_t i = 0; v && i < n; i++)
-        v[i] = (uint64_t)e[i].tid << 32 | i;
-    int rc = v && order ? sc_order_by_group_time(v, n, e, sc_rp_entry_start, order) : -1;
-    free(v);
-    for (size_t k = 0; rc == 0 && k < n; k++)
-        sc_rp_entry_make(&src, order[k], &e[k]);
-    free(order);
-    free(calls);
-    if (rc != 0) {
-        free(e);
-        return NULL;
-    }
-    *n_out = n;
-    return e;
-}
-
-/* Lays the entries out as items, thread after thread. A call inside the previous call of its
- * thread (a callback's calls, a nested call CUPTI numbered apart) belongs to that item. */
-static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const int32_t *loop_of)
+/* Lays the entries out as items, thread after thread, in their order (positions: order[0 ..
+ * n)). A call inside the previous call of its thread (a callback's calls, a nested call
+ * CUPTI numbered apart) belongs to that item. */
+static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint32_t *order,
+                            size_t n)
 {
     const sc_trace *t = r->ctx->trace;
     r->items = calloc(n ? n : 1, sizeof *r->items);
@@ -179,20 +139,23 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
     for (size_t j = 0; j < 2 * t->n_ranges; j++)
         r->range_marks[j] = SC_RP_NONE;
     int32_t prev = SC_RP_NONE;
+    uint32_t prev_tid = 0;
     for (size_t k = 0; k < n; k++) {
-        bool new_thread = k == 0 || e[k].tid != e[k - 1].tid;
+        sc_rp_entry e = sc_rp_entry_at(src, order[k]);
+        bool new_thread = k == 0 || e.tid != prev_tid;
+        prev_tid = e.tid;
         if (new_thread)
             prev = SC_RP_NONE;
-        if (!new_thread && prev != SC_RP_NONE && e[k].call != SC_RP_NONE &&
-            !r->items[prev].mark && e[k].end <= sc_rp_item_end(r, prev)) {
-            r->call_item[e[k].call] = prev;     /* nested in the previous call */
+        if (!new_thread && prev != SC_RP_NONE && e.call != SC_RP_NONE &&
+            !r->items[prev].mark && e.end <= sc_rp_item_end(r, prev)) {
+            r->call_item[e.call] = prev;     /* nested in the previous call */
             continue;
         }
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
-        *it = (sc_rp_item){.rec_start = e[k].start, .call = e[k].call, .last = true,
-                           .mark = e[k].call == SC_RP_NONE};
-        if (sc_rp_wide_put(&r->wide_durs, i, e[k].end - e[k].start, &it->dur) != 0)
+        *it = (sc_rp_item){.rec_start = e.start, .call = e.call, .last = true,
+                           .mark = e.call == SC_RP_NONE};
+        if (sc_rp_wide_put(&r->wide_durs, i, e.end - e.start, &it->dur) != 0)
             return -1;
         if (prev == SC_RP_NONE) {
             it->first = true;
@@ -202,16 +165,24 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry *e, size_t n, const 
             it->thread = p->thread;
             p->last = false;    /* i - 1: a thread's items are consecutive */
         }
-        if (e[k].call != SC_RP_NONE)
-            r->call_item[e[k].call] = i;
+        if (e.call != SC_RP_NONE)
+            r->call_item[e.call] = i;
         else   /* a range's start mark sorts before its end mark */
-            r->range_marks[2 * e[k].range + (r->range_marks[2 * e[k].range] != SC_RP_NONE)] = i;
+            r->range_marks[2 * e.range + (r->range_marks[2 * e.range] != SC_RP_NONE)] = i;
         prev = i;
     }
-    /* the other queries of a polling loop belong to the loop's item */
-    for (size_t c = 0; c < t->n_calls; c++)
-        if (loop_of[c] != SC_RP_NONE && loop_of[c] != (int32_t)c)
-            r->call_item[c] = r->call_item[loop_of[c]];
+    /* the calls that are no entry: a loop's other queries belong to the loop's item (made
+     * before them: a loop's first query comes first), an inner call to none */
+    const sc_poll_loop *loops = r->ctx->polls;
+    for (size_t c = 0; c < t->n_calls; c++) {
+        int32_t v = r->call_item[c];
+        if (v == SC_RP_CALL_INNER)
+            r->call_item[c] = SC_RP_NONE;
+        else if (v < SC_RP_NONE)
+            r->call_item[c] = loops[SC_RP_CALL_LOOP_OF(v)].first == c
+                                  ? SC_RP_NONE
+                                  : r->call_item[loops[SC_RP_CALL_LOOP_OF(v)].first];
+    }
     return 0;
 }
 
@@ -313,12 +284,14 @@ static void sc_rp_tracer_times(sc_replay *r, uint64_t *tracer)
     if (!t->has_process)
         return;
     r->async_call_tracer = sc_tracer_cost_ns(SC_CALL_MEMCPY_ASYNC);
+    sc_rp_classes k;
+    sc_rp_classes_make(&k);
     for (size_t c = 0; c < t->n_calls; c++) {
         int32_t i = r->call_item[c];
         if (i == SC_RP_NONE)
             continue;
         uint64_t own = sc_rp_item_end(r, i) - r->items[i].rec_start, before = tracer[i];
-        tracer[i] += sc_tracer_cost_ns(t->calls[c].rec.call_class);
+        tracer[i] += sc_rp_tracer_class_ns(&k, t->calls[c].rec.call_class);
         if (tracer[i] > own)
             tracer[i] = own;
         r->summary.tracer_ns += tracer[i] - before;
@@ -348,26 +321,17 @@ static int sc_rp_host_times(sc_replay *r)
 int sc_rp_host_items(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
-    size_t nc = t->n_calls ? t->n_calls : 1;
-    r->call_item = malloc(nc * sizeof *r->call_item);
-    int32_t *loop_of = malloc(nc * sizeof *loop_of);
-    uint64_t *loop_end = malloc(nc * sizeof *loop_end);
-    int rc = r->call_item && loop_of && loop_end ? sc_rp_loops(r, loop_of, loop_end) : -1;
-    sc_rp_entry *e = NULL;
+    r->call_item = malloc((t->n_calls ? t->n_calls : 1) * sizeof *r->call_item);
+    if (!r->call_item)
+        return -1;
+    sc_rp_call_kinds(r);
+    sc_rp_entry_src src = {t, r->call_item, r->ctx->polls};
     size_t n = 0;
-    if (rc == 0) {
-        for (size_t i = 0; i < t->n_calls; i++)
-            r->call_item[i] = SC_RP_NONE;
-        e = sc_rp_entries(r, loop_of, loop_end, &n);
-        rc = e ? 0 : -1;
-    }
-    if (rc == 0)
-        rc = sc_rp_items_from(r, e, n, loop_of);
-    /* the entries (40 bytes each) were the items' last readers: freed before the host times
-     * and the joins take their scratch (a value and more an item) */
-    free(e);
-    free(loop_of);
-    free(loop_end);
+    uint32_t *order = sc_rp_entry_order(&src, &n);
+    int rc = order ? sc_rp_items_from(r, &src, order, n) : -1;
+    /* the order was the items' last reader: freed before the host times and the joins take
+     * their scratch (a value and more an item) */
+    free(order);
     if (rc == 0)
         rc = sc_rp_host_times(r);
     if (rc == 0)
@@ -377,13 +341,12 @@ int sc_rp_host_items(sc_replay *r)
 
 /* ---- what a waiting item waits for -------------------------------------------------- */
 
-/* Built for the waits only: each item's own work, each device's work by end, and the latest
- * recorded end of each device's work in issue order. */
+/* Built for the waits only: each item's own work and the latest recorded end of each
+ * device's work in issue order. */
 typedef struct sc_rp_wait_index {
     uint32_t *own_first;        /* per item and one past the last, into own_ops (op indices
                                    are 32-bit): item i's work is own_first[i] .. [i + 1] */
     int32_t *own_ops;
-    int32_t *by_end;                /* per device (dev_first/dev_count layout), by rec_end */
     uint64_t *prefix_end;           /* per device, issue order: max rec_end so far */
     bool launch_blocking;           /* CUDA_LAUNCH_BLOCKING=1 in the recorded environment */
     uint32_t ctx_id[64], ctx_dev[64];   /* context -> device index, from the work */
@@ -391,42 +354,8 @@ typedef struct sc_rp_wait_index {
     size_t *near;                   /* per slot: where its last lookup of the work issued
                                        before a wait ended (sc_rp_last_issued_near: a thread's
                                        waits come in time order) */
+    sc_rp_classes classes;
 } sc_rp_wait_index;
-
-/* Each device's work by recorded end, then op index, into w->by_end, with prefix_end as the
- * keys' scratch (it is filled after). A device's ops are laid out in index order first, so
- * that a tie between ends breaks by position, which is then the op index
- * (order_by_time.h). */
-static int sc_rp_order_by_end(const sc_replay *r, sc_rp_wait_index *w)
-{
-    size_t most = 1, *fill = calloc(r->n_devs + 1, sizeof *fill);
-    for (size_t d = 0; d < r->n_devs; d++)
-        most = r->dev_count[d] > most ? r->dev_count[d] : most;
-    uint32_t *order = malloc(most * sizeof *order);
-    if (!fill || !order) {
-        free(fill);
-        free(order);
-        return -1;
-    }
-    for (size_t i = 0; i < r->n_ops; i++) {
-        size_t at = r->dev_first[r->ops[i].dev] + fill[r->ops[i].dev]++;
-        w->by_end[at] = (int32_t)i;
-        w->prefix_end[at] = r->ops[i].rec_end;
-    }
-    free(fill);
-    int rc = 0;
-    for (size_t d = 0; rc == 0 && d < r->n_devs; d++) {
-        int32_t *ops = w->by_end + r->dev_first[d];
-        size_t n = r->dev_count[d];
-        rc = sc_order_by_time_in(w->prefix_end + r->dev_first[d], n, order);
-        for (size_t k = 0; rc == 0 && k < n; k++)
-            order[k] = (uint32_t)ops[order[k]];
-        for (size_t k = 0; rc == 0 && k < n; k++)
-            ops[k] = (int32_t)order[k];
-    }
-    free(order);
-    return rc;
-}
 
 static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
 {
@@ -443,15 +372,17 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
-    w->by_end = malloc(no * sizeof *w->by_end);
     w->prefix_end = malloc(no * sizeof *w->prefix_end);
     w->near = calloc(r->n_slots + 1, sizeof *w->near);
-    if (!w->by_end || !w->prefix_end || !w->near)
+    if (!w->prefix_end || !w->near)
         return -1;
     const sc_trace *t = r->ctx->trace;
     w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
+    sc_rp_classes_make(&w->classes);
+    /* each context's device, and each op's end in its device's issue order, in one walk */
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *o = &r->ops[i];
+        w->prefix_end[r->dev_first[o->dev] + o->dev_pos] = o->rec_end;
         uint32_t context = sc_work_at(t, i).context_id;
         size_t k = 0;
         while (k < w->n_ctx && w->ctx_id[k] != context)
@@ -461,10 +392,6 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
             w->ctx_dev[w->n_ctx++] = o->dev;
         }
     }
-    if (sc_rp_order_by_end(r, w) != 0)
-        return -1;
-    for (size_t i = 0; i < r->n_ops; i++)
-        w->prefix_end[r->dev_first[r->ops[i].dev] + r->ops[i].dev_pos] = r->ops[i].rec_end;
     for (size_t d = 0; d < r->n_devs; d++) {
         for (size_t k = 1; k < r->dev_count[d]; k++) {
             uint64_t *p = &w->prefix_end[r->dev_first[d] + k];
@@ -472,8 +399,7 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
                 *p = p[-1];
         }
     }
-    /* Each item's own work, after the order by end, whose scratch (an order and the sort's
-     * merge room) is gone by then: the build's peak of memory. Counted one place ahead
+    /* Each item's own work, counted one place ahead
      * (own_first[i + 2] holds item i's count), summed, then each item's cursor
      * (own_first[i + 1]) advanced as its work is placed: it ends at item i's end, which is
      * where item i + 1 starts. No count or cursor array beside it. */
@@ -498,7 +424,6 @@ static void sc_rp_wait_index_free(sc_rp_wait_index *w)
 {
     free(w->own_first);
     free(w->own_ops);
-    free(w->by_end);
     free(w->prefix_end);
     free(w->near);
 }
@@ -596,7 +521,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     int32_t call = it->call;
     const sc_api_call *c = &t->calls[call];
     uint16_t cls = c->rec.call_class;
-    it->sync = sc_blocking_sync_class(cls);
+    it->sync = sc_rp_sync_class(&w->classes, cls);
     it->async_copy = cls == SC_CALL_MEMCPY_ASYNC;
     uint32_t dev = sc_rp_context_dev(r, w, c->rec.context_id);
     bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;
@@ -619,7 +544,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         uint32_t slot = rec ? sc_rp_call_slot(r, rec, dev) : (uint32_t)r->n_slots;
         if (slot < r->n_slots)
             p = sc_rp_last_issued_near(r, slot, rec->rec.start_ns, &w->near[slot]);
-    } else if (sc_blocking_implicit_class(cls)) {
+    } else if (sc_rp_implicit_class(&w->classes, cls)) {
         if (sc_rp_drained(r, call, conds) != 0)
             return -1;
         if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */
@@ -749,20 +674,24 @@ int sc_rp_host_waits(sc_replay *r)
     sc_rp_wait_index w = {0};
     sc_rp_conds conds = {0};
     int rc = sc_rp_wait_index_build(r, &w);
-    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
-        if (!r->items[i].mark)
-            rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
-    r->cond_ops = conds.ops;
-    r->n_cond_ops = conds.n;
-    for (size_t i = 0; rc == 0 && i < r->n_items; i++)   /* the lags ask it of every op */
-        if (r->items[i].loads)
-            for (uint32_t k = w.own_first[i]; k < w.own_first[i + 1]; k++)
-                r->ops[w.own_ops[k]].item_loads = 1;
+    /* each item in one walk: what it waits for, its work's mark of a loading launch (the lags
+     * ask it of every op), and its return after what it waited for (the recorded end of
+     * that is complete once the item's own condition is) */
+    bool device_waits = false;
     for (size_t i = 0; rc == 0 && i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
+        if (!it->mark)
+            rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
+        if (rc != 0)
+            break;
+        if (it->loads)
+            for (uint32_t k = w.own_first[i]; k < w.own_first[i + 1]; k++)
+                r->ops[w.own_ops[k]].item_loads = 1;
         it->post = 0;       /* its place held the call until here */
         if (it->wait == SC_RP_WAIT_NONE)
             continue;
+        r->cond_ops = conds.ops;    /* as it has grown */
+        r->n_cond_ops = conds.n;
         uint64_t cond = sc_rp_cond_recorded(r, &w, it);
         uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
         if (it->loads && cond > rec_end) {
@@ -771,17 +700,17 @@ int sc_rp_host_waits(sc_replay *r)
             it->wait = SC_RP_WAIT_NONE;
             continue;
         }
+        /* the devices' trees of replayed ends answer device waits only: without one, no
+         * pass keeps them (a raise per op and pass, and 8 bytes an op) */
+        device_waits |= it->wait == SC_RP_WAIT_DEVICE;
         it->waited = cond > it->rec_start;
         rc = sc_rp_wide_put_signed(&r->wide_posts, (int32_t)i,
                                    it->waited ? (int64_t)rec_end - (int64_t)cond : 0,
                                    &it->post);
     }
+    r->cond_ops = conds.ops;
+    r->n_cond_ops = conds.n;
     sc_rp_wait_index_free(&w);
-    /* the devices' trees of replayed ends answer device waits only: without one, no pass
-     * keeps them (a raise per op and pass, and 8 bytes an op) */
-    bool device_waits = false;
-    for (size_t i = 0; rc == 0 && i < r->n_items && !device_waits; i++)
-        device_waits = r->items[i].wait == SC_RP_WAIT_DEVICE;
     if (rc == 0 && device_waits) {
         r->dev_tree = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->dev_tree);
         rc = r->dev_tree ? 0 : -1;

@@ -11,11 +11,9 @@
 #include "analyze/unified.h"
 #include "analyze/work.h"
 #include "trace/grow.h"
-#include "trace/order_by_time.h"
 #include "trace/sort_u64.h"
 
 #define SC_RP_LATE_NS 20000u        /* later than the model by more than this: look for why */
-#define SC_RP_HELD_WINDOW_NS 30000u /* ...and it started this soon after other work ended */
 #define SC_RP_TOUCH_NS 1000u
 
 /* Defaults for what a trace has no sample of (an H200 with CUDA 13: GPU-FACTS.md). */
@@ -315,19 +313,105 @@ static int sc_rp_push_late(sc_replay *r, size_t *cap, sc_rp_sparse late)
     return 0;
 }
 
+/* sc_rp_held_by_work (replay_parts.h). Few pieces are late (300 of 384,500 at 1M records), so the ops are not put in order of
+ * their ends for them (a sort of every op, 20M instructions at 1M records): one walk over
+ * the ops asks, per op, whether its end lies in some late piece's window, through a bitmap of
+ * the windows' 32 us buckets (a window is 30 us: two buckets at most), and only then looks
+ * for the pieces whose window it is, among them sorted by start. */
+#define SC_RP_HELD_BUCKET_BITS 15u      /* 32.8 us: no narrower than the window */
+#define SC_RP_HELD_MAX_BUCKETS ((uint64_t)1 << 30)
+
+/* A block for the search's own few lists, never below the report's mapping threshold (128
+ * KiB, src/report/main.c): mapped, it goes back whole when freed, where a smaller one freed
+ * at the heap's top stayed resident through the passes (0.2 MB at the peak at 10M
+ * records). Only its touched pages cost. */
+#define SC_RP_MAPPED_MIN ((size_t)128 * 1024)
+
+static void *sc_rp_mapped_calloc(size_t bytes)
+{
+    return calloc(bytes > SC_RP_MAPPED_MIN ? bytes : SC_RP_MAPPED_MIN, 1);
+}
+
+static bool sc_rp_pending_before(const sc_rp_pending *x, const sc_rp_pending *y)
+{
+    return x->start < y->start || (x->start == y->start && x->late < y->late);
+}
+
+/* p[0 .. n) by (start, late), through tmp (n entries): a merge sort (qsort's buffer would come
+ * from the heap). */
+static void sc_rp_pending_sort(sc_rp_pending *p, sc_rp_pending *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sc_rp_pending_sort(p, tmp, h);
+    sc_rp_pending_sort(p + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = sc_rp_pending_before(&p[j], &p[i]) ? p[j++] : p[i++];
+    while (i < h)
+        tmp[k++] = p[i++];
+    memcpy(p, tmp, k * sizeof *p);
+}
+
+int sc_rp_held_by_work(sc_replay *r, sc_rp_pending *p, size_t n)
+{
+    /* an op's end e can hold the pieces that start in [e, e + window] */
+    uint64_t base = UINT64_MAX, top = 0;
+    for (size_t k = 0; k < n; k++) {
+        base = p[k].start < base ? p[k].start : base;
+        top = p[k].start > top ? p[k].start : top;
+    }
+    base = base > SC_RP_HELD_WINDOW_NS ? base - SC_RP_HELD_WINDOW_NS : 0;
+    uint64_t n_buckets = ((top - base) >> SC_RP_HELD_BUCKET_BITS) + 1;
+    size_t words = n_buckets <= SC_RP_HELD_MAX_BUCKETS ? (size_t)(n_buckets + 63) / 64 : 0;
+    sc_rp_pending *tmp = sc_rp_mapped_calloc(n * sizeof *tmp + words * sizeof(uint64_t));
+    if (!tmp)
+        return -1;
+    uint64_t *bits = words ? (uint64_t *)(tmp + n) : NULL;
+    sc_rp_pending_sort(p, tmp, n);
+    for (size_t k = 0; bits && k < n; k++) {
+        uint64_t lo = p[k].start > SC_RP_HELD_WINDOW_NS ? p[k].start - SC_RP_HELD_WINDOW_NS : 0;
+        for (uint64_t b = (lo - base) >> SC_RP_HELD_BUCKET_BITS;
+             b <= (p[k].start - base) >> SC_RP_HELD_BUCKET_BITS; b++)
+            bits[b / 64] |= (uint64_t)1 << (b % 64);
+    }
+    for (size_t i = 0; i < r->n_ops; i++) {
+        const sc_rp_op *h = &r->ops[i];
+        uint64_t e = h->rec_end;
+        if (e < base || e > top)
+            continue;
+        uint64_t b = (e - base) >> SC_RP_HELD_BUCKET_BITS;
+        if (bits && !(bits[b / 64] >> (b % 64) & 1))
+            continue;
+        /* the first piece that starts at or after e */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (p[mid].start < e)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t k = lo; k < n && p[k].start <= e + SC_RP_HELD_WINDOW_NS; k++) {
+            sc_rp_sparse *late = &r->lates[p[k].late];
+            const sc_rp_op *o = &r->ops[late->index];
+            if (h->dev != o->dev || h->slot == o->slot || h->rec_start >= p[k].model)
+                continue;
+            if (late->other == SC_RP_NONE || e >= p[k].best_end) {   /* ops in index order */
+                late->other = (int32_t)i;
+                p[k].best_end = e;
+            }
+        }
+    }
+    free(tmp);
+    return 0;
+}
+
 static int sc_rp_late_work(sc_replay *r)
 {
-    /* the ops by recorded end, then index */
-    uint64_t *end = malloc((r->n_ops ? r->n_ops : 1) * sizeof *end);
-    if (!end)
-        return -1;
-    for (size_t i = 0; i < r->n_ops; i++)
-        end[i] = r->ops[i].rec_end;
-    uint32_t *by_end = sc_order_by_time(end, r->n_ops);    /* takes end */
-    if (!by_end)
-        return -1;
     uint64_t lag[SC_BINDS] = {0, r->lag_stream, r->lag_cross, 0, r->lag_queue};
-    size_t cap = 0;
+    size_t cap = 0, n_pending = 0;
     int rc = 0;
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_rp_op *o = &r->ops[i];
@@ -338,52 +422,51 @@ static int sc_rp_late_work(sc_replay *r)
             continue;   /* anchored at its recorded start */
         if (o->rec_start <= model + SC_RP_LATE_NS)
             continue;
-        if (o->after_host_func) {   /* explained: its stream ran the host function */
-            sc_rp_sparse late = {.index = (int32_t)i, .other = SC_RP_NONE,
-                                 .value = o->rec_start - model};
-            if (sc_rp_push_late(r, &cap, late) != 0) {
-                rc = -1;
-                break;
-            }
-            o->late = true;
-            continue;
+        /* explained when its stream ran a host function; else held by a full grid of another
+         * stream, or by other work (below), or unexplained: its delay as recorded until then
+         * (which gives its model back to the search for other work) */
+        sc_rp_sparse late = {.index = (int32_t)i, .other = SC_RP_NONE,
+                             .value = o->rec_start - model};
+        if (!o->after_host_func) {
+            late.other = sc_rp_running_grid(r, r->full, r->n_full, o, model);
+            n_pending += late.other == SC_RP_NONE;
         }
-        size_t lo = 0, hi = r->n_ops;
-        while (lo < hi) {   /* first work ending after o started */
-            size_t mid = lo + (hi - lo) / 2;
-            if (r->ops[by_end[mid]].rec_end <= o->rec_start)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        int32_t held = sc_rp_running_grid(r, r->full, r->n_full, o, model);
-        for (size_t k = lo; held == SC_RP_NONE && k-- > 0;) {
-            const sc_rp_op *h = &r->ops[by_end[k]];
-            if (h->rec_end + SC_RP_HELD_WINDOW_NS < o->rec_start)
-                break;
-            if (h->dev == o->dev && h->slot != o->slot && h->rec_start < model) {
-                held = (int32_t)by_end[k];
-                break;
-            }
-        }
-        sc_rp_sparse late = {.index = (int32_t)i, .other = held};
-        if (held != SC_RP_NONE)
-            late.held_lag = (int64_t)o->rec_start - (int64_t)r->ops[held].rec_end;
-        else
-            late.value = o->rec_start - model;
         if (sc_rp_push_late(r, &cap, late) != 0) {
             rc = -1;
             break;
         }
         o->late = true;
-        if (held != SC_RP_NONE) {
+    }
+    /* the pieces no grid explains, laid out once the lates are (a list grown beside them
+     * would stay in the heap) */
+    sc_rp_pending *pending = rc == 0 && n_pending
+                                 ? sc_rp_mapped_calloc(n_pending * sizeof *pending)
+                                 : NULL;
+    if (rc == 0 && n_pending && !pending)
+        rc = -1;
+    for (size_t k = 0, j = 0; pending && k < r->n_lates; k++) {
+        const sc_rp_sparse *late = &r->lates[k];
+        const sc_rp_op *o = &r->ops[late->index];
+        if (!o->after_host_func && late->other == SC_RP_NONE)
+            pending[j++] = (sc_rp_pending){.start = o->rec_start,
+                                           .model = o->rec_start - late->value, .late = k};
+    }
+    if (pending)
+        rc = sc_rp_held_by_work(r, pending, n_pending);
+    free(pending);
+    for (size_t k = 0; rc == 0 && k < r->n_lates; k++) {
+        sc_rp_sparse *late = &r->lates[k];
+        if (r->ops[late->index].after_host_func)
+            continue;
+        if (late->other != SC_RP_NONE) {
+            late->held_lag = (int64_t)r->ops[late->index].rec_start -
+                             (int64_t)r->ops[late->other].rec_end;
             r->summary.held++;
         } else {
             r->summary.unexplained++;
-            r->summary.unexplained_ns += late.value;
+            r->summary.unexplained_ns += late->value;
         }
     }
-    free(by_end);
     return rc;
 }
 

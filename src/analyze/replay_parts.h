@@ -19,6 +19,26 @@ int sc_rp_host_waits(sc_replay *r);
 void sc_rp_mark_host_funcs(sc_replay *r);
 /* replay_lags.c: typical lags, held and unexplained work, pinned durations. */
 int sc_rp_lags(sc_replay *r);
+/* replay_lags.c: a late piece of work (r->lates[late], whose `other` is SC_RP_NONE) that no
+ * running grid explains, and when the model let it start. */
+typedef struct sc_rp_pending {
+    uint64_t start;             /* its recorded start */
+    uint64_t model;
+    size_t late;                /* its entry in r->lates */
+    uint64_t best_end;          /* in the search: the end of the `other` found so far */
+} sc_rp_pending;
+#define SC_RP_HELD_WINDOW_NS 30000u /* late work that started this soon after other work
+                                       ended may have been held by it */
+/* For each of p[0 .. n) (n > 0; reordered): of the work of its device and another stream that
+ * started before its model and ended in the SC_RP_HELD_WINDOW_NS before it started (its end
+ * at most that start), the one that ended last, at a tie the later position, into its lates
+ * entry's `other` (left SC_RP_NONE when none did). Returns 0, or -1 without memory. */
+int sc_rp_held_by_work(sc_replay *r, sc_rp_pending *p, size_t n);
+/* replay_nodes.c: the pass's node order (sc_replay.nodes), once the items know their loads;
+ * sc_rp_nodes_sorted is the same order through a sort of every node's time, which
+ * sc_rp_nodes falls back to when the nodes make too many ascending runs to merge. */
+int sc_rp_nodes(sc_replay *r);
+int sc_rp_nodes_sorted(sc_replay *r);
 /* replay_run.c: replays the run unchanged and fills r->summary (after sc_rp_pass_shapes). */
 void sc_rp_describe_fidelity(sc_replay *r);
 /* replay_run.c: marks the nodes whose steps need none of the graph's rare features (the
@@ -38,6 +58,12 @@ int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t bef
  * mostly ascend take a few steps each instead of a search of the slot. */
 int32_t sc_rp_last_issued_near(const sc_replay *r, uint32_t slot, uint64_t before_ns,
                                size_t *near);
+/* replay_issue.c: each device's work (r->dev_first, dev_count, dev_order) and each stream
+ * slot's (r->slot_first, slot_count, slot_ops) in issue order (sc_rp_issue_sort's), merged
+ * from the slots' ascending runs. issue: per op. Returns 0; 1, with none of those arrays,
+ * when the work is not for a merge (work of no known stream on several devices): sort it;
+ * -1 without memory. */
+int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue);
 /* ops[0 .. n - 1], in ascending position, put in issue order: issue time, recorded start,
  * position. issue: per op (all of r's), or NULL once r keeps them (sc_rp_issue). Returns 0,
  * or -1 without memory (ops unchanged). */

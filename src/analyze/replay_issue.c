@@ -1,0 +1,254 @@
+/* The replay's issue orders, merged (replay_parts.h, sc_rp_issue_orders): each stream slot's
+ * work and each device's in issue order (issue time, recorded start, position).
+ *
+ * They were sorts: every device's work by its issue time (order_by_time.h, 31M instructions
+ * of 43.5M at 1M records, with a key a piece and the sort's scratch), each slot's order read
+ * off its device's after. But a stream runs its work in the order it was issued, and the
+ * trace's loader keeps each kind of work in start order: a slot's kernels, in position
+ * order, are already in issue order, and so are its copies and its memsets. Each slot's work,
+ * dealt to it in position order, is a few ascending runs, merged; each device's order is the
+ * merge of its slots'. A slot of many runs (work the loader did not order, work without its
+ * call issued out of turn), a device of many streams, or work of no known stream on several
+ * devices: sorted as before (sc_rp_issue_sort). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/replay_parts.h"
+
+#define SC_RP_ISSUE_RUNS 16     /* lists merged at most */
+
+/* A list being merged: what is left of it. */
+typedef struct sc_rp_issue_run {
+    const int32_t *next, *end;
+} sc_rp_issue_run;
+
+/* A piece's key: issue time, recorded start, position. */
+typedef struct sc_rp_issue_key {
+    uint64_t issue, start;
+    int32_t op;
+    uint32_t run;               /* in a merge: the list it heads */
+} sc_rp_issue_key;
+
+static inline bool sc_rp_issue_before(const sc_rp_issue_key *a, const sc_rp_issue_key *b)
+{
+    if (a->issue != b->issue)
+        return a->issue < b->issue;
+    if (a->start != b->start)
+        return a->start < b->start;
+    return a->op < b->op;
+}
+
+static inline sc_rp_issue_key sc_rp_issue_key_of(int32_t op, const uint64_t *issue,
+                                                 const sc_rp_op *ops, uint32_t run)
+{
+    return (sc_rp_issue_key){issue[op], ops[op].rec_start, op, run};
+}
+
+/* Two lists (the usual slot: its kernels and its copies) merged into out; false when one
+ * turns out not to be in issue order (out then holds nothing of use). */
+static bool sc_rp_issue_merge2(const sc_rp_issue_run *runs, const uint64_t *issue,
+                               const sc_rp_op *ops, int32_t *restrict out)
+{
+    const int32_t *a = runs[0].next, *ae = runs[0].end, *b = runs[1].next, *be = runs[1].end;
+    sc_rp_issue_key ka = sc_rp_issue_key_of(*a, issue, ops, 0);
+    sc_rp_issue_key kb = sc_rp_issue_key_of(*b, issue, ops, 1);
+    for (;;) {
+        if (sc_rp_issue_before(&kb, &ka)) {
+            *out++ = *b;
+            if (++b == be)
+                break;
+            sc_rp_issue_key prev = kb;
+            kb = sc_rp_issue_key_of(*b, issue, ops, 1);
+            if (sc_rp_issue_before(&kb, &prev))
+                return false;
+        } else {
+            *out++ = *a;
+            if (++a == ae) {
+                a = b;      /* the rest of b follows */
+                ae = be;
+                break;
+            }
+            sc_rp_issue_key prev = ka;
+            ka = sc_rp_issue_key_of(*a, issue, ops, 0);
+            if (sc_rp_issue_before(&ka, &prev))
+                return false;
+        }
+    }
+    /* what is left of one list, checked as it is copied */
+    for (; a < ae; a++) {
+        if (a + 1 < ae) {
+            sc_rp_issue_key x = sc_rp_issue_key_of(a[0], issue, ops, 0);
+            sc_rp_issue_key y = sc_rp_issue_key_of(a[1], issue, ops, 0);
+            if (sc_rp_issue_before(&y, &x))
+                return false;
+        }
+        *out++ = *a;
+    }
+    return true;
+}
+
+/* Merges the lists (none empty) into out: their heads' keys kept in key order, the front's
+ * next key put in its place. False when a list turns out not to be in issue order (out then
+ * holds nothing of use). */
+static bool sc_rp_issue_merge(sc_rp_issue_run *runs, size_t n, const uint64_t *issue,
+                              const sc_rp_op *ops, int32_t *restrict out)
+{
+    if (n == 2)
+        return sc_rp_issue_merge2(runs, issue, ops, out);
+    sc_rp_issue_key heads[SC_RP_ISSUE_RUNS];
+    size_t live = 0;
+    for (size_t k = 0; k < n; k++) {
+        sc_rp_issue_key key = sc_rp_issue_key_of(*runs[k].next, issue, ops, (uint32_t)k);
+        size_t at = live++;
+        for (; at > 0 && sc_rp_issue_before(&key, &heads[at - 1]); at--)
+            heads[at] = heads[at - 1];
+        heads[at] = key;
+    }
+    size_t k = 0;
+    while (live > 0) {
+        sc_rp_issue_run *run = &runs[heads[0].run];
+        out[k++] = heads[0].op;
+        if (++run->next == run->end) {
+            live--;
+            memmove(heads, heads + 1, live * sizeof *heads);
+            continue;
+        }
+        sc_rp_issue_key key = sc_rp_issue_key_of(*run->next, issue, ops, heads[0].run);
+        if (sc_rp_issue_before(&key, &heads[0]))
+            return false;
+        size_t at = 0;
+        for (; at + 1 < live && sc_rp_issue_before(&heads[at + 1], &key); at++)
+            heads[at] = heads[at + 1];
+        heads[at] = key;
+    }
+    return true;
+}
+
+/* ops[0 .. n) (ascending positions) put in issue order, through tmp (n elements): its
+ * kernels, its copies and its memsets, each in issue order as the loader keeps them, merged;
+ * sorted when one is not. */
+static int sc_rp_issue_list(const sc_replay *r, const uint64_t *issue, int32_t *ops, size_t n,
+                            int32_t *tmp)
+{
+    if (n < 2)
+        return 0;
+    const sc_trace *t = r->ctx->trace;
+    size_t bounds[2] = {t->n_kernels, t->n_kernels + t->n_copies};
+    sc_rp_issue_run runs[3];
+    size_t n_runs = 0, from = 0;
+    for (int b = 0; b <= 2; b++) {
+        size_t to = n;      /* the first of ops at or past the kind's end */
+        if (b < 2) {
+            size_t lo = from, hi = n;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if ((size_t)ops[mid] < bounds[b])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            to = lo;
+        }
+        if (to > from)
+            runs[n_runs++] = (sc_rp_issue_run){.next = ops + from, .end = ops + to};
+        from = to;
+    }
+    if (n_runs == 1) {      /* one kind: in order unless it turns out not to be */
+        for (size_t k = 1; k < n; k++) {
+            sc_rp_issue_key x = sc_rp_issue_key_of(ops[k - 1], issue, r->ops, 0);
+            sc_rp_issue_key y = sc_rp_issue_key_of(ops[k], issue, r->ops, 0);
+            if (sc_rp_issue_before(&y, &x))
+                return sc_rp_issue_sort(r, issue, ops, n);
+        }
+        return 0;
+    }
+    if (!sc_rp_issue_merge(runs, n_runs, issue, r->ops, tmp))
+        return sc_rp_issue_sort(r, issue, ops, n);
+    memcpy(ops, tmp, n * sizeof *ops);
+    return 0;
+}
+
+static int sc_rp_issue_give_up(sc_replay *r, int rc)
+{
+    free(r->dev_first);
+    free(r->dev_count);
+    free(r->dev_order);
+    free(r->slot_first);
+    free(r->slot_count);
+    free(r->slot_ops);
+    r->dev_first = r->dev_count = r->slot_first = r->slot_count = NULL;
+    r->dev_order = r->slot_ops = NULL;
+    return rc;
+}
+
+int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue)
+{
+    size_t n = r->n_ops, n_keys = r->n_slots + 1;
+    r->dev_first = calloc(r->n_devs + 1, sizeof *r->dev_first);
+    r->dev_count = calloc(r->n_devs + 1, sizeof *r->dev_count);
+    r->dev_order = malloc((n ? n : 1) * sizeof *r->dev_order);
+    r->slot_first = calloc(n_keys + 1, sizeof *r->slot_first);
+    r->slot_count = calloc(n_keys + 1, sizeof *r->slot_count);
+    r->slot_ops = malloc((n ? n : 1) * sizeof *r->slot_ops);
+    size_t *fill = calloc(n_keys + 1, sizeof *fill);
+    uint32_t *slot_dev = malloc((n_keys + 1) * sizeof *slot_dev);   /* a slot's device */
+    if (!r->dev_first || !r->dev_count || !r->dev_order || !r->slot_first || !r->slot_count ||
+        !r->slot_ops || !fill || !slot_dev) {
+        free(fill);
+        free(slot_dev);
+        return sc_rp_issue_give_up(r, -1);
+    }
+    /* each slot's work in position order (the order the merge reads it in) */
+    for (size_t i = 0; i < n; i++) {
+        r->slot_count[r->ops[i].slot]++;
+        r->dev_count[r->ops[i].dev]++;
+    }
+    for (size_t k = 1; k < n_keys; k++)
+        r->slot_first[k] = r->slot_first[k - 1] + r->slot_count[k - 1];
+    for (size_t d = 1; d < r->n_devs; d++)
+        r->dev_first[d] = r->dev_first[d - 1] + r->dev_count[d - 1];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = r->ops[i].slot;
+        r->slot_ops[r->slot_first[s] + fill[s]++] = (int32_t)i;
+        slot_dev[s] = r->ops[i].dev;
+    }
+    free(fill);
+    /* work of no known stream may span devices: its order then is no one device's list */
+    int rc = 0;
+    size_t unknown = r->n_slots;
+    for (size_t k = r->slot_first[unknown]; k < r->slot_first[unknown] + r->slot_count[unknown];
+         k++)
+        if (r->ops[r->slot_ops[k]].dev != slot_dev[unknown])
+            rc = 1;
+    /* each slot's order, with the devices' order as the merge's scratch (not yet filled) */
+    for (size_t s = 0; rc == 0 && s < n_keys; s++)
+        rc = sc_rp_issue_list(r, issue, r->slot_ops + r->slot_first[s], r->slot_count[s],
+                              r->dev_order + r->slot_first[s]);
+    /* each device's: its slots' merged */
+    for (size_t d = 0; rc == 0 && d < r->n_devs; d++) {
+        sc_rp_issue_run runs[SC_RP_ISSUE_RUNS];
+        size_t n_runs = 0;
+        for (size_t s = 0; s < n_keys && n_runs <= SC_RP_ISSUE_RUNS; s++) {
+            if (r->slot_count[s] == 0 || slot_dev[s] != d)
+                continue;
+            if (n_runs < SC_RP_ISSUE_RUNS) {
+                const int32_t *first = r->slot_ops + r->slot_first[s];
+                runs[n_runs] = (sc_rp_issue_run){.next = first,
+                                                 .end = first + r->slot_count[s]};
+            }
+            n_runs++;
+        }
+        int32_t *out = r->dev_order + r->dev_first[d];
+        if (n_runs <= SC_RP_ISSUE_RUNS) {
+            sc_rp_issue_merge(runs, n_runs, issue, r->ops, out);  /* lists in order: true */
+            continue;
+        }
+        /* many streams: the device's work sorted */
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (r->ops[i].dev == d)
+                out[k++] = (int32_t)i;
+        rc = sc_rp_issue_sort(r, issue, out, r->dev_count[d]);
+    }
+    free(slot_dev);
+    return rc == 0 ? 0 : sc_rp_issue_give_up(r, rc);
+}

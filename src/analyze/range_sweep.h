@@ -1,6 +1,7 @@
 /* What the NVTX ranges hold, as one sweep in host time instead of a window per kind of item.
  *
- * A range holds what window.h says: the items inside [start, end] (both ends inclusive) on
+ * A range holds (tests/unit/analyze/window_model.h states the rule as a plain index, the
+ * reference the sweep is tested against): the items inside [start, end] (both ends inclusive) on
  * its own thread for a push/pop range, on any thread for a start/end range, and on any range
  * the items with no known thread. Walking the items in time order with a running sum per
  * thread (and one for the items with no thread, one for all), a range's share of any sum is
@@ -22,8 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze/window.h"
 #include "streamcheck/trace.h"
+
+/* sc_rec_range.depth of a start/end range: not bound to a thread. */
+#define SC_RANGE_ANY_THREAD UINT32_MAX
 
 /* sc_range_sweep.slot of a start/end range: every item's sum. */
 #define SC_SWEEP_ANY UINT32_MAX

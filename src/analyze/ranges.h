@@ -1,7 +1,7 @@
 /* Per-NVTX-range metrics: sc_range_summary and sc_range_name_summary (analysis.h).
  *
  * Runs after the rules, while the findings still carry their instances' marks: a range's
- * device work and findings are what was issued inside it (window.h says which), found by
+ * device work and findings are what was issued inside it (range_sweep.h says which), found by
  * one sweep in time order over the calls with their work and one over each finding's marks
  * (range_sweep.h); its overlap metrics come from the same engine as the devices' and
  * streams', and the ranges of one name are summed into one row (range_names.c).

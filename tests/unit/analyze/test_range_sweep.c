@@ -19,7 +19,7 @@
 #include "analyze/overlap.h"
 #include "analyze/range_sweep.h"
 #include "analyze/ranges.h"
-#include "analyze/window.h"
+#include "window_model.h"
 #include "synthetic.h"
 
 #define ANY SC_RANGE_ANY_THREAD

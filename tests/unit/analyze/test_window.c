@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/window.h"
+#include "window_model.h"
 
 /* Whether a goes after b: by thread first when by_tid, then time, then ref. */
 static bool after(const sc_window_item *a, const sc_window_item *b, bool by_tid)

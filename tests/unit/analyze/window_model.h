@@ -7,21 +7,19 @@
  * binary searches and comes back as at most two contiguous slices: building costs
  * O(n log n), a range O(log n) plus what it holds, whatever the number of ranges.
  *
- * The report no longer builds one: ranges.c measures the ranges in one sweep in time order
- * (range_sweep.h), which needs no copy of the items. The window stays as the plain statement
- * of the rule that the sweep's tests check it against (tests/unit/analyze/test_range_sweep.c).
+ * The analyzer builds none: ranges.c measures the ranges in one sweep in time order
+ * (range_sweep.h), which needs no copy of the items. The window lives with the tests, as the
+ * plain statement of the rule that the sweep is checked against (test_range_sweep.c).
  */
-#ifndef SC_ANALYZE_WINDOW_H
-#define SC_ANALYZE_WINDOW_H
+#ifndef SC_TEST_WINDOW_MODEL_H
+#define SC_TEST_WINDOW_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/range_sweep.h"
 #include "streamcheck/trace.h"
-
-/* sc_rec_range.depth of a start/end range: not bound to a thread. */
-#define SC_RANGE_ANY_THREAD UINT32_MAX
 
 typedef struct sc_window_item {
     uint64_t t;                 /* when it started (host time for a call) */

@@ -1,5 +1,5 @@
 /* The range window index: see window.h. */
-#include "analyze/window.h"
+#include "window_model.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -175,9 +175,13 @@ static int sc_rp_merge_runs(sc_rp_node_merge *m, uint32_t *restrict nodes)
     m->lo = UINT64_MAX;
     for (size_t k = 0; k < m->n_runs; k++) {    /* the earliest time is a run's first */
         sc_rp_node_run *run = &runs[k];
-        size_t i = run->kind == SC_RP_RUN_CALLS ? run->next : (size_t)m->marks[run->next];
-        uint64_t at = run->kind == SC_RP_RUN_OPS ? m->r->ops[run->next].rec_start
-                                                 : sc_rp_item_node_at(m->r, i);
+        uint64_t at;
+        if (run->kind == SC_RP_RUN_OPS)
+            at = m->r->ops[run->next].rec_start;
+        else    /* an op run's next is no index into the marks */
+            at = sc_rp_item_node_at(m->r, run->kind == SC_RP_RUN_CALLS
+                                              ? run->next
+                                              : (size_t)m->marks[run->next]);
         m->lo = at < m->lo ? at : m->lo;
     }
     for (size_t k = 0; k < m->n_runs; k++) {

@@ -703,7 +703,8 @@ void sc_rp_pass_shapes(sc_replay *r)
     if (!last_done)
         return;
     int32_t *kept_link = &r->kept_first;    /* where the next kept end's entry is named */
-    sc_rp_sparse *kept_prev = NULL, *kept_end = r->item_ends + r->n_item_ends;
+    sc_rp_sparse *kept_prev = NULL;
+    sc_rp_sparse *kept_end = r->item_ends ? r->item_ends + r->n_item_ends : NULL; /* none kept */
     for (size_t t = 0; t <= r->n_threads; t++)
         last_done[t] = SC_RP_NONE;
     for (size_t i = 0; i < n_ops; i++)     /* candidates: all but the full grids */

@@ -387,86 +387,160 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
     return rc;
 }
 
-/* The points of a metrics-only sweep as keys: the time relative to the earliest, then the
- * start flag (ends first) and the kernel flag. No position: which span a point ends is not
- * needed when only counts are kept. Points of one instant may come in any order between
- * them, since no time passes between them and sc_sweep_account adds nothing. */
-static size_t sc_count_keys_fill(const sc_overlap_span *spans, size_t n, uint64_t lo,
-                                 uint64_t kernel, uint64_t *key)
+/* The points of a metrics-only sweep as keys: the time, then the start flag (ends first) and
+ * the kernel flag. No position: which span a point ends is not needed when only counts are
+ * kept. Points of one instant may come in any order between them, since no time passes
+ * between them and sc_sweep_account adds nothing.
+ *
+ * Each span's start and end go side by side, in the order the spans come: a range's work
+ * comes grouped by stream in issue order and a stream's spans follow one another, so its keys
+ * are a few ascending runs (one per stream's kernels, one for the copies), which are merged,
+ * not sorted. The keys are made in one pass over the spans that also finds where the runs
+ * break and sums the kernels' totals. Up to SC_KEY_RUNS_MAX runs are merged by pairs down to
+ * the two the sweep takes as it goes; more go to sc_sort_u64. */
+enum { SC_KEY_RUNS_MAX = 64 };
+
+typedef struct sc_key_runs {
+    uint64_t *key;
+    size_t n;                       /* keys made */
+    size_t r;                       /* breaks between runs met */
+    size_t at[SC_KEY_RUNS_MAX + 1]; /* where the runs after the first begin, the first r */
+    uint64_t last;                  /* the key before */
+    uint64_t hi;                    /* the latest end */
+} sc_key_runs;
+
+static inline void sc_key_span(sc_key_runs *kr, const sc_overlap_span *sp, uint64_t kernel)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (spans[i].end_ns <= spans[i].start_ns)
-            continue;   /* as sc_points_fill */
-        key[k++] = (spans[i].start_ns - lo) << 2 | 2 | kernel;
-        key[k++] = (spans[i].end_ns - lo) << 2 | kernel;
+    uint64_t s = sp->start_ns << 2 | 2 | kernel, e = sp->end_ns << 2 | kernel;
+    if (s < kr->last) {
+        if (kr->r < SC_KEY_RUNS_MAX)
+            kr->at[kr->r] = kr->n;
+        kr->r++;
     }
-    return k;
+    kr->key[kr->n++] = s;
+    kr->key[kr->n++] = e;   /* after s: a span with a length ends after it starts */
+    kr->last = e;
+    kr->hi = sp->end_ns > kr->hi ? sp->end_ns : kr->hi;
 }
 
-/* The earliest start and latest end of the non-empty spans; how many points they make. */
-static size_t sc_spans_reach(const sc_overlap_span *sp, size_t n, uint64_t *lo, uint64_t *hi)
+/* The kernels' keys and their totals (as sc_overlap_totals: every kernel, an empty one too). */
+static void sc_key_kernels(sc_key_runs *kr, const sc_overlap_span *k, size_t n, sc_overlap *m)
 {
-    size_t points = 0;
     for (size_t i = 0; i < n; i++) {
-        if (sp[i].end_ns <= sp[i].start_ns)
-            continue;
-        points += 2;
-        *lo = sp[i].start_ns < *lo ? sp[i].start_ns : *lo;
-        *hi = sp[i].end_ns > *hi ? sp[i].end_ns : *hi;
+        uint64_t end = k[i].end_ns > k[i].start_ns ? k[i].end_ns : k[i].start_ns;
+        if (m->kernel_count == 0 || k[i].start_ns < m->first_ns)
+            m->first_ns = k[i].start_ns;
+        if (m->kernel_count == 0 || end > m->last_ns)
+            m->last_ns = end;
+        m->kernel_count++;
+        m->kernel_sum_ns += end - k[i].start_ns;
+        if (k[i].end_ns > k[i].start_ns)
+            sc_key_span(kr, &k[i], 1);  /* an empty span makes no points */
     }
-    return points;
 }
 
-/* Where key[0 .. n) is two ascending runs, [0, mid) and [mid, n): mid (n when it is one);
- * 0 when it is not. A stream's work does not overlap itself, so its kernels' points are one
- * run and its copies' another: the sweep takes them in order from both, with no sort (whose
- * merge copied every key twice). */
-enum { SC_TWO_RUNS_LEAST = 256 };
-
-static size_t sc_keys_two_runs(const uint64_t *key, size_t n)
+static void sc_key_copies(sc_key_runs *kr, const sc_overlap_span *c, size_t n)
 {
-    size_t mid = 1;
-    while (mid < n && key[mid - 1] <= key[mid])
-        mid++;
-    for (size_t i = mid + 1; i < n; i++)
-        if (key[i - 1] > key[i])
-            return 0;
-    return mid;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].end_ns > c[i].start_ns)
+            sc_key_span(kr, &c[i], 0);
+}
+
+/* Merges the ascending src[lo, mid) and src[mid, hi) into dst[lo, hi). The runs are short (a
+ * stream's few points in a range): a plain merge, no loop of steps around a select. */
+static void sc_keys_merge(const uint64_t *src, uint64_t *dst, size_t lo, size_t mid, size_t hi)
+{
+    size_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi)
+        dst[k++] = src[j] < src[i] ? src[j++] : src[i++];
+    while (i < mid)
+        dst[k++] = src[i++];
+    while (j < hi)
+        dst[k++] = src[j++];
+}
+
+/* The keys as at most two ascending runs, the second beginning at *mid (n when one): merged
+ * by pairs between key[0 .. n) and key[n .. 2n), or sorted. Returns where they lie. */
+static const uint64_t *sc_keys_two_runs(sc_key_runs *kr, size_t *mid)
+{
+    size_t n = kr->n, r = kr->r + 1, *b = kr->at;
+    uint64_t *src = kr->key, *dst = kr->key + n;
+    if (r > SC_KEY_RUNS_MAX) {
+        sc_sort_u64(src, n);
+        *mid = n;
+        return src;
+    }
+    memmove(b + 1, b, kr->r * sizeof *b);   /* b[i]: where run i begins; b[r] the end */
+    b[0] = 0;
+    b[r] = n;
+    while (r > 2) {
+        size_t k = 0;
+        for (size_t i = 0; i < r; i += 2, k++) {
+            if (i + 1 < r)
+                sc_keys_merge(src, dst, b[i], b[i + 1], b[i + 2]);
+            else
+                memcpy(dst + b[i], src + b[i], (b[i + 1] - b[i]) * sizeof *dst);
+            b[k] = b[i];
+        }
+        b[k] = n;
+        r = k;
+        uint64_t *x = src;
+        src = dst;
+        dst = x;
+    }
+    *mid = r == 2 ? b[1] : n;
+    return src;
+}
+
+/* Room for n keys in the scratch (kept, grown by doubling); false without memory. */
+static bool sc_scratch_room(sc_overlap_scratch *scratch, size_t n)
+{
+    if (n <= scratch->cap)
+        return true;
+    size_t cap = n > 2 * scratch->cap ? n : 2 * scratch->cap;
+    uint64_t *p = realloc(scratch->key, cap * sizeof *p);
+    if (!p)
+        return false;
+    scratch->key = p;
+    scratch->cap = cap;
+    return true;
+}
+
+static bool sc_spans_have_length(const sc_overlap_span *sp, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (sp[i].end_ns > sp[i].start_ns)
+            return true;
+    return false;
 }
 
 int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scratch *scratch)
 {
-    uint64_t lo = UINT64_MAX, hi = 0;
-    size_t n = sc_spans_reach(in->kernels, in->n_kernels, &lo, &hi);
-    n += sc_spans_reach(in->copies, in->n_copies, &lo, &hi);
     sc_overlap_output out = {.metrics = m};
-    if (n >= 2 && hi - lo > UINT64_MAX >> 2)
-        return sc_overlap_compute(in, &out);   /* too far apart for the keys */
-    size_t need = n;
-    if (need > scratch->cap) {
-        size_t cap = need > 2 * scratch->cap ? need : 2 * scratch->cap;
-        uint64_t *p = realloc(scratch->key, cap * sizeof *p);
-        if (!p)
-            return -1;
-        scratch->key = p;
-        scratch->cap = cap;
-    }
+    /* room for the keys; none is made while no span has a length (no key to put there) */
+    size_t room = 2 * (in->n_kernels + in->n_copies);
+    if (room > scratch->cap && (sc_spans_have_length(in->kernels, in->n_kernels) ||
+                                sc_spans_have_length(in->copies, in->n_copies)) &&
+        !sc_scratch_room(scratch, room))
+        return -1;
     memset(m, 0, sizeof(*m));
-    sc_overlap_totals(in, m);
+    sc_key_runs kr = {.key = scratch->key};
+    sc_key_kernels(&kr, in->kernels, in->n_kernels, m);
+    sc_key_copies(&kr, in->copies, in->n_copies);
+    size_t n = kr.n;
     if (n == 0)
-        return 0;   /* no span with a length: nothing to sweep, and no room for keys yet */
-    uint64_t *key = scratch->key;
-    size_t k = sc_count_keys_fill(in->kernels, in->n_kernels, lo, 1, key);
-    sc_count_keys_fill(in->copies, in->n_copies, lo, 0, key + k);
-    /* a short list (an NVTX range's) is sorted on the stack: cheaper than the two heads */
-    size_t mid = n > SC_TWO_RUNS_LEAST ? sc_keys_two_runs(key, n) : 0;
-    if (mid == 0) {
-        sc_sort_u64(key, n);
-        mid = n;
+        return 0;   /* no span with a length: nothing to sweep */
+    if (kr.hi > UINT64_MAX >> 2)
+        return sc_overlap_compute(in, &out);   /* too late for the keys */
+    if (kr.r > 1 && kr.r < SC_KEY_RUNS_MAX) {  /* runs to merge, into room after the keys */
+        if (!sc_scratch_room(scratch, 2 * n))
+            return -1;
+        kr.key = scratch->key;
     }
+    size_t mid;
+    const uint64_t *key = sc_keys_two_runs(&kr, &mid);
     sc_sweep s = {.in = in, .out = &out};
-    uint64_t prev = 0;
+    uint64_t prev = (mid < n && key[mid] < key[0] ? key[mid] : key[0]) >> 2;
     /* the smaller head of the two runs each step (equal keys are the same point: either) */
     for (size_t a = 0, b = mid; a < mid || b < n;) {
         uint64_t x = b >= n || (a < mid && key[a] <= key[b]) ? key[a++] : key[b++];

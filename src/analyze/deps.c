@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/internal.h"
+#include "analyze/work_order.h"
+
 #include "trace/grow.h"
 #include "trace/sort.h"
 
@@ -166,6 +169,36 @@ static bool sc_corr_map_lookup(const sc_corr_map *m, uint32_t corr, uint32_t *st
     return true;
 }
 
+/* Where a call's stream (the stream its correlation id's work ran on) is learned: the deps'
+ * own index of every piece of work's correlation id (sc_corr_map), or the shared order's
+ * chain of each call's work (work_order.h), whose first piece names the stream when every
+ * call's work lies on one. */
+typedef struct sc_call_streams {
+    const sc_corr_map *map;         /* the index, or NULL: the chains */
+    const sc_ctx *ctx;
+    const sc_work_order *order;
+} sc_call_streams;
+
+/* The stream of the work of c's correlation id. Through the chains: the work of an id hangs
+ * on the call sc_ctx_call gives for it (the runtime call of a runtime and driver pair), so
+ * another call of the id (the driver's) asks that call's chain; an id with no work, or 0 (no
+ * call), has none. With one stream per call's work this is what the index answers. */
+static inline __attribute__((always_inline)) bool
+sc_call_stream(const sc_trace *t, const sc_call_streams *cs, const sc_api_call *c,
+               uint32_t *stream)
+{
+    if (cs->map)
+        return sc_corr_map_lookup(cs->map, c->rec.correlation_id, stream);
+    uint32_t p = cs->order->call_first[c - t->calls];
+    if (p == SC_WORK_END) {
+        const sc_api_call *first = sc_ctx_call(cs->ctx, c->rec.correlation_id);
+        if (!first || first == c || (p = cs->order->call_first[first - t->calls]) == SC_WORK_END)
+            return false;
+    }
+    *stream = sc_work_stream_at(t, p);
+    return true;
+}
+
 /* The stream created by a stream-creating call: the last STREAM record of its correlation
  * id (a first call also creates CUDA's internal streams, with lower ids). */
 static bool sc_created_stream(const sc_trace *t, const sc_api_call *c, uint32_t *stream)
@@ -201,7 +234,7 @@ static size_t sc_handles_unique(sc_handle_entry *h, size_t n)
 /* The entry a call gives: its stream handle's key and the stream it names; false for a call
  * that names none the trace can tell. Inline: it is asked once per call. */
 static inline __attribute__((always_inline)) bool
-sc_handle_of(const sc_trace *t, const sc_corr_map *corr, const sc_api_call *c,
+sc_handle_of(const sc_trace *t, const sc_call_streams *cs, const sc_api_call *c,
              sc_handle_entry *out)
 {
     uint32_t stream = 0;
@@ -212,8 +245,7 @@ sc_handle_of(const sc_trace *t, const sc_corr_map *corr, const sc_api_call *c,
         e.handle = c->rec.aux;
         e.per_thread = 0;
     } else {
-        if (c->rec.stream == SC_STREAM_NONE ||
-            !sc_corr_map_lookup(corr, c->rec.correlation_id, &stream))
+        if (c->rec.stream == SC_STREAM_NONE || !sc_call_stream(t, cs, c, &stream))
             return false;
         e.handle = c->rec.stream;
         /* Only the handle 0 means something else in a per-thread call. */
@@ -226,14 +258,14 @@ sc_handle_of(const sc_trace *t, const sc_corr_map *corr, const sc_api_call *c,
 
 /* Every call's entry, sorted by key and made unique where it can be (sc_handles_unique).
  * NULL without memory. */
-static sc_handle_entry *sc_handles_all(const sc_trace *t, const sc_corr_map *corr, size_t *n)
+static sc_handle_entry *sc_handles_all(const sc_trace *t, const sc_call_streams *cs, size_t *n)
 {
     sc_handle_entry *h = malloc((t->n_calls ? t->n_calls : 1) * sizeof *h);
     if (!h)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < t->n_calls; i++)
-        k += sc_handle_of(t, corr, &t->calls[i], &h[k]);
+        k += sc_handle_of(t, cs, &t->calls[i], &h[k]);
     sc_sort(h, k, sizeof *h, sc_handle_cmp);
     *n = sc_handles_unique(h, k);
     if (*n < k) {   /* give the rest back: one entry per call with a stream was millions */
@@ -325,7 +357,7 @@ static bool sc_handle_set_reused(const sc_handle_set *s)
  * each key names one stream it is those entries, the list sc_handles_all makes unique,
  * without an entry per call to sort (24 bytes a call, and the sort's scratch as much again);
  * else (or when the set was full) that list. NULL without memory. */
-static sc_handle_entry *sc_handles(const sc_trace *t, const sc_corr_map *corr,
+static sc_handle_entry *sc_handles(const sc_trace *t, const sc_call_streams *cs,
                                    sc_handle_set *set, size_t *n)
 {
     bool reused = set->full || sc_handle_set_reused(set);
@@ -334,7 +366,7 @@ static sc_handle_entry *sc_handles(const sc_trace *t, const sc_corr_map *corr,
     *set = (sc_handle_set){0};
     if (reused) {
         free(distinct);
-        return sc_handles_all(t, corr, n);
+        return sc_handles_all(t, cs, n);
     }
     return distinct ? distinct : malloc(sizeof *distinct);
 }
@@ -380,14 +412,14 @@ static const sc_api_call *sc_last_record(const sc_record_ref *r, size_t n, uint6
 /* The distinct handle entries of the calls, and how many records and waits there are: the
  * first of two passes over the calls (counting the waits, counting and taking the records,
  * and taking the handles were five). Returns 0, or -1 without memory. */
-static int sc_deps_count(const sc_trace *t, const sc_corr_map *corr, sc_handle_set *handles,
+static int sc_deps_count(const sc_trace *t, const sc_call_streams *cs, sc_handle_set *handles,
                          size_t *n_records, size_t *n_waits)
 {
     *n_records = *n_waits = 0;
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
         sc_handle_entry e;
-        if (sc_handle_of(t, corr, c, &e) && sc_handle_set_add(handles, &e) != 0)
+        if (sc_handle_of(t, cs, c, &e) && sc_handle_set_add(handles, &e) != 0)
             return -1;
         *n_records += c->rec.call_class == SC_CALL_EVENT_RECORD;
         *n_waits += c->rec.call_class == SC_CALL_EVENT_WAIT;
@@ -433,17 +465,17 @@ static void sc_deps_edges(const sc_trace *t, size_t n_waits, sc_deps *out)
     }
 }
 
-int sc_deps_build(const sc_trace *t, sc_deps *out)
+/* The deps, each call's stream learned from cs; a map in cs is freed once the handles are
+ * made (before the records and edges are allocated). */
+static int sc_deps_make(const sc_trace *t, const sc_call_streams *cs, sc_corr_map *map,
+                        sc_deps *out)
 {
-    *out = (sc_deps){0};
-    sc_corr_map corr;
-    if (sc_corr_map_build(t, &corr) != 0)
-        return -1;
     sc_handle_set set = {0};
     size_t n_records = 0, n_waits = 0;
-    int rc = sc_deps_count(t, &corr, &set, &n_records, &n_waits);
-    out->handles = rc == 0 ? sc_handles(t, &corr, &set, &out->n_handles) : NULL;
-    sc_corr_map_free(&corr);
+    int rc = sc_deps_count(t, cs, &set, &n_records, &n_waits);
+    out->handles = rc == 0 ? sc_handles(t, cs, &set, &out->n_handles) : NULL;
+    if (map)
+        sc_corr_map_free(map);
     free(set.e);
     out->records = malloc((n_records ? n_records : 1) * sizeof *out->records);
     out->edges = malloc((n_waits ? n_waits : 1) * sizeof *out->edges);
@@ -456,6 +488,25 @@ int sc_deps_build(const sc_trace *t, sc_deps *out)
     sc_deps_edges(t, n_waits, out);
     sc_sort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
     return 0;
+}
+
+int sc_deps_build(const sc_trace *t, sc_deps *out)
+{
+    *out = (sc_deps){0};
+    sc_corr_map corr;
+    if (sc_corr_map_build(t, &corr) != 0)
+        return -1;
+    sc_call_streams cs = {.map = &corr};
+    return sc_deps_make(t, &cs, &corr, out);
+}
+
+int sc_deps_build_ordered(const sc_ctx *ctx, const sc_work_order *order, sc_deps *out)
+{
+    if (!order->calls_one_stream)
+        return sc_deps_build(ctx->trace, out);
+    *out = (sc_deps){0};
+    sc_call_streams cs = {.ctx = ctx, .order = order};
+    return sc_deps_make(ctx->trace, &cs, NULL, out);
 }
 
 void sc_deps_free(sc_deps *deps)

@@ -67,17 +67,23 @@ static int sc_orders_fill(const sc_ctx *ctx, sc_work_order *o, uint64_t *at)
     /* the chains, from the last work in start order to the first: each piece goes in front of
      * its call's chain, which is then in start order */
     memset(o->call_first, 0xff, (t->n_calls ? t->n_calls : 1) * sizeof *o->call_first);
+    bool one_stream = true;
     for (size_t k = n; k-- > 0;) {
         uint32_t p = o->by_start[k];
-        const sc_api_call *call = sc_ctx_call(ctx, sc_work_at(t, p).correlation_id);
+        sc_work w = sc_work_at(t, p);
+        const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
         if (!call) {
             o->call_next[p] = SC_WORK_NO_CALL;
             continue;
         }
         size_t c = (size_t)(call - t->calls);
-        o->call_next[p] = o->call_first[c];
+        uint32_t next = o->call_first[c];
+        if (next != SC_WORK_END && sc_work_stream_at(t, next) != w.stream_id)
+            one_stream = false;     /* the chain's streams, each against the one after it */
+        o->call_next[p] = next;
         o->call_first[c] = p;
     }
+    o->calls_one_stream = one_stream;
     return 0;
 }
 

@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "analyze/deps.h"
+#include "analyze/internal.h"
+#include "analyze/work_order.h"
 #include "synthetic.h"
 
 /* A launch on `handle` at `start` whose kernel ran on stream id `stream`. */
@@ -126,6 +128,159 @@ static void test_streams_by_list(void **state)
     check_streams(9000000, false);  /* ids too sparse */
 }
 
+/* ---- the analysis context's deps (sc_deps_build_ordered) against sc_deps_build ---------- */
+
+static uint64_t rnd(uint64_t *st, uint64_t n)
+{
+    return syn_rand(st) % n;
+}
+
+typedef struct prog {
+    bool mixed;         /* a call's work now and then on two streams */
+    bool sparse;        /* correlation ids too far apart for a table */
+    bool many_events;   /* an event per record, now and then */
+    bool reuse;         /* a handle that names another stream halfway */
+    bool unsorted;      /* the calls out of start order (no loader sorted them) */
+} prog;
+
+/* Handle h's stream at call k of n: six handles on streams 7 to 12, the legacy handle 0 on
+ * stream 1 (per-thread: stream 2), handle 0xa000 on stream 30 from halfway when reused. */
+static uint32_t stream_of(const prog *p, uint64_t h, bool per_thread, size_t k, size_t n)
+{
+    if (h == 0)
+        return per_thread ? 2 : 1;
+    if (p->reuse && h == 0xa000 && 2 * k > n)
+        return 30;
+    return 7 + (uint32_t)((h - 0xa000) / 0x1000);
+}
+
+/* A random program: launches of kernels, copies and memsets (some with a driver call of the
+ * same id, some with work of the call before, some with work of no call), event records and
+ * waits on random streams, stream syncs and stream creations; times on a coarse grid that
+ * ties. */
+static void build_prog(syn *s, uint64_t seed, size_t n, const prog *p)
+{
+    uint64_t st = seed;
+    syn_init(s);
+    syn_device(s, 0, 132);
+    uint32_t id = 1, last_launch = 0, last_stream = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t h = rnd(&st, 7) == 0 ? 0 : 0xa000 + 0x1000 * rnd(&st, 6);
+        bool pt = h == 0 && rnd(&st, 2);
+        uint32_t stream = stream_of(p, h, pt, k, n);
+        uint64_t at = US(2 * rnd(&st, 4 * n));
+        uint32_t cid = p->sparse ? id * 100000 : id;
+        id++;
+        uint64_t r = rnd(&st, 20);
+        uint16_t cls = r < 9 ? SC_CALL_LAUNCH : r < 13 ? SC_CALL_EVENT_RECORD
+                     : r < 17 ? SC_CALL_EVENT_WAIT : r < 19 ? SC_CALL_STREAM_SYNC
+                     : SC_CALL_STREAM_CREATE;
+        sc_api_call *c = syn_call(s, cls, at, at + US(1), cid, NULL, NULL, 0);
+        c->rec.flags |= pt ? SC_API_PER_THREAD : 0;
+        c->rec.tid = 1;
+        if (cls == SC_CALL_STREAM_CREATE) {
+            c->rec.aux = 0xf0000 + k;           /* a new handle, its stream in a record */
+            syn_stream(s, 0, 40 + (uint32_t)k, 0, cid);
+            continue;
+        }
+        c->rec.stream = h;
+        if (cls == SC_CALL_EVENT_RECORD || cls == SC_CALL_EVENT_WAIT)
+            c->rec.aux = p->many_events && rnd(&st, 3) == 0 ? 0x990000 + k
+                                                             : 0x7700 + rnd(&st, 4);
+        if (cls != SC_CALL_LAUNCH)
+            continue;
+        if (rnd(&st, 5) == 0) {                 /* the driver call inside it */
+            sc_api_call *dc = syn_call(s, SC_CALL_LAUNCH, at, at + US(1), cid,
+                                       "cuLaunchKernel", NULL, 0);
+            dc->rec.flags |= SC_API_DRIVER | (pt ? SC_API_PER_THREAD : 0);
+            dc->rec.stream = h;
+            dc->rec.tid = 1;
+        }
+        uint64_t ws = at + US(2 * rnd(&st, 5)), we = ws + US(rnd(&st, 6));
+        uint64_t kind = rnd(&st, 4);
+        if (kind < 2)
+            syn_kernel(s, 0, stream, ws, we, cid);
+        else if (kind == 2)
+            syn_copy(s, 0, stream, ws, we, 4096, cid, 0, SC_MEM_DEVICE, SC_MEM_PINNED);
+        else
+            syn_memset(s, 0, stream, ws, we, cid);
+        uint64_t more = rnd(&st, 8);
+        if (more == 0 && last_launch)           /* work of the launch before (a graph's) */
+            syn_kernel(s, 0, p->mixed && rnd(&st, 2) ? stream + 1 : last_stream, we,
+                       we + US(1), last_launch);
+        else if (more == 1)                     /* work of no call */
+            syn_kernel(s, 0, stream, we, we + US(2), rnd(&st, 2) ? 0 : 50000000 + (uint32_t)k);
+        last_launch = cid;
+        last_stream = stream;
+    }
+    syn_finish(s);
+    if (p->unsorted)    /* the calls reversed: no longer in start order */
+        for (size_t i = 0, j = s->t.n_calls; j-- > i + 1; i++) {
+            sc_api_call tmp = s->t.calls[i];
+            s->t.calls[i] = s->t.calls[j];
+            s->t.calls[j] = tmp;
+        }
+}
+
+/* Every answer of the two: each call's stream, each wait's last record (at its start and
+ * just after), every edge. */
+static void check_same_deps(const sc_trace *t, const sc_deps *want, const sc_deps *got)
+{
+    assert_int_equal(got->n_handles, want->n_handles);
+    assert_int_equal(got->n_records, want->n_records);
+    assert_int_equal(got->n_edges, want->n_edges);
+    if (want->n_edges)
+        assert_memory_equal(got->edges, want->edges, want->n_edges * sizeof *want->edges);
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *c = &t->calls[i];
+        uint32_t a = 0, b = 0;
+        bool ha = sc_deps_stream_of(want, c, &a), hb = sc_deps_stream_of(got, c, &b);
+        assert_int_equal(ha, hb);
+        assert_int_equal(a, b);
+        for (uint64_t d = 0; d < 2; d++)
+            assert_ptr_equal(sc_deps_last_record(got, c->rec.aux, c->rec.start_ns + d),
+                             sc_deps_last_record(want, c->rec.aux, c->rec.start_ns + d));
+    }
+}
+
+/* Returns whether the context's deps took the shared order's chains. */
+static bool check_prog(uint64_t seed, size_t n, const prog *p)
+{
+    syn s;
+    build_prog(&s, seed, n, p);
+    sc_analysis a = {0};
+    a.trace = &s.t;
+    sc_ctx ctx = {.trace = &s.t, .analysis = &a};
+    assert_int_equal(sc_ctx_build(&ctx, &a), 0);
+    bool chains = ctx.order->calls_one_stream;
+    sc_deps want;
+    assert_int_equal(sc_deps_build(&s.t, &want), 0);
+    assert_true(want.n_edges > 0);
+    check_same_deps(&s.t, &want, &ctx.deps);
+    sc_deps_free(&want);
+    sc_ctx_free(&ctx);
+    sc_analysis_free(&a);
+    syn_free(&s);
+    return chains;
+}
+
+static void test_ordered_same_as_own_index(void **state)
+{
+    (void)state;
+    size_t chains = 0, fallback = 0;
+    for (uint64_t seed = 1; seed <= 64; seed++) {
+        prog p = {.mixed = seed % 4 == 0, .sparse = seed % 3 == 0,
+                  .many_events = seed % 5 == 0, .reuse = seed % 7 == 0,
+                  .unsorted = seed % 6 == 0};
+        bool took = check_prog(seed * 0x9E3779B97F4A7C15ull, 100 + 25 * (seed % 9), &p);
+        chains += took;
+        fallback += !took;
+        if (!p.mixed)
+            assert_true(took);
+    }
+    assert_true(chains > 30 && fallback > 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -134,6 +289,7 @@ int main(void)
         cmocka_unit_test(test_many_handles),
         cmocka_unit_test(test_streams_by_table),
         cmocka_unit_test(test_streams_by_list),
+        cmocka_unit_test(test_ordered_same_as_own_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,7 @@ typedef struct sc_deps {
     size_t n_edges;
     struct sc_handle_entry *handles;    /* stream handle -> stream id, learned from the calls */
     size_t n_handles;
+    bool handles_scan;                  /* few handles, a key each: looked up by a scan */
     struct sc_record_ref *records;      /* cudaEventRecord calls by (event, start) */
     size_t n_records;
 } sc_deps;

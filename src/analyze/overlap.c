@@ -557,13 +557,27 @@ int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scr
     return 0;
 }
 
-/* A stream's sweep in a device's (sc_overlap_streams): the time of its previous point, and
- * how many of its kernels and of its copies and memsets run. */
+/* A stream's part of its device's sweep (sc_overlap_streams). A stream's work runs one piece
+ * after another, so its metrics are taken at each start alone: the time since its last work
+ * ended is idle (a gap from SC_GAP_MIN_NS), the piece's length busy (a kernel) or copy busy
+ * (a copy or memset), which is what a count sweep of its points adds up. A piece that starts
+ * before the stream's last one ended (work of one stream overlapping, as no device runs it)
+ * makes the stream general: its metrics are then taken again by the count sweep of its points
+ * after its device's sweep. */
 typedef struct sc_slot_sweep {
-    uint64_t prev;
-    uint32_t n_active, n_copies_active;
+    uint64_t prev;              /* the end of its last work; in the count sweep, the time of
+                                   its previous point */
+    uint32_t n_active, n_copies_active;     /* in the count sweep: how many of its kernels,
+                                               and of its copies and memsets, run */
     bool started;
+    uint8_t kind;               /* enum sc_slot_kind */
 } sc_slot_sweep;
+
+enum sc_slot_kind {
+    SC_SLOT_SERIAL = 0,         /* its work one piece after another so far */
+    SC_SLOT_GENERAL,            /* its work overlaps: the count sweep takes it */
+    SC_SLOT_SWEPT,              /* taken by the count sweep of its device */
+};
 
 int sc_overlap_streams_begin(sc_overlap_streams *st, const uint8_t *slot8,
                              const uint32_t *slot32, size_t n_slots)
@@ -633,7 +647,39 @@ static inline void sc_totals_add(sc_overlap *m, const sc_work_span *w)
     m->kernel_sum_ns += w->end - w->start;
 }
 
-/* One point of a stream's sweep: as sc_overlap_metrics takes it. */
+/* A stream's work at its start (sc_slot_sweep); true when it overlaps the stream's last work,
+ * which makes the stream general. */
+static inline bool sc_slot_start(sc_overlap_streams *st, size_t slot, const sc_work_span *w)
+{
+    sc_slot_sweep *x = &st->state[slot];
+    if (x->kind != SC_SLOT_SERIAL)
+        return false;
+    sc_overlap *m = &st->metrics[slot];
+    if (x->started) {
+        if (w->start < x->prev) {
+            x->kind = SC_SLOT_GENERAL;
+            return true;
+        }
+        uint64_t gap = w->start - x->prev;
+        if (gap > 0) {
+            m->idle_ns += gap;
+            if (gap >= SC_GAP_MIN_NS) {
+                m->gap_count++;
+                if (gap > m->longest_gap_ns)
+                    m->longest_gap_ns = gap;
+            }
+        }
+    }
+    x->started = true;
+    x->prev = w->end;
+    if (w->kernel)
+        m->busy_ns += w->end - w->start;
+    else
+        m->copy_busy_ns += w->end - w->start;
+    return false;
+}
+
+/* One point of a general stream's count sweep: as sc_overlap_metrics takes it. */
 static inline void sc_slot_point(sc_overlap_streams *st, size_t slot, const sc_work_span *w,
                                  uint64_t at, bool is_start)
 {
@@ -651,12 +697,48 @@ static inline void sc_slot_point(sc_overlap_streams *st, size_t slot, const sc_w
         (*count)--;
 }
 
+static inline size_t sc_slot_of(const sc_overlap_streams *st, uint32_t p, bool small)
+{
+    return small ? (size_t)st->slot8[p] : (size_t)st->slot32[p];
+}
+
+/* The general streams' count sweeps, over the device's points again: each such stream's
+ * metrics but its totals (taken at the starts, as for every stream) made anew. */
+static void sc_slots_count_sweep(const sc_overlap_work *in, sc_overlap_streams *st, bool small)
+{
+    for (size_t k = 0; k < st->n_slots; k++) {
+        sc_slot_sweep *x = &st->state[k];
+        if (x->kind != SC_SLOT_GENERAL)
+            continue;
+        sc_overlap *m = &st->metrics[k];
+        m->busy_ns = m->overlap_ns = m->copy_busy_ns = m->copy_compute_ns = 0;
+        m->idle_ns = m->gap_count = m->longest_gap_ns = 0;
+        x->prev = 0;
+        x->n_active = x->n_copies_active = 0;
+        x->started = false;
+    }
+    size_t i = 0, j = 0, n = in->n;
+    while (i < n || j < n) {
+        bool is_start = !(j < n && (i >= n || sc_work_end_at(in->trace, in->by_end[j]) <=
+                                                  sc_work_start_at(in->trace, in->by_start[i])));
+        uint32_t p = is_start ? in->by_start[i++] : in->by_end[j++];
+        size_t slot = sc_slot_of(st, p, small);
+        if (st->state[slot].kind != SC_SLOT_GENERAL)
+            continue;
+        sc_work_span w = sc_span_of(in, p);
+        if (w.end > w.start)
+            sc_slot_point(st, slot, &w, is_start ? w.start : w.end, is_start);
+    }
+    for (size_t k = 0; k < st->n_slots; k++)   /* its work was all on this device */
+        if (st->state[k].kind == SC_SLOT_GENERAL)
+            st->state[k].kind = SC_SLOT_SWEPT;
+}
+
 /* The sweep of sc_overlap_compute_work, made once with the streams' and once without. */
 static inline __attribute__((always_inline)) int
 sc_work_sweep(const sc_overlap_work *in, sc_sweep *s, sc_overlap_streams *st, bool small)
 {
     sc_overlap *m = s->out->metrics;
-#define SC_SLOT_OF(p) (small ? (size_t)st->slot8[p] : (size_t)st->slot32[p])
     /* the starts and the ends merged, an end before a start of the same time (sc_point_cmp);
      * at one time the kernels' starts come in position order, as there, and the rest of that
      * order changes nothing: no time passes between such points, and which kernels run after
@@ -668,45 +750,49 @@ sc_work_sweep(const sc_overlap_work *in, sc_sweep *s, sc_overlap_streams *st, bo
         ws = sc_span_of(in, in->by_start[0]);
         we = sc_span_of(in, in->by_end[0]);
     }
+    /* the device's sweep starts at its first point: the first start of a piece it takes */
     uint64_t prev = 0;
-    bool started = false;
+    for (size_t k = 0; k < n; k++) {
+        sc_work_span f = sc_span_of(in, in->by_start[k]);
+        if (f.end > f.start && !f.comm) {
+            prev = f.start;
+            break;
+        }
+    }
+    bool general = false;
     int rc = 0;
     while (rc == 0 && (i < n || j < n)) {
-        uint32_t p;
-        sc_work_span w;
-        bool is_start = !(j < n && (i >= n || we.end <= ws.start));
-        if (is_start) {
-            p = in->by_start[i++];
-            w = ws;
-            if (i < n)
-                ws = sc_span_of(in, in->by_start[i]);
-            /* every kernel counts, an empty one too (sc_overlap_totals); the device's leave
-             * its collectives out */
-            if (w.kernel && !w.comm)
-                sc_totals_add(m, &w);
-            if (st && w.kernel)
-                sc_totals_add(&st->metrics[SC_SLOT_OF(p)], &w);
-        } else {
-            p = in->by_end[j++];
-            w = we;
+        if (j < n && (i >= n || we.end <= ws.start)) {
+            uint32_t p = in->by_end[j++];
+            if (we.end > we.start && !we.comm) {   /* an empty span makes no points */
+                sc_point pt = {we.end, 0, !we.kernel, p};
+                rc = sc_sweep_point(s, &pt, &prev);
+            }
             if (j < n)
                 we = sc_span_of(in, in->by_end[j]);
-        }
-        if (w.end <= w.start)
-            continue;   /* an empty span makes no points */
-        uint64_t at = is_start ? w.start : w.end;
-        if (st)
-            sc_slot_point(st, SC_SLOT_OF(p), &w, at, is_start);
-        if (w.comm)
             continue;
-        if (!started) {
-            prev = at;
-            started = true;
         }
-        sc_point pt = {at, is_start, !w.kernel, p};
-        rc = sc_sweep_point(s, &pt, &prev);
+        uint32_t p = in->by_start[i++];
+        /* every kernel counts, an empty one too (sc_overlap_totals); the device's leave its
+         * collectives out, its stream's do not */
+        if (ws.kernel && !ws.comm)
+            sc_totals_add(m, &ws);
+        if (st) {
+            size_t slot = sc_slot_of(st, p, small);
+            if (ws.kernel)
+                sc_totals_add(&st->metrics[slot], &ws);
+            if (ws.end > ws.start)
+                general |= sc_slot_start(st, slot, &ws);
+        }
+        if (ws.end > ws.start && !ws.comm) {
+            sc_point pt = {ws.start, 1, !ws.kernel, p};
+            rc = sc_sweep_point(s, &pt, &prev);
+        }
+        if (i < n)
+            ws = sc_span_of(in, in->by_start[i]);
     }
-#undef SC_SLOT_OF
+    if (rc == 0 && general)
+        sc_slots_count_sweep(in, st, small);
     return rc;
 }
 

@@ -33,16 +33,28 @@ static uint64_t rnd(uint64_t *st, uint64_t n)
 /* A random trace: n pieces of work on n_dev devices (each its own context), times on a coarse
  * grid so that starts, ends and issues tie, some ends before their starts, some work sharing
  * a call or having none, driver calls inside runtime calls, and calls that block. */
-static void build(syn *s, uint64_t seed, size_t n, uint32_t n_dev)
+/* serial: each stream's work one piece after another (as a device runs it), gaps on both
+ * sides of 1 us and touching pieces, now and then a piece begun before the one before it on
+ * its stream ended (a stream whose work overlaps). */
+static void build_serial(syn *s, uint64_t seed, size_t n, uint32_t n_dev, bool serial)
 {
     uint64_t st = seed;
     syn_init(s);
     for (uint32_t d = 0; d < n_dev; d++)
         syn_device(s, d, 132);
     uint32_t corr = 1;
+    uint64_t stream_at[4][3] = {{0}};   /* per device and stream: where its next work goes */
     for (size_t i = 0; i < n; i++) {
         uint32_t dev = (uint32_t)rnd(&st, n_dev), stream = 7 + (uint32_t)rnd(&st, 3);
         uint64_t start = US(5 * rnd(&st, 200)), dur = US(5 * rnd(&st, 8));
+        if (serial) {
+            uint64_t *at = &stream_at[dev % 4][stream - 7];
+            uint64_t r = rnd(&st, 40);
+            start = r == 0 && *at > US(3) ? *at - US(3)             /* overlaps the one before */
+                  : r < 10 ? *at : *at + (r < 25 ? rnd(&st, 1500) : US(rnd(&st, 20)));
+            dur = rnd(&st, 3) ? US(1 + rnd(&st, 9)) : rnd(&st, 900);
+            *at = start + dur > *at ? start + dur : *at;
+        }
         uint64_t end = rnd(&st, 20) == 0 ? (start ? start - 1 : 0) : start + dur;
         uint64_t r = rnd(&st, 10);
         uint32_t id;
@@ -101,6 +113,11 @@ static void build(syn *s, uint64_t seed, size_t n, uint32_t n_dev)
             }
         }
     }
+}
+
+static void build(syn *s, uint64_t seed, size_t n, uint32_t n_dev)
+{
+    build_serial(s, seed, n, n_dev, false);
 }
 
 /* Out of start order, as no loader leaves a trace: the calls reversed and every list's first
@@ -639,7 +656,9 @@ static void check_blocking(const sc_ctx *ctx)
 
 /* ---- the cases ------------------------------------------------------------------------- */
 
-static void check_all(syn *s, bool sorted)
+/* blocking: the blocking measure too, whose reference counts whole microseconds (the serial
+ * builds' times are not). */
+static void check_indexes(syn *s, bool sorted, bool blocking)
 {
     if (sorted)
         syn_finish(s);
@@ -653,9 +672,15 @@ static void check_all(syn *s, bool sorted)
     check_device_sweep(&ctx);
     check_stream_metrics(&ctx);
     check_launches(&ctx);
-    check_blocking(&ctx);
+    if (blocking)
+        check_blocking(&ctx);
     sc_ctx_free(&ctx);
     sc_analysis_free(&a);
+}
+
+static void check_all(syn *s, bool sorted)
+{
+    check_indexes(s, sorted, true);
 }
 
 static void test_one_device(void **state)
@@ -676,6 +701,19 @@ static void test_devices(void **state)
         syn s;
         build(&s, seed, 200, 2 + (uint32_t)(seed % 2));
         check_all(&s, true);
+        syn_free(&s);
+    }
+}
+
+/* Streams whose work runs one piece after another, as a device runs it (their metrics taken
+ * at each start), and now and then one whose work overlaps (taken by a count sweep). */
+static void test_serial_streams(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 300; seed < 316; seed++) {
+        syn s;
+        build_serial(&s, seed, 60 + 15 * (seed % 8), 1 + (uint32_t)(seed % 3), true);
+        check_indexes(&s, true, false);
         syn_free(&s);
     }
 }
@@ -734,6 +772,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_device),
         cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_serial_streams),
         cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_own_time_in_flight),

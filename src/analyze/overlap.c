@@ -42,6 +42,14 @@ typedef struct sc_sweep {
     uint32_t device;            /* copied into every interval */
     uint32_t *active;           /* positions of the kernels running now */
     uint32_t *slot;             /* per kernel position: its place in active */
+    /* With out->peak: each running kernel's peak is the count at its start (in out->peak)
+     * until it ends, when it is raised to the highest count reached since: count L was last
+     * reached by the start numbered reach[L], and since[] holds each running kernel's start
+     * number (beside active). The count moves by one, so the counts reached after a start
+     * are those above its own up to the first one not reached since: each start writes one
+     * count, each end reads a few, where every start raised every running kernel's peak. */
+    uint32_t *since, *reach;
+    uint32_t n_starts;
     size_t n_active;
     size_t n_copies_active;
     bool in_interval;           /* two or more kernels are running */
@@ -142,33 +150,47 @@ static int sc_sweep_close_interval(sc_sweep *s, uint64_t t)
     return rc;
 }
 
-static int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
+static inline int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
 {
-    bool *ov = s->out->overlapped;
-    if (s->n_active == 0)
+    sc_overlap_output *out = s->out;
+    uint32_t *active = s->active, pos = (uint32_t)p->pos;
+    size_t na = s->n_active;
+    if (na == 0) {
         s->busy_open = p->t;
-    if (s->n_active >= 1 && ov) {
-        ov[p->pos] = true;
-        if (s->n_active == 1)
-            ov[s->active[0]] = true;    /* the others were marked when they met */
+    } else if (out->overlapped) {
+        out->overlapped[pos] = true;
+        if (na == 1)
+            out->overlapped[active[0]] = true;  /* the others were marked when they met */
     }
-    if (s->n_active == 1 && s->out->max_intervals > 0)
-        sc_sweep_open_interval(s, p->t, s->active[0], p->pos);
-    s->slot[p->pos] = (uint32_t)s->n_active;
-    s->active[s->n_active++] = (uint32_t)p->pos;
-    for (size_t i = 0; s->out->peak && i < s->n_active; i++)
-        if (s->out->peak[s->active[i]] < s->n_active)
-            s->out->peak[s->active[i]] = (uint32_t)s->n_active;
-    if (s->in_interval && s->n_active > s->cur.max_kernels)
-        s->cur.max_kernels = (uint32_t)s->n_active;
+    if (na == 1 && out->max_intervals > 0)
+        sc_sweep_open_interval(s, p->t, active[0], pos);
+    s->slot[pos] = (uint32_t)na;
+    active[na] = pos;
+    if (out->peak) {
+        uint32_t at = ++s->n_starts;
+        s->since[na] = at;
+        s->reach[na + 1] = at;
+        out->peak[pos] = (uint32_t)(na + 1);
+    }
+    s->n_active = ++na;
+    if (s->in_interval && na > s->cur.max_kernels)
+        s->cur.max_kernels = (uint32_t)na;
     return 0;
 }
 
-static int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
+static inline int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
 {
     /* swap-remove from the active set */
-    uint32_t at = s->slot[p->pos];
+    uint32_t pos = (uint32_t)p->pos, at = s->slot[pos];
     uint32_t last = s->active[--s->n_active];
+    uint32_t *peak = s->out->peak;
+    if (peak) {
+        uint32_t since = s->since[at], top = peak[pos];
+        while (s->reach[top + 1] > since)   /* reach[top + 1] is 0 until reached */
+            top++;
+        peak[pos] = top;
+        s->since[at] = s->since[s->n_active];
+    }
     s->active[at] = last;
     s->slot[last] = at;
     if (s->n_active == 1 && s->in_interval && sc_sweep_close_interval(s, p->t) != 0)
@@ -177,6 +199,28 @@ static int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
         sc_busy_append(s->out->busy, s->busy_open, p->t) != 0)
         return -1;
     return 0;
+}
+
+/* The sweep's working arrays for n kernels (their peaks followed when out->peak is given):
+ * only as much of them is touched as kernels run at once. False without memory. */
+static bool sc_sweep_alloc(sc_sweep *s, size_t n)
+{
+    size_t m = n + 2;
+    s->active = malloc(m * sizeof *s->active);
+    s->slot = malloc(m * sizeof *s->slot);
+    if (s->out->peak) {
+        s->since = malloc(m * sizeof *s->since);
+        s->reach = calloc(m, sizeof *s->reach);
+    }
+    return s->active && s->slot && (!s->out->peak || (s->since && s->reach));
+}
+
+static void sc_sweep_release(sc_sweep *s)
+{
+    free(s->active);
+    free(s->slot);
+    free(s->since);
+    free(s->reach);
 }
 
 /* Adds the time since the previous point to every metric the current counts (kernels and
@@ -376,12 +420,10 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
     sc_overlap_totals(in, out->metrics);
 
     sc_sweep s = {.in = in, .out = out, .kernels = in->kernels, .device = in->device};
-    s.active = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof *s.active);
-    s.slot = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof *s.slot);
     /* kernel positions are held in 32 bits */
-    int rc = s.active && s.slot && in->n_kernels <= UINT32_MAX ? sc_sweep_run(&s, in) : -1;
-    free(s.active);
-    free(s.slot);
+    int rc = in->n_kernels < UINT32_MAX && sc_sweep_alloc(&s, in->n_kernels)
+                 ? sc_sweep_run(&s, in) : -1;
+    sc_sweep_release(&s);
     sc_overlap *m = out->metrics;
     m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
     return rc;
@@ -801,12 +843,10 @@ int sc_overlap_compute_work(const sc_overlap_work *in, sc_overlap_output *out)
     const sc_trace *t = in->trace;
     memset(out->metrics, 0, sizeof(*out->metrics));
     out->n_intervals = out->n_intervals_total = 0;
-    if (t->n_kernels > UINT32_MAX)
+    if (t->n_kernels >= UINT32_MAX)
         return -1;  /* kernel positions in 32 bits */
     sc_sweep s = {.in = NULL, .out = out, .kernels = NULL, .device = in->device};
-    s.active = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.active);
-    s.slot = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.slot);
-    int rc = s.active && s.slot ? 0 : -1;
+    int rc = sc_sweep_alloc(&s, t->n_kernels) ? 0 : -1;
     if (rc == 0) {
         if (!in->streams)
             rc = sc_work_sweep(in, &s, NULL, false);
@@ -817,8 +857,7 @@ int sc_overlap_compute_work(const sc_overlap_work *in, sc_overlap_output *out)
     }
     if (rc == 0)
         rc = sc_sweep_finish(&s);
-    free(s.active);
-    free(s.slot);
+    sc_sweep_release(&s);
     sc_overlap *m = out->metrics;
     m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
     return rc;

@@ -21,6 +21,7 @@ typedef struct brute {
     sc_overlap_interval iv[4 * MAX_SPANS];
     size_t n_iv;
     bool overlapped[MAX_SPANS + 1];
+    uint32_t peak[MAX_SPANS + 1];   /* most kernels running at one instant of its run */
 } brute;
 
 static int u64_cmp(const void *a, const void *b)
@@ -114,6 +115,16 @@ static void brute_force(const sc_overlap_span *k, size_t nk, const sc_overlap_sp
             if (i != j && lo < hi)
                 out->overlapped[i] = true;
         }
+        /* the count is highest just at some start: each start during kernel i's run */
+        for (size_t j = 0; k[i].end_ns > k[i].start_ns && j < nk; j++) {
+            uint64_t at = k[j].start_ns;
+            if (k[j].end_ns <= k[j].start_ns || at < k[i].start_ns || at >= k[i].end_ns)
+                continue;
+            uint32_t n = 0;
+            for (size_t l = 0; l < nk; l++)
+                n += k[l].end_ns > k[l].start_ns && k[l].start_ns <= at && at < k[l].end_ns;
+            out->peak[i] = n > out->peak[i] ? n : out->peak[i];
+        }
     }
 }
 
@@ -184,9 +195,10 @@ static sc_overlap check_one_set_far(uint64_t seed, uint64_t horizon, uint64_t ma
     sc_overlap got;
     sc_busy_list busy = {0};
     bool ov[MAX_SPANS + 1];
+    uint32_t peak[MAX_SPANS + 1];
     sc_overlap_input in = {k, nk, c, nc, 3};
     sc_overlap_output out = {.metrics = &got, .max_intervals = 1000, .busy = &busy,
-                             .overlapped = ov};
+                             .overlapped = ov, .peak = peak};
     assert_int_equal(sc_overlap_compute(&in, &out), 0);
 
     assert_int_equal(got.kernel_count, nk);
@@ -209,8 +221,10 @@ static sc_overlap check_one_set_far(uint64_t seed, uint64_t horizon, uint64_t ma
         assert_int_equal(out.intervals[i].device, 3);
         check_interval_names(&out.intervals[i], k, nk);
     }
-    for (size_t i = 0; i < nk; i++)
+    for (size_t i = 0; i < nk; i++) {
         assert_int_equal(ov[i], want.overlapped[i]);
+        assert_int_equal(peak[i], want.peak[i]);
+    }
     /* the busy list is the union: its length is busy_ns and it is sorted and disjoint */
     uint64_t total = 0;
     for (size_t i = 0; i < busy.n; i++) {

@@ -142,6 +142,35 @@ static void unsort(syn *s)
     }
 }
 
+/* Sorted as the loader leaves a trace but for the first two pieces of different starts of one
+ * list (kernels, copies or memsets by `list`), swapped: a list found out of start order only
+ * at the end of the merge, which reads the lists from their ends (the chains it linked by then
+ * are made anew). */
+static int late_list;
+
+#define SWAP_FIRST(arr, n, start) do {                                                     \
+        for (size_t i_ = 1; i_ < (n); i_++)                                                \
+            if ((arr)[i_] start != (arr)[0] start) {                                       \
+                __typeof__((arr)[0]) tmp_ = (arr)[0];                                      \
+                (arr)[0] = (arr)[i_];                                                      \
+                (arr)[i_] = tmp_;                                                          \
+                return;                                                                    \
+            }                                                                              \
+    } while (0)
+
+static void unsort_late(syn *s)
+{
+    syn_finish(s);
+    sc_trace *t = &s->t;
+    if (late_list == 0)
+        SWAP_FIRST(t->kernels, t->n_kernels, .rec.start_ns);
+    else if (late_list == 1)
+        SWAP_FIRST(t->copies, t->n_copies, .start_ns);
+    else
+        SWAP_FIRST(t->memsets, t->n_memsets, .start_ns);
+    fail();
+}
+
 /* ---- the orders against a comparator sort ------------------------------------------------ */
 
 static _Thread_local const sc_trace *cmp_trace;
@@ -658,12 +687,16 @@ static void check_blocking(const sc_ctx *ctx)
 
 /* blocking: the blocking measure too, whose reference counts whole microseconds (the serial
  * builds' times are not). */
-static void check_indexes(syn *s, bool sorted, bool blocking)
+enum { SORTED, UNSORTED, UNSORTED_LATE };
+
+static void check_indexes(syn *s, int order, bool blocking)
 {
-    if (sorted)
+    if (order == SORTED)
         syn_finish(s);
-    else
+    else if (order == UNSORTED)
         unsort(s);
+    else
+        unsort_late(s);
     sc_analysis a = {0};
     a.trace = &s->t;
     sc_ctx ctx = {.trace = &s->t, .analysis = &a};
@@ -680,7 +713,7 @@ static void check_indexes(syn *s, bool sorted, bool blocking)
 
 static void check_all(syn *s, bool sorted)
 {
-    check_indexes(s, sorted, true);
+    check_indexes(s, sorted ? SORTED : UNSORTED, true);
 }
 
 static void test_one_device(void **state)
@@ -713,7 +746,7 @@ static void test_serial_streams(void **state)
     for (uint64_t seed = 300; seed < 316; seed++) {
         syn s;
         build_serial(&s, seed, 60 + 15 * (seed % 8), 1 + (uint32_t)(seed % 3), true);
-        check_indexes(&s, true, false);
+        check_indexes(&s, SORTED, false);
         syn_free(&s);
     }
 }
@@ -725,6 +758,18 @@ static void test_out_of_order(void **state)
         syn s;
         build(&s, seed, 150, 1 + (uint32_t)(seed % 2));
         check_all(&s, false);
+        syn_free(&s);
+    }
+}
+
+static void test_out_of_order_late(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 210; seed < 216; seed++) {
+        syn s;
+        build(&s, seed, 150, 1 + (uint32_t)(seed % 2));
+        late_list = (int)(seed % 3);
+        check_indexes(&s, UNSORTED_LATE, true);
         syn_free(&s);
     }
 }
@@ -774,6 +819,7 @@ int main(void)
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_serial_streams),
         cmocka_unit_test(test_out_of_order),
+        cmocka_unit_test(test_out_of_order_late),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_own_time_in_flight),
     };

@@ -33,6 +33,87 @@ static int sc_point_cmp(const void *a, const void *b)
     return 0;
 }
 
+/* What a sweep keeps to add the metrics up where its counts change instead of at every
+ * point: since when kernels have run, two or more of them, copies (and memsets), both kernels
+ * and copies, and when the last work ended before a stretch with nothing running. The sums
+ * of those stretches are the sums of the lengths between points that the counts allowed. */
+typedef struct sc_counts {
+    uint64_t kernels_from, two_from, copies_from, both_from;
+    uint64_t idle_from;
+    bool begun;                 /* a point was taken: idle time counts from the next one */
+} sc_counts;
+
+/* Work starts at t with nothing running: the stretch since the last work ended was idle,
+ * and it is one gap when it lasted SC_GAP_MIN_NS (the point before it ended the last work, the
+ * one after it starts the next); none before the first point. */
+static inline void sc_counts_idle_to(sc_overlap *m, sc_counts *c, uint64_t t)
+{
+    if (c->begun && t > c->idle_from) {
+        uint64_t len = t - c->idle_from;
+        m->idle_ns += len;
+        if (len >= SC_GAP_MIN_NS) {
+            m->gap_count++;
+            if (len > m->longest_gap_ns)
+                m->longest_gap_ns = len;
+        }
+    }
+    c->begun = true;
+}
+
+/* A kernel starts at t while na kernels and nc copies run. */
+static inline void sc_counts_kernel_start(sc_overlap *m, sc_counts *c, size_t na, size_t nc,
+                                          uint64_t t)
+{
+    if (na == 0) {
+        c->kernels_from = t;
+        if (nc == 0)
+            sc_counts_idle_to(m, c, t);
+        else
+            c->both_from = t;
+    } else if (na == 1) {
+        c->two_from = t;
+    }
+}
+
+/* A kernel ends at t, after which na kernels and nc copies run. */
+static inline void sc_counts_kernel_end(sc_overlap *m, sc_counts *c, size_t na, size_t nc,
+                                        uint64_t t)
+{
+    if (na == 0) {
+        m->busy_ns += t - c->kernels_from;
+        if (nc == 0)
+            c->idle_from = t;
+        else
+            m->copy_compute_ns += t - c->both_from;
+    } else if (na == 1) {
+        m->overlap_ns += t - c->two_from;
+    }
+}
+
+static inline void sc_counts_copy_start(sc_overlap *m, sc_counts *c, size_t na, size_t nc,
+                                        uint64_t t)
+{
+    if (nc == 0) {
+        c->copies_from = t;
+        if (na == 0)
+            sc_counts_idle_to(m, c, t);
+        else
+            c->both_from = t;
+    }
+}
+
+static inline void sc_counts_copy_end(sc_overlap *m, sc_counts *c, size_t na, size_t nc,
+                                      uint64_t t)
+{
+    if (nc == 0) {
+        m->copy_busy_ns += t - c->copies_from;
+        if (na == 0)
+            c->idle_from = t;
+        else
+            m->copy_compute_ns += t - c->both_from;
+    }
+}
+
 /* Working state of one sweep. */
 typedef struct sc_sweep {
     const sc_overlap_input *in;
@@ -55,7 +136,7 @@ typedef struct sc_sweep {
     bool in_interval;           /* two or more kernels are running */
     bool has_pending;           /* a closed interval not yet stored: the next may extend it */
     sc_overlap_interval cur, pending;
-    uint64_t busy_open;
+    sc_counts c;                /* c.kernels_from: where the busy list's open stretch began */
     size_t iv_cap;              /* room in out->intervals */
 } sc_sweep;
 
@@ -155,9 +236,8 @@ static inline int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
     sc_overlap_output *out = s->out;
     uint32_t *active = s->active, pos = (uint32_t)p->pos;
     size_t na = s->n_active;
-    if (na == 0) {
-        s->busy_open = p->t;
-    } else if (out->overlapped) {
+    sc_counts_kernel_start(out->metrics, &s->c, na, s->n_copies_active, p->t);
+    if (na > 0 && out->overlapped) {
         out->overlapped[pos] = true;
         if (na == 1)
             out->overlapped[active[0]] = true;  /* the others were marked when they met */
@@ -193,10 +273,11 @@ static inline int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
     }
     s->active[at] = last;
     s->slot[last] = at;
+    sc_counts_kernel_end(s->out->metrics, &s->c, s->n_active, s->n_copies_active, p->t);
     if (s->n_active == 1 && s->in_interval && sc_sweep_close_interval(s, p->t) != 0)
         return -1;
     if (s->n_active == 0 && s->out->busy &&
-        sc_busy_append(s->out->busy, s->busy_open, p->t) != 0)
+        sc_busy_append(s->out->busy, s->c.kernels_from, p->t) != 0)
         return -1;
     return 0;
 }
@@ -248,11 +329,6 @@ static inline void sc_account(sc_overlap *m, size_t n_active, size_t n_copies_ac
                 m->longest_gap_ns = len;
         }
     }
-}
-
-static inline void sc_sweep_account(sc_sweep *s, uint64_t len)
-{
-    sc_account(s->out->metrics, s->n_active, s->n_copies_active, len);
 }
 
 static size_t sc_points_fill(const sc_overlap_span *spans, size_t n, uint8_t is_copy,
@@ -356,17 +432,15 @@ static void sc_overlap_totals(const sc_overlap_input *in, sc_overlap *m)
     }
 }
 
-/* One point of the sweep, in order; *prev is the previous point's time. */
-static inline __attribute__((always_inline)) int sc_sweep_point(sc_sweep *s, const sc_point *p, uint64_t *prev)
+/* One point of the sweep, in order. */
+static inline __attribute__((always_inline)) int sc_sweep_point(sc_sweep *s, const sc_point *p)
 {
-    sc_sweep_account(s, p->t - *prev);
-    *prev = p->t;
-    if (p->is_copy && p->is_start)
-        s->n_copies_active++;
-    else if (p->is_copy)
-        s->n_copies_active--;
-    else
+    if (!p->is_copy)
         return p->is_start ? sc_sweep_kernel_start(s, p) : sc_sweep_kernel_end(s, p);
+    if (p->is_start)
+        sc_counts_copy_start(s->out->metrics, &s->c, s->n_active, s->n_copies_active++, p->t);
+    else
+        sc_counts_copy_end(s->out->metrics, &s->c, s->n_active, --s->n_copies_active, p->t);
     return 0;
 }
 
@@ -382,14 +456,11 @@ static int sc_sweep_finish(sc_sweep *s)
 static int sc_sweep_run(sc_sweep *s, const sc_overlap_input *in)
 {
     sc_point_keys pk;
-    uint64_t prev = 0;
     if (sc_point_keys_make(in, &pk) == 0) {
         int rc = 0;
         for (size_t k = 0; rc == 0 && k < pk.n; k++) {
             sc_point p = sc_point_at(&pk, k);
-            if (k == 0)
-                prev = p.t;
-            rc = sc_sweep_point(s, &p, &prev);
+            rc = sc_sweep_point(s, &p);
         }
         free(pk.key);
         return rc != 0 ? -1 : sc_sweep_finish(s);
@@ -401,10 +472,9 @@ static int sc_sweep_run(sc_sweep *s, const sc_overlap_input *in)
     size_t n = sc_points_fill(in->kernels, in->n_kernels, 0, pts);
     n += sc_points_fill(in->copies, in->n_copies, 1, pts + n);
     sc_sort(pts, n, sizeof(*pts), sc_point_cmp);
-    prev = n ? pts[0].t : 0;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = sc_sweep_point(s, &pts[i], &prev);
+        rc = sc_sweep_point(s, &pts[i]);
     free(pts);
     return rc != 0 ? -1 : sc_sweep_finish(s);
 }
@@ -581,19 +651,18 @@ int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scr
     }
     size_t mid;
     const uint64_t *key = sc_keys_two_runs(&kr, &mid);
-    sc_sweep s = {.in = in, .out = &out};
-    uint64_t prev = (mid < n && key[mid] < key[0] ? key[mid] : key[0]) >> 2;
+    sc_counts c = {0};
+    size_t na = 0, nc = 0;
     /* the smaller head of the two runs each step (equal keys are the same point: either) */
     for (size_t a = 0, b = mid; a < mid || b < n;) {
         uint64_t x = b >= n || (a < mid && key[a] <= key[b]) ? key[a++] : key[b++];
         uint64_t t = x >> 2;
-        sc_sweep_account(&s, t - prev);
-        prev = t;
-        size_t *count = x & 1 ? &s.n_active : &s.n_copies_active;
-        if (x & 2)
-            (*count)++;
-        else
-            (*count)--;
+        switch (x & 3) {
+        case 3: sc_counts_kernel_start(m, &c, na++, nc, t); break;
+        case 2: sc_counts_copy_start(m, &c, na, nc++, t); break;
+        case 1: sc_counts_kernel_end(m, &c, --na, nc, t); break;
+        default: sc_counts_copy_end(m, &c, na, --nc, t); break;
+        }
     }
     m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
     return 0;
@@ -792,15 +861,6 @@ sc_work_sweep(const sc_overlap_work *in, sc_sweep *s, sc_overlap_streams *st, bo
         ws = sc_span_of(in, in->by_start[0]);
         we = sc_span_of(in, in->by_end[0]);
     }
-    /* the device's sweep starts at its first point: the first start of a piece it takes */
-    uint64_t prev = 0;
-    for (size_t k = 0; k < n; k++) {
-        sc_work_span f = sc_span_of(in, in->by_start[k]);
-        if (f.end > f.start && !f.comm) {
-            prev = f.start;
-            break;
-        }
-    }
     bool general = false;
     int rc = 0;
     while (rc == 0 && (i < n || j < n)) {
@@ -808,7 +868,7 @@ sc_work_sweep(const sc_overlap_work *in, sc_sweep *s, sc_overlap_streams *st, bo
             uint32_t p = in->by_end[j++];
             if (we.end > we.start && !we.comm) {   /* an empty span makes no points */
                 sc_point pt = {we.end, 0, !we.kernel, p};
-                rc = sc_sweep_point(s, &pt, &prev);
+                rc = sc_sweep_point(s, &pt);
             }
             if (j < n)
                 we = sc_span_of(in, in->by_end[j]);
@@ -828,7 +888,7 @@ sc_work_sweep(const sc_overlap_work *in, sc_sweep *s, sc_overlap_streams *st, bo
         }
         if (ws.end > ws.start && !ws.comm) {
             sc_point pt = {ws.start, 1, !ws.kernel, p};
-            rc = sc_sweep_point(s, &pt, &prev);
+            rc = sc_sweep_point(s, &pt);
         }
         if (i < n)
             ws = sc_span_of(in, in->by_start[i]);

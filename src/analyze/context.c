@@ -422,7 +422,7 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
     if (overlapped && peak && (ctx->order = calloc(1, sizeof *ctx->order)) != NULL &&
         sc_work_order_build(ctx, ctx->order) == 0 &&
         sc_ctx_overlaps(ctx, a, shape_comm, overlapped, peak) == 0 &&
-        sc_deps_build(ctx->trace, &ctx->deps) == 0 &&
+        sc_deps_build_ordered(ctx, ctx->order, &ctx->deps) == 0 &&
         (ctx->unified = malloc(sizeof *ctx->unified)) != NULL &&
         sc_unified_measure(ctx, ctx->unified) == 0 &&
         sc_ctx_launches(ctx) == 0 &&

@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/internal.h"
+#include "analyze/work_order.h"
+
 #include "trace/grow.h"
 #include "trace/sort.h"
 
@@ -166,6 +169,36 @@ static bool sc_corr_map_lookup(const sc_corr_map *m, uint32_t corr, uint32_t *st
     return true;
 }
 
+/* Where a call's stream (the stream its correlation id's work ran on) is learned: the deps'
+ * own index of every piece of work's correlation id (sc_corr_map), or the shared order's
+ * chain of each call's work (work_order.h), whose first piece names the stream when every
+ * call's work lies on one. */
+typedef struct sc_call_streams {
+    const sc_corr_map *map;         /* the index, or NULL: the chains */
+    const sc_ctx *ctx;
+    const sc_work_order *order;
+} sc_call_streams;
+
+/* The stream of the work of c's correlation id. Through the chains: the work of an id hangs
+ * on the call sc_ctx_call gives for it (the runtime call of a runtime and driver pair), so
+ * another call of the id (the driver's) asks that call's chain; an id with no work, or 0 (no
+ * call), has none. With one stream per call's work this is what the index answers. */
+static inline __attribute__((always_inline)) bool
+sc_call_stream(const sc_trace *t, const sc_call_streams *cs, const sc_api_call *c,
+               uint32_t *stream)
+{
+    if (cs->map)
+        return sc_corr_map_lookup(cs->map, c->rec.correlation_id, stream);
+    uint32_t p = cs->order->call_first[c - t->calls];
+    if (p == SC_WORK_END) {
+        const sc_api_call *first = sc_ctx_call(cs->ctx, c->rec.correlation_id);
+        if (!first || first == c || (p = cs->order->call_first[first - t->calls]) == SC_WORK_END)
+            return false;
+    }
+    *stream = sc_work_stream_at(t, p);
+    return true;
+}
+
 /* The stream created by a stream-creating call: the last STREAM record of its correlation
  * id (a first call also creates CUDA's internal streams, with lower ids). */
 static bool sc_created_stream(const sc_trace *t, const sc_api_call *c, uint32_t *stream)
@@ -201,7 +234,7 @@ static size_t sc_handles_unique(sc_handle_entry *h, size_t n)
 /* The entry a call gives: its stream handle's key and the stream it names; false for a call
  * that names none the trace can tell. Inline: it is asked once per call. */
 static inline __attribute__((always_inline)) bool
-sc_handle_of(const sc_trace *t, const sc_corr_map *corr, const sc_api_call *c,
+sc_handle_of(const sc_trace *t, const sc_call_streams *cs, const sc_api_call *c,
              sc_handle_entry *out)
 {
     uint32_t stream = 0;
@@ -212,8 +245,7 @@ sc_handle_of(const sc_trace *t, const sc_corr_map *corr, const sc_api_call *c,
         e.handle = c->rec.aux;
         e.per_thread = 0;
     } else {
-        if (c->rec.stream == SC_STREAM_NONE ||
-            !sc_corr_map_lookup(corr, c->rec.correlation_id, &stream))
+        if (c->rec.stream == SC_STREAM_NONE || !sc_call_stream(t, cs, c, &stream))
             return false;
         e.handle = c->rec.stream;
         /* Only the handle 0 means something else in a per-thread call. */
@@ -226,14 +258,14 @@ sc_handle_of(const sc_trace *t, const sc_corr_map *corr, const sc_api_call *c,
 
 /* Every call's entry, sorted by key and made unique where it can be (sc_handles_unique).
  * NULL without memory. */
-static sc_handle_entry *sc_handles_all(const sc_trace *t, const sc_corr_map *corr, size_t *n)
+static sc_handle_entry *sc_handles_all(const sc_trace *t, const sc_call_streams *cs, size_t *n)
 {
     sc_handle_entry *h = malloc((t->n_calls ? t->n_calls : 1) * sizeof *h);
     if (!h)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < t->n_calls; i++)
-        k += sc_handle_of(t, corr, &t->calls[i], &h[k]);
+        k += sc_handle_of(t, cs, &t->calls[i], &h[k]);
     sc_sort(h, k, sizeof *h, sc_handle_cmp);
     *n = sc_handles_unique(h, k);
     if (*n < k) {   /* give the rest back: one entry per call with a stream was millions */
@@ -325,7 +357,7 @@ static bool sc_handle_set_reused(const sc_handle_set *s)
  * each key names one stream it is those entries, the list sc_handles_all makes unique,
  * without an entry per call to sort (24 bytes a call, and the sort's scratch as much again);
  * else (or when the set was full) that list. NULL without memory. */
-static sc_handle_entry *sc_handles(const sc_trace *t, const sc_corr_map *corr,
+static sc_handle_entry *sc_handles(const sc_trace *t, const sc_call_streams *cs,
                                    sc_handle_set *set, size_t *n)
 {
     bool reused = set->full || sc_handle_set_reused(set);
@@ -334,17 +366,31 @@ static sc_handle_entry *sc_handles(const sc_trace *t, const sc_corr_map *corr,
     *set = (sc_handle_set){0};
     if (reused) {
         free(distinct);
-        return sc_handles_all(t, corr, n);
+        return sc_handles_all(t, cs, n);
     }
     return distinct ? distinct : malloc(sizeof *distinct);
 }
 
-static bool sc_handle_lookup(const sc_handle_entry *h, size_t n, const sc_api_call *c,
-                             uint32_t *stream)
+/* The handles a lookup scans instead of searching: a program's few streams. */
+enum { SC_HANDLE_SCAN_MAX = 16 };
+
+/* The stream of the handle a call names. With a key per entry, the scan meets the entry the
+ * search would (the only one of the key); with some key on several entries (a handle reused),
+ * the search's path decides which, so it is kept. */
+static bool sc_handle_lookup(const sc_deps *d, const sc_api_call *c, uint32_t *stream)
 {
     sc_handle_entry key = {.context_id = c->rec.context_id, .handle = c->rec.stream,
                            .per_thread = c->rec.stream == 0 && (c->rec.flags & SC_API_PER_THREAD)};
-    const sc_handle_entry *e = n ? bsearch(&key, h, n, sizeof key, sc_handle_cmp) : NULL;
+    const sc_handle_entry *h = d->handles, *e = NULL;
+    size_t n = d->n_handles;
+    if (d->handles_scan) {
+        for (size_t i = 0; i < n && !e; i++)
+            if (h[i].handle == key.handle && h[i].context_id == key.context_id &&
+                h[i].per_thread == key.per_thread)
+                e = &h[i];
+    } else if (n) {
+        e = bsearch(&key, h, n, sizeof key, sc_handle_cmp);
+    }
     if (e) *stream = e->stream_id;
     return e != NULL;
 }
@@ -377,50 +423,162 @@ static const sc_api_call *sc_last_record(const sc_record_ref *r, size_t n, uint6
     return lo > 0 && r[lo - 1].event == event ? r[lo - 1].call : NULL;
 }
 
-/* The distinct handle entries of the calls, and how many records and waits there are: the
- * first of two passes over the calls (counting the waits, counting and taking the records,
- * and taking the handles were five). Returns 0, or -1 without memory. */
-static int sc_deps_count(const sc_trace *t, const sc_corr_map *corr, sc_handle_set *handles,
-                         size_t *n_records, size_t *n_waits)
+/* The records grouped by event without a sort, and each wait's record found by a walk of its
+ * event's group instead of a search of every record. The calls are in start order (the loader
+ * sorts them), so the records taken in call order are in start order, and the list sorted
+ * (stably) by (event, start) is the records of each event in call order, the events
+ * ascending: each record goes straight to its group's place. The waits come in start order
+ * too, so the last record of an event before a wait is found by going on from where the
+ * event's previous wait stopped. The events are few (a program records a few, over and over);
+ * past SC_EVENT_GROUPS_MAX, or when the calls are out of start order, the sort and the
+ * searches. */
+enum { SC_EVENT_GROUPS_MAX = 1024 };
+
+typedef struct sc_event_group {
+    uint64_t event;
+    size_t n;           /* its records */
+    size_t at, end;     /* where its next record goes, then where the waits' walk is; its end */
+} sc_event_group;
+
+typedef struct sc_event_groups {
+    sc_event_group *g;  /* by event */
+    size_t n, cap;
+    size_t last;        /* the group found before */
+    bool off;           /* too many events, or records or waits out of start order */
+    uint64_t record_ns, wait_ns;    /* the start of the record and of the wait before */
+} sc_event_groups;
+
+/* The group of `event`, or (*found false) where it would go. */
+static inline size_t sc_event_group_find(const sc_event_groups *s, uint64_t event, bool *found)
+{
+    if (s->last < s->n && s->g[s->last].event == event) {
+        *found = true;
+        return s->last;
+    }
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->g[mid].event < event)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < s->n && s->g[lo].event == event;
+    return lo;
+}
+
+/* Counts a record of `event`, a new group when it is the first. Returns 0, or -1 without
+ * memory. */
+static int sc_event_group_add(sc_event_groups *s, uint64_t event)
+{
+    bool found;
+    size_t at = sc_event_group_find(s, event, &found);
+    if (!found) {
+        if (s->n == SC_EVENT_GROUPS_MAX) {
+            s->off = true;
+            return 0;
+        }
+        if (!SC_GROW(s->g, s->cap, s->n + 1, 16))
+            return -1;
+        memmove(s->g + at + 1, s->g + at, (s->n - at) * sizeof *s->g);
+        s->g[at] = (sc_event_group){.event = event};
+        s->n++;
+    }
+    s->g[at].n++;
+    s->last = at;
+    return 0;
+}
+
+/* The distinct handle entries of the calls, how many records and waits there are, and the
+ * records' events: the first of two passes over the calls (counting the waits, counting and
+ * taking the records, and taking the handles were five). Returns 0, or -1 without memory. */
+static int sc_deps_count(const sc_trace *t, const sc_call_streams *cs, sc_handle_set *handles,
+                         sc_event_groups *ev, size_t *n_records, size_t *n_waits)
 {
     *n_records = *n_waits = 0;
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
         sc_handle_entry e;
-        if (sc_handle_of(t, corr, c, &e) && sc_handle_set_add(handles, &e) != 0)
+        if (sc_handle_of(t, cs, c, &e) && sc_handle_set_add(handles, &e) != 0)
             return -1;
-        *n_records += c->rec.call_class == SC_CALL_EVENT_RECORD;
-        *n_waits += c->rec.call_class == SC_CALL_EVENT_WAIT;
+        if (c->rec.call_class == SC_CALL_EVENT_RECORD) {
+            (*n_records)++;
+            if (c->rec.start_ns < ev->record_ns)
+                ev->off = true;
+            ev->record_ns = c->rec.start_ns;
+            if (!ev->off && sc_event_group_add(ev, c->rec.aux) != 0)
+                return -1;
+        } else if (c->rec.call_class == SC_CALL_EVENT_WAIT) {
+            (*n_waits)++;
+            if (c->rec.start_ns < ev->wait_ns)
+                ev->off = true;
+            ev->wait_ns = c->rec.start_ns;
+        }
     }
     return 0;
 }
 
-/* The second pass: takes the records (sorted after) and notes each wait in an edge of its
- * own (wait_call only), for sc_deps_edges. */
-static void sc_deps_take(const sc_trace *t, sc_deps *out, size_t *n_waits)
+/* The second pass: takes the records (each in its event's group, or sorted after) and notes
+ * each wait in an edge of its own (wait_call only), for sc_deps_edges. */
+static void sc_deps_take(const sc_trace *t, sc_deps *out, sc_event_groups *ev, size_t *n_waits)
 {
     *n_waits = 0;
+    if (!ev->off)
+        for (size_t g = 0, at = 0; g < ev->n; g++) {
+            ev->g[g].at = at;
+            at += ev->g[g].n;
+            ev->g[g].end = at;
+        }
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
-        if (c->rec.call_class == SC_CALL_EVENT_RECORD)
-            out->records[out->n_records++] = (sc_record_ref){c->rec.aux, c->rec.start_ns, c};
-        else if (c->rec.call_class == SC_CALL_EVENT_WAIT)
+        if (c->rec.call_class == SC_CALL_EVENT_RECORD) {
+            size_t at = out->n_records++;
+            if (!ev->off) {
+                bool found;
+                size_t g = sc_event_group_find(ev, c->rec.aux, &found);
+                ev->last = g;
+                at = ev->g[g].at++;
+            }
+            out->records[at] = (sc_record_ref){c->rec.aux, c->rec.start_ns, c};
+        } else if (c->rec.call_class == SC_CALL_EVENT_WAIT) {
             out->edges[(*n_waits)++].wait_call = (uint32_t)i;
+        }
     }
+    if (ev->off)
+        sc_sort(out->records, out->n_records, sizeof *out->records, sc_record_cmp);
+    else
+        for (size_t g = 0; g < ev->n; g++)
+            ev->g[g].at = ev->g[g].end - ev->g[g].n;  /* the waits' walk starts at the first */
+}
+
+/* The last record of w's event before w: by the walk of its group (sc_event_groups), or the
+ * search. */
+static inline const sc_api_call *sc_wait_record(const sc_deps *out, sc_event_groups *ev,
+                                                const sc_api_call *w)
+{
+    if (ev->off)
+        return sc_last_record(out->records, out->n_records, w->rec.aux, w->rec.start_ns);
+    bool found;
+    size_t gi = sc_event_group_find(ev, w->rec.aux, &found);
+    if (!found)
+        return NULL;
+    ev->last = gi;
+    sc_event_group *g = &ev->g[gi];
+    while (g->at < g->end && out->records[g->at].start_ns < w->rec.start_ns)
+        g->at++;
+    return g->at > g->end - g->n ? out->records[g->at - 1].call : NULL;
 }
 
 /* The edges of the waits whose record and streams the trace names, in call order, made over
  * the waits sc_deps_take noted (an edge is written at or before the wait it is read from). */
-static void sc_deps_edges(const sc_trace *t, size_t n_waits, sc_deps *out)
+static void sc_deps_edges(const sc_trace *t, size_t n_waits, sc_event_groups *ev, sc_deps *out)
 {
     for (size_t k = 0; k < n_waits; k++) {
         uint32_t i = out->edges[k].wait_call;
         const sc_api_call *w = &t->calls[i];
-        const sc_api_call *r =
-            sc_last_record(out->records, out->n_records, w->rec.aux, w->rec.start_ns);
+        const sc_api_call *r = sc_wait_record(out, ev, w);
         uint32_t from, to;
-        if (!r || !sc_handle_lookup(out->handles, out->n_handles, r, &from) ||
-            !sc_handle_lookup(out->handles, out->n_handles, w, &to))
+        if (!r || !sc_handle_lookup(out, r, &from) || !sc_handle_lookup(out, w, &to))
             continue;
         /* the record names its stream in its own context: the event may be another
          * device's (the handle lookup above is keyed by the record's context) */
@@ -433,29 +591,62 @@ static void sc_deps_edges(const sc_trace *t, size_t n_waits, sc_deps *out)
     }
 }
 
+/* Whether the handle list is few entries with a key each, which a lookup finds by a scan. */
+static bool sc_handles_scan(const sc_handle_entry *h, size_t n)
+{
+    if (n > SC_HANDLE_SCAN_MAX)
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (sc_handle_cmp(&h[i - 1], &h[i]) == 0)
+            return false;
+    return true;
+}
+
+/* The deps, each call's stream learned from cs; a map in cs is freed once the handles are
+ * made (before the records and edges are allocated). */
+static int sc_deps_make(const sc_trace *t, const sc_call_streams *cs, sc_corr_map *map,
+                        sc_deps *out)
+{
+    sc_handle_set set = {0};
+    sc_event_groups ev = {0};
+    size_t n_records = 0, n_waits = 0;
+    int rc = sc_deps_count(t, cs, &set, &ev, &n_records, &n_waits);
+    out->handles = rc == 0 ? sc_handles(t, cs, &set, &out->n_handles) : NULL;
+    if (map)
+        sc_corr_map_free(map);
+    free(set.e);
+    out->records = malloc((n_records ? n_records : 1) * sizeof *out->records);
+    out->edges = malloc((n_waits ? n_waits : 1) * sizeof *out->edges);
+    if (!out->handles || !out->records || !out->edges) {
+        free(ev.g);
+        sc_deps_free(out);
+        return -1;
+    }
+    out->handles_scan = sc_handles_scan(out->handles, out->n_handles);
+    sc_deps_take(t, out, &ev, &n_waits);
+    sc_deps_edges(t, n_waits, &ev, out);
+    free(ev.g);
+    sc_sort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
+    return 0;
+}
+
 int sc_deps_build(const sc_trace *t, sc_deps *out)
 {
     *out = (sc_deps){0};
     sc_corr_map corr;
     if (sc_corr_map_build(t, &corr) != 0)
         return -1;
-    sc_handle_set set = {0};
-    size_t n_records = 0, n_waits = 0;
-    int rc = sc_deps_count(t, &corr, &set, &n_records, &n_waits);
-    out->handles = rc == 0 ? sc_handles(t, &corr, &set, &out->n_handles) : NULL;
-    sc_corr_map_free(&corr);
-    free(set.e);
-    out->records = malloc((n_records ? n_records : 1) * sizeof *out->records);
-    out->edges = malloc((n_waits ? n_waits : 1) * sizeof *out->edges);
-    if (!out->handles || !out->records || !out->edges) {
-        sc_deps_free(out);
-        return -1;
-    }
-    sc_deps_take(t, out, &n_waits);
-    sc_sort(out->records, out->n_records, sizeof *out->records, sc_record_cmp);
-    sc_deps_edges(t, n_waits, out);
-    sc_sort(out->edges, out->n_edges, sizeof *out->edges, sc_edge_cmp);
-    return 0;
+    sc_call_streams cs = {.map = &corr};
+    return sc_deps_make(t, &cs, &corr, out);
+}
+
+int sc_deps_build_ordered(const sc_ctx *ctx, const sc_work_order *order, sc_deps *out)
+{
+    if (!order->calls_one_stream)
+        return sc_deps_build(ctx->trace, out);
+    *out = (sc_deps){0};
+    sc_call_streams cs = {.ctx = ctx, .order = order};
+    return sc_deps_make(ctx->trace, &cs, NULL, out);
 }
 
 void sc_deps_free(sc_deps *deps)
@@ -475,8 +666,7 @@ void sc_deps_free_edges(sc_deps *deps)
 
 bool sc_deps_stream_of(const sc_deps *d, const sc_api_call *call, uint32_t *stream_id)
 {
-    return call->rec.stream != SC_STREAM_NONE &&
-           sc_handle_lookup(d->handles, d->n_handles, call, stream_id);
+    return call->rec.stream != SC_STREAM_NONE && sc_handle_lookup(d, call, stream_id);
 }
 
 const sc_api_call *sc_deps_last_record(const sc_deps *d, uint64_t event, uint64_t before_ns)

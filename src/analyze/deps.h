@@ -36,12 +36,23 @@ typedef struct sc_deps {
     size_t n_edges;
     struct sc_handle_entry *handles;    /* stream handle -> stream id, learned from the calls */
     size_t n_handles;
+    bool handles_scan;                  /* few handles, a key each: looked up by a scan */
     struct sc_record_ref *records;      /* cudaEventRecord calls by (event, start) */
     size_t n_records;
 } sc_deps;
 
 /* Returns 0, or -1 when out of memory. */
 int sc_deps_build(const sc_trace *trace, sc_deps *out);
+
+/* The same deps, a call's stream read from the first work of its call in the shared order
+ * (work_order.h: ctx's correlation index made its chains) instead of an index of every piece
+ * of work's correlation id that the build makes and then searches once per call with a
+ * stream. When some call's work lies on several streams (order->calls_one_stream false),
+ * which of them the index answers depends on the whole index: sc_deps_build then. */
+struct sc_ctx;
+struct sc_work_order;
+int sc_deps_build_ordered(const struct sc_ctx *ctx, const struct sc_work_order *order,
+                          sc_deps *out);
 void sc_deps_free(sc_deps *deps);
 /* Frees the edges alone (n_edges 0): the stream handles and the event records stay. */
 void sc_deps_free_edges(sc_deps *deps);

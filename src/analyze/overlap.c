@@ -33,6 +33,87 @@ static int sc_point_cmp(const void *a, const void *b)
     return 0;
 }
 
+/* What a sweep keeps to add the metrics up where its counts change instead of at every
+ * point: since when kernels have run, two or more of them, copies (and memsets), both kernels
+ * and copies, and when the last work ended before a stretch with nothing running. The sums
+ * of those stretches are the sums of the lengths between points that the counts allowed. */
+typedef struct sc_counts {
+    uint64_t kernels_from, two_from, copies_from, both_from;
+    uint64_t idle_from;
+    bool begun;                 /* a point was taken: idle time counts from the next one */
+} sc_counts;
+
+/* Work starts at t with nothing running: the stretch since the last work ended was idle,
+ * and it is one gap when it lasted SC_GAP_MIN_NS (the point before it ended the last work, the
+ * one after it starts the next); none before the first point. */
+static inline void sc_counts_idle_to(sc_overlap *m, sc_counts *c, uint64_t t)
+{
+    if (c->begun && t > c->idle_from) {
+        uint64_t len = t - c->idle_from;
+        m->idle_ns += len;
+        if (len >= SC_GAP_MIN_NS) {
+            m->gap_count++;
+            if (len > m->longest_gap_ns)
+                m->longest_gap_ns = len;
+        }
+    }
+    c->begun = true;
+}
+
+/* A kernel starts at t while na kernels and nc copies run. */
+static inline void sc_counts_kernel_start(sc_overlap *m, sc_counts *c, size_t na, size_t nc,
+                                          uint64_t t)
+{
+    if (na == 0) {
+        c->kernels_from = t;
+        if (nc == 0)
+            sc_counts_idle_to(m, c, t);
+        else
+            c->both_from = t;
+    } else if (na == 1) {
+        c->two_from = t;
+    }
+}
+
+/* A kernel ends at t, after which na kernels and nc copies run. */
+static inline void sc_counts_kernel_end(sc_overlap *m, sc_counts *c, size_t na, size_t nc,
+                                        uint64_t t)
+{
+    if (na == 0) {
+        m->busy_ns += t - c->kernels_from;
+        if (nc == 0)
+            c->idle_from = t;
+        else
+            m->copy_compute_ns += t - c->both_from;
+    } else if (na == 1) {
+        m->overlap_ns += t - c->two_from;
+    }
+}
+
+static inline void sc_counts_copy_start(sc_overlap *m, sc_counts *c, size_t na, size_t nc,
+                                        uint64_t t)
+{
+    if (nc == 0) {
+        c->copies_from = t;
+        if (na == 0)
+            sc_counts_idle_to(m, c, t);
+        else
+            c->both_from = t;
+    }
+}
+
+static inline void sc_counts_copy_end(sc_overlap *m, sc_counts *c, size_t na, size_t nc,
+                                      uint64_t t)
+{
+    if (nc == 0) {
+        m->copy_busy_ns += t - c->copies_from;
+        if (na == 0)
+            c->idle_from = t;
+        else
+            m->copy_compute_ns += t - c->both_from;
+    }
+}
+
 /* Working state of one sweep. */
 typedef struct sc_sweep {
     const sc_overlap_input *in;
@@ -42,12 +123,20 @@ typedef struct sc_sweep {
     uint32_t device;            /* copied into every interval */
     uint32_t *active;           /* positions of the kernels running now */
     uint32_t *slot;             /* per kernel position: its place in active */
+    /* With out->peak: each running kernel's peak is the count at its start (in out->peak)
+     * until it ends, when it is raised to the highest count reached since: count L was last
+     * reached by the start numbered reach[L], and since[] holds each running kernel's start
+     * number (beside active). The count moves by one, so the counts reached after a start
+     * are those above its own up to the first one not reached since: each start writes one
+     * count, each end reads a few, where every start raised every running kernel's peak. */
+    uint32_t *since, *reach;
+    uint32_t n_starts;
     size_t n_active;
     size_t n_copies_active;
     bool in_interval;           /* two or more kernels are running */
     bool has_pending;           /* a closed interval not yet stored: the next may extend it */
     sc_overlap_interval cur, pending;
-    uint64_t busy_open;
+    sc_counts c;                /* c.kernels_from: where the busy list's open stretch began */
     size_t iv_cap;              /* room in out->intervals */
 } sc_sweep;
 
@@ -142,41 +231,77 @@ static int sc_sweep_close_interval(sc_sweep *s, uint64_t t)
     return rc;
 }
 
-static int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
+static inline int sc_sweep_kernel_start(sc_sweep *s, const sc_point *p)
 {
-    bool *ov = s->out->overlapped;
-    if (s->n_active == 0)
-        s->busy_open = p->t;
-    if (s->n_active >= 1 && ov) {
-        ov[p->pos] = true;
-        if (s->n_active == 1)
-            ov[s->active[0]] = true;    /* the others were marked when they met */
+    sc_overlap_output *out = s->out;
+    uint32_t *active = s->active, pos = (uint32_t)p->pos;
+    size_t na = s->n_active;
+    sc_counts_kernel_start(out->metrics, &s->c, na, s->n_copies_active, p->t);
+    if (na > 0 && out->overlapped) {
+        out->overlapped[pos] = true;
+        if (na == 1)
+            out->overlapped[active[0]] = true;  /* the others were marked when they met */
     }
-    if (s->n_active == 1 && s->out->max_intervals > 0)
-        sc_sweep_open_interval(s, p->t, s->active[0], p->pos);
-    s->slot[p->pos] = (uint32_t)s->n_active;
-    s->active[s->n_active++] = (uint32_t)p->pos;
-    for (size_t i = 0; s->out->peak && i < s->n_active; i++)
-        if (s->out->peak[s->active[i]] < s->n_active)
-            s->out->peak[s->active[i]] = (uint32_t)s->n_active;
-    if (s->in_interval && s->n_active > s->cur.max_kernels)
-        s->cur.max_kernels = (uint32_t)s->n_active;
+    if (na == 1 && out->max_intervals > 0)
+        sc_sweep_open_interval(s, p->t, active[0], pos);
+    s->slot[pos] = (uint32_t)na;
+    active[na] = pos;
+    if (out->peak) {
+        uint32_t at = ++s->n_starts;
+        s->since[na] = at;
+        s->reach[na + 1] = at;
+        out->peak[pos] = (uint32_t)(na + 1);
+    }
+    s->n_active = ++na;
+    if (s->in_interval && na > s->cur.max_kernels)
+        s->cur.max_kernels = (uint32_t)na;
     return 0;
 }
 
-static int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
+static inline int sc_sweep_kernel_end(sc_sweep *s, const sc_point *p)
 {
     /* swap-remove from the active set */
-    uint32_t at = s->slot[p->pos];
+    uint32_t pos = (uint32_t)p->pos, at = s->slot[pos];
     uint32_t last = s->active[--s->n_active];
+    uint32_t *peak = s->out->peak;
+    if (peak) {
+        uint32_t since = s->since[at], top = peak[pos];
+        while (s->reach[top + 1] > since)   /* reach[top + 1] is 0 until reached */
+            top++;
+        peak[pos] = top;
+        s->since[at] = s->since[s->n_active];
+    }
     s->active[at] = last;
     s->slot[last] = at;
+    sc_counts_kernel_end(s->out->metrics, &s->c, s->n_active, s->n_copies_active, p->t);
     if (s->n_active == 1 && s->in_interval && sc_sweep_close_interval(s, p->t) != 0)
         return -1;
     if (s->n_active == 0 && s->out->busy &&
-        sc_busy_append(s->out->busy, s->busy_open, p->t) != 0)
+        sc_busy_append(s->out->busy, s->c.kernels_from, p->t) != 0)
         return -1;
     return 0;
+}
+
+/* The sweep's working arrays for n kernels (their peaks followed when out->peak is given):
+ * only as much of them is touched as kernels run at once. False without memory. */
+static bool sc_sweep_alloc(sc_sweep *s, size_t n)
+{
+    size_t m = n + 2;
+    s->active = malloc(m * sizeof *s->active);
+    s->slot = malloc(m * sizeof *s->slot);
+    if (s->out->peak) {
+        s->since = malloc(m * sizeof *s->since);
+        s->reach = calloc(m, sizeof *s->reach);
+    }
+    return s->active && s->slot && (!s->out->peak || (s->since && s->reach));
+}
+
+static void sc_sweep_release(sc_sweep *s)
+{
+    free(s->active);
+    free(s->slot);
+    free(s->since);
+    free(s->reach);
 }
 
 /* Adds the time since the previous point to every metric the current counts (kernels and
@@ -204,11 +329,6 @@ static inline void sc_account(sc_overlap *m, size_t n_active, size_t n_copies_ac
                 m->longest_gap_ns = len;
         }
     }
-}
-
-static inline void sc_sweep_account(sc_sweep *s, uint64_t len)
-{
-    sc_account(s->out->metrics, s->n_active, s->n_copies_active, len);
 }
 
 static size_t sc_points_fill(const sc_overlap_span *spans, size_t n, uint8_t is_copy,
@@ -312,17 +432,15 @@ static void sc_overlap_totals(const sc_overlap_input *in, sc_overlap *m)
     }
 }
 
-/* One point of the sweep, in order; *prev is the previous point's time. */
-static inline __attribute__((always_inline)) int sc_sweep_point(sc_sweep *s, const sc_point *p, uint64_t *prev)
+/* One point of the sweep, in order. */
+static inline __attribute__((always_inline)) int sc_sweep_point(sc_sweep *s, const sc_point *p)
 {
-    sc_sweep_account(s, p->t - *prev);
-    *prev = p->t;
-    if (p->is_copy && p->is_start)
-        s->n_copies_active++;
-    else if (p->is_copy)
-        s->n_copies_active--;
-    else
+    if (!p->is_copy)
         return p->is_start ? sc_sweep_kernel_start(s, p) : sc_sweep_kernel_end(s, p);
+    if (p->is_start)
+        sc_counts_copy_start(s->out->metrics, &s->c, s->n_active, s->n_copies_active++, p->t);
+    else
+        sc_counts_copy_end(s->out->metrics, &s->c, s->n_active, --s->n_copies_active, p->t);
     return 0;
 }
 
@@ -338,14 +456,11 @@ static int sc_sweep_finish(sc_sweep *s)
 static int sc_sweep_run(sc_sweep *s, const sc_overlap_input *in)
 {
     sc_point_keys pk;
-    uint64_t prev = 0;
     if (sc_point_keys_make(in, &pk) == 0) {
         int rc = 0;
         for (size_t k = 0; rc == 0 && k < pk.n; k++) {
             sc_point p = sc_point_at(&pk, k);
-            if (k == 0)
-                prev = p.t;
-            rc = sc_sweep_point(s, &p, &prev);
+            rc = sc_sweep_point(s, &p);
         }
         free(pk.key);
         return rc != 0 ? -1 : sc_sweep_finish(s);
@@ -357,10 +472,9 @@ static int sc_sweep_run(sc_sweep *s, const sc_overlap_input *in)
     size_t n = sc_points_fill(in->kernels, in->n_kernels, 0, pts);
     n += sc_points_fill(in->copies, in->n_copies, 1, pts + n);
     sc_sort(pts, n, sizeof(*pts), sc_point_cmp);
-    prev = n ? pts[0].t : 0;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = sc_sweep_point(s, &pts[i], &prev);
+        rc = sc_sweep_point(s, &pts[i]);
     free(pts);
     return rc != 0 ? -1 : sc_sweep_finish(s);
 }
@@ -376,120 +490,205 @@ int sc_overlap_compute(const sc_overlap_input *in, sc_overlap_output *out)
     sc_overlap_totals(in, out->metrics);
 
     sc_sweep s = {.in = in, .out = out, .kernels = in->kernels, .device = in->device};
-    s.active = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof *s.active);
-    s.slot = malloc((in->n_kernels ? in->n_kernels : 1) * sizeof *s.slot);
     /* kernel positions are held in 32 bits */
-    int rc = s.active && s.slot && in->n_kernels <= UINT32_MAX ? sc_sweep_run(&s, in) : -1;
-    free(s.active);
-    free(s.slot);
+    int rc = in->n_kernels < UINT32_MAX && sc_sweep_alloc(&s, in->n_kernels)
+                 ? sc_sweep_run(&s, in) : -1;
+    sc_sweep_release(&s);
     sc_overlap *m = out->metrics;
     m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
     return rc;
 }
 
-/* The points of a metrics-only sweep as keys: the time relative to the earliest, then the
- * start flag (ends first) and the kernel flag. No position: which span a point ends is not
- * needed when only counts are kept. Points of one instant may come in any order between
- * them, since no time passes between them and sc_sweep_account adds nothing. */
-static size_t sc_count_keys_fill(const sc_overlap_span *spans, size_t n, uint64_t lo,
-                                 uint64_t kernel, uint64_t *key)
+/* The points of a metrics-only sweep as keys: the time, then the start flag (ends first) and
+ * the kernel flag. No position: which span a point ends is not needed when only counts are
+ * kept. Points of one instant may come in any order between them, since no time passes
+ * between them and sc_sweep_account adds nothing.
+ *
+ * Each span's start and end go side by side, in the order the spans come: a range's work
+ * comes grouped by stream in issue order and a stream's spans follow one another, so its keys
+ * are a few ascending runs (one per stream's kernels, one for the copies), which are merged,
+ * not sorted. The keys are made in one pass over the spans that also finds where the runs
+ * break and sums the kernels' totals. Up to SC_KEY_RUNS_MAX runs are merged by pairs down to
+ * the two the sweep takes as it goes; more go to sc_sort_u64. */
+enum { SC_KEY_RUNS_MAX = 64 };
+
+typedef struct sc_key_runs {
+    uint64_t *key;
+    size_t n;                       /* keys made */
+    size_t r;                       /* breaks between runs met */
+    size_t at[SC_KEY_RUNS_MAX + 1]; /* where the runs after the first begin, the first r */
+    uint64_t last;                  /* the key before */
+    uint64_t hi;                    /* the latest end */
+} sc_key_runs;
+
+static inline void sc_key_span(sc_key_runs *kr, const sc_overlap_span *sp, uint64_t kernel)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (spans[i].end_ns <= spans[i].start_ns)
-            continue;   /* as sc_points_fill */
-        key[k++] = (spans[i].start_ns - lo) << 2 | 2 | kernel;
-        key[k++] = (spans[i].end_ns - lo) << 2 | kernel;
+    uint64_t s = sp->start_ns << 2 | 2 | kernel, e = sp->end_ns << 2 | kernel;
+    if (s < kr->last) {
+        if (kr->r < SC_KEY_RUNS_MAX)
+            kr->at[kr->r] = kr->n;
+        kr->r++;
     }
-    return k;
+    kr->key[kr->n++] = s;
+    kr->key[kr->n++] = e;   /* after s: a span with a length ends after it starts */
+    kr->last = e;
+    kr->hi = sp->end_ns > kr->hi ? sp->end_ns : kr->hi;
 }
 
-/* The earliest start and latest end of the non-empty spans; how many points they make. */
-static size_t sc_spans_reach(const sc_overlap_span *sp, size_t n, uint64_t *lo, uint64_t *hi)
+/* The kernels' keys and their totals (as sc_overlap_totals: every kernel, an empty one too). */
+static void sc_key_kernels(sc_key_runs *kr, const sc_overlap_span *k, size_t n, sc_overlap *m)
 {
-    size_t points = 0;
     for (size_t i = 0; i < n; i++) {
-        if (sp[i].end_ns <= sp[i].start_ns)
-            continue;
-        points += 2;
-        *lo = sp[i].start_ns < *lo ? sp[i].start_ns : *lo;
-        *hi = sp[i].end_ns > *hi ? sp[i].end_ns : *hi;
+        uint64_t end = k[i].end_ns > k[i].start_ns ? k[i].end_ns : k[i].start_ns;
+        if (m->kernel_count == 0 || k[i].start_ns < m->first_ns)
+            m->first_ns = k[i].start_ns;
+        if (m->kernel_count == 0 || end > m->last_ns)
+            m->last_ns = end;
+        m->kernel_count++;
+        m->kernel_sum_ns += end - k[i].start_ns;
+        if (k[i].end_ns > k[i].start_ns)
+            sc_key_span(kr, &k[i], 1);  /* an empty span makes no points */
     }
-    return points;
 }
 
-/* Where key[0 .. n) is two ascending runs, [0, mid) and [mid, n): mid (n when it is one);
- * 0 when it is not. A stream's work does not overlap itself, so its kernels' points are one
- * run and its copies' another: the sweep takes them in order from both, with no sort (whose
- * merge copied every key twice). */
-enum { SC_TWO_RUNS_LEAST = 256 };
-
-static size_t sc_keys_two_runs(const uint64_t *key, size_t n)
+static void sc_key_copies(sc_key_runs *kr, const sc_overlap_span *c, size_t n)
 {
-    size_t mid = 1;
-    while (mid < n && key[mid - 1] <= key[mid])
-        mid++;
-    for (size_t i = mid + 1; i < n; i++)
-        if (key[i - 1] > key[i])
-            return 0;
-    return mid;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].end_ns > c[i].start_ns)
+            sc_key_span(kr, &c[i], 0);
+}
+
+/* Merges the ascending src[lo, mid) and src[mid, hi) into dst[lo, hi). The runs are short (a
+ * stream's few points in a range): a plain merge, no loop of steps around a select. */
+static void sc_keys_merge(const uint64_t *src, uint64_t *dst, size_t lo, size_t mid, size_t hi)
+{
+    size_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi)
+        dst[k++] = src[j] < src[i] ? src[j++] : src[i++];
+    while (i < mid)
+        dst[k++] = src[i++];
+    while (j < hi)
+        dst[k++] = src[j++];
+}
+
+/* The keys as at most two ascending runs, the second beginning at *mid (n when one): merged
+ * by pairs between key[0 .. n) and key[n .. 2n), or sorted. Returns where they lie. */
+static const uint64_t *sc_keys_two_runs(sc_key_runs *kr, size_t *mid)
+{
+    size_t n = kr->n, r = kr->r + 1, *b = kr->at;
+    uint64_t *src = kr->key, *dst = kr->key + n;
+    if (r > SC_KEY_RUNS_MAX) {
+        sc_sort_u64(src, n);
+        *mid = n;
+        return src;
+    }
+    memmove(b + 1, b, kr->r * sizeof *b);   /* b[i]: where run i begins; b[r] the end */
+    b[0] = 0;
+    b[r] = n;
+    while (r > 2) {
+        size_t k = 0;
+        for (size_t i = 0; i < r; i += 2, k++) {
+            if (i + 1 < r)
+                sc_keys_merge(src, dst, b[i], b[i + 1], b[i + 2]);
+            else
+                memcpy(dst + b[i], src + b[i], (b[i + 1] - b[i]) * sizeof *dst);
+            b[k] = b[i];
+        }
+        b[k] = n;
+        r = k;
+        uint64_t *x = src;
+        src = dst;
+        dst = x;
+    }
+    *mid = r == 2 ? b[1] : n;
+    return src;
+}
+
+/* Room for n keys in the scratch (kept, grown by doubling); false without memory. */
+static bool sc_scratch_room(sc_overlap_scratch *scratch, size_t n)
+{
+    if (n <= scratch->cap)
+        return true;
+    size_t cap = n > 2 * scratch->cap ? n : 2 * scratch->cap;
+    uint64_t *p = realloc(scratch->key, cap * sizeof *p);
+    if (!p)
+        return false;
+    scratch->key = p;
+    scratch->cap = cap;
+    return true;
+}
+
+static bool sc_spans_have_length(const sc_overlap_span *sp, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (sp[i].end_ns > sp[i].start_ns)
+            return true;
+    return false;
 }
 
 int sc_overlap_metrics(const sc_overlap_input *in, sc_overlap *m, sc_overlap_scratch *scratch)
 {
-    uint64_t lo = UINT64_MAX, hi = 0;
-    size_t n = sc_spans_reach(in->kernels, in->n_kernels, &lo, &hi);
-    n += sc_spans_reach(in->copies, in->n_copies, &lo, &hi);
     sc_overlap_output out = {.metrics = m};
-    if (n >= 2 && hi - lo > UINT64_MAX >> 2)
-        return sc_overlap_compute(in, &out);   /* too far apart for the keys */
-    size_t need = n;
-    if (need > scratch->cap) {
-        size_t cap = need > 2 * scratch->cap ? need : 2 * scratch->cap;
-        uint64_t *p = realloc(scratch->key, cap * sizeof *p);
-        if (!p)
-            return -1;
-        scratch->key = p;
-        scratch->cap = cap;
-    }
+    /* room for the keys; none is made while no span has a length (no key to put there) */
+    size_t room = 2 * (in->n_kernels + in->n_copies);
+    if (room > scratch->cap && (sc_spans_have_length(in->kernels, in->n_kernels) ||
+                                sc_spans_have_length(in->copies, in->n_copies)) &&
+        !sc_scratch_room(scratch, room))
+        return -1;
     memset(m, 0, sizeof(*m));
-    sc_overlap_totals(in, m);
+    sc_key_runs kr = {.key = scratch->key};
+    sc_key_kernels(&kr, in->kernels, in->n_kernels, m);
+    sc_key_copies(&kr, in->copies, in->n_copies);
+    size_t n = kr.n;
     if (n == 0)
-        return 0;   /* no span with a length: nothing to sweep, and no room for keys yet */
-    uint64_t *key = scratch->key;
-    size_t k = sc_count_keys_fill(in->kernels, in->n_kernels, lo, 1, key);
-    sc_count_keys_fill(in->copies, in->n_copies, lo, 0, key + k);
-    /* a short list (an NVTX range's) is sorted on the stack: cheaper than the two heads */
-    size_t mid = n > SC_TWO_RUNS_LEAST ? sc_keys_two_runs(key, n) : 0;
-    if (mid == 0) {
-        sc_sort_u64(key, n);
-        mid = n;
+        return 0;   /* no span with a length: nothing to sweep */
+    if (kr.hi > UINT64_MAX >> 2)
+        return sc_overlap_compute(in, &out);   /* too late for the keys */
+    if (kr.r > 1 && kr.r < SC_KEY_RUNS_MAX) {  /* runs to merge, into room after the keys */
+        if (!sc_scratch_room(scratch, 2 * n))
+            return -1;
+        kr.key = scratch->key;
     }
-    sc_sweep s = {.in = in, .out = &out};
-    uint64_t prev = 0;
+    size_t mid;
+    const uint64_t *key = sc_keys_two_runs(&kr, &mid);
+    sc_counts c = {0};
+    size_t na = 0, nc = 0;
     /* the smaller head of the two runs each step (equal keys are the same point: either) */
     for (size_t a = 0, b = mid; a < mid || b < n;) {
         uint64_t x = b >= n || (a < mid && key[a] <= key[b]) ? key[a++] : key[b++];
         uint64_t t = x >> 2;
-        sc_sweep_account(&s, t - prev);
-        prev = t;
-        size_t *count = x & 1 ? &s.n_active : &s.n_copies_active;
-        if (x & 2)
-            (*count)++;
-        else
-            (*count)--;
+        switch (x & 3) {
+        case 3: sc_counts_kernel_start(m, &c, na++, nc, t); break;
+        case 2: sc_counts_copy_start(m, &c, na, nc++, t); break;
+        case 1: sc_counts_kernel_end(m, &c, --na, nc, t); break;
+        default: sc_counts_copy_end(m, &c, na, --nc, t); break;
+        }
     }
     m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
     return 0;
 }
 
-/* A stream's sweep in a device's (sc_overlap_streams): the time of its previous point, and
- * how many of its kernels and of its copies and memsets run. */
+/* A stream's part of its device's sweep (sc_overlap_streams). A stream's work runs one piece
+ * after another, so its metrics are taken at each start alone: the time since its last work
+ * ended is idle (a gap from SC_GAP_MIN_NS), the piece's length busy (a kernel) or copy busy
+ * (a copy or memset), which is what a count sweep of its points adds up. A piece that starts
+ * before the stream's last one ended (work of one stream overlapping, as no device runs it)
+ * makes the stream general: its metrics are then taken again by the count sweep of its points
+ * after its device's sweep. */
 typedef struct sc_slot_sweep {
-    uint64_t prev;
-    uint32_t n_active, n_copies_active;
+    uint64_t prev;              /* the end of its last work; in the count sweep, the time of
+                                   its previous point */
+    uint32_t n_active, n_copies_active;     /* in the count sweep: how many of its kernels,
+                                               and of its copies and memsets, run */
     bool started;
+    uint8_t kind;               /* enum sc_slot_kind */
 } sc_slot_sweep;
+
+enum sc_slot_kind {
+    SC_SLOT_SERIAL = 0,         /* its work one piece after another so far */
+    SC_SLOT_GENERAL,            /* its work overlaps: the count sweep takes it */
+    SC_SLOT_SWEPT,              /* taken by the count sweep of its device */
+};
 
 int sc_overlap_streams_begin(sc_overlap_streams *st, const uint8_t *slot8,
                              const uint32_t *slot32, size_t n_slots)
@@ -559,7 +758,39 @@ static inline void sc_totals_add(sc_overlap *m, const sc_work_span *w)
     m->kernel_sum_ns += w->end - w->start;
 }
 
-/* One point of a stream's sweep: as sc_overlap_metrics takes it. */
+/* A stream's work at its start (sc_slot_sweep); true when it overlaps the stream's last work,
+ * which makes the stream general. */
+static inline bool sc_slot_start(sc_overlap_streams *st, size_t slot, const sc_work_span *w)
+{
+    sc_slot_sweep *x = &st->state[slot];
+    if (x->kind != SC_SLOT_SERIAL)
+        return false;
+    sc_overlap *m = &st->metrics[slot];
+    if (x->started) {
+        if (w->start < x->prev) {
+            x->kind = SC_SLOT_GENERAL;
+            return true;
+        }
+        uint64_t gap = w->start - x->prev;
+        if (gap > 0) {
+            m->idle_ns += gap;
+            if (gap >= SC_GAP_MIN_NS) {
+                m->gap_count++;
+                if (gap > m->longest_gap_ns)
+                    m->longest_gap_ns = gap;
+            }
+        }
+    }
+    x->started = true;
+    x->prev = w->end;
+    if (w->kernel)
+        m->busy_ns += w->end - w->start;
+    else
+        m->copy_busy_ns += w->end - w->start;
+    return false;
+}
+
+/* One point of a general stream's count sweep: as sc_overlap_metrics takes it. */
 static inline void sc_slot_point(sc_overlap_streams *st, size_t slot, const sc_work_span *w,
                                  uint64_t at, bool is_start)
 {
@@ -577,12 +808,48 @@ static inline void sc_slot_point(sc_overlap_streams *st, size_t slot, const sc_w
         (*count)--;
 }
 
+static inline size_t sc_slot_of(const sc_overlap_streams *st, uint32_t p, bool small)
+{
+    return small ? (size_t)st->slot8[p] : (size_t)st->slot32[p];
+}
+
+/* The general streams' count sweeps, over the device's points again: each such stream's
+ * metrics but its totals (taken at the starts, as for every stream) made anew. */
+static void sc_slots_count_sweep(const sc_overlap_work *in, sc_overlap_streams *st, bool small)
+{
+    for (size_t k = 0; k < st->n_slots; k++) {
+        sc_slot_sweep *x = &st->state[k];
+        if (x->kind != SC_SLOT_GENERAL)
+            continue;
+        sc_overlap *m = &st->metrics[k];
+        m->busy_ns = m->overlap_ns = m->copy_busy_ns = m->copy_compute_ns = 0;
+        m->idle_ns = m->gap_count = m->longest_gap_ns = 0;
+        x->prev = 0;
+        x->n_active = x->n_copies_active = 0;
+        x->started = false;
+    }
+    size_t i = 0, j = 0, n = in->n;
+    while (i < n || j < n) {
+        bool is_start = !(j < n && (i >= n || sc_work_end_at(in->trace, in->by_end[j]) <=
+                                                  sc_work_start_at(in->trace, in->by_start[i])));
+        uint32_t p = is_start ? in->by_start[i++] : in->by_end[j++];
+        size_t slot = sc_slot_of(st, p, small);
+        if (st->state[slot].kind != SC_SLOT_GENERAL)
+            continue;
+        sc_work_span w = sc_span_of(in, p);
+        if (w.end > w.start)
+            sc_slot_point(st, slot, &w, is_start ? w.start : w.end, is_start);
+    }
+    for (size_t k = 0; k < st->n_slots; k++)   /* its work was all on this device */
+        if (st->state[k].kind == SC_SLOT_GENERAL)
+            st->state[k].kind = SC_SLOT_SWEPT;
+}
+
 /* The sweep of sc_overlap_compute_work, made once with the streams' and once without. */
 static inline __attribute__((always_inline)) int
 sc_work_sweep(const sc_overlap_work *in, sc_sweep *s, sc_overlap_streams *st, bool small)
 {
     sc_overlap *m = s->out->metrics;
-#define SC_SLOT_OF(p) (small ? (size_t)st->slot8[p] : (size_t)st->slot32[p])
     /* the starts and the ends merged, an end before a start of the same time (sc_point_cmp);
      * at one time the kernels' starts come in position order, as there, and the rest of that
      * order changes nothing: no time passes between such points, and which kernels run after
@@ -594,45 +861,40 @@ sc_work_sweep(const sc_overlap_work *in, sc_sweep *s, sc_overlap_streams *st, bo
         ws = sc_span_of(in, in->by_start[0]);
         we = sc_span_of(in, in->by_end[0]);
     }
-    uint64_t prev = 0;
-    bool started = false;
+    bool general = false;
     int rc = 0;
     while (rc == 0 && (i < n || j < n)) {
-        uint32_t p;
-        sc_work_span w;
-        bool is_start = !(j < n && (i >= n || we.end <= ws.start));
-        if (is_start) {
-            p = in->by_start[i++];
-            w = ws;
-            if (i < n)
-                ws = sc_span_of(in, in->by_start[i]);
-            /* every kernel counts, an empty one too (sc_overlap_totals); the device's leave
-             * its collectives out */
-            if (w.kernel && !w.comm)
-                sc_totals_add(m, &w);
-            if (st && w.kernel)
-                sc_totals_add(&st->metrics[SC_SLOT_OF(p)], &w);
-        } else {
-            p = in->by_end[j++];
-            w = we;
+        if (j < n && (i >= n || we.end <= ws.start)) {
+            uint32_t p = in->by_end[j++];
+            if (we.end > we.start && !we.comm) {   /* an empty span makes no points */
+                sc_point pt = {we.end, 0, !we.kernel, p};
+                rc = sc_sweep_point(s, &pt);
+            }
             if (j < n)
                 we = sc_span_of(in, in->by_end[j]);
-        }
-        if (w.end <= w.start)
-            continue;   /* an empty span makes no points */
-        uint64_t at = is_start ? w.start : w.end;
-        if (st)
-            sc_slot_point(st, SC_SLOT_OF(p), &w, at, is_start);
-        if (w.comm)
             continue;
-        if (!started) {
-            prev = at;
-            started = true;
         }
-        sc_point pt = {at, is_start, !w.kernel, p};
-        rc = sc_sweep_point(s, &pt, &prev);
+        uint32_t p = in->by_start[i++];
+        /* every kernel counts, an empty one too (sc_overlap_totals); the device's leave its
+         * collectives out, its stream's do not */
+        if (ws.kernel && !ws.comm)
+            sc_totals_add(m, &ws);
+        if (st) {
+            size_t slot = sc_slot_of(st, p, small);
+            if (ws.kernel)
+                sc_totals_add(&st->metrics[slot], &ws);
+            if (ws.end > ws.start)
+                general |= sc_slot_start(st, slot, &ws);
+        }
+        if (ws.end > ws.start && !ws.comm) {
+            sc_point pt = {ws.start, 1, !ws.kernel, p};
+            rc = sc_sweep_point(s, &pt);
+        }
+        if (i < n)
+            ws = sc_span_of(in, in->by_start[i]);
     }
-#undef SC_SLOT_OF
+    if (rc == 0 && general)
+        sc_slots_count_sweep(in, st, small);
     return rc;
 }
 
@@ -641,12 +903,10 @@ int sc_overlap_compute_work(const sc_overlap_work *in, sc_overlap_output *out)
     const sc_trace *t = in->trace;
     memset(out->metrics, 0, sizeof(*out->metrics));
     out->n_intervals = out->n_intervals_total = 0;
-    if (t->n_kernels > UINT32_MAX)
+    if (t->n_kernels >= UINT32_MAX)
         return -1;  /* kernel positions in 32 bits */
     sc_sweep s = {.in = NULL, .out = out, .kernels = NULL, .device = in->device};
-    s.active = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.active);
-    s.slot = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof *s.slot);
-    int rc = s.active && s.slot ? 0 : -1;
+    int rc = sc_sweep_alloc(&s, t->n_kernels) ? 0 : -1;
     if (rc == 0) {
         if (!in->streams)
             rc = sc_work_sweep(in, &s, NULL, false);
@@ -657,8 +917,7 @@ int sc_overlap_compute_work(const sc_overlap_work *in, sc_overlap_output *out)
     }
     if (rc == 0)
         rc = sc_sweep_finish(&s);
-    free(s.active);
-    free(s.slot);
+    sc_sweep_release(&s);
     sc_overlap *m = out->metrics;
     m->concurrency = m->busy_ns ? (double)m->kernel_sum_ns / (double)m->busy_ns : 0.0;
     return rc;

@@ -6,78 +6,110 @@
 
 #include "trace/order_by_time.h"
 
-/* Whether each of the trace's three lists of work is in start order, as the loader leaves
- * them (a trace made some other way may not be). */
-static bool sc_lists_in_start_order(const sc_trace *t)
+/* A call's chain with the work at position p put in front (the work is placed from the last
+ * in start order to the first, so each chain ends up in start order); *one_stream cleared when
+ * it lies on another stream than the work after it in its chain. */
+static inline void sc_chain_link(const sc_ctx *ctx, sc_work_order *o, uint32_t p,
+                                 uint32_t correlation_id, uint32_t stream_id, bool *one_stream)
 {
-    for (size_t i = 1; i < t->n_kernels; i++)
-        if (t->kernels[i - 1].rec.start_ns > t->kernels[i].rec.start_ns)
-            return false;
-    for (size_t i = 1; i < t->n_copies; i++)
-        if (t->copies[i - 1].start_ns > t->copies[i].start_ns)
-            return false;
-    for (size_t i = 1; i < t->n_memsets; i++)
-        if (t->memsets[i - 1].start_ns > t->memsets[i].start_ns)
-            return false;
+    const sc_trace *t = ctx->trace;
+    const sc_api_call *call = sc_ctx_call(ctx, correlation_id);
+    if (!call) {
+        o->call_next[p] = SC_WORK_NO_CALL;
+        return;
+    }
+    size_t c = (size_t)(call - t->calls);
+    uint32_t next = o->call_first[c];
+    if (next != SC_WORK_END && sc_work_stream_at(t, next) != stream_id)
+        *one_stream = false;
+    o->call_next[p] = next;
+    o->call_first[c] = p;
+}
+
+/* by_start as the merge of the three lists, which the loader leaves each in start order, taken
+ * from their ends: at one start the higher position (memsets, then copies, then kernels, each
+ * the later in its list) is placed first, which read forward is (start, position). Each piece
+ * is read once, while it is placed: its end (clamped) into at[] at its rank, for by_end, and
+ * its call's chain. False when a list turns out not to be in start order: then nothing of it
+ * holds (the general way takes over). */
+static bool sc_merge_fill(const sc_ctx *ctx, sc_work_order *o, uint64_t *at, bool *one_stream)
+{
+    const sc_trace *t = ctx->trace;
+    size_t nk = t->n_kernels, nc = t->n_copies, k = nk, c = nc, m = t->n_memsets;
+    size_t r = o->n;
+    /* each list's start placed before (placed later in start order): none above it may follow */
+    uint64_t lk = UINT64_MAX, lc = UINT64_MAX, lm = UINT64_MAX;
+    while (r > 0) {
+        uint64_t tk = k ? t->kernels[k - 1].rec.start_ns : 0;
+        uint64_t tc = c ? t->copies[c - 1].start_ns : 0;
+        uint64_t tm = m ? t->memsets[m - 1].start_ns : 0;
+        uint64_t s, e;
+        uint32_t p, corr, stream;
+        if (m && (!c || tm >= tc) && (!k || tm >= tk)) {
+            const sc_rec_memset *x = &t->memsets[--m];
+            if (tm > lm)
+                return false;
+            lm = s = tm, e = x->end_ns, corr = x->correlation_id, stream = x->stream_id;
+            p = (uint32_t)(nk + nc + m);
+        } else if (c && (!k || tc >= tk)) {
+            const sc_rec_memcpy *x = &t->copies[--c];
+            if (tc > lc)
+                return false;
+            lc = s = tc, e = x->end_ns, corr = x->correlation_id, stream = x->stream_id;
+            p = (uint32_t)(nk + c);
+        } else {
+            const sc_kernel_rec *x = &t->kernels[--k].rec;
+            if (tk > lk)
+                return false;
+            lk = s = tk, e = x->end_ns, corr = x->correlation_id, stream = x->stream_id;
+            p = (uint32_t)k;
+        }
+        o->by_start[--r] = p;
+        at[r] = e < s ? s : e;
+        sc_chain_link(ctx, o, p, corr, stream, one_stream);
+    }
     return true;
 }
 
-/* by_start as the merge of the three lists: at one start the lower position (kernels, then
- * copies, then memsets, each in its list's order) comes first, which is (start, position). */
-static void sc_merge_by_start(const sc_trace *t, uint32_t *out)
+/* by_start, the ends in its order (at[]) and the chains, for lists not in start order: the
+ * starts sorted as keys. */
+static int sc_sorted_fill(const sc_ctx *ctx, sc_work_order *o, uint64_t *at, bool *one_stream)
 {
-    size_t nk = t->n_kernels, nc = t->n_copies, nm = t->n_memsets;
-    size_t k = 0, c = 0, m = 0, o = 0;
-    while (k < nk || c < nc || m < nm) {
-        uint64_t tk = k < nk ? t->kernels[k].rec.start_ns : UINT64_MAX;
-        uint64_t tc = c < nc ? t->copies[c].start_ns : UINT64_MAX;
-        uint64_t tm = m < nm ? t->memsets[m].start_ns : UINT64_MAX;
-        /* a list that is done reads UINT64_MAX, which a start of UINT64_MAX in another list
-         * would tie: the tests of what is left keep the order right */
-        if (k < nk && (tk <= tc || c >= nc) && (tk <= tm || m >= nm))
-            out[o++] = (uint32_t)k++;
-        else if (c < nc && (tc <= tm || m >= nm))
-            out[o++] = (uint32_t)(nk + c++);
-        else
-            out[o++] = (uint32_t)(nk + nc + m++);
+    const sc_trace *t = ctx->trace;
+    size_t n = o->n;
+    for (size_t i = 0; i < n; i++)
+        at[i] = sc_work_start_at(t, i);
+    if (sc_order_by_time_in(at, n, o->by_start) != 0)
+        return -1;
+    for (size_t k = n; k-- > 0;) {
+        uint32_t p = o->by_start[k];
+        sc_work w = sc_work_at(t, p);
+        at[k] = w.end_ns;   /* clamped */
+        sc_chain_link(ctx, o, p, w.correlation_id, w.stream_id, one_stream);
     }
+    return 0;
 }
 
 /* by_start, by_end and the call chains. at: scratch of n values. */
 static int sc_orders_fill(const sc_ctx *ctx, sc_work_order *o, uint64_t *at)
 {
     const sc_trace *t = ctx->trace;
-    size_t n = o->n;
-    if (sc_lists_in_start_order(t)) {
-        sc_merge_by_start(t, o->by_start);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            at[i] = sc_work_start_at(t, i);
-        if (sc_order_by_time_in(at, n, o->by_start) != 0)
+    size_t n = o->n, n_calls = t->n_calls ? t->n_calls : 1;
+    bool one_stream = true;
+    memset(o->call_first, 0xff, n_calls * sizeof *o->call_first);
+    if (!sc_merge_fill(ctx, o, at, &one_stream)) {
+        memset(o->call_first, 0xff, n_calls * sizeof *o->call_first);
+        one_stream = true;
+        if (sc_sorted_fill(ctx, o, at, &one_stream) != 0)
             return -1;
     }
+    o->calls_one_stream = one_stream;
     /* by_end: the ends in by_start order as keys, ordered by (end, rank in by_start), which
      * is (end, start, position); then each rank made its position */
-    for (size_t k = 0; k < n; k++)
-        at[k] = sc_work_end_at(t, o->by_start[k]);
     if (sc_order_by_time_in(at, n, o->by_end) != 0)
         return -1;
     for (size_t k = 0; k < n; k++)
         o->by_end[k] = o->by_start[o->by_end[k]];
-    /* the chains, from the last work in start order to the first: each piece goes in front of
-     * its call's chain, which is then in start order */
-    memset(o->call_first, 0xff, (t->n_calls ? t->n_calls : 1) * sizeof *o->call_first);
-    for (size_t k = n; k-- > 0;) {
-        uint32_t p = o->by_start[k];
-        const sc_api_call *call = sc_ctx_call(ctx, sc_work_at(t, p).correlation_id);
-        if (!call) {
-            o->call_next[p] = SC_WORK_NO_CALL;
-            continue;
-        }
-        size_t c = (size_t)(call - t->calls);
-        o->call_next[p] = o->call_first[c];
-        o->call_first[c] = p;
-    }
     return 0;
 }
 

@@ -11,7 +11,8 @@
  *             the ends taken in start order, sorted as keys (order_by_time.h);
  *   a call's work: per trace->calls entry, the first of the work it issued (sc_ctx_call of
  *             the work's correlation id) in by_start order, and per position the next one;
- *             work with no call is marked instead, so a walk in start order finds it.
+ *             work with no call is marked instead, so a walk in start order finds it;
+ *             whether each call's chain names one stream is noted (calls_one_stream).
  * With more than one device each device's work has both orders of its own (the whole orders
  * filtered), so that a device's sweep or search never steps over another's work. */
 #ifndef SC_ANALYZE_WORK_ORDER_H
@@ -44,6 +45,8 @@ typedef struct sc_work_order {
     uint32_t *dev_start, *dev_end;  /* the devices' orders, one after another (more than one
                                        device only; else each device's view is all) */
     size_t n, n_devices;
+    bool calls_one_stream;      /* each call's work lies on one stream (its chain names one
+                                   stream id): a call's first work tells its stream */
 } sc_work_order;
 
 /* Builds the order of ctx->trace's work for the devices of ctx->analysis (filled before), with
@@ -84,6 +87,16 @@ static inline uint64_t sc_work_end_at(const sc_trace *t, size_t i)
         e = t->memsets[i].end_ns;
     }
     return e < s ? s : e;
+}
+
+/* The CUPTI stream id of the work at a position. */
+static inline uint32_t sc_work_stream_at(const sc_trace *t, size_t i)
+{
+    if (i < t->n_kernels)
+        return t->kernels[i].rec.stream_id;
+    if ((i -= t->n_kernels) < t->n_copies)
+        return t->copies[i].stream_id;
+    return t->memsets[i - t->n_copies].stream_id;
 }
 
 /* Both at once, the end clamped. */

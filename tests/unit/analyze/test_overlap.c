@@ -21,6 +21,7 @@ typedef struct brute {
     sc_overlap_interval iv[4 * MAX_SPANS];
     size_t n_iv;
     bool overlapped[MAX_SPANS + 1];
+    uint32_t peak[MAX_SPANS + 1];   /* most kernels running at one instant of its run */
 } brute;
 
 static int u64_cmp(const void *a, const void *b)
@@ -114,6 +115,16 @@ static void brute_force(const sc_overlap_span *k, size_t nk, const sc_overlap_sp
             if (i != j && lo < hi)
                 out->overlapped[i] = true;
         }
+        /* the count is highest just at some start: each start during kernel i's run */
+        for (size_t j = 0; k[i].end_ns > k[i].start_ns && j < nk; j++) {
+            uint64_t at = k[j].start_ns;
+            if (k[j].end_ns <= k[j].start_ns || at < k[i].start_ns || at >= k[i].end_ns)
+                continue;
+            uint32_t n = 0;
+            for (size_t l = 0; l < nk; l++)
+                n += k[l].end_ns > k[l].start_ns && k[l].start_ns <= at && at < k[l].end_ns;
+            out->peak[i] = n > out->peak[i] ? n : out->peak[i];
+        }
     }
 }
 
@@ -184,9 +195,10 @@ static sc_overlap check_one_set_far(uint64_t seed, uint64_t horizon, uint64_t ma
     sc_overlap got;
     sc_busy_list busy = {0};
     bool ov[MAX_SPANS + 1];
+    uint32_t peak[MAX_SPANS + 1];
     sc_overlap_input in = {k, nk, c, nc, 3};
     sc_overlap_output out = {.metrics = &got, .max_intervals = 1000, .busy = &busy,
-                             .overlapped = ov};
+                             .overlapped = ov, .peak = peak};
     assert_int_equal(sc_overlap_compute(&in, &out), 0);
 
     assert_int_equal(got.kernel_count, nk);
@@ -209,8 +221,10 @@ static sc_overlap check_one_set_far(uint64_t seed, uint64_t horizon, uint64_t ma
         assert_int_equal(out.intervals[i].device, 3);
         check_interval_names(&out.intervals[i], k, nk);
     }
-    for (size_t i = 0; i < nk; i++)
+    for (size_t i = 0; i < nk; i++) {
         assert_int_equal(ov[i], want.overlapped[i]);
+        assert_int_equal(peak[i], want.peak[i]);
+    }
     /* the busy list is the union: its length is busy_ns and it is sorted and disjoint */
     uint64_t total = 0;
     for (size_t i = 0; i < busy.n; i++) {
@@ -337,6 +351,51 @@ static void test_overlap_metrics_many_spans(void **state)
     assert_true(small > 10 && large > 10);
     free(k);
     free(c);
+}
+
+/* A range's work as ranges.c gives it: grouped by stream, each stream's spans one after
+ * another (now and then one begun before the one before it ended), kernels and copies each
+ * in that order. Stream counts on both sides of the runs the metrics-only sweep merges itself
+ * (SC_KEY_RUNS_MAX, 64): one, two, a few, 62 to 66, more; every byte of the full engine's
+ * metrics either way. */
+static void test_overlap_metrics_stream_runs(void **state)
+{
+    (void)state;
+    enum { PER = 12, MOST = 80 };
+    static sc_overlap_span k[MOST * PER], c[MOST * PER];
+    static const size_t streams[] = {1, 2, 3, 4, 5, 8, 31, 32, 33, 62, 63, 64, 65, 66, 80};
+    size_t checked = 0;
+    for (size_t si = 0; si < sizeof streams / sizeof *streams; si++)
+        for (uint64_t seed = 1; seed <= 12; seed++) {
+            uint64_t rng = (seed + 100 * si) * 0x9E3779B97F4A7C15ull;
+            size_t nk = 0, nc = 0, n_copy_streams = syn_rand(&rng) % (streams[si] + 1);
+            for (size_t st = 0; st < streams[si]; st++)
+                nk += serial_spans(&rng, k + nk, 1 + syn_rand(&rng) % PER, seed % 4 == 0, nk);
+            for (size_t st = 0; st < n_copy_streams; st++)
+                nc += serial_spans(&rng, c + nc, 1 + syn_rand(&rng) % 3, seed % 6 == 0, 5000 + nc);
+            if (seed % 5 == 0 && nk > 1)
+                k[nk / 2].end_ns = k[nk / 2].start_ns;  /* an empty one: no points */
+            sc_overlap full;
+            sc_overlap_input in = {k, nk, c, nc, 0};
+            sc_overlap_output out = {.metrics = &full};
+            assert_int_equal(sc_overlap_compute(&in, &out), 0);
+            assert_true(full.busy_ns > 0);
+            check_metrics_only(&in, &full);
+            checked++;
+        }
+    assert_int_equal(checked, 15 * 12);
+}
+
+/* A kernel that ends at the last time the metrics-only keys hold beside their two flags
+ * (2^62 - 1), and one that ends just past it, where the full engine takes the scope. */
+static void test_overlap_metrics_key_limit_vs_brute_force(void **state)
+{
+    (void)state;
+    uint64_t limit = UINT64_MAX >> 2;
+    for (uint64_t seed = 1; seed <= 50; seed++) {
+        check_one_set_far(seed * 0x9E3779B97F4A7C15ull, 1000, 300, limit - 5);
+        check_one_set_far(seed * 0x9E3779B97F4A7C15ull, 1000, 300, limit - 4);
+    }
 }
 
 /* ---- by hand ---------------------------------------------------------------------------- */
@@ -496,6 +555,8 @@ int main(void)
         cmocka_unit_test(test_overlap_gap_threshold),
         cmocka_unit_test(test_overlap_touching_is_not_overlap),
         cmocka_unit_test(test_overlap_metrics_serial_streams),
+        cmocka_unit_test(test_overlap_metrics_stream_runs),
+        cmocka_unit_test(test_overlap_metrics_key_limit_vs_brute_force),
         cmocka_unit_test(test_overlap_interval_cap),
         cmocka_unit_test(test_overlap_empty),
         cmocka_unit_test(test_busy_uncovered),

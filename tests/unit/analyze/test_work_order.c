@@ -33,16 +33,28 @@ static uint64_t rnd(uint64_t *st, uint64_t n)
 /* A random trace: n pieces of work on n_dev devices (each its own context), times on a coarse
  * grid so that starts, ends and issues tie, some ends before their starts, some work sharing
  * a call or having none, driver calls inside runtime calls, and calls that block. */
-static void build(syn *s, uint64_t seed, size_t n, uint32_t n_dev)
+/* serial: each stream's work one piece after another (as a device runs it), gaps on both
+ * sides of 1 us and touching pieces, now and then a piece begun before the one before it on
+ * its stream ended (a stream whose work overlaps). */
+static void build_serial(syn *s, uint64_t seed, size_t n, uint32_t n_dev, bool serial)
 {
     uint64_t st = seed;
     syn_init(s);
     for (uint32_t d = 0; d < n_dev; d++)
         syn_device(s, d, 132);
     uint32_t corr = 1;
+    uint64_t stream_at[4][3] = {{0}};   /* per device and stream: where its next work goes */
     for (size_t i = 0; i < n; i++) {
         uint32_t dev = (uint32_t)rnd(&st, n_dev), stream = 7 + (uint32_t)rnd(&st, 3);
         uint64_t start = US(5 * rnd(&st, 200)), dur = US(5 * rnd(&st, 8));
+        if (serial) {
+            uint64_t *at = &stream_at[dev % 4][stream - 7];
+            uint64_t r = rnd(&st, 40);
+            start = r == 0 && *at > US(3) ? *at - US(3)             /* overlaps the one before */
+                  : r < 10 ? *at : *at + (r < 25 ? rnd(&st, 1500) : US(rnd(&st, 20)));
+            dur = rnd(&st, 3) ? US(1 + rnd(&st, 9)) : rnd(&st, 900);
+            *at = start + dur > *at ? start + dur : *at;
+        }
         uint64_t end = rnd(&st, 20) == 0 ? (start ? start - 1 : 0) : start + dur;
         uint64_t r = rnd(&st, 10);
         uint32_t id;
@@ -103,6 +115,11 @@ static void build(syn *s, uint64_t seed, size_t n, uint32_t n_dev)
     }
 }
 
+static void build(syn *s, uint64_t seed, size_t n, uint32_t n_dev)
+{
+    build_serial(s, seed, n, n_dev, false);
+}
+
 /* Out of start order, as no loader leaves a trace: the calls reversed and every list's first
  * and last pieces swapped. */
 static void unsort(syn *s)
@@ -123,6 +140,35 @@ static void unsort(syn *s)
         t->copies[0] = t->copies[t->n_copies - 1];
         t->copies[t->n_copies - 1] = tmp;
     }
+}
+
+/* Sorted as the loader leaves a trace but for the first two pieces of different starts of one
+ * list (kernels, copies or memsets by `list`), swapped: a list found out of start order only
+ * at the end of the merge, which reads the lists from their ends (the chains it linked by then
+ * are made anew). */
+static int late_list;
+
+#define SWAP_FIRST(arr, n, start) do {                                                     \
+        for (size_t i_ = 1; i_ < (n); i_++)                                                \
+            if ((arr)[i_] start != (arr)[0] start) {                                       \
+                __typeof__((arr)[0]) tmp_ = (arr)[0];                                      \
+                (arr)[0] = (arr)[i_];                                                      \
+                (arr)[i_] = tmp_;                                                          \
+                return;                                                                    \
+            }                                                                              \
+    } while (0)
+
+static void unsort_late(syn *s)
+{
+    syn_finish(s);
+    sc_trace *t = &s->t;
+    if (late_list == 0)
+        SWAP_FIRST(t->kernels, t->n_kernels, .rec.start_ns);
+    else if (late_list == 1)
+        SWAP_FIRST(t->copies, t->n_copies, .start_ns);
+    else
+        SWAP_FIRST(t->memsets, t->n_memsets, .start_ns);
+    fail();
 }
 
 /* ---- the orders against a comparator sort ------------------------------------------------ */
@@ -639,12 +685,18 @@ static void check_blocking(const sc_ctx *ctx)
 
 /* ---- the cases ------------------------------------------------------------------------- */
 
-static void check_all(syn *s, bool sorted)
+/* blocking: the blocking measure too, whose reference counts whole microseconds (the serial
+ * builds' times are not). */
+enum { SORTED, UNSORTED, UNSORTED_LATE };
+
+static void check_indexes(syn *s, int order, bool blocking)
 {
-    if (sorted)
+    if (order == SORTED)
         syn_finish(s);
-    else
+    else if (order == UNSORTED)
         unsort(s);
+    else
+        unsort_late(s);
     sc_analysis a = {0};
     a.trace = &s->t;
     sc_ctx ctx = {.trace = &s->t, .analysis = &a};
@@ -653,9 +705,15 @@ static void check_all(syn *s, bool sorted)
     check_device_sweep(&ctx);
     check_stream_metrics(&ctx);
     check_launches(&ctx);
-    check_blocking(&ctx);
+    if (blocking)
+        check_blocking(&ctx);
     sc_ctx_free(&ctx);
     sc_analysis_free(&a);
+}
+
+static void check_all(syn *s, bool sorted)
+{
+    check_indexes(s, sorted ? SORTED : UNSORTED, true);
 }
 
 static void test_one_device(void **state)
@@ -680,6 +738,19 @@ static void test_devices(void **state)
     }
 }
 
+/* Streams whose work runs one piece after another, as a device runs it (their metrics taken
+ * at each start), and now and then one whose work overlaps (taken by a count sweep). */
+static void test_serial_streams(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 300; seed < 316; seed++) {
+        syn s;
+        build_serial(&s, seed, 60 + 15 * (seed % 8), 1 + (uint32_t)(seed % 3), true);
+        check_indexes(&s, SORTED, false);
+        syn_free(&s);
+    }
+}
+
 static void test_out_of_order(void **state)
 {
     (void)state;
@@ -687,6 +758,18 @@ static void test_out_of_order(void **state)
         syn s;
         build(&s, seed, 150, 1 + (uint32_t)(seed % 2));
         check_all(&s, false);
+        syn_free(&s);
+    }
+}
+
+static void test_out_of_order_late(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 210; seed < 216; seed++) {
+        syn s;
+        build(&s, seed, 150, 1 + (uint32_t)(seed % 2));
+        late_list = (int)(seed % 3);
+        check_indexes(&s, UNSORTED_LATE, true);
         syn_free(&s);
     }
 }
@@ -734,7 +817,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_device),
         cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_serial_streams),
         cmocka_unit_test(test_out_of_order),
+        cmocka_unit_test(test_out_of_order_late),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_own_time_in_flight),
     };

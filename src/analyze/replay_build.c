@@ -711,8 +711,12 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     if (sc_rp_drained_work(r) != 0)
         return -1;
     sc_ctx_free_blocking_index(ctx);
+    /* the calls' items are read by the work as it is made, then kept for the calls the fixes
+     * name alone: 4 bytes a call gone before the issue orders and the host waits, which are
+     * the build's peaks of memory */
     uint64_t *issue = NULL;
     int rc = sc_rp_host_items(r) == 0 && sc_rp_ops_fill(r, &issue) == 0 &&
+                     sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) == 0 &&
                      sc_rp_orders(r, issue) == 0
                  ? 0
                  : -1;
@@ -733,7 +737,7 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     free(r->slot_ops);
     r->slot_first = r->slot_count = NULL;
     r->slot_ops = NULL;
-    if (sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) != 0 || sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0 || sc_rp_scratch(r) != 0)
+    if (sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0 || sc_rp_scratch(r) != 0)
         return -1;
     sc_rp_describe_fidelity(r);
     return 0;

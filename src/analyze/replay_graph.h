@@ -183,8 +183,8 @@ struct sc_replay {
      * op, at its recorded start; n_ops + i is item i, at its recorded end */
     uint32_t *nodes;            size_t n_nodes;
     size_t n_threads;
-    int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE; while the graph is
-                                   built */
+    int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE; until the work
+                                   has read it (sc_replay_build) */
     sc_rp_sparse *fix_items;    size_t n_fix_items;   /* then the item (`other`) of each
                                    call (`index`) a fix may name (sc_replay_build), by call */
     int32_t *range_marks;       /* per trace->ranges: start item, end item */

@@ -318,6 +318,8 @@ static int sc_rp_host_times(sc_replay *r)
     return rc;
 }
 
+static int sc_rp_loads(sc_replay *r);
+
 int sc_rp_host_items(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
@@ -336,6 +338,9 @@ int sc_rp_host_items(sc_replay *r)
         rc = sc_rp_host_times(r);
     if (rc == 0)
         sc_rp_joins(r);
+    /* the module loads read r->call_item too, which goes once the work has read it */
+    if (rc == 0)
+        rc = sc_rp_loads(r);
     return rc;
 }
 
@@ -669,8 +674,6 @@ static int sc_rp_loads(sc_replay *r)
 
 int sc_rp_host_waits(sc_replay *r)
 {
-    if (sc_rp_loads(r) != 0)
-        return -1;
     sc_rp_wait_index w = {0};
     sc_rp_conds conds = {0};
     int rc = sc_rp_wait_index_build(r, &w);

@@ -8,8 +8,9 @@
  * it waited for (r->drained), read from the context's blocking index before anything else
  * is built, so that the index can go first. */
 int sc_rp_drained_work(sc_replay *r);
-/* replay_host.c: the host items of every thread (calls, polling loops, range marks), before
- * the work exists: the work looks up its issuing item in r->call_item. */
+/* replay_host.c: the host items of every thread (calls, polling loops, range marks) and the
+ * module loads inside their calls, before the work exists: the work looks up its issuing
+ * item in r->call_item. */
 int sc_rp_host_items(sc_replay *r);
 /* replay_host.c: what each waiting item waits for (a launch that loads a module included);
  * needs the work and its orders. */

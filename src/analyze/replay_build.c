@@ -773,7 +773,7 @@ void sc_replay_free(sc_replay *r)
     sc_packed_times_free(&r->dev_issue);
     free(r->dev_order);
     free(r->dev_tree);
-    free(r->pinned_ns);
+    free(r->pinned);
     free(r->load_times);
     free(r->op_end);
     free(r->item_start);

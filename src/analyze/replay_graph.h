@@ -222,8 +222,9 @@ struct sc_replay {
     uint64_t async_call_ns;     /* an async copy call from pinned memory */
     uint64_t async_call_tracer; /* what tracing added to it (tracer_cost.h): plain passes
                                    leave it out */
-    uint64_t *pinned_ns;        /* per copy (op n_kernels + c): its duration from pinned
-                                   memory, or as a direct peer copy (a staged half) */
+    sc_rp_sparse *pinned;       size_t n_pinned;  /* copies (ops) whose duration from
+                                   pinned memory, or as a direct peer copy (a staged half),
+                                   is not their recorded one (`value`; sc_rp_pinned_ns) */
 
     /* what a pass uses */
     uint64_t *op_end;           /* per op, in a pass: its replayed end once it is placed
@@ -378,6 +379,13 @@ static inline uint64_t sc_rp_tracer(const sc_replay *r, int32_t i)
 static inline int64_t sc_rp_post(const sc_replay *r, int32_t i)
 {
     return sc_rp_wide_signed_of(&r->wide_posts, i, r->items[i].post);
+}
+
+/* How long copy op i runs from pinned memory (SC_FIX_PINNED), or as a direct peer copy. */
+static inline uint64_t sc_rp_pinned_ns(const sc_replay *r, int32_t i)
+{
+    const sc_rp_sparse *v = sc_rp_value_of(r->pinned, r->n_pinned, i);
+    return v ? v->value : sc_rp_rec_dur(&r->ops[i]);
 }
 
 /* The op of a pageable async copy call's copy, SC_RP_NONE when the item has none. */

@@ -470,33 +470,40 @@ static int sc_rp_late_work(sc_replay *r)
     return rc;
 }
 
+/* How long each copy would take from pinned memory, or as a direct peer copy (a staged
+ * half), kept for the copies where that is not simply their recorded duration (the
+ * pageable async ones and the staged halves, in copy order: the list is sorted by op). */
 static int sc_rp_pinned(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
     const sc_pinned_rate rate = r->ctx->pinned_rate;
     sc_peer_rate peer = {0};
     bool peer_measured = false;
-    r->pinned_ns = calloc(t->n_copies ? t->n_copies : 1, sizeof *r->pinned_ns);
-    if (!r->pinned_ns)
-        return -1;
+    size_t cap = 0;
     for (size_t c = 0; c < t->n_copies; c++) {
         size_t i = t->n_kernels + c;
         const sc_rec_memcpy *m = &t->copies[c];
-        r->pinned_ns[c] = sc_rp_rec_dur(&r->ops[i]);
+        uint64_t ns = sc_rp_rec_dur(&r->ops[i]);
         char basis[160];
         if (sc_copy_peer_staged(m)) {   /* with peer access: one direct copy */
             if (!peer_measured &&       /* the rate once, as the rule does */
                 sc_peer_rate_measure(t, sc_ctx_device_info(r->ctx, m->device), &peer) != 0)
                 return -1;
             peer_measured = true;
-            r->pinned_ns[c] = sc_peer_direct_ns(&peer, m);
+            ns = sc_peer_direct_ns(&peer, m);
         } else if ((m->flags & SC_MEMCPY_ASYNC) &&
                    (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
-            sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &r->pinned_ns[c],
-                               basis, sizeof basis);
-            if (r->pinned_ns[c] > sc_rp_rec_dur(&r->ops[i]))   /* never the slower path */
-                r->pinned_ns[c] = sc_rp_rec_dur(&r->ops[i]);
+            sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &ns, basis,
+                               sizeof basis);
+            if (ns > sc_rp_rec_dur(&r->ops[i]))     /* never the slower path */
+                ns = sc_rp_rec_dur(&r->ops[i]);
+        } else {
+            continue;
         }
+        if (!SC_GROW(r->pinned, cap, r->n_pinned + 1, 16))
+            return -1;
+        r->pinned[r->n_pinned++] = (sc_rp_sparse){.index = (int32_t)i, .other = SC_RP_NONE,
+                                                  .value = ns};
     }
     return 0;
 }

@@ -179,7 +179,7 @@ static inline uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
     if ((fix & SC_RP_FIX_OP_DURATION))
         return sc_rp_fixed_dur(r, i);
     if ((fix & SC_RP_FIX_OP_PINNED))
-        return r->pinned_ns[(size_t)i - r->ctx->trace->n_kernels];
+        return sc_rp_pinned_ns(r, i);
     const sc_unified *u = r->ctx->unified;
     if (u && u->kernels)
         return u->kernels[i].prefetched_ns;

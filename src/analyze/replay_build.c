@@ -173,22 +173,25 @@ static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
     const sc_ctx *ctx = r->ctx;
     const sc_trace *t = ctx->trace;
     r->n_ops = sc_work_count(t);
+    if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
+        return -1;
     r->ops = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->ops);
+    r->op_slot = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->op_slot);
     uint64_t *issue = *issue_out = malloc((r->n_ops ? r->n_ops : 1) * sizeof *issue);
-    if (!r->ops || !issue)
+    if (!r->ops || !r->op_slot || !issue)
         return -1;
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_work w = sc_work_at(t, i);
         const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
         int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
         sc_rp_op *o = &r->ops[i];
-        *o = (sc_rp_op){.rec_start = w.start_ns, .rec_end = w.end_ns, .item = item,
-                        .stream_prev = SC_RP_NONE, .engine_prev = SC_RP_NONE,
-                        .queue_prev = SC_RP_NONE,
-                        .slot = sc_rp_slot_of(ctx, &memo, w.device, w.context_id,
-                                              w.stream_id),
+        *o = (sc_rp_op){.rec_start = w.start_ns, .item = item, .stream_prev = SC_RP_NONE,
+                        .link = SC_RP_NO_LINK,
                         .dev = (uint32_t)sc_device_index(ctx->analysis, w.device),
                         .kind = w.kind};
+        r->op_slot[i] = sc_rp_slot_of(ctx, &memo, w.device, w.context_id, w.stream_id);
+        if (sc_rp_wide_put(&r->wide_op_durs, (int32_t)i, w.end_ns - w.start_ns, &o->dur) != 0)
+            return -1;
         issue[i] = item != SC_RP_NONE && call->rec.start_ns <= w.start_ns ? call->rec.start_ns
                                                                            : w.start_ns;
         o->peer_staged = w.kind == SC_WORK_MEMCPY && sc_copy_peer_staged(&t->copies[w.index]);
@@ -212,11 +215,11 @@ static int sc_rp_slot_orders(sc_replay *r, const int32_t *dev_order)
         return -1;
     }
     for (size_t i = 0; i < r->n_ops; i++)
-        r->slot_count[r->ops[i].slot]++;
+        r->slot_count[r->op_slot[i]]++;
     for (size_t k = 1; k < n_keys; k++)
         r->slot_first[k] = r->slot_first[k - 1] + r->slot_count[k - 1];
     for (size_t p = 0; p < r->n_ops; p++) {
-        uint32_t s = r->ops[dev_order[p]].slot;
+        uint32_t s = r->op_slot[dev_order[p]];
         r->slot_ops[r->slot_first[s] + fill[s]++] = dev_order[p];
     }
     free(fill);
@@ -261,9 +264,12 @@ static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
     if (rc != 0)
         return -1;
     int32_t *dev_order = r->dev_order;
+    r->dev_pos = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->dev_pos);
+    if (!r->dev_pos)
+        return -1;
     for (size_t d = 0; d < r->n_devs; d++)
         for (size_t k = 0; k < r->dev_count[d]; k++)
-            r->ops[dev_order[r->dev_first[d] + k]].dev_pos = (uint32_t)k;
+            r->dev_pos[dev_order[r->dev_first[d] + k]] = (uint32_t)k;
     sc_rp_issue_at at = {.issue = issue, .dev_order = dev_order};
     rc = sc_packed_times_make(&r->dev_issue, r->n_ops, &at, sc_rp_issue_at_pos);
     if (rc == 0 && sorted)
@@ -341,6 +347,16 @@ int32_t sc_rp_last_issued_near(const sc_replay *r, uint32_t slot, uint64_t befor
     return lo > 0 ? ops[lo - 1] : SC_RP_NONE;
 }
 
+uint32_t sc_rp_op_slot(const sc_replay *r, int32_t i)
+{
+    if (r->op_slot)
+        return r->op_slot[i];
+    const sc_ctx *ctx = r->ctx;
+    sc_work w = sc_work_at(ctx->trace, (size_t)i);
+    const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
+    return s ? (uint32_t)(s - ctx->analysis->streams) : (uint32_t)ctx->analysis->n_streams;
+}
+
 /* ---- edges ------------------------------------------------------------------------------ */
 
 /* The stream an event was recorded on: the waiting stream's device first; an event of
@@ -366,10 +382,10 @@ typedef struct sc_rp_wait_cursor {
 /* The first edge of o's stream waited at or after `after`, the issue of o's previous
  * work on it: where that work's walk stopped, when it was the last walked on the slot (the
  * work is walked in issue order, so it nearly always was), else a search. */
-static size_t sc_rp_first_wait(const sc_replay *r, const sc_rp_op *o,
+static size_t sc_rp_first_wait(const sc_replay *r, const sc_rp_op *o, uint32_t slot,
                                const sc_rp_wait_cursor *cursor, uint64_t after)
 {
-    const sc_stream_summary *s = &r->ctx->analysis->streams[o->slot];
+    const sc_stream_summary *s = &r->ctx->analysis->streams[slot];
     if (o->stream_prev != SC_RP_NONE && cursor->op == o->stream_prev)
         return cursor->next;
     return sc_deps_first_edge(&r->ctx->deps, s->context_id, s->stream_id, after);
@@ -385,16 +401,17 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors
     const sc_ctx *ctx = r->ctx;
     const sc_deps *d = &ctx->deps;
     sc_rp_op *o = &r->ops[i];
-    if (o->slot >= r->n_slots || d->n_edges == 0)
+    uint32_t slot = r->op_slot[i];
+    if (slot >= r->n_slots || d->n_edges == 0)
         return 0;
-    const sc_stream_summary *s = &ctx->analysis->streams[o->slot];
+    const sc_stream_summary *s = &ctx->analysis->streams[slot];
     uint64_t after = o->stream_prev != SC_RP_NONE ? sc_rp_issue(r, o->stream_prev) : 0;
     uint64_t issue = sc_rp_issue(r, i);
     /* The waits on this stream between its previous work and this one: a run of the edges,
      * which are sorted by (context, stream waiting, wait time). It stops at the first edge
      * of the stream waited at or after `issue` (the next work's start) unless it started
      * past it (after > issue). */
-    size_t k = sc_rp_first_wait(r, o, &cursors[o->slot], after);
+    size_t k = sc_rp_first_wait(r, o, slot, &cursors[slot], after);
     for (; k < d->n_edges; k++) {
         const sc_dep_edge *e = &d->edges[k];
         if (e->context_id != s->context_id || e->to_stream != s->stream_id ||
@@ -411,7 +428,7 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors
                                                  .slot = e->wait_call}) != 0)
             return -1;
     }
-    cursors[o->slot] = after <= issue ? (sc_rp_wait_cursor){.op = i, .next = k}
+    cursors[slot] = after <= issue ? (sc_rp_wait_cursor){.op = i, .next = k}
                                       : (sc_rp_wait_cursor){.op = SC_RP_NONE};
     return 0;
 }
@@ -426,27 +443,27 @@ static int sc_rp_barrier_edges(sc_replay *r, int32_t i, size_t *seen[2], size_t 
                                size_t *cap)
 {
     const sc_stream_summary *streams = r->ctx->analysis->streams;
-    sc_rp_op *o = &r->ops[i];
-    if (o->slot >= r->n_slots)
+    uint32_t slot = r->op_slot[i];
+    if (slot >= r->n_slots)
         return 0;
-    const sc_stream_summary *s = &streams[o->slot];
+    const sc_stream_summary *s = &streams[slot];
     bool legacy = sc_stream_is_legacy(s);
     if (!legacy && !sc_stream_syncs_with_legacy(s))
         return 0;
     for (size_t k = 0; k < r->n_slots; k++) {
         const sc_stream_summary *x = &streams[k];
-        if (x->device != s->device || x->context_id != s->context_id || k == o->slot)
+        if (x->device != s->device || x->context_id != s->context_id || k == slot)
             continue;
         bool other = legacy ? sc_stream_syncs_with_legacy(x) : sc_stream_is_legacy(x);
         if (!other)
             continue;
         int32_t p = sc_rp_last_issued_near(r, (uint32_t)k, sc_rp_issue(r, i), &near[k]);
         size_t pos = near[k];
-        size_t *mark = legacy ? &seen[0][k] : &seen[1][o->slot];
+        size_t *mark = legacy ? &seen[0][k] : &seen[1][slot];
         if (p == SC_RP_NONE || pos <= *mark)
             continue;
         *mark = pos;
-        uint32_t syncing = legacy ? (uint32_t)k : o->slot;
+        uint32_t syncing = legacy ? (uint32_t)k : slot;
         if (sc_rp_push_edge(r, cap, (sc_rp_edge){.op = p, .kind = SC_RP_EDGE_BARRIER,
                                                  .slot = syncing}) != 0)
             return -1;
@@ -476,7 +493,8 @@ static int sc_rp_room_edges(sc_replay *r, int32_t i, const int32_t *full, size_t
         if (a->dev != o->dev)
             continue;
         looked++;
-        if (a->slot == o->slot || a->rec_end > o->rec_start + SC_RP_TOUCH_NS)
+        if (r->op_slot[full[k]] == r->op_slot[i] ||
+            sc_rp_rec_end(r, full[k]) > o->rec_start + SC_RP_TOUCH_NS)
             continue;   /* its own stream orders it already; or they overlapped: room was */
         if (sc_rp_push_edge(r, cap, (sc_rp_edge){.op = full[k], .kind = SC_RP_EDGE_ROOM}) != 0)
             return -1;
@@ -492,7 +510,8 @@ static int sc_rp_full_grids(sc_replay *r)
     r->full = malloc(n_k * sizeof *r->full);
     r->full_waves = malloc(n_k * sizeof *r->full_waves);
     r->full_ready = malloc(n_k * sizeof *r->full_ready);
-    if (!r->full || !r->full_waves || !r->full_ready)
+    r->full_slots = malloc(n_k * sizeof *r->full_slots);
+    if (!r->full || !r->full_waves || !r->full_ready || !r->full_slots)
         return -1;
     size_t n = 0;
     for (size_t k = 0; k < t->n_kernels; k++)
@@ -504,6 +523,7 @@ static int sc_rp_full_grids(sc_replay *r)
         sc_occupancy o;
         sc_ctx_kernel_full(r->ctx, (size_t)r->full[j], &o);
         r->full_waves[j] = (uint32_t)((o.blocks + o.wave - 1) / o.wave);
+        r->full_slots[j] = r->op_slot[r->full[j]];
     }
     r->n_full = n;
     return 0;
@@ -520,9 +540,24 @@ static int sc_rp_engine_dir(const sc_rec_memcpy *m)
                                                                                       : -1;
 }
 
+/* Work i's link (sc_rp_op.link), made when it has none yet (in the order work first needs
+ * one: the links are looked up by index, not searched). NULL without memory. */
+static sc_rp_link *sc_rp_link_of(sc_replay *r, int32_t i)
+{
+    sc_rp_op *o = &r->ops[i];
+    if (o->link == SC_RP_NO_LINK) {
+        if (!SC_GROW(r->links, r->cap_links, r->n_links + 1, 64))
+            return NULL;
+        r->links[r->n_links] = (sc_rp_link){.engine_prev = SC_RP_NONE,
+                                            .queue_prev = SC_RP_NONE};
+        o->link = (uint32_t)r->n_links++;
+    }
+    return &r->links[o->link];
+}
+
 /* Copies of one direction on one device that ran one after the other keep that order: one
  * engine per direction did them. Copies that overlapped had engines enough. */
-static void sc_rp_engine_order(sc_replay *r)
+static int sc_rp_engine_order(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
     int32_t last[3];        /* per direction, on the current device */
@@ -536,12 +571,17 @@ static void sc_rp_engine_order(sc_replay *r)
             if (o->dev != d || dir < 0)
                 continue;
             int32_t p = last[dir];
-            if (p != SC_RP_NONE && r->ops[p].slot != o->slot &&
-                r->ops[p].rec_end <= o->rec_start + SC_RP_TOUCH_NS)
-                o->engine_prev = p;
+            if (p != SC_RP_NONE && r->op_slot[p] != r->op_slot[i] &&
+                sc_rp_rec_end(r, p) <= o->rec_start + SC_RP_TOUCH_NS) {
+                sc_rp_link *l = sc_rp_link_of(r, i);
+                if (!l)
+                    return -1;
+                l->engine_prev = p;
+            }
             last[dir] = i;
         }
     }
+    return 0;
 }
 
 /* Each op's queue predecessor (replay.h, "queues"; hw_queues.h says which streams share a
@@ -559,20 +599,27 @@ static int sc_rp_queue_order(sc_replay *r, const int32_t *order)
     }
     for (size_t s = 0; s <= r->n_slots; s++)
         last[s] = SC_RP_NONE;
-    for (size_t k = 0; k < r->n_ops; k++) {
-        sc_rp_op *o = &r->ops[order[k]];
-        uint32_t q = o->slot < r->n_slots ? slot_queue[o->slot] : UINT32_MAX;
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < r->n_ops; k++) {
+        int32_t i = order[k];
+        uint32_t slot = r->op_slot[i];
+        uint32_t q = slot < r->n_slots ? slot_queue[slot] : UINT32_MAX;
         if (q == UINT32_MAX)
             continue;
         int32_t p = last[q];
-        if (p != SC_RP_NONE && r->ops[p].slot != o->slot &&
-            r->ops[p].rec_start <= o->rec_start + SC_RP_TOUCH_NS)
-            o->queue_prev = p;
-        last[q] = order[k];
+        if (p != SC_RP_NONE && r->op_slot[p] != slot &&
+            r->ops[p].rec_start <= r->ops[i].rec_start + SC_RP_TOUCH_NS) {
+            sc_rp_link *l = sc_rp_link_of(r, i);
+            if (l)
+                l->queue_prev = p;
+            else
+                rc = -1;
+        }
+        last[q] = i;
     }
     free(slot_queue);
     free(last);
-    return 0;
+    return rc;
 }
 
 static int sc_rp_edges(sc_replay *r)
@@ -615,7 +662,7 @@ static int sc_rp_edges(sc_replay *r)
         r->ops[i].edge_first = r->n_edges > first ? (uint32_t)first : SC_RP_NO_EDGES;
     }
     if (rc == 0)
-        sc_rp_engine_order(r);
+        rc = sc_rp_engine_order(r);
     if (rc == 0)
         rc = sc_rp_queue_order(r, order);
     free(seen[0]);
@@ -737,7 +784,18 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     free(r->slot_ops);
     r->slot_first = r->slot_count = NULL;
     r->slot_ops = NULL;
-    if (sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0 || sc_rp_scratch(r) != 0)
+    if (sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0)
+        return -1;
+    /* the lags were the last to read each op's stream and, without the devices' trees of ends,
+     * its issue: 4 and 4 bytes and an eighth an op gone before the passes' own arrays */
+    free(r->op_slot);
+    r->op_slot = NULL;
+    if (!r->dev_tree) {
+        free(r->dev_pos);
+        r->dev_pos = NULL;
+        sc_packed_times_free(&r->dev_issue);
+    }
+    if (sc_rp_scratch(r) != 0)
         return -1;
     sc_rp_describe_fidelity(r);
     return 0;
@@ -748,6 +806,11 @@ void sc_replay_free(sc_replay *r)
     if (!r)
         return;
     free(r->ops);
+    free(r->wide_op_durs.v);
+    free(r->links);
+    free(r->op_slot);
+    free(r->full_slots);
+    free(r->dev_pos);
     free(r->items);
     free(r->edges);
     free(r->cond_ops);

@@ -37,21 +37,21 @@ typedef struct sc_rp_edge {
 #define SC_RP_NO_EDGES UINT32_MAX   /* sc_rp_op.edge_first of work without edges */
 #define SC_RP_MAX_DEVS (1u << 24)   /* devices sc_rp_op.dev can name */
 
-/* One piece of device work. Its index is its work position (sc_work_at). Fields are grouped
- * by size (8, then 4 bytes, the last shared by bit fields): one per piece of device work, so
- * padding is paid millions of times. When it was issued (the recorded start of the call that
- * issued it, or its own start) is kept once, in its device's issue order (sc_replay.dev_issue;
- * sc_rp_issue). */
+/* One piece of device work. Its index is its work position (sc_work_at). 32 bytes, one per
+ * piece of device work: what the passes read of every piece is here, the rest beside it.
+ * When it was issued (the recorded start of the call that issued it, or its own start) is
+ * kept once, in its device's issue order (sc_replay.dev_issue; sc_rp_issue); its stream
+ * (sc_replay.op_slot) and its place in that order (sc_replay.dev_pos) in arrays of their own,
+ * which the passes do not read (but for the devices' trees of ends: replay_run.c); its copy
+ * engine's and hardware queue's predecessors, which few pieces have, in sc_replay.links. */
 typedef struct sc_rp_op {
-    uint64_t rec_start, rec_end;   /* its recorded duration: sc_rp_rec_dur */
+    uint64_t rec_start;
+    uint32_t dur;               /* its recorded end less its start, SC_RP_WIDE: in
+                                   sc_replay.wide_op_durs (sc_rp_rec_dur, sc_rp_rec_end) */
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
     int32_t stream_prev;        /* the work before it on its stream */
-    int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
-    int32_t queue_prev;         /* the work issued before it to its hardware queue from
-                                   another stream: it starts no earlier (replay.h, "queues") */
     uint32_t edge_first;        /* into sc_replay.edges; SC_RP_NO_EDGES */
-    uint32_t slot;              /* its stream: index into analysis->streams */
-    uint32_t dev_pos;           /* its place in its device's issue order */
+    uint32_t link;              /* into sc_replay.links, SC_RP_NO_LINK: neither predecessor */
     uint32_t dev : 24;          /* index into analysis->devices (below SC_RP_MAX_DEVS) */
     uint32_t kind : 4;          /* sc_work_kind */
     uint32_t peer_staged : 1;   /* half of a peer copy staged through host memory
@@ -64,7 +64,16 @@ typedef struct sc_rp_op {
     uint32_t item_loads : 1;    /* its item loaded a module (sc_rp_item.loads): the lags look
                                    at the item only then */
 } sc_rp_op;
-_Static_assert(sizeof(sc_rp_op) == 48, "sc_rp_op: one per piece of device work, no padding");
+_Static_assert(sizeof(sc_rp_op) == 32, "sc_rp_op: one per piece of device work, no padding");
+
+#define SC_RP_NO_LINK UINT32_MAX    /* sc_rp_op.link of work with neither predecessor */
+
+/* The predecessors of a piece of work that few have (sc_rp_op.link). */
+typedef struct sc_rp_link {
+    int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
+    int32_t queue_prev;         /* the work issued before it to its hardware queue from
+                                   another stream: it starts no earlier (replay.h, "queues") */
+} sc_rp_link;
 
 /* The edges into work o: *n of them, none when o has no edge. */
 static inline const sc_rp_edge *sc_rp_op_edges(const sc_rp_edge *edges, const sc_rp_op *o,
@@ -77,12 +86,6 @@ static inline const sc_rp_edge *sc_rp_op_edges(const sc_rp_edge *edges, const sc
     while (!e[(*n)++].last)
         ;
     return e;
-}
-
-/* How long a piece of work ran, as recorded (the fixes' durations: replay_run.c). */
-static inline uint64_t sc_rp_rec_dur(const sc_rp_op *o)
-{
-    return o->rec_end - o->rec_start;
 }
 
 typedef enum sc_rp_wait {
@@ -175,6 +178,11 @@ struct sc_replay {
     uint64_t run_start_ns;
 
     sc_rp_op *ops;              size_t n_ops;
+    sc_rp_wides wide_op_durs;   /* the ops' durations that take more than 32 bits */
+    sc_rp_link *links;          size_t n_links, cap_links;  /* sc_rp_op.link */
+    uint32_t *op_slot;          /* per op, its stream: index into analysis->streams; while
+                                   the graph is built (sc_rp_op_slot after) */
+    uint32_t *full_slots;       /* per full grid (r->full), its stream */
     sc_rp_item *items;          size_t n_items;
     sc_rp_edge *edges;          size_t n_edges;
     int32_t *cond_ops;          size_t n_cond_ops;
@@ -209,9 +217,12 @@ struct sc_replay {
     size_t *dev_first, *dev_count;
     sc_packed_times dev_issue;  /* issue times, per device in issue order (ascending: each
                                    device's lie close, and take 4 bytes a piece) */
+    uint32_t *dev_pos;          /* per op, its place in its device's issue order */
     int32_t *dev_order;         /* the ops in that order, while the graph is built */
     uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout; NULL when no item
-                                   waits for a device (sc_rp_host_waits): nothing reads it */
+                                   waits for a device (sc_rp_host_waits): nothing reads it,
+                                   nor, once the graph is built, dev_issue and dev_pos, which
+                                   go then */
 
     /* typical lags, measured in the trace */
     uint64_t lag_issue[3];      /* call start to start, per sc_work_kind */
@@ -330,11 +341,33 @@ static inline uint64_t sc_rp_load_end(const sc_replay *r, int32_t item)
     return v ? v->value : 0;
 }
 
-/* When work i was issued: the recorded start of its call, or its own start without one. */
+/* When work i was issued: the recorded start of its call, or its own start without one
+ * (while the graph is built, or with the devices' trees of ends). */
 static inline uint64_t sc_rp_issue(const sc_replay *r, int32_t i)
 {
-    const sc_rp_op *o = &r->ops[i];
-    return sc_packed_time(&r->dev_issue, r->dev_first[o->dev] + o->dev_pos);
+    return sc_packed_time(&r->dev_issue, r->dev_first[r->ops[i].dev] + r->dev_pos[i]);
+}
+
+/* How long work i ran, as recorded (the fixes' durations: replay_run.c), and when it ended. */
+static inline uint64_t sc_rp_rec_dur(const sc_replay *r, int32_t i)
+{
+    return sc_rp_wide_of(&r->wide_op_durs, i, r->ops[i].dur);
+}
+
+static inline uint64_t sc_rp_rec_end(const sc_replay *r, int32_t i)
+{
+    return r->ops[i].rec_start + sc_rp_rec_dur(r, i);
+}
+
+/* Work i's copy engine and hardware queue predecessors (sc_rp_link), SC_RP_NONE. */
+static inline int32_t sc_rp_engine_prev(const sc_replay *r, const sc_rp_op *o)
+{
+    return o->link != SC_RP_NO_LINK ? r->links[o->link].engine_prev : SC_RP_NONE;
+}
+
+static inline int32_t sc_rp_queue_prev(const sc_replay *r, const sc_rp_op *o)
+{
+    return o->link != SC_RP_NO_LINK ? r->links[o->link].queue_prev : SC_RP_NONE;
 }
 
 /* The time of the module loads inside item i's calls, 0 when none. */
@@ -385,7 +418,7 @@ static inline int64_t sc_rp_post(const sc_replay *r, int32_t i)
 static inline uint64_t sc_rp_pinned_ns(const sc_replay *r, int32_t i)
 {
     const sc_rp_sparse *v = sc_rp_value_of(r->pinned, r->n_pinned, i);
-    return v ? v->value : sc_rp_rec_dur(&r->ops[i]);
+    return v ? v->value : sc_rp_rec_dur(r, i);
 }
 
 /* The op of a pageable async copy call's copy, SC_RP_NONE when the item has none. */

@@ -387,7 +387,7 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
     /* each context's device, and each op's end in its device's issue order, in one walk */
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *o = &r->ops[i];
-        w->prefix_end[r->dev_first[o->dev] + o->dev_pos] = o->rec_end;
+        w->prefix_end[r->dev_first[o->dev] + r->dev_pos[i]] = sc_rp_rec_end(r, (int32_t)i);
         uint32_t context = sc_work_at(t, i).context_id;
         size_t k = 0;
         while (k < w->n_ctx && w->ctx_id[k] != context)
@@ -604,8 +604,8 @@ static uint64_t sc_rp_cond_recorded(const sc_replay *r, const sc_rp_wait_index *
         uint32_t n;
         const int32_t *cond = sc_rp_cond_list(r, it, &n);
         for (uint32_t k = 0; k < n; k++)
-            if (r->ops[cond[k]].rec_end > end)
-                end = r->ops[cond[k]].rec_end;
+            if (sc_rp_rec_end(r, cond[k]) > end)
+                end = sc_rp_rec_end(r, cond[k]);
     } else if (it->wait == SC_RP_WAIT_DEVICE) {
         const sc_rp_dev_wait *v = &r->dev_waits[it->cond];
         for (size_t d = 0; d < r->n_devs; d++) {

@@ -200,7 +200,7 @@ int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue)
     }
     /* each slot's work in position order (the order the merge reads it in) */
     for (size_t i = 0; i < n; i++) {
-        r->slot_count[r->ops[i].slot]++;
+        r->slot_count[r->op_slot[i]]++;
         r->dev_count[r->ops[i].dev]++;
     }
     for (size_t k = 1; k < n_keys; k++)
@@ -208,7 +208,7 @@ int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue)
     for (size_t d = 1; d < r->n_devs; d++)
         r->dev_first[d] = r->dev_first[d - 1] + r->dev_count[d - 1];
     for (size_t i = 0; i < n; i++) {
-        uint32_t s = r->ops[i].slot;
+        uint32_t s = r->op_slot[i];
         r->slot_ops[r->slot_first[s] + fill[s]++] = (int32_t)i;
         slot_dev[s] = r->ops[i].dev;
     }

@@ -50,6 +50,9 @@ void sc_rp_pass_shapes_drop(sc_replay *r);
 
 /* replay_build.c */
 int sc_rp_push_edge(sc_replay *r, size_t *cap, sc_rp_edge e);
+/* Work i's stream slot: r->op_slot's while the graph is built, then looked up in the trace
+ * (the passes ask it only of work with SC_FIX_ARRIVAL). */
+uint32_t sc_rp_op_slot(const sc_replay *r, int32_t i);
 /* The last work of a stream slot issued before `before_ns` (SC_RP_NONE if none); *pos_out
  * (optional) receives how many of the slot's pieces were issued before it. */
 int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t before_ns,

@@ -141,7 +141,7 @@ static uint64_t sc_rp_fixed_dur(const sc_replay *r, int32_t i)
 {
     size_t lo = SC_LOWER_BOUND(r->durations, r->n_durations, index, (size_t)i);
     return lo < r->n_durations && r->durations[lo].index == (size_t)i ? r->durations[lo].ns
-                                                                      : sc_rp_rec_dur(&r->ops[i]);
+                                                                      : sc_rp_rec_dur(r, i);
 }
 
 static int sc_rp_duration_cmp(const void *pa, const void *pb)
@@ -175,7 +175,7 @@ static inline uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
 {
     uint8_t fix = r->op_fix[i];
     if (!(fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH | SC_RP_FIX_OP_DURATION)))
-        return sc_rp_rec_dur(&r->ops[i]);   /* most work, in most passes: no context read */
+        return sc_rp_rec_dur(r, i);     /* most work, in most passes: no context read */
     if ((fix & SC_RP_FIX_OP_DURATION))
         return sc_rp_fixed_dur(r, i);
     if ((fix & SC_RP_FIX_OP_PINNED))
@@ -183,7 +183,7 @@ static inline uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
     const sc_unified *u = r->ctx->unified;
     if (u && u->kernels)
         return u->kernels[i].prefetched_ns;
-    return sc_rp_rec_dur(&r->ops[i]);
+    return sc_rp_rec_dur(r, i);
 }
 
 /* When work i starts in this pass: its recorded start until it is placed (a recorded tie), then
@@ -198,7 +198,7 @@ static uint64_t sc_rp_op_start(const sc_replay *r, int32_t i)
  * its replayed end. */
 static uint64_t sc_rp_op_end(const sc_replay *r, int32_t i)
 {
-    return (r->op_fix[i] & SC_RP_OP_PLACED) ? r->op_end[i] : r->ops[i].rec_end;
+    return (r->op_fix[i] & SC_RP_OP_PLACED) ? r->op_end[i] : sc_rp_rec_end(r, i);
 }
 
 #define SC_RP_ARRIVAL_LOOKBACK 16  /* placed full grids of its device that ended before it */
@@ -221,10 +221,11 @@ static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t read
             hi = mid;
     }
     uint64_t t = ready;
+    uint32_t slot = sc_rp_op_slot(r, i);
     for (size_t k = lo, over = 0; k-- > 0 && over < SC_RP_ARRIVAL_LOOKBACK;) {
         int32_t g = r->full[k];
         const sc_rp_op *a = &r->ops[g];
-        if (a->dev != o->dev || a->slot == o->slot || r->full_ready[k] == UINT64_MAX)
+        if (a->dev != o->dev || r->full_slots[k] == slot || r->full_ready[k] == UINT64_MAX)
             continue;
         if (sc_rp_op_end(r, g) <= ready) {
             over++;
@@ -272,8 +273,8 @@ static uint64_t sc_rp_issue_lag(const sc_replay *r, int32_t item, uint8_t kind)
 static void sc_rp_raise_device(sc_replay *r, const sc_rp_op *o, uint64_t end)
 {
     if (r->dev_tree)
-        sc_rp_tree_raise(r->dev_tree + r->dev_first[o->dev], r->dev_count[o->dev], o->dev_pos,
-                         end);
+        sc_rp_tree_raise(r->dev_tree + r->dev_first[o->dev], r->dev_count[o->dev],
+                         r->dev_pos[o - r->ops], end);
 }
 
 /* Work or an item ended at `end` in this pass: every op and item is placed once a pass, so
@@ -340,10 +341,11 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
     }
     if (o->stream_prev != SC_RP_NONE)
         t = sc_rp_max(t, sc_rp_op_end(r, o->stream_prev) + r->lag_stream);
-    if (o->engine_prev != SC_RP_NONE)
-        t = sc_rp_max(t, sc_rp_op_end(r, o->engine_prev) + r->lag_stream);
-    if (o->queue_prev != SC_RP_NONE && !r->fix_all_queues)
-        t = sc_rp_max(t, sc_rp_op_start(r, o->queue_prev) + r->lag_queue);
+    int32_t engine_prev = sc_rp_engine_prev(r, o), queue_prev = sc_rp_queue_prev(r, o);
+    if (engine_prev != SC_RP_NONE)
+        t = sc_rp_max(t, sc_rp_op_end(r, engine_prev) + r->lag_stream);
+    if (queue_prev != SC_RP_NONE && !r->fix_all_queues)
+        t = sc_rp_max(t, sc_rp_op_start(r, queue_prev) + r->lag_queue);
     uint32_t n_edges;
     const sc_rp_edge *edges = sc_rp_op_edges(r->edges, o, &n_edges);
     for (uint32_t k = 0; k < n_edges; k++) {
@@ -545,6 +547,7 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
     const uint32_t *nodes = r->nodes;
     size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
     const sc_rp_op *ops = r->ops;
+    const sc_rp_link *links = r->links;
     const sc_rp_item *items = r->items;
     uint64_t *op_end = r->op_end, *item_start = r->item_start, *thread_shift = r->thread_shift;
     uint8_t *op_fix = r->op_fix, *item_fix = r->item_fix;
@@ -610,22 +613,24 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
             t = sc_rp_max(t, op_end[o->stream_prev] + lag_stream);
         if (o->edge_first != SC_RP_NO_EDGES)
             t = sc_rp_edges_fast(r, op_end, o, t);
-        if ((o->engine_prev & o->queue_prev) != SC_RP_NONE) {  /* either is there */
-            if (o->engine_prev != SC_RP_NONE)
-                t = sc_rp_max(t, op_end[o->engine_prev] + lag_stream);
-            if (o->queue_prev != SC_RP_NONE && queues)
-                t = sc_rp_max(t, op_end[o->queue_prev] - sc_rp_dur(r, o->queue_prev) +
+        if (o->link != SC_RP_NO_LINK) {    /* either predecessor is there */
+            const sc_rp_link *l = &links[o->link];
+            if (l->engine_prev != SC_RP_NONE)
+                t = sc_rp_max(t, op_end[l->engine_prev] + lag_stream);
+            if (l->queue_prev != SC_RP_NONE && queues)
+                t = sc_rp_max(t, op_end[l->queue_prev] - sc_rp_dur(r, l->queue_prev) +
                                      lag_queue);
         }
+        /* a fast op's duration is in its field (sc_rp_pass_shapes) */
         uint64_t end = t + ((fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH |
                                     SC_RP_FIX_OP_DURATION))
                                 ? sc_rp_dur(r, (int32_t)node)
-                                : sc_rp_rec_dur(o));
+                                : (uint64_t)o->dur);
         op_end[node] = end;
         last = sc_rp_max(last, end);
         if (tree)
-            sc_rp_tree_raise(dev_tree + r->dev_first[o->dev], r->dev_count[o->dev], o->dev_pos,
-                             end);
+            sc_rp_tree_raise(dev_tree + r->dev_first[o->dev], r->dev_count[o->dev],
+                             r->dev_pos[node], end);
         op_fix[node] = (uint8_t)(fix | SC_RP_OP_PLACED);
     }
     sc_rp_note_end(r, last);
@@ -755,10 +760,11 @@ void sc_rp_pass_shapes(sc_replay *r)
         bool started = (item_fix[o->item] & SC_RP_ITEM_DONE) ||
                        (!it->first && (item_fix[o->item - 1] & SC_RP_ITEM_DONE));
         bool fast = (fix & SC_RP_OP_FAST) && started && !o->late && !it->loads &&
-                    it->tracer != SC_RP_WIDE16 && it->tracer <= lag_issue[o->kind] &&
+                    o->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 &&
+                    it->tracer <= lag_issue[o->kind] &&
                     sc_rp_none_or_placed(op_fix, o->stream_prev) &&
-                    sc_rp_none_or_placed(op_fix, o->engine_prev) &&
-                    sc_rp_none_or_placed(op_fix, o->queue_prev) &&
+                    sc_rp_none_or_placed(op_fix, sc_rp_engine_prev(r, o)) &&
+                    sc_rp_none_or_placed(op_fix, sc_rp_queue_prev(r, o)) &&
                     (o->edge_first == SC_RP_NO_EDGES || sc_rp_edges_placed(edges, op_fix, o));
         op_fix[node] = (uint8_t)((fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED |
                                  (fast ? SC_RP_OP_FAST : 0));

@@ -346,13 +346,15 @@ int sc_rp_host_items(sc_replay *r)
 
 /* ---- what a waiting item waits for -------------------------------------------------- */
 
-/* Built for the waits only: each item's own work and the latest recorded end of each
- * device's work in issue order. */
+/* Built for the waits only: the own work of the items whose step reads it, and the latest
+ * recorded end of each device's work in issue order (for the device waits alone, built once
+ * the rest is done: sc_rp_device_waits). */
 typedef struct sc_rp_wait_index {
-    uint32_t *own_first;        /* per item and one past the last, into own_ops (op indices
-                                   are 32-bit): item i's work is own_first[i] .. [i + 1] */
-    int32_t *own_ops;
-    uint64_t *prefix_end;           /* per device, issue order: max rec_end so far */
+    uint64_t *own;                  /* (item << 32 | op) of the work of the items that read
+                                       theirs (sc_rp_reads_own), ascending */
+    size_t n_own;
+    size_t own_next;                /* in the walk: the first entry of the item it is at */
+    uint64_t *prefix_end;           /* per device, issue order: max recorded end so far */
     bool launch_blocking;           /* CUDA_LAUNCH_BLOCKING=1 in the recorded environment */
     uint32_t ctx_id[64], ctx_dev[64];   /* context -> device index, from the work */
     size_t n_ctx;
@@ -372,22 +374,33 @@ static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
     return false;
 }
 
+/* Whether the step of an item of this class reads its own work (sc_rp_item_wait): a copy or a
+ * set waits for its own, an async copy looks for its pageable or staged copy, a launch under
+ * CUDA_LAUNCH_BLOCKING waits for its kernels. The rest never look: a launch's kernels, the
+ * most work, are listed for none. */
+static bool sc_rp_reads_own(const sc_rp_wait_index *w, uint16_t cls)
+{
+    return cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET || cls == SC_CALL_MEMCPY_ASYNC ||
+           (cls == SC_CALL_LAUNCH && w->launch_blocking);
+}
+
 static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 {
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
-    w->prefix_end = malloc(no * sizeof *w->prefix_end);
     w->near = calloc(r->n_slots + 1, sizeof *w->near);
-    if (!w->prefix_end || !w->near)
+    /* room for every op, of which only the pages the listed ones take are touched */
+    w->own = malloc(no * sizeof *w->own);
+    if (!w->near || !w->own)
         return -1;
     const sc_trace *t = r->ctx->trace;
     w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
     sc_rp_classes_make(&w->classes);
-    /* each context's device, and each op's end in its device's issue order, in one walk */
+    /* each context's device, and the work of the items that read theirs, in one walk */
+    bool ascending = true;
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *o = &r->ops[i];
-        w->prefix_end[r->dev_first[o->dev] + r->dev_pos[i]] = sc_rp_rec_end(r, (int32_t)i);
         uint32_t context = sc_work_at(t, i).context_id;
         size_t k = 0;
         while (k < w->n_ctx && w->ctx_id[k] != context)
@@ -396,7 +409,27 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
             w->ctx_id[w->n_ctx] = context;
             w->ctx_dev[w->n_ctx++] = o->dev;
         }
+        if (o->item == SC_RP_NONE ||
+            !sc_rp_reads_own(w, t->calls[r->items[o->item].call].rec.call_class))
+            continue;
+        uint64_t key = (uint64_t)(uint32_t)o->item << 32 | (uint32_t)i;
+        ascending &= w->n_own == 0 || w->own[w->n_own - 1] < key;
+        w->own[w->n_own++] = key;
     }
+    if (!ascending)     /* each kind's work by start, an item's by its thread's time */
+        sc_sort_u64(w->own, w->n_own);
+    return 0;
+}
+
+/* The per-device prefix maxima of the recorded ends in issue order (the device waits'). */
+static int sc_rp_prefix_ends(const sc_replay *r, sc_rp_wait_index *w)
+{
+    w->prefix_end = malloc((r->n_ops ? r->n_ops : 1) * sizeof *w->prefix_end);
+    if (!w->prefix_end)
+        return -1;
+    for (size_t i = 0; i < r->n_ops; i++)
+        w->prefix_end[r->dev_first[r->ops[i].dev] + r->dev_pos[i]] =
+            sc_rp_rec_end(r, (int32_t)i);
     for (size_t d = 0; d < r->n_devs; d++) {
         for (size_t k = 1; k < r->dev_count[d]; k++) {
             uint64_t *p = &w->prefix_end[r->dev_first[d] + k];
@@ -404,31 +437,26 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
                 *p = p[-1];
         }
     }
-    /* Each item's own work, counted one place ahead
-     * (own_first[i + 2] holds item i's count), summed, then each item's cursor
-     * (own_first[i + 1]) advanced as its work is placed: it ends at item i's end, which is
-     * where item i + 1 starts. No count or cursor array beside it. */
-    w->own_first = calloc(r->n_items + 2, sizeof *w->own_first);
-    w->own_ops = malloc(no * sizeof *w->own_ops);
-    if (!w->own_first || !w->own_ops)
-        return -1;
-    for (size_t i = 0; i < r->n_ops; i++)
-        if (r->ops[i].item != SC_RP_NONE)
-            w->own_first[(size_t)r->ops[i].item + 2]++;
-    for (size_t k = 2; k <= r->n_items + 1; k++)
-        w->own_first[k] += w->own_first[k - 1];
-    for (size_t i = 0; i < r->n_ops; i++) {
-        int32_t it = r->ops[i].item;
-        if (it != SC_RP_NONE)
-            w->own_ops[w->own_first[(size_t)it + 1]++] = (int32_t)i;
-    }
     return 0;
+}
+
+/* The own work of item i, in op order, as the walk over the items in order reaches it: *n of
+ * the entries of w->own from the returned one (their low halves: the ops). */
+static const uint64_t *sc_rp_own_of(sc_rp_wait_index *w, int32_t i, size_t *n)
+{
+    uint64_t item = (uint64_t)(uint32_t)i;
+    while (w->own_next < w->n_own && w->own[w->own_next] >> 32 < item)
+        w->own_next++;
+    size_t k = w->own_next;
+    while (k < w->n_own && w->own[k] >> 32 == item)
+        k++;
+    *n = k - w->own_next;
+    return w->own + w->own_next;
 }
 
 static void sc_rp_wait_index_free(sc_rp_wait_index *w)
 {
-    free(w->own_first);
-    free(w->own_ops);
+    free(w->own);
     free(w->prefix_end);
     free(w->near);
 }
@@ -518,7 +546,7 @@ static int sc_rp_wait_device(sc_replay *r, int32_t i, uint32_t dev)
 }
 
 /* Fills the item's condition (kind and list); the recorded end of it is computed after. */
-static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
+static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
                            sc_rp_conds *conds)
 {
     const sc_trace *t = r->ctx->trace;
@@ -532,8 +560,8 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;
     size_t first = conds->n;
     int32_t p = SC_RP_NONE;
-    const uint32_t *own_first = w->own_first;
-    size_t own_count = own_first[i + 1] - own_first[i];
+    size_t own_count = 0;
+    const uint64_t *own = sc_rp_reads_own(w, cls) ? sc_rp_own_of(w, i, &own_count) : NULL;
     if (cls == SC_CALL_DEVICE_SYNC)
         return sc_rp_wait_device(r, i, dev);
     if (cls == SC_CALL_STREAM_SYNC || (loop && cls == SC_CALL_STREAM_QUERY)) {
@@ -554,11 +582,11 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
             return -1;
         if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */
             for (size_t k = 0; k < own_count; k++)
-                if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
+                if (sc_rp_cond_add(conds, (int32_t)(uint32_t)own[k]) != 0)
                     return -1;
     } else if (cls == SC_CALL_MEMCPY_ASYNC) {
         for (size_t k = 0; k < own_count; k++) {
-            int32_t op = w->own_ops[own_first[i] + k];
+            int32_t op = (int32_t)(uint32_t)own[k];
             if (r->ops[op].kind != SC_WORK_MEMCPY)
                 continue;
             const sc_rec_memcpy *m = &t->copies[(size_t)op - t->n_kernels];
@@ -581,7 +609,7 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         return sc_rp_wait_device(r, i, dev);
     } else if (cls == SC_CALL_LAUNCH && w->launch_blocking) {
         for (size_t k = 0; k < own_count; k++)
-            if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
+            if (sc_rp_cond_add(conds, (int32_t)(uint32_t)own[k]) != 0)
                 return -1;
     }
     if (p != SC_RP_NONE && sc_rp_cond_add(conds, p) != 0)
@@ -672,48 +700,82 @@ static int sc_rp_loads(sc_replay *r)
     return 0;
 }
 
+/* Item i's return after what it waited for (the recorded end of that is complete once its
+ * own condition is); a loading launch whose load did not wait waits for nothing. Returns 0,
+ * or -1 without memory. */
+static int sc_rp_item_post(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
+                           bool *device_waits)
+{
+    sc_rp_item *it = &r->items[i];
+    uint64_t cond = sc_rp_cond_recorded(r, w, it);
+    uint64_t rec_end = sc_rp_item_end(r, i);
+    if (it->loads && cond > rec_end) {
+        /* the load did not wait: the device was still busy when the call returned (its
+         * kernel was held on the device instead, replay_lags.c) */
+        it->wait = SC_RP_WAIT_NONE;
+        return 0;
+    }
+    /* the devices' trees of replayed ends answer device waits only: without one, no pass
+     * keeps them (a raise per op and pass, and 8 bytes an op) */
+    *device_waits |= it->wait == SC_RP_WAIT_DEVICE;
+    it->waited = cond > it->rec_start;
+    return sc_rp_wide_put_signed(&r->wide_posts, i,
+                                 it->waited ? (int64_t)rec_end - (int64_t)cond : 0, &it->post);
+}
+
+/* The device waits' returns (sc_rp_item_post), once the walk over every item is done and its
+ * own work lists are freed: the recorded ends they read are 8 bytes an op, built only for
+ * them. */
+static int sc_rp_device_waits(sc_replay *r, sc_rp_wait_index *w, bool *device_waits)
+{
+    if (sc_rp_prefix_ends(r, w) != 0)
+        return -1;
+    size_t n_wide = r->wide_posts.n;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
+        if (r->items[i].wait == SC_RP_WAIT_DEVICE)
+            rc = sc_rp_item_post(r, w, (int32_t)i, device_waits);
+    /* the list is searched by item: the few values these added after the walk's */
+    if (rc == 0 && n_wide > 0 && r->wide_posts.n > n_wide)
+        sc_sort(r->wide_posts.v, r->wide_posts.n, sizeof *r->wide_posts.v,
+                sc_rp_value_item_cmp);
+    return rc;
+}
+
 int sc_rp_host_waits(sc_replay *r)
 {
     sc_rp_wait_index w = {0};
     sc_rp_conds conds = {0};
     int rc = sc_rp_wait_index_build(r, &w);
-    /* each item in one walk: what it waits for, its work's mark of a loading launch (the lags
-     * ask it of every op), and its return after what it waited for (the recorded end of
-     * that is complete once the item's own condition is) */
-    bool device_waits = false;
+    /* each item in one walk: what it waits for and, when that is listed work, its return
+     * after it; the device waits' returns after (sc_rp_device_waits) */
+    bool device_waits = false, loads = false, waits_device = false;
     for (size_t i = 0; rc == 0 && i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
         if (!it->mark)
             rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
         if (rc != 0)
             break;
-        if (it->loads)
-            for (uint32_t k = w.own_first[i]; k < w.own_first[i + 1]; k++)
-                r->ops[w.own_ops[k]].item_loads = 1;
+        loads |= it->loads;
         it->post = 0;       /* its place held the call until here */
-        if (it->wait == SC_RP_WAIT_NONE)
+        waits_device |= it->wait == SC_RP_WAIT_DEVICE;
+        if (it->wait != SC_RP_WAIT_OPS)
             continue;
         r->cond_ops = conds.ops;    /* as it has grown */
         r->n_cond_ops = conds.n;
-        uint64_t cond = sc_rp_cond_recorded(r, &w, it);
-        uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
-        if (it->loads && cond > rec_end) {
-            /* the load did not wait: the device was still busy when the call returned (its
-             * kernel was held on the device instead, replay_lags.c) */
-            it->wait = SC_RP_WAIT_NONE;
-            continue;
-        }
-        /* the devices' trees of replayed ends answer device waits only: without one, no
-         * pass keeps them (a raise per op and pass, and 8 bytes an op) */
-        device_waits |= it->wait == SC_RP_WAIT_DEVICE;
-        it->waited = cond > it->rec_start;
-        rc = sc_rp_wide_put_signed(&r->wide_posts, (int32_t)i,
-                                   it->waited ? (int64_t)rec_end - (int64_t)cond : 0,
-                                   &it->post);
+        rc = sc_rp_item_post(r, &w, (int32_t)i, &device_waits);
     }
     r->cond_ops = conds.ops;
     r->n_cond_ops = conds.n;
+    free(w.own);
+    w.own = NULL;
+    if (rc == 0 && waits_device)
+        rc = sc_rp_device_waits(r, &w, &device_waits);
     sc_rp_wait_index_free(&w);
+    /* the work of a loading launch is marked (the lags ask it of every op) */
+    for (size_t i = 0; rc == 0 && loads && i < r->n_ops; i++)
+        if (r->ops[i].item != SC_RP_NONE && r->items[r->ops[i].item].loads)
+            r->ops[i].item_loads = 1;
     if (rc == 0 && device_waits) {
         r->dev_tree = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->dev_tree);
         rc = r->dev_tree ? 0 : -1;

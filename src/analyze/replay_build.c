@@ -46,18 +46,11 @@ static int sc_rp_start_cmp(const void *pa, const void *pb)
     return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
 }
 
-/* When work i was issued: issue[i] while the devices' issue orders are being found
- * (sc_rp_orders), sc_rp_issue once they keep it (issue NULL). */
-static uint64_t sc_rp_issue_of(const sc_replay *r, const uint64_t *issue, int32_t i)
-{
-    return issue ? issue[i] : sc_rp_issue(r, i);
-}
-
 /* The times are ordered as keys (order_by_time.h: by time, then position), then each run of
  * work issued at one time, which is short, by recorded start (sc_rp_start_cmp): the same
  * order as sc_rp_issue_cmp's sort, which took 12.3M instructions at 100k records (this:
  * 5.0M). */
-int sc_rp_issue_sort(const sc_replay *r, const uint64_t *issue, int32_t *ops, size_t n)
+int sc_rp_issue_sort(const sc_replay *r, int32_t *ops, size_t n)
 {
     if (n < 2)
         return 0;
@@ -65,7 +58,7 @@ int sc_rp_issue_sort(const sc_replay *r, const uint64_t *issue, int32_t *ops, si
     if (!at)
         return -1;
     for (size_t j = 0; j < n; j++)
-        at[j] = sc_rp_issue_of(r, issue, ops[j]);
+        at[j] = sc_rp_issue(r, ops[j]);
     uint32_t *pos = sc_order_by_time(at, n);    /* takes at */
     if (!pos)
         return -1;
@@ -75,8 +68,8 @@ int sc_rp_issue_sort(const sc_replay *r, const uint64_t *issue, int32_t *ops, si
     free(pos);
     sc_rp_sort_ctx = r;
     for (size_t lo = 0, hi; lo < n; lo = hi) {
-        uint64_t t = sc_rp_issue_of(r, issue, ops[lo]);
-        for (hi = lo + 1; hi < n && sc_rp_issue_of(r, issue, ops[hi]) == t; hi++)
+        uint64_t t = sc_rp_issue(r, ops[lo]);
+        for (hi = lo + 1; hi < n && sc_rp_issue(r, ops[hi]) == t; hi++)
             ;
         if (hi - lo > 1)
             sc_sort(ops + lo, hi - lo, sizeof *ops, sc_rp_start_cmp);
@@ -94,12 +87,11 @@ static int sc_rp_issue_cmp(const void *pa, const void *pb)
     return sc_rp_start_cmp(pa, pb);
 }
 
-/* Groups the work by a key (stream slot or device) in issue order (sc_rp_issue_sort, with
- * `issue` as it reads it): first[k], count[k] and order[] (op indices). Takes key (freed once
- * the groups are laid out: the sorts' keys and scratch, the build's peak of memory, come
- * after). */
-static int sc_rp_group(sc_replay *r, size_t n_keys, uint32_t *key, const uint64_t *issue,
-                       size_t **first_out, size_t **count_out, int32_t **order_out)
+/* Groups the work by a key (stream slot or device) in issue order (sc_rp_issue_sort):
+ * first[k], count[k] and order[] (op indices). Takes key (freed once the groups are laid
+ * out: the sorts' keys and scratch, the build's peak of memory, come after). */
+static int sc_rp_group(sc_replay *r, size_t n_keys, uint32_t *key, size_t **first_out,
+                       size_t **count_out, int32_t **order_out)
 {
     size_t *first = calloc(n_keys + 1, sizeof *first);
     size_t *count = calloc(n_keys + 1, sizeof *count);
@@ -123,7 +115,7 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, uint32_t *key, const uint64_
     free(fill);
     int rc = 0;
     for (size_t k = 0; rc == 0 && k < n_keys; k++)
-        rc = sc_rp_issue_sort(r, issue, order + first[k], count[k]);
+        rc = sc_rp_issue_sort(r, order + first[k], count[k]);
     *first_out = first;
     *count_out = count;
     *order_out = order;
@@ -164,8 +156,8 @@ static inline uint32_t sc_rp_slot_of(const sc_ctx *ctx, sc_rp_slot_memo *m, uint
     return slot;
 }
 
-/* The work, and in *issue_out when each piece was issued (for sc_rp_orders, which keeps it
- * in the devices' issue order). */
+/* The work, and in *issue_out when each piece was issued (sc_replay_build packs it:
+ * sc_replay.op_issue). */
 static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
 {
     sc_rp_slot_memo memo;
@@ -229,27 +221,18 @@ static int sc_rp_slot_orders(sc_replay *r, const int32_t *dev_order)
     return 0;
 }
 
-/* The issue times of the devices' issue orders, for packing them (sc_replay.dev_issue). */
-typedef struct sc_rp_issue_at {
-    const uint64_t *issue;      /* per op */
-    const int32_t *dev_order;
-} sc_rp_issue_at;
-
-static uint64_t sc_rp_issue_at_pos(const void *ctx, size_t pos)
+static uint64_t sc_rp_issue_at(const void *issue, size_t i)
 {
-    const sc_rp_issue_at *at = ctx;
-    return at->issue[at->dev_order[pos]];
+    return ((const uint64_t *)issue)[i];
 }
 
-/* The per-device issue orders (which keep each piece's issue time: sc_rp_issue; the order
- * itself stays in r->dev_order for the edges), then stream order and the per-slot issue
- * orders the other edges look up. `issue`: per op, as sc_rp_ops_fill found it; not read
- * after this. */
-static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
+/* The per-device issue orders (the order stays in r->dev_order for the edges and the host
+ * waits), then stream order and the per-slot issue orders the other edges look up. */
+static int sc_rp_orders(sc_replay *r)
 {
     /* merged from the slots' runs (replay_issue.c); else sorted, each slot's order then read
      * off its device's */
-    int rc = sc_rp_issue_orders(r, issue);
+    int rc = sc_rp_issue_orders(r);
     bool sorted = rc > 0;
     if (sorted) {
         uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
@@ -258,22 +241,13 @@ static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
         int32_t *order = NULL;
         for (size_t i = 0; i < r->n_ops; i++)
             key[i] = r->ops[i].dev;
-        rc = sc_rp_group(r, r->n_devs, key, issue, &r->dev_first, &r->dev_count, &order);
+        rc = sc_rp_group(r, r->n_devs, key, &r->dev_first, &r->dev_count, &order);
         r->dev_order = order;
     }
     if (rc != 0)
         return -1;
-    int32_t *dev_order = r->dev_order;
-    r->dev_pos = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->dev_pos);
-    if (!r->dev_pos)
-        return -1;
-    for (size_t d = 0; d < r->n_devs; d++)
-        for (size_t k = 0; k < r->dev_count[d]; k++)
-            r->dev_pos[dev_order[r->dev_first[d] + k]] = (uint32_t)k;
-    sc_rp_issue_at at = {.issue = issue, .dev_order = dev_order};
-    rc = sc_packed_times_make(&r->dev_issue, r->n_ops, &at, sc_rp_issue_at_pos);
-    if (rc == 0 && sorted)
-        rc = sc_rp_slot_orders(r, dev_order);
+    if (sorted)
+        rc = sc_rp_slot_orders(r, r->dev_order);
     for (size_t s = 0; rc == 0 && s <= r->n_slots; s++)
         for (size_t k = 1; s < r->n_slots && k < r->slot_count[s]; k++)
             r->ops[r->slot_ops[r->slot_first[s] + k]].stream_prev =
@@ -635,20 +609,19 @@ static int sc_rp_edges(sc_replay *r)
                  : -1;
     for (size_t s = 0; cursors && s <= r->n_slots; s++)
         cursors[s] = (sc_rp_wait_cursor){.op = SC_RP_NONE};
-    int32_t *order = NULL;
     size_t *first = NULL, *count = NULL;
     uint32_t *key = NULL;
+    const int32_t *order = NULL;
+    int32_t *all = NULL;
     if (rc == 0 && r->n_devs == 1) {
         order = r->dev_order;   /* one device: its issue order is all work's */
-        r->dev_order = NULL;
     } else if (rc == 0 && (key = calloc(r->n_ops ? r->n_ops : 1, sizeof *key)) != NULL) {
         /* all work, in issue order */
-        rc = sc_rp_group(r, 1, key, NULL, &first, &count, &order);
+        rc = sc_rp_group(r, 1, key, &first, &count, &all);
+        order = all;
     } else {
         rc = -1;
     }
-    free(r->dev_order);     /* the edges were its last reader */
-    r->dev_order = NULL;
     for (size_t k = 0; rc == 0 && k < r->n_ops; k++) {
         int32_t i = order[k];
         size_t first = r->n_edges;
@@ -670,7 +643,7 @@ static int sc_rp_edges(sc_replay *r)
     free(near[0]);
     free(near[1]);
     free(cursors);
-    free(order);
+    free(all);
     free(first);
     free(count);
     return rc;
@@ -763,11 +736,12 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
      * the build's peaks of memory */
     uint64_t *issue = NULL;
     int rc = sc_rp_host_items(r) == 0 && sc_rp_ops_fill(r, &issue) == 0 &&
-                     sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) == 0 &&
-                     sc_rp_orders(r, issue) == 0
+                     sc_packed_times_make(&r->op_issue, r->n_ops, issue, sc_rp_issue_at) == 0
                  ? 0
                  : -1;
-    free(issue);
+    free(issue);    /* packed before the orders take their memory */
+    if (rc == 0 && (sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) != 0 || sc_rp_orders(r) != 0))
+        rc = -1;
     if (rc != 0 || sc_rp_edges(r) != 0)
         return -1;
     sc_ctx_free_edge_inputs(ctx);
@@ -786,15 +760,11 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     r->slot_ops = NULL;
     if (sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0)
         return -1;
-    /* the lags were the last to read each op's stream and, without the devices' trees of ends,
-     * its issue: 4 and 4 bytes and an eighth an op gone before the passes' own arrays */
+    /* the lags were the last to read each op's stream and its issue: 4 and 4 bytes and an
+     * eighth an op gone before the passes' own arrays */
     free(r->op_slot);
     r->op_slot = NULL;
-    if (!r->dev_tree) {
-        free(r->dev_pos);
-        r->dev_pos = NULL;
-        sc_packed_times_free(&r->dev_issue);
-    }
+    sc_packed_times_free(&r->op_issue);
     if (sc_rp_scratch(r) != 0)
         return -1;
     sc_rp_describe_fidelity(r);
@@ -831,9 +801,10 @@ void sc_replay_free(sc_replay *r)
     free(r->slot_count);
     free(r->slot_ops);
     free(r->dev_waits);
+    free(r->dev_limits);
     free(r->dev_first);
     free(r->dev_count);
-    sc_packed_times_free(&r->dev_issue);
+    sc_packed_times_free(&r->op_issue);
     free(r->dev_order);
     free(r->dev_tree);
     free(r->pinned);

@@ -39,10 +39,10 @@ typedef struct sc_rp_edge {
 
 /* One piece of device work. Its index is its work position (sc_work_at). 32 bytes, one per
  * piece of device work: what the passes read of every piece is here, the rest beside it.
- * When it was issued (the recorded start of the call that issued it, or its own start) is
- * kept once, in its device's issue order (sc_replay.dev_issue; sc_rp_issue); its stream
- * (sc_replay.op_slot) and its place in that order (sc_replay.dev_pos) in arrays of their own,
- * which the passes do not read (but for the devices' trees of ends: replay_run.c); its copy
+ * When it was issued (the recorded start of the call that issued it, or its own start), its
+ * stream and its place in its device's issue order are kept in arrays of their own, the
+ * first two while the graph is built (sc_replay.op_issue, .op_slot), the third only for the
+ * devices' trees of ends (sc_replay.dev_pos: replay_run.c); its copy
  * engine's and hardware queue's predecessors, which few pieces have, in sc_replay.links. */
 typedef struct sc_rp_op {
     uint64_t rec_start;
@@ -149,7 +149,8 @@ typedef struct sc_rp_dev_wait {
     uint32_t dev;               /* device index, UINT32_MAX for all of them */
     uint32_t limit;             /* for one device: how many of its pieces (by issue) precede
                                    the call; at most the work count, which int32_t indices
-                                   bound */
+                                   bound. For all of them: into sc_replay.dev_limits, where
+                                   each device's count follows */
 } sc_rp_dev_wait;
 
 /* A value of one host item or piece of work, kept beside the items or ops because few have
@@ -215,14 +216,17 @@ struct sc_replay {
      * prefix-maximum tree over the replayed ends in that order */
     size_t n_devs;
     size_t *dev_first, *dev_count;
-    sc_packed_times dev_issue;  /* issue times, per device in issue order (ascending: each
-                                   device's lie close, and take 4 bytes a piece) */
-    uint32_t *dev_pos;          /* per op, its place in its device's issue order */
-    int32_t *dev_order;         /* the ops in that order, while the graph is built */
+    int32_t *dev_order;         /* the ops in that order, until the host waits are built */
+    uint32_t *dev_pos;          /* per op, its place in that order: with dev_tree alone */
+    uint32_t *dev_limits;       size_t n_dev_limits, cap_dev_limits;  /* per device wait of
+                                   every device (sc_rp_dev_wait.limit names its first), how
+                                   many of each device's pieces preceded it */
     uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout; NULL when no item
                                    waits for a device (sc_rp_host_waits): nothing reads it,
-                                   nor, once the graph is built, dev_issue and dev_pos, which
-                                   go then */
+                                   nor dev_pos, which is not made then */
+    sc_packed_times op_issue;   /* per op, when it was issued (sc_rp_issue: each kind's work
+                                   lies in start order, so neighbours' issue times lie close,
+                                   and take 4 bytes a piece); while the graph is built */
 
     /* typical lags, measured in the trace */
     uint64_t lag_issue[3];      /* call start to start, per sc_work_kind */
@@ -342,10 +346,10 @@ static inline uint64_t sc_rp_load_end(const sc_replay *r, int32_t item)
 }
 
 /* When work i was issued: the recorded start of its call, or its own start without one
- * (while the graph is built, or with the devices' trees of ends). */
+ * (while the graph is built). */
 static inline uint64_t sc_rp_issue(const sc_replay *r, int32_t i)
 {
-    return sc_packed_time(&r->dev_issue, r->dev_first[r->ops[i].dev] + r->dev_pos[i]);
+    return sc_packed_time(&r->op_issue, (size_t)i);
 }
 
 /* How long work i ran, as recorded (the fixes' durations: replay_run.c), and when it ended. */

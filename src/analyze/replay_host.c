@@ -427,14 +427,12 @@ static int sc_rp_prefix_ends(const sc_replay *r, sc_rp_wait_index *w)
     w->prefix_end = malloc((r->n_ops ? r->n_ops : 1) * sizeof *w->prefix_end);
     if (!w->prefix_end)
         return -1;
-    for (size_t i = 0; i < r->n_ops; i++)
-        w->prefix_end[r->dev_first[r->ops[i].dev] + r->dev_pos[i]] =
-            sc_rp_rec_end(r, (int32_t)i);
     for (size_t d = 0; d < r->n_devs; d++) {
-        for (size_t k = 1; k < r->dev_count[d]; k++) {
-            uint64_t *p = &w->prefix_end[r->dev_first[d] + k];
-            if (p[-1] > *p)
-                *p = p[-1];
+        uint64_t *p = w->prefix_end + r->dev_first[d];
+        const int32_t *order = r->dev_order + r->dev_first[d];
+        for (size_t k = 0; k < r->dev_count[d]; k++) {
+            uint64_t end = sc_rp_rec_end(r, order[k]);
+            p[k] = k > 0 && p[k - 1] > end ? p[k - 1] : end;
         }
     }
     return 0;
@@ -474,8 +472,16 @@ static uint32_t sc_rp_context_dev(const sc_replay *r, const sc_rp_wait_index *w,
 /* How many of a device's pieces (in issue order) were issued before t. */
 static size_t sc_rp_dev_issued_before(const sc_replay *r, size_t dev, uint64_t t)
 {
-    return sc_packed_lower_bound(&r->dev_issue, r->dev_first[dev],
-                                 r->dev_first[dev] + r->dev_count[dev], t);
+    const int32_t *order = r->dev_order + r->dev_first[dev];
+    size_t lo = 0, hi = r->dev_count[dev];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc_rp_issue(r, order[mid]) < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 typedef struct sc_rp_conds {
@@ -536,9 +542,16 @@ static int sc_rp_wait_device(sc_replay *r, int32_t i, uint32_t dev)
         return -1;
     sc_rp_dev_wait *v = &r->dev_waits[r->n_dev_waits];
     *v = (sc_rp_dev_wait){.dev = UINT32_MAX};
+    uint64_t at = r->items[i].rec_start;
     if (dev < r->n_devs) {
         v->dev = dev;
-        v->limit = (uint32_t)sc_rp_dev_issued_before(r, dev, r->items[i].rec_start);
+        v->limit = (uint32_t)sc_rp_dev_issued_before(r, dev, at);
+    } else {    /* each device's count, for the passes (which keep no issue times) */
+        if (!SC_GROW(r->dev_limits, r->cap_dev_limits, r->n_dev_limits + r->n_devs, 16))
+            return -1;
+        v->limit = (uint32_t)r->n_dev_limits;
+        for (size_t d = 0; d < r->n_devs; d++)
+            r->dev_limits[r->n_dev_limits++] = (uint32_t)sc_rp_dev_issued_before(r, d, at);
     }
     r->items[i].cond = (uint32_t)r->n_dev_waits++;
     r->items[i].wait = SC_RP_WAIT_DEVICE;
@@ -639,8 +652,7 @@ static uint64_t sc_rp_cond_recorded(const sc_replay *r, const sc_rp_wait_index *
         for (size_t d = 0; d < r->n_devs; d++) {
             if (v->dev != UINT32_MAX && v->dev != d)
                 continue;
-            size_t k = v->dev != UINT32_MAX ? v->limit
-                                            : sc_rp_dev_issued_before(r, d, it->rec_start);
+            size_t k = v->dev != UINT32_MAX ? v->limit : r->dev_limits[v->limit + d];
             if (k > 0 && w->prefix_end[r->dev_first[d] + k - 1] > end)
                 end = w->prefix_end[r->dev_first[d] + k - 1];
         }
@@ -776,9 +788,17 @@ int sc_rp_host_waits(sc_replay *r)
     for (size_t i = 0; rc == 0 && loads && i < r->n_ops; i++)
         if (r->ops[i].item != SC_RP_NONE && r->items[r->ops[i].item].loads)
             r->ops[i].item_loads = 1;
+    /* the devices' trees of ends are indexed by the work's places in its device's issue order,
+     * the only reader of the order after this */
     if (rc == 0 && device_waits) {
         r->dev_tree = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->dev_tree);
-        rc = r->dev_tree ? 0 : -1;
+        r->dev_pos = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->dev_pos);
+        rc = r->dev_tree && r->dev_pos ? 0 : -1;
+        for (size_t d = 0; rc == 0 && d < r->n_devs; d++)
+            for (size_t k = 0; k < r->dev_count[d]; k++)
+                r->dev_pos[r->dev_order[r->dev_first[d] + k]] = (uint32_t)k;
     }
+    free(r->dev_order);
+    r->dev_order = NULL;
     return rc;
 }

@@ -64,13 +64,12 @@ int32_t sc_rp_last_issued_near(const sc_replay *r, uint32_t slot, uint64_t befor
                                size_t *near);
 /* replay_issue.c: each device's work (r->dev_first, dev_count, dev_order) and each stream
  * slot's (r->slot_first, slot_count, slot_ops) in issue order (sc_rp_issue_sort's), merged
- * from the slots' ascending runs. issue: per op. Returns 0; 1, with none of those arrays,
- * when the work is not for a merge (work of no known stream on several devices): sort it;
- * -1 without memory. */
-int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue);
-/* ops[0 .. n - 1], in ascending position, put in issue order: issue time, recorded start,
- * position. issue: per op (all of r's), or NULL once r keeps them (sc_rp_issue). Returns 0,
- * or -1 without memory (ops unchanged). */
-int sc_rp_issue_sort(const sc_replay *r, const uint64_t *issue, int32_t *ops, size_t n);
+ * from the slots' ascending runs (the issue times: r->op_issue). Returns 0; 1, with none of
+ * those arrays, when the work is not for a merge (work of no known stream on several
+ * devices): sort it; -1 without memory. */
+int sc_rp_issue_orders(sc_replay *r);
+/* ops[0 .. n - 1], in ascending position, put in issue order: issue time (sc_rp_issue),
+ * recorded start, position. Returns 0, or -1 without memory (ops unchanged). */
+int sc_rp_issue_sort(const sc_replay *r, int32_t *ops, size_t n);
 
 #endif

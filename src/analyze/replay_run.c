@@ -393,8 +393,7 @@ static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
             continue;
         size_t limit = v->limit;
         if (v->dev == UINT32_MAX)       /* all devices: how many of this one's preceded */
-            limit = sc_packed_lower_bound(&r->dev_issue, r->dev_first[d],
-                                          r->dev_first[d] + r->dev_count[d], it->rec_start);
+            limit = r->dev_limits[v->limit + d];
         end = sc_rp_max(end, sc_rp_tree_max(r->dev_tree + r->dev_first[d], limit));
     }
     return end;

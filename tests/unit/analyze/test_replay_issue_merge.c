@@ -25,6 +25,11 @@ static uint64_t rnd(uint64_t *s)
     return *s;
 }
 
+static uint64_t issue_at(const void *issue, size_t i)
+{
+    return ((const uint64_t *)issue)[i];
+}
+
 static const sc_rp_op *ref_ops;
 static const uint64_t *ref_issue;
 
@@ -94,7 +99,8 @@ static void check(const shape *s, uint64_t *seed)
     }
     sc_replay r = {.ctx = &ctx, .ops = ops, .op_slot = slot, .n_ops = n, .n_slots = s->slots,
                    .n_devs = s->devs};
-    int rc = sc_rp_issue_orders(&r, issue);
+    assert_int_equal(sc_packed_times_make(&r.op_issue, n, issue, issue_at), 0);
+    int rc = sc_rp_issue_orders(&r);
     if (spans) {
         assert_int_equal(rc, 1);
         assert_null(r.dev_order);
@@ -120,6 +126,7 @@ static void check(const shape *s, uint64_t *seed)
     free(r.slot_first);
     free(r.slot_count);
     free(r.slot_ops);
+    sc_packed_times_free(&r.op_issue);
     free(ops);
     free(slot);
     free(issue);

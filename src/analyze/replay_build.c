@@ -776,6 +776,7 @@ void sc_replay_free(sc_replay *r)
     if (!r)
         return;
     free(r->ops);
+    free(r->thread_first);
     free(r->wide_op_durs.v);
     free(r->links);
     free(r->op_slot);

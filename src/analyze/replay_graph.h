@@ -96,31 +96,30 @@ typedef enum sc_rp_wait {
 
 /* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
  * range: sc_replay.range_marks). Fields are grouped by size (8, 4, 2, then 1 byte), as in
- * sc_rp_op: 32 bytes. What only a few items have (a join, a module load's end, the copy of a
- * pageable call, the device a device wait waits for) is kept beside them, in sc_replay.joins,
- * .load_ends, .pinned_copies and .dev_waits; the host times that take microseconds in 32
- * bits, the rare larger ones beside them too (replay_wide.h: read through sc_rp_tool,
- * sc_rp_tracer and sc_rp_post). Which call an item is, only the host waits read: it shares
- * its place with `post`, which they fill. The items of a thread are consecutive: the one
- * before item i of its thread (unless i is `first`) is i - 1, which gives its gap
- * (sc_rp_gap) without keeping it, and the one after it (unless i is `last`) is i + 1. */
+ * sc_rp_op: 24 bytes. What only a few items have (a join, a module load's end, the copy of a
+ * pageable call, the device a device wait waits for, a waiting call's return after its wait)
+ * is kept beside them, in sc_replay.joins, .load_ends, .pinned_copies, .dev_waits and
+ * .cond_ops; the host times that take microseconds in 32 bits, the rare larger ones beside
+ * them too (replay_wide.h: read through sc_rp_tool, sc_rp_tracer and sc_rp_post). Which call
+ * an item is, only the host waits read: it shares its place with `cond`, which they fill. The
+ * items of a thread are consecutive: the one before item i of its thread (unless i is
+ * `first`) is i - 1, which gives its gap (sc_rp_gap) without keeping it, and the one after it
+ * (unless i is `last`) is i + 1; its thread is the one whose first item is the last at or
+ * before it (sc_replay.thread_first, sc_rp_thread_of). */
 typedef struct sc_rp_item {
     uint64_t rec_start;
     uint32_t dur;               /* its recorded end less its start: sc_rp_item_end */
-    uint32_t cond;              /* what it waits for (sc_rp_cond_list, sc_rp_wait_dev):
-                                   SC_RP_WAIT_OPS: into sc_replay.cond_ops, at the count of
-                                   the work, which is listed right before it;
-                                   SC_RP_WAIT_DEVICE: into sc_replay.dev_waits */
-    uint32_t thread;            /* index of its thread */
-    uint32_t tool;              /* the part of its gap streamcheck spent taking the previous
-                                   call's stack: left out when the replay runs plain */
     union {
         int32_t call;           /* until the host waits are built (sc_rp_host_waits): its
                                    trace->calls index (first query of a loop), SC_RP_NONE */
-        int32_t post;           /* after: when it waited, its return minus the end of what
-                                   it waited for (negative: it returned a little before);
-                                   else 0 */
+        uint32_t cond;          /* after: what it waits for (sc_rp_cond_list, sc_rp_wait_dev):
+                                   SC_RP_WAIT_OPS: into sc_replay.cond_ops, at the count of
+                                   the work, which is listed right before it, its return
+                                   after the wait right after (sc_rp_post);
+                                   SC_RP_WAIT_DEVICE: into sc_replay.dev_waits */
     };
+    uint32_t tool;              /* the part of its gap streamcheck spent taking the previous
+                                   call's stack: left out when the replay runs plain */
     uint16_t tracer;            /* what tracing added to its calls (tracer_cost.h: 2 us a
                                    launch), at most its own time: left out when the replay
                                    runs plain */
@@ -142,7 +141,7 @@ typedef struct sc_rp_item {
                                    it, its module load holds its kernel, it ends an NVTX
                                    range): sc_replay.item_ends */
 } sc_rp_item;
-_Static_assert(sizeof(sc_rp_item) == 32, "sc_rp_item: one per host call, no padding");
+_Static_assert(sizeof(sc_rp_item) == 24, "sc_rp_item: one per host call, no padding");
 
 /* The device an SC_RP_WAIT_DEVICE item waits for. */
 typedef struct sc_rp_dev_wait {
@@ -151,6 +150,7 @@ typedef struct sc_rp_dev_wait {
                                    the call; at most the work count, which int32_t indices
                                    bound. For all of them: into sc_replay.dev_limits, where
                                    each device's count follows */
+    int32_t post;               /* its return after the wait (sc_rp_post) */
 } sc_rp_dev_wait;
 
 /* A value of one host item or piece of work, kept beside the items or ops because few have
@@ -179,6 +179,8 @@ struct sc_replay {
     uint64_t run_start_ns;
 
     sc_rp_op *ops;              size_t n_ops;
+    uint32_t *thread_first;     /* per thread, its first item (ascending: threads' items are
+                                   consecutive) */
     sc_rp_wides wide_op_durs;   /* the ops' durations that take more than 32 bits */
     sc_rp_link *links;          size_t n_links, cap_links;  /* sc_rp_op.link */
     uint32_t *op_slot;          /* per op, its stream: index into analysis->streams; while
@@ -413,9 +415,37 @@ static inline uint64_t sc_rp_tracer(const sc_replay *r, int32_t i)
     return sc_rp_wide16_of(&r->wide_tracers, i, r->items[i].tracer);
 }
 
+/* The field of a waiting item's return after what it waited for, in its wait's entry: when
+ * it waited (`waited`), its return minus the end of what it waited for (negative: it returned
+ * a little before); else 0. */
+static inline const int32_t *sc_rp_post_field(const sc_replay *r, const sc_rp_item *it)
+{
+    return it->wait == SC_RP_WAIT_OPS ? &r->cond_ops[it->cond + 1] : &r->dev_waits[it->cond].post;
+}
+
+/* The return after its wait of an item that waited (sc_rp_item.waited). */
 static inline int64_t sc_rp_post(const sc_replay *r, int32_t i)
 {
-    return sc_rp_wide_signed_of(&r->wide_posts, i, r->items[i].post);
+    return sc_rp_wide_signed_of(&r->wide_posts, i, *sc_rp_post_field(r, &r->items[i]));
+}
+
+/* The thread of item i, of n threads whose first items are first[0 .. n) (ascending). */
+static inline uint32_t sc_rp_thread_in(const uint32_t *first, size_t n, int32_t i)
+{
+    size_t lo = 0, hi = n;      /* first[lo] <= i < first[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (first[mid] <= (uint32_t)i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+static inline uint32_t sc_rp_thread_of(const sc_replay *r, int32_t i)
+{
+    return sc_rp_thread_in(r->thread_first, r->n_threads, i);
 }
 
 /* How long copy op i runs from pinned memory (SC_FIX_PINNED), or as a direct peer copy. */

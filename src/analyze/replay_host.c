@@ -140,6 +140,7 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint
         r->range_marks[j] = SC_RP_NONE;
     int32_t prev = SC_RP_NONE;
     uint32_t prev_tid = 0;
+    size_t cap_threads = 0;
     for (size_t k = 0; k < n; k++) {
         sc_rp_entry e = sc_rp_entry_at(src, order[k]);
         bool new_thread = k == 0 || e.tid != prev_tid;
@@ -159,11 +160,11 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint
             return -1;
         if (prev == SC_RP_NONE) {
             it->first = true;
-            it->thread = (uint32_t)r->n_threads++;
+            if (!SC_GROW(r->thread_first, cap_threads, r->n_threads + 1, 16))
+                return -1;
+            r->thread_first[r->n_threads++] = (uint32_t)i;
         } else {
-            sc_rp_item *p = &r->items[prev];
-            it->thread = p->thread;
-            p->last = false;    /* i - 1: a thread's items are consecutive */
+            r->items[prev].last = false;    /* i - 1: a thread's items are consecutive */
         }
         if (e.call != SC_RP_NONE)
             r->call_item[e.call] = i;
@@ -209,13 +210,14 @@ static sc_rp_sparse sc_rp_join_of(const sc_replay *r, int32_t i, const uint32_t 
 {
     const sc_rp_item *it = &r->items[i];
     uint64_t gap = sc_rp_gap(r, i), gap_start = it->rec_start - gap;
+    uint32_t thread = sc_rp_thread_of(r, i);
     sc_rp_sparse join = {.index = i, .other = SC_RP_NONE};
     /* back from the first item that ended after i started */
     for (size_t k = sc_u64_upper_bound(ends, n, it->rec_start); k-- > 0;) {
         uint64_t x_end = ends[k], lag = it->rec_start - x_end;
         if (x_end <= gap_start || lag > SC_RP_JOIN_LAG_NS || lag * SC_RP_JOIN_SHARE > gap)
             break;      /* every earlier end lags more */
-        if (r->items[by_end[k]].thread == it->thread)
+        if (sc_rp_thread_of(r, (int32_t)by_end[k]) == thread)
             continue;
         join.other = (int32_t)by_end[k];
         join.value = lag;
@@ -627,11 +629,12 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
     }
     if (p != SC_RP_NONE && sc_rp_cond_add(conds, p) != 0)
         return -1;
-    if (conds->n > first) {     /* the count after the list */
-        if (sc_rp_cond_add(conds, (int32_t)(conds->n - first)) != 0)
+    if (conds->n > first) {     /* the count after the list, its return after it */
+        if (sc_rp_cond_add(conds, (int32_t)(conds->n - first)) != 0 ||
+            sc_rp_cond_add(conds, 0) != 0)
             return -1;
         it->wait = SC_RP_WAIT_OPS;
-        it->cond = (uint32_t)(conds->n - 1);
+        it->cond = (uint32_t)(conds->n - 2);
     }
     return 0;
 }
@@ -732,7 +735,8 @@ static int sc_rp_item_post(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     *device_waits |= it->wait == SC_RP_WAIT_DEVICE;
     it->waited = cond > it->rec_start;
     return sc_rp_wide_put_signed(&r->wide_posts, i,
-                                 it->waited ? (int64_t)rec_end - (int64_t)cond : 0, &it->post);
+                                 it->waited ? (int64_t)rec_end - (int64_t)cond : 0,
+                                 (int32_t *)sc_rp_post_field(r, it));
 }
 
 /* The device waits' returns (sc_rp_item_post), once the walk over every item is done and its
@@ -769,7 +773,6 @@ int sc_rp_host_waits(sc_replay *r)
         if (rc != 0)
             break;
         loads |= it->loads;
-        it->post = 0;       /* its place held the call until here */
         waits_device |= it->wait == SC_RP_WAIT_DEVICE;
         if (it->wait != SC_RP_WAIT_OPS)
             continue;

@@ -112,7 +112,7 @@ static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
     const sc_rp_item *it = &r->items[i];
     if (sc_rp_item_started(r, i))
         return r->item_start[i];
-    return it->rec_start + r->thread_shift[it->thread];
+    return it->rec_start + r->thread_shift[sc_rp_thread_of(r, i)];
 }
 
 /* The replayed end of an item other nodes read (sc_rp_item.end_read): its entry in
@@ -402,9 +402,10 @@ static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
 SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
 {
     const sc_rp_item *it = &r->items[i];
+    uint32_t thread = sc_rp_thread_of(r, i);
     /* a thread's first item: where the loads a fix took out of its launches are paid (a
      * module loaded eagerly, or by a warm-up, still takes its time, before the work) */
-    uint64_t start = it->first ? it->rec_start + r->moved_load[it->thread]
+    uint64_t start = it->first ? it->rec_start + r->moved_load[thread]
                                : sc_rp_item_start(r, i);
     const sc_rp_sparse *join = it->joins ? sc_rp_value_of(r->joins, r->n_joins, i) : NULL;
     if (join && (r->item_fix[join->other] & SC_RP_ITEM_DONE)) {
@@ -446,7 +447,7 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     if (it->end_read)
         sc_rp_keep_end(r, i, end);
     sc_rp_note_end(r, end);
-    r->thread_shift[it->thread] = end - rec_end;
+    r->thread_shift[thread] = end - rec_end;
     if (!it->last) {    /* the next item of its thread is i + 1: its gap follows rec_end */
         r->item_start[i + 1] = end + sc_rp_gap_after(&r->items[i + 1], rec_end) -
                                (r->plain ? sc_rp_tool(r, i + 1) : 0);
@@ -498,7 +499,7 @@ SC_RP_WALK_STEP uint64_t sc_rp_item_wait_fast(const sc_replay *r, const uint64_t
     for (uint32_t k = 0; k < n; k++)
         c = sc_rp_max(c, op_end[cond[k]]);
     if (it->waited) {
-        int64_t e = (int64_t)sc_rp_max(start, c) + it->post;
+        int64_t e = (int64_t)sc_rp_max(start, c) + r->cond_ops[it->cond + 1];
         return e > (int64_t)start ? (uint64_t)e : start;
     }
     return sc_rp_max(start + ((uint64_t)it->dur - (it->tracer & plain)), c + r->wake_ns);
@@ -570,12 +571,14 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
                                 SC_RP_ITEM_SHIFT_FAST)) == SC_RP_ITEM_FAST) {
                 const sc_rp_item *it = &items[i];
                 uint64_t start;
+                uint32_t thread = 0;
                 if ((fix & SC_RP_ITEM_SHIFT_FAST)) {
+                    thread = sc_rp_thread_of(r, i);     /* rare: r is read again */
                     /* sc_rp_item_start's: item_start[i] is not read before it is written (a
                      * page's read before its first write costs it a second fault) */
                     start = (item_fix[i - 1] & SC_RP_ITEM_DONE)
                                 ? item_start[i]
-                                : it->rec_start + thread_shift[it->thread];
+                                : it->rec_start + thread_shift[thread];
                     item_start[i] = start;
                 } else {
                     start = item_start[i];
@@ -585,7 +588,7 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
                                    : start + ((uint64_t)it->dur - (it->tracer & plain));
                 sc_rp_item_next(it, &item_start[i + 1], end, plain);
                 if ((fix & SC_RP_ITEM_SHIFT_FAST))
-                    thread_shift[it->thread] = end - (it->rec_start + it->dur);
+                    thread_shift[thread] = end - (it->rec_start + it->dur);
                 last = sc_rp_max(last, end);
                 if ((fix & SC_RP_ITEM_KEPT_FAST)) {
                     sc_rp_sparse *e = &r->item_ends[r->kept_next];
@@ -701,6 +704,9 @@ void sc_rp_pass_shapes(sc_replay *r)
     const uint32_t *nodes = r->nodes;
     uint8_t *op_fix = r->op_fix, *item_fix = r->item_fix;
     size_t n_ops = r->n_ops, n_nodes = r->n_nodes;
+    const uint32_t *thread_first = r->thread_first;
+    size_t n_threads = r->n_threads;
+    const int32_t *cond_ops = r->cond_ops;
     const uint64_t lag_issue[3] = {r->lag_issue[0], r->lag_issue[1], r->lag_issue[2]};
     sc_rp_pass_shapes_drop(r);
     int32_t *last_done = malloc((r->n_threads + 1) * sizeof *last_done);
@@ -723,7 +729,7 @@ void sc_rp_pass_shapes(sc_replay *r)
             /* it reads the thread's shift (sc_rp_item_start) */
             bool shift = !it->first && !(item_fix[i - 1] & SC_RP_ITEM_DONE);
             bool wait = it->wait == SC_RP_WAIT_OPS && sc_rp_cond_placed(r, op_fix, it) &&
-                        (!it->waited || it->post != SC_RP_WIDE_SIGNED);
+                        (!it->waited || cond_ops[it->cond + 1] != SC_RP_WIDE_SIGNED);
             /* a mark's end is its start: the fast step's too when it has no time */
             bool fast = !it->first && !it->last && !it->loads && !it->joins && !it->pinned &&
                         (wait || (it->wait == SC_RP_WAIT_NONE && !it->waited)) &&
@@ -744,9 +750,10 @@ void sc_rp_pass_shapes(sc_replay *r)
                 kept_link = &e->other;
                 kept_prev = e;
             }
+            uint32_t thread = sc_rp_thread_in(thread_first, n_threads, i);
             if (shift)
-                sc_rp_shift_read(item_fix, last_done[it->thread]);
-            last_done[it->thread] = i;
+                sc_rp_shift_read(item_fix, last_done[thread]);
+            last_done[thread] = i;
             continue;
         }
         const sc_rp_op *o = &ops[node];
@@ -768,7 +775,8 @@ void sc_rp_pass_shapes(sc_replay *r)
         op_fix[node] = (uint8_t)((fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED |
                                  (fast ? SC_RP_OP_FAST : 0));
         if (!started)
-            sc_rp_shift_read(item_fix, last_done[it->thread]);
+            sc_rp_shift_read(item_fix, last_done[sc_rp_thread_in(thread_first, n_threads,
+                                                                 o->item)]);
     }
     *kept_link = SC_RP_NONE;
     r->kept_chained = true;
@@ -818,7 +826,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
             const sc_rp_item *it = &r->items[i];
             uint64_t own = sc_rp_item_end(r, (int32_t)i) - it->rec_start;
             uint64_t load_ns = sc_rp_load_ns(r, (int32_t)i);
-            r->moved_load[it->thread] += load_ns < own ? load_ns : own;
+            r->moved_load[sc_rp_thread_of(r, (int32_t)i)] += load_ns < own ? load_ns : own;
         }
     if (r->dev_tree)
         memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);

@@ -777,6 +777,8 @@ void sc_replay_free(sc_replay *r)
         return;
     free(r->ops);
     free(r->thread_first);
+    free(r->item_call);
+    free(r->waits);
     free(r->wide_op_durs.v);
     free(r->links);
     free(r->op_slot);

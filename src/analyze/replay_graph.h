@@ -96,37 +96,26 @@ typedef enum sc_rp_wait {
 
 /* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
  * range: sc_replay.range_marks). Fields are grouped by size (8, 4, 2, then 1 byte), as in
- * sc_rp_op: 24 bytes. What only a few items have (a join, a module load's end, the copy of a
- * pageable call, the device a device wait waits for, a waiting call's return after its wait)
- * is kept beside them, in sc_replay.joins, .load_ends, .pinned_copies, .dev_waits and
- * .cond_ops; the host times that take microseconds in 32 bits, the rare larger ones beside
- * them too (replay_wide.h: read through sc_rp_tool, sc_rp_tracer and sc_rp_post). Which call
- * an item is, only the host waits read: it shares its place with `cond`, which they fill. The
- * items of a thread are consecutive: the one before item i of its thread (unless i is
- * `first`) is i - 1, which gives its gap (sc_rp_gap) without keeping it, and the one after it
- * (unless i is `last`) is i + 1; its thread is the one whose first item is the last at or
- * before it (sc_replay.thread_first, sc_rp_thread_of). */
+ * sc_rp_op: 16 bytes. What only a few items have is kept beside them: a join, a module
+ * load's end, the copy of a pageable call, what a waiting call waits for and its return after
+ * the wait (sc_replay.joins, .load_ends, .pinned_copies, .waits), the time streamcheck's stack
+ * took in the gap before it (sc_rp_tool); the host times that take microseconds in 32 or 16
+ * bits, the rare larger ones beside them too (replay_wide.h: read through sc_rp_tracer and
+ * sc_rp_post). Which call an item is, only the build reads (sc_replay.item_call). The items of
+ * a thread are consecutive: the one before item i of its thread (unless i is `first`) is
+ * i - 1, which gives its gap (sc_rp_gap) without keeping it, and the one after it (unless i
+ * is `last`) is i + 1; its thread is the one whose first item is the last at or before it
+ * (sc_replay.thread_first, sc_rp_thread_of). */
 typedef struct sc_rp_item {
     uint64_t rec_start;
     uint32_t dur;               /* its recorded end less its start: sc_rp_item_end */
-    union {
-        int32_t call;           /* until the host waits are built (sc_rp_host_waits): its
-                                   trace->calls index (first query of a loop), SC_RP_NONE */
-        uint32_t cond;          /* after: what it waits for (sc_rp_cond_list, sc_rp_wait_dev):
-                                   SC_RP_WAIT_OPS: into sc_replay.cond_ops, at the count of
-                                   the work, which is listed right before it, its return
-                                   after the wait right after (sc_rp_post);
-                                   SC_RP_WAIT_DEVICE: into sc_replay.dev_waits */
-    };
-    uint32_t tool;              /* the part of its gap streamcheck spent taking the previous
-                                   call's stack: left out when the replay runs plain */
     uint16_t tracer;            /* what tracing added to its calls (tracer_cost.h: 2 us a
                                    launch), at most its own time: left out when the replay
                                    runs plain */
     /* two bytes of flags */
     uint8_t first : 1;          /* the first item of its thread: anchored at rec_start */
     uint8_t last : 1;           /* the last item of its thread (else the next is i + 1) */
-    uint8_t wait : 2;           /* sc_rp_wait */
+    uint8_t wait : 2;           /* sc_rp_wait: what it waits for in sc_replay.waits */
     uint8_t waited : 1;         /* the recorded call returned because its wait ended */
     uint8_t loads : 1;          /* a launch that loaded its module: it waited for the device,
                                    and its kernel starts after the load (sc_rp_load_end) */
@@ -140,8 +129,22 @@ typedef struct sc_rp_item {
     uint8_t end_read : 1;       /* its replayed end is read after its step (a join waits for
                                    it, its module load holds its kernel, it ends an NVTX
                                    range): sc_replay.item_ends */
+    uint8_t tool : 1;           /* part of its gap was streamcheck's own, taking the previous
+                                   call's stack: in sc_replay.wide_tools (sc_rp_tool; the
+                                   sampled calls are a few of every kind, then one in 256) */
 } sc_rp_item;
-_Static_assert(sizeof(sc_rp_item) == 24, "sc_rp_item: one per host call, no padding");
+_Static_assert(sizeof(sc_rp_item) == 16, "sc_rp_item: one per host call, no padding");
+
+/* What a waiting item (sc_rp_item.wait) waits for: sc_replay.waits, one entry per waiting
+ * item, by item. */
+typedef struct sc_rp_wait_ref {
+    int32_t item;
+    uint32_t cond;              /* SC_RP_WAIT_OPS: into sc_replay.cond_ops, at the count of
+                                   the work (sc_rp_cond_list), which is listed right before
+                                   it, its return after the wait right after (sc_rp_post);
+                                   SC_RP_WAIT_DEVICE: into sc_replay.dev_waits */
+    int32_t next;               /* the entry a pass reaches next (sc_replay.kept_chained) */
+} sc_rp_wait_ref;
 
 /* The device an SC_RP_WAIT_DEVICE item waits for. */
 typedef struct sc_rp_dev_wait {
@@ -181,6 +184,9 @@ struct sc_replay {
     sc_rp_op *ops;              size_t n_ops;
     uint32_t *thread_first;     /* per thread, its first item (ascending: threads' items are
                                    consecutive) */
+    int32_t *item_call;         /* per item, its trace->calls index (first query of a loop),
+                                   SC_RP_NONE; until the host waits are built */
+    sc_rp_wait_ref *waits;      size_t n_waits, cap_waits;    /* the waiting items' */
     sc_rp_wides wide_op_durs;   /* the ops' durations that take more than 32 bits */
     sc_rp_link *links;          size_t n_links, cap_links;  /* sc_rp_op.link */
     uint32_t *op_slot;          /* per op, its stream: index into analysis->streams; while
@@ -256,9 +262,12 @@ struct sc_replay {
                                    a value per item less */
     bool kept_chained;          /* each item_ends entry's `other` (unused by the entries)
                                    names the entry a pass reaches next (sc_rp_pass_shapes):
-                                   a step stores its end there without a search */
+                                   a step stores its end there without a search; so does
+                                   each waits entry's `next`, and a step reads its wait
+                                   there */
     int32_t kept_first;         /* then the entry a pass reaches first, */
     int32_t kept_next;          /* and in a pass the entry it reaches next */
+    int32_t waits_first, wait_next;     /* the same for the waits */
     uint64_t *thread_shift;     /* replayed minus recorded end of the thread's last item */
     uint64_t *moved_load;       /* per thread, in a pass: the module loads SC_FIX_NO_LOAD took
                                    out of its launches, paid at its start instead */
@@ -331,11 +340,16 @@ static inline const sc_rp_sparse *sc_rp_value_of(const sc_rp_sparse *v, size_t n
     return lo < n && v[lo].index == index ? &v[lo] : NULL;
 }
 
-/* The work an SC_RP_WAIT_OPS item waits for: *n pieces. */
-static inline const int32_t *sc_rp_cond_list(const sc_replay *r, const sc_rp_item *it,
-                                             uint32_t *n)
+/* The wait entry of waiting item i, searched. */
+static inline const sc_rp_wait_ref *sc_rp_wait_of(const sc_replay *r, int32_t i)
 {
-    const int32_t *count = r->cond_ops + it->cond;
+    return &r->waits[SC_LOWER_BOUND(r->waits, r->n_waits, item, i)];
+}
+
+/* The work an SC_RP_WAIT_OPS item waits for (its wait's cond): *n pieces. */
+static inline const int32_t *sc_rp_cond_list(const sc_replay *r, uint32_t cond, uint32_t *n)
+{
+    const int32_t *count = r->cond_ops + cond;
     *n = (uint32_t)*count;
     return count - *n;
 }
@@ -407,7 +421,7 @@ static inline uint64_t sc_rp_gap(const sc_replay *r, int32_t i)
 
 static inline uint64_t sc_rp_tool(const sc_replay *r, int32_t i)
 {
-    return sc_rp_wide_of(&r->wide_tools, i, r->items[i].tool);
+    return r->items[i].tool ? sc_rp_wide_lookup(&r->wide_tools, i) : 0;
 }
 
 static inline uint64_t sc_rp_tracer(const sc_replay *r, int32_t i)
@@ -415,18 +429,25 @@ static inline uint64_t sc_rp_tracer(const sc_replay *r, int32_t i)
     return sc_rp_wide16_of(&r->wide_tracers, i, r->items[i].tracer);
 }
 
-/* The field of a waiting item's return after what it waited for, in its wait's entry: when
- * it waited (`waited`), its return minus the end of what it waited for (negative: it returned
- * a little before); else 0. */
-static inline const int32_t *sc_rp_post_field(const sc_replay *r, const sc_rp_item *it)
+/* The field of a waiting item's return after what it waited for (its wait's kind and cond):
+ * when it waited (`waited`), its return minus the end of what it waited for (negative: it
+ * returned a little before); else 0. */
+static inline const int32_t *sc_rp_post_field(const sc_replay *r, uint8_t wait, uint32_t cond)
 {
-    return it->wait == SC_RP_WAIT_OPS ? &r->cond_ops[it->cond + 1] : &r->dev_waits[it->cond].post;
+    return wait == SC_RP_WAIT_OPS ? &r->cond_ops[cond + 1] : &r->dev_waits[cond].post;
 }
 
-/* The return after its wait of an item that waited (sc_rp_item.waited). */
+/* The return after its wait of item i, which waited (sc_rp_item.waited), its wait's cond
+ * known, or searched. */
+static inline int64_t sc_rp_post_at(const sc_replay *r, int32_t i, uint32_t cond)
+{
+    return sc_rp_wide_signed_of(&r->wide_posts, i,
+                                *sc_rp_post_field(r, r->items[i].wait, cond));
+}
+
 static inline int64_t sc_rp_post(const sc_replay *r, int32_t i)
 {
-    return sc_rp_wide_signed_of(&r->wide_posts, i, *sc_rp_post_field(r, &r->items[i]));
+    return sc_rp_post_at(r, i, sc_rp_wait_of(r, i)->cond);
 }
 
 /* The thread of item i, of n threads whose first items are first[0 .. n) (ascending). */

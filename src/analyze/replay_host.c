@@ -133,8 +133,9 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint
 {
     const sc_trace *t = r->ctx->trace;
     r->items = calloc(n ? n : 1, sizeof *r->items);
+    r->item_call = malloc((n ? n : 1) * sizeof *r->item_call);
     r->range_marks = malloc((2 * t->n_ranges + 1) * sizeof *r->range_marks);
-    if (!r->items || !r->range_marks)
+    if (!r->items || !r->item_call || !r->range_marks)
         return -1;
     for (size_t j = 0; j < 2 * t->n_ranges; j++)
         r->range_marks[j] = SC_RP_NONE;
@@ -154,8 +155,8 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint
         }
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
-        *it = (sc_rp_item){.rec_start = e.start, .call = e.call, .last = true,
-                           .mark = e.call == SC_RP_NONE};
+        *it = (sc_rp_item){.rec_start = e.start, .last = true, .mark = e.call == SC_RP_NONE};
+        r->item_call[i] = e.call;
         if (sc_rp_wide_put(&r->wide_durs, i, e.end - e.start, &it->dur) != 0)
             return -1;
         if (prev == SC_RP_NONE) {
@@ -310,8 +311,11 @@ static int sc_rp_host_times(sc_replay *r)
         return -1;
     int rc = 0;
     sc_rp_tool_times(r, sum);
-    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
-        rc = sc_rp_wide_put(&r->wide_tools, (int32_t)i, sum[i], &r->items[i].tool);
+    for (size_t i = 0; rc == 0 && i < r->n_items; i++)     /* the few sampled calls' */
+        if (sum[i]) {
+            r->items[i].tool = 1;
+            rc = sc_rp_wide_keep(&r->wide_tools, (int32_t)i, sum[i]);
+        }
     memset(sum, 0, (r->n_items ? r->n_items : 1) * sizeof *sum);
     sc_rp_tracer_times(r, sum);
     for (size_t i = 0; rc == 0 && i < r->n_items; i++)
@@ -412,7 +416,7 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
             w->ctx_dev[w->n_ctx++] = o->dev;
         }
         if (o->item == SC_RP_NONE ||
-            !sc_rp_reads_own(w, t->calls[r->items[o->item].call].rec.call_class))
+            !sc_rp_reads_own(w, t->calls[r->item_call[o->item]].rec.call_class))
             continue;
         uint64_t key = (uint64_t)(uint32_t)o->item << 32 | (uint32_t)i;
         ascending &= w->n_own == 0 || w->own[w->n_own - 1] < key;
@@ -537,6 +541,17 @@ static int sc_rp_set_pinned_copy(sc_replay *r, int32_t i, int32_t op)
     return 0;
 }
 
+/* Item i waits (`wait`) for what `cond` names (sc_rp_wait_ref); items come in increasing
+ * order, so the list stays sorted. */
+static int sc_rp_wait_set(sc_replay *r, int32_t i, uint8_t wait, uint32_t cond)
+{
+    if (!SC_GROW(r->waits, r->cap_waits, r->n_waits + 1, 256))
+        return -1;
+    r->waits[r->n_waits++] = (sc_rp_wait_ref){.item = i, .cond = cond, .next = SC_RP_NONE};
+    r->items[i].wait = wait;
+    return 0;
+}
+
 /* Item i waits for a device: `dev` (an index), or every device when dev is n_devs or more. */
 static int sc_rp_wait_device(sc_replay *r, int32_t i, uint32_t dev)
 {
@@ -555,9 +570,7 @@ static int sc_rp_wait_device(sc_replay *r, int32_t i, uint32_t dev)
         for (size_t d = 0; d < r->n_devs; d++)
             r->dev_limits[r->n_dev_limits++] = (uint32_t)sc_rp_dev_issued_before(r, d, at);
     }
-    r->items[i].cond = (uint32_t)r->n_dev_waits++;
-    r->items[i].wait = SC_RP_WAIT_DEVICE;
-    return 0;
+    return sc_rp_wait_set(r, i, SC_RP_WAIT_DEVICE, (uint32_t)r->n_dev_waits++);
 }
 
 /* Fills the item's condition (kind and list); the recorded end of it is computed after. */
@@ -566,7 +579,7 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
 {
     const sc_trace *t = r->ctx->trace;
     sc_rp_item *it = &r->items[i];
-    int32_t call = it->call;
+    int32_t call = r->item_call[i];
     const sc_api_call *c = &t->calls[call];
     uint16_t cls = c->rec.call_class;
     it->sync = sc_rp_sync_class(&w->classes, cls);
@@ -633,25 +646,24 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
         if (sc_rp_cond_add(conds, (int32_t)(conds->n - first)) != 0 ||
             sc_rp_cond_add(conds, 0) != 0)
             return -1;
-        it->wait = SC_RP_WAIT_OPS;
-        it->cond = (uint32_t)(conds->n - 2);
+        return sc_rp_wait_set(r, i, SC_RP_WAIT_OPS, (uint32_t)(conds->n - 2));
     }
     return 0;
 }
 
 /* The recorded end of what an item waited for. */
 static uint64_t sc_rp_cond_recorded(const sc_replay *r, const sc_rp_wait_index *w,
-                                    const sc_rp_item *it)
+                                    const sc_rp_item *it, uint32_t cond)
 {
     uint64_t end = 0;
     if (it->wait == SC_RP_WAIT_OPS) {
         uint32_t n;
-        const int32_t *cond = sc_rp_cond_list(r, it, &n);
+        const int32_t *ops = sc_rp_cond_list(r, cond, &n);
         for (uint32_t k = 0; k < n; k++)
-            if (sc_rp_rec_end(r, cond[k]) > end)
-                end = sc_rp_rec_end(r, cond[k]);
+            if (sc_rp_rec_end(r, ops[k]) > end)
+                end = sc_rp_rec_end(r, ops[k]);
     } else if (it->wait == SC_RP_WAIT_DEVICE) {
-        const sc_rp_dev_wait *v = &r->dev_waits[it->cond];
+        const sc_rp_dev_wait *v = &r->dev_waits[cond];
         for (size_t d = 0; d < r->n_devs; d++) {
             if (v->dev != UINT32_MAX && v->dev != d)
                 continue;
@@ -715,42 +727,49 @@ static int sc_rp_loads(sc_replay *r)
     return 0;
 }
 
-/* Item i's return after what it waited for (the recorded end of that is complete once its
- * own condition is); a loading launch whose load did not wait waits for nothing. Returns 0,
- * or -1 without memory. */
-static int sc_rp_item_post(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
+/* Item i's return after what it waited for (`cond`; the recorded end of that is complete
+ * once its own condition is); a loading launch whose load did not wait waits for nothing.
+ * Returns 0, or -1 without memory. */
+static int sc_rp_item_post(sc_replay *r, const sc_rp_wait_index *w, int32_t i, uint32_t cond,
                            bool *device_waits)
 {
     sc_rp_item *it = &r->items[i];
-    uint64_t cond = sc_rp_cond_recorded(r, w, it);
+    uint64_t end = sc_rp_cond_recorded(r, w, it, cond);
     uint64_t rec_end = sc_rp_item_end(r, i);
-    if (it->loads && cond > rec_end) {
+    if (it->loads && end > rec_end) {
         /* the load did not wait: the device was still busy when the call returned (its
-         * kernel was held on the device instead, replay_lags.c) */
+         * kernel was held on the device instead, replay_lags.c); its wait's entry goes */
         it->wait = SC_RP_WAIT_NONE;
         return 0;
     }
     /* the devices' trees of replayed ends answer device waits only: without one, no pass
      * keeps them (a raise per op and pass, and 8 bytes an op) */
     *device_waits |= it->wait == SC_RP_WAIT_DEVICE;
-    it->waited = cond > it->rec_start;
+    it->waited = end > it->rec_start;
     return sc_rp_wide_put_signed(&r->wide_posts, i,
-                                 it->waited ? (int64_t)rec_end - (int64_t)cond : 0,
-                                 (int32_t *)sc_rp_post_field(r, it));
+                                 it->waited ? (int64_t)rec_end - (int64_t)end : 0,
+                                 (int32_t *)sc_rp_post_field(r, it->wait, cond));
 }
 
 /* The device waits' returns (sc_rp_item_post), once the walk over every item is done and its
  * own work lists are freed: the recorded ends they read are 8 bytes an op, built only for
- * them. */
+ * them. The entries of the loading launches whose load did not wait go. */
 static int sc_rp_device_waits(sc_replay *r, sc_rp_wait_index *w, bool *device_waits)
 {
     if (sc_rp_prefix_ends(r, w) != 0)
         return -1;
     size_t n_wide = r->wide_posts.n;
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
-        if (r->items[i].wait == SC_RP_WAIT_DEVICE)
-            rc = sc_rp_item_post(r, w, (int32_t)i, device_waits);
+    for (size_t k = 0; rc == 0 && k < r->n_waits; k++) {
+        const sc_rp_wait_ref *v = &r->waits[k];
+        if (r->items[v->item].wait == SC_RP_WAIT_DEVICE)
+            rc = sc_rp_item_post(r, w, v->item, v->cond, device_waits);
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < r->n_waits; k++)
+        if (r->items[r->waits[k].item].wait != SC_RP_WAIT_NONE)
+            r->waits[kept++] = r->waits[k];
+    r->n_waits = kept;
     /* the list is searched by item: the few values these added after the walk's */
     if (rc == 0 && n_wide > 0 && r->wide_posts.n > n_wide)
         sc_sort(r->wide_posts.v, r->wide_posts.n, sizeof *r->wide_posts.v,
@@ -778,12 +797,14 @@ int sc_rp_host_waits(sc_replay *r)
             continue;
         r->cond_ops = conds.ops;    /* as it has grown */
         r->n_cond_ops = conds.n;
-        rc = sc_rp_item_post(r, &w, (int32_t)i, &device_waits);
+        rc = sc_rp_item_post(r, &w, (int32_t)i, r->waits[r->n_waits - 1].cond, &device_waits);
     }
     r->cond_ops = conds.ops;
     r->n_cond_ops = conds.n;
     free(w.own);
     w.own = NULL;
+    free(r->item_call);     /* the walk was its last reader */
+    r->item_call = NULL;
     if (rc == 0 && waits_device)
         rc = sc_rp_device_waits(r, &w, &device_waits);
     sc_rp_wait_index_free(&w);

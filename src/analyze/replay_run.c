@@ -122,6 +122,15 @@ static sc_rp_sparse *sc_rp_kept_end(const sc_replay *r, int32_t i)
     return &r->item_ends[sc_rp_value_of(r->item_ends, r->n_item_ends, i) - r->item_ends];
 }
 
+/* The condition of waiting item i in this pass, at its step: the entry the pass reaches next
+ * (sc_replay.kept_chained), or searched. Every waiting item's step takes it once. */
+static inline uint32_t sc_rp_take_cond(sc_replay *r, int32_t i)
+{
+    const sc_rp_wait_ref *v = r->kept_chained ? &r->waits[r->wait_next] : sc_rp_wait_of(r, i);
+    r->wait_next = v->next;
+    return v->cond;
+}
+
 /* Item i, whose end is read after its step, ended at `end` in this pass: stored in the entry
  * the pass reaches next (sc_replay.kept_chained), or searched. */
 static inline void sc_rp_keep_end(sc_replay *r, int32_t i, uint64_t end)
@@ -375,19 +384,19 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
     sc_rp_place_op(r, i, t + sc_rp_dur(r, i));
 }
 
-/* When what a waiting item waits for has ended, in the replay. */
-static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
+/* When what a waiting item waits for (its wait's cond) has ended, in the replay. */
+static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i, uint32_t cond)
 {
     const sc_rp_item *it = &r->items[i];
     uint64_t end = 0;
     if (it->wait == SC_RP_WAIT_OPS) {
         uint32_t n;
-        const int32_t *cond = sc_rp_cond_list(r, it, &n);
+        const int32_t *ops = sc_rp_cond_list(r, cond, &n);
         for (uint32_t k = 0; k < n; k++)
-            end = sc_rp_max(end, sc_rp_op_end(r, cond[k]));
+            end = sc_rp_max(end, sc_rp_op_end(r, ops[k]));
         return end;
     }
-    const sc_rp_dev_wait *v = &r->dev_waits[it->cond];
+    const sc_rp_dev_wait *v = &r->dev_waits[cond];
     for (size_t d = 0; d < r->n_devs; d++) {
         if (v->dev != UINT32_MAX && v->dev != d)
             continue;
@@ -416,7 +425,8 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     uint64_t rec_end = sc_rp_item_end(r, i);
     uint64_t own = rec_end - it->rec_start - (r->plain ? sc_rp_tracer(r, i) : 0), end;
     int32_t pinned_copy = it->pinned ? sc_rp_pinned_copy(r, i) : SC_RP_NONE;
-    int64_t post = it->waited ? sc_rp_post(r, i) : 0;
+    uint32_t cond = it->wait != SC_RP_WAIT_NONE ? sc_rp_take_cond(r, i) : 0;
+    int64_t post = it->waited ? sc_rp_post_at(r, i, cond) : 0;
     if (it->mark || (r->item_fix[i] & SC_RP_FIX_ITEM_REMOVE)) {
         end = start;    /* a range mark, or a call the fix takes out of the run */
     } else if (pinned_copy != SC_RP_NONE && (r->op_fix[pinned_copy] & SC_RP_FIX_OP_PINNED)) {
@@ -430,12 +440,12 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
         /* what the call does beside waiting: all of it, or its part after the wait */
         end = start + (it->waited ? (uint64_t)(post > 0 ? post : 0) : own);
     } else {
-        uint64_t cond = sc_rp_cond_end(r, i);
+        uint64_t cond_end = sc_rp_cond_end(r, i, cond);
         if (it->waited) {
-            int64_t e = (int64_t)sc_rp_max(start, cond) + post;
+            int64_t e = (int64_t)sc_rp_max(start, cond_end) + post;
             end = e > (int64_t)start ? (uint64_t)e : start;
         } else {
-            end = sc_rp_max(start + own, cond + r->wake_ns);
+            end = sc_rp_max(start + own, cond_end + r->wake_ns);
         }
     }
     if ((r->item_fix[i] & SC_RP_FIX_ITEM_NO_LOAD)) {
@@ -469,12 +479,12 @@ static __attribute__((noinline)) void sc_rp_run_item_call(sc_replay *r, int32_t 
 
 #define SC_RP_WALK_STEP static inline __attribute__((always_inline))
 
-/* Item it (not its thread's last) ended at `end`: the next item's start (sc_rp_walk). */
-SC_RP_WALK_STEP void sc_rp_item_next(const sc_rp_item *it, uint64_t *next_start, uint64_t end,
-                                     uint32_t plain)
+/* Item it (not its thread's last) ended at `end`: the next item's start (sc_rp_walk), whose
+ * gap holds none of streamcheck's own time (sc_rp_pass_shapes). */
+SC_RP_WALK_STEP void sc_rp_item_next(const sc_rp_item *it, uint64_t *next_start, uint64_t end)
 {
     uint64_t rec_end = it->rec_start + it->dur;
-    *next_start = end + sc_rp_gap_after(&it[1], rec_end) - (uint64_t)(it[1].tool & plain);
+    *next_start = end + sc_rp_gap_after(&it[1], rec_end);
 }
 
 /* The fast step of item i (sc_rp_walk): returns its end; its flags are the walk's. */
@@ -483,23 +493,24 @@ SC_RP_WALK_STEP uint64_t sc_rp_item_fast(const sc_rp_item *items, uint64_t *item
 {
     const sc_rp_item *it = &items[i];
     uint64_t end = item_start[i] + ((uint64_t)it->dur - (it->tracer & plain));
-    sc_rp_item_next(it, &item_start[i + 1], end, plain);
+    sc_rp_item_next(it, &item_start[i + 1], end);
     return end;
 }
 
 /* The end of item i of the fast shape that waits for listed work (SC_RP_ITEM_WAIT_FAST), all
- * of it placed before the item's step, its return after the wait in its field. */
-SC_RP_WALK_STEP uint64_t sc_rp_item_wait_fast(const sc_replay *r, const uint64_t *op_end,
-                                              const sc_rp_item *it, uint64_t start,
+ * of it placed before the item's step, its return after the wait in its field (its wait's
+ * entry in cond_ops). */
+SC_RP_WALK_STEP uint64_t sc_rp_item_wait_fast(sc_replay *r, const uint64_t *op_end,
+                                              const sc_rp_item *it, int32_t i, uint64_t start,
                                               uint32_t plain)
 {
-    uint32_t n;
-    const int32_t *cond = sc_rp_cond_list(r, it, &n);
+    uint32_t n, cond = sc_rp_take_cond(r, i);
+    const int32_t *ops = sc_rp_cond_list(r, cond, &n);
     uint64_t c = 0;
     for (uint32_t k = 0; k < n; k++)
-        c = sc_rp_max(c, op_end[cond[k]]);
+        c = sc_rp_max(c, op_end[ops[k]]);
     if (it->waited) {
-        int64_t e = (int64_t)sc_rp_max(start, c) + r->cond_ops[it->cond + 1];
+        int64_t e = (int64_t)sc_rp_max(start, c) + r->cond_ops[cond + 1];
         return e > (int64_t)start ? (uint64_t)e : start;
     }
     return sc_rp_max(start + ((uint64_t)it->dur - (it->tracer & plain)), c + r->wake_ns);
@@ -530,12 +541,14 @@ SC_RP_WALK_STEP uint64_t sc_rp_edges_fast(const sc_replay *r, const uint64_t *op
  *   constraints without asking;
  *   an item (SC_RP_ITEM_FAST, and no fix on it in this pass): neither its thread's first nor
  *   its last, no join, no module load, no pageable copy, no time if it is a mark (its end is
- *   then its start, as the general step makes it), its times (and the next item's tool
- *   time) in their fields. Its start is item_start[i], which the item before it stored
+ *   then its start, as the general step makes it), its times in their fields, none of
+ *   streamcheck's own time in the next item's gap (the few sampled calls' next items take
+ *   the general step). Its start is item_start[i], which the item before it stored
  *   (unless SC_RP_ITEM_SHIFT_FAST: then the step tests it, as sc_rp_item_start does, and
  *   stores the thread's shift for a later step that reads it; the other fast items store
  *   none). SC_RP_ITEM_WAIT_FAST: it waits for listed work, all placed, its return after the
- *   wait in its field. SC_RP_ITEM_KEPT_FAST: its end is read after its step, and stored in
+ *   wait in its field (its wait the entry the pass reaches next, as every waiting item's
+ *   step takes it: sc_rp_take_cond). SC_RP_ITEM_KEPT_FAST: its end is read after its step, and stored in
  *   the entry the pass reaches next (kept_chained).
  * What the loop reads of r is in locals: the steps' byte stores may alias any field of r,
  * which the loop would otherwise read again each node. The latest end is kept here for the
@@ -584,9 +597,9 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
                     start = item_start[i];
                 }
                 uint64_t end = (fix & SC_RP_ITEM_WAIT_FAST)
-                                   ? sc_rp_item_wait_fast(r, op_end, it, start, plain)
+                                   ? sc_rp_item_wait_fast(r, op_end, it, i, start, plain)
                                    : start + ((uint64_t)it->dur - (it->tracer & plain));
-                sc_rp_item_next(it, &item_start[i + 1], end, plain);
+                sc_rp_item_next(it, &item_start[i + 1], end);
                 if ((fix & SC_RP_ITEM_SHIFT_FAST))
                     thread_shift[thread] = end - (it->rec_start + it->dur);
                 last = sc_rp_max(last, end);
@@ -650,12 +663,12 @@ static void sc_rp_walk(sc_replay *r)
 
 /* Whether all the work an SC_RP_WAIT_OPS item waits for is placed (sc_rp_pass_shapes; the
  * flags are arguments, as in the walk below, not read through r after each byte store). */
-static bool sc_rp_cond_placed(const sc_replay *r, const uint8_t *op_fix, const sc_rp_item *it)
+static bool sc_rp_cond_placed(const sc_replay *r, const uint8_t *op_fix, uint32_t cond)
 {
     uint32_t n;
-    const int32_t *cond = sc_rp_cond_list(r, it, &n);
+    const int32_t *ops = sc_rp_cond_list(r, cond, &n);
     for (uint32_t k = 0; k < n; k++)
-        if (!(op_fix[cond[k]] & SC_RP_OP_PLACED))
+        if (!(op_fix[ops[k]] & SC_RP_OP_PLACED))
             return false;
     return true;
 }
@@ -714,6 +727,8 @@ void sc_rp_pass_shapes(sc_replay *r)
         return;
     int32_t *kept_link = &r->kept_first;    /* where the next kept end's entry is named */
     sc_rp_sparse *kept_prev = NULL, *kept_end = r->item_ends + r->n_item_ends;
+    int32_t *wait_link = &r->waits_first;   /* the same for the waits */
+    sc_rp_wait_ref *wait_prev = NULL, *wait_end = r->waits + r->n_waits;
     for (size_t t = 0; t <= r->n_threads; t++)
         last_done[t] = SC_RP_NONE;
     for (size_t i = 0; i < n_ops; i++)     /* candidates: all but the full grids */
@@ -728,14 +743,23 @@ void sc_rp_pass_shapes(sc_replay *r)
             const sc_rp_item *it = &items[i];
             /* it reads the thread's shift (sc_rp_item_start) */
             bool shift = !it->first && !(item_fix[i - 1] & SC_RP_ITEM_DONE);
-            bool wait = it->wait == SC_RP_WAIT_OPS && sc_rp_cond_placed(r, op_fix, it) &&
-                        (!it->waited || cond_ops[it->cond + 1] != SC_RP_WIDE_SIGNED);
+            uint32_t cond = 0;
+            if (it->wait != SC_RP_WAIT_NONE) {  /* mostly the entry after the one before */
+                sc_rp_wait_ref *e = wait_prev ? wait_prev + 1 : r->waits;
+                if (e == wait_end || e->item != i)
+                    e = &r->waits[sc_rp_wait_of(r, i) - r->waits];
+                *wait_link = (int32_t)(e - r->waits);
+                wait_link = &e->next;
+                wait_prev = e;
+                cond = e->cond;
+            }
+            bool wait = it->wait == SC_RP_WAIT_OPS && sc_rp_cond_placed(r, op_fix, cond) &&
+                        (!it->waited || cond_ops[cond + 1] != SC_RP_WIDE_SIGNED);
             /* a mark's end is its start: the fast step's too when it has no time */
             bool fast = !it->first && !it->last && !it->loads && !it->joins && !it->pinned &&
                         (wait || (it->wait == SC_RP_WAIT_NONE && !it->waited)) &&
                         (!it->mark || (it->dur == 0 && it->tracer == 0)) &&
-                        it->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 &&
-                        it[1].tool != SC_RP_WIDE;
+                        it->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 && !it[1].tool;
             item_fix[i] |= (uint8_t)(SC_RP_ITEM_DONE |
                                      (fast ? SC_RP_ITEM_FAST |
                                                  (it->end_read ? SC_RP_ITEM_KEPT_FAST : 0) |
@@ -779,6 +803,7 @@ void sc_rp_pass_shapes(sc_replay *r)
                                                                  o->item)]);
     }
     *kept_link = SC_RP_NONE;
+    *wait_link = SC_RP_NONE;
     r->kept_chained = true;
     free(last_done);
     sc_rp_clear_bit(op_fix, n_ops, SC_RP_OP_PLACED);
@@ -819,6 +844,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
         r->full_ready[k] = UINT64_MAX;
     sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_DONE);
     r->kept_next = r->kept_first;
+    r->wait_next = r->waits_first;
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
     memset(r->moved_load, 0, (r->n_threads + 1) * sizeof *r->moved_load);
     for (size_t i = 0; no_load && i < r->n_items; i++)

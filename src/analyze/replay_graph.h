@@ -90,7 +90,7 @@ static inline const sc_rp_edge *sc_rp_op_edges(const sc_rp_edge *edges, const sc
 
 typedef enum sc_rp_wait {
     SC_RP_WAIT_NONE = 0,
-    SC_RP_WAIT_OPS = 1,         /* until the listed work ended (cond_first, n_cond) */
+    SC_RP_WAIT_OPS = 1,         /* until the listed work ended (sc_rp_cond_list) */
     SC_RP_WAIT_DEVICE = 2,      /* until the work of a device issued before it ended */
 } sc_rp_wait;
 

@@ -12,8 +12,9 @@ int sc_rp_drained_work(sc_replay *r);
  * module loads inside their calls, before the work exists: the work looks up its issuing
  * item in r->call_item. */
 int sc_rp_host_items(sc_replay *r);
-/* replay_host.c: what each waiting item waits for (a launch that loads a module included);
- * needs the work and its orders. */
+/* replay_host.c: what each waiting item waits for (a launch that loads a module included:
+ * r->waits); needs the work and its orders, and is the last reader of the items' calls and
+ * the devices' issue orders (r->item_call, r->dev_order), which it frees. */
 int sc_rp_host_waits(sc_replay *r);
 /* replay_lags.c: the first work after each host function (sc_rp_op.after_host_func): the
  * last reader of the per-slot issue orders, which are freed before the nodes are ordered. */

@@ -46,18 +46,11 @@ static int sc_rp_start_cmp(const void *pa, const void *pb)
     return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
 }
 
-/* When work i was issued: issue[i] while the devices' issue orders are being found
- * (sc_rp_orders), sc_rp_issue once they keep it (issue NULL). */
-static uint64_t sc_rp_issue_of(const sc_replay *r, const uint64_t *issue, int32_t i)
-{
-    return issue ? issue[i] : sc_rp_issue(r, i);
-}
-
 /* The times are ordered as keys (order_by_time.h: by time, then position), then each run of
  * work issued at one time, which is short, by recorded start (sc_rp_start_cmp): the same
  * order as sc_rp_issue_cmp's sort, which took 12.3M instructions at 100k records (this:
  * 5.0M). */
-int sc_rp_issue_sort(const sc_replay *r, const uint64_t *issue, int32_t *ops, size_t n)
+int sc_rp_issue_sort(const sc_replay *r, int32_t *ops, size_t n)
 {
     if (n < 2)
         return 0;
@@ -65,7 +58,7 @@ int sc_rp_issue_sort(const sc_replay *r, const uint64_t *issue, int32_t *ops, si
     if (!at)
         return -1;
     for (size_t j = 0; j < n; j++)
-        at[j] = sc_rp_issue_of(r, issue, ops[j]);
+        at[j] = sc_rp_issue(r, ops[j]);
     uint32_t *pos = sc_order_by_time(at, n);    /* takes at */
     if (!pos)
         return -1;
@@ -75,8 +68,8 @@ int sc_rp_issue_sort(const sc_replay *r, const uint64_t *issue, int32_t *ops, si
     free(pos);
     sc_rp_sort_ctx = r;
     for (size_t lo = 0, hi; lo < n; lo = hi) {
-        uint64_t t = sc_rp_issue_of(r, issue, ops[lo]);
-        for (hi = lo + 1; hi < n && sc_rp_issue_of(r, issue, ops[hi]) == t; hi++)
+        uint64_t t = sc_rp_issue(r, ops[lo]);
+        for (hi = lo + 1; hi < n && sc_rp_issue(r, ops[hi]) == t; hi++)
             ;
         if (hi - lo > 1)
             sc_sort(ops + lo, hi - lo, sizeof *ops, sc_rp_start_cmp);
@@ -94,12 +87,11 @@ static int sc_rp_issue_cmp(const void *pa, const void *pb)
     return sc_rp_start_cmp(pa, pb);
 }
 
-/* Groups the work by a key (stream slot or device) in issue order (sc_rp_issue_sort, with
- * `issue` as it reads it): first[k], count[k] and order[] (op indices). Takes key (freed once
- * the groups are laid out: the sorts' keys and scratch, the build's peak of memory, come
- * after). */
-static int sc_rp_group(sc_replay *r, size_t n_keys, uint32_t *key, const uint64_t *issue,
-                       size_t **first_out, size_t **count_out, int32_t **order_out)
+/* Groups the work by a key (stream slot or device) in issue order (sc_rp_issue_sort):
+ * first[k], count[k] and order[] (op indices). Takes key (freed once the groups are laid
+ * out: the sorts' keys and scratch, the build's peak of memory, come after). */
+static int sc_rp_group(sc_replay *r, size_t n_keys, uint32_t *key, size_t **first_out,
+                       size_t **count_out, int32_t **order_out)
 {
     size_t *first = calloc(n_keys + 1, sizeof *first);
     size_t *count = calloc(n_keys + 1, sizeof *count);
@@ -123,7 +115,7 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, uint32_t *key, const uint64_
     free(fill);
     int rc = 0;
     for (size_t k = 0; rc == 0 && k < n_keys; k++)
-        rc = sc_rp_issue_sort(r, issue, order + first[k], count[k]);
+        rc = sc_rp_issue_sort(r, order + first[k], count[k]);
     *first_out = first;
     *count_out = count;
     *order_out = order;
@@ -164,8 +156,8 @@ static inline uint32_t sc_rp_slot_of(const sc_ctx *ctx, sc_rp_slot_memo *m, uint
     return slot;
 }
 
-/* The work, and in *issue_out when each piece was issued (for sc_rp_orders, which keeps it
- * in the devices' issue order). */
+/* The work, and in *issue_out when each piece was issued (sc_replay_build packs it:
+ * sc_replay.op_issue). */
 static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
 {
     sc_rp_slot_memo memo;
@@ -173,22 +165,25 @@ static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
     const sc_ctx *ctx = r->ctx;
     const sc_trace *t = ctx->trace;
     r->n_ops = sc_work_count(t);
+    if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
+        return -1;
     r->ops = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->ops);
+    r->op_slot = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->op_slot);
     uint64_t *issue = *issue_out = malloc((r->n_ops ? r->n_ops : 1) * sizeof *issue);
-    if (!r->ops || !issue)
+    if (!r->ops || !r->op_slot || !issue)
         return -1;
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_work w = sc_work_at(t, i);
         const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
         int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
         sc_rp_op *o = &r->ops[i];
-        *o = (sc_rp_op){.rec_start = w.start_ns, .rec_end = w.end_ns, .item = item,
-                        .stream_prev = SC_RP_NONE, .engine_prev = SC_RP_NONE,
-                        .queue_prev = SC_RP_NONE,
-                        .slot = sc_rp_slot_of(ctx, &memo, w.device, w.context_id,
-                                              w.stream_id),
+        *o = (sc_rp_op){.rec_start = w.start_ns, .item = item, .stream_prev = SC_RP_NONE,
+                        .link = SC_RP_NO_LINK,
                         .dev = (uint32_t)sc_device_index(ctx->analysis, w.device),
                         .kind = w.kind};
+        r->op_slot[i] = sc_rp_slot_of(ctx, &memo, w.device, w.context_id, w.stream_id);
+        if (sc_rp_wide_put(&r->wide_op_durs, (int32_t)i, w.end_ns - w.start_ns, &o->dur) != 0)
+            return -1;
         issue[i] = item != SC_RP_NONE && call->rec.start_ns <= w.start_ns ? call->rec.start_ns
                                                                            : w.start_ns;
         o->peer_staged = w.kind == SC_WORK_MEMCPY && sc_copy_peer_staged(&t->copies[w.index]);
@@ -212,11 +207,11 @@ static int sc_rp_slot_orders(sc_replay *r, const int32_t *dev_order)
         return -1;
     }
     for (size_t i = 0; i < r->n_ops; i++)
-        r->slot_count[r->ops[i].slot]++;
+        r->slot_count[r->op_slot[i]]++;
     for (size_t k = 1; k < n_keys; k++)
         r->slot_first[k] = r->slot_first[k - 1] + r->slot_count[k - 1];
     for (size_t p = 0; p < r->n_ops; p++) {
-        uint32_t s = r->ops[dev_order[p]].slot;
+        uint32_t s = r->op_slot[dev_order[p]];
         r->slot_ops[r->slot_first[s] + fill[s]++] = dev_order[p];
     }
     free(fill);
@@ -226,27 +221,18 @@ static int sc_rp_slot_orders(sc_replay *r, const int32_t *dev_order)
     return 0;
 }
 
-/* The issue times of the devices' issue orders, for packing them (sc_replay.dev_issue). */
-typedef struct sc_rp_issue_at {
-    const uint64_t *issue;      /* per op */
-    const int32_t *dev_order;
-} sc_rp_issue_at;
-
-static uint64_t sc_rp_issue_at_pos(const void *ctx, size_t pos)
+static uint64_t sc_rp_issue_at(const void *issue, size_t i)
 {
-    const sc_rp_issue_at *at = ctx;
-    return at->issue[at->dev_order[pos]];
+    return ((const uint64_t *)issue)[i];
 }
 
-/* The per-device issue orders (which keep each piece's issue time: sc_rp_issue; the order
- * itself stays in r->dev_order for the edges), then stream order and the per-slot issue
- * orders the other edges look up. `issue`: per op, as sc_rp_ops_fill found it; not read
- * after this. */
-static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
+/* The per-device issue orders (the order stays in r->dev_order for the edges and the host
+ * waits), then stream order and the per-slot issue orders the other edges look up. */
+static int sc_rp_orders(sc_replay *r)
 {
     /* merged from the slots' runs (replay_issue.c); else sorted, each slot's order then read
      * off its device's */
-    int rc = sc_rp_issue_orders(r, issue);
+    int rc = sc_rp_issue_orders(r);
     bool sorted = rc > 0;
     if (sorted) {
         uint32_t *key = malloc((r->n_ops ? r->n_ops : 1) * sizeof *key);
@@ -255,19 +241,13 @@ static int sc_rp_orders(sc_replay *r, const uint64_t *issue)
         int32_t *order = NULL;
         for (size_t i = 0; i < r->n_ops; i++)
             key[i] = r->ops[i].dev;
-        rc = sc_rp_group(r, r->n_devs, key, issue, &r->dev_first, &r->dev_count, &order);
+        rc = sc_rp_group(r, r->n_devs, key, &r->dev_first, &r->dev_count, &order);
         r->dev_order = order;
     }
     if (rc != 0)
         return -1;
-    int32_t *dev_order = r->dev_order;
-    for (size_t d = 0; d < r->n_devs; d++)
-        for (size_t k = 0; k < r->dev_count[d]; k++)
-            r->ops[dev_order[r->dev_first[d] + k]].dev_pos = (uint32_t)k;
-    sc_rp_issue_at at = {.issue = issue, .dev_order = dev_order};
-    rc = sc_packed_times_make(&r->dev_issue, r->n_ops, &at, sc_rp_issue_at_pos);
-    if (rc == 0 && sorted)
-        rc = sc_rp_slot_orders(r, dev_order);
+    if (sorted)
+        rc = sc_rp_slot_orders(r, r->dev_order);
     for (size_t s = 0; rc == 0 && s <= r->n_slots; s++)
         for (size_t k = 1; s < r->n_slots && k < r->slot_count[s]; k++)
             r->ops[r->slot_ops[r->slot_first[s] + k]].stream_prev =
@@ -341,6 +321,16 @@ int32_t sc_rp_last_issued_near(const sc_replay *r, uint32_t slot, uint64_t befor
     return lo > 0 ? ops[lo - 1] : SC_RP_NONE;
 }
 
+uint32_t sc_rp_op_slot(const sc_replay *r, int32_t i)
+{
+    if (r->op_slot)
+        return r->op_slot[i];
+    const sc_ctx *ctx = r->ctx;
+    sc_work w = sc_work_at(ctx->trace, (size_t)i);
+    const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
+    return s ? (uint32_t)(s - ctx->analysis->streams) : (uint32_t)ctx->analysis->n_streams;
+}
+
 /* ---- edges ------------------------------------------------------------------------------ */
 
 /* The stream an event was recorded on: the waiting stream's device first; an event of
@@ -366,10 +356,10 @@ typedef struct sc_rp_wait_cursor {
 /* The first edge of o's stream waited at or after `after`, the issue of o's previous
  * work on it: where that work's walk stopped, when it was the last walked on the slot (the
  * work is walked in issue order, so it nearly always was), else a search. */
-static size_t sc_rp_first_wait(const sc_replay *r, const sc_rp_op *o,
+static size_t sc_rp_first_wait(const sc_replay *r, const sc_rp_op *o, uint32_t slot,
                                const sc_rp_wait_cursor *cursor, uint64_t after)
 {
-    const sc_stream_summary *s = &r->ctx->analysis->streams[o->slot];
+    const sc_stream_summary *s = &r->ctx->analysis->streams[slot];
     if (o->stream_prev != SC_RP_NONE && cursor->op == o->stream_prev)
         return cursor->next;
     return sc_deps_first_edge(&r->ctx->deps, s->context_id, s->stream_id, after);
@@ -385,16 +375,17 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors
     const sc_ctx *ctx = r->ctx;
     const sc_deps *d = &ctx->deps;
     sc_rp_op *o = &r->ops[i];
-    if (o->slot >= r->n_slots || d->n_edges == 0)
+    uint32_t slot = r->op_slot[i];
+    if (slot >= r->n_slots || d->n_edges == 0)
         return 0;
-    const sc_stream_summary *s = &ctx->analysis->streams[o->slot];
+    const sc_stream_summary *s = &ctx->analysis->streams[slot];
     uint64_t after = o->stream_prev != SC_RP_NONE ? sc_rp_issue(r, o->stream_prev) : 0;
     uint64_t issue = sc_rp_issue(r, i);
     /* The waits on this stream between its previous work and this one: a run of the edges,
      * which are sorted by (context, stream waiting, wait time). It stops at the first edge
      * of the stream waited at or after `issue` (the next work's start) unless it started
      * past it (after > issue). */
-    size_t k = sc_rp_first_wait(r, o, &cursors[o->slot], after);
+    size_t k = sc_rp_first_wait(r, o, slot, &cursors[slot], after);
     for (; k < d->n_edges; k++) {
         const sc_dep_edge *e = &d->edges[k];
         if (e->context_id != s->context_id || e->to_stream != s->stream_id ||
@@ -411,7 +402,7 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors
                                                  .slot = e->wait_call}) != 0)
             return -1;
     }
-    cursors[o->slot] = after <= issue ? (sc_rp_wait_cursor){.op = i, .next = k}
+    cursors[slot] = after <= issue ? (sc_rp_wait_cursor){.op = i, .next = k}
                                       : (sc_rp_wait_cursor){.op = SC_RP_NONE};
     return 0;
 }
@@ -426,27 +417,27 @@ static int sc_rp_barrier_edges(sc_replay *r, int32_t i, size_t *seen[2], size_t 
                                size_t *cap)
 {
     const sc_stream_summary *streams = r->ctx->analysis->streams;
-    sc_rp_op *o = &r->ops[i];
-    if (o->slot >= r->n_slots)
+    uint32_t slot = r->op_slot[i];
+    if (slot >= r->n_slots)
         return 0;
-    const sc_stream_summary *s = &streams[o->slot];
+    const sc_stream_summary *s = &streams[slot];
     bool legacy = sc_stream_is_legacy(s);
     if (!legacy && !sc_stream_syncs_with_legacy(s))
         return 0;
     for (size_t k = 0; k < r->n_slots; k++) {
         const sc_stream_summary *x = &streams[k];
-        if (x->device != s->device || x->context_id != s->context_id || k == o->slot)
+        if (x->device != s->device || x->context_id != s->context_id || k == slot)
             continue;
         bool other = legacy ? sc_stream_syncs_with_legacy(x) : sc_stream_is_legacy(x);
         if (!other)
             continue;
         int32_t p = sc_rp_last_issued_near(r, (uint32_t)k, sc_rp_issue(r, i), &near[k]);
         size_t pos = near[k];
-        size_t *mark = legacy ? &seen[0][k] : &seen[1][o->slot];
+        size_t *mark = legacy ? &seen[0][k] : &seen[1][slot];
         if (p == SC_RP_NONE || pos <= *mark)
             continue;
         *mark = pos;
-        uint32_t syncing = legacy ? (uint32_t)k : o->slot;
+        uint32_t syncing = legacy ? (uint32_t)k : slot;
         if (sc_rp_push_edge(r, cap, (sc_rp_edge){.op = p, .kind = SC_RP_EDGE_BARRIER,
                                                  .slot = syncing}) != 0)
             return -1;
@@ -476,7 +467,8 @@ static int sc_rp_room_edges(sc_replay *r, int32_t i, const int32_t *full, size_t
         if (a->dev != o->dev)
             continue;
         looked++;
-        if (a->slot == o->slot || a->rec_end > o->rec_start + SC_RP_TOUCH_NS)
+        if (r->op_slot[full[k]] == r->op_slot[i] ||
+            sc_rp_rec_end(r, full[k]) > o->rec_start + SC_RP_TOUCH_NS)
             continue;   /* its own stream orders it already; or they overlapped: room was */
         if (sc_rp_push_edge(r, cap, (sc_rp_edge){.op = full[k], .kind = SC_RP_EDGE_ROOM}) != 0)
             return -1;
@@ -492,7 +484,8 @@ static int sc_rp_full_grids(sc_replay *r)
     r->full = malloc(n_k * sizeof *r->full);
     r->full_waves = malloc(n_k * sizeof *r->full_waves);
     r->full_ready = malloc(n_k * sizeof *r->full_ready);
-    if (!r->full || !r->full_waves || !r->full_ready)
+    r->full_slots = malloc(n_k * sizeof *r->full_slots);
+    if (!r->full || !r->full_waves || !r->full_ready || !r->full_slots)
         return -1;
     size_t n = 0;
     for (size_t k = 0; k < t->n_kernels; k++)
@@ -504,6 +497,7 @@ static int sc_rp_full_grids(sc_replay *r)
         sc_occupancy o;
         sc_ctx_kernel_full(r->ctx, (size_t)r->full[j], &o);
         r->full_waves[j] = (uint32_t)((o.blocks + o.wave - 1) / o.wave);
+        r->full_slots[j] = r->op_slot[r->full[j]];
     }
     r->n_full = n;
     return 0;
@@ -520,9 +514,24 @@ static int sc_rp_engine_dir(const sc_rec_memcpy *m)
                                                                                       : -1;
 }
 
+/* Work i's link (sc_rp_op.link), made when it has none yet (in the order work first needs
+ * one: the links are looked up by index, not searched). NULL without memory. */
+static sc_rp_link *sc_rp_link_of(sc_replay *r, int32_t i)
+{
+    sc_rp_op *o = &r->ops[i];
+    if (o->link == SC_RP_NO_LINK) {
+        if (!SC_GROW(r->links, r->cap_links, r->n_links + 1, 64))
+            return NULL;
+        r->links[r->n_links] = (sc_rp_link){.engine_prev = SC_RP_NONE,
+                                            .queue_prev = SC_RP_NONE};
+        o->link = (uint32_t)r->n_links++;
+    }
+    return &r->links[o->link];
+}
+
 /* Copies of one direction on one device that ran one after the other keep that order: one
  * engine per direction did them. Copies that overlapped had engines enough. */
-static void sc_rp_engine_order(sc_replay *r)
+static int sc_rp_engine_order(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
     int32_t last[3];        /* per direction, on the current device */
@@ -536,12 +545,17 @@ static void sc_rp_engine_order(sc_replay *r)
             if (o->dev != d || dir < 0)
                 continue;
             int32_t p = last[dir];
-            if (p != SC_RP_NONE && r->ops[p].slot != o->slot &&
-                r->ops[p].rec_end <= o->rec_start + SC_RP_TOUCH_NS)
-                o->engine_prev = p;
+            if (p != SC_RP_NONE && r->op_slot[p] != r->op_slot[i] &&
+                sc_rp_rec_end(r, p) <= o->rec_start + SC_RP_TOUCH_NS) {
+                sc_rp_link *l = sc_rp_link_of(r, i);
+                if (!l)
+                    return -1;
+                l->engine_prev = p;
+            }
             last[dir] = i;
         }
     }
+    return 0;
 }
 
 /* Each op's queue predecessor (replay.h, "queues"; hw_queues.h says which streams share a
@@ -559,20 +573,27 @@ static int sc_rp_queue_order(sc_replay *r, const int32_t *order)
     }
     for (size_t s = 0; s <= r->n_slots; s++)
         last[s] = SC_RP_NONE;
-    for (size_t k = 0; k < r->n_ops; k++) {
-        sc_rp_op *o = &r->ops[order[k]];
-        uint32_t q = o->slot < r->n_slots ? slot_queue[o->slot] : UINT32_MAX;
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < r->n_ops; k++) {
+        int32_t i = order[k];
+        uint32_t slot = r->op_slot[i];
+        uint32_t q = slot < r->n_slots ? slot_queue[slot] : UINT32_MAX;
         if (q == UINT32_MAX)
             continue;
         int32_t p = last[q];
-        if (p != SC_RP_NONE && r->ops[p].slot != o->slot &&
-            r->ops[p].rec_start <= o->rec_start + SC_RP_TOUCH_NS)
-            o->queue_prev = p;
-        last[q] = order[k];
+        if (p != SC_RP_NONE && r->op_slot[p] != slot &&
+            r->ops[p].rec_start <= r->ops[i].rec_start + SC_RP_TOUCH_NS) {
+            sc_rp_link *l = sc_rp_link_of(r, i);
+            if (l)
+                l->queue_prev = p;
+            else
+                rc = -1;
+        }
+        last[q] = i;
     }
     free(slot_queue);
     free(last);
-    return 0;
+    return rc;
 }
 
 static int sc_rp_edges(sc_replay *r)
@@ -588,20 +609,19 @@ static int sc_rp_edges(sc_replay *r)
                  : -1;
     for (size_t s = 0; cursors && s <= r->n_slots; s++)
         cursors[s] = (sc_rp_wait_cursor){.op = SC_RP_NONE};
-    int32_t *order = NULL;
     size_t *first = NULL, *count = NULL;
     uint32_t *key = NULL;
+    const int32_t *order = NULL;
+    int32_t *all = NULL;
     if (rc == 0 && r->n_devs == 1) {
         order = r->dev_order;   /* one device: its issue order is all work's */
-        r->dev_order = NULL;
     } else if (rc == 0 && (key = calloc(r->n_ops ? r->n_ops : 1, sizeof *key)) != NULL) {
         /* all work, in issue order */
-        rc = sc_rp_group(r, 1, key, NULL, &first, &count, &order);
+        rc = sc_rp_group(r, 1, key, &first, &count, &all);
+        order = all;
     } else {
         rc = -1;
     }
-    free(r->dev_order);     /* the edges were its last reader */
-    r->dev_order = NULL;
     for (size_t k = 0; rc == 0 && k < r->n_ops; k++) {
         int32_t i = order[k];
         size_t first = r->n_edges;
@@ -615,7 +635,7 @@ static int sc_rp_edges(sc_replay *r)
         r->ops[i].edge_first = r->n_edges > first ? (uint32_t)first : SC_RP_NO_EDGES;
     }
     if (rc == 0)
-        sc_rp_engine_order(r);
+        rc = sc_rp_engine_order(r);
     if (rc == 0)
         rc = sc_rp_queue_order(r, order);
     free(seen[0]);
@@ -623,7 +643,7 @@ static int sc_rp_edges(sc_replay *r)
     free(near[0]);
     free(near[1]);
     free(cursors);
-    free(order);
+    free(all);
     free(first);
     free(count);
     return rc;
@@ -711,12 +731,17 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     if (sc_rp_drained_work(r) != 0)
         return -1;
     sc_ctx_free_blocking_index(ctx);
+    /* the calls' items are read by the work as it is made, then kept for the calls the fixes
+     * name alone: 4 bytes a call gone before the issue orders and the host waits, which are
+     * the build's peaks of memory */
     uint64_t *issue = NULL;
     int rc = sc_rp_host_items(r) == 0 && sc_rp_ops_fill(r, &issue) == 0 &&
-                     sc_rp_orders(r, issue) == 0
+                     sc_packed_times_make(&r->op_issue, r->n_ops, issue, sc_rp_issue_at) == 0
                  ? 0
                  : -1;
-    free(issue);
+    free(issue);    /* packed before the orders take their memory */
+    if (rc == 0 && (sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) != 0 || sc_rp_orders(r) != 0))
+        rc = -1;
     if (rc != 0 || sc_rp_edges(r) != 0)
         return -1;
     sc_ctx_free_edge_inputs(ctx);
@@ -733,7 +758,14 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     free(r->slot_ops);
     r->slot_first = r->slot_count = NULL;
     r->slot_ops = NULL;
-    if (sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) != 0 || sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0 || sc_rp_scratch(r) != 0)
+    if (sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0)
+        return -1;
+    /* the lags were the last to read each op's stream and its issue: 4 and 4 bytes and an
+     * eighth an op gone before the passes' own arrays */
+    free(r->op_slot);
+    r->op_slot = NULL;
+    sc_packed_times_free(&r->op_issue);
+    if (sc_rp_scratch(r) != 0)
         return -1;
     sc_rp_describe_fidelity(r);
     return 0;
@@ -744,6 +776,14 @@ void sc_replay_free(sc_replay *r)
     if (!r)
         return;
     free(r->ops);
+    free(r->thread_first);
+    free(r->item_call);
+    free(r->waits);
+    free(r->wide_op_durs.v);
+    free(r->links);
+    free(r->op_slot);
+    free(r->full_slots);
+    free(r->dev_pos);
     free(r->items);
     free(r->edges);
     free(r->cond_ops);
@@ -764,12 +804,13 @@ void sc_replay_free(sc_replay *r)
     free(r->slot_count);
     free(r->slot_ops);
     free(r->dev_waits);
+    free(r->dev_limits);
     free(r->dev_first);
     free(r->dev_count);
-    sc_packed_times_free(&r->dev_issue);
+    sc_packed_times_free(&r->op_issue);
     free(r->dev_order);
     free(r->dev_tree);
-    free(r->pinned_ns);
+    free(r->pinned);
     free(r->load_times);
     free(r->op_end);
     free(r->item_start);

@@ -37,21 +37,21 @@ typedef struct sc_rp_edge {
 #define SC_RP_NO_EDGES UINT32_MAX   /* sc_rp_op.edge_first of work without edges */
 #define SC_RP_MAX_DEVS (1u << 24)   /* devices sc_rp_op.dev can name */
 
-/* One piece of device work. Its index is its work position (sc_work_at). Fields are grouped
- * by size (8, then 4 bytes, the last shared by bit fields): one per piece of device work, so
- * padding is paid millions of times. When it was issued (the recorded start of the call that
- * issued it, or its own start) is kept once, in its device's issue order (sc_replay.dev_issue;
- * sc_rp_issue). */
+/* One piece of device work. Its index is its work position (sc_work_at). 32 bytes, one per
+ * piece of device work: what the passes read of every piece is here, the rest beside it.
+ * When it was issued (the recorded start of the call that issued it, or its own start), its
+ * stream and its place in its device's issue order are kept in arrays of their own, the
+ * first two while the graph is built (sc_replay.op_issue, .op_slot), the third only for the
+ * devices' trees of ends (sc_replay.dev_pos: replay_run.c); its copy
+ * engine's and hardware queue's predecessors, which few pieces have, in sc_replay.links. */
 typedef struct sc_rp_op {
-    uint64_t rec_start, rec_end;   /* its recorded duration: sc_rp_rec_dur */
+    uint64_t rec_start;
+    uint32_t dur;               /* its recorded end less its start, SC_RP_WIDE: in
+                                   sc_replay.wide_op_durs (sc_rp_rec_dur, sc_rp_rec_end) */
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
     int32_t stream_prev;        /* the work before it on its stream */
-    int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
-    int32_t queue_prev;         /* the work issued before it to its hardware queue from
-                                   another stream: it starts no earlier (replay.h, "queues") */
     uint32_t edge_first;        /* into sc_replay.edges; SC_RP_NO_EDGES */
-    uint32_t slot;              /* its stream: index into analysis->streams */
-    uint32_t dev_pos;           /* its place in its device's issue order */
+    uint32_t link;              /* into sc_replay.links, SC_RP_NO_LINK: neither predecessor */
     uint32_t dev : 24;          /* index into analysis->devices (below SC_RP_MAX_DEVS) */
     uint32_t kind : 4;          /* sc_work_kind */
     uint32_t peer_staged : 1;   /* half of a peer copy staged through host memory
@@ -64,7 +64,16 @@ typedef struct sc_rp_op {
     uint32_t item_loads : 1;    /* its item loaded a module (sc_rp_item.loads): the lags look
                                    at the item only then */
 } sc_rp_op;
-_Static_assert(sizeof(sc_rp_op) == 48, "sc_rp_op: one per piece of device work, no padding");
+_Static_assert(sizeof(sc_rp_op) == 32, "sc_rp_op: one per piece of device work, no padding");
+
+#define SC_RP_NO_LINK UINT32_MAX    /* sc_rp_op.link of work with neither predecessor */
+
+/* The predecessors of a piece of work that few have (sc_rp_op.link). */
+typedef struct sc_rp_link {
+    int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
+    int32_t queue_prev;         /* the work issued before it to its hardware queue from
+                                   another stream: it starts no earlier (replay.h, "queues") */
+} sc_rp_link;
 
 /* The edges into work o: *n of them, none when o has no edge. */
 static inline const sc_rp_edge *sc_rp_op_edges(const sc_rp_edge *edges, const sc_rp_op *o,
@@ -79,52 +88,34 @@ static inline const sc_rp_edge *sc_rp_op_edges(const sc_rp_edge *edges, const sc
     return e;
 }
 
-/* How long a piece of work ran, as recorded (the fixes' durations: replay_run.c). */
-static inline uint64_t sc_rp_rec_dur(const sc_rp_op *o)
-{
-    return o->rec_end - o->rec_start;
-}
-
 typedef enum sc_rp_wait {
     SC_RP_WAIT_NONE = 0,
-    SC_RP_WAIT_OPS = 1,         /* until the listed work ended (cond_first, n_cond) */
+    SC_RP_WAIT_OPS = 1,         /* until the listed work ended (sc_rp_cond_list) */
     SC_RP_WAIT_DEVICE = 2,      /* until the work of a device issued before it ended */
 } sc_rp_wait;
 
 /* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
  * range: sc_replay.range_marks). Fields are grouped by size (8, 4, 2, then 1 byte), as in
- * sc_rp_op: 32 bytes. What only a few items have (a join, a module load's end, the copy of a
- * pageable call, the device a device wait waits for) is kept beside them, in sc_replay.joins,
- * .load_ends, .pinned_copies and .dev_waits; the host times that take microseconds in 32
- * bits, the rare larger ones beside them too (replay_wide.h: read through sc_rp_tool,
- * sc_rp_tracer and sc_rp_post). Which call an item is, only the host waits read: it shares
- * its place with `post`, which they fill. The items of a thread are consecutive: the one
- * before item i of its thread (unless i is `first`) is i - 1, which gives its gap
- * (sc_rp_gap) without keeping it, and the one after it (unless i is `last`) is i + 1. */
+ * sc_rp_op: 16 bytes. What only a few items have is kept beside them: a join, a module
+ * load's end, the copy of a pageable call, what a waiting call waits for and its return after
+ * the wait (sc_replay.joins, .load_ends, .pinned_copies, .waits), the time streamcheck's stack
+ * took in the gap before it (sc_rp_tool); the host times that take microseconds in 32 or 16
+ * bits, the rare larger ones beside them too (replay_wide.h: read through sc_rp_tracer and
+ * sc_rp_post). Which call an item is, only the build reads (sc_replay.item_call). The items of
+ * a thread are consecutive: the one before item i of its thread (unless i is `first`) is
+ * i - 1, which gives its gap (sc_rp_gap) without keeping it, and the one after it (unless i
+ * is `last`) is i + 1; its thread is the one whose first item is the last at or before it
+ * (sc_replay.thread_first, sc_rp_thread_of). */
 typedef struct sc_rp_item {
     uint64_t rec_start;
     uint32_t dur;               /* its recorded end less its start: sc_rp_item_end */
-    uint32_t cond;              /* what it waits for (sc_rp_cond_list, sc_rp_wait_dev):
-                                   SC_RP_WAIT_OPS: into sc_replay.cond_ops, at the count of
-                                   the work, which is listed right before it;
-                                   SC_RP_WAIT_DEVICE: into sc_replay.dev_waits */
-    uint32_t thread;            /* index of its thread */
-    uint32_t tool;              /* the part of its gap streamcheck spent taking the previous
-                                   call's stack: left out when the replay runs plain */
-    union {
-        int32_t call;           /* until the host waits are built (sc_rp_host_waits): its
-                                   trace->calls index (first query of a loop), SC_RP_NONE */
-        int32_t post;           /* after: when it waited, its return minus the end of what
-                                   it waited for (negative: it returned a little before);
-                                   else 0 */
-    };
     uint16_t tracer;            /* what tracing added to its calls (tracer_cost.h: 2 us a
                                    launch), at most its own time: left out when the replay
                                    runs plain */
     /* two bytes of flags */
     uint8_t first : 1;          /* the first item of its thread: anchored at rec_start */
     uint8_t last : 1;           /* the last item of its thread (else the next is i + 1) */
-    uint8_t wait : 2;           /* sc_rp_wait */
+    uint8_t wait : 2;           /* sc_rp_wait: what it waits for in sc_replay.waits */
     uint8_t waited : 1;         /* the recorded call returned because its wait ended */
     uint8_t loads : 1;          /* a launch that loaded its module: it waited for the device,
                                    and its kernel starts after the load (sc_rp_load_end) */
@@ -138,15 +129,31 @@ typedef struct sc_rp_item {
     uint8_t end_read : 1;       /* its replayed end is read after its step (a join waits for
                                    it, its module load holds its kernel, it ends an NVTX
                                    range): sc_replay.item_ends */
+    uint8_t tool : 1;           /* part of its gap was streamcheck's own, taking the previous
+                                   call's stack: in sc_replay.wide_tools (sc_rp_tool; the
+                                   sampled calls are a few of every kind, then one in 256) */
 } sc_rp_item;
-_Static_assert(sizeof(sc_rp_item) == 32, "sc_rp_item: one per host call, no padding");
+_Static_assert(sizeof(sc_rp_item) == 16, "sc_rp_item: one per host call, no padding");
+
+/* What a waiting item (sc_rp_item.wait) waits for: sc_replay.waits, one entry per waiting
+ * item, by item. */
+typedef struct sc_rp_wait_ref {
+    int32_t item;
+    uint32_t cond;              /* SC_RP_WAIT_OPS: into sc_replay.cond_ops, at the count of
+                                   the work (sc_rp_cond_list), which is listed right before
+                                   it, its return after the wait right after (sc_rp_post);
+                                   SC_RP_WAIT_DEVICE: into sc_replay.dev_waits */
+    int32_t next;               /* the entry a pass reaches next (sc_replay.kept_chained) */
+} sc_rp_wait_ref;
 
 /* The device an SC_RP_WAIT_DEVICE item waits for. */
 typedef struct sc_rp_dev_wait {
     uint32_t dev;               /* device index, UINT32_MAX for all of them */
     uint32_t limit;             /* for one device: how many of its pieces (by issue) precede
                                    the call; at most the work count, which int32_t indices
-                                   bound */
+                                   bound. For all of them: into sc_replay.dev_limits, where
+                                   each device's count follows */
+    int32_t post;               /* its return after the wait (sc_rp_post) */
 } sc_rp_dev_wait;
 
 /* A value of one host item or piece of work, kept beside the items or ops because few have
@@ -175,6 +182,16 @@ struct sc_replay {
     uint64_t run_start_ns;
 
     sc_rp_op *ops;              size_t n_ops;
+    uint32_t *thread_first;     /* per thread, its first item (ascending: threads' items are
+                                   consecutive) */
+    int32_t *item_call;         /* per item, its trace->calls index (first query of a loop),
+                                   SC_RP_NONE; until the host waits are built */
+    sc_rp_wait_ref *waits;      size_t n_waits, cap_waits;    /* the waiting items' */
+    sc_rp_wides wide_op_durs;   /* the ops' durations that take more than 32 bits */
+    sc_rp_link *links;          size_t n_links, cap_links;  /* sc_rp_op.link */
+    uint32_t *op_slot;          /* per op, its stream: index into analysis->streams; while
+                                   the graph is built (sc_rp_op_slot after) */
+    uint32_t *full_slots;       /* per full grid (r->full), its stream */
     sc_rp_item *items;          size_t n_items;
     sc_rp_edge *edges;          size_t n_edges;
     int32_t *cond_ops;          size_t n_cond_ops;
@@ -183,8 +200,8 @@ struct sc_replay {
      * op, at its recorded start; n_ops + i is item i, at its recorded end */
     uint32_t *nodes;            size_t n_nodes;
     size_t n_threads;
-    int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE; while the graph is
-                                   built */
+    int32_t *call_item;         /* per trace->calls: its item, SC_RP_NONE; until the work
+                                   has read it (sc_replay_build) */
     sc_rp_sparse *fix_items;    size_t n_fix_items;   /* then the item (`other`) of each
                                    call (`index`) a fix may name (sc_replay_build), by call */
     int32_t *range_marks;       /* per trace->ranges: start item, end item */
@@ -207,11 +224,17 @@ struct sc_replay {
      * prefix-maximum tree over the replayed ends in that order */
     size_t n_devs;
     size_t *dev_first, *dev_count;
-    sc_packed_times dev_issue;  /* issue times, per device in issue order (ascending: each
-                                   device's lie close, and take 4 bytes a piece) */
-    int32_t *dev_order;         /* the ops in that order, while the graph is built */
+    int32_t *dev_order;         /* the ops in that order, until the host waits are built */
+    uint32_t *dev_pos;          /* per op, its place in that order: with dev_tree alone */
+    uint32_t *dev_limits;       size_t n_dev_limits, cap_dev_limits;  /* per device wait of
+                                   every device (sc_rp_dev_wait.limit names its first), how
+                                   many of each device's pieces preceded it */
     uint64_t *dev_tree;         /* Fenwick tree of maxima, same layout; NULL when no item
-                                   waits for a device (sc_rp_host_waits): nothing reads it */
+                                   waits for a device (sc_rp_host_waits): nothing reads it,
+                                   nor dev_pos, which is not made then */
+    sc_packed_times op_issue;   /* per op, when it was issued (sc_rp_issue: each kind's work
+                                   lies in start order, so neighbours' issue times lie close,
+                                   and take 4 bytes a piece); while the graph is built */
 
     /* typical lags, measured in the trace */
     uint64_t lag_issue[3];      /* call start to start, per sc_work_kind */
@@ -222,8 +245,9 @@ struct sc_replay {
     uint64_t async_call_ns;     /* an async copy call from pinned memory */
     uint64_t async_call_tracer; /* what tracing added to it (tracer_cost.h): plain passes
                                    leave it out */
-    uint64_t *pinned_ns;        /* per copy (op n_kernels + c): its duration from pinned
-                                   memory, or as a direct peer copy (a staged half) */
+    sc_rp_sparse *pinned;       size_t n_pinned;  /* copies (ops) whose duration from
+                                   pinned memory, or as a direct peer copy (a staged half),
+                                   is not their recorded one (`value`; sc_rp_pinned_ns) */
 
     /* what a pass uses */
     uint64_t *op_end;           /* per op, in a pass: its replayed end once it is placed
@@ -238,9 +262,12 @@ struct sc_replay {
                                    a value per item less */
     bool kept_chained;          /* each item_ends entry's `other` (unused by the entries)
                                    names the entry a pass reaches next (sc_rp_pass_shapes):
-                                   a step stores its end there without a search */
+                                   a step stores its end there without a search; so does
+                                   each waits entry's `next`, and a step reads its wait
+                                   there */
     int32_t kept_first;         /* then the entry a pass reaches first, */
     int32_t kept_next;          /* and in a pass the entry it reaches next */
+    int32_t waits_first, wait_next;     /* the same for the waits */
     uint64_t *thread_shift;     /* replayed minus recorded end of the thread's last item */
     uint64_t *moved_load;       /* per thread, in a pass: the module loads SC_FIX_NO_LOAD took
                                    out of its launches, paid at its start instead */
@@ -313,11 +340,16 @@ static inline const sc_rp_sparse *sc_rp_value_of(const sc_rp_sparse *v, size_t n
     return lo < n && v[lo].index == index ? &v[lo] : NULL;
 }
 
-/* The work an SC_RP_WAIT_OPS item waits for: *n pieces. */
-static inline const int32_t *sc_rp_cond_list(const sc_replay *r, const sc_rp_item *it,
-                                             uint32_t *n)
+/* The wait entry of waiting item i, searched. */
+static inline const sc_rp_wait_ref *sc_rp_wait_of(const sc_replay *r, int32_t i)
 {
-    const int32_t *count = r->cond_ops + it->cond;
+    return &r->waits[SC_LOWER_BOUND(r->waits, r->n_waits, item, i)];
+}
+
+/* The work an SC_RP_WAIT_OPS item waits for (its wait's cond): *n pieces. */
+static inline const int32_t *sc_rp_cond_list(const sc_replay *r, uint32_t cond, uint32_t *n)
+{
+    const int32_t *count = r->cond_ops + cond;
     *n = (uint32_t)*count;
     return count - *n;
 }
@@ -329,11 +361,33 @@ static inline uint64_t sc_rp_load_end(const sc_replay *r, int32_t item)
     return v ? v->value : 0;
 }
 
-/* When work i was issued: the recorded start of its call, or its own start without one. */
+/* When work i was issued: the recorded start of its call, or its own start without one
+ * (while the graph is built). */
 static inline uint64_t sc_rp_issue(const sc_replay *r, int32_t i)
 {
-    const sc_rp_op *o = &r->ops[i];
-    return sc_packed_time(&r->dev_issue, r->dev_first[o->dev] + o->dev_pos);
+    return sc_packed_time(&r->op_issue, (size_t)i);
+}
+
+/* How long work i ran, as recorded (the fixes' durations: replay_run.c), and when it ended. */
+static inline uint64_t sc_rp_rec_dur(const sc_replay *r, int32_t i)
+{
+    return sc_rp_wide_of(&r->wide_op_durs, i, r->ops[i].dur);
+}
+
+static inline uint64_t sc_rp_rec_end(const sc_replay *r, int32_t i)
+{
+    return r->ops[i].rec_start + sc_rp_rec_dur(r, i);
+}
+
+/* Work i's copy engine and hardware queue predecessors (sc_rp_link), SC_RP_NONE. */
+static inline int32_t sc_rp_engine_prev(const sc_replay *r, const sc_rp_op *o)
+{
+    return o->link != SC_RP_NO_LINK ? r->links[o->link].engine_prev : SC_RP_NONE;
+}
+
+static inline int32_t sc_rp_queue_prev(const sc_replay *r, const sc_rp_op *o)
+{
+    return o->link != SC_RP_NO_LINK ? r->links[o->link].queue_prev : SC_RP_NONE;
 }
 
 /* The time of the module loads inside item i's calls, 0 when none. */
@@ -367,7 +421,7 @@ static inline uint64_t sc_rp_gap(const sc_replay *r, int32_t i)
 
 static inline uint64_t sc_rp_tool(const sc_replay *r, int32_t i)
 {
-    return sc_rp_wide_of(&r->wide_tools, i, r->items[i].tool);
+    return r->items[i].tool ? sc_rp_wide_lookup(&r->wide_tools, i) : 0;
 }
 
 static inline uint64_t sc_rp_tracer(const sc_replay *r, int32_t i)
@@ -375,9 +429,51 @@ static inline uint64_t sc_rp_tracer(const sc_replay *r, int32_t i)
     return sc_rp_wide16_of(&r->wide_tracers, i, r->items[i].tracer);
 }
 
+/* The field of a waiting item's return after what it waited for (its wait's kind and cond):
+ * when it waited (`waited`), its return minus the end of what it waited for (negative: it
+ * returned a little before); else 0. */
+static inline const int32_t *sc_rp_post_field(const sc_replay *r, uint8_t wait, uint32_t cond)
+{
+    return wait == SC_RP_WAIT_OPS ? &r->cond_ops[cond + 1] : &r->dev_waits[cond].post;
+}
+
+/* The return after its wait of item i, which waited (sc_rp_item.waited), its wait's cond
+ * known, or searched. */
+static inline int64_t sc_rp_post_at(const sc_replay *r, int32_t i, uint32_t cond)
+{
+    return sc_rp_wide_signed_of(&r->wide_posts, i,
+                                *sc_rp_post_field(r, r->items[i].wait, cond));
+}
+
 static inline int64_t sc_rp_post(const sc_replay *r, int32_t i)
 {
-    return sc_rp_wide_signed_of(&r->wide_posts, i, r->items[i].post);
+    return sc_rp_post_at(r, i, sc_rp_wait_of(r, i)->cond);
+}
+
+/* The thread of item i, of n threads whose first items are first[0 .. n) (ascending). */
+static inline uint32_t sc_rp_thread_in(const uint32_t *first, size_t n, int32_t i)
+{
+    size_t lo = 0, hi = n;      /* first[lo] <= i < first[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (first[mid] <= (uint32_t)i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+static inline uint32_t sc_rp_thread_of(const sc_replay *r, int32_t i)
+{
+    return sc_rp_thread_in(r->thread_first, r->n_threads, i);
+}
+
+/* How long copy op i runs from pinned memory (SC_FIX_PINNED), or as a direct peer copy. */
+static inline uint64_t sc_rp_pinned_ns(const sc_replay *r, int32_t i)
+{
+    const sc_rp_sparse *v = sc_rp_value_of(r->pinned, r->n_pinned, i);
+    return v ? v->value : sc_rp_rec_dur(r, i);
 }
 
 /* The op of a pageable async copy call's copy, SC_RP_NONE when the item has none. */

@@ -133,13 +133,15 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint
 {
     const sc_trace *t = r->ctx->trace;
     r->items = calloc(n ? n : 1, sizeof *r->items);
+    r->item_call = malloc((n ? n : 1) * sizeof *r->item_call);
     r->range_marks = malloc((2 * t->n_ranges + 1) * sizeof *r->range_marks);
-    if (!r->items || !r->range_marks)
+    if (!r->items || !r->item_call || !r->range_marks)
         return -1;
     for (size_t j = 0; j < 2 * t->n_ranges; j++)
         r->range_marks[j] = SC_RP_NONE;
     int32_t prev = SC_RP_NONE;
     uint32_t prev_tid = 0;
+    size_t cap_threads = 0;
     for (size_t k = 0; k < n; k++) {
         sc_rp_entry e = sc_rp_entry_at(src, order[k]);
         bool new_thread = k == 0 || e.tid != prev_tid;
@@ -153,17 +155,17 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint
         }
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
-        *it = (sc_rp_item){.rec_start = e.start, .call = e.call, .last = true,
-                           .mark = e.call == SC_RP_NONE};
+        *it = (sc_rp_item){.rec_start = e.start, .last = true, .mark = e.call == SC_RP_NONE};
+        r->item_call[i] = e.call;
         if (sc_rp_wide_put(&r->wide_durs, i, e.end - e.start, &it->dur) != 0)
             return -1;
         if (prev == SC_RP_NONE) {
             it->first = true;
-            it->thread = (uint32_t)r->n_threads++;
+            if (!SC_GROW(r->thread_first, cap_threads, r->n_threads + 1, 16))
+                return -1;
+            r->thread_first[r->n_threads++] = (uint32_t)i;
         } else {
-            sc_rp_item *p = &r->items[prev];
-            it->thread = p->thread;
-            p->last = false;    /* i - 1: a thread's items are consecutive */
+            r->items[prev].last = false;    /* i - 1: a thread's items are consecutive */
         }
         if (e.call != SC_RP_NONE)
             r->call_item[e.call] = i;
@@ -209,13 +211,14 @@ static sc_rp_sparse sc_rp_join_of(const sc_replay *r, int32_t i, const uint32_t 
 {
     const sc_rp_item *it = &r->items[i];
     uint64_t gap = sc_rp_gap(r, i), gap_start = it->rec_start - gap;
+    uint32_t thread = sc_rp_thread_of(r, i);
     sc_rp_sparse join = {.index = i, .other = SC_RP_NONE};
     /* back from the first item that ended after i started */
     for (size_t k = sc_u64_upper_bound(ends, n, it->rec_start); k-- > 0;) {
         uint64_t x_end = ends[k], lag = it->rec_start - x_end;
         if (x_end <= gap_start || lag > SC_RP_JOIN_LAG_NS || lag * SC_RP_JOIN_SHARE > gap)
             break;      /* every earlier end lags more */
-        if (r->items[by_end[k]].thread == it->thread)
+        if (sc_rp_thread_of(r, (int32_t)by_end[k]) == thread)
             continue;
         join.other = (int32_t)by_end[k];
         join.value = lag;
@@ -308,8 +311,11 @@ static int sc_rp_host_times(sc_replay *r)
         return -1;
     int rc = 0;
     sc_rp_tool_times(r, sum);
-    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
-        rc = sc_rp_wide_put(&r->wide_tools, (int32_t)i, sum[i], &r->items[i].tool);
+    for (size_t i = 0; rc == 0 && i < r->n_items; i++)     /* the few sampled calls' */
+        if (sum[i]) {
+            r->items[i].tool = 1;
+            rc = sc_rp_wide_keep(&r->wide_tools, (int32_t)i, sum[i]);
+        }
     memset(sum, 0, (r->n_items ? r->n_items : 1) * sizeof *sum);
     sc_rp_tracer_times(r, sum);
     for (size_t i = 0; rc == 0 && i < r->n_items; i++)
@@ -317,6 +323,8 @@ static int sc_rp_host_times(sc_replay *r)
     free(sum);
     return rc;
 }
+
+static int sc_rp_loads(sc_replay *r);
 
 int sc_rp_host_items(sc_replay *r)
 {
@@ -336,18 +344,23 @@ int sc_rp_host_items(sc_replay *r)
         rc = sc_rp_host_times(r);
     if (rc == 0)
         sc_rp_joins(r);
+    /* the module loads read r->call_item too, which goes once the work has read it */
+    if (rc == 0)
+        rc = sc_rp_loads(r);
     return rc;
 }
 
 /* ---- what a waiting item waits for -------------------------------------------------- */
 
-/* Built for the waits only: each item's own work and the latest recorded end of each
- * device's work in issue order. */
+/* Built for the waits only: the own work of the items whose step reads it, and the latest
+ * recorded end of each device's work in issue order (for the device waits alone, built once
+ * the rest is done: sc_rp_device_waits). */
 typedef struct sc_rp_wait_index {
-    uint32_t *own_first;        /* per item and one past the last, into own_ops (op indices
-                                   are 32-bit): item i's work is own_first[i] .. [i + 1] */
-    int32_t *own_ops;
-    uint64_t *prefix_end;           /* per device, issue order: max rec_end so far */
+    uint64_t *own;                  /* (item << 32 | op) of the work of the items that read
+                                       theirs (sc_rp_reads_own), ascending */
+    size_t n_own;
+    size_t own_next;                /* in the walk: the first entry of the item it is at */
+    uint64_t *prefix_end;           /* per device, issue order: max recorded end so far */
     bool launch_blocking;           /* CUDA_LAUNCH_BLOCKING=1 in the recorded environment */
     uint32_t ctx_id[64], ctx_dev[64];   /* context -> device index, from the work */
     size_t n_ctx;
@@ -367,22 +380,33 @@ static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
     return false;
 }
 
+/* Whether the step of an item of this class reads its own work (sc_rp_item_wait): a copy or a
+ * set waits for its own, an async copy looks for its pageable or staged copy, a launch under
+ * CUDA_LAUNCH_BLOCKING waits for its kernels. The rest never look: a launch's kernels, the
+ * most work, are listed for none. */
+static bool sc_rp_reads_own(const sc_rp_wait_index *w, uint16_t cls)
+{
+    return cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET || cls == SC_CALL_MEMCPY_ASYNC ||
+           (cls == SC_CALL_LAUNCH && w->launch_blocking);
+}
+
 static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 {
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
-    w->prefix_end = malloc(no * sizeof *w->prefix_end);
     w->near = calloc(r->n_slots + 1, sizeof *w->near);
-    if (!w->prefix_end || !w->near)
+    /* room for every op, of which only the pages the listed ones take are touched */
+    w->own = malloc(no * sizeof *w->own);
+    if (!w->near || !w->own)
         return -1;
     const sc_trace *t = r->ctx->trace;
     w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
     sc_rp_classes_make(&w->classes);
-    /* each context's device, and each op's end in its device's issue order, in one walk */
+    /* each context's device, and the work of the items that read theirs, in one walk */
+    bool ascending = true;
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *o = &r->ops[i];
-        w->prefix_end[r->dev_first[o->dev] + o->dev_pos] = o->rec_end;
         uint32_t context = sc_work_at(t, i).context_id;
         size_t k = 0;
         while (k < w->n_ctx && w->ctx_id[k] != context)
@@ -391,39 +415,52 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
             w->ctx_id[w->n_ctx] = context;
             w->ctx_dev[w->n_ctx++] = o->dev;
         }
+        if (o->item == SC_RP_NONE ||
+            !sc_rp_reads_own(w, t->calls[r->item_call[o->item]].rec.call_class))
+            continue;
+        uint64_t key = (uint64_t)(uint32_t)o->item << 32 | (uint32_t)i;
+        ascending &= w->n_own == 0 || w->own[w->n_own - 1] < key;
+        w->own[w->n_own++] = key;
     }
-    for (size_t d = 0; d < r->n_devs; d++) {
-        for (size_t k = 1; k < r->dev_count[d]; k++) {
-            uint64_t *p = &w->prefix_end[r->dev_first[d] + k];
-            if (p[-1] > *p)
-                *p = p[-1];
-        }
-    }
-    /* Each item's own work, counted one place ahead
-     * (own_first[i + 2] holds item i's count), summed, then each item's cursor
-     * (own_first[i + 1]) advanced as its work is placed: it ends at item i's end, which is
-     * where item i + 1 starts. No count or cursor array beside it. */
-    w->own_first = calloc(r->n_items + 2, sizeof *w->own_first);
-    w->own_ops = malloc(no * sizeof *w->own_ops);
-    if (!w->own_first || !w->own_ops)
+    if (!ascending)     /* each kind's work by start, an item's by its thread's time */
+        sc_sort_u64(w->own, w->n_own);
+    return 0;
+}
+
+/* The per-device prefix maxima of the recorded ends in issue order (the device waits'). */
+static int sc_rp_prefix_ends(const sc_replay *r, sc_rp_wait_index *w)
+{
+    w->prefix_end = malloc((r->n_ops ? r->n_ops : 1) * sizeof *w->prefix_end);
+    if (!w->prefix_end)
         return -1;
-    for (size_t i = 0; i < r->n_ops; i++)
-        if (r->ops[i].item != SC_RP_NONE)
-            w->own_first[(size_t)r->ops[i].item + 2]++;
-    for (size_t k = 2; k <= r->n_items + 1; k++)
-        w->own_first[k] += w->own_first[k - 1];
-    for (size_t i = 0; i < r->n_ops; i++) {
-        int32_t it = r->ops[i].item;
-        if (it != SC_RP_NONE)
-            w->own_ops[w->own_first[(size_t)it + 1]++] = (int32_t)i;
+    for (size_t d = 0; d < r->n_devs; d++) {
+        uint64_t *p = w->prefix_end + r->dev_first[d];
+        const int32_t *order = r->dev_order + r->dev_first[d];
+        for (size_t k = 0; k < r->dev_count[d]; k++) {
+            uint64_t end = sc_rp_rec_end(r, order[k]);
+            p[k] = k > 0 && p[k - 1] > end ? p[k - 1] : end;
+        }
     }
     return 0;
 }
 
+/* The own work of item i, in op order, as the walk over the items in order reaches it: *n of
+ * the entries of w->own from the returned one (their low halves: the ops). */
+static const uint64_t *sc_rp_own_of(sc_rp_wait_index *w, int32_t i, size_t *n)
+{
+    uint64_t item = (uint64_t)(uint32_t)i;
+    while (w->own_next < w->n_own && w->own[w->own_next] >> 32 < item)
+        w->own_next++;
+    size_t k = w->own_next;
+    while (k < w->n_own && w->own[k] >> 32 == item)
+        k++;
+    *n = k - w->own_next;
+    return w->own + w->own_next;
+}
+
 static void sc_rp_wait_index_free(sc_rp_wait_index *w)
 {
-    free(w->own_first);
-    free(w->own_ops);
+    free(w->own);
     free(w->prefix_end);
     free(w->near);
 }
@@ -441,8 +478,16 @@ static uint32_t sc_rp_context_dev(const sc_replay *r, const sc_rp_wait_index *w,
 /* How many of a device's pieces (in issue order) were issued before t. */
 static size_t sc_rp_dev_issued_before(const sc_replay *r, size_t dev, uint64_t t)
 {
-    return sc_packed_lower_bound(&r->dev_issue, r->dev_first[dev],
-                                 r->dev_first[dev] + r->dev_count[dev], t);
+    const int32_t *order = r->dev_order + r->dev_first[dev];
+    size_t lo = 0, hi = r->dev_count[dev];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc_rp_issue(r, order[mid]) < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 typedef struct sc_rp_conds {
@@ -496,6 +541,17 @@ static int sc_rp_set_pinned_copy(sc_replay *r, int32_t i, int32_t op)
     return 0;
 }
 
+/* Item i waits (`wait`) for what `cond` names (sc_rp_wait_ref); items come in increasing
+ * order, so the list stays sorted. */
+static int sc_rp_wait_set(sc_replay *r, int32_t i, uint8_t wait, uint32_t cond)
+{
+    if (!SC_GROW(r->waits, r->cap_waits, r->n_waits + 1, 256))
+        return -1;
+    r->waits[r->n_waits++] = (sc_rp_wait_ref){.item = i, .cond = cond, .next = SC_RP_NONE};
+    r->items[i].wait = wait;
+    return 0;
+}
+
 /* Item i waits for a device: `dev` (an index), or every device when dev is n_devs or more. */
 static int sc_rp_wait_device(sc_replay *r, int32_t i, uint32_t dev)
 {
@@ -503,22 +559,27 @@ static int sc_rp_wait_device(sc_replay *r, int32_t i, uint32_t dev)
         return -1;
     sc_rp_dev_wait *v = &r->dev_waits[r->n_dev_waits];
     *v = (sc_rp_dev_wait){.dev = UINT32_MAX};
+    uint64_t at = r->items[i].rec_start;
     if (dev < r->n_devs) {
         v->dev = dev;
-        v->limit = (uint32_t)sc_rp_dev_issued_before(r, dev, r->items[i].rec_start);
+        v->limit = (uint32_t)sc_rp_dev_issued_before(r, dev, at);
+    } else {    /* each device's count, for the passes (which keep no issue times) */
+        if (!SC_GROW(r->dev_limits, r->cap_dev_limits, r->n_dev_limits + r->n_devs, 16))
+            return -1;
+        v->limit = (uint32_t)r->n_dev_limits;
+        for (size_t d = 0; d < r->n_devs; d++)
+            r->dev_limits[r->n_dev_limits++] = (uint32_t)sc_rp_dev_issued_before(r, d, at);
     }
-    r->items[i].cond = (uint32_t)r->n_dev_waits++;
-    r->items[i].wait = SC_RP_WAIT_DEVICE;
-    return 0;
+    return sc_rp_wait_set(r, i, SC_RP_WAIT_DEVICE, (uint32_t)r->n_dev_waits++);
 }
 
 /* Fills the item's condition (kind and list); the recorded end of it is computed after. */
-static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
+static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
                            sc_rp_conds *conds)
 {
     const sc_trace *t = r->ctx->trace;
     sc_rp_item *it = &r->items[i];
-    int32_t call = it->call;
+    int32_t call = r->item_call[i];
     const sc_api_call *c = &t->calls[call];
     uint16_t cls = c->rec.call_class;
     it->sync = sc_rp_sync_class(&w->classes, cls);
@@ -527,8 +588,8 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
     bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;
     size_t first = conds->n;
     int32_t p = SC_RP_NONE;
-    const uint32_t *own_first = w->own_first;
-    size_t own_count = own_first[i + 1] - own_first[i];
+    size_t own_count = 0;
+    const uint64_t *own = sc_rp_reads_own(w, cls) ? sc_rp_own_of(w, i, &own_count) : NULL;
     if (cls == SC_CALL_DEVICE_SYNC)
         return sc_rp_wait_device(r, i, dev);
     if (cls == SC_CALL_STREAM_SYNC || (loop && cls == SC_CALL_STREAM_QUERY)) {
@@ -549,11 +610,11 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
             return -1;
         if (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET)   /* and its own copy or set */
             for (size_t k = 0; k < own_count; k++)
-                if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
+                if (sc_rp_cond_add(conds, (int32_t)(uint32_t)own[k]) != 0)
                     return -1;
     } else if (cls == SC_CALL_MEMCPY_ASYNC) {
         for (size_t k = 0; k < own_count; k++) {
-            int32_t op = w->own_ops[own_first[i] + k];
+            int32_t op = (int32_t)(uint32_t)own[k];
             if (r->ops[op].kind != SC_WORK_MEMCPY)
                 continue;
             const sc_rec_memcpy *m = &t->copies[(size_t)op - t->n_kernels];
@@ -576,38 +637,37 @@ static int sc_rp_item_wait(sc_replay *r, const sc_rp_wait_index *w, int32_t i,
         return sc_rp_wait_device(r, i, dev);
     } else if (cls == SC_CALL_LAUNCH && w->launch_blocking) {
         for (size_t k = 0; k < own_count; k++)
-            if (sc_rp_cond_add(conds, w->own_ops[own_first[i] + k]) != 0)
+            if (sc_rp_cond_add(conds, (int32_t)(uint32_t)own[k]) != 0)
                 return -1;
     }
     if (p != SC_RP_NONE && sc_rp_cond_add(conds, p) != 0)
         return -1;
-    if (conds->n > first) {     /* the count after the list */
-        if (sc_rp_cond_add(conds, (int32_t)(conds->n - first)) != 0)
+    if (conds->n > first) {     /* the count after the list, its return after it */
+        if (sc_rp_cond_add(conds, (int32_t)(conds->n - first)) != 0 ||
+            sc_rp_cond_add(conds, 0) != 0)
             return -1;
-        it->wait = SC_RP_WAIT_OPS;
-        it->cond = (uint32_t)(conds->n - 1);
+        return sc_rp_wait_set(r, i, SC_RP_WAIT_OPS, (uint32_t)(conds->n - 2));
     }
     return 0;
 }
 
 /* The recorded end of what an item waited for. */
 static uint64_t sc_rp_cond_recorded(const sc_replay *r, const sc_rp_wait_index *w,
-                                    const sc_rp_item *it)
+                                    const sc_rp_item *it, uint32_t cond)
 {
     uint64_t end = 0;
     if (it->wait == SC_RP_WAIT_OPS) {
         uint32_t n;
-        const int32_t *cond = sc_rp_cond_list(r, it, &n);
+        const int32_t *ops = sc_rp_cond_list(r, cond, &n);
         for (uint32_t k = 0; k < n; k++)
-            if (r->ops[cond[k]].rec_end > end)
-                end = r->ops[cond[k]].rec_end;
+            if (sc_rp_rec_end(r, ops[k]) > end)
+                end = sc_rp_rec_end(r, ops[k]);
     } else if (it->wait == SC_RP_WAIT_DEVICE) {
-        const sc_rp_dev_wait *v = &r->dev_waits[it->cond];
+        const sc_rp_dev_wait *v = &r->dev_waits[cond];
         for (size_t d = 0; d < r->n_devs; d++) {
             if (v->dev != UINT32_MAX && v->dev != d)
                 continue;
-            size_t k = v->dev != UINT32_MAX ? v->limit
-                                            : sc_rp_dev_issued_before(r, d, it->rec_start);
+            size_t k = v->dev != UINT32_MAX ? v->limit : r->dev_limits[v->limit + d];
             if (k > 0 && w->prefix_end[r->dev_first[d] + k - 1] > end)
                 end = w->prefix_end[r->dev_first[d] + k - 1];
         }
@@ -667,53 +727,102 @@ static int sc_rp_loads(sc_replay *r)
     return 0;
 }
 
+/* Item i's return after what it waited for (`cond`; the recorded end of that is complete
+ * once its own condition is); a loading launch whose load did not wait waits for nothing.
+ * Returns 0, or -1 without memory. */
+static int sc_rp_item_post(sc_replay *r, const sc_rp_wait_index *w, int32_t i, uint32_t cond,
+                           bool *device_waits)
+{
+    sc_rp_item *it = &r->items[i];
+    uint64_t end = sc_rp_cond_recorded(r, w, it, cond);
+    uint64_t rec_end = sc_rp_item_end(r, i);
+    if (it->loads && end > rec_end) {
+        /* the load did not wait: the device was still busy when the call returned (its
+         * kernel was held on the device instead, replay_lags.c); its wait's entry goes */
+        it->wait = SC_RP_WAIT_NONE;
+        return 0;
+    }
+    /* the devices' trees of replayed ends answer device waits only: without one, no pass
+     * keeps them (a raise per op and pass, and 8 bytes an op) */
+    *device_waits |= it->wait == SC_RP_WAIT_DEVICE;
+    it->waited = end > it->rec_start;
+    return sc_rp_wide_put_signed(&r->wide_posts, i,
+                                 it->waited ? (int64_t)rec_end - (int64_t)end : 0,
+                                 (int32_t *)sc_rp_post_field(r, it->wait, cond));
+}
+
+/* The device waits' returns (sc_rp_item_post), once the walk over every item is done and its
+ * own work lists are freed: the recorded ends they read are 8 bytes an op, built only for
+ * them. The entries of the loading launches whose load did not wait go. */
+static int sc_rp_device_waits(sc_replay *r, sc_rp_wait_index *w, bool *device_waits)
+{
+    if (sc_rp_prefix_ends(r, w) != 0)
+        return -1;
+    size_t n_wide = r->wide_posts.n;
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < r->n_waits; k++) {
+        const sc_rp_wait_ref *v = &r->waits[k];
+        if (r->items[v->item].wait == SC_RP_WAIT_DEVICE)
+            rc = sc_rp_item_post(r, w, v->item, v->cond, device_waits);
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < r->n_waits; k++)
+        if (r->items[r->waits[k].item].wait != SC_RP_WAIT_NONE)
+            r->waits[kept++] = r->waits[k];
+    r->n_waits = kept;
+    /* the list is searched by item: the few values these added after the walk's */
+    if (rc == 0 && n_wide > 0 && r->wide_posts.n > n_wide)
+        sc_sort(r->wide_posts.v, r->wide_posts.n, sizeof *r->wide_posts.v,
+                sc_rp_value_item_cmp);
+    return rc;
+}
+
 int sc_rp_host_waits(sc_replay *r)
 {
-    if (sc_rp_loads(r) != 0)
-        return -1;
     sc_rp_wait_index w = {0};
     sc_rp_conds conds = {0};
     int rc = sc_rp_wait_index_build(r, &w);
-    /* each item in one walk: what it waits for, its work's mark of a loading launch (the lags
-     * ask it of every op), and its return after what it waited for (the recorded end of
-     * that is complete once the item's own condition is) */
-    bool device_waits = false;
+    /* each item in one walk: what it waits for and, when that is listed work, its return
+     * after it; the device waits' returns after (sc_rp_device_waits) */
+    bool device_waits = false, loads = false, waits_device = false;
     for (size_t i = 0; rc == 0 && i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
         if (!it->mark)
             rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
         if (rc != 0)
             break;
-        if (it->loads)
-            for (uint32_t k = w.own_first[i]; k < w.own_first[i + 1]; k++)
-                r->ops[w.own_ops[k]].item_loads = 1;
-        it->post = 0;       /* its place held the call until here */
-        if (it->wait == SC_RP_WAIT_NONE)
+        loads |= it->loads;
+        waits_device |= it->wait == SC_RP_WAIT_DEVICE;
+        if (it->wait != SC_RP_WAIT_OPS)
             continue;
         r->cond_ops = conds.ops;    /* as it has grown */
         r->n_cond_ops = conds.n;
-        uint64_t cond = sc_rp_cond_recorded(r, &w, it);
-        uint64_t rec_end = sc_rp_item_end(r, (int32_t)i);
-        if (it->loads && cond > rec_end) {
-            /* the load did not wait: the device was still busy when the call returned (its
-             * kernel was held on the device instead, replay_lags.c) */
-            it->wait = SC_RP_WAIT_NONE;
-            continue;
-        }
-        /* the devices' trees of replayed ends answer device waits only: without one, no
-         * pass keeps them (a raise per op and pass, and 8 bytes an op) */
-        device_waits |= it->wait == SC_RP_WAIT_DEVICE;
-        it->waited = cond > it->rec_start;
-        rc = sc_rp_wide_put_signed(&r->wide_posts, (int32_t)i,
-                                   it->waited ? (int64_t)rec_end - (int64_t)cond : 0,
-                                   &it->post);
+        rc = sc_rp_item_post(r, &w, (int32_t)i, r->waits[r->n_waits - 1].cond, &device_waits);
     }
     r->cond_ops = conds.ops;
     r->n_cond_ops = conds.n;
+    free(w.own);
+    w.own = NULL;
+    free(r->item_call);     /* the walk was its last reader */
+    r->item_call = NULL;
+    if (rc == 0 && waits_device)
+        rc = sc_rp_device_waits(r, &w, &device_waits);
     sc_rp_wait_index_free(&w);
+    /* the work of a loading launch is marked (the lags ask it of every op) */
+    for (size_t i = 0; rc == 0 && loads && i < r->n_ops; i++)
+        if (r->ops[i].item != SC_RP_NONE && r->items[r->ops[i].item].loads)
+            r->ops[i].item_loads = 1;
+    /* the devices' trees of ends are indexed by the work's places in its device's issue order,
+     * the only reader of the order after this */
     if (rc == 0 && device_waits) {
         r->dev_tree = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->dev_tree);
-        rc = r->dev_tree ? 0 : -1;
+        r->dev_pos = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->dev_pos);
+        rc = r->dev_tree && r->dev_pos ? 0 : -1;
+        for (size_t d = 0; rc == 0 && d < r->n_devs; d++)
+            for (size_t k = 0; k < r->dev_count[d]; k++)
+                r->dev_pos[r->dev_order[r->dev_first[d] + k]] = (uint32_t)k;
     }
+    free(r->dev_order);
+    r->dev_order = NULL;
     return rc;
 }

@@ -38,27 +38,26 @@ static inline bool sc_rp_issue_before(const sc_rp_issue_key *a, const sc_rp_issu
     return a->op < b->op;
 }
 
-static inline sc_rp_issue_key sc_rp_issue_key_of(int32_t op, const uint64_t *issue,
-                                                 const sc_rp_op *ops, uint32_t run)
+static inline sc_rp_issue_key sc_rp_issue_key_of(const sc_replay *r, int32_t op, uint32_t run)
 {
-    return (sc_rp_issue_key){issue[op], ops[op].rec_start, op, run};
+    return (sc_rp_issue_key){sc_rp_issue(r, op), r->ops[op].rec_start, op, run};
 }
 
 /* Two lists (the usual slot: its kernels and its copies) merged into out; false when one
  * turns out not to be in issue order (out then holds nothing of use). */
-static bool sc_rp_issue_merge2(const sc_rp_issue_run *runs, const uint64_t *issue,
-                               const sc_rp_op *ops, int32_t *restrict out)
+static bool sc_rp_issue_merge2(const sc_replay *r, const sc_rp_issue_run *runs,
+                               int32_t *restrict out)
 {
     const int32_t *a = runs[0].next, *ae = runs[0].end, *b = runs[1].next, *be = runs[1].end;
-    sc_rp_issue_key ka = sc_rp_issue_key_of(*a, issue, ops, 0);
-    sc_rp_issue_key kb = sc_rp_issue_key_of(*b, issue, ops, 1);
+    sc_rp_issue_key ka = sc_rp_issue_key_of(r, *a, 0);
+    sc_rp_issue_key kb = sc_rp_issue_key_of(r, *b, 1);
     for (;;) {
         if (sc_rp_issue_before(&kb, &ka)) {
             *out++ = *b;
             if (++b == be)
                 break;
             sc_rp_issue_key prev = kb;
-            kb = sc_rp_issue_key_of(*b, issue, ops, 1);
+            kb = sc_rp_issue_key_of(r, *b, 1);
             if (sc_rp_issue_before(&kb, &prev))
                 return false;
         } else {
@@ -69,7 +68,7 @@ static bool sc_rp_issue_merge2(const sc_rp_issue_run *runs, const uint64_t *issu
                 break;
             }
             sc_rp_issue_key prev = ka;
-            ka = sc_rp_issue_key_of(*a, issue, ops, 0);
+            ka = sc_rp_issue_key_of(r, *a, 0);
             if (sc_rp_issue_before(&ka, &prev))
                 return false;
         }
@@ -77,8 +76,8 @@ static bool sc_rp_issue_merge2(const sc_rp_issue_run *runs, const uint64_t *issu
     /* what is left of one list, checked as it is copied */
     for (; a < ae; a++) {
         if (a + 1 < ae) {
-            sc_rp_issue_key x = sc_rp_issue_key_of(a[0], issue, ops, 0);
-            sc_rp_issue_key y = sc_rp_issue_key_of(a[1], issue, ops, 0);
+            sc_rp_issue_key x = sc_rp_issue_key_of(r, a[0], 0);
+            sc_rp_issue_key y = sc_rp_issue_key_of(r, a[1], 0);
             if (sc_rp_issue_before(&y, &x))
                 return false;
         }
@@ -90,15 +89,15 @@ static bool sc_rp_issue_merge2(const sc_rp_issue_run *runs, const uint64_t *issu
 /* Merges the lists (none empty) into out: their heads' keys kept in key order, the front's
  * next key put in its place. False when a list turns out not to be in issue order (out then
  * holds nothing of use). */
-static bool sc_rp_issue_merge(sc_rp_issue_run *runs, size_t n, const uint64_t *issue,
-                              const sc_rp_op *ops, int32_t *restrict out)
+static bool sc_rp_issue_merge(const sc_replay *r, sc_rp_issue_run *runs, size_t n,
+                              int32_t *restrict out)
 {
     if (n == 2)
-        return sc_rp_issue_merge2(runs, issue, ops, out);
+        return sc_rp_issue_merge2(r, runs, out);
     sc_rp_issue_key heads[SC_RP_ISSUE_RUNS];
     size_t live = 0;
     for (size_t k = 0; k < n; k++) {
-        sc_rp_issue_key key = sc_rp_issue_key_of(*runs[k].next, issue, ops, (uint32_t)k);
+        sc_rp_issue_key key = sc_rp_issue_key_of(r, *runs[k].next, (uint32_t)k);
         size_t at = live++;
         for (; at > 0 && sc_rp_issue_before(&key, &heads[at - 1]); at--)
             heads[at] = heads[at - 1];
@@ -113,7 +112,7 @@ static bool sc_rp_issue_merge(sc_rp_issue_run *runs, size_t n, const uint64_t *i
             memmove(heads, heads + 1, live * sizeof *heads);
             continue;
         }
-        sc_rp_issue_key key = sc_rp_issue_key_of(*run->next, issue, ops, heads[0].run);
+        sc_rp_issue_key key = sc_rp_issue_key_of(r, *run->next, heads[0].run);
         if (sc_rp_issue_before(&key, &heads[0]))
             return false;
         size_t at = 0;
@@ -127,8 +126,7 @@ static bool sc_rp_issue_merge(sc_rp_issue_run *runs, size_t n, const uint64_t *i
 /* ops[0 .. n) (ascending positions) put in issue order, through tmp (n elements): its
  * kernels, its copies and its memsets, each in issue order as the loader keeps them, merged;
  * sorted when one is not. */
-static int sc_rp_issue_list(const sc_replay *r, const uint64_t *issue, int32_t *ops, size_t n,
-                            int32_t *tmp)
+static int sc_rp_issue_list(const sc_replay *r, int32_t *ops, size_t n, int32_t *tmp)
 {
     if (n < 2)
         return 0;
@@ -155,15 +153,15 @@ static int sc_rp_issue_list(const sc_replay *r, const uint64_t *issue, int32_t *
     }
     if (n_runs == 1) {      /* one kind: in order unless it turns out not to be */
         for (size_t k = 1; k < n; k++) {
-            sc_rp_issue_key x = sc_rp_issue_key_of(ops[k - 1], issue, r->ops, 0);
-            sc_rp_issue_key y = sc_rp_issue_key_of(ops[k], issue, r->ops, 0);
+            sc_rp_issue_key x = sc_rp_issue_key_of(r, ops[k - 1], 0);
+            sc_rp_issue_key y = sc_rp_issue_key_of(r, ops[k], 0);
             if (sc_rp_issue_before(&y, &x))
-                return sc_rp_issue_sort(r, issue, ops, n);
+                return sc_rp_issue_sort(r, ops, n);
         }
         return 0;
     }
-    if (!sc_rp_issue_merge(runs, n_runs, issue, r->ops, tmp))
-        return sc_rp_issue_sort(r, issue, ops, n);
+    if (!sc_rp_issue_merge(r, runs, n_runs, tmp))
+        return sc_rp_issue_sort(r, ops, n);
     memcpy(ops, tmp, n * sizeof *ops);
     return 0;
 }
@@ -181,7 +179,7 @@ static int sc_rp_issue_give_up(sc_replay *r, int rc)
     return rc;
 }
 
-int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue)
+int sc_rp_issue_orders(sc_replay *r)
 {
     size_t n = r->n_ops, n_keys = r->n_slots + 1;
     r->dev_first = calloc(r->n_devs + 1, sizeof *r->dev_first);
@@ -200,7 +198,7 @@ int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue)
     }
     /* each slot's work in position order (the order the merge reads it in) */
     for (size_t i = 0; i < n; i++) {
-        r->slot_count[r->ops[i].slot]++;
+        r->slot_count[r->op_slot[i]]++;
         r->dev_count[r->ops[i].dev]++;
     }
     for (size_t k = 1; k < n_keys; k++)
@@ -208,7 +206,7 @@ int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue)
     for (size_t d = 1; d < r->n_devs; d++)
         r->dev_first[d] = r->dev_first[d - 1] + r->dev_count[d - 1];
     for (size_t i = 0; i < n; i++) {
-        uint32_t s = r->ops[i].slot;
+        uint32_t s = r->op_slot[i];
         r->slot_ops[r->slot_first[s] + fill[s]++] = (int32_t)i;
         slot_dev[s] = r->ops[i].dev;
     }
@@ -222,7 +220,7 @@ int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue)
             rc = 1;
     /* each slot's order, with the devices' order as the merge's scratch (not yet filled) */
     for (size_t s = 0; rc == 0 && s < n_keys; s++)
-        rc = sc_rp_issue_list(r, issue, r->slot_ops + r->slot_first[s], r->slot_count[s],
+        rc = sc_rp_issue_list(r, r->slot_ops + r->slot_first[s], r->slot_count[s],
                               r->dev_order + r->slot_first[s]);
     /* each device's: its slots' merged */
     for (size_t d = 0; rc == 0 && d < r->n_devs; d++) {
@@ -240,14 +238,14 @@ int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue)
         }
         int32_t *out = r->dev_order + r->dev_first[d];
         if (n_runs <= SC_RP_ISSUE_RUNS) {
-            sc_rp_issue_merge(runs, n_runs, issue, r->ops, out);  /* lists in order: true */
+            sc_rp_issue_merge(r, runs, n_runs, out);    /* lists in order: true */
             continue;
         }
         /* many streams: the device's work sorted */
         for (size_t i = 0, k = 0; i < n; i++)
             if (r->ops[i].dev == d)
                 out[k++] = (int32_t)i;
-        rc = sc_rp_issue_sort(r, issue, out, r->dev_count[d]);
+        rc = sc_rp_issue_sort(r, out, r->dev_count[d]);
     }
     free(slot_dev);
     return rc == 0 ? 0 : sc_rp_issue_give_up(r, rc);

@@ -103,11 +103,12 @@ sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_rp_bind *bind,
     uint64_t stream = 0;
     bool has_stream = false;
     if (o->stream_prev != SC_RP_NONE) {
-        stream = r->ops[o->stream_prev].rec_end;
+        stream = sc_rp_rec_end(r, o->stream_prev);
         has_stream = true;
     }
-    if (o->engine_prev != SC_RP_NONE && r->ops[o->engine_prev].rec_end > stream) {
-        stream = r->ops[o->engine_prev].rec_end;
+    int32_t engine_prev = sc_rp_engine_prev(r, o);
+    if (engine_prev != SC_RP_NONE && sc_rp_rec_end(r, engine_prev) > stream) {
+        stream = sc_rp_rec_end(r, engine_prev);
         has_stream = true;
     }
     if (has_stream)
@@ -117,7 +118,7 @@ sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_rp_bind *bind,
     uint32_t n_edges;
     const sc_rp_edge *edges = sc_rp_op_edges(r->edges, o, &n_edges);
     for (uint32_t k = 0; k < n_edges; k++) {
-        uint64_t end = r->ops[edges[k].op].rec_end;
+        uint64_t end = sc_rp_rec_end(r, edges[k].op);
         if (edges[k].kind == SC_RP_EDGE_ROOM) {
             room = end > room ? end : room;
             has_room = true;
@@ -130,8 +131,9 @@ sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_rp_bind *bind,
         sc_rp_bound_raise(&best, bind, cross + lag[SC_BIND_CROSS], SC_BIND_CROSS);
     if (has_room)
         sc_rp_bound_raise(&best, bind, room + lag[SC_BIND_ROOM], SC_BIND_ROOM);
-    if (o->queue_prev != SC_RP_NONE)    /* starts once its queue predecessor started */
-        sc_rp_bound_raise(&best, bind, r->ops[o->queue_prev].rec_start + lag[SC_BIND_QUEUE],
+    int32_t queue_prev = sc_rp_queue_prev(r, o);
+    if (queue_prev != SC_RP_NONE)       /* starts once its queue predecessor started */
+        sc_rp_bound_raise(&best, bind, r->ops[queue_prev].rec_start + lag[SC_BIND_QUEUE],
                           SC_BIND_QUEUE);
     return best;
 }
@@ -280,7 +282,7 @@ static int sc_rp_measure_host(sc_replay *r)
  * `model`) and until o started, or not long before: o started in its last part, as its
  * blocks retired. The latest-starting one; SC_RP_NONE when none. */
 static int32_t sc_rp_running_grid(const sc_replay *r, const int32_t *full, size_t n_full,
-                                  const sc_rp_op *o, uint64_t model)
+                                  int32_t i, uint64_t model)
 {
     size_t lo = 0, hi = n_full;
     while (lo < hi) {   /* full grids that started before o was ready */
@@ -290,10 +292,12 @@ static int32_t sc_rp_running_grid(const sc_replay *r, const int32_t *full, size_
         else
             hi = mid;
     }
+    const sc_rp_op *o = &r->ops[i];
     for (size_t k = lo, looked = 0; k-- > 0 && looked < 8; looked++) {
         const sc_rp_op *a = &r->ops[full[k]];
-        if (a->dev == o->dev && a->slot != o->slot && a->rec_end > model &&
-            o->rec_start <= a->rec_end + SC_RP_HELD_WINDOW_NS)
+        uint64_t a_end = sc_rp_rec_end(r, full[k]);
+        if (a->dev == o->dev && r->full_slots[k] != r->op_slot[i] && a_end > model &&
+            o->rec_start <= a_end + SC_RP_HELD_WINDOW_NS)
             return full[k];
     }
     return SC_RP_NONE;
@@ -378,7 +382,7 @@ int sc_rp_held_by_work(sc_replay *r, sc_rp_pending *p, size_t n)
     }
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *h = &r->ops[i];
-        uint64_t e = h->rec_end;
+        uint64_t e = sc_rp_rec_end(r, (int32_t)i);
         if (e < base || e > top)
             continue;
         uint64_t b = (e - base) >> SC_RP_HELD_BUCKET_BITS;
@@ -396,7 +400,8 @@ int sc_rp_held_by_work(sc_replay *r, sc_rp_pending *p, size_t n)
         for (size_t k = lo; k < n && p[k].start <= e + SC_RP_HELD_WINDOW_NS; k++) {
             sc_rp_sparse *late = &r->lates[p[k].late];
             const sc_rp_op *o = &r->ops[late->index];
-            if (h->dev != o->dev || h->slot == o->slot || h->rec_start >= p[k].model)
+            if (h->dev != o->dev || r->op_slot[i] == r->op_slot[late->index] ||
+                h->rec_start >= p[k].model)
                 continue;
             if (late->other == SC_RP_NONE || e >= p[k].best_end) {   /* ops in index order */
                 late->other = (int32_t)i;
@@ -428,7 +433,7 @@ static int sc_rp_late_work(sc_replay *r)
         sc_rp_sparse late = {.index = (int32_t)i, .other = SC_RP_NONE,
                              .value = o->rec_start - model};
         if (!o->after_host_func) {
-            late.other = sc_rp_running_grid(r, r->full, r->n_full, o, model);
+            late.other = sc_rp_running_grid(r, r->full, r->n_full, (int32_t)i, model);
             n_pending += late.other == SC_RP_NONE;
         }
         if (sc_rp_push_late(r, &cap, late) != 0) {
@@ -460,7 +465,7 @@ static int sc_rp_late_work(sc_replay *r)
             continue;
         if (late->other != SC_RP_NONE) {
             late->held_lag = (int64_t)r->ops[late->index].rec_start -
-                             (int64_t)r->ops[late->other].rec_end;
+                             (int64_t)sc_rp_rec_end(r, late->other);
             r->summary.held++;
         } else {
             r->summary.unexplained++;
@@ -470,33 +475,40 @@ static int sc_rp_late_work(sc_replay *r)
     return rc;
 }
 
+/* How long each copy would take from pinned memory, or as a direct peer copy (a staged
+ * half), kept for the copies where that is not simply their recorded duration (the
+ * pageable async ones and the staged halves, in copy order: the list is sorted by op). */
 static int sc_rp_pinned(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
     const sc_pinned_rate rate = r->ctx->pinned_rate;
     sc_peer_rate peer = {0};
     bool peer_measured = false;
-    r->pinned_ns = calloc(t->n_copies ? t->n_copies : 1, sizeof *r->pinned_ns);
-    if (!r->pinned_ns)
-        return -1;
+    size_t cap = 0;
     for (size_t c = 0; c < t->n_copies; c++) {
         size_t i = t->n_kernels + c;
         const sc_rec_memcpy *m = &t->copies[c];
-        r->pinned_ns[c] = sc_rp_rec_dur(&r->ops[i]);
+        uint64_t ns = sc_rp_rec_dur(r, (int32_t)i);
         char basis[160];
         if (sc_copy_peer_staged(m)) {   /* with peer access: one direct copy */
             if (!peer_measured &&       /* the rate once, as the rule does */
                 sc_peer_rate_measure(t, sc_ctx_device_info(r->ctx, m->device), &peer) != 0)
                 return -1;
             peer_measured = true;
-            r->pinned_ns[c] = sc_peer_direct_ns(&peer, m);
+            ns = sc_peer_direct_ns(&peer, m);
         } else if ((m->flags & SC_MEMCPY_ASYNC) &&
                    (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
-            sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &r->pinned_ns[c],
-                               basis, sizeof basis);
-            if (r->pinned_ns[c] > sc_rp_rec_dur(&r->ops[i]))   /* never the slower path */
-                r->pinned_ns[c] = sc_rp_rec_dur(&r->ops[i]);
+            sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &ns, basis,
+                               sizeof basis);
+            if (ns > sc_rp_rec_dur(r, (int32_t)i))  /* never the slower path */
+                ns = sc_rp_rec_dur(r, (int32_t)i);
+        } else {
+            continue;
         }
+        if (!SC_GROW(r->pinned, cap, r->n_pinned + 1, 16))
+            return -1;
+        r->pinned[r->n_pinned++] = (sc_rp_sparse){.index = (int32_t)i, .other = SC_RP_NONE,
+                                                  .value = ns};
     }
     return 0;
 }

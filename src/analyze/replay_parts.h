@@ -8,11 +8,13 @@
  * it waited for (r->drained), read from the context's blocking index before anything else
  * is built, so that the index can go first. */
 int sc_rp_drained_work(sc_replay *r);
-/* replay_host.c: the host items of every thread (calls, polling loops, range marks), before
- * the work exists: the work looks up its issuing item in r->call_item. */
+/* replay_host.c: the host items of every thread (calls, polling loops, range marks) and the
+ * module loads inside their calls, before the work exists: the work looks up its issuing
+ * item in r->call_item. */
 int sc_rp_host_items(sc_replay *r);
-/* replay_host.c: what each waiting item waits for (a launch that loads a module included);
- * needs the work and its orders. */
+/* replay_host.c: what each waiting item waits for (a launch that loads a module included:
+ * r->waits); needs the work and its orders, and is the last reader of the items' calls and
+ * the devices' issue orders (r->item_call, r->dev_order), which it frees. */
 int sc_rp_host_waits(sc_replay *r);
 /* replay_lags.c: the first work after each host function (sc_rp_op.after_host_func): the
  * last reader of the per-slot issue orders, which are freed before the nodes are ordered. */
@@ -49,6 +51,9 @@ void sc_rp_pass_shapes_drop(sc_replay *r);
 
 /* replay_build.c */
 int sc_rp_push_edge(sc_replay *r, size_t *cap, sc_rp_edge e);
+/* Work i's stream slot: r->op_slot's while the graph is built, then looked up in the trace
+ * (the passes ask it only of work with SC_FIX_ARRIVAL). */
+uint32_t sc_rp_op_slot(const sc_replay *r, int32_t i);
 /* The last work of a stream slot issued before `before_ns` (SC_RP_NONE if none); *pos_out
  * (optional) receives how many of the slot's pieces were issued before it. */
 int32_t sc_rp_last_issued_before(const sc_replay *r, uint32_t slot, uint64_t before_ns,
@@ -60,13 +65,12 @@ int32_t sc_rp_last_issued_near(const sc_replay *r, uint32_t slot, uint64_t befor
                                size_t *near);
 /* replay_issue.c: each device's work (r->dev_first, dev_count, dev_order) and each stream
  * slot's (r->slot_first, slot_count, slot_ops) in issue order (sc_rp_issue_sort's), merged
- * from the slots' ascending runs. issue: per op. Returns 0; 1, with none of those arrays,
- * when the work is not for a merge (work of no known stream on several devices): sort it;
- * -1 without memory. */
-int sc_rp_issue_orders(sc_replay *r, const uint64_t *issue);
-/* ops[0 .. n - 1], in ascending position, put in issue order: issue time, recorded start,
- * position. issue: per op (all of r's), or NULL once r keeps them (sc_rp_issue). Returns 0,
- * or -1 without memory (ops unchanged). */
-int sc_rp_issue_sort(const sc_replay *r, const uint64_t *issue, int32_t *ops, size_t n);
+ * from the slots' ascending runs (the issue times: r->op_issue). Returns 0; 1, with none of
+ * those arrays, when the work is not for a merge (work of no known stream on several
+ * devices): sort it; -1 without memory. */
+int sc_rp_issue_orders(sc_replay *r);
+/* ops[0 .. n - 1], in ascending position, put in issue order: issue time (sc_rp_issue),
+ * recorded start, position. Returns 0, or -1 without memory (ops unchanged). */
+int sc_rp_issue_sort(const sc_replay *r, int32_t *ops, size_t n);
 
 #endif

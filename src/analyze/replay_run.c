@@ -112,7 +112,7 @@ static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
     const sc_rp_item *it = &r->items[i];
     if (sc_rp_item_started(r, i))
         return r->item_start[i];
-    return it->rec_start + r->thread_shift[it->thread];
+    return it->rec_start + r->thread_shift[sc_rp_thread_of(r, i)];
 }
 
 /* The replayed end of an item other nodes read (sc_rp_item.end_read): its entry in
@@ -120,6 +120,15 @@ static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
 static sc_rp_sparse *sc_rp_kept_end(const sc_replay *r, int32_t i)
 {
     return &r->item_ends[sc_rp_value_of(r->item_ends, r->n_item_ends, i) - r->item_ends];
+}
+
+/* The condition of waiting item i in this pass, at its step: the entry the pass reaches next
+ * (sc_replay.kept_chained), or searched. Every waiting item's step takes it once. */
+static inline uint32_t sc_rp_take_cond(sc_replay *r, int32_t i)
+{
+    const sc_rp_wait_ref *v = r->kept_chained ? &r->waits[r->wait_next] : sc_rp_wait_of(r, i);
+    r->wait_next = v->next;
+    return v->cond;
 }
 
 /* Item i, whose end is read after its step, ended at `end` in this pass: stored in the entry
@@ -141,7 +150,7 @@ static uint64_t sc_rp_fixed_dur(const sc_replay *r, int32_t i)
 {
     size_t lo = SC_LOWER_BOUND(r->durations, r->n_durations, index, (size_t)i);
     return lo < r->n_durations && r->durations[lo].index == (size_t)i ? r->durations[lo].ns
-                                                                      : sc_rp_rec_dur(&r->ops[i]);
+                                                                      : sc_rp_rec_dur(r, i);
 }
 
 static int sc_rp_duration_cmp(const void *pa, const void *pb)
@@ -175,15 +184,15 @@ static inline uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
 {
     uint8_t fix = r->op_fix[i];
     if (!(fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH | SC_RP_FIX_OP_DURATION)))
-        return sc_rp_rec_dur(&r->ops[i]);   /* most work, in most passes: no context read */
+        return sc_rp_rec_dur(r, i);     /* most work, in most passes: no context read */
     if ((fix & SC_RP_FIX_OP_DURATION))
         return sc_rp_fixed_dur(r, i);
     if ((fix & SC_RP_FIX_OP_PINNED))
-        return r->pinned_ns[(size_t)i - r->ctx->trace->n_kernels];
+        return sc_rp_pinned_ns(r, i);
     const sc_unified *u = r->ctx->unified;
     if (u && u->kernels)
         return u->kernels[i].prefetched_ns;
-    return sc_rp_rec_dur(&r->ops[i]);
+    return sc_rp_rec_dur(r, i);
 }
 
 /* When work i starts in this pass: its recorded start until it is placed (a recorded tie), then
@@ -198,7 +207,7 @@ static uint64_t sc_rp_op_start(const sc_replay *r, int32_t i)
  * its replayed end. */
 static uint64_t sc_rp_op_end(const sc_replay *r, int32_t i)
 {
-    return (r->op_fix[i] & SC_RP_OP_PLACED) ? r->op_end[i] : r->ops[i].rec_end;
+    return (r->op_fix[i] & SC_RP_OP_PLACED) ? r->op_end[i] : sc_rp_rec_end(r, i);
 }
 
 #define SC_RP_ARRIVAL_LOOKBACK 16  /* placed full grids of its device that ended before it */
@@ -221,10 +230,11 @@ static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t read
             hi = mid;
     }
     uint64_t t = ready;
+    uint32_t slot = sc_rp_op_slot(r, i);
     for (size_t k = lo, over = 0; k-- > 0 && over < SC_RP_ARRIVAL_LOOKBACK;) {
         int32_t g = r->full[k];
         const sc_rp_op *a = &r->ops[g];
-        if (a->dev != o->dev || a->slot == o->slot || r->full_ready[k] == UINT64_MAX)
+        if (a->dev != o->dev || r->full_slots[k] == slot || r->full_ready[k] == UINT64_MAX)
             continue;
         if (sc_rp_op_end(r, g) <= ready) {
             over++;
@@ -272,8 +282,8 @@ static uint64_t sc_rp_issue_lag(const sc_replay *r, int32_t item, uint8_t kind)
 static void sc_rp_raise_device(sc_replay *r, const sc_rp_op *o, uint64_t end)
 {
     if (r->dev_tree)
-        sc_rp_tree_raise(r->dev_tree + r->dev_first[o->dev], r->dev_count[o->dev], o->dev_pos,
-                         end);
+        sc_rp_tree_raise(r->dev_tree + r->dev_first[o->dev], r->dev_count[o->dev],
+                         r->dev_pos[o - r->ops], end);
 }
 
 /* Work or an item ended at `end` in this pass: every op and item is placed once a pass, so
@@ -340,10 +350,11 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
     }
     if (o->stream_prev != SC_RP_NONE)
         t = sc_rp_max(t, sc_rp_op_end(r, o->stream_prev) + r->lag_stream);
-    if (o->engine_prev != SC_RP_NONE)
-        t = sc_rp_max(t, sc_rp_op_end(r, o->engine_prev) + r->lag_stream);
-    if (o->queue_prev != SC_RP_NONE && !r->fix_all_queues)
-        t = sc_rp_max(t, sc_rp_op_start(r, o->queue_prev) + r->lag_queue);
+    int32_t engine_prev = sc_rp_engine_prev(r, o), queue_prev = sc_rp_queue_prev(r, o);
+    if (engine_prev != SC_RP_NONE)
+        t = sc_rp_max(t, sc_rp_op_end(r, engine_prev) + r->lag_stream);
+    if (queue_prev != SC_RP_NONE && !r->fix_all_queues)
+        t = sc_rp_max(t, sc_rp_op_start(r, queue_prev) + r->lag_queue);
     uint32_t n_edges;
     const sc_rp_edge *edges = sc_rp_op_edges(r->edges, o, &n_edges);
     for (uint32_t k = 0; k < n_edges; k++) {
@@ -373,26 +384,25 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
     sc_rp_place_op(r, i, t + sc_rp_dur(r, i));
 }
 
-/* When what a waiting item waits for has ended, in the replay. */
-static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
+/* When what a waiting item waits for (its wait's cond) has ended, in the replay. */
+static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i, uint32_t cond)
 {
     const sc_rp_item *it = &r->items[i];
     uint64_t end = 0;
     if (it->wait == SC_RP_WAIT_OPS) {
         uint32_t n;
-        const int32_t *cond = sc_rp_cond_list(r, it, &n);
+        const int32_t *ops = sc_rp_cond_list(r, cond, &n);
         for (uint32_t k = 0; k < n; k++)
-            end = sc_rp_max(end, sc_rp_op_end(r, cond[k]));
+            end = sc_rp_max(end, sc_rp_op_end(r, ops[k]));
         return end;
     }
-    const sc_rp_dev_wait *v = &r->dev_waits[it->cond];
+    const sc_rp_dev_wait *v = &r->dev_waits[cond];
     for (size_t d = 0; d < r->n_devs; d++) {
         if (v->dev != UINT32_MAX && v->dev != d)
             continue;
         size_t limit = v->limit;
         if (v->dev == UINT32_MAX)       /* all devices: how many of this one's preceded */
-            limit = sc_packed_lower_bound(&r->dev_issue, r->dev_first[d],
-                                          r->dev_first[d] + r->dev_count[d], it->rec_start);
+            limit = r->dev_limits[v->limit + d];
         end = sc_rp_max(end, sc_rp_tree_max(r->dev_tree + r->dev_first[d], limit));
     }
     return end;
@@ -401,9 +411,10 @@ static uint64_t sc_rp_cond_end(const sc_replay *r, int32_t i)
 SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
 {
     const sc_rp_item *it = &r->items[i];
+    uint32_t thread = sc_rp_thread_of(r, i);
     /* a thread's first item: where the loads a fix took out of its launches are paid (a
      * module loaded eagerly, or by a warm-up, still takes its time, before the work) */
-    uint64_t start = it->first ? it->rec_start + r->moved_load[it->thread]
+    uint64_t start = it->first ? it->rec_start + r->moved_load[thread]
                                : sc_rp_item_start(r, i);
     const sc_rp_sparse *join = it->joins ? sc_rp_value_of(r->joins, r->n_joins, i) : NULL;
     if (join && (r->item_fix[join->other] & SC_RP_ITEM_DONE)) {
@@ -414,7 +425,8 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     uint64_t rec_end = sc_rp_item_end(r, i);
     uint64_t own = rec_end - it->rec_start - (r->plain ? sc_rp_tracer(r, i) : 0), end;
     int32_t pinned_copy = it->pinned ? sc_rp_pinned_copy(r, i) : SC_RP_NONE;
-    int64_t post = it->waited ? sc_rp_post(r, i) : 0;
+    uint32_t cond = it->wait != SC_RP_WAIT_NONE ? sc_rp_take_cond(r, i) : 0;
+    int64_t post = it->waited ? sc_rp_post_at(r, i, cond) : 0;
     if (it->mark || (r->item_fix[i] & SC_RP_FIX_ITEM_REMOVE)) {
         end = start;    /* a range mark, or a call the fix takes out of the run */
     } else if (pinned_copy != SC_RP_NONE && (r->op_fix[pinned_copy] & SC_RP_FIX_OP_PINNED)) {
@@ -428,12 +440,12 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
         /* what the call does beside waiting: all of it, or its part after the wait */
         end = start + (it->waited ? (uint64_t)(post > 0 ? post : 0) : own);
     } else {
-        uint64_t cond = sc_rp_cond_end(r, i);
+        uint64_t cond_end = sc_rp_cond_end(r, i, cond);
         if (it->waited) {
-            int64_t e = (int64_t)sc_rp_max(start, cond) + post;
+            int64_t e = (int64_t)sc_rp_max(start, cond_end) + post;
             end = e > (int64_t)start ? (uint64_t)e : start;
         } else {
-            end = sc_rp_max(start + own, cond + r->wake_ns);
+            end = sc_rp_max(start + own, cond_end + r->wake_ns);
         }
     }
     if ((r->item_fix[i] & SC_RP_FIX_ITEM_NO_LOAD)) {
@@ -445,7 +457,7 @@ SC_RP_PASS_STEP void sc_rp_run_item(sc_replay *r, int32_t i)
     if (it->end_read)
         sc_rp_keep_end(r, i, end);
     sc_rp_note_end(r, end);
-    r->thread_shift[it->thread] = end - rec_end;
+    r->thread_shift[thread] = end - rec_end;
     if (!it->last) {    /* the next item of its thread is i + 1: its gap follows rec_end */
         r->item_start[i + 1] = end + sc_rp_gap_after(&r->items[i + 1], rec_end) -
                                (r->plain ? sc_rp_tool(r, i + 1) : 0);
@@ -467,12 +479,12 @@ static __attribute__((noinline)) void sc_rp_run_item_call(sc_replay *r, int32_t 
 
 #define SC_RP_WALK_STEP static inline __attribute__((always_inline))
 
-/* Item it (not its thread's last) ended at `end`: the next item's start (sc_rp_walk). */
-SC_RP_WALK_STEP void sc_rp_item_next(const sc_rp_item *it, uint64_t *next_start, uint64_t end,
-                                     uint32_t plain)
+/* Item it (not its thread's last) ended at `end`: the next item's start (sc_rp_walk), whose
+ * gap holds none of streamcheck's own time (sc_rp_pass_shapes). */
+SC_RP_WALK_STEP void sc_rp_item_next(const sc_rp_item *it, uint64_t *next_start, uint64_t end)
 {
     uint64_t rec_end = it->rec_start + it->dur;
-    *next_start = end + sc_rp_gap_after(&it[1], rec_end) - (uint64_t)(it[1].tool & plain);
+    *next_start = end + sc_rp_gap_after(&it[1], rec_end);
 }
 
 /* The fast step of item i (sc_rp_walk): returns its end; its flags are the walk's. */
@@ -481,23 +493,24 @@ SC_RP_WALK_STEP uint64_t sc_rp_item_fast(const sc_rp_item *items, uint64_t *item
 {
     const sc_rp_item *it = &items[i];
     uint64_t end = item_start[i] + ((uint64_t)it->dur - (it->tracer & plain));
-    sc_rp_item_next(it, &item_start[i + 1], end, plain);
+    sc_rp_item_next(it, &item_start[i + 1], end);
     return end;
 }
 
 /* The end of item i of the fast shape that waits for listed work (SC_RP_ITEM_WAIT_FAST), all
- * of it placed before the item's step, its return after the wait in its field. */
-SC_RP_WALK_STEP uint64_t sc_rp_item_wait_fast(const sc_replay *r, const uint64_t *op_end,
-                                              const sc_rp_item *it, uint64_t start,
+ * of it placed before the item's step, its return after the wait in its field (its wait's
+ * entry in cond_ops). */
+SC_RP_WALK_STEP uint64_t sc_rp_item_wait_fast(sc_replay *r, const uint64_t *op_end,
+                                              const sc_rp_item *it, int32_t i, uint64_t start,
                                               uint32_t plain)
 {
-    uint32_t n;
-    const int32_t *cond = sc_rp_cond_list(r, it, &n);
+    uint32_t n, cond = sc_rp_take_cond(r, i);
+    const int32_t *ops = sc_rp_cond_list(r, cond, &n);
     uint64_t c = 0;
     for (uint32_t k = 0; k < n; k++)
-        c = sc_rp_max(c, op_end[cond[k]]);
+        c = sc_rp_max(c, op_end[ops[k]]);
     if (it->waited) {
-        int64_t e = (int64_t)sc_rp_max(start, c) + it->post;
+        int64_t e = (int64_t)sc_rp_max(start, c) + r->cond_ops[cond + 1];
         return e > (int64_t)start ? (uint64_t)e : start;
     }
     return sc_rp_max(start + ((uint64_t)it->dur - (it->tracer & plain)), c + r->wake_ns);
@@ -528,12 +541,14 @@ SC_RP_WALK_STEP uint64_t sc_rp_edges_fast(const sc_replay *r, const uint64_t *op
  *   constraints without asking;
  *   an item (SC_RP_ITEM_FAST, and no fix on it in this pass): neither its thread's first nor
  *   its last, no join, no module load, no pageable copy, no time if it is a mark (its end is
- *   then its start, as the general step makes it), its times (and the next item's tool
- *   time) in their fields. Its start is item_start[i], which the item before it stored
+ *   then its start, as the general step makes it), its times in their fields, none of
+ *   streamcheck's own time in the next item's gap (the few sampled calls' next items take
+ *   the general step). Its start is item_start[i], which the item before it stored
  *   (unless SC_RP_ITEM_SHIFT_FAST: then the step tests it, as sc_rp_item_start does, and
  *   stores the thread's shift for a later step that reads it; the other fast items store
  *   none). SC_RP_ITEM_WAIT_FAST: it waits for listed work, all placed, its return after the
- *   wait in its field. SC_RP_ITEM_KEPT_FAST: its end is read after its step, and stored in
+ *   wait in its field (its wait the entry the pass reaches next, as every waiting item's
+ *   step takes it: sc_rp_take_cond). SC_RP_ITEM_KEPT_FAST: its end is read after its step, and stored in
  *   the entry the pass reaches next (kept_chained).
  * What the loop reads of r is in locals: the steps' byte stores may alias any field of r,
  * which the loop would otherwise read again each node. The latest end is kept here for the
@@ -545,6 +560,7 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
     const uint32_t *nodes = r->nodes;
     size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
     const sc_rp_op *ops = r->ops;
+    const sc_rp_link *links = r->links;
     const sc_rp_item *items = r->items;
     uint64_t *op_end = r->op_end, *item_start = r->item_start, *thread_shift = r->thread_shift;
     uint8_t *op_fix = r->op_fix, *item_fix = r->item_fix;
@@ -568,22 +584,24 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
                                 SC_RP_ITEM_SHIFT_FAST)) == SC_RP_ITEM_FAST) {
                 const sc_rp_item *it = &items[i];
                 uint64_t start;
+                uint32_t thread = 0;
                 if ((fix & SC_RP_ITEM_SHIFT_FAST)) {
+                    thread = sc_rp_thread_of(r, i);     /* rare: r is read again */
                     /* sc_rp_item_start's: item_start[i] is not read before it is written (a
                      * page's read before its first write costs it a second fault) */
                     start = (item_fix[i - 1] & SC_RP_ITEM_DONE)
                                 ? item_start[i]
-                                : it->rec_start + thread_shift[it->thread];
+                                : it->rec_start + thread_shift[thread];
                     item_start[i] = start;
                 } else {
                     start = item_start[i];
                 }
                 uint64_t end = (fix & SC_RP_ITEM_WAIT_FAST)
-                                   ? sc_rp_item_wait_fast(r, op_end, it, start, plain)
+                                   ? sc_rp_item_wait_fast(r, op_end, it, i, start, plain)
                                    : start + ((uint64_t)it->dur - (it->tracer & plain));
-                sc_rp_item_next(it, &item_start[i + 1], end, plain);
+                sc_rp_item_next(it, &item_start[i + 1], end);
                 if ((fix & SC_RP_ITEM_SHIFT_FAST))
-                    thread_shift[it->thread] = end - (it->rec_start + it->dur);
+                    thread_shift[thread] = end - (it->rec_start + it->dur);
                 last = sc_rp_max(last, end);
                 if ((fix & SC_RP_ITEM_KEPT_FAST)) {
                     sc_rp_sparse *e = &r->item_ends[r->kept_next];
@@ -610,22 +628,24 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
             t = sc_rp_max(t, op_end[o->stream_prev] + lag_stream);
         if (o->edge_first != SC_RP_NO_EDGES)
             t = sc_rp_edges_fast(r, op_end, o, t);
-        if ((o->engine_prev & o->queue_prev) != SC_RP_NONE) {  /* either is there */
-            if (o->engine_prev != SC_RP_NONE)
-                t = sc_rp_max(t, op_end[o->engine_prev] + lag_stream);
-            if (o->queue_prev != SC_RP_NONE && queues)
-                t = sc_rp_max(t, op_end[o->queue_prev] - sc_rp_dur(r, o->queue_prev) +
+        if (o->link != SC_RP_NO_LINK) {    /* either predecessor is there */
+            const sc_rp_link *l = &links[o->link];
+            if (l->engine_prev != SC_RP_NONE)
+                t = sc_rp_max(t, op_end[l->engine_prev] + lag_stream);
+            if (l->queue_prev != SC_RP_NONE && queues)
+                t = sc_rp_max(t, op_end[l->queue_prev] - sc_rp_dur(r, l->queue_prev) +
                                      lag_queue);
         }
+        /* a fast op's duration is in its field (sc_rp_pass_shapes) */
         uint64_t end = t + ((fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH |
                                     SC_RP_FIX_OP_DURATION))
                                 ? sc_rp_dur(r, (int32_t)node)
-                                : sc_rp_rec_dur(o));
+                                : (uint64_t)o->dur);
         op_end[node] = end;
         last = sc_rp_max(last, end);
         if (tree)
-            sc_rp_tree_raise(dev_tree + r->dev_first[o->dev], r->dev_count[o->dev], o->dev_pos,
-                             end);
+            sc_rp_tree_raise(dev_tree + r->dev_first[o->dev], r->dev_count[o->dev],
+                             r->dev_pos[node], end);
         op_fix[node] = (uint8_t)(fix | SC_RP_OP_PLACED);
     }
     sc_rp_note_end(r, last);
@@ -643,12 +663,12 @@ static void sc_rp_walk(sc_replay *r)
 
 /* Whether all the work an SC_RP_WAIT_OPS item waits for is placed (sc_rp_pass_shapes; the
  * flags are arguments, as in the walk below, not read through r after each byte store). */
-static bool sc_rp_cond_placed(const sc_replay *r, const uint8_t *op_fix, const sc_rp_item *it)
+static bool sc_rp_cond_placed(const sc_replay *r, const uint8_t *op_fix, uint32_t cond)
 {
     uint32_t n;
-    const int32_t *cond = sc_rp_cond_list(r, it, &n);
+    const int32_t *ops = sc_rp_cond_list(r, cond, &n);
     for (uint32_t k = 0; k < n; k++)
-        if (!(op_fix[cond[k]] & SC_RP_OP_PLACED))
+        if (!(op_fix[ops[k]] & SC_RP_OP_PLACED))
             return false;
     return true;
 }
@@ -697,6 +717,9 @@ void sc_rp_pass_shapes(sc_replay *r)
     const uint32_t *nodes = r->nodes;
     uint8_t *op_fix = r->op_fix, *item_fix = r->item_fix;
     size_t n_ops = r->n_ops, n_nodes = r->n_nodes;
+    const uint32_t *thread_first = r->thread_first;
+    size_t n_threads = r->n_threads;
+    const int32_t *cond_ops = r->cond_ops;
     const uint64_t lag_issue[3] = {r->lag_issue[0], r->lag_issue[1], r->lag_issue[2]};
     sc_rp_pass_shapes_drop(r);
     int32_t *last_done = malloc((r->n_threads + 1) * sizeof *last_done);
@@ -705,6 +728,9 @@ void sc_rp_pass_shapes(sc_replay *r)
     int32_t *kept_link = &r->kept_first;    /* where the next kept end's entry is named */
     sc_rp_sparse *kept_prev = NULL;
     sc_rp_sparse *kept_end = r->item_ends ? r->item_ends + r->n_item_ends : NULL; /* none kept */
+    int32_t *wait_link = &r->waits_first;   /* the same for the waits */
+    sc_rp_wait_ref *wait_prev = NULL;
+    sc_rp_wait_ref *wait_end = r->waits ? r->waits + r->n_waits : NULL;
     for (size_t t = 0; t <= r->n_threads; t++)
         last_done[t] = SC_RP_NONE;
     for (size_t i = 0; i < n_ops; i++)     /* candidates: all but the full grids */
@@ -719,14 +745,23 @@ void sc_rp_pass_shapes(sc_replay *r)
             const sc_rp_item *it = &items[i];
             /* it reads the thread's shift (sc_rp_item_start) */
             bool shift = !it->first && !(item_fix[i - 1] & SC_RP_ITEM_DONE);
-            bool wait = it->wait == SC_RP_WAIT_OPS && sc_rp_cond_placed(r, op_fix, it) &&
-                        (!it->waited || it->post != SC_RP_WIDE_SIGNED);
+            uint32_t cond = 0;
+            if (it->wait != SC_RP_WAIT_NONE) {  /* mostly the entry after the one before */
+                sc_rp_wait_ref *e = wait_prev ? wait_prev + 1 : r->waits;
+                if (e == wait_end || e->item != i)
+                    e = &r->waits[sc_rp_wait_of(r, i) - r->waits];
+                *wait_link = (int32_t)(e - r->waits);
+                wait_link = &e->next;
+                wait_prev = e;
+                cond = e->cond;
+            }
+            bool wait = it->wait == SC_RP_WAIT_OPS && sc_rp_cond_placed(r, op_fix, cond) &&
+                        (!it->waited || cond_ops[cond + 1] != SC_RP_WIDE_SIGNED);
             /* a mark's end is its start: the fast step's too when it has no time */
             bool fast = !it->first && !it->last && !it->loads && !it->joins && !it->pinned &&
                         (wait || (it->wait == SC_RP_WAIT_NONE && !it->waited)) &&
                         (!it->mark || (it->dur == 0 && it->tracer == 0)) &&
-                        it->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 &&
-                        it[1].tool != SC_RP_WIDE;
+                        it->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 && !it[1].tool;
             item_fix[i] |= (uint8_t)(SC_RP_ITEM_DONE |
                                      (fast ? SC_RP_ITEM_FAST |
                                                  (it->end_read ? SC_RP_ITEM_KEPT_FAST : 0) |
@@ -741,9 +776,10 @@ void sc_rp_pass_shapes(sc_replay *r)
                 kept_link = &e->other;
                 kept_prev = e;
             }
+            uint32_t thread = sc_rp_thread_in(thread_first, n_threads, i);
             if (shift)
-                sc_rp_shift_read(item_fix, last_done[it->thread]);
-            last_done[it->thread] = i;
+                sc_rp_shift_read(item_fix, last_done[thread]);
+            last_done[thread] = i;
             continue;
         }
         const sc_rp_op *o = &ops[node];
@@ -756,17 +792,20 @@ void sc_rp_pass_shapes(sc_replay *r)
         bool started = (item_fix[o->item] & SC_RP_ITEM_DONE) ||
                        (!it->first && (item_fix[o->item - 1] & SC_RP_ITEM_DONE));
         bool fast = (fix & SC_RP_OP_FAST) && started && !o->late && !it->loads &&
-                    it->tracer != SC_RP_WIDE16 && it->tracer <= lag_issue[o->kind] &&
+                    o->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 &&
+                    it->tracer <= lag_issue[o->kind] &&
                     sc_rp_none_or_placed(op_fix, o->stream_prev) &&
-                    sc_rp_none_or_placed(op_fix, o->engine_prev) &&
-                    sc_rp_none_or_placed(op_fix, o->queue_prev) &&
+                    sc_rp_none_or_placed(op_fix, sc_rp_engine_prev(r, o)) &&
+                    sc_rp_none_or_placed(op_fix, sc_rp_queue_prev(r, o)) &&
                     (o->edge_first == SC_RP_NO_EDGES || sc_rp_edges_placed(edges, op_fix, o));
         op_fix[node] = (uint8_t)((fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED |
                                  (fast ? SC_RP_OP_FAST : 0));
         if (!started)
-            sc_rp_shift_read(item_fix, last_done[it->thread]);
+            sc_rp_shift_read(item_fix, last_done[sc_rp_thread_in(thread_first, n_threads,
+                                                                 o->item)]);
     }
     *kept_link = SC_RP_NONE;
+    *wait_link = SC_RP_NONE;
     r->kept_chained = true;
     free(last_done);
     sc_rp_clear_bit(op_fix, n_ops, SC_RP_OP_PLACED);
@@ -807,6 +846,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
         r->full_ready[k] = UINT64_MAX;
     sc_rp_clear_bit(r->item_fix, r->n_items, SC_RP_ITEM_DONE);
     r->kept_next = r->kept_first;
+    r->wait_next = r->waits_first;
     memset(r->thread_shift, 0, (r->n_threads + 1) * sizeof *r->thread_shift);
     memset(r->moved_load, 0, (r->n_threads + 1) * sizeof *r->moved_load);
     for (size_t i = 0; no_load && i < r->n_items; i++)
@@ -814,7 +854,7 @@ uint64_t sc_replay_run(sc_replay *r, const sc_fix_list *lists, size_t n_lists)
             const sc_rp_item *it = &r->items[i];
             uint64_t own = sc_rp_item_end(r, (int32_t)i) - it->rec_start;
             uint64_t load_ns = sc_rp_load_ns(r, (int32_t)i);
-            r->moved_load[it->thread] += load_ns < own ? load_ns : own;
+            r->moved_load[sc_rp_thread_of(r, (int32_t)i)] += load_ns < own ? load_ns : own;
         }
     if (r->dev_tree)
         memset(r->dev_tree, 0, (r->n_ops ? r->n_ops : 1) * sizeof *r->dev_tree);

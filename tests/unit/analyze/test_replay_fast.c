@@ -9,7 +9,13 @@
  * span, the same end of every piece of work, the same start of every item, the same kept
  * end of every item whose end is read after its step and the same wall of every NVTX range.
  * Fails when a fast step leaves out a constraint its node has, when the shapes' walk marks a
- * node fast whose step needs a rare feature, or when the kept ends' order is off. */
+ * node fast whose step needs a rare feature, or when the kept ends' order is off. Each graph's
+ * side tables, which keep what its 32-byte ops and 16-byte items leave out, are checked
+ * against the trace and the items once it is built (check_tables): every op's recorded start
+ * and end (sc_rp_rec_end, durations past 32 bits in their list), the waits' list (one entry
+ * per waiting item, by item), each item's thread (sc_rp_thread_of against a count of the
+ * threads' first items), the sampled calls' tool times (the flag and the list agree) and
+ * every list searched by index sorted. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +28,7 @@
 #include <cmocka.h>
 
 #include "analyze/replay_parts.h"
+#include "analyze/work.h"
 #include "synthetic.h"
 #include "streamcheck/analysis.h"
 #include "streamcheck/trace.h"
@@ -145,8 +152,55 @@ static size_t fast_nodes(const sc_replay *r)
     return n;
 }
 
-/* Builds the graph of trace t (the calls fixes may name: every third, at random) and
- * compares its passes; *fast and *nodes count its fast and all its nodes. */
+/* A list of values by index (replay_wide.h): strictly ascending. */
+static void check_sorted(const sc_rp_wides *w)
+{
+    for (size_t k = 1; k < w->n; k++)
+        assert_true(w->v[k - 1].index < w->v[k].index);
+}
+
+/* The graph's side tables against the trace and the items (the header's list). */
+static void check_tables(const sc_replay *r, const sc_trace *t)
+{
+    assert_int_equal(r->n_ops, sc_work_count(t));
+    for (size_t i = 0; i < r->n_ops; i++) {
+        sc_work w = sc_work_at(t, i);
+        assert_true(r->ops[i].rec_start == w.start_ns);
+        assert_true(sc_rp_rec_end(r, (int32_t)i) == w.end_ns);
+        int32_t e = sc_rp_engine_prev(r, &r->ops[i]), q = sc_rp_queue_prev(r, &r->ops[i]);
+        assert_true(e == SC_RP_NONE || (e >= 0 && (size_t)e < r->n_ops && e != (int32_t)i));
+        assert_true(q == SC_RP_NONE || (q >= 0 && (size_t)q < r->n_ops && q != (int32_t)i));
+        if (r->ops[i].link != SC_RP_NO_LINK)
+            assert_true(r->ops[i].link < r->n_links && (e != SC_RP_NONE || q != SC_RP_NONE));
+    }
+    size_t waiting = 0, k = 0, thread = 0;
+    for (size_t i = 0; i < r->n_items; i++) {
+        const sc_rp_item *it = &r->items[i];
+        if (it->wait != SC_RP_WAIT_NONE) {
+            waiting++;
+            while (k < r->n_waits && r->waits[k].item < (int32_t)i)
+                k++;
+            assert_true(k < r->n_waits && r->waits[k].item == (int32_t)i);
+            assert_true(sc_rp_wait_of(r, (int32_t)i) == &r->waits[k]);
+        }
+        if (it->first && i > 0)
+            thread++;
+        assert_int_equal(sc_rp_thread_of(r, (int32_t)i), thread);
+        assert_true(it->tool == (sc_rp_tool(r, (int32_t)i) != 0));
+    }
+    assert_int_equal(waiting, r->n_waits);
+    for (size_t j = 1; j < r->n_waits; j++)
+        assert_true(r->waits[j - 1].item < r->waits[j].item);
+    assert_int_equal(r->n_items ? thread + 1 : 0, r->n_threads);
+    check_sorted(&r->wide_op_durs);
+    check_sorted(&r->wide_durs);
+    check_sorted(&r->wide_tools);
+    check_sorted(&r->wide_tracers);
+    check_sorted(&r->wide_posts);
+}
+
+/* Builds the graph of trace t (the calls fixes may name: every third, at random), checks its
+ * tables and compares its passes; *fast and *nodes count its fast and all its nodes. */
 static void check_graph(const sc_trace *t, size_t *fast, size_t *nodes)
 {
     sc_analysis a;
@@ -165,6 +219,7 @@ static void check_graph(const sc_trace *t, size_t *fast, size_t *nodes)
     sc_replay *r = NULL;
     assert_int_equal(sc_replay_build(&ctx, fix_calls, n_fix_calls, &r), 0);
     free(fix_calls);
+    check_tables(r, t);
     *fast += fast_nodes(r);
     *nodes += r->n_nodes;
     enum { N = 64 };

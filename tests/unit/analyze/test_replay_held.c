@@ -4,7 +4,8 @@
  * start back while within the window, the first of its device and another stream that
  * started before the piece's model. Ops with many equal ends, on two devices and a few
  * streams, late pieces with windows that overlap, that hold nothing, that start near 0 or
- * far apart (past the bitmap's reach). Fails on any tie broken the other way. */
+ * far apart (past the bitmap's reach), a few that ran longer than their 32-bit field holds
+ * (sc_rp_rec_end's wide list). Fails on any tie broken the other way. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,34 +24,34 @@ static uint64_t rnd(uint64_t *s)
     return *s;
 }
 
-static const sc_rp_op *ref_ops;
+static const uint64_t *ref_ends;     /* per op, its recorded end */
 
 static int by_end_cmp(const void *pa, const void *pb)
 {
     int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
-    if (ref_ops[a].rec_end != ref_ops[b].rec_end)
-        return ref_ops[a].rec_end < ref_ops[b].rec_end ? -1 : 1;
+    if (ref_ends[a] != ref_ends[b])
+        return ref_ends[a] < ref_ends[b] ? -1 : 1;
     return a < b ? -1 : a > b;
 }
 
 /* The search before: the ops by end, back from the last that ended by the piece's start. */
-static int32_t ref_held(const sc_rp_op *ops, const int32_t *by_end, size_t n, int32_t late,
-                        uint64_t model)
+static int32_t ref_held(const sc_rp_op *ops, const uint64_t *ends, const uint32_t *slots,
+                        const int32_t *by_end, size_t n, int32_t late, uint64_t model)
 {
     const sc_rp_op *o = &ops[late];
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (ops[by_end[mid]].rec_end <= o->rec_start)
+        if (ends[by_end[mid]] <= o->rec_start)
             lo = mid + 1;
         else
             hi = mid;
     }
     for (size_t k = lo; k-- > 0;) {
         const sc_rp_op *h = &ops[by_end[k]];
-        if (h->rec_end + SC_RP_HELD_WINDOW_NS < o->rec_start)
+        if (ends[by_end[k]] + SC_RP_HELD_WINDOW_NS < o->rec_start)
             break;
-        if (h->dev == o->dev && h->slot != o->slot && h->rec_start < model)
+        if (h->dev == o->dev && slots[by_end[k]] != slots[late] && h->rec_start < model)
             return by_end[k];
     }
     return SC_RP_NONE;
@@ -59,11 +60,16 @@ static int32_t ref_held(const sc_rp_op *ops, const int32_t *by_end, size_t n, in
 static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *seed)
 {
     sc_rp_op *ops = calloc(n, sizeof *ops);
+    uint64_t *ends = calloc(n, sizeof *ends);
+    uint32_t *slots = calloc(n, sizeof *slots);
+    sc_rp_wides wide = {0};
     int32_t *by_end = calloc(n, sizeof *by_end);
     sc_rp_sparse *lates = calloc(n_late, sizeof *lates);
     sc_rp_pending *p = calloc(n_late, sizeof *p);
     uint64_t *models = calloc(n_late, sizeof *models);
     assert_non_null(ops);
+    assert_non_null(ends);
+    assert_non_null(slots);
     assert_non_null(by_end);
     assert_non_null(lates);
     assert_non_null(p);
@@ -72,12 +78,16 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
         ops[i].rec_start = rnd(seed) % spread;
         if (far && i % 7 == 0)
             ops[i].rec_start += (uint64_t)1 << 50;
-        ops[i].rec_end = ops[i].rec_start + (rnd(seed) % 3 == 0 ? 0 : rnd(seed) % 20000);
+        uint64_t dur = rnd(seed) % 3 == 0 ? 0 : rnd(seed) % 20000;
+        if (rnd(seed) % 50 == 0)
+            dur += UINT32_MAX - 10 + rnd(seed) % 20;    /* its field's mark, or past it */
+        ends[i] = ops[i].rec_start + dur;
+        assert_int_equal(sc_rp_wide_put(&wide, (int32_t)i, dur, &ops[i].dur), 0);
         ops[i].dev = (uint32_t)(rnd(seed) % 2);
-        ops[i].slot = (uint32_t)(rnd(seed) % 3);
+        slots[i] = (uint32_t)(rnd(seed) % 3);
         by_end[i] = (int32_t)i;
     }
-    ref_ops = ops;
+    ref_ends = ends;
     qsort(by_end, n, sizeof *by_end, by_end_cmp);
     for (size_t k = 0; k < n_late; k++) {
         int32_t i = (int32_t)(rnd(seed) % n);
@@ -87,11 +97,18 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
         p[k] = (sc_rp_pending){.start = ops[i].rec_start, .model = model, .late = k};
         models[k] = model;
     }
-    sc_replay r = {.ops = ops, .n_ops = n, .lates = lates, .n_lates = n_late};
+    sc_replay r = {.ops = ops, .n_ops = n, .wide_op_durs = wide, .op_slot = slots,
+                   .lates = lates, .n_lates = n_late};
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(sc_rp_rec_end(&r, (int32_t)i), ends[i]);
     assert_int_equal(sc_rp_held_by_work(&r, p, n_late), 0);
     for (size_t k = 0; k < n_late; k++)
-        assert_int_equal(lates[k].other, ref_held(ops, by_end, n, lates[k].index, models[k]));
+        assert_int_equal(lates[k].other,
+                         ref_held(ops, ends, slots, by_end, n, lates[k].index, models[k]));
     free(ops);
+    free(ends);
+    free(slots);
+    free(wide.v);
     free(by_end);
     free(lates);
     free(p);

@@ -25,6 +25,11 @@ static uint64_t rnd(uint64_t *s)
     return *s;
 }
 
+static uint64_t issue_at(const void *issue, size_t i)
+{
+    return ((const uint64_t *)issue)[i];
+}
+
 static const sc_rp_op *ref_ops;
 static const uint64_t *ref_issue;
 
@@ -49,7 +54,7 @@ static size_t ref_group(const sc_replay *r, int key, uint32_t v, int32_t *out)
 {
     size_t m = 0;
     for (size_t i = 0; i < r->n_ops; i++)
-        if ((key == 0 ? r->ops[i].dev : r->ops[i].slot) == v)
+        if ((key == 0 ? r->ops[i].dev : r->op_slot[i]) == v)
             out[m++] = (int32_t)i;
     qsort(out, m, sizeof *out, ref_cmp);
     return m;
@@ -61,9 +66,11 @@ static void check(const shape *s, uint64_t *seed)
     sc_trace t = {.n_kernels = s->kernels, .n_copies = s->copies, .n_memsets = s->memsets};
     sc_ctx ctx = {.trace = &t};
     sc_rp_op *ops = calloc(n + 1, sizeof *ops);
+    uint32_t *slot = calloc(n + 1, sizeof *slot);
     uint64_t *issue = calloc(n + 1, sizeof *issue);
     int32_t *want = calloc(n + 1, sizeof *want);
     assert_non_null(ops);
+    assert_non_null(slot);
     assert_non_null(issue);
     assert_non_null(want);
     /* a slot's device: slot % devs; the unknown slot's, one device unless devs > 1 */
@@ -74,24 +81,26 @@ static void check(const shape *s, uint64_t *seed)
             at += rnd(seed) % 3;
             issue[i] = s->shuffled && rnd(seed) % 13 == 0 ? at - rnd(seed) % 4 : at;
             ops[i].rec_start = issue[i] + rnd(seed) % 3;
-            ops[i].slot = (uint32_t)(rnd(seed) % s->slots);
+            slot[i] = (uint32_t)(rnd(seed) % s->slots);
             if (s->unknown && rnd(seed) % 10 == 0)
-                ops[i].slot = (uint32_t)s->slots;
-            ops[i].dev = ops[i].slot < s->slots ? (uint32_t)(ops[i].slot % s->devs)
-                                                : (uint32_t)(rnd(seed) % s->devs);
+                slot[i] = (uint32_t)s->slots;
+            ops[i].dev = slot[i] < s->slots ? (uint32_t)(slot[i] % s->devs)
+                                            : (uint32_t)(rnd(seed) % s->devs);
         }
     }
     bool spans = false;     /* work of no known stream on two devices */
     int64_t unknown_dev = -1;
     for (size_t i = 0; i < n; i++) {
-        if (ops[i].slot != s->slots)
+        if (slot[i] != s->slots)
             continue;
         if (unknown_dev >= 0 && unknown_dev != ops[i].dev)
             spans = true;
         unknown_dev = ops[i].dev;
     }
-    sc_replay r = {.ctx = &ctx, .ops = ops, .n_ops = n, .n_slots = s->slots, .n_devs = s->devs};
-    int rc = sc_rp_issue_orders(&r, issue);
+    sc_replay r = {.ctx = &ctx, .ops = ops, .op_slot = slot, .n_ops = n, .n_slots = s->slots,
+                   .n_devs = s->devs};
+    assert_int_equal(sc_packed_times_make(&r.op_issue, n, issue, issue_at), 0);
+    int rc = sc_rp_issue_orders(&r);
     if (spans) {
         assert_int_equal(rc, 1);
         assert_null(r.dev_order);
@@ -117,7 +126,9 @@ static void check(const shape *s, uint64_t *seed)
     free(r.slot_first);
     free(r.slot_count);
     free(r.slot_ops);
+    sc_packed_times_free(&r.op_issue);
     free(ops);
+    free(slot);
     free(issue);
     free(want);
 }

@@ -43,7 +43,9 @@ static void world_make(world *w, size_t n, uint64_t *seed)
     sc_rp_op *ops = calloc(n ? n : 1, sizeof *ops);
     w->issue = calloc(n ? n : 1, sizeof *w->issue);
     int32_t *slot_ops = calloc(n ? n : 1, sizeof *slot_ops);
+    uint32_t *slot = calloc(n ? n : 1, sizeof *slot);
     assert_non_null(ops);
+    assert_non_null(slot);
     assert_non_null(w->issue);
     assert_non_null(slot_ops);
     uint64_t t = 1000;
@@ -52,29 +54,29 @@ static void world_make(world *w, size_t n, uint64_t *seed)
         t += step < 3 ? 0 : step < 7 ? rnd(seed) % 50 : (uint64_t)1 << 33;  /* ties, far */
         w->issue[i] = t;
         ops[i].dev = 0;
-        ops[i].dev_pos = (uint32_t)i;
-        ops[i].slot = (uint32_t)(rnd(seed) % SLOTS);
-        w->slot_count[ops[i].slot]++;
+        slot[i] = (uint32_t)(rnd(seed) % SLOTS);
+        w->slot_count[slot[i]]++;
     }
     for (size_t s = 1; s <= SLOTS; s++)
         w->slot_first[s] = w->slot_first[s - 1] + w->slot_count[s - 1];
     size_t fill[SLOTS] = {0};
     for (size_t i = 0; i < n; i++)
-        slot_ops[w->slot_first[ops[i].slot] + fill[ops[i].slot]++] = (int32_t)i;
+        slot_ops[w->slot_first[slot[i]] + fill[slot[i]]++] = (int32_t)i;
     w->dev_count = n;
     w->r = (sc_replay){.ops = ops, .n_ops = n, .n_slots = SLOTS, .n_devs = 1,
                        .dev_first = &w->dev_first, .dev_count = &w->dev_count,
                        .slot_first = w->slot_first, .slot_count = w->slot_count,
-                       .slot_ops = slot_ops};
-    assert_int_equal(sc_packed_times_make(&w->r.dev_issue, n, w->issue, issue_of), 0);
+                       .slot_ops = slot_ops, .op_slot = slot};
+    assert_int_equal(sc_packed_times_make(&w->r.op_issue, n, w->issue, issue_of), 0);
 }
 
 static void world_free(world *w)
 {
     free(w->r.ops);
     free(w->r.slot_ops);
+    free(w->r.op_slot);
     free(w->issue);
-    sc_packed_times_free(&w->r.dev_issue);
+    sc_packed_times_free(&w->r.op_issue);
 }
 
 /* A time to look up: an op's issue time, just below or above one, or past every op. */

@@ -68,7 +68,6 @@ static void world_make(world *w, const shape *s, uint64_t *seed)
         for (size_t j = 0; j < s->items_per_thread; j++) {
             size_t i = th * s->items_per_thread + j;
             sc_rp_item *it = &items[i];
-            it->thread = (uint32_t)th;
             it->first = j == 0;
             it->last = j + 1 == s->items_per_thread;
             it->mark = s->mark_share && rnd(seed) % s->mark_share == 0;

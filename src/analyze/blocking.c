@@ -327,20 +327,69 @@ static size_t sc_first_end_after(const sc_blocking_index *ix, const sc_blocking_
     return lo;
 }
 
-/* First position in by_start whose start is at or after t. */
-static size_t sc_first_start_from(const sc_blocking_index *ix, const sc_blocking_scope *s,
-                                  uint64_t t)
+/* ---- where a walk of calls in start order stands ---------------------------------------- */
+
+/* A position in one of the orders a measure reads: the first element at which "ends after t"
+ * (by_end, the busy intervals) or "starts at or after t" (by_start) holds, for the time t it
+ * was sought for. UINT64_MAX: sought for no time yet, at the order's end. */
+typedef struct sc_seek {
+    uint64_t t;
+    size_t at;
+} sc_seek;
+
+/* Moves a seek to time t in an order of n elements, `before(i)` an expression of i that holds
+ * while element i comes before t's place (what holds at i holds before it). A later t is
+ * sought forward from where the seek stands, an earlier one back: by probes 1, 2, 4, ... away
+ * and halving the last step, so a call a few pieces of work after (or before) the one before
+ * finds its place in a few probes, one far from it in twice the log of the distance. A seek
+ * that stands nowhere yet searches the whole order in halves. */
+#define SC_SEEK(seek, n, time, before)                                                         \
+    do {                                                                                       \
+        size_t sk_lo_ = 0, sk_hi_ = (seek).at, sk_step_ = 1;                                   \
+        if ((seek).t == UINT64_MAX) {                                                          \
+            sk_hi_ = (n);                                                                      \
+        } else if ((time) >= (seek).t) {    /* the answer is at or after at */                 \
+            sk_lo_ = (seek).at;                                                                \
+            sk_hi_ = (n);                                                                      \
+            for (size_t sk_p_ = sk_lo_; sk_p_ < (n); sk_p_ += sk_step_, sk_step_ <<= 1) {      \
+                if (!(before(sk_p_))) {                                                        \
+                    sk_hi_ = sk_p_;                                                            \
+                    break;                                                                     \
+                }                                                                              \
+                sk_lo_ = sk_p_ + 1;                                                            \
+            }                                                                                  \
+        } else {                            /* at or before at */                              \
+            while (sk_hi_ > 0) {                                                               \
+                size_t sk_p_ = sk_hi_ > sk_step_ ? sk_hi_ - sk_step_ : 0;                      \
+                if (before(sk_p_)) {                                                           \
+                    sk_lo_ = sk_p_ + 1;                                                        \
+                    break;                                                                     \
+                }                                                                              \
+                sk_hi_ = sk_p_;                                                                \
+                sk_step_ <<= 1;                                                                \
+            }                                                                                  \
+        }                                                                                      \
+        while (sk_lo_ < sk_hi_) {                                                              \
+            size_t sk_mid_ = sk_lo_ + (sk_hi_ - sk_lo_) / 2;                                   \
+            if (before(sk_mid_))                                                               \
+                sk_lo_ = sk_mid_ + 1;                                                          \
+            else                                                                               \
+                sk_hi_ = sk_mid_;                                                              \
+        }                                                                                      \
+        (seek) = (sc_seek){(time), sk_lo_};                                                    \
+    } while (0)
+
+/* Where the last measure in a scope left its three orders. */
+struct sc_blocking_place {
+    sc_seek end;        /* by_end, at the last wait point: where the drained walk stopped */
+    sc_seek busy;       /* the busy intervals, at the last call's end */
+    sc_seek start;      /* by_start, at the last starve's next work */
+};
+
+/* The place of a measure with no measure before it. */
+static sc_blocking_place sc_place_none(const sc_blocking_scope *s)
 {
-    const sc_trace *tr = ix->ctx->trace;
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sc_work_start_at(tr, s->by_start[mid]) < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (sc_blocking_place){{UINT64_MAX, s->n}, {UINT64_MAX, s->busy.n}, {UINT64_MAX, s->n}};
 }
 
 /* The call's own work (its correlation id, which is the call's own: its work is the chain of
@@ -378,14 +427,42 @@ static bool sc_own_work(const sc_blocking_index *ix, const sc_blocking_scope *s,
     return found;
 }
 
-/* Records a drained stream: counts it once, keeps the smallest ids. */
-static void sc_drained_stream(sc_blocking *m, uint32_t *seen, size_t *n_seen, uint32_t stream)
+/* The distinct streams a measure drained, counted once each: ids below 64 (CUPTI numbers a
+ * context's streams from 1 up: the usual id) as the bits of a word, a step's test and no scan,
+ * the others in a list. Together they hold the first SC_BLOCKING_DISTINCT distinct ids met;
+ * a stream past those is counted each time it is met, as it always was. */
+typedef struct sc_stream_set {
+    uint64_t low;
+    size_t n, n_high;
+    uint32_t high[SC_BLOCKING_DISTINCT];
+} sc_stream_set;
+
+/* Whether the stream counts as another drained stream (and notes it while there is room). */
+static inline bool sc_stream_set_add(sc_stream_set *set, uint32_t stream)
 {
-    for (size_t i = 0; i < *n_seen; i++)
-        if (seen[i] == stream)
-            return;
-    if (*n_seen < SC_BLOCKING_DISTINCT)
-        seen[(*n_seen)++] = stream;
+    if (stream < 64) {
+        uint64_t bit = (uint64_t)1 << stream;
+        if (set->low & bit)
+            return false;
+        if (set->n < SC_BLOCKING_DISTINCT) {
+            set->low |= bit;
+            set->n++;
+        }
+        return true;
+    }
+    for (size_t i = 0; i < set->n_high; i++)
+        if (set->high[i] == stream)
+            return false;
+    if (set->n < SC_BLOCKING_DISTINCT) {
+        set->high[set->n_high++] = stream;
+        set->n++;
+    }
+    return true;
+}
+
+/* Counts another drained stream, keeping the smallest ids. */
+static void sc_drained_stream(sc_blocking *m, uint32_t stream)
+{
     m->n_streams++;
     size_t keep = m->n_streams < SC_BLOCKING_MAX_STREAMS ? m->n_streams
                                                           : SC_BLOCKING_MAX_STREAMS;
@@ -400,31 +477,57 @@ static void sc_drained_stream(sc_blocking *m, uint32_t *seen, size_t *n_seen, ui
     m->streams[at] = stream;
 }
 
+/* The drained work: by_end from the first that ends after the call's start to the wait
+ * point; the seek is left where the walk stopped, at the first that ends after that. */
 static void sc_measure_drained(const sc_blocking_index *ix, const sc_blocking_scope *s,
-                               const sc_blocking_call *c, uint64_t own_ns, sc_blocking *m)
+                               sc_seek *seek, const sc_blocking_call *c, uint64_t own_ns,
+                               sc_blocking *m)
 {
-    uint32_t seen[SC_BLOCKING_DISTINCT];
-    size_t n_seen = 0;
-    for (size_t i = sc_first_end_after(ix, s, c->start_ns); i < s->n; i++) {
-        sc_blocking_work entry = sc_work_entry(ix->ctx, s->by_end[i]);
-        const sc_blocking_work *w = &entry;
-        if (w->end_ns > m->wait_point_ns)
+    const sc_trace *tr = ix->ctx->trace;
+    const uint32_t *by_end = s->by_end;
+#define SC_END_BEFORE(i) (sc_work_end_at(tr, by_end[i]) <= c->start_ns)
+    SC_SEEK(*seek, s->n, c->start_ns, SC_END_BEFORE);
+#undef SC_END_BEFORE
+    /* the walk keeps what it finds in locals, m written only for another stream: stores
+     * through m would have every step load the trace's and the context's arrays again; the
+     * last drained piece is made again after it */
+    const sc_ctx *ctx = ix->ctx;
+    const uint64_t start = c->start_ns, wait = m->wait_point_ns;
+    const uint32_t own_corr = c->correlation_id, tid = c->tid;
+    const bool skip = c->skip_own_stream && m->has_own;
+    const uint32_t own_stream = m->own_stream;
+    sc_stream_set streams;
+    streams.low = 0, streams.n = 0, streams.n_high = 0;
+    size_t n_drained = 0, last = 0;
+    bool other_thread = false;
+    size_t i = seek->at;
+    for (; i < s->n; i++) {
+        sc_blocking_work w = sc_work_entry(ctx, by_end[i]);
+        if (w.end_ns > wait)
             break;
-        if (w->issue_ns >= c->start_ns)
+        if (w.issue_ns >= start)
             continue;   /* not in flight when the call began */
-        if (c->correlation_id != 0 && w->correlation_id == c->correlation_id)
+        if (own_corr != 0 && w.correlation_id == own_corr)
             continue;   /* the call's own work */
-        if (c->skip_own_stream && m->has_own && w->stream_id == m->own_stream)
+        if (skip && w.stream_id == own_stream)
             continue;
-        m->n_drained++;
-        m->drained_end_ns = w->end_ns;     /* by_end is ascending: the last one wins */
-        m->last_stream = w->stream_id;
-        m->last_work = w->work;
-        m->last_tid = w->tid;
-        if (w->tid && c->tid && w->tid != c->tid)
-            m->other_thread = true;
-        sc_drained_stream(m, seen, &n_seen, w->stream_id);
+        if (sc_stream_set_add(&streams, w.stream_id))
+            sc_drained_stream(m, w.stream_id);
+        n_drained++;
+        last = i;       /* by_end is ascending: the last one wins */
+        if (w.tid != tid && w.tid && tid)
+            other_thread = true;
     }
+    m->n_drained = n_drained;
+    m->other_thread = other_thread;
+    if (n_drained) {
+        sc_blocking_work w = sc_work_entry(ctx, by_end[last]);
+        m->drained_end_ns = w.end_ns;
+        m->last_stream = w.stream_id;
+        m->last_work = w.work;
+        m->last_tid = w.tid;
+    }
+    *seek = (sc_seek){m->wait_point_ns, i};
     uint64_t tol = (uint64_t)(SC_BLOCKING_TOL_SHARE * (double)m->blocked_ns);
     if (tol < SC_BLOCKING_TOL_NS)
         tol = SC_BLOCKING_TOL_NS;
@@ -433,40 +536,29 @@ static void sc_measure_drained(const sc_blocking_index *ix, const sc_blocking_sc
     m->explained = m->n_drained > 0 && m->wait_point_ns - m->drained_end_ns <= tol;
 }
 
-/* The busy interval in progress at t or the first one after it; NULL when none follows. */
-static const sc_ival *sc_busy_from(const sc_busy_list *b, uint64_t t)
-{
-    size_t lo = 0, hi = b->n;
-    while (lo < hi) {   /* first busy interval that ends after t */
-        size_t mid = lo + (hi - lo) / 2;
-        if (b->ivals[mid].end_ns <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < b->n ? &b->ivals[lo] : NULL;
-}
-
 /* Time from the call's return to the next work when the host could not have queued it. */
 static uint64_t sc_measure_starve(const sc_blocking_index *ix, const sc_blocking_scope *s,
-                                  const sc_ival *after, uint64_t end_ns)
+                                  sc_seek *seek, const sc_ival *after, uint64_t end_ns)
 {
     if (after->start_ns <= end_ns)
         return 0;       /* the device was busy at the return */
     uint64_t next = after->start_ns;
     const sc_trace *t = ix->ctx->trace;
-    for (size_t i = sc_first_start_from(ix, s, next);
-         i < s->n && sc_work_start_at(t, s->by_start[i]) == next; i++)
-        if (sc_work_issue(ix->ctx, s->by_start[i]) < end_ns)
+    const uint32_t *by_start = s->by_start;
+#define SC_START_BEFORE(i) (sc_work_start_at(t, by_start[i]) < next)
+    SC_SEEK(*seek, s->n, next, SC_START_BEFORE);
+#undef SC_START_BEFORE
+    for (size_t i = seek->at; i < s->n && sc_work_start_at(t, by_start[i]) == next; i++)
+        if (sc_work_issue(ix->ctx, by_start[i]) < end_ns)
             return 0;   /* queued before the return: something else held it back */
     return next - end_ns;
 }
 
-void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *c,
-                         sc_blocking *m)
+/* One measure, from the place the scope's last measure left (sc_place_none: none). */
+static void sc_measure_at(const sc_blocking_index *ix, const sc_blocking_scope *s,
+                          sc_blocking_place *p, const sc_blocking_call *c, sc_blocking *m)
 {
     memset(m, 0, sizeof(*m));
-    const sc_blocking_scope *s = sc_scope_of(ix, c->context_id);
     uint64_t end = c->end_ns > c->start_ns ? c->end_ns : c->start_ns;
     m->blocked_ns = end - c->start_ns;
     m->wait_point_ns = end;
@@ -477,21 +569,79 @@ void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *c,
         if (own.start_ns >= c->start_ns && own.start_ns < end)
             m->wait_point_ns = own.start_ns;
     }
-    sc_measure_drained(ix, s, c,
+    sc_measure_drained(ix, s, &p->end, c,
                        c->call_class < SC_CALL_CLASS_COUNT ? ix->own_ns[c->call_class] : 0, m);
-    m->idle_ns = sc_busy_uncovered(&s->busy, c->start_ns, end);
-    const sc_ival *after = sc_busy_from(&s->busy, end);
+    /* the idle time inside the call: the busy intervals from the first that ends after its
+     * start, as sc_busy_uncovered sums them; the one in progress at its end or the first
+     * after it (the first that ends after the end) is the last of them or the next one, the
+     * intervals being disjoint */
+    const sc_busy_list *b = &s->busy;
+    const sc_ival *iv = b->ivals;
+    uint64_t start = c->start_ns;
+#define SC_BUSY_BEFORE(i) (iv[i].end_ns <= start)
+    SC_SEEK(p->busy, b->n, start, SC_BUSY_BEFORE);
+#undef SC_BUSY_BEFORE
+    size_t i = p->busy.at;
+    uint64_t covered = 0;
+    for (; i < b->n && iv[i].start_ns < end; i++) {
+        uint64_t x = iv[i].start_ns > start ? iv[i].start_ns : start;
+        uint64_t y = iv[i].end_ns < end ? iv[i].end_ns : end;
+        covered += sc_dur(x, y);
+    }
+    m->idle_ns = m->blocked_ns - covered;
+    size_t a = i > p->busy.at && iv[i - 1].end_ns > end ? i - 1 : i;
+    p->busy = (sc_seek){end, a};
+    const sc_ival *after = a < b->n ? &iv[a] : NULL;
     m->followed = after != NULL;
     uint64_t lost;
     if (after) {
-        m->starve_ns = sc_measure_starve(ix, s, after, end);
+        m->starve_ns = sc_measure_starve(ix, s, &p->start, after, end);
         lost = m->idle_ns + m->starve_ns;
     } else {
         /* nothing left to run: only gaps that work inside the call closed were lost */
-        uint64_t last = s->busy.n ? s->busy.ivals[s->busy.n - 1].end_ns : 0;
-        lost = last > c->start_ns ? sc_busy_uncovered(&s->busy, c->start_ns, last) : 0;
+        uint64_t last = b->n ? iv[b->n - 1].end_ns : 0;
+        lost = last > start ? sc_busy_uncovered(b, start, last) : 0;
     }
     m->cost_ns = lost < m->blocked_ns ? lost : m->blocked_ns;
+}
+
+void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *c,
+                         sc_blocking *m)
+{
+    const sc_blocking_scope *s = sc_scope_of(ix, c->context_id);
+    sc_blocking_place p = sc_place_none(s);
+    sc_measure_at(ix, s, &p, c, m);
+}
+
+int sc_blocking_walk_begin(const sc_blocking_index *ix, sc_blocking_walk *w)
+{
+    size_t n_dev = ix->ctx->analysis->n_devices;
+    *w = (sc_blocking_walk){.ix = ix};
+    w->places = malloc((n_dev + 1) * sizeof *w->places);
+    if (!w->places)
+        return -1;
+    for (size_t k = 0; k <= n_dev; k++)
+        w->places[k] = sc_place_none(k < n_dev ? &ix->devices[k] : &ix->all);
+    return 0;
+}
+
+void sc_blocking_walk_end(sc_blocking_walk *w)
+{
+    free(w->places);
+    memset(w, 0, sizeof(*w));
+}
+
+void sc_blocking_measure_next(sc_blocking_walk *w, const sc_blocking_call *c, sc_blocking *m)
+{
+    const sc_blocking_index *ix = w->ix;
+    if (!w->has_scope || c->context_id != w->context_id) {
+        w->scope = sc_scope_of(ix, c->context_id);
+        w->context_id = c->context_id;
+        w->has_scope = true;
+    }
+    const sc_blocking_scope *s = w->scope;
+    size_t k = s == &ix->all ? ix->ctx->analysis->n_devices : (size_t)(s - ix->devices);
+    sc_measure_at(ix, s, &w->places[k], c, m);
 }
 
 bool sc_blocking_sync_class(uint16_t call_class)

@@ -135,6 +135,26 @@ void sc_blocking_index_free(sc_blocking_index *ix);
 void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *call,
                          sc_blocking *out);
 
+/* A walk of calls in start order, each measured as sc_blocking_measure would (the same
+ * sc_blocking, field for field): per scope it keeps where the last call's start lies in the
+ * index's orders, and the next call's measure searches forward from there instead of through
+ * the whole order (a call that starts before the one before it searches back). Rules that
+ * measure many calls (every synchronization of a run) take them this way. */
+typedef struct sc_blocking_place sc_blocking_place;
+typedef struct sc_blocking_walk {
+    const sc_blocking_index *ix;
+    sc_blocking_place *places;  /* per device scope, then the all-devices scope */
+    const sc_blocking_scope *scope;     /* that of the last call's context */
+    uint32_t context_id;
+    bool has_scope;
+} sc_blocking_walk;
+
+/* Returns 0, or -1 when out of memory (*w is then safe to end). */
+int sc_blocking_walk_begin(const sc_blocking_index *ix, sc_blocking_walk *w);
+void sc_blocking_walk_end(sc_blocking_walk *w);
+void sc_blocking_measure_next(sc_blocking_walk *w, const sc_blocking_call *call,
+                              sc_blocking *out);
+
 /* The explicit synchronizations (device, stream, event): the host-sync rule judges them,
  * and the replay measures the wake-up after their waits. */
 bool sc_blocking_sync_class(uint16_t call_class);

@@ -160,7 +160,8 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
     bool *followed = calloc(t->n_calls + 1, sizeof *followed);
     sc_loop_scope *scopes = malloc((t->n_calls + 1) * sizeof *scopes);
     size_t n_scopes = 0;
-    int rc = followed && scopes ? 0 : -1;
+    sc_blocking_walk walk = {0};
+    int rc = followed && scopes ? sc_blocking_walk_begin(ix, &walk) : -1;
     for (size_t i = 0; rc == 0 && i < t->n_calls; i++) {
         const sc_api_call *call = &t->calls[i];
         if (!sc_blocking_implicit_class(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
@@ -174,7 +175,7 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
                               .correlation_id = call->rec.correlation_id,
                               .skip_own_stream = copy_or_set};
         sc_blocking m;
-        sc_blocking_measure(ix, &q, &m);
+        sc_blocking_measure_next(&walk, &q, &m);
         followed[i] = m.followed;
         if (!m.explained)
             continue;   /* it waited for nothing, or not for what happened to end inside it */
@@ -190,6 +191,7 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
             scopes[n_scopes++] = (sc_loop_scope){call->rec.tid,
                                                  sc_loop_family(call->rec.call_class)};
     }
+    sc_blocking_walk_end(&walk);
     if (rc == 0)
         rc = sc_implicit_fixes(ctx, followed, scopes, n_scopes, b);
     free(followed);

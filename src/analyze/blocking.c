@@ -8,6 +8,7 @@
 #include "analyze/overlap.h"
 #include "analyze/work.h"
 #include "analyze/work_order.h"
+#include "trace/grow.h"
 #include "trace/sort_u64.h"
 
 #define SC_BLOCKING_DISTINCT 256    /* distinct drained streams counted per call */
@@ -220,8 +221,19 @@ static int sc_own_times(sc_blocking_index *ix)
     _Static_assert(SC_CALL_CLASS_COUNT < SC_NO_CLASS, "a class fits below the marker");
     size_t first[SC_CALL_CLASS_COUNT + 1] = {0};
     sc_scope_memo memo = {0};
+    bool holding[SC_CALL_CLASS_COUNT];
+    for (uint16_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++)
+        holding[cls] = sc_blocking_holding_class(cls);
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
+        if (c->rec.call_class < SC_CALL_CLASS_COUNT && holding[c->rec.call_class]) {
+            if (!SC_GROW(ix->holding, ix->cap_holding, ix->n_holding + 1, 64)) {
+                free(cls_of);
+                sc_cursors_free(ix, cursors);
+                return -1;
+            }
+            ix->holding[ix->n_holding++] = (uint32_t)i;
+        }
         bool own = c->rec.call_class < SC_CALL_CLASS_COUNT &&
                    !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c, cursors, &memo);
         cls_of[i] = own ? (uint8_t)c->rec.call_class : SC_NO_CLASS;
@@ -294,6 +306,7 @@ void sc_blocking_index_free(sc_blocking_index *ix)
     free(ix->devices);
     sc_scope_free(&ix->all);
     free(ix->contexts);
+    free(ix->holding);
     memset(ix, 0, sizeof(*ix));
 }
 
@@ -648,6 +661,12 @@ bool sc_blocking_sync_class(uint16_t call_class)
 {
     return call_class == SC_CALL_DEVICE_SYNC || call_class == SC_CALL_STREAM_SYNC ||
            call_class == SC_CALL_EVENT_SYNC;
+}
+
+bool sc_blocking_holding_class(uint16_t call_class)
+{
+    return sc_blocking_sync_class(call_class) || sc_blocking_implicit_class(call_class) ||
+           call_class == SC_CALL_STREAM_QUERY || call_class == SC_CALL_EVENT_QUERY;
 }
 
 bool sc_blocking_implicit_class(uint16_t call_class)

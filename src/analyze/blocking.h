@@ -93,6 +93,13 @@ typedef struct sc_blocking_index {
     sc_blocking_context *contexts;  /* context -> device, from the device work */
     size_t n_contexts, cap_contexts;
     bool failed;                /* out of memory while noting the contexts */
+    /* The calls that may hold the host (sc_blocking_holding_class: the synchronizations, the
+     * implicit ones, the queries), inner driver calls among them, as trace->calls positions in
+     * call order: listed in the walk of every call that the own times make anyway, so that the
+     * rules that judge a few classes of calls (host-sync, implicit-sync, pin-per-step, the
+     * polling loops) and the replay's implicit waits walk these instead of every call. */
+    uint32_t *holding;
+    size_t n_holding, cap_holding;
     /* per sc_call_class: what a call of the class takes with nothing in flight (0: unknown) */
     uint64_t own_ns[SC_CALL_CLASS_COUNT];
 } sc_blocking_index;
@@ -154,6 +161,11 @@ int sc_blocking_walk_begin(const sc_blocking_index *ix, sc_blocking_walk *w);
 void sc_blocking_walk_end(sc_blocking_walk *w);
 void sc_blocking_measure_next(sc_blocking_walk *w, const sc_blocking_call *call,
                               sc_blocking *out);
+
+/* The classes of sc_blocking_index.holding: sc_blocking_sync_class,
+ * sc_blocking_implicit_class and the queries (cudaStreamQuery, cudaEventQuery: polling loops,
+ * polls.h). */
+bool sc_blocking_holding_class(uint16_t call_class);
 
 /* The explicit synchronizations (device, stream, event): the host-sync rule judges them,
  * and the replay measures the wake-up after their waits. */

@@ -93,16 +93,16 @@ static int sc_hostsync_add(sc_blocking_walk *walk, const sc_api_call *call, uint
     return sc_finding_add(b, &inst);
 }
 
-/* Every synchronization call, then every polling loop (polls.h): each run in start order,
- * measured as one walk (blocking.h). */
+/* Every synchronization call (among the calls that may hold the host, blocking.h), then every
+ * polling loop (polls.h): each run in start order, measured as one walk. */
 static int sc_hostsync_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
                             sc_finding_builder *b, sc_hostsync_totals *tot)
 {
     const sc_trace *t = ctx->trace;
     sc_blocking_walk walk;
     int rc = sc_blocking_walk_begin(ix, &walk);
-    for (size_t i = 0; i < t->n_calls && rc == 0; i++) {
-        const sc_api_call *call = &t->calls[i];
+    for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {
+        const sc_api_call *call = &t->calls[ix->holding[k]];
         if (sc_blocking_sync_class(call->rec.call_class) && !sc_blocking_is_inner(ctx, call))
             rc = sc_hostsync_add(&walk, call, call->rec.start_ns, call->rec.end_ns, 0, b, tot);
     }

@@ -133,37 +133,43 @@ static void sc_implicit_conclude(const sc_trace *t, const sc_implicit_totals *to
 /* The fix: every call of the instances' families on their threads, except those no work
  * followed: moved out of the loop (sc_implicit_moved: no wait, no time of its own), or
  * where it stays (a call the program needs once; copies and memsets, made async) without
- * its wait. */
-static int sc_implicit_fixes(const sc_ctx *ctx, const bool *followed,
-                             const sc_loop_scope *scopes, size_t n_scopes,
+ * its wait. The calls of the families are among those that may hold the host (blocking.h):
+ * followed[k] is ix->holding[k]'s. */
+static int sc_implicit_fixes(const sc_ctx *ctx, const sc_blocking_index *ix,
+                             const bool *followed, const sc_loop_scope *scopes, size_t n_scopes,
                              sc_finding_builder *b)
 {
     const sc_trace *t = ctx->trace;
-    bool *moved = calloc(t->n_calls + 1, sizeof *moved);
-    int rc = moved ? sc_loop_moved(t, scopes, n_scopes, moved) : -1;
-    for (size_t i = 0; i < t->n_calls && rc == 0; i++) {
-        const sc_loop_scope *scope = sc_loop_in_scope(scopes, n_scopes, &t->calls[i]);
-        if (!followed[i] || !scope)
+    bool *moved = calloc(ix->n_holding + 1, sizeof *moved);
+    int rc = moved ? sc_loop_moved(t, ix->holding, ix->n_holding, scopes, n_scopes, moved) : -1;
+    for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {
+        if (!followed[k])
+            continue;
+        const sc_loop_scope *scope = sc_loop_in_scope(scopes, n_scopes, &t->calls[ix->holding[k]]);
+        if (!scope)
             continue;
         bool stays = scope->family == SC_LOOP_MEMCPY ||
                      scope->family == SC_LOOP_MEMSET;   /* made async */
-        rc = sc_finding_fix(b, moved[i] && !stays ? SC_FIX_REMOVE : SC_FIX_UNWAIT, i);
+        rc = sc_finding_fix(b, moved[k] && !stays ? SC_FIX_REMOVE : SC_FIX_UNWAIT,
+                            ix->holding[k]);
     }
     free(moved);
     return rc;
 }
 
+/* Every call of the classes that synchronize implicitly, among those that may hold the host
+ * (blocking.h), measured as one walk in start order. */
 static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
                             sc_finding_builder *b, sc_implicit_totals *tot)
 {
     const sc_trace *t = ctx->trace;
-    bool *followed = calloc(t->n_calls + 1, sizeof *followed);
-    sc_loop_scope *scopes = malloc((t->n_calls + 1) * sizeof *scopes);
+    bool *followed = calloc(ix->n_holding + 1, sizeof *followed);
+    sc_loop_scope *scopes = malloc((ix->n_holding + 1) * sizeof *scopes);
     size_t n_scopes = 0;
     sc_blocking_walk walk = {0};
     int rc = followed && scopes ? sc_blocking_walk_begin(ix, &walk) : -1;
-    for (size_t i = 0; rc == 0 && i < t->n_calls; i++) {
-        const sc_api_call *call = &t->calls[i];
+    for (size_t k = 0; rc == 0 && k < ix->n_holding; k++) {
+        const sc_api_call *call = &t->calls[ix->holding[k]];
         if (!sc_blocking_implicit_class(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
             continue;
         tot->checked++;
@@ -176,7 +182,7 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
                               .skip_own_stream = copy_or_set};
         sc_blocking m;
         sc_blocking_measure_next(&walk, &q, &m);
-        followed[i] = m.followed;
+        followed[k] = m.followed;
         if (!m.explained)
             continue;   /* it waited for nothing, or not for what happened to end inside it */
         sc_instance inst;
@@ -193,7 +199,7 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
     }
     sc_blocking_walk_end(&walk);
     if (rc == 0)
-        rc = sc_implicit_fixes(ctx, followed, scopes, n_scopes, b);
+        rc = sc_implicit_fixes(ctx, ix, followed, scopes, n_scopes, b);
     free(followed);
     free(scopes);
     return rc;

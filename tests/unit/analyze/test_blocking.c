@@ -1,4 +1,9 @@
-/* The blocking measure's walk (blocking.h: sc_blocking_measure_next, each scope's place in the
+/* The calls that may hold the host (sc_blocking_index.holding) against the filter of every
+ * call; the polling loops read from them (polls.h) against the walk of every call as it was
+ * (old_polls, kept below), on random traces of queries, other calls and inner driver calls on
+ * a few threads.
+ *
+ * The blocking measure's walk (blocking.h: sc_blocking_measure_next, each scope's place in the
  * index's orders kept from one call to the next) and its stateless form, both against the
  * measure as it was before the walk (kept below as old_measure: a binary search of the whole
  * order per call, the distinct drained streams in a list), every field, on random built
@@ -19,6 +24,7 @@
 #include "analyze/blocking.h"
 #include "analyze/internal.h"
 #include "analyze/overlap.h"
+#include "analyze/polls.h"
 #include "analyze/work.h"
 #include "analyze/work_order.h"
 #include "synthetic.h"
@@ -420,12 +426,162 @@ static void test_many_streams(void **state)
     assert_true(most_streams > 400);
 }
 
+/* ---- the calls that may hold the host and the polling loops -------------------------- */
+
+/* The polling loops as sc_polls_find found them before (3940716): a walk of every call. */
+static bool old_is_query(uint16_t c)
+{
+    return c == SC_CALL_STREAM_QUERY || c == SC_CALL_EVENT_QUERY;
+}
+
+static uint64_t old_handle(const sc_call_rec *c)
+{
+    return c->call_class == SC_CALL_STREAM_QUERY ? c->stream : c->aux;
+}
+
+typedef struct old_run {
+    uint32_t tid;
+    size_t first, last;
+    uint64_t queries;
+} old_run;
+
+static void old_close(old_run *run, sc_poll_loop *loops, size_t *n)
+{
+    if (run->queries >= SC_POLL_MIN_QUERIES)
+        loops[(*n)++] = (sc_poll_loop){run->first, run->last, run->queries};
+    run->queries = 0;
+}
+
+static size_t old_polls(const sc_ctx *ctx, sc_poll_loop *loops)
+{
+    const sc_trace *t = ctx->trace;
+    old_run runs[16];
+    size_t n_runs = 0, n = 0;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const sc_api_call *call = &t->calls[i];
+        if (sc_blocking_is_inner(ctx, call))
+            continue;
+        size_t k = 0;
+        while (k < n_runs && runs[k].tid != call->rec.tid)
+            k++;
+        if (k == n_runs)
+            runs[n_runs++] = (old_run){.tid = call->rec.tid};
+        old_run *run = &runs[k];
+        const sc_call_rec *prev = run->queries ? &t->calls[run->last].rec : NULL;
+        bool goes_on = prev && old_is_query(call->rec.call_class) &&
+                       call->rec.call_class == prev->call_class &&
+                       old_handle(&call->rec) == old_handle(prev) &&
+                       call->rec.start_ns < prev->end_ns + SC_POLL_GAP_NS;
+        if (goes_on) {
+            run->last = i;
+            run->queries++;
+            continue;
+        }
+        if (run->queries)
+            old_close(run, loops, &n);
+        if (old_is_query(call->rec.call_class))
+            *run = (old_run){call->rec.tid, i, i, 1};
+    }
+    for (size_t k = 0; k < n_runs; k++)
+        old_close(&runs[k], loops, &n);
+    for (size_t a = 1; a < n; a++)   /* by first query: insertion sort, tests are small */
+        for (size_t b = a; b > 0 && loops[b - 1].first > loops[b].first; b--) {
+            sc_poll_loop x = loops[b];
+            loops[b] = loops[b - 1];
+            loops[b - 1] = x;
+        }
+    return n;
+}
+
+/* Calls on 1-3 threads, 2 us apart or (now and then) 80 us, past a loop's gap: queries of a
+ * stream or an event (two of each), launches, synchronizations, allocations, pinning, driver
+ * calls inside runtime calls (a query's own driver query among them). */
+static void build_calls(syn *s, uint64_t seed, uint32_t n_threads, size_t n)
+{
+    uint64_t st = seed;
+    syn_init(s);
+    syn_device(s, 0, 132);
+    static const uint16_t classes[] = {
+        SC_CALL_STREAM_QUERY, SC_CALL_STREAM_QUERY, SC_CALL_STREAM_QUERY, SC_CALL_EVENT_QUERY,
+        SC_CALL_EVENT_QUERY,  SC_CALL_LAUNCH,       SC_CALL_STREAM_SYNC,  SC_CALL_MALLOC,
+        SC_CALL_HOST_REGISTER, SC_CALL_EVENT_RECORD};
+    uint64_t at = 0;
+    uint16_t cls = SC_CALL_STREAM_QUERY;
+    for (size_t i = 0; i < n; i++) {
+        if (rnd(&st, 3) == 0)    /* else the class before: runs of queries */
+            cls = classes[rnd(&st, sizeof classes / sizeof *classes)];
+        at += rnd(&st, 12) == 0 ? US(80) : US(2);
+        uint64_t dur = US(1 + rnd(&st, 3));
+        uint32_t corr = 1 + (uint32_t)i;
+        sc_api_call *c = syn_call(s, cls, at, at + dur, corr, "cudaSomething", NULL, 0);
+        c->rec.tid = 1 + (uint32_t)rnd(&st, n_threads);
+        c->rec.stream = 0x100 + (rnd(&st, 6) == 0);
+        c->rec.aux = 0x200 + (rnd(&st, 6) == 0);
+        if (rnd(&st, 5) == 0) {     /* its driver call, inside it */
+            sc_api_call *d = syn_call(s, cls, at, at + dur / 2, corr, "cuSomething", NULL, 0);
+            d->rec.flags |= SC_API_DRIVER;
+            d->rec.tid = c->rec.tid;
+            d->rec.stream = c->rec.stream;
+            d->rec.aux = c->rec.aux;
+        }
+    }
+    syn_finish(s);
+}
+
+static size_t check_polls(syn *s)
+{
+    sc_analysis a = {0};
+    a.trace = &s->t;
+    sc_ctx ctx = {.trace = &s->t, .analysis = &a};
+    assert_int_equal(sc_ctx_build(&ctx, &a), 0);
+    const sc_trace *t = &s->t;
+    const sc_blocking_index *ix = ctx.blocking;
+    size_t k = 0;
+    for (size_t i = 0; i < t->n_calls; i++)
+        if (sc_blocking_holding_class(t->calls[i].rec.call_class)) {
+            assert_true(k < ix->n_holding);
+            assert_int_equal(ix->holding[k], i);
+            k++;
+        }
+    assert_int_equal(k, ix->n_holding);
+    /* every loop family (loop_calls.h) is among them */
+    for (uint16_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++)
+        if (sc_blocking_implicit_class(cls))
+            assert_true(sc_blocking_holding_class(cls));
+    sc_poll_loop *want = malloc((t->n_calls + 1) * sizeof *want);
+    size_t n_want = old_polls(&ctx, want);
+    assert_int_equal(ctx.n_polls, n_want);
+    for (size_t i = 0; i < n_want; i++) {
+        assert_int_equal(ctx.polls[i].first, want[i].first);
+        assert_int_equal(ctx.polls[i].last, want[i].last);
+        assert_int_equal(ctx.polls[i].queries, want[i].queries);
+    }
+    free(want);
+    sc_ctx_free(&ctx);
+    sc_analysis_free(&a);
+    return n_want;
+}
+
+static void test_polls(void **state)
+{
+    (void)state;
+    size_t loops = 0;
+    for (uint64_t seed = 500; seed < 530; seed++) {
+        syn s;
+        build_calls(&s, seed, 1 + (uint32_t)(seed % 3), 60 + 10 * (seed % 7));
+        loops += check_polls(&s);
+        syn_free(&s);
+    }
+    assert_true(loops > 30);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_device),
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_many_streams),
+        cmocka_unit_test(test_polls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

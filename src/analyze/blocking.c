@@ -116,230 +116,6 @@ static bool sc_index_has_all(const sc_blocking_index *ix)
     return ix->ctx->analysis->n_devices != 1;
 }
 
-static const sc_blocking_scope *sc_scope_of(const sc_blocking_index *ix, uint32_t context_id);
-static size_t sc_first_end_after(const sc_blocking_index *ix, const sc_blocking_scope *s,
-                                 uint64_t t);
-
-/* sc_first_end_after for calls taken in start order: per scope a position that only moves
- * forward (a call starting before the one before it searches again), and per by_end position
- * the earliest issue of it and all after (min_issue_from: made for this walk and freed after
- * it, nothing else reads it). */
-typedef struct sc_end_cursor {
-    size_t at;
-    uint64_t t;
-    bool used;
-    uint64_t *min_issue_from;
-} sc_end_cursor;
-
-static size_t sc_first_end_after_from(const sc_blocking_index *ix, const sc_blocking_scope *s,
-                                      sc_end_cursor *c, uint64_t t)
-{
-    if (!c->used || t < c->t) {
-        c->at = sc_first_end_after(ix, s, t);
-    } else {
-        const sc_trace *tr = ix->ctx->trace;
-        while (c->at < s->n && sc_work_end_at(tr, s->by_end[c->at]) <= t)
-            c->at++;
-    }
-    c->used = true;
-    c->t = t;
-    return c->at;
-}
-
-/* The scope of the context of the call before (the calls of a run name a few contexts, most
- * often one, over and over). */
-typedef struct sc_scope_memo {
-    const sc_blocking_scope *scope;
-    uint32_t context_id;
-    bool used;
-} sc_scope_memo;
-
-/* Whether any work of the call's scope was in flight when it began: of the work ending after
- * that, some was issued before it. `cursors`: one per device scope, then the all-devices
- * scope's. */
-static bool sc_in_flight_at(const sc_blocking_index *ix, const sc_api_call *c,
-                            sc_end_cursor *cursors, sc_scope_memo *memo)
-{
-    if (!memo->used || c->rec.context_id != memo->context_id) {
-        memo->scope = sc_scope_of(ix, c->rec.context_id);
-        memo->context_id = c->rec.context_id;
-        memo->used = true;
-    }
-    const sc_blocking_scope *s = memo->scope;
-    size_t k = s == &ix->all ? ix->ctx->analysis->n_devices : (size_t)(s - ix->devices);
-    size_t i = sc_first_end_after_from(ix, s, &cursors[k], c->rec.start_ns);
-    return i < s->n && cursors[k].min_issue_from[i] < c->rec.start_ns;
-}
-
-/* The cursors of sc_in_flight_at, each with its scope's min_issue_from. NULL without memory. */
-static sc_end_cursor *sc_cursors_make(const sc_blocking_index *ix)
-{
-    size_t n_dev = ix->ctx->analysis->n_devices;
-    sc_end_cursor *cursors = calloc(n_dev + 1, sizeof(*cursors));
-    for (size_t k = 0; cursors && k <= n_dev; k++) {
-        const sc_blocking_scope *s = k < n_dev ? &ix->devices[k] : &ix->all;
-        uint64_t *m = malloc((s->n ? s->n : 1) * sizeof *m);
-        cursors[k].min_issue_from = m;
-        if (!m) {
-            for (size_t j = 0; j < k; j++)
-                free(cursors[j].min_issue_from);
-            free(cursors);
-            return NULL;
-        }
-        for (size_t i = s->n; i-- > 0;) {
-            uint64_t issue = sc_work_issue(ix->ctx, s->by_end[i]);
-            m[i] = i + 1 < s->n && m[i + 1] < issue ? m[i + 1] : issue;
-        }
-    }
-    return cursors;
-}
-
-static void sc_cursors_free(const sc_blocking_index *ix, sc_end_cursor *cursors)
-{
-    for (size_t k = 0; cursors && k <= ix->ctx->analysis->n_devices; k++)
-        free(cursors[k].min_issue_from);
-    free(cursors);
-}
-
-/* Per call class, what its calls took with nothing in flight: the lower quartile of those
- * durations (a call never takes less than its own work; the quartile keeps a call slowed by
- * something else out). 0 for a class without such a call. The calls are read once, each
- * class's durations gathered in call order into its own stretch of d (a pass per class read
- * every call SC_CALL_CLASS_COUNT times: a second of a 10M-record report). */
-static int sc_own_times(sc_blocking_index *ix)
-{
-    const sc_trace *t = ix->ctx->trace;
-    size_t n = t->n_calls ? t->n_calls : 1;
-    uint8_t *cls_of = malloc(n);
-    sc_end_cursor *cursors = sc_cursors_make(ix);
-    if (!cls_of || !cursors) {
-        free(cls_of);
-        sc_cursors_free(ix, cursors);
-        return -1;
-    }
-    enum { SC_NO_CLASS = 0xff };
-    _Static_assert(SC_CALL_CLASS_COUNT < SC_NO_CLASS, "a class fits below the marker");
-    size_t first[SC_CALL_CLASS_COUNT + 1] = {0};
-    sc_scope_memo memo = {0};
-    bool holding[SC_CALL_CLASS_COUNT];
-    for (uint16_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++)
-        holding[cls] = sc_blocking_holding_class(cls);
-    for (size_t i = 0; i < t->n_calls; i++) {
-        const sc_api_call *c = &t->calls[i];
-        if (c->rec.call_class < SC_CALL_CLASS_COUNT && holding[c->rec.call_class]) {
-            if (!SC_GROW(ix->holding, ix->cap_holding, ix->n_holding + 1, 64)) {
-                free(cls_of);
-                sc_cursors_free(ix, cursors);
-                return -1;
-            }
-            ix->holding[ix->n_holding++] = (uint32_t)i;
-        }
-        bool own = c->rec.call_class < SC_CALL_CLASS_COUNT &&
-                   !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c, cursors, &memo);
-        cls_of[i] = own ? (uint8_t)c->rec.call_class : SC_NO_CLASS;
-        if (own)
-            first[c->rec.call_class + 1]++;
-    }
-    sc_cursors_free(ix, cursors);
-    for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++)
-        first[cls + 1] += first[cls];
-    size_t n_own = first[SC_CALL_CLASS_COUNT];
-    uint64_t *d = malloc((n_own ? n_own : 1) * sizeof(*d));
-    if (!d) {
-        free(cls_of);
-        return -1;
-    }
-    size_t next[SC_CALL_CLASS_COUNT];
-    memcpy(next, first, sizeof next);
-    for (size_t i = 0; i < t->n_calls; i++) {
-        const sc_api_call *c = &t->calls[i];
-        if (cls_of[i] != SC_NO_CLASS)
-            d[next[cls_of[i]]++] =
-                c->rec.end_ns > c->rec.start_ns ? c->rec.end_ns - c->rec.start_ns : 0;
-    }
-    for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++) {
-        size_t k = first[cls + 1] - first[cls];
-        if (k == 0)
-            continue;
-        sc_sort_u64(d + first[cls], k);
-        ix->own_ns[cls] = d[first[cls] + (k - 1) / 4];
-    }
-    free(d);
-    free(cls_of);
-    return 0;
-}
-
-int sc_blocking_index_build(const sc_ctx *ctx, const sc_work_order *order,
-                            sc_blocking_index *ix)
-{
-    size_t n_dev = ctx->analysis->n_devices;
-    memset(ix, 0, sizeof(*ix));
-    ix->ctx = ctx;
-    ix->order = order;
-    ix->devices = calloc(n_dev ? n_dev : 1, sizeof(*ix->devices));
-    if (!ix->devices)
-        return -1;
-    /* in record order, a repeat of the context just noted skipped (one context, the usual
-     * trace, is one note) */
-    for (size_t i = 0; n_dev && i < order->n && !ix->failed; i++) {
-        sc_work w = sc_work_at(ctx->trace, i);
-        if (i == 0 || w.context_id != ix->contexts[ix->n_contexts - 1].context_id)
-            sc_context_note(ix, w.context_id, w.device);
-    }
-    if (ix->failed)
-        return -1;
-    for (size_t d = 0; d < n_dev; d++)
-        if (sc_scope_make(ctx, &ix->devices[d], sc_work_order_device(order, d),
-                          ctx->analysis->devices[d].device, false) != 0)
-            return -1;
-    static const sc_work_view none = {0};
-    if (sc_scope_make(ctx, &ix->all, sc_index_has_all(ix) ? &order->all : &none, 0, true) != 0)
-        return -1;
-    return sc_own_times(ix);
-}
-
-void sc_blocking_index_free(sc_blocking_index *ix)
-{
-    if (ix->devices)
-        for (size_t d = 0; d < ix->ctx->analysis->n_devices; d++)
-            sc_scope_free(&ix->devices[d]);
-    free(ix->devices);
-    sc_scope_free(&ix->all);
-    free(ix->contexts);
-    free(ix->holding);
-    memset(ix, 0, sizeof(*ix));
-}
-
-/* ---- measuring ------------------------------------------------------------------------ */
-
-static const sc_blocking_scope *sc_scope_of(const sc_blocking_index *ix, uint32_t context_id)
-{
-    for (size_t i = 0; i < ix->n_contexts; i++) {
-        if (ix->contexts[i].context_id != context_id)
-            continue;
-        for (size_t d = 0; d < ix->ctx->analysis->n_devices; d++)
-            if (ix->ctx->analysis->devices[d].device == ix->contexts[i].device)
-                return &ix->devices[d];
-    }
-    return sc_index_has_all(ix) ? &ix->all : &ix->devices[0];
-}
-
-/* First position in by_end whose end is after t. */
-static size_t sc_first_end_after(const sc_blocking_index *ix, const sc_blocking_scope *s,
-                                 uint64_t t)
-{
-    const sc_trace *tr = ix->ctx->trace;
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sc_work_end_at(tr, s->by_end[mid]) <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* ---- where a walk of calls in start order stands ---------------------------------------- */
 
 /* A position in one of the orders a measure reads: the first element at which "ends after t"
@@ -403,6 +179,220 @@ struct sc_blocking_place {
 static sc_blocking_place sc_place_none(const sc_blocking_scope *s)
 {
     return (sc_blocking_place){{UINT64_MAX, s->n}, {UINT64_MAX, s->busy.n}, {UINT64_MAX, s->n}};
+}
+
+static const sc_blocking_scope *sc_scope_of(const sc_blocking_index *ix, uint32_t context_id);
+
+/* Per scope, where the last call's start lies in by_end (a seek, SC_SEEK), and per by_end
+ * position the earliest issue of it and all after (min_issue_from: made for the own times'
+ * walk and freed after it, nothing else reads it). */
+typedef struct sc_end_cursor {
+    sc_seek seek;
+    uint64_t *min_issue_from;
+} sc_end_cursor;
+
+/* The scope of the context of the call before (the calls of a run name a few contexts, most
+ * often one, over and over). */
+typedef struct sc_scope_memo {
+    const sc_blocking_scope *scope;
+    uint32_t context_id;
+    bool used;
+} sc_scope_memo;
+
+/* Whether any work of the call's scope was in flight when it began: of the work ending after
+ * that, some was issued before it. `cursors`: one per device scope, then the all-devices
+ * scope's. */
+static bool sc_in_flight_at(const sc_blocking_index *ix, const sc_api_call *c,
+                            sc_end_cursor *cursors, sc_scope_memo *memo)
+{
+    if (!memo->used || c->rec.context_id != memo->context_id) {
+        memo->scope = sc_scope_of(ix, c->rec.context_id);
+        memo->context_id = c->rec.context_id;
+        memo->used = true;
+    }
+    const sc_blocking_scope *s = memo->scope;
+    size_t k = s == &ix->all ? ix->ctx->analysis->n_devices : (size_t)(s - ix->devices);
+    const sc_trace *tr = ix->ctx->trace;
+    const uint32_t *by_end = s->by_end;
+    uint64_t start = c->rec.start_ns;
+#define SC_END_BEFORE(i) (sc_work_end_at(tr, by_end[i]) <= start)
+    SC_SEEK(cursors[k].seek, s->n, start, SC_END_BEFORE);
+#undef SC_END_BEFORE
+    size_t i = cursors[k].seek.at;
+    return i < s->n && cursors[k].min_issue_from[i] < start;
+}
+
+/* The cursors of sc_in_flight_at, each with its scope's min_issue_from. NULL without memory. */
+static sc_end_cursor *sc_cursors_make(const sc_blocking_index *ix)
+{
+    size_t n_dev = ix->ctx->analysis->n_devices;
+    sc_end_cursor *cursors = calloc(n_dev + 1, sizeof(*cursors));
+    for (size_t k = 0; cursors && k <= n_dev; k++) {
+        const sc_blocking_scope *s = k < n_dev ? &ix->devices[k] : &ix->all;
+        uint64_t *m = malloc((s->n ? s->n : 1) * sizeof *m);
+        cursors[k].seek = (sc_seek){UINT64_MAX, s->n};
+        cursors[k].min_issue_from = m;
+        if (!m) {
+            for (size_t j = 0; j < k; j++)
+                free(cursors[j].min_issue_from);
+            free(cursors);
+            return NULL;
+        }
+        for (size_t i = s->n; i-- > 0;) {
+            uint64_t issue = sc_work_issue(ix->ctx, s->by_end[i]);
+            m[i] = i + 1 < s->n && m[i + 1] < issue ? m[i + 1] : issue;
+        }
+    }
+    return cursors;
+}
+
+static void sc_cursors_free(const sc_blocking_index *ix, sc_end_cursor *cursors)
+{
+    for (size_t k = 0; cursors && k <= ix->ctx->analysis->n_devices; k++)
+        free(cursors[k].min_issue_from);
+    free(cursors);
+}
+
+/* The calls that may hold the host, in call order: a look at each call's class. */
+static int sc_holding_list(sc_blocking_index *ix)
+{
+    const sc_trace *t = ix->ctx->trace;
+    bool holding[SC_CALL_CLASS_COUNT];
+    for (uint16_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++)
+        holding[cls] = sc_blocking_holding_class(cls);
+    for (size_t i = 0; i < t->n_calls; i++) {
+        uint16_t cls = t->calls[i].rec.call_class;
+        if (cls < SC_CALL_CLASS_COUNT && holding[cls]) {
+            if (!SC_GROW(ix->holding, ix->cap_holding, ix->n_holding + 1, 64))
+                return -1;
+            ix->holding[ix->n_holding++] = (uint32_t)i;
+        }
+    }
+    return 0;
+}
+
+/* Per class of the calls that may hold the host (the only calls measured), what its calls
+ * took with nothing in flight: the lower quartile of those durations (a call never takes less
+ * than its own work; the quartile keeps a call slowed by something else out). 0 for a class
+ * without such a call, and for the classes never measured (every call of a trace was looked
+ * at before: 519k in-flight tests at 1M records for the 20k calls measured). The listed calls
+ * are read once, each class's durations gathered in call order into its own stretch of d. */
+static int sc_own_times(sc_blocking_index *ix)
+{
+    const sc_trace *t = ix->ctx->trace;
+    size_t n = ix->n_holding ? ix->n_holding : 1;
+    uint8_t *cls_of = malloc(n);
+    sc_end_cursor *cursors = ix->n_holding ? sc_cursors_make(ix) : NULL;
+    if (!cls_of || (ix->n_holding && !cursors)) {
+        free(cls_of);
+        sc_cursors_free(ix, cursors);
+        return -1;
+    }
+    enum { SC_NO_CLASS = 0xff };
+    _Static_assert(SC_CALL_CLASS_COUNT < SC_NO_CLASS, "a class fits below the marker");
+    size_t first[SC_CALL_CLASS_COUNT + 1] = {0};
+    sc_scope_memo memo = {0};
+    for (size_t k = 0; k < ix->n_holding; k++) {
+        const sc_api_call *c = &t->calls[ix->holding[k]];
+        bool own = !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c, cursors, &memo);
+        cls_of[k] = own ? (uint8_t)c->rec.call_class : SC_NO_CLASS;
+        if (own)
+            first[c->rec.call_class + 1]++;
+    }
+    sc_cursors_free(ix, cursors);
+    for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++)
+        first[cls + 1] += first[cls];
+    size_t n_own = first[SC_CALL_CLASS_COUNT];
+    uint64_t *d = malloc((n_own ? n_own : 1) * sizeof(*d));
+    if (!d) {
+        free(cls_of);
+        return -1;
+    }
+    size_t next[SC_CALL_CLASS_COUNT];
+    memcpy(next, first, sizeof next);
+    for (size_t k = 0; k < ix->n_holding; k++) {
+        const sc_api_call *c = &t->calls[ix->holding[k]];
+        if (cls_of[k] != SC_NO_CLASS)
+            d[next[cls_of[k]]++] =
+                c->rec.end_ns > c->rec.start_ns ? c->rec.end_ns - c->rec.start_ns : 0;
+    }
+    for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++) {
+        size_t k = first[cls + 1] - first[cls];
+        if (k == 0)
+            continue;
+        sc_sort_u64(d + first[cls], k);
+        ix->own_ns[cls] = d[first[cls] + (k - 1) / 4];
+    }
+    free(d);
+    free(cls_of);
+    return 0;
+}
+
+int sc_blocking_index_build(const sc_ctx *ctx, const sc_work_order *order,
+                            sc_blocking_index *ix)
+{
+    size_t n_dev = ctx->analysis->n_devices;
+    memset(ix, 0, sizeof(*ix));
+    ix->ctx = ctx;
+    ix->order = order;
+    ix->devices = calloc(n_dev ? n_dev : 1, sizeof(*ix->devices));
+    if (!ix->devices)
+        return -1;
+    /* in record order (sc_work_at's: the kernels, the copies, the memsets), the context of
+     * the piece before skipped (one context, the usual trace, is one note; a note of a context
+     * noted before changes nothing), each list read for its two fields alone */
+    const sc_trace *t = ctx->trace;
+    uint32_t last = 0;
+    bool noted = false;
+#define SC_NOTE(rec)                                                                           \
+    if (!noted || (rec).context_id != last) {                                                  \
+        sc_context_note(ix, (rec).context_id, (rec).device);                                   \
+        last = (rec).context_id;                                                               \
+        noted = true;                                                                          \
+    }
+    for (size_t i = 0; n_dev && i < t->n_kernels; i++)
+        SC_NOTE(t->kernels[i].rec);
+    for (size_t i = 0; n_dev && i < t->n_copies; i++)
+        SC_NOTE(t->copies[i]);
+    for (size_t i = 0; n_dev && i < t->n_memsets; i++)
+        SC_NOTE(t->memsets[i]);
+#undef SC_NOTE
+    if (ix->failed)
+        return -1;
+    for (size_t d = 0; d < n_dev; d++)
+        if (sc_scope_make(ctx, &ix->devices[d], sc_work_order_device(order, d),
+                          ctx->analysis->devices[d].device, false) != 0)
+            return -1;
+    static const sc_work_view none = {0};
+    if (sc_scope_make(ctx, &ix->all, sc_index_has_all(ix) ? &order->all : &none, 0, true) != 0)
+        return -1;
+    return sc_holding_list(ix) == 0 ? sc_own_times(ix) : -1;
+}
+
+void sc_blocking_index_free(sc_blocking_index *ix)
+{
+    if (ix->devices)
+        for (size_t d = 0; d < ix->ctx->analysis->n_devices; d++)
+            sc_scope_free(&ix->devices[d]);
+    free(ix->devices);
+    sc_scope_free(&ix->all);
+    free(ix->contexts);
+    free(ix->holding);
+    memset(ix, 0, sizeof(*ix));
+}
+
+/* ---- measuring ------------------------------------------------------------------------ */
+
+static const sc_blocking_scope *sc_scope_of(const sc_blocking_index *ix, uint32_t context_id)
+{
+    for (size_t i = 0; i < ix->n_contexts; i++) {
+        if (ix->contexts[i].context_id != context_id)
+            continue;
+        for (size_t d = 0; d < ix->ctx->analysis->n_devices; d++)
+            if (ix->ctx->analysis->devices[d].device == ix->contexts[i].device)
+                return &ix->devices[d];
+    }
+    return sc_index_has_all(ix) ? &ix->all : &ix->devices[0];
 }
 
 /* The call's own work (its correlation id, which is the call's own: its work is the chain of

@@ -100,7 +100,9 @@ typedef struct sc_blocking_index {
      * polling loops) and the replay's implicit waits walk these instead of every call. */
     uint32_t *holding;
     size_t n_holding, cap_holding;
-    /* per sc_call_class: what a call of the class takes with nothing in flight (0: unknown) */
+    /* per sc_call_class of the calls that may hold the host (sc_blocking_holding_class: the
+     * only calls measured): what a call of the class takes with nothing in flight (0: unknown,
+     * and for every other class) */
     uint64_t own_ns[SC_CALL_CLASS_COUNT];
 } sc_blocking_index;
 

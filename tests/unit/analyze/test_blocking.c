@@ -3,6 +3,8 @@
  * (old_polls, kept below), on random traces of queries, other calls and inner driver calls on
  * a few threads.
  *
+ * The own times of the calls that may hold the host against their definition.
+ *
  * The blocking measure's walk (blocking.h: sc_blocking_measure_next, each scope's place in the
  * index's orders kept from one call to the next) and its stateless form, both against the
  * measure as it was before the walk (kept below as old_measure: a binary search of the whole
@@ -282,6 +284,13 @@ static void build(syn *s, uint64_t seed, const shape *sh)
         sc_api_call *c = syn_call(s, cls, start, end, ++corr, "cudaSomething", NULL, 0);
         c->rec.context_id = rnd(&st, 10) == 0 ? 99 : 10 + dev;
         c->rec.tid = rnd(&st, 8) == 0 ? 0 : 1 + (uint32_t)rnd(&st, sh->n_threads);
+        if (rnd(&st, 5) == 0) {     /* its driver call inside it: no call of its own */
+            sc_api_call *d = syn_call(s, cls, start, start + (end - start) / 2, corr,
+                                      "cuSomething", NULL, 0);
+            d->rec.flags |= SC_API_DRIVER;
+            d->rec.context_id = c->rec.context_id;
+            d->rec.tid = c->rec.tid;
+        }
         if ((cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET) && rnd(&st, 3) != 0) {
             uint64_t ws = start + US(5 * rnd(&st, 3));
             uint32_t stream = sh->stream_base + (uint32_t)rnd(&st, sh->n_streams);
@@ -325,6 +334,40 @@ static sc_blocking_call query_of(const sc_api_call *call, bool skip)
                               .skip_own_stream = skip};
 }
 
+/* The own times by their definition (blocking.h): per class of the calls that may hold the
+ * host, the lower quartile of the durations of its calls (inner ones left out) during whose
+ * start no work of their scope issued before it had ended; 0 for the other classes. */
+static void check_own_times(const sc_ctx *ctx)
+{
+    const sc_trace *t = ctx->trace;
+    const sc_blocking_index *ix = ctx->blocking;
+    for (uint16_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++) {
+        uint64_t *d = malloc((t->n_calls + 1) * sizeof *d);
+        size_t k = 0;
+        for (size_t i = 0; sc_blocking_holding_class(cls) && i < t->n_calls; i++) {
+            const sc_api_call *c = &t->calls[i];
+            if (c->rec.call_class != cls || sc_blocking_is_inner(ctx, c))
+                continue;
+            const sc_blocking_scope *s = old_scope_of(ix, c->rec.context_id);
+            bool busy = false;
+            for (size_t j = 0; j < s->n && !busy; j++) {
+                sc_blocking_work w = old_entry(ctx, s->by_end[j]);
+                busy = w.end_ns > c->rec.start_ns && w.issue_ns < c->rec.start_ns;
+            }
+            if (!busy)
+                d[k++] = c->rec.end_ns > c->rec.start_ns ? c->rec.end_ns - c->rec.start_ns : 0;
+        }
+        for (size_t a = 1; a < k; a++)
+            for (size_t b = a; b > 0 && d[b - 1] > d[b]; b--) {
+                uint64_t x = d[b];
+                d[b] = d[b - 1];
+                d[b - 1] = x;
+            }
+        assert_int_equal(ix->own_ns[cls], k ? d[(k - 1) / 4] : 0);
+        free(d);
+    }
+}
+
 static size_t most_streams;     /* the most drained streams a measure counted */
 
 /* Every call measured three ways: alone, by a walk in call order (start order), by a walk in
@@ -337,6 +380,7 @@ static size_t check_trace(syn *s, uint64_t seed)
     assert_int_equal(sc_ctx_build(&ctx, &a), 0);
     const sc_blocking_index *ix = ctx.blocking;
     const sc_trace *t = &s->t;
+    check_own_times(&ctx);
     size_t n = t->n_calls, drained = 0;
     size_t *order = malloc((n + 1) * sizeof *order);
     uint64_t st = seed;

@@ -76,16 +76,21 @@ static const sc_api_call *sc_implicit_next(const sc_ctx *ctx, const sc_api_call 
     return NULL;
 }
 
-static void sc_implicit_instance(const sc_ctx *ctx, const sc_api_call *call,
-                                 const sc_blocking *m, sc_instance *inst)
+/* The instance of a call that waited; its text and evidence only when the finding keeps it
+ * (sc_finding_would_keep: the others' are never read). */
+static void sc_implicit_instance(const sc_ctx *ctx, const sc_finding_builder *b,
+                                 const sc_api_call *call, const sc_blocking *m,
+                                 sc_instance *inst)
 {
-    char streams[128];  /* 4 ids of 10 digits and ", ... (N streams)": fits uncut */
-    sc_blocking_streams_text(m, streams, sizeof(streams));
     memset(inst, 0, sizeof(*inst));
     inst->start_ns = call->rec.start_ns;
     inst->end_ns = call->rec.start_ns + m->blocked_ns;
     inst->cost_ns = m->cost_ns;
     inst->call = call;
+    if (!sc_finding_would_keep(b, inst))
+        return;
+    char streams[128];  /* 4 ids of 10 digits and ", ... (N streams)": fits uncut */
+    sc_blocking_streams_text(m, streams, sizeof(streams));
     char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
     sc_text_append(&inst->text, "%s blocked the host %s waiting for stream(s) %s",
                    sc_call_name(ctx->trace, call), sc_fmt_ns(m->blocked_ns, t1), streams);
@@ -186,7 +191,7 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
         if (!m.explained)
             continue;   /* it waited for nothing, or not for what happened to end inside it */
         sc_instance inst;
-        sc_implicit_instance(ctx, call, &m, &inst);
+        sc_implicit_instance(ctx, b, call, &m, &inst);
         tot->count++;
         tot->blocked_ns += m.blocked_ns;
         tot->idle_ns += m.idle_ns;

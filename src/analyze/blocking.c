@@ -76,19 +76,31 @@ static int sc_scope_make(const sc_ctx *ctx, sc_blocking_scope *s, const sc_work_
     *s = (sc_blocking_scope){.by_end = v->by_end, .by_start = v->by_start, .n = v->n,
                              .device = device, .all = all};
     const sc_trace *t = ctx->trace;
+    const uint32_t *by_start = v->by_start;
     sc_busy_list *b = &s->busy;
-    for (size_t i = 0; i < s->n; i++) {
-        uint32_t p = s->by_start[i];
-        uint64_t start = sc_work_start_at(t, p), end = sc_work_end_at(t, p);
-        /* the work that joins the last interval, the most of it, is merged here; the rest
-         * as sc_busy_append merges it */
-        if (end > start && b->n && b->ivals[b->n - 1].end_ns >= start) {
-            if (end > b->ivals[b->n - 1].end_ns)
-                b->ivals[b->n - 1].end_ns = end;
-        } else if (sc_busy_append(b, start, end) != 0) {
-            return -1;
+    /* the last interval's end is kept in a local while work joins it (most work does), and
+     * written when the next interval opens: the list's own fields would be loaded again at
+     * every piece; empty work adds nothing, as sc_busy_append drops it */
+    uint64_t last_end = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        uint32_t p = by_start[i];
+        uint64_t start, end;
+        sc_work_span_at(t, p, &start, &end);
+        if (end <= start)
+            continue;
+        if (b->n && last_end >= start) {
+            if (end > last_end)
+                last_end = end;
+            continue;
         }
+        if (b->n)
+            b->ivals[b->n - 1].end_ns = last_end;
+        if (sc_busy_append(b, start, end) != 0)
+            return -1;
+        last_end = end;
     }
+    if (b->n)
+        b->ivals[b->n - 1].end_ns = last_end;
     return 0;
 }
 

@@ -265,15 +265,102 @@ static void sc_cursors_free(const sc_blocking_index *ix, sc_end_cursor *cursors)
     free(cursors);
 }
 
-/* The calls that may hold the host, in call order: a look at each call's class. */
-static int sc_holding_list(sc_blocking_index *ix)
+/* The in-flight test of calls taken in start order, by one sweep, where the trace's calls lie
+ * in start order (as the loader leaves them): what was issued before a call's start S is the
+ * work that started before S and the work of the calls that started before S (the issue of a
+ * piece is its call's start, or its own start when that is sooner or it has no call), so the
+ * work in flight at S is there when the latest end of those, per scope, is after S. The calls
+ * are passed as S reaches them, each one's work from its chain (work_order.h); each scope's
+ * by_start is read as far as S when a call of the scope asks. No array per piece of work (the
+ * earliest issue from each by_end position on was 8 bytes a piece, each with its call looked
+ * up). */
+typedef struct sc_flight_sweep {
+    uint64_t *latest;   /* per scope (the devices', then all devices'): the latest end issued */
+    size_t *read;       /* per scope: its by_start read up to here */
+    size_t calls;       /* the calls passed */
+} sc_flight_sweep;
+
+static int sc_sweep_begin(const sc_blocking_index *ix, sc_flight_sweep *sw)
+{
+    size_t n = ix->ctx->analysis->n_devices + 1;
+    sw->latest = calloc(n, sizeof *sw->latest);
+    sw->read = calloc(n, sizeof *sw->read);
+    sw->calls = 0;
+    return sw->latest && sw->read ? 0 : -1;
+}
+
+static void sc_sweep_end(sc_flight_sweep *sw)
+{
+    free(sw->latest);
+    free(sw->read);
+}
+
+static bool sc_sweep_in_flight(const sc_blocking_index *ix, sc_flight_sweep *sw,
+                               const sc_api_call *c, sc_scope_memo *memo)
+{
+    const sc_ctx *ctx = ix->ctx;
+    const sc_trace *t = ctx->trace;
+    const sc_analysis *a = ctx->analysis;
+    const sc_work_order *o = ix->order;
+    size_t n_dev = a->n_devices;
+    bool has_all = sc_index_has_all(ix);
+    uint64_t start = c->rec.start_ns;
+    size_t i_call = sw->calls;
+    if (n_dev <= 1) {   /* one scope: the ends alone */
+        uint64_t latest = sw->latest[0];
+        for (; i_call < t->n_calls && t->calls[i_call].rec.start_ns < start; i_call++)
+            for (uint32_t p = o->call_first[i_call]; p != SC_WORK_END; p = o->call_next[p]) {
+                uint64_t e = sc_work_end_at(t, p);
+                latest = e > latest ? e : latest;
+            }
+        sw->latest[0] = latest;
+    } else {
+        for (; i_call < t->n_calls && t->calls[i_call].rec.start_ns < start; i_call++)
+            for (uint32_t p = o->call_first[i_call]; p != SC_WORK_END; p = o->call_next[p]) {
+                sc_work w = sc_work_at(t, p);
+                size_t d = sc_device_index(a, w.device);
+                if (w.end_ns > sw->latest[d])
+                    sw->latest[d] = w.end_ns;
+                if (has_all && w.end_ns > sw->latest[n_dev])
+                    sw->latest[n_dev] = w.end_ns;
+            }
+    }
+    sw->calls = i_call;
+    if (!memo->used || c->rec.context_id != memo->context_id) {
+        memo->scope = sc_scope_of(ix, c->rec.context_id);
+        memo->context_id = c->rec.context_id;
+        memo->used = true;
+    }
+    const sc_blocking_scope *s = memo->scope;
+    size_t k = s == &ix->all ? n_dev : (size_t)(s - ix->devices);
+    uint64_t latest = sw->latest[k];
+    size_t i = sw->read[k];
+    for (; i < s->n; i++) {
+        uint64_t ws, we;
+        sc_work_span_at(t, s->by_start[i], &ws, &we);
+        if (ws >= start)
+            break;
+        if (we > latest)
+            latest = we;
+    }
+    sw->read[k] = i;
+    sw->latest[k] = latest;
+    return latest > start;
+}
+
+/* The calls that may hold the host, in call order: a look at each call's class. *sorted: the
+ * calls lie in start order. */
+static int sc_holding_list(sc_blocking_index *ix, bool *sorted)
 {
     const sc_trace *t = ix->ctx->trace;
     bool holding[SC_CALL_CLASS_COUNT];
     for (uint16_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++)
         holding[cls] = sc_blocking_holding_class(cls);
+    *sorted = true;
     for (size_t i = 0; i < t->n_calls; i++) {
         uint16_t cls = t->calls[i].rec.call_class;
+        if (i && t->calls[i].rec.start_ns < t->calls[i - 1].rec.start_ns)
+            *sorted = false;
         if (cls < SC_CALL_CLASS_COUNT && holding[cls]) {
             if (!SC_GROW(ix->holding, ix->cap_holding, ix->n_holding + 1, 64))
                 return -1;
@@ -288,15 +375,21 @@ static int sc_holding_list(sc_blocking_index *ix)
  * than its own work; the quartile keeps a call slowed by something else out). 0 for a class
  * without such a call, and for the classes never measured (every call of a trace was looked
  * at before: 519k in-flight tests at 1M records for the 20k calls measured). The listed calls
- * are read once, each class's durations gathered in call order into its own stretch of d. */
-static int sc_own_times(sc_blocking_index *ix)
+ * are read once, each class's durations gathered in call order into its own stretch of d.
+ * The in-flight test is the sweep's (sc_flight_sweep) where the calls lie in start order,
+ * else the earliest issue from each by_end position on (sc_end_cursor). */
+static int sc_own_times(sc_blocking_index *ix, bool sorted)
 {
     const sc_trace *t = ix->ctx->trace;
     size_t n = ix->n_holding ? ix->n_holding : 1;
     uint8_t *cls_of = malloc(n);
-    sc_end_cursor *cursors = ix->n_holding ? sc_cursors_make(ix) : NULL;
-    if (!cls_of || (ix->n_holding && !cursors)) {
+    sc_flight_sweep sw = {0};
+    sc_end_cursor *cursors = NULL;
+    int made = !ix->n_holding ? 0 : sorted ? sc_sweep_begin(ix, &sw)
+                                           : ((cursors = sc_cursors_make(ix)) ? 0 : -1);
+    if (!cls_of || made != 0) {
         free(cls_of);
+        sc_sweep_end(&sw);
         sc_cursors_free(ix, cursors);
         return -1;
     }
@@ -306,11 +399,14 @@ static int sc_own_times(sc_blocking_index *ix)
     sc_scope_memo memo = {0};
     for (size_t k = 0; k < ix->n_holding; k++) {
         const sc_api_call *c = &t->calls[ix->holding[k]];
-        bool own = !sc_blocking_is_inner(ix->ctx, c) && !sc_in_flight_at(ix, c, cursors, &memo);
+        bool own = !sc_blocking_is_inner(ix->ctx, c) &&
+                   !(sorted ? sc_sweep_in_flight(ix, &sw, c, &memo)
+                            : sc_in_flight_at(ix, c, cursors, &memo));
         cls_of[k] = own ? (uint8_t)c->rec.call_class : SC_NO_CLASS;
         if (own)
             first[c->rec.call_class + 1]++;
     }
+    sc_sweep_end(&sw);
     sc_cursors_free(ix, cursors);
     for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++)
         first[cls + 1] += first[cls];
@@ -378,7 +474,8 @@ int sc_blocking_index_build(const sc_ctx *ctx, const sc_work_order *order,
     static const sc_work_view none = {0};
     if (sc_scope_make(ctx, &ix->all, sc_index_has_all(ix) ? &order->all : &none, 0, true) != 0)
         return -1;
-    return sc_holding_list(ix) == 0 ? sc_own_times(ix) : -1;
+    bool sorted;
+    return sc_holding_list(ix, &sorted) == 0 ? sc_own_times(ix, sorted) : -1;
 }
 
 void sc_blocking_index_free(sc_blocking_index *ix)

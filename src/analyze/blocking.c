@@ -589,21 +589,37 @@ static void sc_drained_stream(sc_blocking *m, uint32_t stream)
     m->streams[at] = stream;
 }
 
-/* The drained work: by_end from the first that ends after the call's start to the wait
- * point; the seek is left where the walk stopped, at the first that ends after that. */
-static void sc_measure_drained(const sc_blocking_index *ix, const sc_blocking_scope *s,
-                               sc_seek *seek, const sc_blocking_call *c, uint64_t own_ns,
-                               sc_blocking *m)
+/* The fields of the work at a position that the drained walk reads before it knows whether it
+ * needs the work's call. */
+static inline __attribute__((always_inline)) void
+sc_work_fields(const sc_trace *t, uint32_t position, uint64_t *start, uint64_t *end,
+               uint32_t *stream, uint32_t *corr)
 {
-    const sc_trace *tr = ix->ctx->trace;
+    size_t i = position;
+    uint64_t s, e;
+    if (i < t->n_kernels) {
+        const sc_kernel_rec *r = &t->kernels[i].rec;
+        s = r->start_ns, e = r->end_ns, *stream = r->stream_id, *corr = r->correlation_id;
+    } else if ((i -= t->n_kernels) < t->n_copies) {
+        const sc_rec_memcpy *r = &t->copies[i];
+        s = r->start_ns, e = r->end_ns, *stream = r->stream_id, *corr = r->correlation_id;
+    } else {
+        const sc_rec_memset *r = &t->memsets[i - t->n_copies];
+        s = r->start_ns, e = r->end_ns, *stream = r->stream_id, *corr = r->correlation_id;
+    }
+    *start = s;
+    *end = e < s ? s : e;   /* as sc_work_at */
+}
+
+/* The walk of sc_measure_drained, for a caller that reads other_thread (`threads`) or not: a
+ * piece that started before the call was issued before it whatever its call, so without the
+ * threads its call is looked up only for work that started inside the call. */
+static inline __attribute__((always_inline)) size_t
+sc_drained_walk(const sc_ctx *ctx, const sc_blocking_scope *s, size_t from,
+                const sc_blocking_call *c, sc_blocking *m, bool threads, size_t *last_out)
+{
+    const sc_trace *tr = ctx->trace;
     const uint32_t *by_end = s->by_end;
-#define SC_END_BEFORE(i) (sc_work_end_at(tr, by_end[i]) <= c->start_ns)
-    SC_SEEK(*seek, s->n, c->start_ns, SC_END_BEFORE);
-#undef SC_END_BEFORE
-    /* the walk keeps what it finds in locals, m written only for another stream: stores
-     * through m would have every step load the trace's and the context's arrays again; the
-     * last drained piece is made again after it */
-    const sc_ctx *ctx = ix->ctx;
     const uint64_t start = c->start_ns, wait = m->wait_point_ns;
     const uint32_t own_corr = c->correlation_id, tid = c->tid;
     const bool skip = c->skip_own_stream && m->has_own;
@@ -612,27 +628,52 @@ static void sc_measure_drained(const sc_blocking_index *ix, const sc_blocking_sc
     streams.low = 0, streams.n = 0, streams.n_high = 0;
     size_t n_drained = 0, last = 0;
     bool other_thread = false;
-    size_t i = seek->at;
+    size_t i = from;
     for (; i < s->n; i++) {
-        sc_blocking_work w = sc_work_entry(ctx, by_end[i]);
-        if (w.end_ns > wait)
+        uint64_t ws, we;
+        uint32_t stream, corr;
+        sc_work_fields(tr, by_end[i], &ws, &we, &stream, &corr);
+        if (we > wait)
             break;
-        if (w.issue_ns >= start)
-            continue;   /* not in flight when the call began */
-        if (own_corr != 0 && w.correlation_id == own_corr)
+        const sc_api_call *call = ws >= start || threads ? sc_ctx_call(ctx, corr) : NULL;
+        if (ws >= start && !(call && call->rec.start_ns < start))
+            continue;   /* not in flight when the call began: issued at or after its start */
+        if (own_corr != 0 && corr == own_corr)
             continue;   /* the call's own work */
-        if (skip && w.stream_id == own_stream)
+        if (skip && stream == own_stream)
             continue;
-        if (sc_stream_set_add(&streams, w.stream_id))
-            sc_drained_stream(m, w.stream_id);
+        if (sc_stream_set_add(&streams, stream))
+            sc_drained_stream(m, stream);
         n_drained++;
         last = i;       /* by_end is ascending: the last one wins */
-        if (w.tid != tid && w.tid && tid)
+        if (threads && call && call->rec.tid != tid && call->rec.tid && tid)
             other_thread = true;
     }
     m->n_drained = n_drained;
     m->other_thread = other_thread;
-    if (n_drained) {
+    *last_out = last;
+    return i;
+}
+
+/* The drained work: by_end from the first that ends after the call's start to the wait
+ * point; the seek is left where the walk stopped, at the first that ends after that. The walk
+ * keeps what it finds in locals, m written only for another stream (stores through m would
+ * have every step load the trace's and the context's arrays again), and the last drained
+ * piece is made again after it. */
+static void sc_measure_drained(const sc_blocking_index *ix, const sc_blocking_scope *s,
+                               sc_seek *seek, const sc_blocking_call *c, uint64_t own_ns,
+                               sc_blocking *m)
+{
+    const sc_ctx *ctx = ix->ctx;
+    const sc_trace *tr = ctx->trace;
+    const uint32_t *by_end = s->by_end;
+#define SC_END_BEFORE(i) (sc_work_end_at(tr, by_end[i]) <= c->start_ns)
+    SC_SEEK(*seek, s->n, c->start_ns, SC_END_BEFORE);
+#undef SC_END_BEFORE
+    size_t last;
+    size_t i = c->skip_threads ? sc_drained_walk(ctx, s, seek->at, c, m, false, &last)
+                               : sc_drained_walk(ctx, s, seek->at, c, m, true, &last);
+    if (m->n_drained) {
         sc_blocking_work w = sc_work_entry(ctx, by_end[last]);
         m->drained_end_ns = w.end_ns;
         m->last_stream = w.stream_id;

@@ -115,6 +115,10 @@ typedef struct sc_blocking_call {
     uint32_t correlation_id;    /* work with this id is the call's own (0: none); the id of
                                    a call of the trace (its work is that call's) */
     bool skip_own_stream;       /* drained work on the own work's stream does not count */
+    bool skip_threads;          /* other_thread is not worked out (left false): it takes a
+                                   look-up of every drained piece's call, and a caller that
+                                   names no thread (host-sync, every synchronization of a
+                                   run) reads none */
 } sc_blocking_call;
 
 typedef struct sc_blocking {

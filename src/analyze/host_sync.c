@@ -65,7 +65,8 @@ static int sc_hostsync_add(sc_blocking_walk *walk, const sc_api_call *call, uint
 {
     const sc_blocking_index *ix = walk->ix;
     sc_blocking_call q = {.start_ns = start, .end_ns = end, .tid = call->rec.tid,
-                          .call_class = call->rec.call_class, .context_id = call->rec.context_id};
+                          .call_class = call->rec.call_class, .context_id = call->rec.context_id,
+                          .skip_threads = true};  /* its text names no thread */
     sc_blocking m;
     sc_blocking_measure_next(walk, &q, &m);
     /* The fix: the host does not wait here (the call, or the polling loop it starts). A wait

@@ -304,7 +304,8 @@ static void build(syn *s, uint64_t seed, const shape *sh)
 
 /* ---- the checks ------------------------------------------------------------------------ */
 
-static void expect_same(const sc_blocking *got, const sc_blocking *ref)
+/* threads: the caller asked for other_thread (else it is left false). */
+static void expect_same(const sc_blocking *got, const sc_blocking *ref, bool threads)
 {
     assert_int_equal(got->blocked_ns, ref->blocked_ns);
     assert_int_equal(got->wait_point_ns, ref->wait_point_ns);
@@ -317,7 +318,7 @@ static void expect_same(const sc_blocking *got, const sc_blocking *ref)
     assert_int_equal(got->drained_end_ns, ref->drained_end_ns);
     assert_int_equal(got->last_work, ref->last_work);
     assert_int_equal(got->last_tid, ref->last_tid);
-    assert_int_equal(got->other_thread, ref->other_thread);
+    assert_int_equal(got->other_thread, threads ? ref->other_thread : false);
     assert_int_equal(got->explained, ref->explained);
     assert_int_equal(got->followed, ref->followed);
     assert_int_equal(got->idle_ns, ref->idle_ns);
@@ -371,7 +372,8 @@ static void check_own_times(const sc_ctx *ctx)
 static size_t most_streams;     /* the most drained streams a measure counted */
 
 /* Every call measured three ways: alone, by a walk in call order (start order), by a walk in
- * a random order; with and without its own stream, and as a call with no own work. */
+ * a random order; with and without its own stream, as a call with no own work, and without
+ * the threads (skip_threads). */
 static size_t check_trace(syn *s, uint64_t seed)
 {
     sc_analysis a = {0};
@@ -391,22 +393,23 @@ static size_t check_trace(syn *s, uint64_t seed)
         order[i - 1] = order[j];
         order[j] = x;
     }
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 5; variant++) {
         sc_blocking_walk in_order, shuffled;
         assert_int_equal(sc_blocking_walk_begin(ix, &in_order), 0);
         assert_int_equal(sc_blocking_walk_begin(ix, &shuffled), 0);
         for (size_t i = 0; i < n; i++) {
             for (int way = 0; way < 2; way++) {
                 const sc_api_call *call = &t->calls[way ? order[i] : i];
-                sc_blocking_call q = query_of(call, variant == 1);
+                sc_blocking_call q = query_of(call, variant == 1 || variant == 4);
                 if (variant == 2)
                     q.correlation_id = 0;
+                q.skip_threads = variant >= 3;     /* as host-sync asks */
                 sc_blocking ref, alone, walked;
                 old_measure(ix, &q, &ref);
                 sc_blocking_measure(ix, &q, &alone);
                 sc_blocking_measure_next(way ? &shuffled : &in_order, &q, &walked);
-                expect_same(&alone, &ref);
-                expect_same(&walked, &ref);
+                expect_same(&alone, &ref, !q.skip_threads);
+                expect_same(&walked, &ref, !q.skip_threads);
                 drained += ref.n_drained;
                 most_streams = ref.n_streams > most_streams ? ref.n_streams : most_streams;
             }

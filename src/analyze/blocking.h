@@ -95,7 +95,7 @@ typedef struct sc_blocking_index {
     bool failed;                /* out of memory while noting the contexts */
     /* The calls that may hold the host (sc_blocking_holding_class: the synchronizations, the
      * implicit ones, the queries), inner driver calls among them, as trace->calls positions in
-     * call order: listed in the walk of every call that the own times make anyway, so that the
+     * call order: listed once by a look at every call's class, so that the own times, the
      * rules that judge a few classes of calls (host-sync, implicit-sync, pin-per-step, the
      * polling loops) and the replay's implicit waits walk these instead of every call. */
     uint32_t *holding;

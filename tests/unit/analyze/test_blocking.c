@@ -285,11 +285,12 @@ static void build(syn *s, uint64_t seed, const shape *sh)
         c->rec.context_id = rnd(&st, 10) == 0 ? 99 : 10 + dev;
         c->rec.tid = rnd(&st, 8) == 0 ? 0 : 1 + (uint32_t)rnd(&st, sh->n_threads);
         if (rnd(&st, 5) == 0) {     /* its driver call inside it: no call of its own */
+            uint32_t context = c->rec.context_id, tid = c->rec.tid;
             sc_api_call *d = syn_call(s, cls, start, start + (end - start) / 2, corr,
-                                      "cuSomething", NULL, 0);
+                                      "cuSomething", NULL, 0);   /* c may have moved */
             d->rec.flags |= SC_API_DRIVER;
-            d->rec.context_id = c->rec.context_id;
-            d->rec.tid = c->rec.tid;
+            d->rec.context_id = context;
+            d->rec.tid = tid;
         }
         if ((cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET) && rnd(&st, 3) != 0) {
             uint64_t ws = start + US(5 * rnd(&st, 3));
@@ -565,11 +566,12 @@ static void build_calls(syn *s, uint64_t seed, uint32_t n_threads, size_t n)
         c->rec.stream = 0x100 + (rnd(&st, 6) == 0);
         c->rec.aux = 0x200 + (rnd(&st, 6) == 0);
         if (rnd(&st, 5) == 0) {     /* its driver call, inside it */
+            sc_call_rec rec = c->rec;
             sc_api_call *d = syn_call(s, cls, at, at + dur / 2, corr, "cuSomething", NULL, 0);
-            d->rec.flags |= SC_API_DRIVER;
-            d->rec.tid = c->rec.tid;
-            d->rec.stream = c->rec.stream;
-            d->rec.aux = c->rec.aux;
+            d->rec.flags |= SC_API_DRIVER;  /* c may have moved: its fields from the copy */
+            d->rec.tid = rec.tid;
+            d->rec.stream = rec.stream;
+            d->rec.aux = rec.aux;
         }
     }
     syn_finish(s);

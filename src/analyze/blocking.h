@@ -93,7 +93,16 @@ typedef struct sc_blocking_index {
     sc_blocking_context *contexts;  /* context -> device, from the device work */
     size_t n_contexts, cap_contexts;
     bool failed;                /* out of memory while noting the contexts */
-    /* per sc_call_class: what a call of the class takes with nothing in flight (0: unknown) */
+    /* The calls that may hold the host (sc_blocking_holding_class: the synchronizations, the
+     * implicit ones, the queries), inner driver calls among them, as trace->calls positions in
+     * call order: listed once by a look at every call's class, so that the own times, the
+     * rules that judge a few classes of calls (host-sync, implicit-sync, pin-per-step, the
+     * polling loops) and the replay's implicit waits walk these instead of every call. */
+    uint32_t *holding;
+    size_t n_holding, cap_holding;
+    /* per sc_call_class of the calls that may hold the host (sc_blocking_holding_class: the
+     * only calls measured): what a call of the class takes with nothing in flight (0: unknown,
+     * and for every other class) */
     uint64_t own_ns[SC_CALL_CLASS_COUNT];
 } sc_blocking_index;
 
@@ -106,6 +115,10 @@ typedef struct sc_blocking_call {
     uint32_t correlation_id;    /* work with this id is the call's own (0: none); the id of
                                    a call of the trace (its work is that call's) */
     bool skip_own_stream;       /* drained work on the own work's stream does not count */
+    bool skip_threads;          /* other_thread is not worked out (left false): it takes a
+                                   look-up of every drained piece's call, and a caller that
+                                   names no thread (host-sync, every synchronization of a
+                                   run) reads none */
 } sc_blocking_call;
 
 typedef struct sc_blocking {
@@ -134,6 +147,31 @@ void sc_blocking_index_free(sc_blocking_index *ix);
 
 void sc_blocking_measure(const sc_blocking_index *ix, const sc_blocking_call *call,
                          sc_blocking *out);
+
+/* A walk of calls in start order, each measured as sc_blocking_measure would (the same
+ * sc_blocking, field for field): per scope it keeps where the last call's start lies in the
+ * index's orders, and the next call's measure searches forward from there instead of through
+ * the whole order (a call that starts before the one before it searches back). Rules that
+ * measure many calls (every synchronization of a run) take them this way. */
+typedef struct sc_blocking_place sc_blocking_place;
+typedef struct sc_blocking_walk {
+    const sc_blocking_index *ix;
+    sc_blocking_place *places;  /* per device scope, then the all-devices scope */
+    const sc_blocking_scope *scope;     /* that of the last call's context */
+    uint32_t context_id;
+    bool has_scope;
+} sc_blocking_walk;
+
+/* Returns 0, or -1 when out of memory (*w is then safe to end). */
+int sc_blocking_walk_begin(const sc_blocking_index *ix, sc_blocking_walk *w);
+void sc_blocking_walk_end(sc_blocking_walk *w);
+void sc_blocking_measure_next(sc_blocking_walk *w, const sc_blocking_call *call,
+                              sc_blocking *out);
+
+/* The classes of sc_blocking_index.holding: sc_blocking_sync_class,
+ * sc_blocking_implicit_class and the queries (cudaStreamQuery, cudaEventQuery: polling loops,
+ * polls.h). */
+bool sc_blocking_holding_class(uint16_t call_class);
 
 /* The explicit synchronizations (device, stream, event): the host-sync rule judges them,
  * and the replay measures the wake-up after their waits. */

@@ -104,26 +104,48 @@ static uint64_t sc_fnv_text(uint64_t h, const char *c)
     return h;
 }
 
-/* FNV-1a over the frames, the function name and the user's Python line: the identity of a
- * call site. */
-static uint64_t sc_site_hash(const sc_site_entry *e)
+/* A text's hash, the last two texts' kept: the entries of a finding name a few calls and
+ * Python files, the same pointers over and over, and hashing a path per entry cost more than
+ * the rest of the grouping. */
+typedef struct sc_text_memo {
+    const char *text[2];
+    uint64_t hash[2];
+    unsigned next;
+} sc_text_memo;
+
+static uint64_t sc_memo_text(sc_text_memo *m, const char *c)
+{
+    for (unsigned k = 0; k < 2; k++)
+        if (m->text[k] == c && c)
+            return m->hash[k];
+    uint64_t h = sc_fnv_text(1469598103934665603ull, c);
+    m->text[m->next] = c;
+    m->hash[m->next] = h;
+    m->next ^= 1;
+    return h;
+}
+
+/* A word into the hash: a multiply per word, not per byte (FNV-1a's step on 64 bits). */
+static uint64_t sc_hash_word(uint64_t h, uint64_t w)
+{
+    return (h ^ w) * 1099511628211ull;
+}
+
+/* The identity of a call site: its frames, the function name and the user's Python line.
+ * Only equal sites must hash alike: the grouping compares the sites themselves. */
+static uint64_t sc_site_hash(const sc_site_entry *e, sc_text_memo *names, sc_text_memo *files)
 {
     uint64_t h = 1469598103934665603ull;
     const sc_pyframe *py = e->py;
     if (py) {   /* the line the user would change names the site; the native frames below
                    it are the library's way there (one .item() line reached two ways) */
-        h = sc_fnv_text(h, py->file);
-        return sc_fnv_text((h ^ (uint32_t)py->line) * 1099511628211ull, e->name);
+        h = sc_hash_word(h, sc_memo_text(files, py->file));
+        h = sc_hash_word(h, (uint32_t)py->line);
+        return sc_hash_word(h, sc_memo_text(names, e->name));
     }
-    for (uint16_t i = 0; i < e->n_frames; i++) {
-        uint64_t f = e->frames[i];
-        for (int byte = 0; byte < 8; byte++) {
-            h ^= (f >> (8 * byte)) & 0xff;
-            h *= 1099511628211ull;
-        }
-    }
-    h = sc_fnv_text(h, e->name);
-    return h;
+    for (uint16_t i = 0; i < e->n_frames; i++)
+        h = sc_hash_word(h, e->frames[i]);
+    return sc_hash_word(h, sc_memo_text(names, e->name));
 }
 
 static bool sc_worse(const sc_instance *a, const sc_instance *b)
@@ -223,8 +245,15 @@ sc_severity sc_severity_of_saving(uint64_t saving_ns, uint64_t run_span_ns)
     return SC_SEV_NOTE;
 }
 
-/* Orders entries so that the same site is contiguous, earliest first: the same user's
- * Python line and call where there is one, else the same native stack and call. */
+/* 0 when two entries are of one site: the same user's Python line and call where there is
+ * one, else the same native stack and call (an order otherwise). */
+/* strcmp, NULL as "", a text against itself without a look (the names and files of a
+ * finding's entries are a few pointers). */
+static int sc_text_cmp(const char *a, const char *b)
+{
+    return a == b ? 0 : strcmp(a ? a : "", b ? b : "");
+}
+
 static int sc_site_stack_cmp(const sc_site_entry *x, const sc_site_entry *y)
 {
     if (x->hash != y->hash)
@@ -235,24 +264,15 @@ static int sc_site_stack_cmp(const sc_site_entry *x, const sc_site_entry *y)
     if (p) {
         if (p->line != q->line)
             return p->line < q->line ? -1 : 1;
-        int c = strcmp(p->file, q->file);
-        return c ? c : strcmp(x->name ? x->name : "", y->name ? y->name : "");
+        int c = p->file == q->file ? 0 : strcmp(p->file, q->file);
+        return c ? c : sc_text_cmp(x->name, y->name);
     }
     if (x->n_frames != y->n_frames)
         return x->n_frames < y->n_frames ? -1 : 1;
     for (uint16_t i = 0; i < x->n_frames; i++)
         if (x->frames[i] != y->frames[i])
             return x->frames[i] < y->frames[i] ? -1 : 1;
-    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
-}
-
-static int sc_site_entry_cmp(const void *pa, const void *pb)
-{
-    const sc_site_entry *x = pa, *y = pb;
-    int c = sc_site_stack_cmp(x, y);
-    if (c != 0)
-        return c;
-    return x->order < y->order ? -1 : x->order > y->order;
+    return sc_text_cmp(x->name, y->name);
 }
 
 /* A grouped site, with the order of its first instance to break ties. */
@@ -271,24 +291,72 @@ static int sc_site_rank_cmp(const void *pa, const void *pb)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Groups the entries by stack and keeps the SC_MAX_SITES costliest. */
+/* A table slot's start for a hash: its high bits folded in (the low bits of a frames' hash
+ * are the low bits of the words, which a multiply never carries upwards). */
+static size_t sc_site_slot(uint64_t hash, size_t mask)
+{
+    hash ^= hash >> 33;
+    hash *= 0xff51afd7ed558ccdull;
+    hash ^= hash >> 33;
+    return (size_t)hash & mask;
+}
+
+/* Groups the entries by stack and keeps the SC_MAX_SITES costliest. The entries are taken in
+ * the order they were added and each finds its site in an open-addressed table by hash (a
+ * finding of 19k synchronizations from two lines sorted all 19k to group them): a site's
+ * first entry, the one it ranks by, is its earliest. */
 static int sc_finding_sites(sc_finding_builder *b)
 {
     size_t n = b->n_entries;
     if (n == 0)
         return 0;
-    sc_sort(b->entries, n, sizeof(*b->entries), sc_site_entry_cmp);
     sc_site_rank *ranks = malloc(n * sizeof(*ranks));
-    if (!ranks)
+    const sc_site_entry **first = malloc(n * sizeof(*first));
+    size_t cap = 64;
+    uint32_t *slots = calloc(cap, sizeof(*slots));  /* a rank + 1, 0: empty */
+    if (!ranks || !first || !slots || n >= UINT32_MAX) {
+        free(ranks);
+        free(first);
+        free(slots);
         return -1;
+    }
     size_t n_ranks = 0;
     for (size_t i = 0; i < n; i++) {
         const sc_site_entry *e = &b->entries[i];
-        if (i == 0 || sc_site_stack_cmp(&b->entries[i - 1], e) != 0)
-            ranks[n_ranks++] = (sc_site_rank){{e->call, 0, 0}, e->order};
-        ranks[n_ranks - 1].site.count++;
-        ranks[n_ranks - 1].site.cost_ns += e->cost_ns;
+        size_t at = sc_site_slot(e->hash, cap - 1);
+        while (slots[at] && (first[slots[at] - 1]->hash != e->hash ||
+                             sc_site_stack_cmp(first[slots[at] - 1], e) != 0))
+            at = (at + 1) & (cap - 1);
+        if (!slots[at]) {
+            ranks[n_ranks] = (sc_site_rank){{e->call, 0, 0}, e->order};
+            first[n_ranks] = e;
+            slots[at] = (uint32_t)++n_ranks;
+            if (2 * n_ranks > cap) {    /* kept at most half full: probes stay short */
+                uint32_t *grown = calloc(2 * cap, sizeof(*grown));
+                if (!grown) {
+                    free(ranks);
+                    free(first);
+                    free(slots);
+                    return -1;
+                }
+                cap *= 2;
+                for (size_t r = 0; r < n_ranks; r++) {
+                    size_t j = sc_site_slot(first[r]->hash, cap - 1);
+                    while (grown[j])
+                        j = (j + 1) & (cap - 1);
+                    grown[j] = (uint32_t)(r + 1);
+                }
+                free(slots);
+                slots = grown;
+                at = SIZE_MAX;
+            }
+        }
+        size_t r = at == SIZE_MAX ? n_ranks - 1 : slots[at] - 1;
+        ranks[r].site.count++;
+        ranks[r].site.cost_ns += e->cost_ns;
     }
+    free(first);
+    free(slots);
     sc_sort(ranks, n_ranks, sizeof(*ranks), sc_site_rank_cmp);
     b->finding.n_sites = n_ranks < SC_MAX_SITES ? n_ranks : SC_MAX_SITES;
     for (size_t i = 0; i < b->finding.n_sites; i++)
@@ -316,6 +384,7 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
     /* A launch without a stack of its own is counted at the site of its sampled twin; calls
      * from two lines of the user's Python are two sites, whatever native frames they share,
      * and one line reached from two callers is one. */
+    sc_text_memo names = {0}, files = {0};
     for (size_t i = 0; i < b->n_entries; i++) {
         sc_site_entry *e = &b->entries[i];
         const sc_api_call *site = sc_ctx_site(ctx, e->call);
@@ -326,7 +395,7 @@ int sc_finding_finish(sc_finding_builder *b, const sc_ctx *ctx, sc_finding_list 
         e->name = sc_call_name(ctx->trace, site);
         e->frames = sc_call_frames(ctx->trace, site);
         e->n_frames = sc_call_n_frames(ctx->trace, site);
-        e->hash = sc_site_hash(e);
+        e->hash = sc_site_hash(e, &names, &files);
     }
     int rc = sc_finding_sites(b);
     sc_finding *f = &b->finding;

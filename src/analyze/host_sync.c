@@ -59,14 +59,16 @@ static void sc_hostsync_describe(const char *name, uint64_t start, uint64_t quer
 }
 
 /* Measures one synchronization or episode over [start, end] and adds it. */
-static int sc_hostsync_add(const sc_blocking_index *ix, const sc_api_call *call, uint64_t start,
+static int sc_hostsync_add(sc_blocking_walk *walk, const sc_api_call *call, uint64_t start,
                            uint64_t end, uint64_t queries, sc_finding_builder *b,
                            sc_hostsync_totals *tot)
 {
+    const sc_blocking_index *ix = walk->ix;
     sc_blocking_call q = {.start_ns = start, .end_ns = end, .tid = call->rec.tid,
-                          .call_class = call->rec.call_class, .context_id = call->rec.context_id};
+                          .call_class = call->rec.call_class, .context_id = call->rec.context_id,
+                          .skip_threads = true};  /* its text names no thread */
     sc_blocking m;
-    sc_blocking_measure(ix, &q, &m);
+    sc_blocking_measure_next(walk, &q, &m);
     /* The fix: the host does not wait here (the call, or the polling loop it starts). A wait
      * that no work followed (the last synchronization before the results are read) is one
      * the program keeps: its fix would only move the host's end ahead of the device's. */
@@ -92,24 +94,27 @@ static int sc_hostsync_add(const sc_blocking_index *ix, const sc_api_call *call,
     return sc_finding_add(b, &inst);
 }
 
-/* Every synchronization call, then every polling loop (polls.h). */
+/* Every synchronization call (among the calls that may hold the host, blocking.h), then every
+ * polling loop (polls.h): each run in start order, measured as one walk. */
 static int sc_hostsync_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
                             sc_finding_builder *b, sc_hostsync_totals *tot)
 {
     const sc_trace *t = ctx->trace;
-    int rc = 0;
-    for (size_t i = 0; i < t->n_calls && rc == 0; i++) {
-        const sc_api_call *call = &t->calls[i];
+    sc_blocking_walk walk;
+    int rc = sc_blocking_walk_begin(ix, &walk);
+    for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {
+        const sc_api_call *call = &t->calls[ix->holding[k]];
         if (sc_blocking_sync_class(call->rec.call_class) && !sc_blocking_is_inner(ctx, call))
-            rc = sc_hostsync_add(ix, call, call->rec.start_ns, call->rec.end_ns, 0, b, tot);
+            rc = sc_hostsync_add(&walk, call, call->rec.start_ns, call->rec.end_ns, 0, b, tot);
     }
     const sc_poll_loop *loops = ctx->polls;
     size_t n = ctx->n_polls;
     for (size_t k = 0; k < n && rc == 0; k++) {
         const sc_api_call *first = &t->calls[loops[k].first];
-        rc = sc_hostsync_add(ix, first, first->rec.start_ns, t->calls[loops[k].last].rec.end_ns,
-                             loops[k].queries, b, tot);
+        rc = sc_hostsync_add(&walk, first, first->rec.start_ns,
+                             t->calls[loops[k].last].rec.end_ns, loops[k].queries, b, tot);
     }
+    sc_blocking_walk_end(&walk);
     return rc;
 }
 

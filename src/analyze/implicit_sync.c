@@ -76,16 +76,21 @@ static const sc_api_call *sc_implicit_next(const sc_ctx *ctx, const sc_api_call 
     return NULL;
 }
 
-static void sc_implicit_instance(const sc_ctx *ctx, const sc_api_call *call,
-                                 const sc_blocking *m, sc_instance *inst)
+/* The instance of a call that waited; its text and evidence only when the finding keeps it
+ * (sc_finding_would_keep: the others' are never read). */
+static void sc_implicit_instance(const sc_ctx *ctx, const sc_finding_builder *b,
+                                 const sc_api_call *call, const sc_blocking *m,
+                                 sc_instance *inst)
 {
-    char streams[128];  /* 4 ids of 10 digits and ", ... (N streams)": fits uncut */
-    sc_blocking_streams_text(m, streams, sizeof(streams));
     memset(inst, 0, sizeof(*inst));
     inst->start_ns = call->rec.start_ns;
     inst->end_ns = call->rec.start_ns + m->blocked_ns;
     inst->cost_ns = m->cost_ns;
     inst->call = call;
+    if (!sc_finding_would_keep(b, inst))
+        return;
+    char streams[128];  /* 4 ids of 10 digits and ", ... (N streams)": fits uncut */
+    sc_blocking_streams_text(m, streams, sizeof(streams));
     char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
     sc_text_append(&inst->text, "%s blocked the host %s waiting for stream(s) %s",
                    sc_call_name(ctx->trace, call), sc_fmt_ns(m->blocked_ns, t1), streams);
@@ -133,36 +138,43 @@ static void sc_implicit_conclude(const sc_trace *t, const sc_implicit_totals *to
 /* The fix: every call of the instances' families on their threads, except those no work
  * followed: moved out of the loop (sc_implicit_moved: no wait, no time of its own), or
  * where it stays (a call the program needs once; copies and memsets, made async) without
- * its wait. */
-static int sc_implicit_fixes(const sc_ctx *ctx, const bool *followed,
-                             const sc_loop_scope *scopes, size_t n_scopes,
+ * its wait. The calls of the families are among those that may hold the host (blocking.h):
+ * followed[k] is ix->holding[k]'s. */
+static int sc_implicit_fixes(const sc_ctx *ctx, const sc_blocking_index *ix,
+                             const bool *followed, const sc_loop_scope *scopes, size_t n_scopes,
                              sc_finding_builder *b)
 {
     const sc_trace *t = ctx->trace;
-    bool *moved = calloc(t->n_calls + 1, sizeof *moved);
-    int rc = moved ? sc_loop_moved(t, scopes, n_scopes, moved) : -1;
-    for (size_t i = 0; i < t->n_calls && rc == 0; i++) {
-        const sc_loop_scope *scope = sc_loop_in_scope(scopes, n_scopes, &t->calls[i]);
-        if (!followed[i] || !scope)
+    bool *moved = calloc(ix->n_holding + 1, sizeof *moved);
+    int rc = moved ? sc_loop_moved(t, ix->holding, ix->n_holding, scopes, n_scopes, moved) : -1;
+    for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {
+        if (!followed[k])
+            continue;
+        const sc_loop_scope *scope = sc_loop_in_scope(scopes, n_scopes, &t->calls[ix->holding[k]]);
+        if (!scope)
             continue;
         bool stays = scope->family == SC_LOOP_MEMCPY ||
                      scope->family == SC_LOOP_MEMSET;   /* made async */
-        rc = sc_finding_fix(b, moved[i] && !stays ? SC_FIX_REMOVE : SC_FIX_UNWAIT, i);
+        rc = sc_finding_fix(b, moved[k] && !stays ? SC_FIX_REMOVE : SC_FIX_UNWAIT,
+                            ix->holding[k]);
     }
     free(moved);
     return rc;
 }
 
+/* Every call of the classes that synchronize implicitly, among those that may hold the host
+ * (blocking.h), measured as one walk in start order. */
 static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
                             sc_finding_builder *b, sc_implicit_totals *tot)
 {
     const sc_trace *t = ctx->trace;
-    bool *followed = calloc(t->n_calls + 1, sizeof *followed);
-    sc_loop_scope *scopes = malloc((t->n_calls + 1) * sizeof *scopes);
+    bool *followed = calloc(ix->n_holding + 1, sizeof *followed);
+    sc_loop_scope *scopes = malloc((ix->n_holding + 1) * sizeof *scopes);
     size_t n_scopes = 0;
-    int rc = followed && scopes ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < t->n_calls; i++) {
-        const sc_api_call *call = &t->calls[i];
+    sc_blocking_walk walk = {0};
+    int rc = followed && scopes ? sc_blocking_walk_begin(ix, &walk) : -1;
+    for (size_t k = 0; rc == 0 && k < ix->n_holding; k++) {
+        const sc_api_call *call = &t->calls[ix->holding[k]];
         if (!sc_blocking_implicit_class(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
             continue;
         tot->checked++;
@@ -174,12 +186,12 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
                               .correlation_id = call->rec.correlation_id,
                               .skip_own_stream = copy_or_set};
         sc_blocking m;
-        sc_blocking_measure(ix, &q, &m);
-        followed[i] = m.followed;
+        sc_blocking_measure_next(&walk, &q, &m);
+        followed[k] = m.followed;
         if (!m.explained)
             continue;   /* it waited for nothing, or not for what happened to end inside it */
         sc_instance inst;
-        sc_implicit_instance(ctx, call, &m, &inst);
+        sc_implicit_instance(ctx, b, call, &m, &inst);
         tot->count++;
         tot->blocked_ns += m.blocked_ns;
         tot->idle_ns += m.idle_ns;
@@ -190,8 +202,9 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
             scopes[n_scopes++] = (sc_loop_scope){call->rec.tid,
                                                  sc_loop_family(call->rec.call_class)};
     }
+    sc_blocking_walk_end(&walk);
     if (rc == 0)
-        rc = sc_implicit_fixes(ctx, followed, scopes, n_scopes, b);
+        rc = sc_implicit_fixes(ctx, ix, followed, scopes, n_scopes, b);
     free(followed);
     free(scopes);
     return rc;

@@ -82,27 +82,51 @@ static sc_kernel_group *sc_group_of(sc_kernel_groups *g, const sc_trace *t, size
     return &g->groups[g->n - 1];
 }
 
+/* Per kernel shape, the group of the last kernel of that shape and where it ran: a shape has
+ * one name, and a run launches it on one device and context over and over, so a kernel finds
+ * its group here without a hash (the few hundred shapes of a trace against 300k kernels at 1M
+ * records); one of another device or context looks it up and takes the place. */
+typedef struct sc_shape_group {
+    uint32_t device, context_id;
+    uint32_t group;             /* its position + 1, 0: none yet */
+} sc_shape_group;
+
 int sc_kernel_groups_build(const sc_trace *t, const sc_launch *launches, sc_kernel_groups *out)
 {
     memset(out, 0, sizeof *out);
     size_t groups_cap = 64;
     out->groups = malloc(groups_cap * sizeof *out->groups);
-    if (!out->groups || sc_groups_rehash(out, 128) != 0)
+    sc_shape_group *by_shape = calloc(t->n_kernel_shapes + 1, sizeof *by_shape);
+    if (!out->groups || !by_shape || sc_groups_rehash(out, 128) != 0)
         goto fail;
     for (size_t k = 0; k < t->n_kernels; k++) {
-        sc_kernel_group *x = sc_group_of(out, t, k, &groups_cap);
-        if (!x)
-            goto fail;
+        const sc_kernel *kr = &t->kernels[k];
+        sc_shape_group *m = kr->shape < t->n_kernel_shapes ? &by_shape[kr->shape] : NULL;
+        sc_kernel_group *x;
+        if (m && m->group && m->device == kr->rec.device &&
+            m->context_id == kr->rec.context_id) {
+            x = &out->groups[m->group - 1];
+        } else {
+            x = sc_group_of(out, t, k, &groups_cap);
+            if (!x)
+                goto fail;
+            if (m)
+                *m = (sc_shape_group){kr->rec.device, kr->rec.context_id,
+                                      (uint32_t)(x - out->groups) + 1};
+        }
         x->count++;
         /* kernels come in index order: a later one is first only by an earlier issue */
         if (launches[k].issue_ns < launches[x->first].issue_ns)
             x->first = k;
     }
+    free(by_shape);
+    by_shape = NULL;
     qsort(out->groups, out->n, sizeof *out->groups, sc_group_cmp);
     if (sc_groups_rehash(out, out->cap) != 0)
         goto fail;
     return 0;
 fail:
+    free(by_shape);
     sc_kernel_groups_free(out);
     return -1;
 }

@@ -32,28 +32,31 @@ const sc_loop_scope *sc_loop_in_scope(const sc_loop_scope *scopes, size_t n,
     return NULL;
 }
 
-int sc_loop_moved(const sc_trace *t, const sc_loop_scope *scopes, size_t n, bool *moved)
+int sc_loop_moved(const sc_trace *t, const uint32_t *calls, size_t n_calls,
+                  const sc_loop_scope *scopes, size_t n, bool *moved)
 {
     bool *seen = calloc(2 * (n + 1), sizeof *seen);
     if (!seen)
         return -1;
-    for (size_t i = 0; i < t->n_calls; i++) {   /* acquisitions after a release */
-        const sc_loop_scope *s = sc_loop_in_scope(scopes, n, &t->calls[i]);
+    for (size_t i = 0; i < n_calls; i++) {     /* acquisitions after a release */
+        const sc_api_call *c = &t->calls[calls[i]];
+        const sc_loop_scope *s = sc_loop_in_scope(scopes, n, c);
         if (!s)
             continue;
         size_t k = (size_t)(s - scopes);
         bool limits = s->family == SC_LOOP_LIMITS;
-        if (limits || !sc_loop_releases(t->calls[i].rec.call_class))
+        if (limits || !sc_loop_releases(c->rec.call_class))
             moved[i] = seen[k];
-        seen[k] = seen[k] || limits || sc_loop_releases(t->calls[i].rec.call_class);
+        seen[k] = seen[k] || limits || sc_loop_releases(c->rec.call_class);
     }
     bool *acquired = seen + n + 1;
-    for (size_t i = t->n_calls; i-- > 0;) {     /* releases before an acquisition */
-        const sc_loop_scope *s = sc_loop_in_scope(scopes, n, &t->calls[i]);
+    for (size_t i = n_calls; i-- > 0;) {       /* releases before an acquisition */
+        const sc_api_call *c = &t->calls[calls[i]];
+        const sc_loop_scope *s = sc_loop_in_scope(scopes, n, c);
         if (!s || s->family == SC_LOOP_LIMITS)
             continue;
         size_t k = (size_t)(s - scopes);
-        if (sc_loop_releases(t->calls[i].rec.call_class))
+        if (sc_loop_releases(c->rec.call_class))
             moved[i] = acquired[k];
         else
             acquired[k] = true;

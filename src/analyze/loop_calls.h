@@ -39,8 +39,12 @@ bool sc_loop_releases(uint16_t call_class);
 /* The scope a call belongs to, or NULL. */
 const sc_loop_scope *sc_loop_in_scope(const sc_loop_scope *scopes, size_t n,
                                       const sc_api_call *call);
-/* moved[i] (per trace->calls, cleared by the caller): the calls of the scopes a move out of
- * the loop takes away. Returns 0, or -1 when out of memory. */
-int sc_loop_moved(const sc_trace *t, const sc_loop_scope *scopes, size_t n, bool *moved);
+/* moved[k] (per entry of `calls`, cleared by the caller): the calls of the scopes a move out
+ * of the loop takes away. `calls`: trace->calls positions in call order, among them every call
+ * of a loop family (the calls that may hold the host, sc_blocking_index.holding: every family
+ * is a class that synchronizes implicitly); the others are passed over. Returns 0, or -1 when
+ * out of memory. */
+int sc_loop_moved(const sc_trace *t, const uint32_t *calls, size_t n_calls,
+                  const sc_loop_scope *scopes, size_t n, bool *moved);
 
 #endif

@@ -266,11 +266,26 @@ static void sc_noroom_prune(sc_noroom_run *r, uint64_t now)
     r->n_active = k;
 }
 
+/* Whether kernel k fills its device, without its occupancy: the byte the context worked out
+ * (sc_ctx_kernel_full), read here for every kernel. */
+static bool sc_noroom_is_full(const sc_ctx *ctx, size_t k)
+{
+    return ctx->kernel_full ? ctx->kernel_full[k] != 0 : sc_ctx_kernel_full(ctx, k, NULL);
+}
+
 static int sc_noroom_scan(sc_noroom_run *r)
 {
     const sc_trace *t = r->ctx->trace;
     for (size_t b = 0; b < t->n_kernels; b++) {     /* kernels are sorted by start */
-        sc_noroom_prune(r, t->kernels[b].rec.start_ns);
+        if (r->n_active)
+            sc_noroom_prune(r, t->kernels[b].rec.start_ns);
+        if (r->n_active == 0) {
+            /* no full grid that could have held b back (most kernels of most traces): b
+             * matters only as a later kernel's A */
+            if (sc_noroom_is_full(r->ctx, b))
+                r->active[r->n_active++] = b;
+            continue;
+        }
         bool b_full;
         if (sc_noroom_visit(r, b, &b_full) != 0)
             return -1;

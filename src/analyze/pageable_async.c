@@ -49,10 +49,11 @@ static const char *sc_pageable_direction(const sc_rec_memcpy *c)
 }
 
 /* Adds the pinned estimate (the replay's, with where its rate came from) and the host time
- * it gives back to inst; returns that host time. */
+ * it gives back to inst, when `describe` (the finding keeps the instance); returns that host
+ * time. */
 static uint64_t sc_pageable_pinned(const sc_ctx *ctx, const sc_pinned_rate *rate,
                                    const sc_rec_memcpy *c, uint64_t blocked, bool *measured,
-                                   sc_instance *inst)
+                                   bool describe, sc_instance *inst)
 {
     uint64_t pinned_ns = 0;
     char basis[160];
@@ -62,6 +63,8 @@ static uint64_t sc_pageable_pinned(const sc_ctx *ctx, const sc_pinned_rate *rate
     if (pinned_ns > copy_ns)    /* pinned is never the slower path (the replay's rule too) */
         pinned_ns = copy_ns;
     uint64_t back = blocked > pinned_ns ? blocked - pinned_ns : 0;
+    if (!describe)
+        return back;
     char t1[SC_FMT_SIZE];
     sc_text_append(&inst->text, "; pinned: ~%s (%s)", sc_fmt_ns(pinned_ns, t1), basis);
     sc_instance_evidence(inst, "pinned_estimate_us", sc_ns_to_us(pinned_ns), "us");
@@ -70,7 +73,10 @@ static uint64_t sc_pageable_pinned(const sc_ctx *ctx, const sc_pinned_rate *rate
     return back;
 }
 
-static void sc_pageable_instance(const sc_ctx *ctx, const sc_rec_memcpy *c, sc_instance *inst)
+/* The instance of copy c; its text and evidence only when the finding keeps it
+ * (sc_finding_would_keep: the others' are never read). */
+static void sc_pageable_instance(const sc_ctx *ctx, const sc_finding_builder *b,
+                                 const sc_rec_memcpy *c, sc_instance *inst)
 {
     const sc_api_call *call = sc_ctx_call(ctx, c->correlation_id);
     uint64_t blocked = call ? sc_dur(call->rec.start_ns, call->rec.end_ns) : 0;
@@ -82,6 +88,8 @@ static void sc_pageable_instance(const sc_ctx *ctx, const sc_rec_memcpy *c, sc_i
     inst->end_ns = c->end_ns > c->start_ns ? c->end_ns : c->start_ns;
     inst->cost_ns = cost;
     inst->call = call;
+    if (!sc_finding_would_keep(b, inst))
+        return;
     char b1[SC_FMT_SIZE], t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
     sc_text_append(&inst->text,
                    "async %s copy of %s with pageable host memory: host blocked %s, device "
@@ -126,10 +134,11 @@ int sc_rule_pageable_async(const sc_ctx *ctx, sc_finding_list *out, char *err, s
         if (!sc_pageable_applies(c))
             continue;
         sc_instance inst;
-        sc_pageable_instance(ctx, c, &inst);
+        sc_pageable_instance(ctx, &b, c, &inst);
         uint64_t blocked = inst.call ? sc_dur(inst.call->rec.start_ns, inst.call->rec.end_ns) : 0;
         bool measured;
-        tot.host_back_ns += sc_pageable_pinned(ctx, &rate, c, blocked, &measured, &inst);
+        tot.host_back_ns += sc_pageable_pinned(ctx, &rate, c, blocked, &measured,
+                                               sc_finding_would_keep(&b, &inst), &inst);
         tot.measured += measured;
         tot.count++;
         tot.bytes += c->bytes;

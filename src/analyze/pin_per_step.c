@@ -67,31 +67,36 @@ static void sc_pin_conclude(const sc_pin_totals *tot, sc_finding_builder *b)
 int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
 {
     const sc_trace *t = ctx->trace;
-    sc_loop_scope *scopes = malloc((t->n_calls + 1) * sizeof *scopes);
-    bool *moved = calloc(t->n_calls + 1, sizeof *moved);
+    /* the pinned-memory calls synchronize implicitly: they are among the calls that may hold
+     * the host (blocking.h), and moved[k] is holding[k]'s */
+    const uint32_t *holding = ctx->blocking->holding;
+    size_t n_holding = ctx->blocking->n_holding;
+    sc_loop_scope *scopes = malloc((n_holding + 1) * sizeof *scopes);
+    bool *moved = calloc(n_holding + 1, sizeof *moved);
     size_t n_scopes = 0;
     int rc = scopes && moved ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < t->n_calls; i++) {   /* threads that pin */
-        const sc_api_call *c = &t->calls[i];
+    for (size_t k = 0; rc == 0 && k < n_holding; k++) {   /* threads that pin */
+        const sc_api_call *c = &t->calls[holding[k]];
         if (sc_loop_family(c->rec.call_class) == SC_LOOP_PINNED &&
             !sc_loop_in_scope(scopes, n_scopes, c))
             scopes[n_scopes++] = (sc_loop_scope){c->rec.tid, SC_LOOP_PINNED};
     }
     if (rc == 0 && n_scopes > 0)
-        rc = sc_loop_moved(t, scopes, n_scopes, moved);
+        rc = sc_loop_moved(t, holding, n_holding, scopes, n_scopes, moved);
     size_t *again = rc == 0 ? calloc(n_scopes + 1, sizeof *again) : NULL;
     if (rc == 0 && !again)
         rc = -1;
-    for (size_t i = 0; rc == 0 && i < t->n_calls; i++)   /* per thread: pinned again */
-        if (moved[i] && !sc_loop_releases(t->calls[i].rec.call_class) &&
-            !sc_blocking_is_inner(ctx, &t->calls[i]))
-            again[sc_loop_in_scope(scopes, n_scopes, &t->calls[i]) - scopes]++;
+    for (size_t k = 0; rc == 0 && k < n_holding; k++) {   /* per thread: pinned again */
+        const sc_api_call *c = &t->calls[holding[k]];
+        if (moved[k] && !sc_loop_releases(c->rec.call_class) && !sc_blocking_is_inner(ctx, c))
+            again[sc_loop_in_scope(scopes, n_scopes, c) - scopes]++;
+    }
     sc_finding_builder b;
     sc_pin_totals tot = {0};
     sc_finding_begin(&b, "pin-per-step", sc_pin_fix);
-    for (size_t i = 0; rc == 0 && n_scopes > 0 && i < t->n_calls; i++) {
-        const sc_api_call *c = &t->calls[i];
-        if (!moved[i] || sc_blocking_is_inner(ctx, c) ||
+    for (size_t k = 0; rc == 0 && n_scopes > 0 && k < n_holding; k++) {
+        const sc_api_call *c = &t->calls[holding[k]];
+        if (!moved[k] || sc_blocking_is_inner(ctx, c) ||
             again[sc_loop_in_scope(scopes, n_scopes, c) - scopes] < SC_PIN_LOOP_MIN)
             continue;
         sc_instance inst;
@@ -102,7 +107,7 @@ int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
             tot.bytes += sc_call_bytes(t, c);
         rc = sc_finding_add(&b, &inst);
         if (rc == 0)    /* the fix: pinned once, outside the loop */
-            rc = sc_finding_fix(&b, SC_FIX_REMOVE, i);
+            rc = sc_finding_fix(&b, SC_FIX_REMOVE, holding[k]);
     }
     if (rc == 0 && tot.count > 0) {
         sc_pin_conclude(&tot, &b);

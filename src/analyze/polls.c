@@ -42,21 +42,38 @@ static int sc_loop_cmp(const void *pa, const void *pb)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
+/* Whether the thread made a call (not an inner one) between calls `after` and `before`: one
+ * would have ended its run of queries. Asked only of a query that would go on with the run
+ * before it, so the calls looked at lie within a run's gaps. */
+static bool sc_thread_called(const sc_ctx *ctx, size_t after, size_t before, uint32_t tid)
+{
+    const sc_trace *t = ctx->trace;
+    for (size_t i = after + 1; i < before; i++)
+        if (t->calls[i].rec.tid == tid && !sc_blocking_is_inner(ctx, &t->calls[i]))
+            return true;
+    return false;
+}
+
+/* The queries are among the calls that may hold the host (blocking.h), in call order: the
+ * walk reads those, not every call, and looks between two queries of a thread only when the
+ * later one would go on with the run. */
 int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
 {
     const sc_trace *t = ctx->trace;
+    const sc_blocking_index *ix = ctx->blocking;
     sc_poll_run *runs = NULL;   /* one per thread seen: threads are few */
     size_t n_runs = 0, n = 0, cap = 0;
     sc_poll_loop *loops = NULL;
     int rc = 0;
-    for (size_t i = 0; i < t->n_calls && rc == 0; i++) {   /* calls are sorted by start */
+    for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {  /* calls are sorted by start */
+        size_t i = ix->holding[k];
         const sc_api_call *call = &t->calls[i];
-        if (sc_blocking_is_inner(ctx, call))
+        if (!sc_is_query(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
             continue;
-        size_t k = 0;
-        while (k < n_runs && runs[k].tid != call->rec.tid)
-            k++;
-        if (k == n_runs) {
+        size_t r = 0;
+        while (r < n_runs && runs[r].tid != call->rec.tid)
+            r++;
+        if (r == n_runs) {
             sc_poll_run *p = realloc(runs, (n_runs + 1) * sizeof *p);
             if (!p) {
                 rc = -1;
@@ -65,21 +82,20 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
             runs = p;
             runs[n_runs++] = (sc_poll_run){.tid = call->rec.tid};
         }
-        sc_poll_run *run = &runs[k];
+        sc_poll_run *run = &runs[r];
         const sc_call_rec *prev = run->queries ? &t->calls[run->last].rec : NULL;
-        bool goes_on = prev && sc_is_query(call->rec.call_class) &&
-                       call->rec.call_class == prev->call_class &&
+        bool goes_on = prev && call->rec.call_class == prev->call_class &&
                        sc_query_handle(&call->rec) == sc_query_handle(prev) &&
-                       call->rec.start_ns < prev->end_ns + SC_POLL_GAP_NS;
+                       call->rec.start_ns < prev->end_ns + SC_POLL_GAP_NS &&
+                       !sc_thread_called(ctx, run->last, i, call->rec.tid);
         if (goes_on) {
             run->last = i;
             run->queries++;
             continue;
         }
-        if (run->queries)   /* a thread's calls are mostly not queries: no run to close */
+        if (run->queries)
             rc = sc_poll_close(run, &loops, &n, &cap);
-        if (sc_is_query(call->rec.call_class))
-            *run = (sc_poll_run){call->rec.tid, i, i, 1};
+        *run = (sc_poll_run){call->rec.tid, i, i, 1};
     }
     for (size_t k = 0; k < n_runs && rc == 0; k++)
         rc = sc_poll_close(&runs[k], &loops, &n, &cap);

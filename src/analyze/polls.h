@@ -23,7 +23,8 @@ typedef struct sc_poll_loop {
 } sc_poll_loop;
 
 /* The loops of the trace, by their first query's start. Returns 0, or -1 when out of
- * memory. Inner (driver) calls of a runtime query are not counted. */
+ * memory. Inner (driver) calls of a runtime query are not counted. The queries are read from
+ * the blocking index's calls that may hold the host (ctx->blocking, built before). */
 int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out);
 
 #endif

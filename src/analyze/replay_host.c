@@ -72,12 +72,18 @@ int sc_rp_drained_work(sc_replay *r)
     const sc_trace *t = r->ctx->trace;
     const sc_blocking_index *ix = r->ctx->blocking;
     size_t cap = 0;
-    sc_rp_classes k;
-    sc_rp_classes_make(&k);
-    for (size_t i = 0; i < t->n_calls; i++) {
+    sc_rp_classes cls;
+    sc_rp_classes_make(&cls);
+    /* the calls that synchronize implicitly are among those that may hold the host,
+     * blocking.h; as the rule implicit-sync, measured as one walk in start order */
+    sc_blocking_walk walk;
+    if (sc_blocking_walk_begin(ix, &walk) != 0)
+        return -1;
+    for (size_t k = 0; k < ix->n_holding; k++) {
+        size_t i = ix->holding[k];
         const sc_api_call *c = &t->calls[i];
         /* an inner call is no item's call (replay_entries.h), and is never asked about */
-        if (!sc_rp_implicit_class(&k, c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
+        if (!sc_rp_implicit_class(&cls, c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
             continue;
         bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY ||
                            c->rec.call_class == SC_CALL_MEMSET;
@@ -87,13 +93,16 @@ int sc_rp_drained_work(sc_replay *r)
                               .correlation_id = c->rec.correlation_id,
                               .skip_own_stream = copy_or_set};
         sc_blocking m;
-        sc_blocking_measure(ix, &q, &m);
+        sc_blocking_measure_next(&walk, &q, &m);
         if (m.explained &&
             sc_rp_push_value(&r->drained, &r->n_drained, &cap,
                              (sc_rp_sparse){.index = (int32_t)i,
-                                            .other = (int32_t)m.last_work}) != 0)
+                                            .other = (int32_t)m.last_work}) != 0) {
+            sc_blocking_walk_end(&walk);
             return -1;
+        }
     }
+    sc_blocking_walk_end(&walk);
     return 0;
 }
 

@@ -501,6 +501,10 @@ static void ref_own_ns(const sc_ctx *ctx, uint64_t *own_ns)
 {
     const sc_trace *t = ctx->trace;
     for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++) {
+        if (!sc_blocking_holding_class((uint16_t)cls)) {
+            own_ns[cls] = 0;    /* never measured: not worked out */
+            continue;
+        }
         uint64_t *d = malloc((t->n_calls + 1) * sizeof *d);
         size_t k = 0;
         for (size_t i = 0; i < t->n_calls; i++) {

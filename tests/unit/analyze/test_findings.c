@@ -52,9 +52,9 @@ static bool same_site(const sc_ctx *ctx, const sc_api_call *a, const sc_api_call
         return false;
     if (p)
         return p->line == q->line && strcmp(p->file, q->file) == 0;
-    return a->rec.n_frames == b->rec.n_frames &&
+    return sc_call_n_frames(t, a) == sc_call_n_frames(t, b) &&
            memcmp(sc_call_frames(t, a), sc_call_frames(t, b),
-                  a->rec.n_frames * sizeof(uint64_t)) == 0;
+                  sc_call_n_frames(t, a) * sizeof(uint64_t)) == 0;
 }
 
 static size_t ref_sites(const sc_ctx *ctx, const sc_api_call *const *calls,
@@ -141,8 +141,8 @@ static void build(syn *s, uint64_t seed, size_t n_calls, size_t n_stacks, sc_pys
            s->t.call_names[second] != name_a2)
         second++;
     for (size_t i = 0; i < n_calls; i++)
-        if (s->t.call_names[s->t.calls[i].name_at] == name_a && rnd(&st, 2) == 0)
-            s->t.calls[i].name_at = (uint32_t)second;
+        if (sc_call_name(&s->t, &s->t.calls[i]) == name_a && rnd(&st, 2) == 0)
+            s->t.calls[i].rec.name_at = (uint16_t)second;  /* the names fit 16 bits */
     s->t.n_calls--;     /* the placeholder's call itself is no instance */
     s->t.pystacks = stacks;
     s->t.n_pystacks = n_py;

@@ -70,10 +70,14 @@ typedef struct sc_call_extra {
     uint32_t reserved;
 } sc_call_extra;
 
-/* How a kernel was launched: its name, grid, block, resources and graph node. Millions of
- * kernels share a few hundred of these (format 2.0 writes each once, as a KERNEL_SHAPE), so
- * the loader keeps each once too, in sc_trace.kernel_shapes, and a kernel only its index:
- * a loaded kernel takes 40 bytes instead of the 96 of every field beside every kernel. */
+/* How a kernel was launched (its name, grid, block, resources and graph node) and where it
+ * ran (its device, context and stream). Millions of kernels share a few hundred of these
+ * (format 2.0 writes each once, as a KERNEL_SHAPE, which declares the same fields), so the
+ * loader keeps each once too, in sc_trace.kernel_shapes, and a kernel only its index: a loaded
+ * kernel takes 24 bytes instead of the 96 of every field beside every kernel (40 before the
+ * seventeenth round, which kept the device, context and stream beside each kernel). The
+ * shapes of one launch on several streams are several shapes: `launch` names the first of
+ * them, what groups a kernel's instances whatever stream ran them. */
 typedef struct sc_kernel_shape {
     const char *name;           /* mangled name, "?" if the trace lacks it */
     uint64_t graph_node_id;     /* 0 when not launched from a graph */
@@ -84,18 +88,26 @@ typedef struct sc_kernel_shape {
     uint32_t dynamic_shared;    /* bytes per block */
     uint32_t name_id;           /* SC_REC_STRING id of the name */
     uint32_t launch_type;       /* CUpti_ActivityLaunchType: 0 regular, 1 cooperative ... */
+    uint32_t device, context_id, stream_id;
+    uint32_t launch;            /* the first entry of kernel_shapes with the same fields from
+                                   graph_node_id to launch_type (this one's index if none is
+                                   before it): the launch shape, whatever the stream */
 } sc_kernel_shape;
 
-/* A kernel's own fields, as in its record (sc_rec_kernel). */
+/* A kernel's own fields, as in its compact record (sc_rec_kernel_compact): its times, its
+ * correlation id and its shape, which holds the rest (sc_kernel_device, sc_kernel_stream, ...
+ * read it). */
 typedef struct sc_kernel_rec {
     uint64_t start_ns, end_ns;
-    uint32_t device, context_id, stream_id, correlation_id;
+    uint32_t correlation_id;
+    uint32_t shape;             /* its sc_trace.kernel_shapes entry */
 } sc_kernel_rec;
 
 typedef struct sc_kernel {
     sc_kernel_rec rec;
-    uint32_t shape;             /* its sc_trace.kernel_shapes entry */
 } sc_kernel;
+
+_Static_assert(sizeof(sc_kernel) == 24, "a loaded kernel is 24 bytes");
 
 typedef struct sc_range {
     sc_rec_range rec;
@@ -291,14 +303,34 @@ static inline const uint64_t *sc_call_frames(const sc_trace *trace, const sc_api
     return trace->call_frames + sc_call_extra_of(trace, c)->frames_at;
 }
 
-/* How kernel k was launched, and its mangled name ("?" if the trace lacks it). */
+/* How kernel k was launched and where it ran, and its mangled name ("?" if the trace lacks
+ * it). */
 static inline const sc_kernel_shape *sc_kernel_shape_of(const sc_trace *trace, const sc_kernel *k)
 {
-    return &trace->kernel_shapes[k->shape];
+    return &trace->kernel_shapes[k->rec.shape];
 }
 static inline const char *sc_kernel_name(const sc_trace *trace, const sc_kernel *k)
 {
-    return trace->kernel_shapes[k->shape].name;
+    return trace->kernel_shapes[k->rec.shape].name;
+}
+/* Kernel k's device (CUDA ordinal), context and stream, as its record gives them. */
+static inline uint32_t sc_kernel_device(const sc_trace *trace, const sc_kernel *k)
+{
+    return trace->kernel_shapes[k->rec.shape].device;
+}
+static inline uint32_t sc_kernel_context(const sc_trace *trace, const sc_kernel *k)
+{
+    return trace->kernel_shapes[k->rec.shape].context_id;
+}
+static inline uint32_t sc_kernel_stream(const sc_trace *trace, const sc_kernel *k)
+{
+    return trace->kernel_shapes[k->rec.shape].stream_id;
+}
+/* Kernel k's launch shape: the same for every kernel of the same name, grid, block,
+ * resources and graph node, whatever device, context or stream ran it (sc_kernel_shape). */
+static inline uint32_t sc_kernel_launch(const sc_trace *trace, const sc_kernel *k)
+{
+    return trace->kernel_shapes[k->rec.shape].launch;
 }
 
 /* The device record for a CUDA ordinal, or NULL. */

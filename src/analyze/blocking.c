@@ -28,7 +28,8 @@ sc_work_entry(const sc_ctx *ctx, uint32_t position)
     uint32_t stream, corr;
     if (i < t->n_kernels) {
         const sc_kernel_rec *r = &t->kernels[i].rec;
-        start = r->start_ns, end = r->end_ns, stream = r->stream_id, corr = r->correlation_id;
+        start = r->start_ns, end = r->end_ns, corr = r->correlation_id;
+        stream = t->kernel_shapes[r->shape].stream_id;
     } else if ((i -= t->n_kernels) < t->n_copies) {
         const sc_rec_memcpy *r = &t->copies[i];
         start = r->start_ns, end = r->end_ns, stream = r->stream_id, corr = r->correlation_id;
@@ -459,7 +460,7 @@ int sc_blocking_index_build(const sc_ctx *ctx, const sc_work_order *order,
         noted = true;                                                                          \
     }
     for (size_t i = 0; n_dev && i < t->n_kernels; i++)
-        SC_NOTE(t->kernels[i].rec);
+        SC_NOTE(*sc_kernel_shape_of(t, &t->kernels[i]));
     for (size_t i = 0; n_dev && i < t->n_copies; i++)
         SC_NOTE(t->copies[i]);
     for (size_t i = 0; n_dev && i < t->n_memsets; i++)
@@ -599,7 +600,8 @@ sc_work_fields(const sc_trace *t, uint32_t position, uint64_t *start, uint64_t *
     uint64_t s, e;
     if (i < t->n_kernels) {
         const sc_kernel_rec *r = &t->kernels[i].rec;
-        s = r->start_ns, e = r->end_ns, *stream = r->stream_id, *corr = r->correlation_id;
+        s = r->start_ns, e = r->end_ns, *corr = r->correlation_id;
+        *stream = t->kernel_shapes[r->shape].stream_id;
     } else if ((i -= t->n_kernels) < t->n_copies) {
         const sc_rec_memcpy *r = &t->copies[i];
         s = r->start_ns, e = r->end_ns, *stream = r->stream_id, *corr = r->correlation_id;

@@ -56,7 +56,7 @@ static int sc_comm_busy(const sc_trace *t, const bool *shape_comm, uint32_t devi
 {
     for (size_t k = 0; k < t->n_kernels; k++) {
         const sc_kernel *kr = &t->kernels[k];
-        if (kr->rec.device != device || shape_comm[kr->shape] != comm)
+        if (sc_kernel_device(t, kr) != device || shape_comm[kr->rec.shape] != comm)
             continue;
         if (c) {
             c->kernel_count++;

@@ -94,7 +94,7 @@ const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device)
 static bool sc_kernel_full_now(const sc_ctx *ctx, size_t kernel, sc_occupancy *o)
 {
     const sc_kernel *k = &ctx->trace->kernels[kernel];
-    const sc_device *dev = sc_ctx_device_info(ctx, k->rec.device);
+    const sc_device *dev = sc_ctx_device_info(ctx, sc_kernel_device(ctx->trace, k));
     return dev && sc_occupancy_compute(&dev->rec, sc_kernel_shape_of(ctx->trace, k), o) &&
            sc_occupancy_full(o);
 }
@@ -251,7 +251,7 @@ static int sc_devices_collect(const sc_trace *t, sc_analysis *a)
     for (size_t i = 0; i < t->n_devices; i++)
         SC_TAKE_DEVICE(t->devices[i].rec.device);
     for (size_t i = 0; i < t->n_kernels; i++)
-        SC_TAKE_DEVICE(t->kernels[i].rec.device);
+        SC_TAKE_DEVICE(sc_kernel_device(t, &t->kernels[i]));
     for (size_t i = 0; i < t->n_copies; i++)
         SC_TAKE_DEVICE(t->copies[i].device);
     for (size_t i = 0; i < t->n_memsets; i++)
@@ -327,8 +327,8 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
     for (size_t d = 0; d < a->n_devices; d++) {
         uint64_t sum = 0, known = 0;
         for (size_t k = 0; k < t->n_kernels; k++) {
-            if (t->kernels[k].rec.device != a->devices[d].device ||
-                shape_comm[t->kernels[k].shape])
+            if (sc_kernel_device(t, &t->kernels[k]) != a->devices[d].device ||
+                shape_comm[t->kernels[k].rec.shape])
                 continue;
             sum += ctx->kernel_solo_ns[k];
             known += ctx->kernel_solo_known[k];
@@ -372,12 +372,13 @@ static uint8_t *sc_kernels_full(const sc_ctx *ctx)
     uint32_t *device = malloc((t->n_kernel_shapes ? t->n_kernel_shapes : 1) * sizeof *device);
     for (size_t k = 0; full && known && device && k < t->n_kernels; k++) {
         const sc_kernel *kr = &t->kernels[k];
-        if (known[kr->shape] == SC_FULL_UNKNOWN || device[kr->shape] != kr->rec.device) {
+        if (known[kr->rec.shape] == SC_FULL_UNKNOWN ||
+            device[kr->rec.shape] != sc_kernel_device(t, kr)) {
             sc_occupancy o;
-            known[kr->shape] = sc_kernel_full_now(ctx, k, &o) ? SC_FULL_YES : SC_FULL_NO;
-            device[kr->shape] = kr->rec.device;
+            known[kr->rec.shape] = sc_kernel_full_now(ctx, k, &o) ? SC_FULL_YES : SC_FULL_NO;
+            device[kr->rec.shape] = sc_kernel_device(t, kr);
         }
-        full[k] = known[kr->shape] == SC_FULL_YES;
+        full[k] = known[kr->rec.shape] == SC_FULL_YES;
     }
     if (!known || !device) {
         free(full);

@@ -53,7 +53,8 @@ static sc_corr_stream *sc_corr_streams(const sc_trace *t, size_t *n)
     sc_corr_stream *m = malloc((cap ? cap : 1) * sizeof *m);
     if (!m) return NULL;
     for (size_t i = 0; i < t->n_kernels; i++)
-        m[k++] = (sc_corr_stream){t->kernels[i].rec.correlation_id, t->kernels[i].rec.stream_id};
+        m[k++] = (sc_corr_stream){t->kernels[i].rec.correlation_id,
+                                  sc_kernel_stream(t, &t->kernels[i])};
     for (size_t i = 0; i < t->n_copies; i++)
         m[k++] = (sc_corr_stream){t->copies[i].correlation_id, t->copies[i].stream_id};
     for (size_t i = 0; i < t->n_memsets; i++)
@@ -138,7 +139,8 @@ static int sc_corr_table(const sc_trace *t, sc_corr_map *m)
     }
     bool one = true;
     for (size_t i = 0; one && i < t->n_kernels; i++)
-        one = sc_corr_map_note(m, t->kernels[i].rec.correlation_id, t->kernels[i].rec.stream_id);
+        one = sc_corr_map_note(m, t->kernels[i].rec.correlation_id,
+                               sc_kernel_stream(t, &t->kernels[i]));
     for (size_t i = 0; one && i < t->n_copies; i++)
         one = sc_corr_map_note(m, t->copies[i].correlation_id, t->copies[i].stream_id);
     for (size_t i = 0; one && i < t->n_memsets; i++)

@@ -61,7 +61,7 @@ static int sc_group_cmp(const void *pa, const void *pb)
 static sc_kernel_group *sc_group_of(sc_kernel_groups *g, const sc_trace *t, size_t k,
                                     size_t *groups_cap)
 {
-    const sc_kernel_rec *r = &t->kernels[k].rec;
+    const sc_kernel_shape *r = sc_kernel_shape_of(t, &t->kernels[k]);
     uint32_t name_id = sc_group_name(t, k);
     uint32_t *slot = sc_group_slot(g, r->device, r->context_id, name_id);
     if (*slot)
@@ -101,17 +101,17 @@ int sc_kernel_groups_build(const sc_trace *t, const sc_launch *launches, sc_kern
         goto fail;
     for (size_t k = 0; k < t->n_kernels; k++) {
         const sc_kernel *kr = &t->kernels[k];
-        sc_shape_group *m = kr->shape < t->n_kernel_shapes ? &by_shape[kr->shape] : NULL;
+        sc_shape_group *m = kr->rec.shape < t->n_kernel_shapes ? &by_shape[kr->rec.shape] : NULL;
         sc_kernel_group *x;
-        if (m && m->group && m->device == kr->rec.device &&
-            m->context_id == kr->rec.context_id) {
+        if (m && m->group && m->device == sc_kernel_device(t, kr) &&
+            m->context_id == sc_kernel_context(t, kr)) {
             x = &out->groups[m->group - 1];
         } else {
             x = sc_group_of(out, t, k, &groups_cap);
             if (!x)
                 goto fail;
             if (m)
-                *m = (sc_shape_group){kr->rec.device, kr->rec.context_id,
+                *m = (sc_shape_group){sc_kernel_device(t, kr), sc_kernel_context(t, kr),
                                       (uint32_t)(x - out->groups) + 1};
         }
         x->count++;
@@ -144,7 +144,7 @@ int sc_kernel_groups_gather(const sc_trace *t, sc_kernel_groups *g)
     if (!g->members)
         return -1;
     for (size_t k = 0; total && k < t->n_kernels; k++) {
-        const sc_kernel_rec *r = &t->kernels[k].rec;
+        const sc_kernel_shape *r = sc_kernel_shape_of(t, &t->kernels[k]);
         sc_kernel_group *x =
             &g->groups[*sc_group_slot(g, r->device, r->context_id, sc_group_name(t, k)) - 1];
         if (x->gather)

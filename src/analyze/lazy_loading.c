@@ -141,9 +141,9 @@ static uint64_t sc_lazy_issue_of(const sc_ctx *ctx, size_t pos)
 static bool sc_lazy_front_ordered(const sc_ctx *ctx, const sc_launch *l, const sc_kernel_rec *k)
 {
     const sc_stream_summary *s = ctx->analysis->streams;
-    return sc_deps_ordered(&ctx->deps, k->context_id, s[l->front_slot].stream_id,
-                           sc_lazy_issue_of(ctx, l->front_work), s[l->slot].stream_id,
-                           l->issue_ns);
+    return sc_deps_ordered(&ctx->deps, ctx->trace->kernel_shapes[k->shape].context_id,
+                           s[l->front_slot].stream_id, sc_lazy_issue_of(ctx, l->front_work),
+                           s[l->slot].stream_id, l->issue_ns);
 }
 
 /* What a first launch must be whatever its later launches say: (i), (ii), (iii), (vii). */
@@ -403,7 +403,8 @@ static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
      * (killers lazy-cold), a first launch issued during a 3 ms kernel of another stream began
      * to load its module 13 us after that kernel ended, and the load took 108 us. */
     bool call_waited = front.end_ns > call->rec.start_ns && front.end_ns <= call->rec.end_ns;
-    if (sc_lazy_victims(ctx, &front, call, kr->device, load, b, &delay, &held) != 0)
+    uint32_t device = t->kernel_shapes[kr->shape].device;
+    if (sc_lazy_victims(ctx, &front, call, device, load, b, &delay, &held) != 0)
         return -1;
     uint64_t host_wait = call_waited ? front.end_ns - call->rec.start_ns : 0;
     if (!call_waited && held == 0)

@@ -51,8 +51,9 @@ static void sc_managed_instance(const sc_ctx *ctx, const sc_unified *u, size_t k
     sc_text_append(&inst->text,
                    "%s on stream %u ran %s, %s of it with %s migrating on demand (%llu fault "
                    "groups); prefetched ~%s",
-                   sc_ctx_kernel_name(ctx, kr), kr->rec.stream_id, sc_fmt_ns(dur, t1),
-                   sc_fmt_ns(uk->migrating_ns, t2), sc_fmt_bytes((double)uk->bytes, b1),
+                   sc_ctx_kernel_name(ctx, kr), sc_kernel_stream(ctx->trace, kr),
+                   sc_fmt_ns(dur, t1), sc_fmt_ns(uk->migrating_ns, t2),
+                   sc_fmt_bytes((double)uk->bytes, b1),
                    (unsigned long long)uk->fault_groups, sc_fmt_ns(uk->prefetched_ns, t3));
     sc_instance_evidence(inst, "migrating_us", sc_ns_to_us(uk->migrating_ns), "us");
     sc_instance_evidence(inst, "bytes", (double)uk->bytes, "bytes");
@@ -60,7 +61,7 @@ static void sc_managed_instance(const sc_ctx *ctx, const sc_unified *u, size_t k
     sc_instance_evidence(inst, "duration_us", sc_ns_to_us(dur), "us");
     sc_instance_evidence(inst, "prefetched_us", sc_ns_to_us(uk->prefetched_ns), "us");
     sc_instance_evidence(inst, "prefetch_rate_measured", u->rate_measured ? 1.0 : 0.0, "");
-    sc_instance_evidence(inst, "stream", kr->rec.stream_id, "");
+    sc_instance_evidence(inst, "stream", sc_kernel_stream(ctx->trace, kr), "");
 }
 
 static void sc_managed_conclude(const sc_managed_totals *tot, const sc_unified *u,

@@ -82,7 +82,8 @@ static uint64_t sc_noroom_tail(const sc_kernel_rec *a, const sc_occupancy *o)
 static bool sc_noroom_pair(const sc_noroom_run *r, size_t a, size_t b)
 {
     const sc_stream_summary *s = r->ctx->analysis->streams;
-    return r->ctx->trace->kernels[a].rec.device == r->ctx->trace->kernels[b].rec.device &&
+    const sc_trace *t = r->ctx->trace;
+    return sc_kernel_device(t, &t->kernels[a]) == sc_kernel_device(t, &t->kernels[b]) &&
            sc_streams_independent(&s[r->launches[a].slot], &s[r->launches[b].slot]);
 }
 
@@ -118,7 +119,8 @@ static uint64_t sc_noroom_wait(const sc_noroom_run *r, size_t a, size_t b,
         return 0;   /* A was over when B was ready, or B was first on the device */
     if (kb->start_ns > ka->end_ns + SC_NOROOM_AFTER_NS)
         return 0;   /* B started long after A: something else held it */
-    if (sc_deps_ordered(&r->ctx->deps, kb->context_id, s[la->slot].stream_id, la->issue_ns,
+    uint32_t context_id = r->ctx->trace->kernel_shapes[kb->shape].context_id;
+    if (sc_deps_ordered(&r->ctx->deps, context_id, s[la->slot].stream_id, la->issue_ns,
                         s[lb->slot].stream_id, lb->issue_ns))
         return 0;   /* the program made B wait for A */
     uint64_t wait = sc_dur(ready > ka->start_ns ? ready : ka->start_ns, kb->start_ns);

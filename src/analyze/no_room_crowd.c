@@ -15,13 +15,13 @@ enum { SC_CROWD_WAITED = 1, SC_CROWD_BESIDE = 2 };
 #define SC_CROWD_NEAR 64    /* kernels either side (by start) looked at for company */
 
 typedef struct sc_crowd_sample {
-    uint64_t key;       /* device << 32 | launch shape */
+    uint64_t key;       /* device << 32 | launch shape (sc_kernel_launch: not by stream) */
     uint64_t ns;
 } sc_crowd_sample;
 
-static uint64_t sc_crowd_key(const sc_kernel *k)
+static uint64_t sc_crowd_key(const sc_trace *t, const sc_kernel *k)
 {
-    return (uint64_t)k->rec.device << 32 | k->shape;
+    return (uint64_t)sc_kernel_device(t, k) << 32 | sc_kernel_launch(t, k);
 }
 
 static uint64_t sc_crowd_dur(const sc_kernel *k)
@@ -49,7 +49,8 @@ static void sc_crowd_mark_beside(const sc_ctx *ctx, size_t w, uint8_t *mark)
                                                             : ctx->trace->n_kernels;
     for (size_t j = lo; j < hi; j++)
         if (j != w && k[j].rec.start_ns < kw->end_ns && k[j].rec.end_ns > kw->start_ns &&
-            k[j].rec.device == kw->device && ctx->launches[j].slot != ctx->launches[w].slot &&
+            sc_kernel_device(ctx->trace, &k[j]) == sc_kernel_device(ctx->trace, &k[w]) &&
+            ctx->launches[j].slot != ctx->launches[w].slot &&
             sc_ctx_kernel_full(ctx, j, NULL))
             mark[j] |= SC_CROWD_BESIDE;
 }
@@ -71,13 +72,15 @@ static bool sc_crowd_in_company(const sc_ctx *ctx, size_t k)
 {
     const sc_kernel *ks = ctx->trace->kernels;
     const sc_kernel_rec *a = &ks[k].rec;
+    uint32_t device = sc_kernel_device(ctx->trace, &ks[k]);
     size_t lo = k > SC_CROWD_NEAR ? k - SC_CROWD_NEAR : 0;
     size_t hi = k + SC_CROWD_NEAR < ctx->trace->n_kernels ? k + SC_CROWD_NEAR + 1
                                                             : ctx->trace->n_kernels;
     uint64_t covered = 0, reached = a->start_ns;    /* by start order: a union in one walk */
     for (size_t j = lo; j < hi; j++) {
         const sc_kernel_rec *b = &ks[j].rec;
-        if (j == k || b->device != a->device || ctx->launches[j].slot == ctx->launches[k].slot)
+        if (j == k || sc_kernel_device(ctx->trace, &ks[j]) != device ||
+            ctx->launches[j].slot == ctx->launches[k].slot)
             continue;
         uint64_t from = b->start_ns > reached ? b->start_ns : reached;
         uint64_t to = b->end_ns < a->end_ns ? b->end_ns : a->end_ns;
@@ -110,7 +113,7 @@ static int sc_crowd_emit(const sc_ctx *ctx, const uint8_t *mark, uint64_t *keys,
     sc_crowd_sample *s = NULL;
     size_t n = 0, cap = 0;
     for (size_t k = 0; k < t->n_kernels; k++) {
-        uint64_t key = sc_crowd_key(&t->kernels[k]);
+        uint64_t key = sc_crowd_key(t, &t->kernels[k]);
         size_t at = sc_u64_lower_bound(keys, u, key);
         if (mark[k] || at == u || keys[at] != key || !sc_crowd_in_company(ctx, k))
             continue;
@@ -125,7 +128,7 @@ static int sc_crowd_emit(const sc_ctx *ctx, const uint8_t *mark, uint64_t *keys,
     for (size_t k = 0; k < t->n_kernels && rc == 0; k++) {
         if (!mark[k])
             continue;
-        uint64_t typical = sc_crowd_median(s, n, sc_crowd_key(&t->kernels[k]));
+        uint64_t typical = sc_crowd_median(s, n, sc_crowd_key(t, &t->kernels[k]));
         uint64_t ns = sc_crowd_dur(&t->kernels[k]);
         bool crowded = (mark[k] & SC_CROWD_WAITED) ? ns > typical
                                                    : ns >= typical + typical / SC_CROWD_SLOWER;
@@ -167,7 +170,7 @@ int sc_noroom_crowd_fixes(const sc_ctx *ctx, const uint8_t *waited, sc_finding_b
         n_keys = 0;
         for (size_t k = 0; k < t->n_kernels; k++)
             if (mark[k])
-                keys[n_keys++] = sc_crowd_key(&t->kernels[k]);
+                keys[n_keys++] = sc_crowd_key(t, &t->kernels[k]);
         rc = sc_crowd_emit(ctx, mark, keys, n_keys, b, n_crowded, extra_ns);
     }
     free(keys);

@@ -737,7 +737,7 @@ static inline sc_work_span sc_span_of(const sc_overlap_work *in, uint32_t p)
     if (i < t->n_kernels) {
         const sc_kernel *k = &t->kernels[i];
         w.start = k->rec.start_ns, e = k->rec.end_ns, w.kernel = true;
-        w.comm = in->shape_comm[k->shape];
+        w.comm = in->shape_comm[k->rec.shape];
     } else if ((i -= t->n_kernels) < t->n_copies) {
         w.start = t->copies[i].start_ns, e = t->copies[i].end_ns;
     } else {

@@ -31,7 +31,7 @@ typedef struct sc_solo_groups {
 static void sc_solo_group_of(const sc_trace *t, const sc_kernel *k, sc_solo_group *g)
 {
     const sc_kernel_shape *r = sc_kernel_shape_of(t, k);
-    *g = (sc_solo_group){.device = k->rec.device, .name_id = r->name_id, .name = r->name,
+    *g = (sc_solo_group){.device = r->device, .name_id = r->name_id, .name = r->name,
                          .dims = {r->grid_x, r->grid_y, r->grid_z,
                                   r->block_x, r->block_y, r->block_z}};
 }
@@ -150,8 +150,8 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
         memset(shape_group, 0xff, n_shapes * sizeof *shape_group);  /* UINT32_MAX: none yet */
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const sc_kernel *k = &trace->kernels[i];
-        int64_t g = shape_group[k->shape];
-        if (g == UINT32_MAX || shape_device[k->shape] != k->rec.device) {
+        int64_t g = shape_group[k->rec.shape];
+        if (g == UINT32_MAX || shape_device[k->rec.shape] != sc_kernel_device(trace, k)) {
             sc_solo_group key;
             sc_solo_group_of(trace, k, &key);
             g = sc_solo_group_index(&gs, &key);
@@ -159,8 +159,8 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
                 rc = -1;
                 break;
             }
-            shape_group[k->shape] = (uint32_t)g;
-            shape_device[k->shape] = k->rec.device;
+            shape_group[k->rec.shape] = (uint32_t)g;
+            shape_device[k->rec.shape] = sc_kernel_device(trace, k);
         }
         group[i] = (uint32_t)g;
         if (!overlapped[i])

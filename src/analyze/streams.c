@@ -126,8 +126,9 @@ static int sc_streams_collect(const sc_trace *t, sc_stream_summary **out, size_t
         rc = sc_key_set_add(&ks, t->streams[i].device, t->streams[i].context_id,
                             t->streams[i].stream_id);
     for (size_t i = 0; rc == 0 && i < t->n_kernels; i++)
-        rc = sc_key_set_add(&ks, t->kernels[i].rec.device, t->kernels[i].rec.context_id,
-                            t->kernels[i].rec.stream_id);
+        rc = sc_key_set_add(&ks, sc_kernel_device(t, &t->kernels[i]),
+                            sc_kernel_context(t, &t->kernels[i]),
+                            sc_kernel_stream(t, &t->kernels[i]));
     for (size_t i = 0; rc == 0 && i < t->n_copies; i++)
         rc = sc_key_set_add(&ks, t->copies[i].device, t->copies[i].context_id,
                             t->copies[i].stream_id);
@@ -214,7 +215,7 @@ static void sc_streams_slots(const sc_trace *t, sc_stream_summary *s, size_t n, 
 #define SC_PUT_SLOT(slot) do { if (slot8) slot8[w++] = (uint8_t)(slot); \
                                else slot32[w++] = (uint32_t)(slot); } while (0)
     for (size_t i = 0; i < t->n_kernels; i++) {
-        const sc_kernel_rec *r = &t->kernels[i].rec;
+        const sc_kernel_shape *r = sc_kernel_shape_of(t, &t->kernels[i]);
         SC_PUT_SLOT(sc_streams_slot(s, n, r->device, r->context_id, r->stream_id));
     }
     for (size_t i = 0; i < t->n_copies; i++) {

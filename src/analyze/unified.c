@@ -36,7 +36,7 @@ static int sc_unified_rate(const sc_ctx *ctx, sc_unified *out)
     const sc_pinned_rate rate = ctx->pinned_rate;
     /* 1 GiB host to device on the first device: the rate without the per-copy latency */
     sc_rec_memcpy probe = {.bytes = 1ull << 30, .copy_kind = 1,
-                           .device = t->n_kernels ? t->kernels[0].rec.device : 0};
+                           .device = t->n_kernels ? sc_kernel_device(t, &t->kernels[0]) : 0};
     uint64_t probe_ns = 0;
     char basis[80];
     sc_pinned_rate_for(&rate, sc_ctx_device_info(ctx, probe.device), &probe, &probe_ns, basis,
@@ -64,7 +64,7 @@ static size_t sc_unified_running(const sc_trace *t, uint32_t device, uint64_t t0
     size_t n = 0;
     for (size_t k = lo; k-- > 0 && n < max && lo - k <= 4096;) {
         const sc_kernel_rec *r = &t->kernels[k].rec;
-        if (r->device == device && r->end_ns > t0)
+        if (t->kernel_shapes[r->shape].device == device && r->end_ns > t0)
             out[n++] = k;
     }
     return n;

@@ -36,7 +36,8 @@ static inline sc_work sc_work_at(const sc_trace *t, size_t i)
     sc_work w;
     if (i < t->n_kernels) {
         const sc_kernel_rec *r = &t->kernels[i].rec;
-        w = (sc_work){r->start_ns, r->end_ns, r->device, r->context_id, r->stream_id,
+        const sc_kernel_shape *s = &t->kernel_shapes[r->shape];
+        w = (sc_work){r->start_ns, r->end_ns, s->device, s->context_id, s->stream_id,
                       r->correlation_id, SC_WORK_KERNEL, i};
     } else if ((i -= t->n_kernels) < t->n_copies) {
         const sc_rec_memcpy *r = &t->copies[i];

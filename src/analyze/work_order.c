@@ -61,7 +61,8 @@ static bool sc_merge_fill(const sc_ctx *ctx, sc_work_order *o, uint64_t *at, boo
             const sc_kernel_rec *x = &t->kernels[--k].rec;
             if (tk > lk)
                 return false;
-            lk = s = tk, e = x->end_ns, corr = x->correlation_id, stream = x->stream_id;
+            lk = s = tk, e = x->end_ns, corr = x->correlation_id;
+            stream = t->kernel_shapes[x->shape].stream_id;
             p = (uint32_t)k;
         }
         o->by_start[--r] = p;

@@ -93,7 +93,7 @@ static inline uint64_t sc_work_end_at(const sc_trace *t, size_t i)
 static inline uint32_t sc_work_stream_at(const sc_trace *t, size_t i)
 {
     if (i < t->n_kernels)
-        return t->kernels[i].rec.stream_id;
+        return sc_kernel_stream(t, &t->kernels[i]);
     if ((i -= t->n_kernels) < t->n_copies)
         return t->copies[i].stream_id;
     return t->memsets[i - t->n_copies].stream_id;

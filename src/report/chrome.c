@@ -353,7 +353,7 @@ static int build_proc(proc *p)
     for (size_t i = 0; i < p->n_tracks; i++)
         p->tracks[i].tid = (unsigned)i + 1;
     for (size_t i = 0; i < t->n_kernels; i++)
-        if (add_device(p, t->kernels[i].rec.device) != 0)
+        if (add_device(p, sc_kernel_device(t, &t->kernels[i])) != 0)
             return -1;
     p->device_missed = calloc(p->n_devices ? p->n_devices : 1, sizeof *p->device_missed);
     if (!p->device_missed || sc_host_calls_init(&p->held, t) != 0)
@@ -472,7 +472,7 @@ static void write_kernel(writer *w, const proc *p, const sc_kernel *k)
 {
     const sc_kernel_rec *r = &k->rec;
     const sc_kernel_shape *s = sc_kernel_shape_of(p->t, k);
-    work_event(w, p, "kernel", r->device, r->context_id, r->stream_id, r->start_ns, r->end_ns);
+    work_event(w, p, "kernel", s->device, s->context_id, s->stream_id, r->start_ns, r->end_ns);
     fprintf(w->out, "\"name\":%s,\"args\":{\"grid\":\"%dx%dx%d\",\"block\":\"%dx%dx%d\","
             "\"correlation_id\":%u}}", cached_name(w, s->name, 1), s->grid_x, s->grid_y,
             s->grid_z, s->block_x, s->block_y, s->block_z, r->correlation_id);

@@ -461,8 +461,9 @@ static void device_work(sc_html_model *c, size_t proc, size_t first, const sc_an
         uint64_t ss = hs ? t->memsets[is].start_ns : 0;
         if (hk && (!hc || sk <= sc) && (!hs || sk <= ss)) {
             const sc_kernel_rec *k = &t->kernels[ik].rec;
+            const sc_kernel_shape *ks = &t->kernel_shapes[k->shape];
             sc_html_row *r =
-                work_row(c, proc, first, a, &cache, k->device, k->context_id, k->stream_id);
+                work_row(c, proc, first, a, &cache, ks->device, ks->context_id, ks->stream_id);
             if (r)
                 add_event(c, r, k->start_ns, k->end_ns, kernel_desc(c, t, &t->kernels[ik]), 0);
             ik++;

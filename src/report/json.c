@@ -253,7 +253,7 @@ static json_t *kernel_json(const sc_trace *t, size_t idx)
     json_object_set_new(o, "name", sc_json_str(name));
     json_object_set_new(o, "demangled", sc_json_str(dem ? dem : name));
     free(dem);
-    json_object_set_new(o, "stream_id", jint(k->rec.stream_id));
+    json_object_set_new(o, "stream_id", jint(sc_kernel_stream(t, k)));
     json_object_set_new(o, "start_ns", jint(k->rec.start_ns));
     json_object_set_new(o, "end_ns", jint(k->rec.end_ns));
     return o;

@@ -233,10 +233,10 @@ static int sc_undeclared(sc_loader *ld, size_t off)
 
 /* A compact kernel (format 2.0): sc_load_kernel of the KERNEL record it stands for, with its
  * shape looked up in ld->shapes only the first time the compact shape is used (the same
- * lookup, so the same shapes in the same order); the kernel's own fields are taken from the
- * compact record and the declared shape without making the whole record. Its context's
- * device is noted then too: every kernel of the shape names the same, and a context's first
- * kernel in the file is the first of its shape. */
+ * lookup, so the same shapes in the same order); the kernel's own fields are the compact
+ * record's (its shape holds the declared shape's device, context and stream), taken without
+ * making the whole record. Its context's device is noted then too: every kernel of the shape
+ * names the same, and a context's first kernel in the file is the first of its shape. */
 static inline int sc_load_compact_kernel(sc_loader *ld, sc_times_seen *seen, size_t off,
                                          const uint8_t *p, size_t fixed)
 {
@@ -247,7 +247,6 @@ static inline int sc_load_compact_kernel(sc_loader *ld, sc_times_seen *seen, siz
     const sc_compact_reader *r = &ld->compact;
     if (!r->has_base || c.shape_id >= r->cap_shapes || r->shapes[c.shape_id].id == 0)
         return sc_undeclared(ld, off);
-    const sc_rec_kernel_shape *s = &r->shapes[c.shape_id];
     uint64_t start = sc_compact_start(r, c.start_delta);
     uint64_t end = start + c.duration;
     bool keep = sc_keep_timed(ld, seen, start, end, true);
@@ -263,17 +262,15 @@ static inline int sc_load_compact_kernel(sc_loader *ld, sc_times_seen *seen, siz
         sc_kernel first;
         if (sc_shape_set_add(&ld->shapes, ld->t, &k, &first) != 0)
             return sc_out_of_memory(ld);
-        *known = first.shape + 1;   /* shapes stay below UINT32_MAX - 1 (kernel_shapes.c) */
+        *known = first.rec.shape + 1;   /* shapes stay below UINT32_MAX - 1 (kernel_shapes.c) */
     }
     if (!keep)
         return 0;
     sc_kernel *k = SC_PUSH(ld, kernels, n_kernels, cap_kernels);
     if (!k)
         return sc_out_of_memory(ld);
-    *k = (sc_kernel){.rec = {.start_ns = start, .end_ns = end, .device = s->device,
-                             .context_id = s->context_id, .stream_id = s->stream_id,
-                             .correlation_id = c.correlation_id},
-                     .shape = *known - 1};
+    *k = (sc_kernel){.rec = {.start_ns = start, .end_ns = end,
+                             .correlation_id = c.correlation_id, .shape = *known - 1}};
     return 0;
 }
 

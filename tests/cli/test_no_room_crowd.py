@@ -24,17 +24,18 @@ SWEEP_NS = 860_000
 PHASE2 = 20_000_000
 
 
-def build(path, phase1_in_company=True, spin2_ns=10_000_000, sweep2_ns=5_700_000):
+def build(path, phase1_in_company=True, spin2_ns=10_000_000, sweep2_ns=5_700_000,
+          phase1_streams=(21, 22)):
     t = Trace(exe="/usr/bin/crowd", pid=31)
     t.device(0, sm_count=132)
-    t.stream(21, NON_BLOCKING)
-    t.stream(22, NON_BLOCKING)
+    for s in sorted({21, 22, *phase1_streams}):
+        t.stream(s, NON_BLOCKING)
     # phase 1: the spin with the sweeps inside it (or, without company, the sweeps after it)
-    t.launch(SPIN, 1_000_000, 6_000_000, 21, **SMALL)
+    t.launch(SPIN, 1_000_000, 6_000_000, phase1_streams[0], **SMALL)
     first = 1_100_000 if phase1_in_company else 6_100_000
     for k in range(4):
         start = first + k * (SWEEP_NS + 1_000)
-        t.launch(SWEEP, start, start + SWEEP_NS, 22, **FULL)
+        t.launch(SWEEP, start, start + SWEEP_NS, phase1_streams[1], **FULL)
     # phase 2: a sweep reaches the device first, the spin waits for room, then runs crowded
     t.launch(SWEEP, PHASE2, PHASE2 + SWEEP_NS, 22, **FULL)
     t.launch(SPIN, PHASE2 + 600_000, PHASE2 + 600_000 + spin2_ns, 21, issue=PHASE2 + 10_000,
@@ -62,6 +63,16 @@ def test_the_crowded_spin_and_sweep_run_as_long_as_with_room(run_report, tmp_pat
     assert f["totals"]["crowded_kernels"] == 2      # the spin, and the 5.7 ms sweep
     assert f["totals"]["crowded_extra_us"] == pytest.approx(5_000 + 4_840, abs=1)
     assert "then 2 kernel(s) ran crowded" in f["title"]
+
+
+def test_instances_on_other_streams_are_instances(run_report, tmp_path):
+    """Phase 1 on streams 23 and 24: the same kernels with the same launch, so their
+    durations there are the spin's and the sweep's with room all the same (a kernel's
+    instances are those of its launch shape on its device, whatever the stream)."""
+    f = no_room(run_report, build(tmp_path / "crowd-31.sctrace", phase1_streams=(23, 24)))
+    assert f["cost_ns"] == pytest.approx(5_590_000, rel=0.03), f["title"]
+    assert f["totals"]["crowded_kernels"] == 2
+    assert f["totals"]["crowded_extra_us"] == pytest.approx(5_000 + 4_840, abs=1)
 
 
 def test_without_instances_in_company_only_the_wait_is_priced(run_report, tmp_path):

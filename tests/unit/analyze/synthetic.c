@@ -154,12 +154,13 @@ sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, 
     sc_kernel *k = SYN_GROW(s, kernels, n_kernels, cap_kernels);
     k->rec.start_ns = start;
     k->rec.end_ns = end;
-    k->rec.device = device;
-    k->rec.context_id = SYN_CONTEXT;
-    k->rec.stream_id = stream;
     k->rec.correlation_id = correlation_id;
     sc_kernel_shape *shape = SYN_GROW(s, kernel_shapes, n_kernel_shapes, cap_shapes);
-    k->shape = (uint32_t)(s->t.n_kernel_shapes - 1);
+    k->rec.shape = (uint32_t)(s->t.n_kernel_shapes - 1);
+    shape->device = device;
+    shape->context_id = SYN_CONTEXT;
+    shape->stream_id = stream;
+    shape->launch = k->rec.shape;
     shape->grid_x = shape->grid_y = shape->grid_z = 1;
     shape->block_x = 128;
     shape->block_y = shape->block_z = 1;
@@ -170,7 +171,7 @@ sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, 
 
 sc_kernel_shape *syn_shape(syn *s, const sc_kernel *k)
 {
-    return &s->t.kernel_shapes[k->shape];
+    return &s->t.kernel_shapes[k->rec.shape];
 }
 
 sc_rec_memcpy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,

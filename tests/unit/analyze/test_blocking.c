@@ -256,7 +256,7 @@ static void build(syn *s, uint64_t seed, const shape *sh)
         uint64_t k = rnd(&st, 10);
         if (k < 6) {
             sc_kernel *kr = syn_kernel(s, dev, stream, start, end, id);
-            kr->rec.context_id = 10 + dev;
+            syn_shape(s, kr)->context_id = 10 + dev;
         } else if (k < 8) {
             sc_rec_memcpy *c = syn_copy(s, dev, stream, start, end, 4096, id, SC_MEMCPY_ASYNC,
                                         SC_MEM_DEVICE, SC_MEM_PINNED);

@@ -323,7 +323,7 @@ static uint32_t *work_streams(const sc_trace *t)
         for (size_t w = 0; corr && w < t->n_kernels + t->n_copies + t->n_memsets; w++) {
             uint32_t wc, st;
             if (w < t->n_kernels)
-                wc = t->kernels[w].rec.correlation_id, st = t->kernels[w].rec.stream_id;
+                wc = t->kernels[w].rec.correlation_id, st = sc_kernel_stream(t, &t->kernels[w]);
             else if (w - t->n_kernels < t->n_copies)
                 wc = t->copies[w - t->n_kernels].correlation_id,
                 st = t->copies[w - t->n_kernels].stream_id;

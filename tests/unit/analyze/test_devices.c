@@ -36,7 +36,7 @@ static void launch(syn *s, uint32_t dev, uint32_t ctx, uint32_t stream, uint64_t
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, at, at + US(5), corr, NULL, NULL, 0);
     c->rec.stream = handle;
     c->rec.context_id = ctx;
-    syn_kernel(s, dev, stream, start, end, corr)->rec.context_id = ctx;
+    syn_shape(s, syn_kernel(s, dev, stream, start, end, corr))->context_id = ctx;
 }
 
 /*   launch A 0 .. 5 on device 0's 20: A 10 .. 1010 (issue lag 10)

@@ -332,7 +332,7 @@ static void test_other_device_work_is_not_counted(void **state)
     l->rec.context_id = 2;
     l->rec.tid = 1;
     sc_kernel *k = syn_kernel(&s, 1, 30, US(10), US(1005), 4);
-    k->rec.context_id = 2;
+    syn_shape(&s, k)->context_id = 2;
     syn_call(&s, SC_CALL_FREE, US(200), US(1010), 2, "cudaFree", NULL, 0);
     syn_call(&s, SC_CALL_LAUNCH, US(1100), US(1105), 3, NULL, NULL, 0);
     syn_kernel(&s, 0, 21, US(1110), US(1200), 3);

@@ -12,16 +12,21 @@
 
 #include "analyze/kernel_groups.h"
 
-enum { MAX_KERNELS = 4096, MAX_SHAPES = 512 };
+enum { MAX_KERNELS = 4096, MAX_KINDS = 512, MAX_SHAPES = 2048 };
 
 static sc_kernel kernels[MAX_KERNELS];
+/* How the test's kernels were launched (name and the rest), by kind; the trace's shapes are
+ * those with where each ran (device, context), as the loader makes them, and the kind of each. */
+static sc_kernel_shape kinds[MAX_KINDS];
 static sc_kernel_shape shapes[MAX_SHAPES];
+static uint32_t shape_kind[MAX_SHAPES];
 static sc_launch launches[MAX_KERNELS];
 static sc_trace trace;
 
 static void reset(void)
 {
     memset(kernels, 0, sizeof kernels);
+    memset(kinds, 0, sizeof kinds);
     memset(shapes, 0, sizeof shapes);
     memset(launches, 0, sizeof launches);
     memset(&trace, 0, sizeof trace);
@@ -29,11 +34,30 @@ static void reset(void)
     trace.kernel_shapes = shapes;
 }
 
-/* A kernel of shape `shape` on (device, context), issued at `issue`. */
-static void add(uint32_t device, uint32_t context, uint32_t shape, uint64_t issue)
+/* A kernel of kind `kind` on (device, context), issued at `issue`: of the shape of that kind
+ * and place, a new one if none is yet. */
+static void add(uint32_t device, uint32_t context, uint32_t kind, uint64_t issue)
 {
+    size_t s = 0, launch = SIZE_MAX;
+    for (; s < trace.n_kernel_shapes; s++) {
+        if (shape_kind[s] != kind)
+            continue;
+        if (launch == SIZE_MAX)
+            launch = s;
+        if (shapes[s].device == device && shapes[s].context_id == context)
+            break;
+    }
+    if (s == trace.n_kernel_shapes) {
+        assert_true(s < MAX_SHAPES);
+        shapes[s] = kinds[kind];
+        shapes[s].device = device;
+        shapes[s].context_id = context;
+        shapes[s].launch = (uint32_t)(launch == SIZE_MAX ? s : launch);
+        shape_kind[s] = kind;
+        trace.n_kernel_shapes++;
+    }
     size_t k = trace.n_kernels++;
-    kernels[k] = (sc_kernel){.rec = {.device = device, .context_id = context}, .shape = shape};
+    kernels[k] = (sc_kernel){.rec = {.shape = (uint32_t)s}};
     launches[k].issue_ns = issue;
 }
 
@@ -41,10 +65,9 @@ static void groups_in_order_with_their_first_launch(void **state)
 {
     (void)state;
     reset();
-    shapes[0].name_id = 9;
-    shapes[1].name_id = 4;
-    shapes[2].name_id = 9;      /* another shape of the same name: the same kernel */
-    trace.n_kernel_shapes = 3;
+    kinds[0].name_id = 9;
+    kinds[1].name_id = 4;
+    kinds[2].name_id = 9;       /* another shape of the same name: the same kernel */
     add(1, 5, 0, 100);          /* 0: (1, 5, 9) */
     add(0, 5, 1, 200);          /* 1: (0, 5, 4) */
     add(1, 5, 2, 50);           /* 2: (1, 5, 9), issued before kernel 0 */
@@ -85,9 +108,8 @@ static void many_groups_against_a_plain_count(void **state)
 {
     (void)state;
     reset();
-    trace.n_kernel_shapes = 300;
     for (uint32_t s = 0; s < 300; s++)
-        shapes[s].name_id = 1000 - s;
+        kinds[s].name_id = 1000 - s;
     uint64_t seed = 12345;
     for (size_t k = 0; k < MAX_KERNELS; k++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -108,8 +130,9 @@ static void many_groups_against_a_plain_count(void **state)
         }
         size_t count = 0, first = SIZE_MAX;
         for (size_t k = 0; k < trace.n_kernels; k++) {
-            if (kernels[k].rec.device != x->device || kernels[k].rec.context_id != x->context_id ||
-                shapes[kernels[k].shape].name_id != x->name_id)
+            if (sc_kernel_device(&trace, &kernels[k]) != x->device ||
+                sc_kernel_context(&trace, &kernels[k]) != x->context_id ||
+                shapes[kernels[k].rec.shape].name_id != x->name_id)
                 continue;
             count++;
             if (first == SIZE_MAX || launches[k].issue_ns < launches[first].issue_ns)
@@ -127,9 +150,9 @@ static void many_groups_against_a_plain_count(void **state)
         const sc_kernel_group *x = &g.groups[i];
         for (size_t j = 0; j < x->count; j++) {
             size_t k = g.members[x->members_at + j];
-            assert_int_equal(kernels[k].rec.device, x->device);
-            assert_int_equal(kernels[k].rec.context_id, x->context_id);
-            assert_int_equal(shapes[kernels[k].shape].name_id, x->name_id);
+            assert_int_equal(sc_kernel_device(&trace, &kernels[k]), x->device);
+            assert_int_equal(sc_kernel_context(&trace, &kernels[k]), x->context_id);
+            assert_int_equal(shapes[kernels[k].rec.shape].name_id, x->name_id);
             if (j > 0)
                 assert_true(g.members[x->members_at + j - 1] < k);
         }

@@ -78,7 +78,7 @@ static void build_serial(syn *s, uint64_t seed, size_t n, uint32_t n_dev, bool s
         uint64_t k = rnd(&st, 10);
         if (k < 6) {
             sc_kernel *kr = syn_kernel(s, dev, stream, start, end, id);
-            kr->rec.context_id = 10 + dev;
+            syn_shape(s, kr)->context_id = 10 + dev;
             if (rnd(&st, 8) == 0)
                 syn_shape(s, kr)->name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
         } else if (k < 8) {
@@ -242,7 +242,7 @@ static void check_orders(const sc_ctx *ctx)
 
 static bool is_comm(const sc_trace *t, size_t k)
 {
-    return strncmp(t->kernel_shapes[t->kernels[k].shape].name, "nccl", 4) == 0;
+    return strncmp(t->kernel_shapes[t->kernels[k].rec.shape].name, "nccl", 4) == 0;
 }
 
 static void check_device_sweep(const sc_ctx *ctx)
@@ -251,14 +251,14 @@ static void check_device_sweep(const sc_ctx *ctx)
     size_t nk = t->n_kernels ? t->n_kernels : 1, nw = sc_work_count(t) ? sc_work_count(t) : 1;
     bool *shape_comm = calloc(t->n_kernel_shapes ? t->n_kernel_shapes : 1, sizeof *shape_comm);
     for (size_t k = 0; k < t->n_kernels; k++)
-        shape_comm[t->kernels[k].shape] = is_comm(t, k);
+        shape_comm[t->kernels[k].rec.shape] = is_comm(t, k);
     for (size_t d = 0; d < ctx->analysis->n_devices; d++) {
         uint32_t dev = ctx->analysis->devices[d].device;
         /* the spans as the context made them before the order */
         sc_overlap_span *ks = malloc(nk * sizeof *ks), *cs = malloc(nw * sizeof *cs);
         size_t n_ks = 0, n_cs = 0;
         for (size_t i = 0; i < t->n_kernels; i++)
-            if (t->kernels[i].rec.device == dev && !shape_comm[t->kernels[i].shape])
+            if (sc_kernel_device(t, &t->kernels[i]) == dev && !shape_comm[t->kernels[i].rec.shape])
                 ks[n_ks++] = (sc_overlap_span){t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, i};
         for (size_t i = 0; i < t->n_copies; i++)
             if (t->copies[i].device == dev)
@@ -321,8 +321,9 @@ static void check_stream_metrics(const sc_ctx *ctx)
         uint64_t solo = 0, known = 0;
         for (size_t k = 0; k < t->n_kernels; k++) {
             const sc_kernel_rec *r = &t->kernels[k].rec;
-            if (r->device != st->device || r->context_id != st->context_id ||
-                r->stream_id != st->stream_id)
+            const sc_kernel_shape *rs = &t->kernel_shapes[r->shape];
+            if (rs->device != st->device || rs->context_id != st->context_id ||
+                rs->stream_id != st->stream_id)
                 continue;
             ks[n_ks++] = (sc_overlap_span){r->start_ns, r->end_ns, k};
             solo += ctx->kernel_solo_ns[k];

@@ -289,7 +289,7 @@ static void test_ids_past_the_last_are_left_to_full_records(void **state)
     load("ids", &t);
     assert_int_equal(t.n_kernels, 2);
     assert_int_equal(t.n_calls, 1);
-    assert_int_equal(t.kernels[1].rec.stream_id, 8);
+    assert_int_equal(sc_kernel_stream(&t, &t.kernels[1]), 8);
     sc_trace_free(&t);
     free(b);
 }
@@ -382,10 +382,90 @@ static void test_a_later_declaration_of_an_id_holds_from_there(void **state)
     assert_int_equal(t.calls[0].rec.stream, 0xa0);
     assert_int_equal(t.calls[1].rec.stream, 0xa0);
     assert_int_equal(t.calls[2].rec.tid, 99);
-    assert_int_equal(t.kernels[0].rec.stream_id, 7);
-    assert_int_equal(t.kernels[1].rec.stream_id, 8);
+    assert_int_equal(sc_kernel_stream(&t, &t.kernels[0]), 7);
+    assert_int_equal(sc_kernel_stream(&t, &t.kernels[1]), 8);
     assert_int_equal(sc_kernel_shape_of(&t, &t.kernels[0])->grid_x, ka.grid_x);
     assert_int_equal(sc_kernel_shape_of(&t, &t.kernels[1])->grid_x, kb.grid_x);
+    sc_trace_free(&t);
+    free(a);
+    free(b);
+}
+
+/* Where a kernel ran is its shape's: one shape per launch (name, grid, block, resources,
+ * graph node) and place (device, context, stream), the same for a kernel written in full and
+ * one written compact; each shape's launch is the first shape of the same launch, whatever
+ * its place. 240 shapes: the loader's index grows past its first 128. */
+enum { N_LAUNCHES = 3, N_PLACES = 80, N_PLACED = 2 * N_LAUNCHES * N_PLACES };
+
+static sc_rec_kernel placed_kernel(uint32_t i)
+{
+    uint32_t launch = i % N_LAUNCHES, place = (i / N_LAUNCHES) % N_PLACES;
+    sc_rec_kernel k = kernel_at(4000000000000ull + i * 1000ull, 100 + i, i + 1, 0);
+    k.name_id = 10 + launch;
+    k.grid_x = 64 << launch;
+    k.graph_node_id = 0;
+    k.device = place % 2;
+    k.context_id = 1 + place / 2 % 2;
+    k.stream_id = 100 + place / 4;
+    return k;
+}
+
+static bool same_launch(const sc_kernel_shape *a, const sc_kernel_shape *b)
+{
+    return a->graph_node_id == b->graph_node_id && a->grid_x == b->grid_x &&
+           a->grid_y == b->grid_y && a->grid_z == b->grid_z && a->block_x == b->block_x &&
+           a->block_y == b->block_y && a->block_z == b->block_z &&
+           a->registers_per_thread == b->registers_per_thread &&
+           a->static_shared == b->static_shared && a->dynamic_shared == b->dynamic_shared &&
+           a->name_id == b->name_id && a->launch_type == b->launch_type;
+}
+
+static void test_a_shape_is_one_launch_in_one_place(void **state)
+{
+    (void)state;
+    static sc_rec_kernel written[N_PLACED];
+    buffer *a = new_buffer(), *b = new_buffer();
+    for (uint32_t i = 0; i < N_PLACED; i++) {
+        written[i] = placed_kernel(i);
+        if (i % 5 == 0)
+            written[i].end_ns = written[i].start_ns + (1ull << 32);   /* too long: in full */
+        put_kernel(i % 2 ? b : a, &written[i]);
+    }
+    assert_true(a->kinds[SC_REC_KERNEL] + b->kinds[SC_REC_KERNEL] == N_PLACED / 5);
+    assert_true(a->kinds[SC_REC_KERNEL_COMPACT] + b->kinds[SC_REC_KERNEL_COMPACT] > N_PLACED / 2);
+    buffer *bufs[] = {a, b};
+    write_trace("placed", bufs, 2, 0, true);
+    sc_trace t;
+    load("placed", &t);
+    assert_int_equal(t.n_kernels, N_PLACED);
+    assert_int_equal(t.n_kernel_shapes, N_LAUNCHES * N_PLACES);
+    for (size_t i = 0; i < t.n_kernels; i++) {
+        const sc_kernel *k = &t.kernels[i];
+        const sc_rec_kernel *w = &written[k->rec.correlation_id - 1];
+        sc_rec_kernel loaded;
+        sc_kernel_as_record(&t, k, &loaded);
+        assert_memory_equal(&loaded, w, sizeof loaded);
+        assert_int_equal(sc_kernel_device(&t, k), w->device);
+        assert_int_equal(sc_kernel_context(&t, k), w->context_id);
+        assert_int_equal(sc_kernel_stream(&t, k), w->stream_id);
+        /* the other kernel of its launch and place (full or compact) has its shape */
+        for (size_t j = 0; j < t.n_kernels; j++) {
+            const sc_rec_kernel *v = &written[t.kernels[j].rec.correlation_id - 1];
+            bool same = v->name_id == w->name_id && v->device == w->device &&
+                        v->context_id == w->context_id && v->stream_id == w->stream_id;
+            assert_int_equal(t.kernels[j].rec.shape == k->rec.shape, same);
+            assert_int_equal(sc_kernel_launch(&t, &t.kernels[j]) == sc_kernel_launch(&t, k),
+                             v->name_id == w->name_id);
+        }
+    }
+    /* a shape's launch is the first shape of the same launch */
+    for (size_t i = 0; i < t.n_kernel_shapes; i++) {
+        const sc_kernel_shape *s = &t.kernel_shapes[i];
+        size_t first = 0;
+        while (!same_launch(&t.kernel_shapes[first], s))
+            first++;
+        assert_int_equal(s->launch, first);
+    }
     sc_trace_free(&t);
     free(a);
     free(b);
@@ -400,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_cut_inside_a_compact_record_is_truncated),
         cmocka_unit_test(test_a_compact_record_without_its_declaration_is_corrupt),
         cmocka_unit_test(test_a_later_declaration_of_an_id_holds_from_there),
+        cmocka_unit_test(test_a_shape_is_one_launch_in_one_place),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

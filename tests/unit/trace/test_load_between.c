@@ -68,7 +68,7 @@ static int same_kernel(const sc_trace *ta, const sc_kernel *x, const sc_trace *t
                        const sc_kernel *y)
 {
     return memcmp(&x->rec, &y->rec, sizeof x->rec) == 0 &&
-           same_shape(&ta->kernel_shapes[x->shape], &tb->kernel_shapes[y->shape]);
+           same_shape(&ta->kernel_shapes[x->rec.shape], &tb->kernel_shapes[y->rec.shape]);
 }
 
 static int same_range(const sc_trace *ta, const sc_range *x, const sc_trace *tb,

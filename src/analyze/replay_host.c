@@ -265,11 +265,16 @@ static void sc_rp_joins(sc_replay *r)
 }
 
 /* streamcheck's own time after a call (the stack it took, an OVERHEAD record of its own
- * kind) is part of the gap before the thread's next item: recorded there (tool[], per item),
- * so that a plain pass can leave it out. */
-static void sc_rp_tool_times(sc_replay *r, uint64_t *tool)
+ * kind) is part of the gap before the thread's next item: kept per item (the tool flag and
+ * r->wide_tools), so that a plain pass can leave it out. Only the few sampled calls have
+ * any, so the records are taken as (item << 32 | record) keys and summed item by item, in
+ * record order within an item (each is cut to what its gap has left), rather than in an
+ * array of a sum per item. */
+static int sc_rp_tool_times(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
+    size_t n = 0;
+    uint64_t *keys = NULL;
     for (size_t k = 0; k < t->n_overheads; k++) {
         const sc_rec_overhead *o = &t->overheads[k];
         if (o->kind != SC_OVERHEAD_STREAMCHECK_STACK || o->end_ns <= o->start_ns)
@@ -278,59 +283,116 @@ static void sc_rp_tool_times(sc_replay *r, uint64_t *tool)
         int32_t i = c ? r->call_item[c - t->calls] : SC_RP_NONE;
         if (i == SC_RP_NONE || r->items[i].last)
             continue;
-        int32_t next = i + 1;
-        uint64_t ns = o->end_ns - o->start_ns, room = sc_rp_gap(r, next) - tool[next];
-        tool[next] += ns < room ? ns : room;
-        r->summary.tool_ns += ns < room ? ns : room;
-        r->summary.tool_calls++;
+        if (!keys && !(keys = malloc(t->n_overheads * sizeof *keys)))
+            return -1;
+        keys[n++] = (uint64_t)(uint32_t)(i + 1) << 32 | (uint32_t)k;
     }
+    if (n)
+        sc_sort_u64(keys, n);
+    int rc = 0;
+    for (size_t j = 0; rc == 0 && j < n;) {
+        int32_t next = (int32_t)(keys[j] >> 32);
+        uint64_t sum = 0, gap = sc_rp_gap(r, next);
+        for (; j < n && (int32_t)(keys[j] >> 32) == next; j++) {
+            const sc_rec_overhead *o = &t->overheads[(uint32_t)keys[j]];
+            uint64_t ns = o->end_ns - o->start_ns, room = gap - sum;
+            sum += ns < room ? ns : room;
+            r->summary.tool_ns += ns < room ? ns : room;
+            r->summary.tool_calls++;
+        }
+        if (sum) {
+            r->items[next].tool = 1;
+            rc = sc_rp_wide_keep(&r->wide_tools, next, sum);
+        }
+    }
+    free(keys);
+    return rc;
+}
+
+/* An entry of an item whose tracer time reached the 16-bit field's mark (replay_wide.h) while
+ * the calls were summed: its first entry holds the sum when it did, each later one the time
+ * of a later call of the item. */
+typedef struct sc_rp_tracer_far {
+    uint64_t key;               /* item << 32 | order among the far entries */
+    uint64_t ns;
+} sc_rp_tracer_far;
+
+static int sc_rp_tracer_far_cmp(const void *pa, const void *pb)
+{
+    const sc_rp_tracer_far *a = pa, *b = pb;
+    return a->key < b->key ? -1 : a->key > b->key;
 }
 
 /* What CUPTI's and streamcheck's callbacks added to each item's calls (tracer_cost.h): a
  * plain pass leaves it out of the item's own time, and out of its work's issue lag (a launch
  * submits its work as it returns: the kernel starts after the callbacks' time, not during).
- * Only a run streamcheck recorded (its PROCESS record) paid it. */
-static void sc_rp_tracer_times(sc_replay *r, uint64_t *tracer)
+ * Only a run streamcheck recorded (its PROCESS record) paid it. Each call adds its class's
+ * time to its item's, cut to the item's own time: summed in the items' 16-bit fields, which
+ * hold nearly every item's whole sum (no array of a 64-bit sum per item, which every page of
+ * was written twice). An item whose sum reaches the field's mark goes to a list with its sum,
+ * the later calls' times of it after, in call order; the list, sorted by item, finishes
+ * those sums in the same order and keeps them in r->wide_tracers. */
+static int sc_rp_tracer_times(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
     if (!t->has_process)
-        return;
+        return 0;
     r->async_call_tracer = sc_tracer_cost_ns(SC_CALL_MEMCPY_ASYNC);
     sc_rp_classes k;
     sc_rp_classes_make(&k);
+    sc_rp_tracer_far *far = NULL;
+    size_t n_far = 0, cap_far = 0;
     for (size_t c = 0; c < t->n_calls; c++) {
         int32_t i = r->call_item[c];
         if (i == SC_RP_NONE)
             continue;
-        uint64_t own = sc_rp_item_end(r, i) - r->items[i].rec_start, before = tracer[i];
-        tracer[i] += sc_rp_tracer_class_ns(&k, t->calls[c].rec.call_class);
-        if (tracer[i] > own)
-            tracer[i] = own;
-        r->summary.tracer_ns += tracer[i] - before;
-        r->summary.tracer_calls += tracer[i] > before;
+        sc_rp_item *it = &r->items[i];
+        uint64_t add = sc_rp_tracer_class_ns(&k, t->calls[c].rec.call_class);
+        if (it->tracer != SC_RP_WIDE16) {
+            uint64_t own = sc_rp_item_end(r, i) - it->rec_start, before = it->tracer;
+            uint64_t sum = before + add > own ? own : before + add;
+            r->summary.tracer_ns += sum - before;
+            r->summary.tracer_calls += sum > before;
+            if (sum < SC_RP_WIDE16) {
+                it->tracer = (uint16_t)sum;
+                continue;
+            }
+            it->tracer = SC_RP_WIDE16;
+            add = sum;      /* the list's first entry of the item: its sum */
+        } else if (add == 0) {
+            continue;       /* adds nothing, counts as no call */
+        }
+        if (!SC_GROW(far, cap_far, n_far + 1, 16)) {
+            free(far);
+            return -1;
+        }
+        far[n_far] = (sc_rp_tracer_far){.key = (uint64_t)(uint32_t)i << 32 | n_far,
+                                        .ns = add};
+        n_far++;
     }
+    if (n_far)
+        sc_sort(far, n_far, sizeof *far, sc_rp_tracer_far_cmp);
+    int rc = 0;
+    for (size_t j = 0; rc == 0 && j < n_far;) {
+        int32_t i = (int32_t)(far[j].key >> 32);
+        uint64_t own = sc_rp_item_end(r, i) - r->items[i].rec_start, sum = far[j++].ns;
+        for (; j < n_far && (int32_t)(far[j].key >> 32) == i; j++) {
+            uint64_t before = sum;
+            sum = sum + far[j].ns > own ? own : sum + far[j].ns;
+            r->summary.tracer_ns += sum - before;
+            r->summary.tracer_calls += sum > before;
+        }
+        rc = sc_rp_wide_keep(&r->wide_tracers, i, sum);
+    }
+    free(far);
+    return rc;
 }
 
-/* The tool and tracer times, summed per item in 64 bits (each added from records in their own
- * order), then kept in the items' 32-bit fields (replay_wide.h). */
+/* The tool and tracer times, each summed in 64 bits from its records in their own order,
+ * then kept in the items' fields (replay_wide.h). */
 static int sc_rp_host_times(sc_replay *r)
 {
-    uint64_t *sum = calloc(r->n_items ? r->n_items : 1, sizeof *sum);
-    if (!sum)
-        return -1;
-    int rc = 0;
-    sc_rp_tool_times(r, sum);
-    for (size_t i = 0; rc == 0 && i < r->n_items; i++)     /* the few sampled calls' */
-        if (sum[i]) {
-            r->items[i].tool = 1;
-            rc = sc_rp_wide_keep(&r->wide_tools, (int32_t)i, sum[i]);
-        }
-    memset(sum, 0, (r->n_items ? r->n_items : 1) * sizeof *sum);
-    sc_rp_tracer_times(r, sum);
-    for (size_t i = 0; rc == 0 && i < r->n_items; i++)
-        rc = sc_rp_wide_put16(&r->wide_tracers, (int32_t)i, sum[i], &r->items[i].tracer);
-    free(sum);
-    return rc;
+    return sc_rp_tool_times(r) == 0 && sc_rp_tracer_times(r) == 0 ? 0 : -1;
 }
 
 static int sc_rp_loads(sc_replay *r);

@@ -156,9 +156,12 @@ static inline uint32_t sc_rp_slot_of(const sc_ctx *ctx, sc_rp_slot_memo *m, uint
     return slot;
 }
 
-/* The work, and in *issue_out when each piece was issued (sc_replay_build packs it:
- * sc_replay.op_issue). */
-static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
+/* The work, and when each piece was issued (sc_replay.op_issue), packed as packed_times.h
+ * lays the times out (each the distance above the least of its block, the rare far one in
+ * a list by position) a block at a time as the work is laid out: the issue times pass
+ * through a block's buffer on the stack, not an array of 8 bytes a piece that the packing
+ * then read twice (31 MB written and freed at 10M records). */
+static int sc_rp_ops_fill(sc_replay *r)
 {
     sc_rp_slot_memo memo;
     sc_rp_slot_memo_init(&memo);
@@ -167,26 +170,52 @@ static int sc_rp_ops_fill(sc_replay *r, uint64_t **issue_out)
     r->n_ops = sc_work_count(t);
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
-    r->ops = calloc(r->n_ops ? r->n_ops : 1, sizeof *r->ops);
+    size_t n_blocks = (r->n_ops + SC_PACKED_BLOCK - 1) / SC_PACKED_BLOCK;
+    /* every op is written whole below: no zeroing */
+    r->ops = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->ops);
     r->op_slot = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->op_slot);
-    uint64_t *issue = *issue_out = malloc((r->n_ops ? r->n_ops : 1) * sizeof *issue);
-    if (!r->ops || !r->op_slot || !issue)
+    sc_packed_times *p = &r->op_issue;
+    *p = (sc_packed_times){.n = r->n_ops};
+    p->off = malloc((r->n_ops ? r->n_ops : 1) * sizeof *p->off);
+    p->base = malloc((n_blocks ? n_blocks : 1) * sizeof *p->base);
+    if (!r->ops || !r->op_slot || !p->off || !p->base)
         return -1;
-    for (size_t i = 0; i < r->n_ops; i++) {
-        sc_work w = sc_work_at(t, i);
-        const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
-        int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
-        sc_rp_op *o = &r->ops[i];
-        *o = (sc_rp_op){.rec_start = w.start_ns, .item = item, .stream_prev = SC_RP_NONE,
-                        .link = SC_RP_NO_LINK,
-                        .dev = (uint32_t)sc_device_index(ctx->analysis, w.device),
-                        .kind = w.kind};
-        r->op_slot[i] = sc_rp_slot_of(ctx, &memo, w.device, w.context_id, w.stream_id);
-        if (sc_rp_wide_put(&r->wide_op_durs, (int32_t)i, w.end_ns - w.start_ns, &o->dur) != 0)
-            return -1;
-        issue[i] = item != SC_RP_NONE && call->rec.start_ns <= w.start_ns ? call->rec.start_ns
-                                                                           : w.start_ns;
-        o->peer_staged = w.kind == SC_WORK_MEMCPY && sc_copy_peer_staged(&t->copies[w.index]);
+    size_t cap_far = 0;
+    uint64_t issue[SC_PACKED_BLOCK];
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t from = b * SC_PACKED_BLOCK;
+        size_t end = from + SC_PACKED_BLOCK < r->n_ops ? from + SC_PACKED_BLOCK : r->n_ops;
+        uint64_t least = UINT64_MAX;
+        for (size_t i = from; i < end; i++) {
+            sc_work w = sc_work_at(t, i);
+            const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
+            int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
+            sc_rp_op *o = &r->ops[i];
+            *o = (sc_rp_op){.rec_start = w.start_ns, .item = item, .stream_prev = SC_RP_NONE,
+                            .link = SC_RP_NO_LINK,
+                            .dev = (uint32_t)sc_device_index(ctx->analysis, w.device),
+                            .kind = w.kind};
+            r->op_slot[i] = sc_rp_slot_of(ctx, &memo, w.device, w.context_id, w.stream_id);
+            if (sc_rp_wide_put(&r->wide_op_durs, (int32_t)i, w.end_ns - w.start_ns, &o->dur) !=
+                0)
+                return -1;
+            uint64_t v = item != SC_RP_NONE && call->rec.start_ns <= w.start_ns
+                             ? call->rec.start_ns
+                             : w.start_ns;
+            issue[i - from] = v;
+            least = v < least ? v : least;
+            o->peer_staged = w.kind == SC_WORK_MEMCPY && sc_copy_peer_staged(&t->copies[w.index]);
+        }
+        p->base[b] = least;
+        for (size_t i = from; i < end; i++) {
+            uint64_t d = issue[i - from] - least;
+            p->off[i] = d < SC_PACKED_FAR ? (uint32_t)d : SC_PACKED_FAR;
+            if (d < SC_PACKED_FAR)
+                continue;
+            if (!SC_GROW(p->far, cap_far, p->n_far + 1, 16))
+                return -1;
+            p->far[p->n_far++] = (sc_packed_far){.position = i, .value = issue[i - from]};
+        }
     }
     return 0;
 }
@@ -219,11 +248,6 @@ static int sc_rp_slot_orders(sc_replay *r, const int32_t *dev_order)
     sc_sort(r->slot_ops + r->slot_first[r->n_slots], r->slot_count[r->n_slots],
             sizeof *r->slot_ops, sc_rp_issue_cmp);
     return 0;
-}
-
-static uint64_t sc_rp_issue_at(const void *issue, size_t i)
-{
-    return ((const uint64_t *)issue)[i];
 }
 
 /* The per-device issue orders (the order stays in r->dev_order for the edges and the host
@@ -734,12 +758,7 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     /* the calls' items are read by the work as it is made, then kept for the calls the fixes
      * name alone: 4 bytes a call gone before the issue orders and the host waits, which are
      * the build's peaks of memory */
-    uint64_t *issue = NULL;
-    int rc = sc_rp_host_items(r) == 0 && sc_rp_ops_fill(r, &issue) == 0 &&
-                     sc_packed_times_make(&r->op_issue, r->n_ops, issue, sc_rp_issue_at) == 0
-                 ? 0
-                 : -1;
-    free(issue);    /* packed before the orders take their memory */
+    int rc = sc_rp_host_items(r) == 0 && sc_rp_ops_fill(r) == 0 ? 0 : -1;
     if (rc == 0 && (sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) != 0 || sc_rp_orders(r) != 0))
         rc = -1;
     if (rc != 0 || sc_rp_edges(r) != 0)

@@ -701,14 +701,12 @@ static int sc_rp_item_ends(sc_replay *r)
 
 static int sc_rp_scratch(sc_replay *r)
 {
-    size_t no = r->n_ops ? r->n_ops : 1, ni = r->n_items ? r->n_items : 1;
-    r->op_end = malloc(no * sizeof(uint64_t));
+    size_t ni = r->n_items ? r->n_items : 1;
     r->item_start = malloc(ni * sizeof(uint64_t));
     r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->moved_load = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->fix_barrier = calloc(r->n_slots + 1, 1);
     r->item_fix = calloc(ni, 1);
-    r->op_fix = calloc(no, 1);
     r->fix_unevent = calloc(r->ctx->trace->n_calls + 1, 1);
     return r->op_end && r->item_start && sc_rp_item_ends(r) == 0 && r->thread_shift && r->moved_load && r->fix_barrier &&
                    r->item_fix && r->op_fix && r->fix_unevent
@@ -769,22 +767,23 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     sc_rp_mark_host_funcs(r);
     sc_ctx_free_graph_inputs(ctx);
     /* the per-slot issue orders were for the edges, the waits and the host functions; no
-     * pass reads them. Freed before the nodes are ordered (4 bytes a node, and a sort's keys
-     * and scratch when the nodes are not for a merge: replay_nodes.c) and before the lags
-     * (which the order does not read) take their memory. */
+     * pass reads them. Freed before the lags take their memory (and the passes' op_end and
+     * op_fix, which they use as scratch first: replay_lags.c). */
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);
     r->slot_first = r->slot_count = NULL;
     r->slot_ops = NULL;
-    if (sc_rp_nodes(r) != 0 || sc_rp_lags(r) != 0)
+    if (sc_rp_lags(r) != 0)
         return -1;
     /* the lags were the last to read each op's stream and its issue: 4 and 4 bytes and an
-     * eighth an op gone before the passes' own arrays */
+     * eighth an op gone before the nodes are ordered (4 bytes a node, and a sort's keys and
+     * scratch when the nodes are not for a merge: replay_nodes.c), which neither the lags
+     * read nor the order reads of the lags, and before the passes' own arrays */
     free(r->op_slot);
     r->op_slot = NULL;
     sc_packed_times_free(&r->op_issue);
-    if (sc_rp_scratch(r) != 0)
+    if (sc_rp_nodes(r) != 0 || sc_rp_scratch(r) != 0)
         return -1;
     sc_rp_describe_fidelity(r);
     return 0;

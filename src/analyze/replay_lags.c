@@ -227,6 +227,7 @@ static int sc_rp_measure_lags(sc_replay *r)
                 continue;
             }
             t = sc_rp_recorded_bound(r, o, &bind, NULL);
+            bound[i] = t;       /* for the second pass and sc_rp_late_work */
             asked[i] = 0;
             if (o->rec_start < t || (o->item == SC_RP_NONE && bind == SC_BIND_ISSUE) ||
                 o->item_loads)
@@ -244,7 +245,6 @@ static int sc_rp_measure_lags(sc_replay *r)
             if ((bind == SC_BIND_STREAM || bind == SC_BIND_CROSS || bind == SC_BIND_QUEUE) &&
                 !o->after_host_func && !o->peer_staged) {
                 asked[i] = (uint8_t)bind;
-                bound[i] = t;
             }
         }
         if (pass == 0) {
@@ -436,8 +436,22 @@ static int sc_rp_late_work(sc_replay *r)
     uint64_t lag[SC_BINDS] = {0, r->lag_stream, r->lag_cross, 0, r->lag_queue};
     size_t cap = 0, n_pending = 0;
     int rc = 0;
+    /* Each op's bound without lags (t, in op_end: sc_rp_measure_lags) bounds its model from
+     * below, and t plus the largest lag from above, when that sum does not wrap: work that
+     * started within SC_RP_LATE_NS of t is then not late whatever its model, and nearly all
+     * work is asked no more (the model made again for every op, 20M instructions at 1M
+     * records). */
+    const uint64_t *bound = r->op_end;
+    uint64_t max_lag = r->lag_stream > r->lag_cross ? r->lag_stream : r->lag_cross;
+    max_lag = r->lag_queue > max_lag ? r->lag_queue : max_lag;
+    for (int k = 0; k < 3; k++)
+        max_lag = r->lag_issue[k] > max_lag ? r->lag_issue[k] : max_lag;
+    bool skip = max_lag <= UINT64_MAX - SC_RP_LATE_NS;
+    uint64_t sure = skip ? UINT64_MAX - SC_RP_LATE_NS - max_lag : 0;    /* t at most this */
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_rp_op *o = &r->ops[i];
+        if (skip && bound[i] <= sure && o->rec_start <= bound[i] + SC_RP_LATE_NS)
+            continue;   /* within SC_RP_LATE_NS of a model no earlier than its bound */
         lag[SC_BIND_ISSUE] = r->lag_issue[o->kind <= SC_WORK_MEMSET ? o->kind : 0];
         sc_rp_bind bind;
         uint64_t model = sc_rp_recorded_bound(r, o, &bind, lag);

@@ -702,7 +702,6 @@ static int sc_rp_item_ends(sc_replay *r)
 static int sc_rp_scratch(sc_replay *r)
 {
     size_t ni = r->n_items ? r->n_items : 1;
-    r->item_start = malloc(ni * sizeof(uint64_t));
     r->thread_shift = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->moved_load = malloc((r->n_threads + 1) * sizeof(uint64_t));
     r->fix_barrier = calloc(r->n_slots + 1, 1);

@@ -191,7 +191,12 @@ static int sc_rp_measure_lags(sc_replay *r)
      * issue lags' of a kind of work, that work (its positions are one run: work.h); the
      * second pass's, taken once the issue lags are read, of an edge kind, the work the first
      * pass found bound by it. */
-    uint64_t *buf = malloc((r->n_ops ? r->n_ops : 1) * sizeof *buf);
+    /* the passes' item_start when it has room (nothing reads it before the passes write
+     * it: pages they touch anyway), else a buffer of its own */
+    uint64_t *own_buf = r->n_items >= r->n_ops
+                            ? NULL
+                            : malloc((r->n_ops ? r->n_ops : 1) * sizeof *own_buf);
+    uint64_t *buf = r->n_items >= r->n_ops ? r->item_start : own_buf;
     sc_rp_samples issue[3] = {{buf, 0}, {buf + tr->n_kernels, 0},
                               {buf + tr->n_kernels + tr->n_copies, 0}};
     size_t n_bound[SC_BINDS] = {0};
@@ -262,7 +267,7 @@ static int sc_rp_measure_lags(sc_replay *r)
         r->lag_cross = sc_rp_typical_after(&after[SC_BIND_CROSS], SC_RP_DEFAULT_CROSS_NS);
         r->lag_queue = sc_rp_typical_after(&after[SC_BIND_QUEUE], SC_RP_DEFAULT_QUEUE_NS);
     }
-    free(buf);
+    free(own_buf);
     free(load_ends);
     return rc;
 }
@@ -273,12 +278,10 @@ static int sc_rp_measure_host(sc_replay *r)
 {
     size_t n = r->n_items ? r->n_items : 1;
     sc_rp_samples wake = {malloc(n * sizeof(uint64_t)), 0};
-    sc_rp_samples async = {malloc(n * sizeof(uint64_t)), 0};
-    if (!wake.v || !async.v) {
-        free(wake.v);
-        free(async.v);
+    /* at most one an item: the passes' item_start holds them (sc_rp_measure_lags) */
+    sc_rp_samples async = {r->item_start, 0};
+    if (!wake.v)
         return -1;
-    }
     for (size_t i = 0; i < r->n_items; i++) {
         const sc_rp_item *it = &r->items[i];
         if (it->mark)
@@ -292,7 +295,6 @@ static int sc_rp_measure_host(sc_replay *r)
     r->wake_ns = sc_rp_typical(&wake, SC_RP_DEFAULT_WAKE_NS);
     r->async_call_ns = sc_rp_median(&async, SC_RP_DEFAULT_ASYNC_CALL_NS);
     free(wake.v);
-    free(async.v);
     return 0;
 }
 
@@ -547,11 +549,12 @@ static int sc_rp_pinned(sc_replay *r)
 
 int sc_rp_lags(sc_replay *r)
 {
-    /* The host's constants first, whose samples (8 bytes an async copy call) are gone
-     * before the passes' per-op arrays are made here: the work's lags take them as scratch
-     * (sc_rp_measure_lags), the pages the passes write anyway rather than a buffer of their
-     * own, and hand the flags back zeroed. */
-    if (sc_rp_measure_host(r) != 0)
+    /* The passes' arrays are made here, and the lags take them as scratch first, the pages
+     * the passes write anyway rather than buffers of their own: item_start holds the host's
+     * and then the work's samples, op_end and op_fix the work's bounds
+     * (sc_rp_measure_lags, which hands the flags back zeroed). */
+    r->item_start = malloc((r->n_items ? r->n_items : 1) * sizeof *r->item_start);
+    if (!r->item_start || sc_rp_measure_host(r) != 0)
         return -1;
     size_t no = r->n_ops ? r->n_ops : 1;
     r->op_end = malloc(no * sizeof *r->op_end);

@@ -55,8 +55,8 @@ typedef struct sc_ctx {
     uint64_t run_span_ns;
     sc_deps deps;                   /* event edges between streams (deps.h) */
     struct sc_unified *unified;     /* managed memory per kernel (unified.h) */
-    uint8_t *kernel_full;           /* per trace->kernels entry: it fills its device
-                                       (sc_ctx_kernel_full), worked out once */
+    uint8_t *kernel_full;           /* per trace->kernel_shapes entry: its kernels fill
+                                       their device (sc_ctx_kernel_full), worked out once */
     struct sc_launch *launches;     /* per trace->kernels entry: what it found on its device
                                        when it was issued (launches.h) */
     uint8_t *work_slot;             /* per sc_work_at() position: its stream's index in
@@ -132,7 +132,16 @@ const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device);
 /* Kernel k fills its device (occupancy.h), with the arithmetic in *occ (optional). False
  * when it does not, or when the device record cannot tell. */
 struct sc_occupancy;
-bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel, struct sc_occupancy *occ);
+bool sc_ctx_kernel_full_occ(const sc_ctx *ctx, size_t kernel, struct sc_occupancy *occ);
+/* Inline: the rules and the replay ask it per kernel, and without occ (the usual question) it
+ * is the byte worked out for the kernel's shape. */
+static inline bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel,
+                                      struct sc_occupancy *occ)
+{
+    if (ctx->kernel_full && !occ)
+        return ctx->kernel_full[ctx->trace->kernels[kernel].rec.shape] != 0;
+    return sc_ctx_kernel_full_occ(ctx, kernel, occ);
+}
 /* The busy list of a device ordinal, or NULL when it ran no kernel. */
 const sc_busy_list *sc_ctx_busy(const sc_ctx *ctx, uint32_t device);
 

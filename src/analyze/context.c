@@ -313,8 +313,13 @@ static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, const bool *shape_com
     return rc;
 }
 
+/* The kernels' solo durations, and their sums per device (the collectives left out) and per
+ * stream (every kernel), gathered in one pass: a kernel's device entry (or "collective, left
+ * out": SIZE_MAX) is looked up once per shape, its stream is its slot. The streams' sums go
+ * to sc_streams_set_overlap with their metrics. */
 static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
-                        const bool *overlapped, const uint32_t *peak)
+                        const bool *overlapped, const uint32_t *peak,
+                        const sc_stream_slots *slots, uint64_t *stream_sum)
 {
     const sc_trace *t = ctx->trace;
     size_t n = t->n_kernels ? t->n_kernels : 1;
@@ -323,8 +328,6 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
     if (!ctx->kernel_solo_ns || !ctx->kernel_solo_known ||
         sc_solo_compute(t, overlapped, peak, ctx->kernel_solo_ns, ctx->kernel_solo_known) != 0)
         return -1;
-    /* each device's sums of its kernels but the collectives, in one pass: a kernel's device
-     * entry is its shape's, looked up once per shape (SIZE_MAX: a collective's, left out) */
     size_t *dev = malloc((t->n_kernel_shapes ? t->n_kernel_shapes : 1) * sizeof *dev);
     uint64_t *sum = calloc(2 * (a->n_devices ? a->n_devices : 1), sizeof *sum);
     if (!dev || !sum) {
@@ -332,15 +335,19 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
         free(sum);
         return -1;
     }
-    uint64_t *known = sum + a->n_devices;
+    uint64_t *known = sum + a->n_devices, *stream_known = stream_sum + a->n_streams;
     for (size_t i = 0; i < t->n_kernel_shapes; i++)
         dev[i] = shape_comm[i] ? SIZE_MAX : sc_device_index(a, t->kernel_shapes[i].device);
     for (size_t k = 0; k < t->n_kernels; k++) {
+        uint64_t ns = ctx->kernel_solo_ns[k], kn = ctx->kernel_solo_known[k];
+        size_t slot = slots->slot8 ? slots->slot8[k] : slots->slot32[k];
+        stream_sum[slot] += ns;
+        stream_known[slot] += kn;
         size_t d = dev[t->kernels[k].rec.shape];
         if (d == SIZE_MAX)
             continue;
-        sum[d] += ctx->kernel_solo_ns[k];
-        known[d] += ctx->kernel_solo_known[k];
+        sum[d] += ns;
+        known[d] += kn;
     }
     for (size_t d = 0; d < a->n_devices; d++)
         sc_overlap_set_solo(&a->devices[d].overlap, sum[d], known[d]);
@@ -350,8 +357,8 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
 }
 
 /* The streams, the devices' and the streams' overlap (one sweep per device), the kernels'
- * solo durations and the streams' solo sums; the work's stream slots kept for the launches
- * (ctx->work_slot) when they are a byte each. */
+ * solo durations and the devices' and streams' solo sums; the work's stream slots kept for
+ * the launches (ctx->work_slot) when they are a byte each. */
 static int sc_ctx_overlaps(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
                            bool *overlapped, uint32_t *peak)
 {
@@ -359,13 +366,19 @@ static int sc_ctx_overlaps(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
     if (sc_streams_build(ctx, &a->streams, &a->n_streams, &slots) != 0)
         return -1;
     sc_overlap_streams st;
-    int rc = sc_overlap_streams_begin(&st, slots.slot8, slots.slot32, a->n_streams);
+    /* per stream its kernels' solo sum, then their known count */
+    uint64_t *stream_sum = calloc(2 * (a->n_streams ? a->n_streams : 1), sizeof *stream_sum);
+    int rc = stream_sum ? sc_overlap_streams_begin(&st, slots.slot8, slots.slot32, a->n_streams)
+                        : -1;
     if (rc == 0 && sc_devices_overlap(ctx, a, shape_comm, overlapped, peak, &st) == 0 &&
-        sc_solo_fill(ctx, a, shape_comm, overlapped, peak) == 0)
-        sc_streams_set_overlap(ctx, a->streams, a->n_streams, st.metrics, &slots);
+        sc_solo_fill(ctx, a, shape_comm, overlapped, peak, &slots, stream_sum) == 0)
+        sc_streams_set_overlap(a->streams, a->n_streams, st.metrics, stream_sum,
+                               stream_sum + a->n_streams);
     else
         rc = -1;
-    sc_overlap_streams_free(&st);
+    if (stream_sum)
+        sc_overlap_streams_free(&st);
+    free(stream_sum);
     free(slots.slot32);
     ctx->work_slot = slots.slot8;
     return rc;

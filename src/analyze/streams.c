@@ -300,23 +300,13 @@ int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out,
     return 0;
 }
 
-void sc_streams_set_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
-                            const sc_overlap *m, const sc_stream_slots *slots)
+void sc_streams_set_overlap(sc_stream_summary *s, size_t n, const sc_overlap *m,
+                            const uint64_t *solo_sum_ns, const uint64_t *solo_known)
 {
-    const sc_trace *t = ctx->trace;
     for (size_t i = 0; i < n; i++) {
         s[i].overlap = m[i];
-        s[i].overlap.solo_sum_ns = s[i].overlap.solo_known = 0;
+        sc_overlap_set_solo(&s[i].overlap, solo_sum_ns[i], solo_known[i]);
     }
-    /* the solo sums gathered in the summaries' own fields, then set as sc_overlap_set_solo
-     * sets them */
-    for (size_t k = 0; k < t->n_kernels; k++) {
-        sc_overlap *o = &s[slots->slot8 ? slots->slot8[k] : slots->slot32[k]].overlap;
-        o->solo_sum_ns += ctx->kernel_solo_ns[k];
-        o->solo_known += ctx->kernel_solo_known[k];
-    }
-    for (size_t i = 0; i < n; i++)
-        sc_overlap_set_solo(&s[i].overlap, s[i].overlap.solo_sum_ns, s[i].overlap.solo_known);
 }
 
 void sc_stream_slots_free(sc_stream_slots *slots)

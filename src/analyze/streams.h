@@ -24,10 +24,10 @@ typedef struct sc_stream_slots {
 int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out,
                      sc_stream_slots *slots);
 
-/* Sets each stream's overlap metrics to m[its slot], with its kernels' solo sums (needs the
- * kernels' solo durations). */
-void sc_streams_set_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
-                            const sc_overlap *m, const sc_stream_slots *slots);
+/* Sets each stream's overlap metrics to m[its slot], with its kernels' solo sums
+ * (solo_sum_ns[slot], solo_known[slot]: the context gathers them with the devices'). */
+void sc_streams_set_overlap(sc_stream_summary *s, size_t n, const sc_overlap *m,
+                            const uint64_t *solo_sum_ns, const uint64_t *solo_known);
 void sc_stream_slots_free(sc_stream_slots *slots);
 
 /* Sets per_thread on the streams whose work was issued to a per-thread default stream

@@ -47,7 +47,7 @@ typedef struct sc_ctx {
     uint32_t *corr_first;
     sc_corr_entry *corr;
     size_t n_corr;
-    uint32_t corr_min;
+    uint32_t corr_min;              /* the least nonzero id (with the table): at least 1 */
     size_t corr_span;
     sc_busy_list *busy;             /* per analysis->devices entry, same order */
     uint64_t *kernel_solo_ns;       /* per trace->kernels entry: solo duration (solo.c) */
@@ -106,15 +106,17 @@ const sc_api_call *sc_ctx_call_sorted(const sc_ctx *ctx, uint32_t correlation_id
  * (the usual trace) it is a load or two. */
 static inline const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id)
 {
+    if (ctx->corr_first) {
+        /* one test for the table's bounds: an id below corr_min (0, "no call" in every
+         * record, among them: corr_min is the least nonzero id) wraps far past corr_span */
+        size_t at = (size_t)correlation_id - ctx->corr_min;
+        if (at >= ctx->corr_span || ctx->corr_first[at] == UINT32_MAX)
+            return NULL;
+        return &ctx->trace->calls[ctx->corr_first[at]];
+    }
     if (correlation_id == 0)
         return NULL;    /* 0 means "no call" in every record */
-    if (!ctx->corr_first)
-        return sc_ctx_call_sorted(ctx, correlation_id);
-    size_t at = (size_t)correlation_id - ctx->corr_min;
-    if (correlation_id < ctx->corr_min || at >= ctx->corr_span ||
-        ctx->corr_first[at] == UINT32_MAX)
-        return NULL;
-    return &ctx->trace->calls[ctx->corr_first[at]];
+    return sc_ctx_call_sorted(ctx, correlation_id);
 }
 /* The call whose stack names the site of `call`: itself, or for a launch whose stack was
  * not sampled (SC_API_STACK_SHARED), the sampled launch of the same kernel it points at. */

@@ -54,6 +54,20 @@ int sc_streams_mark_per_thread(const sc_ctx *ctx, sc_stream_summary *s, size_t n
                                const sc_stream_slots *slots)
 {
     const sc_trace *t = ctx->trace;
+    /* Only a per-thread variant or the handle cudaStreamPerThread names the per-thread stream
+     * (sc_per_thread_named); most programs make neither call, and then no stream is
+     * per-thread: one look at the calls spares the walk over every piece of work. */
+    unsigned flags = 0;
+    bool handle = false;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        flags |= t->calls[i].rec.flags;
+        handle |= t->calls[i].rec.stream == SC_HANDLE_PER_THREAD;
+    }
+    if (!(flags & SC_API_PER_THREAD) && !handle) {
+        for (size_t i = 0; i < n; i++)
+            s[i].per_thread = false;
+        return 0;
+    }
     uint8_t *named = calloc(n ? n : 1, sizeof(*named));    /* bit 0 per-thread, bit 1 legacy */
     if (!named)
         return -1;

@@ -118,6 +118,17 @@ static inline const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correla
         return NULL;    /* 0 means "no call" in every record */
     return sc_ctx_call_sorted(ctx, correlation_id);
 }
+/* sc_ctx_call's answer as its index in trace->calls, UINT32_MAX for none: for the walks that
+ * index per-call arrays with it, without a pointer's gap divided by the call's size. */
+static inline uint32_t sc_ctx_call_at(const sc_ctx *ctx, uint32_t correlation_id)
+{
+    if (ctx->corr_first) {
+        size_t at = (size_t)correlation_id - ctx->corr_min;    /* below corr_min wraps */
+        return at < ctx->corr_span ? ctx->corr_first[at] : UINT32_MAX;
+    }
+    const sc_api_call *call = correlation_id ? sc_ctx_call_sorted(ctx, correlation_id) : NULL;
+    return call ? (uint32_t)(call - ctx->trace->calls) : UINT32_MAX;
+}
 /* The call whose stack names the site of `call`: itself, or for a launch whose stack was
  * not sampled (SC_API_STACK_SHARED), the sampled launch of the same kernel it points at. */
 const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call);

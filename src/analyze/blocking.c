@@ -513,8 +513,8 @@ static bool sc_own_work(const sc_blocking_index *ix, const sc_blocking_scope *s,
 {
     if (correlation_id == 0)
         return false;
-    const sc_api_call *call = sc_ctx_call(ix->ctx, correlation_id);
-    if (!call)
+    uint32_t call = sc_ctx_call_at(ix->ctx, correlation_id);
+    if (call == UINT32_MAX)
         return false;
     const sc_trace *t = ix->ctx->trace;
     const sc_work_order *o = ix->order;
@@ -523,7 +523,7 @@ static bool sc_own_work(const sc_blocking_index *ix, const sc_blocking_scope *s,
     uint32_t best_at = 0;
     /* the chain is in (start, position) order: the first in the scope, or one of the same
      * start that ends sooner */
-    for (uint32_t p = o->call_first[call - t->calls]; p != SC_WORK_END; p = o->call_next[p]) {
+    for (uint32_t p = o->call_first[call]; p != SC_WORK_END; p = o->call_next[p]) {
         sc_work w = sc_work_at(t, p);
         if (!s->all && w.device != s->device)
             continue;

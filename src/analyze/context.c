@@ -91,24 +91,25 @@ const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device)
     return NULL;
 }
 
-static bool sc_kernel_full_now(const sc_ctx *ctx, size_t kernel, sc_occupancy *o)
+/* Kernels of a shape fill their device or not alike: a shape holds the launch and the
+ * device it ran on, all the occupancy arithmetic reads. */
+static bool sc_shape_full_now(const sc_ctx *ctx, const sc_kernel_shape *shape, sc_occupancy *o)
 {
-    const sc_kernel *k = &ctx->trace->kernels[kernel];
-    const sc_device *dev = sc_ctx_device_info(ctx, sc_kernel_device(ctx->trace, k));
-    return dev && sc_occupancy_compute(&dev->rec, sc_kernel_shape_of(ctx->trace, k), o) &&
-           sc_occupancy_full(o);
+    const sc_device *dev = sc_ctx_device_info(ctx, shape->device);
+    return dev && sc_occupancy_compute(&dev->rec, shape, o) && sc_occupancy_full(o);
 }
 
-bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel, sc_occupancy *occ)
+bool sc_ctx_kernel_full_occ(const sc_ctx *ctx, size_t kernel, sc_occupancy *occ)
 {
-    /* whether it is full was worked out once (sc_ctx_build); the arithmetic again only for
-     * a full kernel whose caller asks for it */
-    if (ctx->kernel_full && !ctx->kernel_full[kernel])
+    /* whether it is full was worked out once per shape (sc_ctx_build); the arithmetic again
+     * only for a full kernel whose caller asks for it */
+    uint32_t shape = ctx->trace->kernels[kernel].rec.shape;
+    if (ctx->kernel_full && !ctx->kernel_full[shape])
         return false;
     if (ctx->kernel_full && !occ)
         return true;
     sc_occupancy local;
-    return sc_kernel_full_now(ctx, kernel, occ ? occ : &local);
+    return sc_shape_full_now(ctx, &ctx->trace->kernel_shapes[shape], occ ? occ : &local);
 }
 
 const sc_busy_list *sc_ctx_busy(const sc_ctx *ctx, uint32_t device)
@@ -121,37 +122,35 @@ const sc_busy_list *sc_ctx_busy(const sc_ctx *ctx, uint32_t device)
 
 /* ---- building the context ----------------------------------------------------------- */
 
-static void sc_span_extend(uint64_t start, uint64_t end, bool *any, uint64_t *lo, uint64_t *hi)
+/* Widens [*lo, *hi] to a record's start and its end (clamped to the start): no "any record
+ * yet" test per record, the bounds start empty and an empty run is 0, 0. */
+static inline void sc_span_extend(uint64_t start, uint64_t end, uint64_t *lo, uint64_t *hi)
 {
-    if (end < start)
-        end = start;
-    if (!*any || start < *lo)
-        *lo = start;
-    if (!*any || end > *hi)
-        *hi = end;
-    *any = true;
+    end = end < start ? start : end;
+    *lo = start < *lo ? start : *lo;
+    *hi = end > *hi ? end : *hi;
 }
 
 /* First to last call, device work or NVTX range: what a finding's share is measured
  * against. */
 static void sc_run_span(const sc_trace *t, sc_analysis *a)
 {
-    bool any = false;
-    uint64_t lo = 0, hi = 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < t->n_calls; i++)
-        sc_span_extend(t->calls[i].rec.start_ns, t->calls[i].rec.end_ns, &any, &lo, &hi);
+        sc_span_extend(t->calls[i].rec.start_ns, t->calls[i].rec.end_ns, &lo, &hi);
     for (size_t i = 0; i < t->n_kernels; i++)
-        sc_span_extend(t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, &any, &lo, &hi);
+        sc_span_extend(t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, &lo, &hi);
     for (size_t i = 0; i < t->n_copies; i++)
-        sc_span_extend(t->copies[i].start_ns, t->copies[i].end_ns, &any, &lo, &hi);
+        sc_span_extend(t->copies[i].start_ns, t->copies[i].end_ns, &lo, &hi);
     for (size_t i = 0; i < t->n_memsets; i++)
-        sc_span_extend(t->memsets[i].start_ns, t->memsets[i].end_ns, &any, &lo, &hi);
+        sc_span_extend(t->memsets[i].start_ns, t->memsets[i].end_ns, &lo, &hi);
     /* SYNC records are left out: each lies inside the call that synchronized, and the one
      * without a call is streamcheck's own at exit, which is not the program's time. */
     for (size_t i = 0; i < t->n_ranges; i++)
-        sc_span_extend(t->ranges[i].rec.start_ns, t->ranges[i].rec.end_ns, &any, &lo, &hi);
-    a->run_start_ns = lo;
-    a->run_end_ns = hi;
+        sc_span_extend(t->ranges[i].rec.start_ns, t->ranges[i].rec.end_ns, &lo, &hi);
+    bool any = t->n_calls || t->n_kernels || t->n_copies || t->n_memsets || t->n_ranges;
+    a->run_start_ns = any ? lo : 0;
+    a->run_end_ns = any ? hi : 0;
 }
 
 static int sc_corr_cmp(const void *pa, const void *pb)
@@ -314,8 +313,13 @@ static int sc_devices_overlap(sc_ctx *ctx, sc_analysis *a, const bool *shape_com
     return rc;
 }
 
+/* The kernels' solo durations, and their sums per device (the collectives left out) and per
+ * stream (every kernel), gathered in one pass: a kernel's device entry (or "collective, left
+ * out": SIZE_MAX) is looked up once per shape, its stream is its slot. The streams' sums go
+ * to sc_streams_set_overlap with their metrics. */
 static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
-                        const bool *overlapped, const uint32_t *peak)
+                        const bool *overlapped, const uint32_t *peak,
+                        const sc_stream_slots *slots, uint64_t *stream_sum)
 {
     const sc_trace *t = ctx->trace;
     size_t n = t->n_kernels ? t->n_kernels : 1;
@@ -324,23 +328,37 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
     if (!ctx->kernel_solo_ns || !ctx->kernel_solo_known ||
         sc_solo_compute(t, overlapped, peak, ctx->kernel_solo_ns, ctx->kernel_solo_known) != 0)
         return -1;
-    for (size_t d = 0; d < a->n_devices; d++) {
-        uint64_t sum = 0, known = 0;
-        for (size_t k = 0; k < t->n_kernels; k++) {
-            if (sc_kernel_device(t, &t->kernels[k]) != a->devices[d].device ||
-                shape_comm[t->kernels[k].rec.shape])
-                continue;
-            sum += ctx->kernel_solo_ns[k];
-            known += ctx->kernel_solo_known[k];
-        }
-        sc_overlap_set_solo(&a->devices[d].overlap, sum, known);
+    size_t *dev = malloc((t->n_kernel_shapes ? t->n_kernel_shapes : 1) * sizeof *dev);
+    uint64_t *sum = calloc(2 * (a->n_devices ? a->n_devices : 1), sizeof *sum);
+    if (!dev || !sum) {
+        free(dev);
+        free(sum);
+        return -1;
     }
+    uint64_t *known = sum + a->n_devices, *stream_known = stream_sum + a->n_streams;
+    for (size_t i = 0; i < t->n_kernel_shapes; i++)
+        dev[i] = shape_comm[i] ? SIZE_MAX : sc_device_index(a, t->kernel_shapes[i].device);
+    for (size_t k = 0; k < t->n_kernels; k++) {
+        uint64_t ns = ctx->kernel_solo_ns[k], kn = ctx->kernel_solo_known[k];
+        size_t slot = slots->slot8 ? slots->slot8[k] : slots->slot32[k];
+        stream_sum[slot] += ns;
+        stream_known[slot] += kn;
+        size_t d = dev[t->kernels[k].rec.shape];
+        if (d == SIZE_MAX)
+            continue;
+        sum[d] += ns;
+        known[d] += kn;
+    }
+    for (size_t d = 0; d < a->n_devices; d++)
+        sc_overlap_set_solo(&a->devices[d].overlap, sum[d], known[d]);
+    free(dev);
+    free(sum);
     return 0;
 }
 
 /* The streams, the devices' and the streams' overlap (one sweep per device), the kernels'
- * solo durations and the streams' solo sums; the work's stream slots kept for the launches
- * (ctx->work_slot) when they are a byte each. */
+ * solo durations and the devices' and streams' solo sums; the work's stream slots kept for
+ * the launches (ctx->work_slot) when they are a byte each. */
 static int sc_ctx_overlaps(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
                            bool *overlapped, uint32_t *peak)
 {
@@ -348,44 +366,35 @@ static int sc_ctx_overlaps(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
     if (sc_streams_build(ctx, &a->streams, &a->n_streams, &slots) != 0)
         return -1;
     sc_overlap_streams st;
-    int rc = sc_overlap_streams_begin(&st, slots.slot8, slots.slot32, a->n_streams);
+    /* per stream its kernels' solo sum, then their known count */
+    uint64_t *stream_sum = calloc(2 * (a->n_streams ? a->n_streams : 1), sizeof *stream_sum);
+    int rc = stream_sum ? sc_overlap_streams_begin(&st, slots.slot8, slots.slot32, a->n_streams)
+                        : -1;
     if (rc == 0 && sc_devices_overlap(ctx, a, shape_comm, overlapped, peak, &st) == 0 &&
-        sc_solo_fill(ctx, a, shape_comm, overlapped, peak) == 0)
-        sc_streams_set_overlap(ctx, a->streams, a->n_streams, st.metrics, &slots);
+        sc_solo_fill(ctx, a, shape_comm, overlapped, peak, &slots, stream_sum) == 0)
+        sc_streams_set_overlap(a->streams, a->n_streams, st.metrics, stream_sum,
+                               stream_sum + a->n_streams);
     else
         rc = -1;
-    sc_overlap_streams_free(&st);
+    if (stream_sum)
+        sc_overlap_streams_free(&st);
+    free(stream_sum);
     free(slots.slot32);
     ctx->work_slot = slots.slot8;
     return rc;
 }
 
-/* Per kernel, whether it fills its device (sc_kernel_full_now), worked out once per shape
- * and device: the occupancy arithmetic depends on nothing else, and millions of kernels
- * share a few hundred shapes. NULL without memory. */
+/* Per kernel shape, whether its kernels fill their device (sc_shape_full_now), worked out
+ * once per shape: millions of kernels share a few hundred shapes, and a byte per shape is
+ * kept where one per kernel was. NULL without memory. */
 static uint8_t *sc_kernels_full(const sc_ctx *ctx)
 {
     const sc_trace *t = ctx->trace;
-    enum { SC_FULL_UNKNOWN = 0, SC_FULL_NO = 1, SC_FULL_YES = 2 };
-    uint8_t *full = malloc(t->n_kernels ? t->n_kernels : 1);
-    uint8_t *known = calloc(t->n_kernel_shapes ? t->n_kernel_shapes : 1, 1);
-    uint32_t *device = malloc((t->n_kernel_shapes ? t->n_kernel_shapes : 1) * sizeof *device);
-    for (size_t k = 0; full && known && device && k < t->n_kernels; k++) {
-        const sc_kernel *kr = &t->kernels[k];
-        if (known[kr->rec.shape] == SC_FULL_UNKNOWN ||
-            device[kr->rec.shape] != sc_kernel_device(t, kr)) {
-            sc_occupancy o;
-            known[kr->rec.shape] = sc_kernel_full_now(ctx, k, &o) ? SC_FULL_YES : SC_FULL_NO;
-            device[kr->rec.shape] = sc_kernel_device(t, kr);
-        }
-        full[k] = known[kr->rec.shape] == SC_FULL_YES;
+    uint8_t *full = malloc(t->n_kernel_shapes ? t->n_kernel_shapes : 1);
+    for (size_t i = 0; full && i < t->n_kernel_shapes; i++) {
+        sc_occupancy o;
+        full[i] = sc_shape_full_now(ctx, &t->kernel_shapes[i], &o);
     }
-    if (!known || !device) {
-        free(full);
-        full = NULL;
-    }
-    free(known);
-    free(device);
     return full;
 }
 

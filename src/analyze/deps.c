@@ -186,15 +186,15 @@ typedef struct sc_call_streams {
  * another call of the id (the driver's) asks that call's chain; an id with no work, or 0 (no
  * call), has none. With one stream per call's work this is what the index answers. */
 static inline __attribute__((always_inline)) bool
-sc_call_stream(const sc_trace *t, const sc_call_streams *cs, const sc_api_call *c,
-               uint32_t *stream)
+sc_call_stream(const sc_trace *t, const sc_call_streams *cs, size_t i, uint32_t *stream)
 {
+    const sc_api_call *c = &t->calls[i];
     if (cs->map)
         return sc_corr_map_lookup(cs->map, c->rec.correlation_id, stream);
-    uint32_t p = cs->order->call_first[c - t->calls];
+    uint32_t p = cs->order->call_first[i];    /* by index: no division of a pointer gap */
     if (p == SC_WORK_END) {
-        const sc_api_call *first = sc_ctx_call(cs->ctx, c->rec.correlation_id);
-        if (!first || first == c || (p = cs->order->call_first[first - t->calls]) == SC_WORK_END)
+        uint32_t first = sc_ctx_call_at(cs->ctx, c->rec.correlation_id);
+        if (first == UINT32_MAX || first == i || (p = cs->order->call_first[first]) == SC_WORK_END)
             return false;
     }
     *stream = sc_work_stream_at(t, p);
@@ -236,9 +236,9 @@ static size_t sc_handles_unique(sc_handle_entry *h, size_t n)
 /* The entry a call gives: its stream handle's key and the stream it names; false for a call
  * that names none the trace can tell. Inline: it is asked once per call. */
 static inline __attribute__((always_inline)) bool
-sc_handle_of(const sc_trace *t, const sc_call_streams *cs, const sc_api_call *c,
-             sc_handle_entry *out)
+sc_handle_of(const sc_trace *t, const sc_call_streams *cs, size_t i, sc_handle_entry *out)
 {
+    const sc_api_call *c = &t->calls[i];
     uint32_t stream = 0;
     sc_handle_entry e = {.context_id = c->rec.context_id,
                          .per_thread = (c->rec.flags & SC_API_PER_THREAD) != 0};
@@ -247,7 +247,7 @@ sc_handle_of(const sc_trace *t, const sc_call_streams *cs, const sc_api_call *c,
         e.handle = c->rec.aux;
         e.per_thread = 0;
     } else {
-        if (c->rec.stream == SC_STREAM_NONE || !sc_call_stream(t, cs, c, &stream))
+        if (c->rec.stream == SC_STREAM_NONE || !sc_call_stream(t, cs, i, &stream))
             return false;
         e.handle = c->rec.stream;
         /* Only the handle 0 means something else in a per-thread call. */
@@ -267,7 +267,7 @@ static sc_handle_entry *sc_handles_all(const sc_trace *t, const sc_call_streams 
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < t->n_calls; i++)
-        k += sc_handle_of(t, cs, &t->calls[i], &h[k]);
+        k += sc_handle_of(t, cs, i, &h[k]);
     sc_sort(h, k, sizeof *h, sc_handle_cmp);
     *n = sc_handles_unique(h, k);
     if (*n < k) {   /* give the rest back: one entry per call with a stream was millions */
@@ -498,10 +498,13 @@ static int sc_deps_count(const sc_trace *t, const sc_call_streams *cs, sc_handle
                          sc_event_groups *ev, size_t *n_records, size_t *n_waits)
 {
     *n_records = *n_waits = 0;
+    /* a local copy: no store of the loop can change it, so its tests are not made again per
+     * call from memory */
+    const sc_call_streams l = *cs;
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
         sc_handle_entry e;
-        if (sc_handle_of(t, cs, c, &e) && sc_handle_set_add(handles, &e) != 0)
+        if (sc_handle_of(t, &l, i, &e) && sc_handle_set_add(handles, &e) != 0)
             return -1;
         if (c->rec.call_class == SC_CALL_EVENT_RECORD) {
             (*n_records)++;

@@ -47,7 +47,7 @@ typedef struct sc_ctx {
     uint32_t *corr_first;
     sc_corr_entry *corr;
     size_t n_corr;
-    uint32_t corr_min;
+    uint32_t corr_min;              /* the least nonzero id (with the table): at least 1 */
     size_t corr_span;
     sc_busy_list *busy;             /* per analysis->devices entry, same order */
     uint64_t *kernel_solo_ns;       /* per trace->kernels entry: solo duration (solo.c) */
@@ -55,8 +55,8 @@ typedef struct sc_ctx {
     uint64_t run_span_ns;
     sc_deps deps;                   /* event edges between streams (deps.h) */
     struct sc_unified *unified;     /* managed memory per kernel (unified.h) */
-    uint8_t *kernel_full;           /* per trace->kernels entry: it fills its device
-                                       (sc_ctx_kernel_full), worked out once */
+    uint8_t *kernel_full;           /* per trace->kernel_shapes entry: its kernels fill
+                                       their device (sc_ctx_kernel_full), worked out once */
     struct sc_launch *launches;     /* per trace->kernels entry: what it found on its device
                                        when it was issued (launches.h) */
     uint8_t *work_slot;             /* per sc_work_at() position: its stream's index in
@@ -106,15 +106,28 @@ const sc_api_call *sc_ctx_call_sorted(const sc_ctx *ctx, uint32_t correlation_id
  * (the usual trace) it is a load or two. */
 static inline const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id)
 {
+    if (ctx->corr_first) {
+        /* one test for the table's bounds: an id below corr_min (0, "no call" in every
+         * record, among them: corr_min is the least nonzero id) wraps far past corr_span */
+        size_t at = (size_t)correlation_id - ctx->corr_min;
+        if (at >= ctx->corr_span || ctx->corr_first[at] == UINT32_MAX)
+            return NULL;
+        return &ctx->trace->calls[ctx->corr_first[at]];
+    }
     if (correlation_id == 0)
         return NULL;    /* 0 means "no call" in every record */
-    if (!ctx->corr_first)
-        return sc_ctx_call_sorted(ctx, correlation_id);
-    size_t at = (size_t)correlation_id - ctx->corr_min;
-    if (correlation_id < ctx->corr_min || at >= ctx->corr_span ||
-        ctx->corr_first[at] == UINT32_MAX)
-        return NULL;
-    return &ctx->trace->calls[ctx->corr_first[at]];
+    return sc_ctx_call_sorted(ctx, correlation_id);
+}
+/* sc_ctx_call's answer as its index in trace->calls, UINT32_MAX for none: for the walks that
+ * index per-call arrays with it, without a pointer's gap divided by the call's size. */
+static inline uint32_t sc_ctx_call_at(const sc_ctx *ctx, uint32_t correlation_id)
+{
+    if (ctx->corr_first) {
+        size_t at = (size_t)correlation_id - ctx->corr_min;    /* below corr_min wraps */
+        return at < ctx->corr_span ? ctx->corr_first[at] : UINT32_MAX;
+    }
+    const sc_api_call *call = correlation_id ? sc_ctx_call_sorted(ctx, correlation_id) : NULL;
+    return call ? (uint32_t)(call - ctx->trace->calls) : UINT32_MAX;
 }
 /* The call whose stack names the site of `call`: itself, or for a launch whose stack was
  * not sampled (SC_API_STACK_SHARED), the sampled launch of the same kernel it points at. */
@@ -132,7 +145,16 @@ const sc_device *sc_ctx_device_info(const sc_ctx *ctx, uint32_t device);
 /* Kernel k fills its device (occupancy.h), with the arithmetic in *occ (optional). False
  * when it does not, or when the device record cannot tell. */
 struct sc_occupancy;
-bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel, struct sc_occupancy *occ);
+bool sc_ctx_kernel_full_occ(const sc_ctx *ctx, size_t kernel, struct sc_occupancy *occ);
+/* Inline: the rules and the replay ask it per kernel, and without occ (the usual question) it
+ * is the byte worked out for the kernel's shape. */
+static inline bool sc_ctx_kernel_full(const sc_ctx *ctx, size_t kernel,
+                                      struct sc_occupancy *occ)
+{
+    if (ctx->kernel_full && !occ)
+        return ctx->kernel_full[ctx->trace->kernels[kernel].rec.shape] != 0;
+    return sc_ctx_kernel_full_occ(ctx, kernel, occ);
+}
 /* The busy list of a device ordinal, or NULL when it ran no kernel. */
 const sc_busy_list *sc_ctx_busy(const sc_ctx *ctx, uint32_t device);
 

@@ -269,10 +269,10 @@ static void sc_noroom_prune(sc_noroom_run *r, uint64_t now)
 }
 
 /* Whether kernel k fills its device, without its occupancy: the byte the context worked out
- * (sc_ctx_kernel_full), read here for every kernel. */
+ * for its shape (sc_ctx_kernel_full, inline), read here for every kernel. */
 static bool sc_noroom_is_full(const sc_ctx *ctx, size_t k)
 {
-    return ctx->kernel_full ? ctx->kernel_full[k] != 0 : sc_ctx_kernel_full(ctx, k, NULL);
+    return sc_ctx_kernel_full(ctx, k, NULL);
 }
 
 static int sc_noroom_scan(sc_noroom_run *r)

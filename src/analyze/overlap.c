@@ -748,12 +748,12 @@ static inline sc_work_span sc_span_of(const sc_overlap_work *in, uint32_t p)
     return w;
 }
 
+/* A kernel met in start order (the sweep's by_start) into metrics that start zeroed: the
+ * first one's start is the earliest, and the latest end is a plain maximum from 0. */
 static inline void sc_totals_add(sc_overlap *m, const sc_work_span *w)
 {
-    if (m->kernel_count == 0 || w->start < m->first_ns)
-        m->first_ns = w->start;
-    if (m->kernel_count == 0 || w->end > m->last_ns)
-        m->last_ns = w->end;
+    m->first_ns = m->kernel_count ? m->first_ns : w->start;
+    m->last_ns = w->end > m->last_ns ? w->end : m->last_ns;
     m->kernel_count++;
     m->kernel_sum_ns += w->end - w->start;
 }

@@ -16,7 +16,6 @@
 
 #include <stdlib.h>
 
-#include "analyze/work.h"
 
 #define SC_HANDLE_LEGACY 0x1u       /* cudaStreamLegacy */
 #define SC_HANDLE_PER_THREAD 0x2u   /* cudaStreamPerThread */
@@ -38,30 +37,51 @@ static enum sc_default_named sc_per_thread_named(const sc_api_call *call)
     return SC_NAMED_OTHER;  /* a created stream, or a launch whose stream was not recorded */
 }
 
-int sc_streams_mark_per_thread(const sc_ctx *ctx, sc_stream_summary *s, size_t n)
+/* Marks the stream at slot with what the call of correlation id corr named. */
+static inline void sc_per_thread_note(const sc_ctx *ctx, uint8_t *named, size_t slot, uint32_t corr)
+{
+    const sc_api_call *call = sc_ctx_call(ctx, corr);
+    if (!call)
+        return;
+    enum sc_default_named k = sc_per_thread_named(call);
+    if (k == SC_NAMED_PER_THREAD)
+        named[slot] |= 1u;
+    else if (k == SC_NAMED_LEGACY)
+        named[slot] |= 2u;
+}
+
+int sc_streams_mark_per_thread(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
+                               const sc_stream_slots *slots)
 {
     const sc_trace *t = ctx->trace;
+    /* Only a per-thread variant or the handle cudaStreamPerThread names the per-thread stream
+     * (sc_per_thread_named); most programs make neither call, and then no stream is
+     * per-thread: one look at the calls spares the walk over every piece of work. */
+    unsigned flags = 0;
+    bool handle = false;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        flags |= t->calls[i].rec.flags;
+        handle |= t->calls[i].rec.stream == SC_HANDLE_PER_THREAD;
+    }
+    if (!(flags & SC_API_PER_THREAD) && !handle) {
+        for (size_t i = 0; i < n; i++)
+            s[i].per_thread = false;
+        return 0;
+    }
     uint8_t *named = calloc(n ? n : 1, sizeof(*named));    /* bit 0 per-thread, bit 1 legacy */
     if (!named)
         return -1;
-    for (size_t i = 0; i < sc_work_count(t); i++) {
-        sc_work w = sc_work_at(t, i);
-        const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
-        if (!call)
-            continue;
-        /* the stream is looked up only for work whose call named a default stream: most
-         * work names a created one */
-        enum sc_default_named k = sc_per_thread_named(call);
-        if (k == SC_NAMED_OTHER)
-            continue;
-        const sc_stream_summary *sum = sc_streams_find(s, n, w.device, w.context_id, w.stream_id);
-        if (!sum)
-            continue;
-        if (k == SC_NAMED_PER_THREAD)
-            named[sum - s] |= 1u;
-        else if (k == SC_NAMED_LEGACY)
-            named[sum - s] |= 2u;
-    }
+    /* each record array walked on its own, the stream read from the work's slot: no work
+     * view made and no stream searched per piece */
+    size_t w = 0;
+#define SC_SLOT_AT(i) (slots->slot8 ? (size_t)slots->slot8[i] : (size_t)slots->slot32[i])
+    for (size_t i = 0; i < t->n_kernels; i++, w++)
+        sc_per_thread_note(ctx, named, SC_SLOT_AT(w), t->kernels[i].rec.correlation_id);
+    for (size_t i = 0; i < t->n_copies; i++, w++)
+        sc_per_thread_note(ctx, named, SC_SLOT_AT(w), t->copies[i].correlation_id);
+    for (size_t i = 0; i < t->n_memsets; i++, w++)
+        sc_per_thread_note(ctx, named, SC_SLOT_AT(w), t->memsets[i].correlation_id);
+#undef SC_SLOT_AT
     for (size_t i = 0; i < n; i++)
         s[i].per_thread = named[i] == 1u;
     free(named);

@@ -116,9 +116,8 @@ static inline uint32_t sc_range_call_at(const sc_ctx *ctx, uint32_t id)
         const sc_api_call *call = id ? sc_ctx_call_sorted(ctx, id) : NULL;
         return call ? (uint32_t)(call - ctx->trace->calls) : UINT32_MAX;
     }
-    size_t at = (size_t)id - ctx->corr_min;
-    return id == 0 || id < ctx->corr_min || at >= ctx->corr_span ? UINT32_MAX
-                                                                  : ctx->corr_first[at];
+    size_t at = (size_t)id - ctx->corr_min;    /* an id below corr_min (0 too) wraps */
+    return at >= ctx->corr_span ? UINT32_MAX : ctx->corr_first[at];
 }
 
 static inline void sc_range_work_place(const sc_ctx *ctx, sc_range_work *w, size_t *j,

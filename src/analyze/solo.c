@@ -137,21 +137,19 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
     if (n > UINT32_MAX)
         return -1;
     sc_solo_groups gs = {0};
-    uint32_t *group = malloc(n * sizeof *group);
     uint64_t *alone_dur = malloc(n * sizeof *alone_dur);
-    /* A kernel's shape (the loader's, trace.h) holds its name, grid and block, so the kernels
-     * of one shape on one device are one group: the table is asked once per shape (again
-     * when the shape's kernels change device), not once per kernel. */
+    /* A kernel's shape (the loader's, trace.h) holds its name, grid and block and the device
+     * it ran on, so the kernels of one shape are one group: the table is asked once per shape,
+     * not once per kernel, and a kernel's group is read through its shape (no array of them). */
     size_t n_shapes = trace->n_kernel_shapes;
     uint32_t *shape_group = malloc((n_shapes ? n_shapes : 1) * sizeof *shape_group);
-    uint32_t *shape_device = malloc((n_shapes ? n_shapes : 1) * sizeof *shape_device);
-    int rc = group && alone_dur && shape_group && shape_device ? 0 : -1;
+    int rc = alone_dur && shape_group ? 0 : -1;
     if (rc == 0)
         memset(shape_group, 0xff, n_shapes * sizeof *shape_group);  /* UINT32_MAX: none yet */
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const sc_kernel *k = &trace->kernels[i];
         int64_t g = shape_group[k->rec.shape];
-        if (g == UINT32_MAX || shape_device[k->rec.shape] != sc_kernel_device(trace, k)) {
+        if (g == UINT32_MAX) {
             sc_solo_group key;
             sc_solo_group_of(trace, k, &key);
             g = sc_solo_group_index(&gs, &key);
@@ -160,14 +158,10 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
                 break;
             }
             shape_group[k->rec.shape] = (uint32_t)g;
-            shape_device[k->rec.shape] = sc_kernel_device(trace, k);
         }
-        group[i] = (uint32_t)g;
         if (!overlapped[i])
             gs.items[g].n_alone++;
     }
-    free(shape_group);
-    free(shape_device);
     /* each group's alone durations side by side, then their medians */
     for (size_t g = 0, sum = 0; rc == 0 && g < gs.n; g++) {
         gs.items[g].first = sum;
@@ -177,18 +171,18 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (overlapped[i])
             continue;
-        sc_solo_group *g = &gs.items[group[i]];
         const sc_kernel_rec *r = &trace->kernels[i].rec;
+        sc_solo_group *g = &gs.items[shape_group[r->shape]];
         alone_dur[g->first + g->n_alone++] = sc_dur(r->start_ns, r->end_ns);
     }
     for (size_t g = 0; rc == 0 && g < gs.n; g++)
         gs.items[g].median = sc_solo_median(alone_dur + gs.items[g].first, gs.items[g].n_alone);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const sc_kernel_rec *r = &trace->kernels[i].rec;
-        sc_solo_assign(&gs.items[group[i]], sc_dur(r->start_ns, r->end_ns), !overlapped[i],
-                       peak[i], &solo_ns[i], &known[i]);
+        sc_solo_assign(&gs.items[shape_group[r->shape]], sc_dur(r->start_ns, r->end_ns),
+                       !overlapped[i], peak[i], &solo_ns[i], &known[i]);
     }
-    free(group);
+    free(shape_group);
     free(alone_dur);
     free(gs.items);
     free(gs.slots);

@@ -117,18 +117,21 @@ static int sc_key_set_add(sc_key_set *ks, uint32_t device, uint32_t context_id, 
     return 0;
 }
 
-/* The distinct streams of the trace, as zeroed summaries with flag UNKNOWN. */
-static int sc_streams_collect(const sc_trace *t, sc_stream_summary **out, size_t *n_out)
+/* The distinct streams of the trace, as zeroed summaries with flag UNKNOWN. A kernel's stream
+ * is its shape's: the shapes some kernel has (shape_slot[shape] != UINT32_MAX) are asked,
+ * a few hundred keys instead of one per kernel. */
+static int sc_streams_collect(const sc_trace *t, const uint32_t *shape_slot,
+                              sc_stream_summary **out, size_t *n_out)
 {
     sc_key_set ks = {0};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < t->n_streams; i++)
         rc = sc_key_set_add(&ks, t->streams[i].device, t->streams[i].context_id,
                             t->streams[i].stream_id);
-    for (size_t i = 0; rc == 0 && i < t->n_kernels; i++)
-        rc = sc_key_set_add(&ks, sc_kernel_device(t, &t->kernels[i]),
-                            sc_kernel_context(t, &t->kernels[i]),
-                            sc_kernel_stream(t, &t->kernels[i]));
+    for (size_t i = 0; rc == 0 && i < t->n_kernel_shapes; i++)
+        if (shape_slot[i] != UINT32_MAX)
+            rc = sc_key_set_add(&ks, t->kernel_shapes[i].device, t->kernel_shapes[i].context_id,
+                                t->kernel_shapes[i].stream_id);
     for (size_t i = 0; rc == 0 && i < t->n_copies; i++)
         rc = sc_key_set_add(&ks, t->copies[i].device, t->copies[i].context_id,
                             t->copies[i].stream_id);
@@ -154,6 +157,20 @@ static int sc_streams_collect(const sc_trace *t, sc_stream_summary **out, size_t
     *out = s;
     *n_out = ks.n;
     return 0;
+}
+
+/* Per kernel shape, UINT32_MAX, or 0 when some kernel has it (filled in with its stream's
+ * slot once the streams are known). NULL without memory. */
+static uint32_t *sc_shapes_used(const sc_trace *t)
+{
+    size_t n = t->n_kernel_shapes ? t->n_kernel_shapes : 1;
+    uint32_t *used = malloc(n * sizeof *used);
+    if (!used)
+        return NULL;
+    memset(used, 0xff, n * sizeof *used);
+    for (size_t i = 0; i < t->n_kernels; i++)
+        used[t->kernels[i].rec.shape] = 0;
+    return used;
 }
 
 /* The call that created stream r, or NULL. A stream-creating call that is the program's
@@ -207,26 +224,41 @@ static size_t sc_streams_slot(const sc_stream_summary *s, size_t n, uint32_t dev
 
 /* Each piece of work's stream slot (a byte in slot8 when the streams are fewer than
  * SC_WORK_SLOT_NONE, else 32 bits in slot32), in sc_work_at() order, and each stream's copy
- * and memset counts, taken in the same pass. */
-static void sc_streams_slots(const sc_trace *t, sc_stream_summary *s, size_t n, uint8_t *slot8,
-                             uint32_t *slot32)
+ * and memset counts, taken in the same pass. A kernel's slot is its shape's, looked up once
+ * per shape. */
+static void sc_streams_slots(const sc_trace *t, sc_stream_summary *s, size_t n,
+                             uint32_t *shape_slot, uint8_t *slot8, uint32_t *slot32)
 {
+    for (size_t i = 0; i < t->n_kernel_shapes; i++)
+        if (shape_slot[i] != UINT32_MAX)
+            shape_slot[i] = (uint32_t)sc_streams_slot(s, n, t->kernel_shapes[i].device,
+                                                      t->kernel_shapes[i].context_id,
+                                                      t->kernel_shapes[i].stream_id);
     size_t w = 0;
 #define SC_PUT_SLOT(slot) do { if (slot8) slot8[w++] = (uint8_t)(slot); \
                                else slot32[w++] = (uint32_t)(slot); } while (0)
-    for (size_t i = 0; i < t->n_kernels; i++) {
-        const sc_kernel_shape *r = sc_kernel_shape_of(t, &t->kernels[i]);
-        SC_PUT_SLOT(sc_streams_slot(s, n, r->device, r->context_id, r->stream_id));
-    }
+    if (slot8)
+        for (size_t i = 0; i < t->n_kernels; i++)
+            slot8[w++] = (uint8_t)shape_slot[t->kernels[i].rec.shape];
+    else
+        for (size_t i = 0; i < t->n_kernels; i++)
+            slot32[w++] = shape_slot[t->kernels[i].rec.shape];
+    /* a copy or memset on the stream of the record before (the common case) takes its slot
+     * without a search */
+    size_t slot = 0;
     for (size_t i = 0; i < t->n_copies; i++) {
-        size_t slot = sc_streams_slot(s, n, t->copies[i].device, t->copies[i].context_id,
-                                      t->copies[i].stream_id);
+        const sc_rec_memcpy *r = &t->copies[i];
+        if (i == 0 || r->stream_id != r[-1].stream_id || r->device != r[-1].device ||
+            r->context_id != r[-1].context_id)
+            slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
         s[slot].copy_count++;
         SC_PUT_SLOT(slot);
     }
     for (size_t i = 0; i < t->n_memsets; i++) {
-        size_t slot = sc_streams_slot(s, n, t->memsets[i].device, t->memsets[i].context_id,
-                                      t->memsets[i].stream_id);
+        const sc_rec_memset *r = &t->memsets[i];
+        if (i == 0 || r->stream_id != r[-1].stream_id || r->device != r[-1].device ||
+            r->context_id != r[-1].context_id)
+            slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
         s[slot].memset_count++;
         SC_PUT_SLOT(slot);
     }
@@ -241,43 +273,40 @@ int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out,
     *out = NULL;
     *n_out = 0;
     *slots = (sc_stream_slots){0};
-    if (sc_streams_collect(ctx->trace, &s, &n) != 0)
+    uint32_t *shape_slot = sc_shapes_used(ctx->trace);
+    if (!shape_slot || sc_streams_collect(ctx->trace, shape_slot, &s, &n) != 0) {
+        free(shape_slot);
         return -1;
+    }
     /* the slots a byte each when they fit (kept for the launches), else 32 bits each */
     size_t n_work = sc_work_count(ctx->trace);
     if (n < SC_WORK_SLOT_NONE)
         slots->slot8 = malloc(n_work ? n_work : 1);
     else
         slots->slot32 = malloc((n_work ? n_work : 1) * sizeof *slots->slot32);
-    if ((!slots->slot8 && !slots->slot32) || sc_streams_describe(ctx, s, n) != 0 ||
-        sc_streams_mark_per_thread(ctx, s, n) != 0) {
+    int rc = -1;
+    if ((slots->slot8 || slots->slot32) && sc_streams_describe(ctx, s, n) == 0) {
+        sc_streams_slots(ctx->trace, s, n, shape_slot, slots->slot8, slots->slot32);
+        rc = sc_streams_mark_per_thread(ctx, s, n, slots);
+    }
+    free(shape_slot);
+    if (rc != 0) {
         free(s);
         sc_stream_slots_free(slots);
         return -1;
     }
-    sc_streams_slots(ctx->trace, s, n, slots->slot8, slots->slot32);
     *out = s;
     *n_out = n;
     return 0;
 }
 
-void sc_streams_set_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
-                            const sc_overlap *m, const sc_stream_slots *slots)
+void sc_streams_set_overlap(sc_stream_summary *s, size_t n, const sc_overlap *m,
+                            const uint64_t *solo_sum_ns, const uint64_t *solo_known)
 {
-    const sc_trace *t = ctx->trace;
     for (size_t i = 0; i < n; i++) {
         s[i].overlap = m[i];
-        s[i].overlap.solo_sum_ns = s[i].overlap.solo_known = 0;
+        sc_overlap_set_solo(&s[i].overlap, solo_sum_ns[i], solo_known[i]);
     }
-    /* the solo sums gathered in the summaries' own fields, then set as sc_overlap_set_solo
-     * sets them */
-    for (size_t k = 0; k < t->n_kernels; k++) {
-        sc_overlap *o = &s[slots->slot8 ? slots->slot8[k] : slots->slot32[k]].overlap;
-        o->solo_sum_ns += ctx->kernel_solo_ns[k];
-        o->solo_known += ctx->kernel_solo_known[k];
-    }
-    for (size_t i = 0; i < n; i++)
-        sc_overlap_set_solo(&s[i].overlap, s[i].overlap.solo_sum_ns, s[i].overlap.solo_known);
 }
 
 void sc_stream_slots_free(sc_stream_slots *slots)

@@ -24,15 +24,17 @@ typedef struct sc_stream_slots {
 int sc_streams_build(const sc_ctx *ctx, sc_stream_summary **out, size_t *n_out,
                      sc_stream_slots *slots);
 
-/* Sets each stream's overlap metrics to m[its slot], with its kernels' solo sums (needs the
- * kernels' solo durations). */
-void sc_streams_set_overlap(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
-                            const sc_overlap *m, const sc_stream_slots *slots);
+/* Sets each stream's overlap metrics to m[its slot], with its kernels' solo sums
+ * (solo_sum_ns[slot], solo_known[slot]: the context gathers them with the devices'). */
+void sc_streams_set_overlap(sc_stream_summary *s, size_t n, const sc_overlap *m,
+                            const uint64_t *solo_sum_ns, const uint64_t *solo_known);
 void sc_stream_slots_free(sc_stream_slots *slots);
 
 /* Sets per_thread on the streams whose work was issued to a per-thread default stream
- * (per_thread.c). Called by sc_streams_build(). Returns 0, or -1 when out of memory. */
-int sc_streams_mark_per_thread(const sc_ctx *ctx, sc_stream_summary *s, size_t n);
+ * (per_thread.c), each piece of work's stream read from its slot. Called by
+ * sc_streams_build() once the slots are made. Returns 0, or -1 when out of memory. */
+int sc_streams_mark_per_thread(const sc_ctx *ctx, sc_stream_summary *s, size_t n,
+                               const sc_stream_slots *slots);
 
 /* Binary search in an array built by sc_streams_build(). */
 const sc_stream_summary *sc_streams_find(const sc_stream_summary *streams, size_t n,

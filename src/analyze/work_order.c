@@ -10,17 +10,19 @@
  * in start order to the first, so each chain ends up in start order); *one_stream cleared when
  * it lies on another stream than the work after it in its chain. */
 static inline void sc_chain_link(const sc_ctx *ctx, sc_work_order *o, uint32_t p,
-                                 uint32_t correlation_id, uint32_t stream_id, bool *one_stream)
+                                 uint32_t correlation_id, bool *one_stream)
 {
     const sc_trace *t = ctx->trace;
-    const sc_api_call *call = sc_ctx_call(ctx, correlation_id);
-    if (!call) {
+    uint32_t c = sc_ctx_call_at(ctx, correlation_id);
+    if (c == UINT32_MAX) {
         o->call_next[p] = SC_WORK_NO_CALL;
         return;
     }
-    size_t c = (size_t)(call - t->calls);
     uint32_t next = o->call_first[c];
-    if (next != SC_WORK_END && sc_work_stream_at(t, next) != stream_id)
+    /* the streams read only for a call with more than one piece (few), and only until one
+     * call's pieces lie on two streams: not per piece */
+    if (next != SC_WORK_END && *one_stream &&
+        sc_work_stream_at(t, next) != sc_work_stream_at(t, p))
         *one_stream = false;
     o->call_next[p] = next;
     o->call_first[c] = p;
@@ -44,30 +46,29 @@ static bool sc_merge_fill(const sc_ctx *ctx, sc_work_order *o, uint64_t *at, boo
         uint64_t tc = c ? t->copies[c - 1].start_ns : 0;
         uint64_t tm = m ? t->memsets[m - 1].start_ns : 0;
         uint64_t s, e;
-        uint32_t p, corr, stream;
+        uint32_t p, corr;
         if (m && (!c || tm >= tc) && (!k || tm >= tk)) {
             const sc_rec_memset *x = &t->memsets[--m];
             if (tm > lm)
                 return false;
-            lm = s = tm, e = x->end_ns, corr = x->correlation_id, stream = x->stream_id;
+            lm = s = tm, e = x->end_ns, corr = x->correlation_id;
             p = (uint32_t)(nk + nc + m);
         } else if (c && (!k || tc >= tk)) {
             const sc_rec_memcpy *x = &t->copies[--c];
             if (tc > lc)
                 return false;
-            lc = s = tc, e = x->end_ns, corr = x->correlation_id, stream = x->stream_id;
+            lc = s = tc, e = x->end_ns, corr = x->correlation_id;
             p = (uint32_t)(nk + c);
         } else {
             const sc_kernel_rec *x = &t->kernels[--k].rec;
             if (tk > lk)
                 return false;
             lk = s = tk, e = x->end_ns, corr = x->correlation_id;
-            stream = t->kernel_shapes[x->shape].stream_id;
             p = (uint32_t)k;
         }
         o->by_start[--r] = p;
         at[r] = e < s ? s : e;
-        sc_chain_link(ctx, o, p, corr, stream, one_stream);
+        sc_chain_link(ctx, o, p, corr, one_stream);
     }
     return true;
 }
@@ -86,7 +87,7 @@ static int sc_sorted_fill(const sc_ctx *ctx, sc_work_order *o, uint64_t *at, boo
         uint32_t p = o->by_start[k];
         sc_work w = sc_work_at(t, p);
         at[k] = w.end_ns;   /* clamped */
-        sc_chain_link(ctx, o, p, w.correlation_id, w.stream_id, one_stream);
+        sc_chain_link(ctx, o, p, w.correlation_id, one_stream);
     }
     return 0;
 }

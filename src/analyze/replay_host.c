@@ -439,6 +439,8 @@ typedef struct sc_rp_wait_index {
                                        before a wait ended (sc_rp_last_issued_near: a thread's
                                        waits come in time order) */
     sc_rp_classes classes;
+    bool quiet[SC_RP_CLASSES];      /* a class whose calls wait for nothing the replay keeps
+                                       and read no work of their own (sc_rp_item_wait) */
 } sc_rp_wait_index;
 
 static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
@@ -474,6 +476,10 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
     const sc_trace *t = r->ctx->trace;
     w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
     sc_rp_classes_make(&w->classes);
+    for (uint16_t c = 0; c < SC_RP_CLASSES; c++)
+        w->quiet[c] = !w->classes.sync[c] && !w->classes.implicit[c] && !sc_rp_is_query(c) &&
+                      !sc_rp_reads_own(w, c) && c != SC_CALL_LAUNCH &&
+                      c != SC_CALL_EVENT_READ;
     /* each context's device, and the work of the items that read theirs, in one walk */
     bool ascending = true;
     for (size_t i = 0; i < r->n_ops; i++) {
@@ -655,6 +661,17 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
     uint16_t cls = c->rec.call_class;
     it->sync = sc_rp_sync_class(&w->classes, cls);
     it->async_copy = cls == SC_CALL_MEMCPY_ASYNC;
+    /* most calls are launches and calls that wait for nothing: what the steps below would
+     * find for them is known without the context's device, the loop test or the walk of
+     * the classes (14.5M instructions at 1M records) */
+    if (cls < SC_RP_CLASSES && w->quiet[cls])
+        return 0;
+    if (cls == SC_CALL_LAUNCH && !w->launch_blocking) {
+        if (sc_rp_load_ns(r, i) == 0)
+            return 0;
+        it->loads = true;   /* as below */
+        return sc_rp_wait_device(r, i, sc_rp_context_dev(r, w, c->rec.context_id));
+    }
     uint32_t dev = sc_rp_context_dev(r, w, c->rec.context_id);
     bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;
     size_t first = conds->n;

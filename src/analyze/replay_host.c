@@ -440,7 +440,8 @@ typedef struct sc_rp_wait_index {
                                        waits come in time order) */
     sc_rp_classes classes;
     bool quiet[SC_RP_CLASSES];      /* a class whose calls wait for nothing the replay keeps
-                                       and read no work of their own (sc_rp_item_wait) */
+                                       and read no work of their own (sc_rp_item_wait), a
+                                       launch's unless it loaded a module */
 } sc_rp_wait_index;
 
 static bool sc_rp_env_set(const sc_trace *t, const char *var, const char *value)
@@ -478,8 +479,7 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
     sc_rp_classes_make(&w->classes);
     for (uint16_t c = 0; c < SC_RP_CLASSES; c++)
         w->quiet[c] = !w->classes.sync[c] && !w->classes.implicit[c] && !sc_rp_is_query(c) &&
-                      !sc_rp_reads_own(w, c) && c != SC_CALL_LAUNCH &&
-                      c != SC_CALL_EVENT_READ;
+                      !sc_rp_reads_own(w, c) && c != SC_CALL_EVENT_READ;
     /* each context's device, and the work of the items that read theirs, in one walk */
     bool ascending = true;
     for (size_t i = 0; i < r->n_ops; i++) {
@@ -652,20 +652,17 @@ static int sc_rp_wait_device(sc_replay *r, int32_t i, uint32_t dev)
 
 /* Fills the item's condition (kind and list); the recorded end of it is computed after. */
 static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
-                           sc_rp_conds *conds)
+                           const sc_api_call *c, sc_rp_conds *conds)
 {
     const sc_trace *t = r->ctx->trace;
     sc_rp_item *it = &r->items[i];
-    int32_t call = r->item_call[i];
-    const sc_api_call *c = &t->calls[call];
+    int32_t call = (int32_t)(c - t->calls);
     uint16_t cls = c->rec.call_class;
     it->sync = sc_rp_sync_class(&w->classes, cls);
     it->async_copy = cls == SC_CALL_MEMCPY_ASYNC;
-    /* most calls are launches and calls that wait for nothing: what the steps below would
-     * find for them is known without the context's device, the loop test or the walk of
-     * the classes (14.5M instructions at 1M records) */
-    if (cls < SC_RP_CLASSES && w->quiet[cls])
-        return 0;
+    /* a launch (the walk leaves out those that loaded no module: w->quiet) waits for its
+     * device, as below, without the context's device looked up first or the walk of the
+     * classes */
     if (cls == SC_CALL_LAUNCH && !w->launch_blocking) {
         if (sc_rp_load_ns(r, i) == 0)
             return 0;
@@ -873,10 +870,27 @@ int sc_rp_host_waits(sc_replay *r)
     /* each item in one walk: what it waits for and, when that is listed work, its return
      * after it; the device waits' returns after (sc_rp_device_waits) */
     bool device_waits = false, loads = false, waits_device = false;
+    const sc_api_call *calls = r->ctx->trace->calls;
+    size_t next_load = 0;   /* into r->load_times */
     for (size_t i = 0; rc == 0 && i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
-        if (!it->mark)
-            rc = sc_rp_item_wait(r, &w, (int32_t)i, &conds);
+        if (it->mark)
+            continue;   /* waits for nothing */
+        const sc_api_call *c = &calls[r->item_call[i]];
+        /* most calls are launches and calls of a class that waits for nothing: their flags
+         * stay as the items were made, all clear. A launch waits when it loaded a module:
+         * the loads are sorted by item, and walked as the items are. */
+        uint16_t cls = c->rec.call_class;
+        if (cls < SC_RP_CLASSES && w.quiet[cls]) {
+            if (cls != SC_CALL_LAUNCH)
+                continue;
+            while (next_load < r->n_load_times && r->load_times[next_load].index < (int32_t)i)
+                next_load++;
+            if (next_load == r->n_load_times || r->load_times[next_load].index != (int32_t)i ||
+                r->load_times[next_load].value == 0)
+                continue;
+        }
+        rc = sc_rp_item_wait(r, &w, (int32_t)i, c, &conds);
         if (rc != 0)
             break;
         loads |= it->loads;

@@ -131,6 +131,7 @@ static int sc_rp_group(sc_replay *r, size_t n_keys, uint32_t *key, size_t **firs
 typedef struct sc_rp_slot_memo {
     uint32_t device[SC_RP_SLOT_MEMO], context_id[SC_RP_SLOT_MEMO], stream_id[SC_RP_SLOT_MEMO];
     uint32_t slot[SC_RP_SLOT_MEMO];     /* UINT32_MAX: empty */
+    uint32_t dev[SC_RP_SLOT_MEMO];      /* the device's index (sc_device_index) */
 } sc_rp_slot_memo;
 
 static void sc_rp_slot_memo_init(sc_rp_slot_memo *m)
@@ -140,12 +141,14 @@ static void sc_rp_slot_memo_init(sc_rp_slot_memo *m)
 }
 
 static inline uint32_t sc_rp_slot_of(const sc_ctx *ctx, sc_rp_slot_memo *m, uint32_t device,
-                                     uint32_t context_id, uint32_t stream_id)
+                                     uint32_t context_id, uint32_t stream_id, uint32_t *dev)
 {
     size_t h = (stream_id ^ context_id * 31u ^ device * 131u) & (SC_RP_SLOT_MEMO - 1);
     if (m->slot[h] != UINT32_MAX && m->stream_id[h] == stream_id &&
-        m->context_id[h] == context_id && m->device[h] == device)
+        m->context_id[h] == context_id && m->device[h] == device) {
+        *dev = m->dev[h];
         return m->slot[h];
+    }
     const sc_stream_summary *s = sc_ctx_stream(ctx, device, context_id, stream_id);
     uint32_t slot = s ? (uint32_t)(s - ctx->analysis->streams)
                       : (uint32_t)ctx->analysis->n_streams;
@@ -153,6 +156,7 @@ static inline uint32_t sc_rp_slot_of(const sc_ctx *ctx, sc_rp_slot_memo *m, uint
     m->context_id[h] = context_id;
     m->stream_id[h] = stream_id;
     m->slot[h] = slot;
+    m->dev[h] = *dev = (uint32_t)sc_device_index(ctx->analysis, device);
     return slot;
 }
 
@@ -188,14 +192,16 @@ static int sc_rp_ops_fill(sc_replay *r)
         uint64_t least = UINT64_MAX;
         for (size_t i = from; i < end; i++) {
             sc_work w = sc_work_at(t, i);
-            const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
-            int32_t item = call ? r->call_item[call - t->calls] : SC_RP_NONE;
+            /* by index: the call's item is read off a per-call array */
+            uint32_t at = sc_ctx_call_at(ctx, w.correlation_id);
+            const sc_api_call *call = at != UINT32_MAX ? &t->calls[at] : NULL;
+            int32_t item = call ? r->call_item[at] : SC_RP_NONE;
+            /* the device's index is remembered with the stream's slot */
+            uint32_t dev;
+            r->op_slot[i] = sc_rp_slot_of(ctx, &memo, w.device, w.context_id, w.stream_id, &dev);
             sc_rp_op *o = &r->ops[i];
             *o = (sc_rp_op){.rec_start = w.start_ns, .item = item, .stream_prev = SC_RP_NONE,
-                            .link = SC_RP_NO_LINK,
-                            .dev = (uint32_t)sc_device_index(ctx->analysis, w.device),
-                            .kind = w.kind};
-            r->op_slot[i] = sc_rp_slot_of(ctx, &memo, w.device, w.context_id, w.stream_id);
+                            .link = SC_RP_NO_LINK, .dev = dev, .kind = w.kind};
             if (sc_rp_wide_put(&r->wide_op_durs, (int32_t)i, w.end_ns - w.start_ns, &o->dur) !=
                 0)
                 return -1;
@@ -393,6 +399,9 @@ static size_t sc_rp_first_wait(const sc_replay *r, const sc_rp_op *o, uint32_t s
  * which carries the earlier waits) runs after the recorded stream's work issued before the
  * record. cursors: per slot (sc_rp_wait_cursor); near: per slot, where its last record was
  * looked up (the records of a stream mostly come in order: sc_rp_last_issued_near). */
+/* What a stream's work asks of the edges (sc_rp_edges), per slot. */
+enum { SC_RP_SLOT_WAITED = 1, SC_RP_SLOT_BARRIER = 2 };
+
 static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors, size_t *near,
                              const uint8_t *waited, size_t *cap)
 {
@@ -402,7 +411,7 @@ static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors
     uint32_t slot = r->op_slot[i];
     /* a stream that waited for no event: the run below would stop at its first edge (and
      * its cursor is read by its own work alone) */
-    if (slot >= r->n_slots || !waited[slot])
+    if (slot >= r->n_slots || !(waited[slot] & SC_RP_SLOT_WAITED))
         return 0;
     const sc_stream_summary *s = &ctx->analysis->streams[slot];
     uint64_t after = o->stream_prev != SC_RP_NONE ? sc_rp_issue(r, o->stream_prev) : 0;
@@ -637,7 +646,8 @@ static int sc_rp_edges(sc_replay *r)
         cursors[s] = (sc_rp_wait_cursor){.op = SC_RP_NONE};
     /* which streams waited for an event: the edges are sorted by context and stream waiting
      * (deps.h), so a stream's first edge tells; the work of the others skips the search of
-     * its run (15M instructions at 1M records) */
+     * its run (15M instructions at 1M records). And which take part in the legacy barrier:
+     * the work of the others has none of its edges. */
     uint8_t *waited = calloc(r->n_slots + 1, 1);
     if (!waited)
         rc = -1;
@@ -645,8 +655,11 @@ static int sc_rp_edges(sc_replay *r)
     for (size_t s = 0; waited && s < r->n_slots; s++) {
         const sc_stream_summary *x = &r->ctx->analysis->streams[s];
         size_t k = sc_deps_first_edge(d, x->context_id, x->stream_id, 0);
-        waited[s] = k < d->n_edges && d->edges[k].context_id == x->context_id &&
-                    d->edges[k].to_stream == x->stream_id;
+        if (k < d->n_edges && d->edges[k].context_id == x->context_id &&
+            d->edges[k].to_stream == x->stream_id)
+            waited[s] |= SC_RP_SLOT_WAITED;
+        if (sc_stream_is_legacy(x) || sc_stream_syncs_with_legacy(x))
+            waited[s] |= SC_RP_SLOT_BARRIER;
     }
     size_t *first = NULL, *count = NULL;
     uint32_t *key = NULL;
@@ -665,7 +678,7 @@ static int sc_rp_edges(sc_replay *r)
         int32_t i = order[k];
         size_t first = r->n_edges;
         rc = sc_rp_event_edges(r, i, cursors, near[0], waited, &cap);
-        if (rc == 0)
+        if (rc == 0 && (waited[r->op_slot[i]] & SC_RP_SLOT_BARRIER))
             rc = sc_rp_barrier_edges(r, i, seen, near[1], &cap);
         if (rc == 0)
             rc = sc_rp_room_edges(r, i, r->full, r->n_full, &cap);

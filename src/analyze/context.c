@@ -323,14 +323,22 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
 {
     const sc_trace *t = ctx->trace;
     size_t n = t->n_kernels ? t->n_kernels : 1;
-    ctx->kernel_solo_ns = calloc(n, sizeof(uint64_t));
-    ctx->kernel_solo_known = calloc(n, sizeof(bool));
-    if (!ctx->kernel_solo_ns || !ctx->kernel_solo_known ||
-        sc_solo_compute(t, overlapped, peak, ctx->kernel_solo_ns, ctx->kernel_solo_known) != 0)
+    ctx->kernel_solo = calloc(n, 1);
+    ctx->shape_solo_median = calloc(t->n_kernel_shapes ? t->n_kernel_shapes : 1,
+                                    sizeof *ctx->shape_solo_median);
+    /* the durations themselves only for the sums below: 8 bytes a kernel, not kept (the
+     * context's byte and its shape's median tell them again) */
+    uint64_t *solo_ns = calloc(n, sizeof *solo_ns);
+    if (!ctx->kernel_solo || !ctx->shape_solo_median || !solo_ns ||
+        sc_solo_compute(t, overlapped, peak, ctx->kernel_solo, solo_ns,
+                        ctx->shape_solo_median) != 0) {
+        free(solo_ns);
         return -1;
+    }
     size_t *dev = malloc((t->n_kernel_shapes ? t->n_kernel_shapes : 1) * sizeof *dev);
     uint64_t *sum = calloc(2 * (a->n_devices ? a->n_devices : 1), sizeof *sum);
     if (!dev || !sum) {
+        free(solo_ns);
         free(dev);
         free(sum);
         return -1;
@@ -339,7 +347,7 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
     for (size_t i = 0; i < t->n_kernel_shapes; i++)
         dev[i] = shape_comm[i] ? SIZE_MAX : sc_device_index(a, t->kernel_shapes[i].device);
     for (size_t k = 0; k < t->n_kernels; k++) {
-        uint64_t ns = ctx->kernel_solo_ns[k], kn = ctx->kernel_solo_known[k];
+        uint64_t ns = solo_ns[k], kn = ctx->kernel_solo[k] & SC_SOLO_KNOWN;
         size_t slot = slots->slot8 ? slots->slot8[k] : slots->slot32[k];
         stream_sum[slot] += ns;
         stream_known[slot] += kn;
@@ -351,6 +359,7 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
     }
     for (size_t d = 0; d < a->n_devices; d++)
         sc_overlap_set_solo(&a->devices[d].overlap, sum[d], known[d]);
+    free(solo_ns);
     free(dev);
     free(sum);
     return 0;
@@ -494,8 +503,8 @@ void sc_ctx_free(sc_ctx *ctx)
     sc_ctx_free_busy(ctx);
     free(ctx->corr);
     free(ctx->corr_first);
-    free(ctx->kernel_solo_ns);
-    free(ctx->kernel_solo_known);
+    free(ctx->kernel_solo);
+    free(ctx->shape_solo_median);
     sc_deps_free(&ctx->deps);
     if (ctx->unified)
         sc_unified_free(ctx->unified);

@@ -305,8 +305,8 @@ static int sc_range_measure(const sc_ctx *ctx, const uint32_t *const slice[2],
             if (kind == SC_RANGE_KERNEL) {
                 const sc_kernel_rec *k = &t->kernels[idx].rec;
                 ks[nk++] = (sc_overlap_span){k->start_ns, k->end_ns, idx};
-                solo += ctx->kernel_solo_ns[idx];
-                known += ctx->kernel_solo_known[idx];
+                solo += sc_ctx_kernel_solo_ns(ctx, idx);
+                known += sc_ctx_kernel_solo_known(ctx, idx);
             } else if (kind == SC_RANGE_COPY) {
                 *--cs = (sc_overlap_span){t->copies[idx].start_ns, t->copies[idx].end_ns, idx};
                 nc++;

@@ -103,8 +103,8 @@ static int ref_range_measure(const sc_ctx *ctx, const sc_window_hits *h, sc_over
             if (kind == REF_RANGE_KERNEL) {
                 const sc_kernel_rec *k = &t->kernels[idx].rec;
                 ks[nk++] = (sc_overlap_span){k->start_ns, k->end_ns, idx};
-                solo += ctx->kernel_solo_ns[idx];
-                known += ctx->kernel_solo_known[idx];
+                solo += sc_ctx_kernel_solo_ns(ctx, idx);
+                known += sc_ctx_kernel_solo_known(ctx, idx);
             } else if (kind == REF_RANGE_COPY) {
                 *--cs = (sc_overlap_span){t->copies[idx].start_ns, t->copies[idx].end_ns, idx};
                 nc++;

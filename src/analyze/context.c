@@ -194,8 +194,18 @@ static int sc_corr_table(sc_ctx *ctx)
         if (r->correlation_id == 0)
             continue;
         uint32_t *slot = &first[r->correlation_id - lo];
-        if (*slot == UINT32_MAX ||
-            ((t->calls[*slot].rec.flags & SC_API_DRIVER) && !(r->flags & SC_API_DRIVER)))
+        if (*slot == UINT32_MAX) {
+            *slot = (uint32_t)i;
+            continue;
+        }
+        bool replaces = (t->calls[*slot].rec.flags & SC_API_DRIVER) && !(r->flags & SC_API_DRIVER);
+        if (!ctx->corr_loser && !(ctx->corr_loser = calloc(t->n_calls / 8 + 1, 1))) {
+            free(first);
+            return -1;
+        }
+        uint32_t loser = replaces ? *slot : (uint32_t)i;
+        ctx->corr_loser[loser >> 3] |= (uint8_t)(1u << (loser & 7));
+        if (replaces)
             *slot = (uint32_t)i;
     }
     ctx->corr_first = first;
@@ -484,6 +494,26 @@ void sc_ctx_free_edge_inputs(sc_ctx *ctx)
 void sc_ctx_free_graph_inputs(sc_ctx *ctx)
 {
     sc_deps_free(&ctx->deps);
+    /* The replay's last lookup of a call by id was its host items'. Only the ranges read the
+     * table after it: the call of each piece of work (4 bytes a piece) and the calls the table
+     * does not name (corr_loser) tell them all they asked it, in less room than the table's 4
+     * bytes an id, through the replay's passes. Without room for them the table stays. */
+    const sc_trace *t = ctx->trace;
+    if (!ctx->corr_first || t->n_ranges == 0)
+        return;
+    uint32_t *wc = malloc((t->n_kernels + t->n_copies + t->n_memsets + 1) * sizeof *wc);
+    if (!wc)
+        return;
+    size_t j = 0;
+    for (size_t i = 0; i < t->n_kernels; i++)
+        wc[j++] = sc_ctx_call_at(ctx, t->kernels[i].rec.correlation_id);
+    for (size_t i = 0; i < t->n_copies; i++)
+        wc[j++] = sc_ctx_call_at(ctx, t->copies[i].correlation_id);
+    for (size_t i = 0; i < t->n_memsets; i++)
+        wc[j++] = sc_ctx_call_at(ctx, t->memsets[i].correlation_id);
+    ctx->work_call = wc;
+    free(ctx->corr_first);
+    ctx->corr_first = NULL;
 }
 
 void sc_ctx_free_blocking_index(sc_ctx *ctx)
@@ -503,6 +533,8 @@ void sc_ctx_free(sc_ctx *ctx)
     sc_ctx_free_busy(ctx);
     free(ctx->corr);
     free(ctx->corr_first);
+    free(ctx->corr_loser);
+    free(ctx->work_call);
     free(ctx->kernel_solo);
     free(ctx->shape_solo_median);
     sc_deps_free(&ctx->deps);

@@ -50,6 +50,14 @@ typedef struct sc_ctx {
     size_t n_corr;
     uint32_t corr_min;              /* the least nonzero id (with the table): at least 1 */
     size_t corr_span;
+    /* With the table: a bit per call, set for a call with an id that the table does not name
+     * (a driver call under its runtime call, a later call of the same id), noted as the
+     * table is filled. The table itself goes once the replay's host items have read it, when
+     * the trace has ranges (sc_ctx_free_graph_inputs): the ranges then read the call of each
+     * piece of work in work_call (kernels, then copies, then memsets: UINT32_MAX for none)
+     * and these bits; sc_ctx_call answers nothing after that. */
+    uint8_t *corr_loser;
+    uint32_t *work_call;
     sc_busy_list *busy;             /* per analysis->devices entry, same order */
     uint8_t *kernel_solo;           /* per trace->kernels entry: SC_SOLO_* bits (solo.h), read
                                        through sc_ctx_kernel_solo_ns / _known */

@@ -194,8 +194,18 @@ static int sc_corr_table(sc_ctx *ctx)
         if (r->correlation_id == 0)
             continue;
         uint32_t *slot = &first[r->correlation_id - lo];
-        if (*slot == UINT32_MAX ||
-            ((t->calls[*slot].rec.flags & SC_API_DRIVER) && !(r->flags & SC_API_DRIVER)))
+        if (*slot == UINT32_MAX) {
+            *slot = (uint32_t)i;
+            continue;
+        }
+        bool replaces = (t->calls[*slot].rec.flags & SC_API_DRIVER) && !(r->flags & SC_API_DRIVER);
+        if (!ctx->corr_loser && !(ctx->corr_loser = calloc(t->n_calls / 8 + 1, 1))) {
+            free(first);
+            return -1;
+        }
+        uint32_t loser = replaces ? *slot : (uint32_t)i;
+        ctx->corr_loser[loser >> 3] |= (uint8_t)(1u << (loser & 7));
+        if (replaces)
             *slot = (uint32_t)i;
     }
     ctx->corr_first = first;
@@ -323,14 +333,22 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
 {
     const sc_trace *t = ctx->trace;
     size_t n = t->n_kernels ? t->n_kernels : 1;
-    ctx->kernel_solo_ns = calloc(n, sizeof(uint64_t));
-    ctx->kernel_solo_known = calloc(n, sizeof(bool));
-    if (!ctx->kernel_solo_ns || !ctx->kernel_solo_known ||
-        sc_solo_compute(t, overlapped, peak, ctx->kernel_solo_ns, ctx->kernel_solo_known) != 0)
+    ctx->kernel_solo = calloc(n, 1);
+    ctx->shape_solo_median = calloc(t->n_kernel_shapes ? t->n_kernel_shapes : 1,
+                                    sizeof *ctx->shape_solo_median);
+    /* the durations themselves only for the sums below: 8 bytes a kernel, not kept (the
+     * context's byte and its shape's median tell them again) */
+    uint64_t *solo_ns = calloc(n, sizeof *solo_ns);
+    if (!ctx->kernel_solo || !ctx->shape_solo_median || !solo_ns ||
+        sc_solo_compute(t, overlapped, peak, ctx->kernel_solo, solo_ns,
+                        ctx->shape_solo_median) != 0) {
+        free(solo_ns);
         return -1;
+    }
     size_t *dev = malloc((t->n_kernel_shapes ? t->n_kernel_shapes : 1) * sizeof *dev);
     uint64_t *sum = calloc(2 * (a->n_devices ? a->n_devices : 1), sizeof *sum);
     if (!dev || !sum) {
+        free(solo_ns);
         free(dev);
         free(sum);
         return -1;
@@ -339,7 +357,7 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
     for (size_t i = 0; i < t->n_kernel_shapes; i++)
         dev[i] = shape_comm[i] ? SIZE_MAX : sc_device_index(a, t->kernel_shapes[i].device);
     for (size_t k = 0; k < t->n_kernels; k++) {
-        uint64_t ns = ctx->kernel_solo_ns[k], kn = ctx->kernel_solo_known[k];
+        uint64_t ns = solo_ns[k], kn = ctx->kernel_solo[k] & SC_SOLO_KNOWN;
         size_t slot = slots->slot8 ? slots->slot8[k] : slots->slot32[k];
         stream_sum[slot] += ns;
         stream_known[slot] += kn;
@@ -351,6 +369,7 @@ static int sc_solo_fill(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
     }
     for (size_t d = 0; d < a->n_devices; d++)
         sc_overlap_set_solo(&a->devices[d].overlap, sum[d], known[d]);
+    free(solo_ns);
     free(dev);
     free(sum);
     return 0;
@@ -475,6 +494,26 @@ void sc_ctx_free_edge_inputs(sc_ctx *ctx)
 void sc_ctx_free_graph_inputs(sc_ctx *ctx)
 {
     sc_deps_free(&ctx->deps);
+    /* The replay's last lookup of a call by id was its host items'. Only the ranges read the
+     * table after it: the call of each piece of work (4 bytes a piece) and the calls the table
+     * does not name (corr_loser) tell them all they asked it, in less room than the table's 4
+     * bytes an id, through the replay's passes. Without room for them the table stays. */
+    const sc_trace *t = ctx->trace;
+    if (!ctx->corr_first || t->n_ranges == 0)
+        return;
+    uint32_t *wc = malloc((t->n_kernels + t->n_copies + t->n_memsets + 1) * sizeof *wc);
+    if (!wc)
+        return;
+    size_t j = 0;
+    for (size_t i = 0; i < t->n_kernels; i++)
+        wc[j++] = sc_ctx_call_at(ctx, t->kernels[i].rec.correlation_id);
+    for (size_t i = 0; i < t->n_copies; i++)
+        wc[j++] = sc_ctx_call_at(ctx, t->copies[i].correlation_id);
+    for (size_t i = 0; i < t->n_memsets; i++)
+        wc[j++] = sc_ctx_call_at(ctx, t->memsets[i].correlation_id);
+    ctx->work_call = wc;
+    free(ctx->corr_first);
+    ctx->corr_first = NULL;
 }
 
 void sc_ctx_free_blocking_index(sc_ctx *ctx)
@@ -494,8 +533,10 @@ void sc_ctx_free(sc_ctx *ctx)
     sc_ctx_free_busy(ctx);
     free(ctx->corr);
     free(ctx->corr_first);
-    free(ctx->kernel_solo_ns);
-    free(ctx->kernel_solo_known);
+    free(ctx->corr_loser);
+    free(ctx->work_call);
+    free(ctx->kernel_solo);
+    free(ctx->shape_solo_median);
     sc_deps_free(&ctx->deps);
     if (ctx->unified)
         sc_unified_free(ctx->unified);

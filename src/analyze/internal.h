@@ -12,6 +12,7 @@
 
 #include "analyze/deps.h"
 #include "analyze/pinned_rate.h"
+#include "analyze/solo.h"
 #include "streamcheck/analysis.h"
 
 #define SC_NS_PER_US 1000.0
@@ -49,9 +50,19 @@ typedef struct sc_ctx {
     size_t n_corr;
     uint32_t corr_min;              /* the least nonzero id (with the table): at least 1 */
     size_t corr_span;
+    /* With the table: a bit per call, set for a call with an id that the table does not name
+     * (a driver call under its runtime call, a later call of the same id), noted as the
+     * table is filled. The table itself goes once the replay's host items have read it, when
+     * the trace has ranges (sc_ctx_free_graph_inputs): the ranges then read the call of each
+     * piece of work in work_call (kernels, then copies, then memsets: UINT32_MAX for none)
+     * and these bits; sc_ctx_call answers nothing after that. */
+    uint8_t *corr_loser;
+    uint32_t *work_call;
     sc_busy_list *busy;             /* per analysis->devices entry, same order */
-    uint64_t *kernel_solo_ns;       /* per trace->kernels entry: solo duration (solo.c) */
-    bool *kernel_solo_known;        /* per trace->kernels entry: it came from a solo instance */
+    uint8_t *kernel_solo;           /* per trace->kernels entry: SC_SOLO_* bits (solo.h), read
+                                       through sc_ctx_kernel_solo_ns / _known */
+    uint64_t *shape_solo_median;    /* per trace->kernel_shapes entry: what a kernel of it
+                                       that borrowed its solo duration took (solo.h) */
     uint64_t run_span_ns;
     sc_deps deps;                   /* event edges between streams (deps.h) */
     struct sc_unified *unified;     /* managed memory per kernel (unified.h) */
@@ -177,6 +188,19 @@ static inline uint64_t sc_dur(uint64_t start_ns, uint64_t end_ns)
 static inline double sc_ns_to_us(uint64_t ns)
 {
     return (double)ns / SC_NS_PER_US;
+}
+
+/* Kernel k's solo duration (solo.h): its shape's median when it borrowed one, else its own
+ * duration; and whether that is known (it ran alone or borrowed). */
+static inline uint64_t sc_ctx_kernel_solo_ns(const sc_ctx *ctx, size_t kernel)
+{
+    const sc_kernel_rec *k = &ctx->trace->kernels[kernel].rec;
+    return (ctx->kernel_solo[kernel] & SC_SOLO_BORROWED) ? ctx->shape_solo_median[k->shape]
+                                                         : sc_dur(k->start_ns, k->end_ns);
+}
+static inline bool sc_ctx_kernel_solo_known(const sc_ctx *ctx, size_t kernel)
+{
+    return (ctx->kernel_solo[kernel] & SC_SOLO_KNOWN) != 0;
 }
 
 #endif

@@ -169,10 +169,10 @@ static double sc_noroom_pair_speedup(const sc_noroom_run *r, size_t a, size_t b,
     sc_occupancy ob;
     if (kb->start_ns + SC_NOROOM_TOL_NS >= sc_noroom_tail(ka, oa) ||
         kb->start_ns + SC_NOROOM_TOL_NS >= ka->end_ns || !sc_noroom_occupancy(ctx, b, &ob) ||
-        !ctx->kernel_solo_known[a] || !ctx->kernel_solo_known[b])
+        !sc_ctx_kernel_solo_known(ctx, a) || !sc_ctx_kernel_solo_known(ctx, b))
         return 0;
     uint64_t together = sc_dur(ka->start_ns, ka->end_ns > kb->end_ns ? ka->end_ns : kb->end_ns);
-    uint64_t solo = ctx->kernel_solo_ns[a] + ctx->kernel_solo_ns[b];
+    uint64_t solo = sc_ctx_kernel_solo_ns(ctx, a) + sc_ctx_kernel_solo_ns(ctx, b);
     return together ? (double)solo / (double)together : 0;
 }
 
@@ -185,7 +185,7 @@ static void sc_noroom_no_gain_instance(const sc_noroom_run *r, size_t a, size_t 
     const sc_stream_summary *s = ctx->analysis->streams;
     uint64_t end = ka->end_ns > kb->end_ns ? ka->end_ns : kb->end_ns;
     uint64_t overlap = sc_dur(kb->start_ns, ka->end_ns < kb->end_ns ? ka->end_ns : kb->end_ns);
-    uint64_t solo = ctx->kernel_solo_ns[a] + ctx->kernel_solo_ns[b];
+    uint64_t solo = sc_ctx_kernel_solo_ns(ctx, a) + sc_ctx_kernel_solo_ns(ctx, b);
     memset(inst, 0, sizeof(*inst));
     inst->start_ns = ka->start_ns;
     inst->end_ns = end;

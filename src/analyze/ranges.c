@@ -120,19 +120,27 @@ static inline uint32_t sc_range_call_at(const sc_ctx *ctx, uint32_t id)
     return at >= ctx->corr_span ? UINT32_MAX : ctx->corr_first[at];
 }
 
+/* The call of the work `ref` (with correlation id `id`), as sc_range_call_at answers: read
+ * from the context's work_call once the table is gone (internal.h). */
+static inline uint32_t sc_range_work_call(const sc_ctx *ctx, size_t ref, uint32_t id)
+{
+    return ctx->work_call ? ctx->work_call[ref] : sc_range_call_at(ctx, id);
+}
+
 static inline void sc_range_work_place(const sc_ctx *ctx, sc_range_work *w, size_t *j,
                                        uint32_t id, size_t ref)
 {
-    uint32_t c = sc_range_call_at(ctx, id);
+    uint32_t c = sc_range_work_call(ctx, ref, id);
     if (c != UINT32_MAX)
         w->by_call[w->end[c]++] = (uint32_t)ref;
     else
         w->no_call[(*j)++] = (uint32_t)ref;
 }
 
-static inline void sc_range_work_count(const sc_ctx *ctx, sc_range_work *w, uint32_t id)
+static inline void sc_range_work_count(const sc_ctx *ctx, sc_range_work *w, uint32_t id,
+                                       size_t ref)
 {
-    uint32_t c = sc_range_call_at(ctx, id);
+    uint32_t c = sc_range_work_call(ctx, ref, id);
     if (c != UINT32_MAX)
         w->end[c]++;
     else
@@ -151,12 +159,13 @@ static int sc_range_work_build(const sc_ctx *ctx, sc_range_work *w)
     w->end = calloc(t->n_calls + 1, sizeof *w->end);
     if (!w->end)
         return -1;
-    for (size_t i = 0; i < t->n_kernels; i++)
-        sc_range_work_count(ctx, w, t->kernels[i].rec.correlation_id);
-    for (size_t i = 0; i < t->n_copies; i++)
-        sc_range_work_count(ctx, w, t->copies[i].correlation_id);
-    for (size_t i = 0; i < t->n_memsets; i++)
-        sc_range_work_count(ctx, w, t->memsets[i].correlation_id);
+    size_t ref = 0;
+    for (size_t i = 0; i < t->n_kernels; i++, ref++)
+        sc_range_work_count(ctx, w, t->kernels[i].rec.correlation_id, ref);
+    for (size_t i = 0; i < t->n_copies; i++, ref++)
+        sc_range_work_count(ctx, w, t->copies[i].correlation_id, ref);
+    for (size_t i = 0; i < t->n_memsets; i++, ref++)
+        sc_range_work_count(ctx, w, t->memsets[i].correlation_id, ref);
     w->n_by_call = n - w->n_no_call;
     for (size_t c = 0, sum = 0; c < t->n_calls; c++) {
         size_t k = w->end[c];
@@ -167,7 +176,8 @@ static int sc_range_work_build(const sc_ctx *ctx, sc_range_work *w)
     w->no_call = malloc((w->n_no_call ? w->n_no_call : 1) * sizeof *w->no_call);
     if (!w->by_call || !w->no_call)
         return -1;
-    size_t j = 0, ref = 0;
+    size_t j = 0;
+    ref = 0;
     for (size_t i = 0; i < t->n_kernels; i++, ref++)
         sc_range_work_place(ctx, w, &j, t->kernels[i].rec.correlation_id, ref);
     for (size_t i = 0; i < t->n_copies; i++, ref++)
@@ -238,7 +248,10 @@ static inline void sc_range_sweep_call(const sc_ctx *ctx, sc_sweep_pass *p,
     sc_sweep_pass_to(p, call->rec.start_ns);
     uint32_t slot = sc_slot_of(p->s, &cw->cache, call->rec.tid);
     uint32_t id = call->rec.correlation_id;
-    if (id == 0 || sc_range_call_at(ctx, id) == c)
+    /* with the table gone, the calls it names are those it did not pass over: an id of 0 is
+     * in no table and passes over no call */
+    if (ctx->work_call ? !ctx->corr_loser || !(ctx->corr_loser[c >> 3] & (1u << (c & 7)))
+                       : id == 0 || sc_range_call_at(ctx, id) == c)
         sc_sweep_pass_add(p, slot, SC_Q_CALLS, 1);
     uint32_t k = w->end[c] - cw->from;
     if (k == 0)
@@ -305,8 +318,8 @@ static int sc_range_measure(const sc_ctx *ctx, const uint32_t *const slice[2],
             if (kind == SC_RANGE_KERNEL) {
                 const sc_kernel_rec *k = &t->kernels[idx].rec;
                 ks[nk++] = (sc_overlap_span){k->start_ns, k->end_ns, idx};
-                solo += ctx->kernel_solo_ns[idx];
-                known += ctx->kernel_solo_known[idx];
+                solo += sc_ctx_kernel_solo_ns(ctx, idx);
+                known += sc_ctx_kernel_solo_known(ctx, idx);
             } else if (kind == SC_RANGE_COPY) {
                 *--cs = (sc_overlap_span){t->copies[idx].start_ns, t->copies[idx].end_ns, idx};
                 nc++;

@@ -117,19 +117,18 @@ static uint64_t sc_solo_median(uint64_t *v, size_t n)
 
 /* A kernel that ran alone took its own time, which is its solo time exactly; only a kernel
  * that shared the device borrows the median of its solo instances. */
-static void sc_solo_assign(const sc_solo_group *g, uint64_t dur, bool ran_alone, uint32_t peak,
-                           uint64_t *solo_ns, bool *known)
+static uint8_t sc_solo_assign(const sc_solo_group *g, uint64_t dur, bool ran_alone,
+                              uint32_t peak)
 {
     double d = (double)dur, m = (double)g->median;
     bool consistent = d >= SC_SOLO_FASTER * m &&
                       d <= SC_SOLO_SLACK * (double)(peak ? peak : 1) * m;
     bool borrow = !ran_alone && g->n_alone > 0 && consistent;
-    *known = ran_alone || borrow;
-    *solo_ns = borrow ? g->median : dur;
+    return borrow ? SC_SOLO_KNOWN | SC_SOLO_BORROWED : ran_alone ? SC_SOLO_KNOWN : 0;
 }
 
 int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_t *peak,
-                    uint64_t *solo_ns, bool *known)
+                    uint8_t *solo, uint64_t *solo_ns, uint64_t *shape_median)
 {
     size_t n = trace->n_kernels;
     if (n == 0)
@@ -179,9 +178,13 @@ int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_
         gs.items[g].median = sc_solo_median(alone_dur + gs.items[g].first, gs.items[g].n_alone);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const sc_kernel_rec *r = &trace->kernels[i].rec;
-        sc_solo_assign(&gs.items[shape_group[r->shape]], sc_dur(r->start_ns, r->end_ns),
-                       !overlapped[i], peak[i], &solo_ns[i], &known[i]);
+        const sc_solo_group *g = &gs.items[shape_group[r->shape]];
+        uint64_t dur = sc_dur(r->start_ns, r->end_ns);
+        solo[i] = sc_solo_assign(g, dur, !overlapped[i], peak[i]);
+        solo_ns[i] = (solo[i] & SC_SOLO_BORROWED) ? g->median : dur;
     }
+    for (size_t s = 0; rc == 0 && s < n_shapes; s++)
+        shape_median[s] = shape_group[s] == UINT32_MAX ? 0 : gs.items[shape_group[s]].median;
     free(shape_group);
     free(alone_dur);
     free(gs.items);

@@ -19,10 +19,18 @@
 
 #include "streamcheck/trace.h"
 
+/* A kernel's solo duration is its own duration or its group's median, nothing else: a byte
+ * per kernel says which and whether it is known, and the median is kept per kernel shape (a
+ * shape is one group's), where 8 bytes a kernel held the duration itself. */
+#define SC_SOLO_KNOWN 1u        /* it ran alone, or borrowed a consistent median */
+#define SC_SOLO_BORROWED 2u     /* its solo duration is its shape's median (with KNOWN) */
+
 /* overlapped[k]: kernel k ran at the same time as another kernel on its device; peak[k]: the
  * most kernels running at once while it ran, itself included (both from the overlap engine).
- * Fills solo_ns[k] and known[k] for every trace kernel. Returns 0 or -1 when out of memory. */
+ * Fills solo[k] (SC_SOLO_* bits) and solo_ns[k] (the duration they stand for, for the
+ * caller's sums) for every trace kernel, and shape_median[s] for every kernel shape (0 for a
+ * shape no kernel has). Returns 0 or -1 when out of memory. */
 int sc_solo_compute(const sc_trace *trace, const bool *overlapped, const uint32_t *peak,
-                    uint64_t *solo_ns, bool *known);
+                    uint8_t *solo, uint64_t *solo_ns, uint64_t *shape_median);
 
 #endif

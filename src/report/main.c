@@ -169,6 +169,12 @@ static void load_one(load_slot *slot, const char *path, const load_filter *filte
         free(l);
         return;
     }
+    /* No stage of the report reads the SYNC records (the analysis times waits from the calls
+     * that synchronized): given back before the analysis, whose replay is the run's peak of
+     * memory. */
+    free(l->trace.syncs);
+    l->trace.syncs = NULL;
+    l->trace.n_syncs = 0;
     if (filter && filter->window)
         sc_window_cut(&l->trace, filter->window, &l->cut);
     else

@@ -326,8 +326,8 @@ static void check_stream_metrics(const sc_ctx *ctx)
                 rs->stream_id != st->stream_id)
                 continue;
             ks[n_ks++] = (sc_overlap_span){r->start_ns, r->end_ns, k};
-            solo += ctx->kernel_solo_ns[k];
-            known += ctx->kernel_solo_known[k];
+            solo += sc_ctx_kernel_solo_ns(ctx, k);
+            known += sc_ctx_kernel_solo_known(ctx, k);
         }
         for (size_t k = 0; k < t->n_copies; k++) {
             const sc_rec_memcpy *r = &t->copies[k];

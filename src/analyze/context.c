@@ -494,14 +494,26 @@ void sc_ctx_free_edge_inputs(sc_ctx *ctx)
 void sc_ctx_free_graph_inputs(sc_ctx *ctx)
 {
     sc_deps_free(&ctx->deps);
-    /* The replay's last lookup of a call by id was its host items'. Only the ranges read the
-     * table after it: the call of each piece of work (4 bytes a piece) and the calls the table
-     * does not name (corr_loser) tell them all they asked it, in less room than the table's 4
-     * bytes an id, through the replay's passes. Without room for them the table stays. */
+    /* The replay's graph build (its host items, its work, its host waits) made its last
+     * lookup of a call by id before this; only the ranges, built after the replay's passes,
+     * read the table after it. Without ranges it goes. With them, the call of each piece of
+     * work (work_call, 4 bytes a piece) and the calls the table does not name (corr_loser)
+     * tell the ranges all they asked it: kept instead of the table (4 bytes an id) through
+     * the replay's passes, the run's peak, unless the pieces outnumber the table's ids (a
+     * graph launch's one id can stand for many pieces of work). Without room for them the
+     * table stays. */
     const sc_trace *t = ctx->trace;
-    if (!ctx->corr_first || t->n_ranges == 0)
+    if (!ctx->corr_first)
         return;
-    uint32_t *wc = malloc((t->n_kernels + t->n_copies + t->n_memsets + 1) * sizeof *wc);
+    if (t->n_ranges == 0) {
+        free(ctx->corr_first);
+        ctx->corr_first = NULL;
+        return;
+    }
+    size_t n_work = t->n_kernels + t->n_copies + t->n_memsets;
+    if (n_work > ctx->corr_span)
+        return;
+    uint32_t *wc = malloc((n_work + 1) * sizeof *wc);
     if (!wc)
         return;
     size_t j = 0;

@@ -16,7 +16,6 @@
 
 #include <stdlib.h>
 
-
 #define SC_HANDLE_LEGACY 0x1u       /* cudaStreamLegacy */
 #define SC_HANDLE_PER_THREAD 0x2u   /* cudaStreamPerThread */
 

@@ -395,12 +395,13 @@ static size_t sc_rp_first_wait(const sc_replay *r, const sc_rp_op *o, uint32_t s
     return sc_deps_first_edge(&r->ctx->deps, s->context_id, s->stream_id, after);
 }
 
+/* What a stream's work asks of the edges (sc_rp_edges), per slot. */
+enum { SC_RP_SLOT_WAITED = 1, SC_RP_SLOT_BARRIER = 2 };
+
 /* cudaStreamWaitEvent: work on `to` issued after a wait (and after the previous work on `to`,
  * which carries the earlier waits) runs after the recorded stream's work issued before the
  * record. cursors: per slot (sc_rp_wait_cursor); near: per slot, where its last record was
  * looked up (the records of a stream mostly come in order: sc_rp_last_issued_near). */
-/* What a stream's work asks of the edges (sc_rp_edges), per slot. */
-enum { SC_RP_SLOT_WAITED = 1, SC_RP_SLOT_BARRIER = 2 };
 
 static int sc_rp_event_edges(sc_replay *r, int32_t i, sc_rp_wait_cursor *cursors, size_t *near,
                              const uint8_t *waited, size_t *cap)
@@ -736,8 +737,8 @@ static int sc_rp_scratch(sc_replay *r)
     r->fix_barrier = calloc(r->n_slots + 1, 1);
     r->item_fix = calloc(ni, 1);
     r->fix_unevent = calloc(r->ctx->trace->n_calls + 1, 1);
-    return r->op_end && r->item_start && sc_rp_item_ends(r) == 0 && r->thread_shift && r->moved_load && r->fix_barrier &&
-                   r->item_fix && r->op_fix && r->fix_unevent
+    return r->op_end && r->item_start && sc_rp_item_ends(r) == 0 && r->thread_shift &&
+                   r->moved_load && r->fix_barrier && r->item_fix && r->op_fix && r->fix_unevent
                ? 0
                : -1;
 }
@@ -795,8 +796,8 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     sc_rp_mark_host_funcs(r);
     sc_ctx_free_graph_inputs(ctx);
     /* the per-slot issue orders were for the edges, the waits and the host functions; no
-     * pass reads them. Freed before the lags take their memory (and the passes' op_end and
-     * op_fix, which they use as scratch first: replay_lags.c). */
+     * pass reads them. Freed before the lags take their memory (and the passes' op_end,
+     * op_fix and item_start, which they use as scratch first: replay_lags.c). */
     free(r->slot_first);
     free(r->slot_count);
     free(r->slot_ops);
@@ -806,8 +807,9 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
         return -1;
     /* the lags were the last to read each op's stream and its issue: 4 and 4 bytes and an
      * eighth an op gone before the nodes are ordered (4 bytes a node, and a sort's keys and
-     * scratch when the nodes are not for a merge: replay_nodes.c), which neither the lags
-     * read nor the order reads of the lags, and before the passes' own arrays */
+     * scratch when the nodes are not for a merge: replay_nodes.c). The node order reads
+     * neither op_slot nor op_issue, and the lags do not read the node order: ordered after
+     * the lags, the nodes take the room these held. */
     free(r->op_slot);
     r->op_slot = NULL;
     sc_packed_times_free(&r->op_issue);

@@ -337,8 +337,8 @@ static int sc_rp_push_late(sc_replay *r, size_t *cap, sc_rp_sparse late)
     return 0;
 }
 
-/* sc_rp_held_by_work (replay_parts.h). Few pieces are late (300 of 384,500 at 1M records), so the ops are not put in order of
- * their ends for them (a sort of every op, 20M instructions at 1M records): one walk over
+/* sc_rp_held_by_work (replay_parts.h). Few pieces are late (300 of 384,500 at 1M records),
+ * so the ops are not put in order of their ends for them (a sort of every op, 20M instructions at 1M records): one walk over
  * the ops asks, per op, whether its end lies in some late piece's window, through a bitmap of
  * the windows' 32 us buckets (a window is 30 us: two buckets at most), and only then looks
  * for the pieces whose window it is, among them sorted by start. */
@@ -439,10 +439,11 @@ static int sc_rp_late_work(sc_replay *r)
     size_t cap = 0, n_pending = 0;
     int rc = 0;
     /* Each op's bound without lags (t, in op_end: sc_rp_measure_lags) bounds its model from
-     * below, and t plus the largest lag from above, when that sum does not wrap: work that
-     * started within SC_RP_LATE_NS of t is then not late whatever its model, and nearly all
-     * work is asked no more (the model made again for every op, 20M instructions at 1M
-     * records). */
+     * below (a lag only ever adds): work that started within SC_RP_LATE_NS of t is then not
+     * late whatever its model, and nearly all work is asked no more (the model made again
+     * for every op, 20M instructions at 1M records). The skip is taken only where t plus the
+     * largest lag and SC_RP_LATE_NS cannot wrap (`sure`), so that the model, which adds a
+     * lag to t, is no less than t there. */
     const uint64_t *bound = r->op_end;
     uint64_t max_lag = r->lag_stream > r->lag_cross ? r->lag_stream : r->lag_cross;
     max_lag = r->lag_queue > max_lag ? r->lag_queue : max_lag;

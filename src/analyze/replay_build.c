@@ -160,11 +160,10 @@ static inline uint32_t sc_rp_slot_of(const sc_ctx *ctx, sc_rp_slot_memo *m, uint
     return slot;
 }
 
-/* The work, and when each piece was issued (sc_replay.op_issue), packed as packed_times.h
- * lays the times out (each the distance above the least of its block, the rare far one in
- * a list by position) a block at a time as the work is laid out: the issue times pass
- * through a block's buffer on the stack, not an array of 8 bytes a piece that the packing
- * then read twice (31 MB written and freed at 10M records). */
+/* The work, and when each piece was issued (sc_replay.op_issue), packed a block at a time as
+ * the work is laid out (sc_packed_times_put_block): the issue times pass through a block's
+ * buffer on the stack, not an array of 8 bytes a piece that the packing then read twice
+ * (31 MB written and freed at 10M records). */
 static int sc_rp_ops_fill(sc_replay *r)
 {
     sc_rp_slot_memo memo;
@@ -179,17 +178,13 @@ static int sc_rp_ops_fill(sc_replay *r)
     r->ops = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->ops);
     r->op_slot = malloc((r->n_ops ? r->n_ops : 1) * sizeof *r->op_slot);
     sc_packed_times *p = &r->op_issue;
-    *p = (sc_packed_times){.n = r->n_ops};
-    p->off = malloc((r->n_ops ? r->n_ops : 1) * sizeof *p->off);
-    p->base = malloc((n_blocks ? n_blocks : 1) * sizeof *p->base);
-    if (!r->ops || !r->op_slot || !p->off || !p->base)
+    if (!r->ops || !r->op_slot || sc_packed_times_open(p, r->n_ops) != 0)
         return -1;
     size_t cap_far = 0;
     uint64_t issue[SC_PACKED_BLOCK];
     for (size_t b = 0; b < n_blocks; b++) {
         size_t from = b * SC_PACKED_BLOCK;
         size_t end = from + SC_PACKED_BLOCK < r->n_ops ? from + SC_PACKED_BLOCK : r->n_ops;
-        uint64_t least = UINT64_MAX;
         for (size_t i = from; i < end; i++) {
             sc_work w = sc_work_at(t, i);
             /* by index: the call's item is read off a per-call array */
@@ -209,19 +204,10 @@ static int sc_rp_ops_fill(sc_replay *r)
                              ? call->rec.start_ns
                              : w.start_ns;
             issue[i - from] = v;
-            least = v < least ? v : least;
             o->peer_staged = w.kind == SC_WORK_MEMCPY && sc_copy_peer_staged(&t->copies[w.index]);
         }
-        p->base[b] = least;
-        for (size_t i = from; i < end; i++) {
-            uint64_t d = issue[i - from] - least;
-            p->off[i] = d < SC_PACKED_FAR ? (uint32_t)d : SC_PACKED_FAR;
-            if (d < SC_PACKED_FAR)
-                continue;
-            if (!SC_GROW(p->far, cap_far, p->n_far + 1, 16))
-                return -1;
-            p->far[p->n_far++] = (sc_packed_far){.position = i, .value = issue[i - from]};
-        }
+        if (sc_packed_times_put_block(p, b, issue, end - from, &cap_far) != 0)
+            return -1;
     }
     return 0;
 }

@@ -3,10 +3,10 @@
 
 #include <stdlib.h>
 
+#include "trace/grow.h"
 #include "trace/lower_bound.h"
 
-int sc_packed_times_make(sc_packed_times *p, size_t n, const void *ctx,
-                         uint64_t (*value_of)(const void *ctx, size_t i))
+int sc_packed_times_open(sc_packed_times *p, size_t n)
 {
     size_t n_blocks = (n + SC_PACKED_BLOCK - 1) / SC_PACKED_BLOCK;
     *p = (sc_packed_times){.n = n};
@@ -16,32 +16,46 @@ int sc_packed_times_make(sc_packed_times *p, size_t n, const void *ctx,
         sc_packed_times_free(p);
         return -1;
     }
-    /* the values are asked twice (the base, then the distances) rather than copied: a copy
-     * would take the 8 bytes a value that packing saves */
-    for (size_t b = 0; b < n_blocks; b++) {
-        size_t end = (b + 1) * SC_PACKED_BLOCK < n ? (b + 1) * SC_PACKED_BLOCK : n;
-        uint64_t least = UINT64_MAX;
-        for (size_t i = b * SC_PACKED_BLOCK; i < end; i++) {
-            uint64_t v = value_of(ctx, i);
-            least = v < least ? v : least;
-        }
-        p->base[b] = least;
-        for (size_t i = b * SC_PACKED_BLOCK; i < end; i++) {
-            uint64_t d = value_of(ctx, i) - least;
-            p->off[i] = d < SC_PACKED_FAR ? (uint32_t)d : SC_PACKED_FAR;
-            p->n_far += d >= SC_PACKED_FAR;
-        }
+    return 0;
+}
+
+int sc_packed_times_put_block(sc_packed_times *p, size_t b, const uint64_t *v, size_t n,
+                              size_t *cap_far)
+{
+    uint64_t least = UINT64_MAX;
+    for (size_t i = 0; i < n; i++)
+        least = v[i] < least ? v[i] : least;
+    p->base[b] = least;
+    uint32_t *off = p->off + b * SC_PACKED_BLOCK;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t d = v[i] - least;
+        off[i] = d < SC_PACKED_FAR ? (uint32_t)d : SC_PACKED_FAR;
+        if (d < SC_PACKED_FAR)
+            continue;
+        if (!SC_GROW(p->far, *cap_far, p->n_far + 1, 16))
+            return -1;
+        p->far[p->n_far++] = (sc_packed_far){.position = b * SC_PACKED_BLOCK + i, .value = v[i]};
     }
-    if (p->n_far == 0)
-        return 0;
-    p->far = malloc(p->n_far * sizeof *p->far);
-    if (!p->far) {
-        sc_packed_times_free(p);
+    return 0;
+}
+
+int sc_packed_times_make(sc_packed_times *p, size_t n, const void *ctx,
+                         uint64_t (*value_of)(const void *ctx, size_t i))
+{
+    if (sc_packed_times_open(p, n) != 0)
         return -1;
+    size_t cap_far = 0;
+    uint64_t v[SC_PACKED_BLOCK];   /* a block's values on the stack, not 8 bytes a value */
+    for (size_t b = 0; b * SC_PACKED_BLOCK < n; b++) {
+        size_t from = b * SC_PACKED_BLOCK;
+        size_t k = n - from < SC_PACKED_BLOCK ? n - from : SC_PACKED_BLOCK;
+        for (size_t i = 0; i < k; i++)
+            v[i] = value_of(ctx, from + i);
+        if (sc_packed_times_put_block(p, b, v, k, &cap_far) != 0) {
+            sc_packed_times_free(p);
+            return -1;
+        }
     }
-    for (size_t i = 0, k = 0; i < n; i++)
-        if (p->off[i] == SC_PACKED_FAR)
-            p->far[k++] = (sc_packed_far){.position = i, .value = value_of(ctx, i)};
     return 0;
 }
 

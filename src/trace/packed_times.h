@@ -29,6 +29,17 @@ typedef struct sc_packed_times {
  * nothing to free). */
 int sc_packed_times_make(sc_packed_times *p, size_t n, const void *ctx,
                          uint64_t (*value_of)(const void *ctx, size_t i));
+
+/* For a maker that has its values a block at a time (the replay's issue times, made as its
+ * work is laid out): room for n values, then each block put in turn. sc_packed_times_make
+ * goes through the same two, so the layout has one encoder. open returns 0, or -1 without
+ * memory (*p then holds nothing to free). put_block packs block b's values v[0 .. n - 1]
+ * (SC_PACKED_BLOCK of them but in the last block): its base, each offset, a far entry for
+ * each value whose distance does not fit; *cap_far is the far list's room (0 at first).
+ * Returns 0, or -1 without memory (*p is then still the caller's to free). */
+int sc_packed_times_open(sc_packed_times *p, size_t n);
+int sc_packed_times_put_block(sc_packed_times *p, size_t b, const uint64_t *v, size_t n,
+                              size_t *cap_far);
 void sc_packed_times_free(sc_packed_times *p);
 
 /* The value at position i of a far list entry (its offset is SC_PACKED_FAR). */

@@ -752,18 +752,21 @@ static const char *sc_fault_words(enum sc_record_fault fault)
  * and the synchronizations, inline in the record loop as the compact ones (sc_load_record
  * would do the same, through its checks for text and for the reads of bounds and times). */
 static inline __attribute__((always_inline)) int
-sc_load_api(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
+sc_load_api(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen, size_t off,
             const sc_record_header *h, const uint8_t *p, size_t n)
 {
+    size_t fixed = sc_record_fixed_part(h, n);
+    /* the record loop's memo of sound headers holds API ones without their frames' fit
+     * (validate.h): tested here, in every mode, for the check's fault */
+    if (!sc_record_api_frames_fit(p, fixed, n))
+        return sc_fail(ld, off, sc_fault_words(SC_RECORD_FRAMES_OVERRUN));
     if (mode == SC_LOAD_BOUNDS)
         return 0;
-    size_t fixed = sc_record_fixed_part(h, n);
     sc_rec_api r;
     SC_RECORD_COPY_FIXED(r, p, fixed);
     if (!sc_keep_timed(ld, mode, seen, r.start_ns, r.end_ns, true))
         return 0;
-    /* Frames follow the fixed part as written by this major version (the check found that
-     * they fit). */
+    /* Frames follow the fixed part as written by this major version (they fit: above). */
     return sc_calls_add(&ld->calls, ld->t, &r, p + fixed) != 0 ? sc_out_of_memory(ld) : 0;
 }
 
@@ -823,7 +826,7 @@ sc_load_one(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen, size_t o
         return sc_load_compact_kernel(ld, mode, seen, off, payload, h->fixed ? h->fixed : n);
     switch (h->kind) {
     case SC_REC_API:
-        return sc_load_api(ld, mode, seen, h, payload, n);
+        return sc_load_api(ld, mode, seen, off, h, payload, n);
     case SC_REC_MEMCPY:
         return sc_load_copy(ld, mode, seen, h, payload, n);
     case SC_REC_SYNC:

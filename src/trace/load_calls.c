@@ -147,14 +147,6 @@ int sc_calls_room(sc_call_loader *ld, sc_trace *t)
     return SC_GROW(t->calls, ld->cap_calls, t->n_calls + 1, 64) ? 0 : -1;
 }
 
-int sc_calls_push_slow(sc_call_loader *ld, sc_trace *t, const sc_call_rec *rec)
-{
-    if (sc_calls_room(ld, t) != 0)
-        return -1;
-    t->calls[t->n_calls++].rec = *rec;
-    return 0;
-}
-
 int sc_name_entry_cmp(const void *a, const void *b)
 {
     uint32_t x = ((const sc_name_entry *)a)->key, y = ((const sc_name_entry *)b)->key;

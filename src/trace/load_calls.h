@@ -76,17 +76,15 @@ int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t in
 /* Makes room for one more call. Returns 0, or -1 without memory. */
 int sc_calls_room(sc_call_loader *ld, sc_trace *t);
 
-int sc_calls_push_slow(sc_call_loader *ld, sc_trace *t, const sc_call_rec *rec);
-
-/* Appends a call made ready by sc_calls_fill (or a copy of one: a compact call site's) to
- * t->calls. Returns 0, or -1 without memory. Inline when there is room (every call but one
- * in 64 and the first). */
-static inline int sc_calls_push(sc_call_loader *ld, sc_trace *t, const sc_call_rec *rec)
+/* Appends a call to t->calls for the caller to fill: with a copy of one made ready by
+ * sc_calls_fill (a compact call site's) and its own fields, written in place rather than
+ * made aside and copied in. Returns it, or NULL without memory. Inline when there is room
+ * (every call but one in 64 and the first). */
+static inline sc_call_rec *sc_calls_next(sc_call_loader *ld, sc_trace *t)
 {
-    if (t->n_calls >= ld->cap_calls)
-        return sc_calls_push_slow(ld, t, rec);
-    t->calls[t->n_calls++].rec = *rec;
-    return 0;
+    if (t->n_calls >= ld->cap_calls && sc_calls_room(ld, t) != 0)
+        return NULL;
+    return &t->calls[t->n_calls++].rec;
 }
 
 /* Appends the call that record r stands for to t->calls, its r->n_frames return addresses

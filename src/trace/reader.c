@@ -184,11 +184,12 @@ static bool sc_keep_timed_slow(sc_loader *ld, sc_times_seen *seen, uint64_t star
  * can tell without a pass that none is impossible. A read for times only counts it:
  * `run_start` says it is a call, kernel, copy, memset or range, the kinds whose earliest start
  * is the run's (the report's --from and --to count from it). Inline for a whole load, which
- * keeps every record. */
-static inline bool sc_keep_timed(sc_loader *ld, sc_times_seen *seen, uint64_t start,
-                                 uint64_t end, bool run_start)
+ * keeps every record; `mode` is ld->mode, known when compiled in the record loop of a whole
+ * load (sc_parse_records). */
+static inline bool sc_keep_timed(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
+                                 uint64_t start, uint64_t end, bool run_start)
 {
-    if (ld->mode != SC_LOAD_WHOLE)
+    if (mode != SC_LOAD_WHOLE)
         return sc_keep_timed_slow(ld, seen, start, end, run_start);
     sc_times_see(seen, start, end);
     return true;
@@ -200,7 +201,7 @@ static inline bool sc_keep_timed(sc_loader *ld, sc_times_seen *seen, uint64_t st
 static int sc_load_kernel(sc_loader *ld, const sc_rec_kernel *r)
 {
     sc_context_note(&ld->kernel_contexts, r->context_id, r->device);
-    if (!sc_keep_timed(ld, &ld->seen, r->start_ns, r->end_ns, true)) {
+    if (!sc_keep_timed(ld, ld->mode, &ld->seen, r->start_ns, r->end_ns, true)) {
         sc_kernel unused;
         return ld->mode == SC_LOAD_BETWEEN ? sc_shape_set_add(&ld->shapes, ld->t, r, &unused)
                                            : 0;
@@ -237,20 +238,23 @@ static int sc_undeclared(sc_loader *ld, size_t off)
  * record's (its shape holds the declared shape's device, context and stream), taken without
  * making the whole record. Its context's device is noted then too: every kernel of the shape
  * names the same, and a context's first kernel in the file is the first of its shape. */
-static inline int sc_load_compact_kernel(sc_loader *ld, sc_times_seen *seen, size_t off,
-                                         const uint8_t *p, size_t fixed)
+static inline __attribute__((always_inline)) int
+sc_load_compact_kernel(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen, size_t off,
+                       const uint8_t *p, size_t fixed)
 {
-    if (ld->mode == SC_LOAD_BOUNDS)
+    if (mode == SC_LOAD_BOUNDS)
         return 0;
+    /* the check found the fixed part as long as the struct at least (a compact kind's 1.0
+     * part is all of it): copied whole, which the compiler turns into loads from the record */
     sc_rec_kernel_compact c;
-    SC_RECORD_COPY_FIXED(c, p, fixed);
+    memcpy(&c, p, sizeof c);
     const sc_compact_reader *r = &ld->compact;
     if (!r->has_base || c.shape_id >= r->cap_shapes || r->shapes[c.shape_id].id == 0)
         return sc_undeclared(ld, off);
     uint64_t start = sc_compact_start(r, c.start_delta);
     uint64_t end = start + c.duration;
-    bool keep = sc_keep_timed(ld, seen, start, end, true);
-    if (!keep && ld->mode != SC_LOAD_BETWEEN)
+    bool keep = sc_keep_timed(ld, mode, seen, start, end, true);
+    if (!keep && mode != SC_LOAD_BETWEEN)
         return 0;   /* a read of times: kernels' contexts and shapes are not kept */
     uint32_t *known = sc_shape_of_compact(ld, c.shape_id);
     if (!known)
@@ -302,13 +306,16 @@ static sc_site_call *sc_site_call_make(sc_loader *ld, uint32_t id)
 
 /* A compact call (format 2.0): sc_calls_add of the API record it stands for (its bytes, the
  * other aux, result and frames 0), its fields copied from its site's ready call. */
-static inline int sc_load_compact_call(sc_loader *ld, sc_times_seen *seen, size_t off,
-                                       const uint8_t *p, size_t fixed)
+static inline __attribute__((always_inline)) int
+sc_load_compact_call(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen, size_t off,
+                     const uint8_t *p)
 {
-    if (ld->mode == SC_LOAD_BOUNDS)
+    if (mode == SC_LOAD_BOUNDS)
         return 0;
+    /* the check found the fixed part as long as the struct at least (a compact kind's 1.0
+     * part is all of it): copied whole, which the compiler turns into loads from the record */
     sc_rec_call_compact c;
-    SC_RECORD_COPY_FIXED(c, p, fixed);
+    memcpy(&c, p, sizeof c);
     const sc_compact_reader *r = &ld->compact;
     sc_site_call *s = c.site_id < ld->cap_site_calls && ld->site_calls[c.site_id].ready
                           ? &ld->site_calls[c.site_id]
@@ -318,18 +325,21 @@ static inline int sc_load_compact_call(sc_loader *ld, sc_times_seen *seen, size_
         return sc_undeclared(ld, off);
     uint64_t start = sc_compact_start(r, c.start_delta);
     uint64_t end = start + c.duration;
-    if (!sc_keep_timed(ld, seen, start, end, true))
+    if (!sc_keep_timed(ld, mode, seen, start, end, true))
         return 0;
     if (!s && !(s = sc_site_call_make(ld, c.site_id)))
         return sc_out_of_memory(ld);
-    sc_call_rec rec = s->rec;
-    rec.start_ns = start;
-    rec.end_ns = end;
-    rec.correlation_id = c.correlation_id;
-    rec.context_id = c.context_id;
-    rec.aux = c.shared & s->aux_mask;
-    rec.aux2 = c.shared & s->aux2_mask;
-    return sc_calls_push(&ld->calls, ld->t, &rec) != 0 ? sc_out_of_memory(ld) : 0;
+    sc_call_rec *rec = sc_calls_next(&ld->calls, ld->t);
+    if (!rec)
+        return sc_out_of_memory(ld);
+    *rec = s->rec;
+    rec->start_ns = start;
+    rec->end_ns = end;
+    rec->correlation_id = c.correlation_id;
+    rec->context_id = c.context_id;
+    rec->aux = c.shared & s->aux_mask;
+    rec->aux2 = c.shared & s->aux2_mask;
+    return 0;
 }
 
 /* A compact record (format 2.0) but a kernel or a call: a declaration, remembered. */
@@ -431,7 +441,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         sc_rec_memset r;
         SC_RECORD_COPY_FIXED(r, p, n);
         sc_context_note(&ld->memset_contexts, r.context_id, r.device);
-        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, true))
+        if (!sc_keep_timed(ld, ld->mode, &ld->seen, r.start_ns, r.end_ns, true))
             return 0;
         sc_rec_memset *s = SC_PUSH(ld, memsets, n_memsets, cap_memsets);
         if (!s) break;
@@ -462,7 +472,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_RANGE: {
         sc_rec_range rec;
         SC_RECORD_COPY_FIXED(rec, p, n);
-        if (!sc_keep_timed(ld, &ld->seen, rec.start_ns, rec.end_ns, true))
+        if (!sc_keep_timed(ld, ld->mode, &ld->seen, rec.start_ns, rec.end_ns, true))
             return 0;
         sc_range *r = SC_PUSH(ld, ranges, n_ranges, cap_ranges);
         if (!r) break;
@@ -472,7 +482,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_OVERHEAD: {
         sc_rec_overhead r;
         SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, false))
+        if (!sc_keep_timed(ld, ld->mode, &ld->seen, r.start_ns, r.end_ns, false))
             return 0;
         sc_rec_overhead *o = SC_PUSH(ld, overheads, n_overheads, cap_overheads);
         if (!o) break;
@@ -482,7 +492,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
     case SC_REC_UNIFIED: {
         sc_rec_unified r;
         SC_RECORD_COPY_FIXED(r, p, n);
-        if (!sc_keep_timed(ld, &ld->seen, r.start_ns, r.end_ns, false))
+        if (!sc_keep_timed(ld, ld->mode, &ld->seen, r.start_ns, r.end_ns, false))
             return 0;
         sc_rec_unified *u = SC_PUSH(ld, unified, n_unified, cap_unified);
         if (!u) break;
@@ -741,30 +751,35 @@ static const char *sc_fault_words(enum sc_record_fault fault)
 /* The full records of a compact trace, the calls and copies that do not fit a compact record
  * and the synchronizations, inline in the record loop as the compact ones (sc_load_record
  * would do the same, through its checks for text and for the reads of bounds and times). */
-static inline int sc_load_api(sc_loader *ld, sc_times_seen *seen, const sc_record_header *h,
-                              const uint8_t *p, size_t n)
+static inline __attribute__((always_inline)) int
+sc_load_api(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen, size_t off,
+            const sc_record_header *h, const uint8_t *p, size_t n)
 {
-    if (ld->mode == SC_LOAD_BOUNDS)
-        return 0;
     size_t fixed = sc_record_fixed_part(h, n);
+    /* the record loop's memo of sound headers holds API ones without their frames' fit
+     * (validate.h): tested here, in every mode, for the check's fault */
+    if (!sc_record_api_frames_fit(p, fixed, n))
+        return sc_fail(ld, off, sc_fault_words(SC_RECORD_FRAMES_OVERRUN));
+    if (mode == SC_LOAD_BOUNDS)
+        return 0;
     sc_rec_api r;
     SC_RECORD_COPY_FIXED(r, p, fixed);
-    if (!sc_keep_timed(ld, seen, r.start_ns, r.end_ns, true))
+    if (!sc_keep_timed(ld, mode, seen, r.start_ns, r.end_ns, true))
         return 0;
-    /* Frames follow the fixed part as written by this major version (the check found that
-     * they fit). */
+    /* Frames follow the fixed part as written by this major version (they fit: above). */
     return sc_calls_add(&ld->calls, ld->t, &r, p + fixed) != 0 ? sc_out_of_memory(ld) : 0;
 }
 
-static inline int sc_load_copy(sc_loader *ld, sc_times_seen *seen, const sc_record_header *h,
-                               const uint8_t *p, size_t n)
+static inline __attribute__((always_inline)) int
+sc_load_copy(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
+             const sc_record_header *h, const uint8_t *p, size_t n)
 {
-    if (ld->mode == SC_LOAD_BOUNDS)
+    if (mode == SC_LOAD_BOUNDS)
         return 0;
     sc_rec_memcpy r;
     SC_RECORD_COPY_FIXED(r, p, sc_record_fixed_part(h, n));
     sc_context_note(&ld->copy_contexts, r.context_id, r.device);
-    if (!sc_keep_timed(ld, seen, r.start_ns, r.end_ns, true))
+    if (!sc_keep_timed(ld, mode, seen, r.start_ns, r.end_ns, true))
         return 0;
     sc_rec_memcpy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
     if (!c)
@@ -773,14 +788,15 @@ static inline int sc_load_copy(sc_loader *ld, sc_times_seen *seen, const sc_reco
     return 0;
 }
 
-static inline int sc_load_sync(sc_loader *ld, sc_times_seen *seen, const sc_record_header *h,
-                               const uint8_t *p, size_t n)
+static inline __attribute__((always_inline)) int
+sc_load_sync(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
+             const sc_record_header *h, const uint8_t *p, size_t n)
 {
-    if (ld->mode == SC_LOAD_BOUNDS)
+    if (mode == SC_LOAD_BOUNDS)
         return 0;
     sc_rec_sync r;
     SC_RECORD_COPY_FIXED(r, p, sc_record_fixed_part(h, n));
-    if (!sc_keep_timed(ld, seen, r.start_ns, r.end_ns, false))
+    if (!sc_keep_timed(ld, mode, seen, r.start_ns, r.end_ns, false))
         return 0;
     sc_rec_sync *s = SC_PUSH(ld, syncs, n_syncs, cap_syncs);
     if (!s)
@@ -789,42 +805,61 @@ static inline int sc_load_sync(sc_loader *ld, sc_times_seen *seen, const sc_reco
     return 0;
 }
 
+/* What sc_load_one returns for the END record, loaded: the record loop then forgets the
+ * headers it found sound, so that it checks the next record (a fault: after the end) without
+ * testing for the end per record. */
+enum { SC_LOADED_END = 1 };
+
 /* One record whose check passed, `off` its place in the file: loaded. The kinds of nearly
  * every record of a compact trace inline, their times seen into *seen; the others by
- * sc_load_record. */
-static inline int sc_load_one(sc_loader *ld, sc_times_seen *seen, size_t off,
-                              const sc_record_header *h, const uint8_t *rec)
+ * sc_load_record. Returns 0, SC_LOADED_END, or -1 (the error told). */
+static inline __attribute__((always_inline)) int
+sc_load_one(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen, size_t off,
+            const sc_record_header *h, const uint8_t *rec)
 {
     const uint8_t *payload = rec + sizeof *h;
     size_t n = h->size - sizeof *h;
     /* a compact kind has neither text nor frames: its fixed part is the header's, or all */
     if (h->kind == SC_REC_CALL_COMPACT)
-        return sc_load_compact_call(ld, seen, off, payload, h->fixed ? h->fixed : n);
+        return sc_load_compact_call(ld, mode, seen, off, payload);
     if (h->kind == SC_REC_KERNEL_COMPACT)
-        return sc_load_compact_kernel(ld, seen, off, payload, h->fixed ? h->fixed : n);
+        return sc_load_compact_kernel(ld, mode, seen, off, payload, h->fixed ? h->fixed : n);
     switch (h->kind) {
     case SC_REC_API:
-        return sc_load_api(ld, seen, h, payload, n);
+        return sc_load_api(ld, mode, seen, off, h, payload, n);
     case SC_REC_MEMCPY:
-        return sc_load_copy(ld, seen, h, payload, n);
+        return sc_load_copy(ld, mode, seen, h, payload, n);
     case SC_REC_SYNC:
-        return sc_load_sync(ld, seen, h, payload, n);
+        return sc_load_sync(ld, mode, seen, h, payload, n);
     default:
-        return sc_compact_kind(h->kind)
-                   ? sc_load_declaration(ld, h, payload, sc_record_fixed_part(h, n))
-                   : sc_load_record(ld, h, payload, n);
+        if (sc_compact_kind(h->kind))
+            return sc_load_declaration(ld, h, payload, sc_record_fixed_part(h, n));
+        if (sc_load_record(ld, h, payload, n) != 0)
+            return -1;
+        return h->kind == SC_REC_END ? SC_LOADED_END : 0;
     }
 }
 
-/* The records of the file, in order. The window is asked for a record only where the one
- * before leaves it: every record that lies whole in the window after it is taken from there
- * (the window's bytes are the file's up to where it ends). */
-static int sc_parse(sc_loader *ld)
+/* sc_load_one out of line, for the first record of each window's worth, which is rare: the
+ * record loop holds the loaders inline once. */
+static __attribute__((noinline)) int sc_load_first(sc_loader *ld, sc_times_seen *seen,
+                                                   size_t off, const sc_record_header *h,
+                                                   const uint8_t *rec)
+{
+    return sc_load_one(ld, ld->mode, seen, off, h, rec);
+}
+
+/* The records of the file from byte *offp, in order, loaded as `mode` (ld->mode) says; *offp
+ * is left where they end (or where one is cut short or faulty). The window is asked for a
+ * record only where the one before leaves it: every record that lies whole in the window
+ * after it is taken from there (the window's bytes are the file's up to where it ends).
+ * Inline into sc_parse once for a whole load, with the mode known when compiled, so that the
+ * loaders' tests of the mode fold away for the load nearly every run makes. */
+static inline __attribute__((always_inline)) int
+sc_parse_records(sc_loader *ld, enum sc_load_mode mode, size_t *offp)
 {
     sc_trace *t = ld->t;
-    int start = sc_check_header(ld);
-    if (start < 0) return -1;
-    size_t off = (size_t)start;
+    size_t off = *offp;
     sc_times_seen seen = SC_TIMES_SEEN_NONE;  /* the inline kinds'; the others' in ld->seen */
     sc_header_memo sound;       /* the headers of records found sound */
     sc_header_memo_init(&sound);
@@ -849,10 +884,13 @@ static int sc_parse(sc_loader *ld)
             rc = sc_fail(ld, off, sc_fault_words(fault));
             break;
         }
-        if (sc_load_one(ld, &seen, off, &h, rec) != 0) {
+        int loaded = sc_load_first(ld, &ld->seen, off, &h, rec);
+        if (loaded < 0) {
             rc = -1;
             break;
         }
+        if (loaded == SC_LOADED_END)
+            sc_header_memo_init(&sound);
         /* the records after it that the window holds whole */
         const uint8_t *p = rec + h.size, *end = rec + got;
         off += h.size;
@@ -860,7 +898,8 @@ static int sc_parse(sc_loader *ld)
             memcpy(&h, p, sizeof h);
             if (h.size > (size_t)(end - p))
                 break;      /* past the window: asked for above */
-            if (t->has_end || !sc_header_memo_has(&sound, &h)) {
+            /* none is known once the END record is loaded (SC_LOADED_END) */
+            if (!sc_header_memo_has(&sound, &h)) {
                 fault = sc_record_check_inline(p, (size_t)(end - p), 0, t->has_end, &h);
                 if (fault != SC_RECORD_OK) {
                     rc = sc_fail(ld, off, sc_fault_words(fault));
@@ -868,9 +907,13 @@ static int sc_parse(sc_loader *ld)
                 }
                 sc_header_memo_keep(&sound, &h);
             }
-            if (sc_load_one(ld, &seen, off, &h, p) != 0) {
-                rc = -1;
-                break;
+            int loaded = sc_load_one(ld, mode, &seen, off, &h, p);
+            if (loaded != 0) {
+                if (loaded < 0) {
+                    rc = -1;
+                    break;
+                }
+                sc_header_memo_init(&sound);
             }
             p += h.size;
             off += h.size;
@@ -879,6 +922,19 @@ static int sc_parse(sc_loader *ld)
             break;
     }
     sc_times_merge(&ld->seen, &seen);
+    *offp = off;
+    return rc;
+}
+
+/* The records of the file, then the trace's status and, for a load, its names and order. */
+static int sc_parse(sc_loader *ld)
+{
+    sc_trace *t = ld->t;
+    int start = sc_check_header(ld);
+    if (start < 0) return -1;
+    size_t off = (size_t)start;
+    int rc = ld->mode == SC_LOAD_WHOLE ? sc_parse_records(ld, SC_LOAD_WHOLE, &off)
+                                       : sc_parse_records(ld, ld->mode, &off);
     if (rc != 0)
         return rc;
     if (off < ld->w.size) {

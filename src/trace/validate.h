@@ -72,6 +72,16 @@ typedef struct sc_kind_traits {
 } sc_kind_traits;
 extern const sc_kind_traits sc_kind_table[SC_REC_KIND_LAST + 1];
 
+/* Whether the frames of an API record (n payload bytes at p, the fixed part `fixed` bytes,
+ * both sound) fit the payload after the fixed part: the one rule of an API record that its
+ * header does not settle. */
+static inline bool sc_record_api_frames_fit(const uint8_t *p, size_t fixed, size_t n)
+{
+    uint16_t n_frames;
+    memcpy(&n_frames, p + offsetof(sc_rec_api, n_frames), sizeof n_frames);
+    return (size_t)n_frames * sizeof(uint64_t) <= n - fixed;
+}
+
 /* An API record's payload (n bytes at p, its header h sound) that breaks no rule: its fixed
  * part's and its frames' (sc_payload_check's rules for the kind, in one expression). */
 static inline bool sc_record_api_ok(const sc_record_header *h, const uint8_t *p, size_t n)
@@ -79,9 +89,7 @@ static inline bool sc_record_api_ok(const sc_record_header *h, const uint8_t *p,
     size_t least = sizeof(sc_rec_api), fixed = h->fixed ? h->fixed : least;
     if (n < least || fixed > n || fixed < least || fixed % sizeof(uint64_t))
         return false;
-    uint16_t n_frames;
-    memcpy(&n_frames, p + offsetof(sc_rec_api, n_frames), sizeof n_frames);
-    return (size_t)n_frames * sizeof(uint64_t) <= n - fixed;
+    return sc_record_api_frames_fit(p, fixed, n);
 }
 
 /* sc_record_check, inline for a record of a kind without text, frames or rules of its own
@@ -111,8 +119,9 @@ static inline enum sc_record_fault sc_record_check_inline(const uint8_t *data, s
 /* Record headers already found sound, for a loop over many records: a record of a kind
  * without text, frames or rules of its own whose header is one of them, that fits where it
  * lies and comes before the END record, breaks no rule (its header says all the rules look
- * at). Each header in the entry of its kind's low five bits; an entry starts with a value
- * whose low bits name another entry, so that no header matches it. */
+ * at); an API record, when its frames fit too (sc_header_memo_keep). Each header in the
+ * entry of its kind's low five bits; an entry starts with a value whose low bits name
+ * another entry, so that no header matches it. */
 typedef struct sc_header_memo {
     uint64_t seen[32];
 } sc_header_memo;
@@ -139,10 +148,14 @@ static inline bool sc_header_memo_has(const sc_header_memo *m, const sc_record_h
 }
 
 /* Keeps header h, which sc_record_check_inline (or sc_record_check) found sound, when its
- * kind has no rule beyond the header's. */
+ * kind has no rule beyond the header's, or is API: all of an API record's rules but its
+ * frames' fit are the header's, so a held API header is of a record that breaks no rule
+ * when sc_record_api_frames_fit says its frames fit (its user tests that per record). A
+ * trace's calls with a stack, or with bytes, are full API records, many of one size. */
 static inline void sc_header_memo_keep(sc_header_memo *m, const sc_record_header *h)
 {
-    if (h->kind <= SC_REC_KIND_LAST && sc_kind_table[h->kind].plain_least != UINT32_MAX) {
+    if (h->kind <= SC_REC_KIND_LAST &&
+        (sc_kind_table[h->kind].plain_least != UINT32_MAX || h->kind == SC_REC_API)) {
         uint64_t w = sc_header_word(h);
         m->seen[w % 32] = w;
     }

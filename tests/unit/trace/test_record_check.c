@@ -1,6 +1,7 @@
 /* sc_record_check_inline (validate.h) against sc_record_check: the same fault and the same
  * header for every record, sound or broken in each way the checks know, of every kind; and
- * the memo of sound headers (sc_header_memo) holds no header of a record the check refuses. */
+ * the memo of sound headers (sc_header_memo) holds no header of a record the check refuses,
+ * but for an API record's whose frames do not fit (its user tests those). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,7 +100,7 @@ static void test_header_memo(void **state)
         assert_false(sc_header_memo_has(&m, &h));
     }
     for (int round = 0; round < 2; round++) {
-        int held = 0;
+        int held = 0, api_overruns = 0;
         for (uint16_t kind = 0; kind <= SC_REC_KIND_LAST + 2; kind++)
             for (uint32_t size = 0; size <= sizeof data + 8; size += 4)
                 for (uint16_t fixed = 0; fixed <= PAYLOAD + 8; fixed += fixed < 64 ? 4 : 24)
@@ -112,12 +113,18 @@ static void test_header_memo(void **state)
                             sc_header_memo_keep(&m, &h);
                         if (round == 1 && fault != SC_RECORD_STRAY && size <= sizeof data &&
                             sc_header_memo_has(&m, &h)) {
-                            assert_int_equal(fault, SC_RECORD_OK);
+                            /* an API header is held without its frames' fit */
+                            if (kind == SC_REC_API && fault == SC_RECORD_FRAMES_OVERRUN)
+                                api_overruns++;
+                            else
+                                assert_int_equal(fault, SC_RECORD_OK);
                             held++;
                         }
                     }
-        if (round == 1)
+        if (round == 1) {
             assert_true(held > 10);
+            assert_true(api_overruns > 0);  /* the fills make some; sc_load_api refuses them */
+        }
     }
 }
 

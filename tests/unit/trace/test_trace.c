@@ -160,6 +160,51 @@ static void test_corrupt_record_size(void **state)
     assert_non_null(strstr(err, path));
 }
 
+/* An API record whose frames run past it, after records of the same header found sound: the
+ * same fault at its offset, in a load and in a read of times (the loader's memo of sound
+ * headers holds API headers without their frames' fit). */
+static void test_frames_overrun_after_sound_calls(void **state)
+{
+    (void)state;
+    sc_writer w;
+    char err[512], path[512];
+    assert_int_equal(sc_writer_open(&w, tmpdir, "overrun", 7, err, sizeof err), 0);
+    uint64_t frames[2] = {0x401000, 0x401234};
+    for (uint32_t i = 0; i < 4; i++) {
+        sc_rec_api a = {.start_ns = 100 + i, .end_ns = 200 + i, .correlation_id = i + 1,
+                        .domain = 1, .cbid = 211, .n_frames = 2};
+        put(&w, SC_REC_API, &a, sizeof a, frames, sizeof frames);
+    }
+    assert_int_equal(sc_writer_finish(&w, err, sizeof err), 0);
+    path_of(path, sizeof path, "overrun-7.sctrace");
+    /* the third API record: its header as the others', its frames one too many */
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    sc_file_header fh;
+    assert_int_equal(fread(&fh, sizeof fh, 1, f), 1);
+    long off = (long)fh.header_size, third = -1;
+    for (int apis = 0; third < 0;) {
+        sc_record_header h;
+        fseek(f, off, SEEK_SET);
+        assert_int_equal(fread(&h, sizeof h, 1, f), 1);
+        if (h.kind == SC_REC_API && ++apis == 3)
+            third = off;
+        off += (long)h.size;
+    }
+    fclose(f);
+    uint16_t n_frames = 3;
+    patch(path, third + (long)sizeof(sc_record_header) + (long)offsetof(sc_rec_api, n_frames),
+          &n_frames, sizeof n_frames);
+    char want[640];
+    snprintf(want, sizeof want, "%s: corrupt trace: frames overrun at byte %ld", path, third);
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), -1);
+    assert_string_equal(err, want);
+    sc_trace_times times;
+    assert_int_equal(sc_trace_read_times(path, &times, err, sizeof err), -1);
+    assert_string_equal(err, want);
+}
+
 static void test_not_a_trace(void **state)
 {
     (void)state;
@@ -321,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_partial_name_while_running),
         cmocka_unit_test(test_truncated_keeps_prefix),
         cmocka_unit_test(test_corrupt_record_size),
+        cmocka_unit_test(test_frames_overrun_after_sound_calls),
         cmocka_unit_test(test_not_a_trace),
         cmocka_unit_test(test_newer_major_refused),
         cmocka_unit_test(test_unknown_kind_and_longer_record_accepted),

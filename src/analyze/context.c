@@ -18,6 +18,7 @@
 #include "analyze/stream_kind.h"
 #include "analyze/streams.h"
 #include "analyze/unified.h"
+#include "analyze/work.h"
 #include "analyze/work_order.h"
 #include "trace/sort.h"
 
@@ -510,7 +511,7 @@ void sc_ctx_free_graph_inputs(sc_ctx *ctx)
         ctx->corr_first = NULL;
         return;
     }
-    size_t n_work = t->n_kernels + t->n_copies + t->n_memsets;
+    size_t n_work = sc_work_count(t);
     if (n_work > ctx->corr_span)
         return;
     uint32_t *wc = malloc((n_work + 1) * sizeof *wc);

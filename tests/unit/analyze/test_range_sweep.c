@@ -19,6 +19,7 @@
 #include "analyze/overlap.h"
 #include "analyze/range_sweep.h"
 #include "analyze/ranges.h"
+#include "analyze/work.h"
 #include "window_model.h"
 #include "synthetic.h"
 
@@ -626,7 +627,7 @@ static void check_build(uint64_t seed, size_t n_calls, size_t n_any, uint32_t id
     /* the table gone as the replay leaves it (sc_ctx_free_graph_inputs, dense ids): the ranges
      * read each piece of work's call and the calls the table passed over instead */
     bool table = ctx.corr_first != NULL;
-    size_t n_work = s.t.n_kernels + s.t.n_copies + s.t.n_memsets;
+    size_t n_work = sc_work_count(&s.t);
     bool swap = table && s.t.n_ranges > 0 && n_work <= ctx.corr_span;
     sc_ctx_free_graph_inputs(&ctx);
     assert_int_equal(ctx.work_call != NULL, swap);

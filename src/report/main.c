@@ -10,7 +10,6 @@
  * process cannot vouch for it. A failed expectation outranks --fail-on: it is the more
  * specific check. */
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include "report/html.h"
 #include "report/inputs.h"
 #include "report/json.h"
+#include "report/malloc_policy.h"
 #include "report/junit.h"
 #include "report/options.h"
 #include "report/pipeline.h"
@@ -775,23 +775,9 @@ static int run_bounded(const sc_report_options *opt, const sc_suppress_set *supp
     return status;
 }
 
-/* The analysis allocates arrays of up to hundreds of MB, one stage after another, and frees
- * most of them before the next. glibc raises its mapping threshold to the size of each large
- * block freed, so the later arrays come from the heap, where a freed one below a live one
- * stays resident: the peak then holds dead arrays (7% of a 10M-record report's). Fixed, every
- * large array is mapped afresh and given back when freed, so the peak is what the analysis
- * holds at once; the price is the kernel zeroing those pages again (the README's "How fast
- * the report tool is" has both measured). */
-static void sc_report_malloc_policy(void)
-{
-#ifdef M_MMAP_THRESHOLD
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-#endif
-}
-
 int main(int argc, char **argv)
 {
-    sc_report_malloc_policy();
+    sc_report_malloc_policy(argv);
     sc_report_options opt;
     int prc = sc_report_parse_options(argc, argv, &opt);
     if (prc == SC_OPT_EXIT || prc == SC_OPT_USAGE) {

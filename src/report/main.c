@@ -23,7 +23,7 @@
 #include "report/html.h"
 #include "report/inputs.h"
 #include "report/json.h"
-#include "report/malloc_policy.h"
+#include "report/report_main.h"
 #include "report/junit.h"
 #include "report/options.h"
 #include "report/pipeline.h"
@@ -775,9 +775,8 @@ static int run_bounded(const sc_report_options *opt, const sc_suppress_set *supp
     return status;
 }
 
-int main(int argc, char **argv)
+int sc_report_main(int argc, char **argv)
 {
-    sc_report_malloc_policy(argv);
     sc_report_options opt;
     int prc = sc_report_parse_options(argc, argv, &opt);
     if (prc == SC_OPT_EXIT || prc == SC_OPT_USAGE) {

@@ -1,7 +1,7 @@
 /* fuzz_report: a libFuzzer target over everything streamcheck-report does with a trace file:
  * loading it, the analysis, and every output (text, JSON, Chrome, HTML, --dump, --baseline
- * against itself). The input is written to a file and the report tool's own main() runs on
- * it, in process, as a user would run it.
+ * against itself). The input is written to a file and the report tool's run (sc_report_main)
+ * runs on it, in process, as a user would run it.
  *
  * Built with -Dfuzz=enabled by a clang build (tools/fuzz, which also seeds it with
  * tests/fixtures and runs it for a bounded time). An input that crashes it goes into
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int sc_report_main(int argc, char **argv);    /* src/report/main.c, renamed for this build */
+#include "report/report_main.h"    /* the run without the process's entry (tool_main.c) */
 
 /* demangle.c references the demangler weakly; keep libstdc++'s linked, as the tool does. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);

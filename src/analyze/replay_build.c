@@ -39,10 +39,10 @@ static _Thread_local const sc_replay *sc_rp_sort_ctx;
 /* Recorded start, then position: issue order among work issued at one time. */
 static int sc_rp_start_cmp(const void *pa, const void *pb)
 {
-    const sc_rp_op *x = &sc_rp_sort_ctx->ops[*(const int32_t *)pa];
-    const sc_rp_op *y = &sc_rp_sort_ctx->ops[*(const int32_t *)pb];
-    if (x->rec_start != y->rec_start)
-        return x->rec_start < y->rec_start ? -1 : 1;
+    uint64_t x = sc_rp_rec_start(sc_rp_sort_ctx, *(const int32_t *)pa);
+    uint64_t y = sc_rp_rec_start(sc_rp_sort_ctx, *(const int32_t *)pb);
+    if (x != y)
+        return x < y ? -1 : 1;
     return *(const int32_t *)pa < *(const int32_t *)pb ? -1 : 1;
 }
 
@@ -171,6 +171,9 @@ static int sc_rp_ops_fill(sc_replay *r)
     const sc_ctx *ctx = r->ctx;
     const sc_trace *t = ctx->trace;
     r->n_ops = sc_work_count(t);
+    r->starts = (sc_rp_starts){.kernels = t->kernels, .copies = t->copies,
+                               .memsets = t->memsets, .n_kernels = t->n_kernels,
+                               .copies_end = t->n_kernels + t->n_copies};
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t n_blocks = (r->n_ops + SC_PACKED_BLOCK - 1) / SC_PACKED_BLOCK;
@@ -195,7 +198,7 @@ static int sc_rp_ops_fill(sc_replay *r)
             uint32_t dev;
             r->op_slot[i] = sc_rp_slot_of(ctx, &memo, w.device, w.context_id, w.stream_id, &dev);
             sc_rp_op *o = &r->ops[i];
-            *o = (sc_rp_op){.rec_start = w.start_ns, .item = item, .stream_prev = SC_RP_NONE,
+            *o = (sc_rp_op){.item = item, .stream_prev = SC_RP_NONE,
                             .link = SC_RP_NO_LINK, .dev = dev, .kind = w.kind};
             if (sc_rp_wide_put(&r->wide_op_durs, (int32_t)i, w.end_ns - w.start_ns, &o->dur) !=
                 0)
@@ -475,10 +478,11 @@ static int sc_rp_room_edges(sc_replay *r, int32_t i, const int32_t *full, size_t
     sc_rp_op *o = &r->ops[i];
     if (o->kind != SC_WORK_KERNEL)
         return 0;
+    uint64_t start = sc_rp_rec_start(r, i);
     size_t lo = 0, hi = n_full;
     while (lo < hi) {   /* full grids that started before it */
         size_t mid = lo + (hi - lo) / 2;
-        if (r->ops[full[mid]].rec_start < o->rec_start)
+        if (sc_rp_rec_start(r, full[mid]) < start)
             lo = mid + 1;
         else
             hi = mid;
@@ -490,7 +494,7 @@ static int sc_rp_room_edges(sc_replay *r, int32_t i, const int32_t *full, size_t
             continue;
         looked++;
         if (r->op_slot[full[k]] == r->op_slot[i] ||
-            sc_rp_rec_end(r, full[k]) > o->rec_start + SC_RP_TOUCH_NS)
+            sc_rp_rec_end(r, full[k]) > start + SC_RP_TOUCH_NS)
             continue;   /* its own stream orders it already; or they overlapped: room was */
         if (sc_rp_push_edge(r, cap, (sc_rp_edge){.op = full[k], .kind = SC_RP_EDGE_ROOM}) != 0)
             return -1;
@@ -568,7 +572,7 @@ static int sc_rp_engine_order(sc_replay *r)
                 continue;
             int32_t p = last[dir];
             if (p != SC_RP_NONE && r->op_slot[p] != r->op_slot[i] &&
-                sc_rp_rec_end(r, p) <= o->rec_start + SC_RP_TOUCH_NS) {
+                sc_rp_rec_end(r, p) <= t->copies[c].start_ns + SC_RP_TOUCH_NS) {
                 sc_rp_link *l = sc_rp_link_of(r, i);
                 if (!l)
                     return -1;
@@ -604,7 +608,7 @@ static int sc_rp_queue_order(sc_replay *r, const int32_t *order)
             continue;
         int32_t p = last[q];
         if (p != SC_RP_NONE && r->op_slot[p] != slot &&
-            r->ops[p].rec_start <= r->ops[i].rec_start + SC_RP_TOUCH_NS) {
+            sc_rp_rec_start(r, p) <= sc_rp_rec_start(r, i) + SC_RP_TOUCH_NS) {
             sc_rp_link *l = sc_rp_link_of(r, i);
             if (l)
                 l->queue_prev = p;

@@ -9,6 +9,7 @@
 
 #include "analyze/replay.h"
 #include "analyze/replay_wide.h"
+#include "streamcheck/trace.h"
 #include "trace/lower_bound.h"
 #include "trace/packed_times.h"
 
@@ -37,15 +38,16 @@ typedef struct sc_rp_edge {
 #define SC_RP_NO_EDGES UINT32_MAX   /* sc_rp_op.edge_first of work without edges */
 #define SC_RP_MAX_DEVS (1u << 24)   /* devices sc_rp_op.dev can name */
 
-/* One piece of device work. Its index is its work position (sc_work_at). 32 bytes, one per
+/* One piece of device work. Its index is its work position (sc_work_at). 24 bytes, one per
  * piece of device work: what the passes read of every piece is here, the rest beside it.
- * When it was issued (the recorded start of the call that issued it, or its own start), its
+ * Its recorded start is its trace record's (sc_rp_rec_start reads it there: 8 bytes a piece
+ * less, 32 before the nineteenth round; the fast steps of a pass do not read it). When it
+ * was issued (the recorded start of the call that issued it, or its own start), its
  * stream and its place in its device's issue order are kept in arrays of their own, the
  * first two while the graph is built (sc_replay.op_issue, .op_slot), the third only for the
  * devices' trees of ends (sc_replay.dev_pos: replay_run.c); its copy
  * engine's and hardware queue's predecessors, which few pieces have, in sc_replay.links. */
 typedef struct sc_rp_op {
-    uint64_t rec_start;
     uint32_t dur;               /* its recorded end less its start, SC_RP_WIDE: in
                                    sc_replay.wide_op_durs (sc_rp_rec_dur, sc_rp_rec_end) */
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
@@ -64,7 +66,7 @@ typedef struct sc_rp_op {
     uint32_t item_loads : 1;    /* its item loaded a module (sc_rp_item.loads): the lags look
                                    at the item only then */
 } sc_rp_op;
-_Static_assert(sizeof(sc_rp_op) == 32, "sc_rp_op: one per piece of device work, no padding");
+_Static_assert(sizeof(sc_rp_op) == 24, "sc_rp_op: one per piece of device work, no padding");
 
 #define SC_RP_NO_LINK UINT32_MAX    /* sc_rp_op.link of work with neither predecessor */
 
@@ -177,11 +179,21 @@ typedef struct sc_rp_sparse {
     };
 } sc_rp_sparse;
 
+/* Where the ops' recorded starts are: the trace's work records, in work position order
+ * (sc_work_at: the kernels, then the copies, then the memsets). */
+typedef struct sc_rp_starts {
+    const sc_kernel *kernels;   /* ops [0, n_kernels) */
+    const sc_rec_memcpy *copies;    /* ops [n_kernels, copies_end) */
+    const sc_rec_memset *memsets;   /* ops from copies_end */
+    size_t n_kernels, copies_end;
+} sc_rp_starts;
+
 struct sc_replay {
     const sc_ctx *ctx;
     uint64_t run_start_ns;
 
     sc_rp_op *ops;              size_t n_ops;
+    sc_rp_starts starts;        /* the ops' recorded starts (sc_rp_rec_start) */
     uint32_t *thread_first;     /* per thread, its first item (ascending: threads' items are
                                    consecutive) */
     int32_t *item_call;         /* per item, its trace->calls index (first query of a loop),
@@ -368,6 +380,24 @@ static inline uint64_t sc_rp_issue(const sc_replay *r, int32_t i)
     return sc_packed_time(&r->op_issue, (size_t)i);
 }
 
+/* When work i started, as recorded: its trace record's start. */
+static inline uint64_t sc_rp_rec_start(const sc_replay *r, int32_t i)
+{
+    const sc_rp_starts *s = &r->starts;
+    size_t k = (size_t)i;
+    if (k < s->n_kernels)
+        return s->kernels[k].rec.start_ns;
+    if (k < s->copies_end)
+        return s->copies[k - s->n_kernels].start_ns;
+    return s->memsets[k - s->copies_end].start_ns;
+}
+
+/* The same of work o. */
+static inline uint64_t sc_rp_rec_start_of(const sc_replay *r, const sc_rp_op *o)
+{
+    return sc_rp_rec_start(r, (int32_t)(o - r->ops));
+}
+
 /* How long work i ran, as recorded (the fixes' durations: replay_run.c), and when it ended. */
 static inline uint64_t sc_rp_rec_dur(const sc_replay *r, int32_t i)
 {
@@ -376,7 +406,7 @@ static inline uint64_t sc_rp_rec_dur(const sc_replay *r, int32_t i)
 
 static inline uint64_t sc_rp_rec_end(const sc_replay *r, int32_t i)
 {
-    return r->ops[i].rec_start + sc_rp_rec_dur(r, i);
+    return sc_rp_rec_start(r, i) + sc_rp_rec_dur(r, i);
 }
 
 /* Work i's copy engine and hardware queue predecessors (sc_rp_link), SC_RP_NONE. */

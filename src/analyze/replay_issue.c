@@ -40,7 +40,7 @@ static inline bool sc_rp_issue_before(const sc_rp_issue_key *a, const sc_rp_issu
 
 static inline sc_rp_issue_key sc_rp_issue_key_of(const sc_replay *r, int32_t op, uint32_t run)
 {
-    return (sc_rp_issue_key){sc_rp_issue(r, op), r->ops[op].rec_start, op, run};
+    return (sc_rp_issue_key){sc_rp_issue(r, op), sc_rp_rec_start(r, op), op, run};
 }
 
 /* Two lists (the usual slot: its kernels and its copies) merged into out; false when one

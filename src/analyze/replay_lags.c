@@ -81,9 +81,10 @@ static inline void sc_rp_bound_raise(uint64_t *best, sc_rp_bind *bind, uint64_t 
  * Inlined into its three loops, which ask it of every op: GCC made this shorter body a call,
  * which cost more than the rewrite saved. */
 static inline __attribute__((always_inline)) uint64_t
-sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_rp_bind *bind,
+sc_rp_recorded_bound(const sc_replay *r, int32_t i, sc_rp_bind *bind,
                      const uint64_t lag[SC_BINDS])
 {
+    const sc_rp_op *o = &r->ops[i];
     static const uint64_t no_lag[SC_BINDS] = {0};
     if (!lag)
         lag = no_lag;
@@ -91,12 +92,12 @@ sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_rp_bind *bind,
     if (o->item != SC_RP_NONE) {
         /* the kernel of a launch that loaded its module is issued when the load ends */
         uint64_t load_end = o->item_loads ? sc_rp_load_end(r, o->item) : 0;
-        issue = o->item_loads && o->rec_start >= load_end ? load_end
-                                                          : sc_rp_issue(r, (int32_t)(o - r->ops));
+        issue = o->item_loads && sc_rp_rec_start(r, i) >= load_end ? load_end
+                                                                   : sc_rp_issue(r, i);
     } else {
         /* work without its call in the trace is anchored at its recorded start (the pass
          * starts it there): that start binds it, and its gap is no lag of anything */
-        issue = o->rec_start;
+        issue = sc_rp_rec_start(r, i);
     }
     uint64_t best = issue + lag[SC_BIND_ISSUE];
     *bind = SC_BIND_ISSUE;
@@ -133,7 +134,7 @@ sc_rp_recorded_bound(const sc_replay *r, const sc_rp_op *o, sc_rp_bind *bind,
         sc_rp_bound_raise(&best, bind, room + lag[SC_BIND_ROOM], SC_BIND_ROOM);
     int32_t queue_prev = sc_rp_queue_prev(r, o);
     if (queue_prev != SC_RP_NONE)       /* starts once its queue predecessor started */
-        sc_rp_bound_raise(&best, bind, r->ops[queue_prev].rec_start + lag[SC_BIND_QUEUE],
+        sc_rp_bound_raise(&best, bind, sc_rp_rec_start(r, queue_prev) + lag[SC_BIND_QUEUE],
                           SC_BIND_QUEUE);
     return best;
 }
@@ -228,22 +229,22 @@ static int sc_rp_measure_lags(sc_replay *r)
                 if (o->item != SC_RP_NONE &&
                     sc_rp_issue(r, (int32_t)i) + ready_lag[o->kind] >= t)
                     continue;   /* not ready before its predecessor ended */
-                after[bind].v[after[bind].n++] = o->rec_start - t;
+                after[bind].v[after[bind].n++] = sc_rp_rec_start(r, (int32_t)i) - t;
                 continue;
             }
-            t = sc_rp_recorded_bound(r, o, &bind, NULL);
+            uint64_t start = sc_rp_rec_start(r, (int32_t)i);
+            t = sc_rp_recorded_bound(r, (int32_t)i, &bind, NULL);
             bound[i] = t;       /* for the second pass and sc_rp_late_work */
             asked[i] = 0;
-            if (o->rec_start < t || (o->item == SC_RP_NONE && bind == SC_BIND_ISSUE) ||
+            if (start < t || (o->item == SC_RP_NONE && bind == SC_BIND_ISSUE) ||
                 o->item_loads)
                 continue;   /* before its bound (clock noise), anchored, after a module load */
-            uint64_t lag = o->rec_start - t;
+            uint64_t lag = start - t;
             n_bound[bind]++;
             /* work a module load held says how long the load took, not the launch; a staged
              * peer copy, how long the driver staged */
             if (bind == SC_BIND_ISSUE && !o->peer_staged &&
-                !sc_rp_load_between(load_ends, n_loads, sc_rp_issue(r, (int32_t)i),
-                                    o->rec_start))
+                !sc_rp_load_between(load_ends, n_loads, sc_rp_issue(r, (int32_t)i), start))
                 issue[o->kind].v[issue[o->kind].n++] = lag;
             /* the second pass's: a gap after a host function is the function's, after a
              * staged copy the staging's */
@@ -307,7 +308,7 @@ static int32_t sc_rp_running_grid(const sc_replay *r, const int32_t *full, size_
     size_t lo = 0, hi = n_full;
     while (lo < hi) {   /* full grids that started before o was ready */
         size_t mid = lo + (hi - lo) / 2;
-        if (r->ops[full[mid]].rec_start < model)
+        if (sc_rp_rec_start(r, full[mid]) < model)
             lo = mid + 1;
         else
             hi = mid;
@@ -317,7 +318,7 @@ static int32_t sc_rp_running_grid(const sc_replay *r, const int32_t *full, size_
         const sc_rp_op *a = &r->ops[full[k]];
         uint64_t a_end = sc_rp_rec_end(r, full[k]);
         if (a->dev == o->dev && r->full_slots[k] != r->op_slot[i] && a_end > model &&
-            o->rec_start <= a_end + SC_RP_HELD_WINDOW_NS)
+            sc_rp_rec_start(r, i) <= a_end + SC_RP_HELD_WINDOW_NS)
             return full[k];
     }
     return SC_RP_NONE;
@@ -421,7 +422,7 @@ int sc_rp_held_by_work(sc_replay *r, sc_rp_pending *p, size_t n)
             sc_rp_sparse *late = &r->lates[p[k].late];
             const sc_rp_op *o = &r->ops[late->index];
             if (h->dev != o->dev || r->op_slot[i] == r->op_slot[late->index] ||
-                h->rec_start >= p[k].model)
+                sc_rp_rec_start(r, (int32_t)i) >= p[k].model)
                 continue;
             if (late->other == SC_RP_NONE || e >= p[k].best_end) {   /* ops in index order */
                 late->other = (int32_t)i;
@@ -453,20 +454,21 @@ static int sc_rp_late_work(sc_replay *r)
     uint64_t sure = skip ? UINT64_MAX - SC_RP_LATE_NS - max_lag : 0;    /* t at most this */
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_rp_op *o = &r->ops[i];
-        if (skip && bound[i] <= sure && o->rec_start <= bound[i] + SC_RP_LATE_NS)
+        uint64_t start = sc_rp_rec_start(r, (int32_t)i);
+        if (skip && bound[i] <= sure && start <= bound[i] + SC_RP_LATE_NS)
             continue;   /* within SC_RP_LATE_NS of a model no earlier than its bound */
         lag[SC_BIND_ISSUE] = r->lag_issue[o->kind <= SC_WORK_MEMSET ? o->kind : 0];
         sc_rp_bind bind;
-        uint64_t model = sc_rp_recorded_bound(r, o, &bind, lag);
+        uint64_t model = sc_rp_recorded_bound(r, (int32_t)i, &bind, lag);
         if (o->item == SC_RP_NONE && bind == SC_BIND_ISSUE)
             continue;   /* anchored at its recorded start */
-        if (o->rec_start <= model + SC_RP_LATE_NS)
+        if (start <= model + SC_RP_LATE_NS)
             continue;
         /* explained when its stream ran a host function; else held by a full grid of another
          * stream, or by other work (below), or unexplained: its delay as recorded until then
          * (which gives its model back to the search for other work) */
         sc_rp_sparse late = {.index = (int32_t)i, .other = SC_RP_NONE,
-                             .value = o->rec_start - model};
+                             .value = start - model};
         if (!o->after_host_func) {
             late.other = sc_rp_running_grid(r, r->full, r->n_full, (int32_t)i, model);
             n_pending += late.other == SC_RP_NONE;
@@ -488,8 +490,10 @@ static int sc_rp_late_work(sc_replay *r)
         const sc_rp_sparse *late = &r->lates[k];
         const sc_rp_op *o = &r->ops[late->index];
         if (!o->after_host_func && late->other == SC_RP_NONE)
-            pending[j++] = (sc_rp_pending){.start = o->rec_start,
-                                           .model = o->rec_start - late->value, .late = k};
+            pending[j++] = (sc_rp_pending){.start = sc_rp_rec_start(r, late->index),
+                                           .model = sc_rp_rec_start(r, late->index) -
+                                                    late->value,
+                                           .late = k};
     }
     if (pending)
         rc = sc_rp_held_by_work(r, pending, n_pending);
@@ -499,7 +503,7 @@ static int sc_rp_late_work(sc_replay *r)
         if (r->ops[late->index].after_host_func)
             continue;
         if (late->other != SC_RP_NONE) {
-            late->held_lag = (int64_t)r->ops[late->index].rec_start -
+            late->held_lag = (int64_t)sc_rp_rec_start(r, late->index) -
                              (int64_t)sc_rp_rec_end(r, late->other);
             r->summary.held++;
         } else {

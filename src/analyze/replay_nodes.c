@@ -40,7 +40,7 @@ int sc_rp_nodes_sorted(sc_replay *r)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < r->n_ops; i++)
-        at[k++] = r->ops[i].rec_start;
+        at[k++] = sc_rp_rec_start(r, (int32_t)i);
     for (size_t i = 0; i < r->n_items; i++)
         at[k++] = sc_rp_item_node_at(r, i);
     /* at a tie, work first (its positions come first): an item may wait for it */
@@ -76,7 +76,7 @@ static inline bool sc_rp_run_key(const sc_rp_node_merge *m, sc_rp_node_run *run,
     const sc_replay *r = m->r;
     uint64_t at, pos;
     if (run->kind == SC_RP_RUN_OPS) {
-        at = r->ops[run->next].rec_start;
+        at = sc_rp_rec_start(r, (int32_t)run->next);
         pos = run->next;
     } else {
         size_t i = run->kind == SC_RP_RUN_CALLS ? run->next : (size_t)m->marks[run->next];
@@ -177,7 +177,7 @@ static int sc_rp_merge_runs(sc_rp_node_merge *m, uint32_t *restrict nodes)
         sc_rp_node_run *run = &runs[k];
         uint64_t at;
         if (run->kind == SC_RP_RUN_OPS)
-            at = m->r->ops[run->next].rec_start;
+            at = sc_rp_rec_start(m->r, (int32_t)run->next);
         else    /* an op run's next is no index into the marks */
             at = sc_rp_item_node_at(m->r, run->kind == SC_RP_RUN_CALLS
                                               ? run->next
@@ -196,7 +196,6 @@ static int sc_rp_merge_runs(sc_rp_node_merge *m, uint32_t *restrict nodes)
     const uint64_t lo = m->lo, max_off = m->max_off;
     const unsigned bits = m->position_bits;
     const sc_replay *r = m->r;
-    const sc_rp_op *ops = r->ops;
     const sc_rp_item *items = r->items;
     const size_t n_ops = r->n_ops;
     for (size_t k = 0; live > 0; k++) {
@@ -207,7 +206,7 @@ static int sc_rp_merge_runs(sc_rp_node_merge *m, uint32_t *restrict nodes)
         size_t next = run->next + 1, end = run->end;
         uint64_t at, pos;
         if (run->kind == SC_RP_RUN_OPS) {
-            at = next < end ? ops[next].rec_start : 0;
+            at = next < end ? sc_rp_rec_start(r, (int32_t)next) : 0;
             pos = next;
         } else if (run->kind == SC_RP_RUN_CALLS) {
             while (next < end && items[next].mark)

@@ -200,7 +200,7 @@ static inline uint64_t sc_rp_dur(const sc_replay *r, int32_t i)
 static uint64_t sc_rp_op_start(const sc_replay *r, int32_t i)
 {
     return (r->op_fix[i] & SC_RP_OP_PLACED) ? r->op_end[i] - sc_rp_dur(r, i)
-                                            : r->ops[i].rec_start;
+                                            : sc_rp_rec_start(r, i);
 }
 
 /* When work i ends in this pass: its recorded end until it is placed (a recorded tie), then
@@ -221,10 +221,11 @@ static uint64_t sc_rp_op_end(const sc_replay *r, int32_t i)
 static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t ready)
 {
     const sc_rp_op *o = &r->ops[i];
+    uint64_t rec_start = sc_rp_rec_start(r, i);
     size_t lo = 0, hi = r->n_full;
     while (lo < hi) {   /* full grids recorded to start before it */
         size_t mid = lo + (hi - lo) / 2;
-        if (r->ops[r->full[mid]].rec_start < o->rec_start)
+        if (sc_rp_rec_start(r, r->full[mid]) < rec_start)
             lo = mid + 1;
         else
             hi = mid;
@@ -254,12 +255,12 @@ static uint64_t sc_rp_arrival_start(const sc_replay *r, int32_t i, uint64_t read
  * then position). */
 static void sc_rp_note_ready(sc_replay *r, int32_t i, uint64_t t)
 {
-    uint64_t start = r->ops[i].rec_start;
+    uint64_t start = sc_rp_rec_start(r, i);
     size_t lo = 0, hi = r->n_full;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const sc_rp_op *g = &r->ops[r->full[mid]];
-        if (g->rec_start < start || (g->rec_start == start && r->full[mid] < i))
+        uint64_t g = sc_rp_rec_start(r, r->full[mid]);
+        if (g < start || (g == start && r->full[mid] < i))
             lo = mid + 1;
         else
             hi = mid;
@@ -332,10 +333,10 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
     const sc_rp_op *o = &r->ops[i];
     const sc_rp_item *it = o->item != SC_RP_NONE ? &r->items[o->item] : NULL;
     uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, o->item, o->kind)
-                    : o->rec_start;
+                    : sc_rp_rec_start(r, i);
     uint64_t rec_load_end = it && it->loads ? sc_rp_load_end(r, o->item) : 0;
     if (it && it->loads && !(r->item_fix[o->item] & SC_RP_FIX_ITEM_NO_LOAD) &&
-        (r->item_fix[o->item] & SC_RP_ITEM_DONE) && o->rec_start >= rec_load_end) {
+        (r->item_fix[o->item] & SC_RP_ITEM_DONE) && sc_rp_rec_start(r, i) >= rec_load_end) {
         /* the kernel of a loading launch: after the load (the call's end less what it did
          * after the load), as recorded after it; a kernel that started long after its load
          * was held by something else (its stream, a barrier: the edges below), and follows
@@ -344,7 +345,7 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
         uint64_t end = sc_rp_kept_end(r, o->item)->value;
         uint64_t load_end = end - r->item_start[o->item] > tail ? end - tail
                                                                 : r->item_start[o->item];
-        uint64_t after = o->rec_start - rec_load_end;
+        uint64_t after = sc_rp_rec_start(r, i) - rec_load_end;
         t = sc_rp_max(t, load_end + (after <= SC_RP_AFTER_LOAD_NS ? after
                                                                    : r->lag_issue[o->kind]));
     }

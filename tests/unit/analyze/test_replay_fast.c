@@ -165,7 +165,7 @@ static void check_tables(const sc_replay *r, const sc_trace *t)
     assert_int_equal(r->n_ops, sc_work_count(t));
     for (size_t i = 0; i < r->n_ops; i++) {
         sc_work w = sc_work_at(t, i);
-        assert_true(r->ops[i].rec_start == w.start_ns);
+        assert_true(sc_rp_rec_start(r, (int32_t)i) == w.start_ns);
         assert_true(sc_rp_rec_end(r, (int32_t)i) == w.end_ns);
         int32_t e = sc_rp_engine_prev(r, &r->ops[i]), q = sc_rp_queue_prev(r, &r->ops[i]);
         assert_true(e == SC_RP_NONE || (e >= 0 && (size_t)e < r->n_ops && e != (int32_t)i));

@@ -35,23 +35,24 @@ static int by_end_cmp(const void *pa, const void *pb)
 }
 
 /* The search before: the ops by end, back from the last that ended by the piece's start. */
-static int32_t ref_held(const sc_rp_op *ops, const uint64_t *ends, const uint32_t *slots,
-                        const int32_t *by_end, size_t n, int32_t late, uint64_t model)
+static int32_t ref_held(const sc_rp_op *ops, const uint64_t *starts, const uint64_t *ends,
+                        const uint32_t *slots, const int32_t *by_end, size_t n, int32_t late,
+                        uint64_t model)
 {
     const sc_rp_op *o = &ops[late];
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (ends[by_end[mid]] <= o->rec_start)
+        if (ends[by_end[mid]] <= starts[late])
             lo = mid + 1;
         else
             hi = mid;
     }
     for (size_t k = lo; k-- > 0;) {
         const sc_rp_op *h = &ops[by_end[k]];
-        if (ends[by_end[k]] + SC_RP_HELD_WINDOW_NS < o->rec_start)
+        if (ends[by_end[k]] + SC_RP_HELD_WINDOW_NS < starts[late])
             break;
-        if (h->dev == o->dev && slots[by_end[k]] != slots[late] && h->rec_start < model)
+        if (h->dev == o->dev && slots[by_end[k]] != slots[late] && starts[by_end[k]] < model)
             return by_end[k];
     }
     return SC_RP_NONE;
@@ -60,6 +61,8 @@ static int32_t ref_held(const sc_rp_op *ops, const uint64_t *ends, const uint32_
 static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *seed)
 {
     sc_rp_op *ops = calloc(n, sizeof *ops);
+    sc_kernel *kernels = calloc(n, sizeof *kernels);    /* the ops' recorded starts */
+    uint64_t *starts = calloc(n, sizeof *starts);
     uint64_t *ends = calloc(n, sizeof *ends);
     uint32_t *slots = calloc(n, sizeof *slots);
     sc_rp_wides wide = {0};
@@ -68,6 +71,8 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
     sc_rp_pending *p = calloc(n_late, sizeof *p);
     uint64_t *models = calloc(n_late, sizeof *models);
     assert_non_null(ops);
+    assert_non_null(kernels);
+    assert_non_null(starts);
     assert_non_null(ends);
     assert_non_null(slots);
     assert_non_null(by_end);
@@ -75,13 +80,14 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
     assert_non_null(p);
     assert_non_null(models);
     for (size_t i = 0; i < n; i++) {
-        ops[i].rec_start = rnd(seed) % spread;
+        starts[i] = rnd(seed) % spread;
         if (far && i % 7 == 0)
-            ops[i].rec_start += (uint64_t)1 << 50;
+            starts[i] += (uint64_t)1 << 50;
+        kernels[i].rec.start_ns = starts[i];
         uint64_t dur = rnd(seed) % 3 == 0 ? 0 : rnd(seed) % 20000;
         if (rnd(seed) % 50 == 0)
             dur += UINT32_MAX - 10 + rnd(seed) % 20;    /* its field's mark, or past it */
-        ends[i] = ops[i].rec_start + dur;
+        ends[i] = starts[i] + dur;
         assert_int_equal(sc_rp_wide_put(&wide, (int32_t)i, dur, &ops[i].dur), 0);
         ops[i].dev = (uint32_t)(rnd(seed) % 2);
         slots[i] = (uint32_t)(rnd(seed) % 3);
@@ -91,21 +97,24 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
     qsort(by_end, n, sizeof *by_end, by_end_cmp);
     for (size_t k = 0; k < n_late; k++) {
         int32_t i = (int32_t)(rnd(seed) % n);
-        uint64_t model = ops[i].rec_start > 25000 ? ops[i].rec_start - rnd(seed) % 25000
-                                                  : ops[i].rec_start;
+        uint64_t model = starts[i] > 25000 ? starts[i] - rnd(seed) % 25000 : starts[i];
         lates[k] = (sc_rp_sparse){.index = i, .other = SC_RP_NONE};
-        p[k] = (sc_rp_pending){.start = ops[i].rec_start, .model = model, .late = k};
+        p[k] = (sc_rp_pending){.start = starts[i], .model = model, .late = k};
         models[k] = model;
     }
     sc_replay r = {.ops = ops, .n_ops = n, .wide_op_durs = wide, .op_slot = slots,
+                   .starts = {.kernels = kernels, .n_kernels = n, .copies_end = n},
                    .lates = lates, .n_lates = n_late};
     for (size_t i = 0; i < n; i++)
         assert_int_equal(sc_rp_rec_end(&r, (int32_t)i), ends[i]);
     assert_int_equal(sc_rp_held_by_work(&r, p, n_late), 0);
     for (size_t k = 0; k < n_late; k++)
         assert_int_equal(lates[k].other,
-                         ref_held(ops, ends, slots, by_end, n, lates[k].index, models[k]));
+                         ref_held(ops, starts, ends, slots, by_end, n, lates[k].index,
+                                  models[k]));
     free(ops);
+    free(kernels);
+    free(starts);
     free(ends);
     free(slots);
     free(wide.v);

@@ -30,7 +30,7 @@ static uint64_t issue_at(const void *issue, size_t i)
     return ((const uint64_t *)issue)[i];
 }
 
-static const sc_rp_op *ref_ops;
+static const uint64_t *ref_starts;  /* per op, its recorded start */
 static const uint64_t *ref_issue;
 
 static int ref_cmp(const void *pa, const void *pb)
@@ -38,8 +38,8 @@ static int ref_cmp(const void *pa, const void *pb)
     int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
     if (ref_issue[a] != ref_issue[b])
         return ref_issue[a] < ref_issue[b] ? -1 : 1;
-    if (ref_ops[a].rec_start != ref_ops[b].rec_start)
-        return ref_ops[a].rec_start < ref_ops[b].rec_start ? -1 : 1;
+    if (ref_starts[a] != ref_starts[b])
+        return ref_starts[a] < ref_starts[b] ? -1 : 1;
     return a < b ? -1 : a > b;
 }
 
@@ -66,10 +66,18 @@ static void check(const shape *s, uint64_t *seed)
     sc_trace t = {.n_kernels = s->kernels, .n_copies = s->copies, .n_memsets = s->memsets};
     sc_ctx ctx = {.trace = &t};
     sc_rp_op *ops = calloc(n + 1, sizeof *ops);
+    uint64_t *starts = calloc(n + 1, sizeof *starts);
+    t.kernels = calloc(s->kernels + 1, sizeof *t.kernels);
+    t.copies = calloc(s->copies + 1, sizeof *t.copies);
+    t.memsets = calloc(s->memsets + 1, sizeof *t.memsets);
     uint32_t *slot = calloc(n + 1, sizeof *slot);
     uint64_t *issue = calloc(n + 1, sizeof *issue);
     int32_t *want = calloc(n + 1, sizeof *want);
     assert_non_null(ops);
+    assert_non_null(starts);
+    assert_non_null(t.kernels);
+    assert_non_null(t.copies);
+    assert_non_null(t.memsets);
     assert_non_null(slot);
     assert_non_null(issue);
     assert_non_null(want);
@@ -80,7 +88,13 @@ static void check(const shape *s, uint64_t *seed)
         for (size_t j = 0; j < counts[k]; j++, i++) {
             at += rnd(seed) % 3;
             issue[i] = s->shuffled && rnd(seed) % 13 == 0 ? at - rnd(seed) % 4 : at;
-            ops[i].rec_start = issue[i] + rnd(seed) % 3;
+            starts[i] = issue[i] + rnd(seed) % 3;
+            if (k == 0)     /* where the replay reads it: the trace's record */
+                t.kernels[j].rec.start_ns = starts[i];
+            else if (k == 1)
+                t.copies[j].start_ns = starts[i];
+            else
+                t.memsets[j].start_ns = starts[i];
             slot[i] = (uint32_t)(rnd(seed) % s->slots);
             if (s->unknown && rnd(seed) % 10 == 0)
                 slot[i] = (uint32_t)s->slots;
@@ -98,7 +112,9 @@ static void check(const shape *s, uint64_t *seed)
         unknown_dev = ops[i].dev;
     }
     sc_replay r = {.ctx = &ctx, .ops = ops, .op_slot = slot, .n_ops = n, .n_slots = s->slots,
-                   .n_devs = s->devs};
+                   .n_devs = s->devs,
+                   .starts = {.kernels = t.kernels, .copies = t.copies, .memsets = t.memsets,
+                              .n_kernels = s->kernels, .copies_end = s->kernels + s->copies}};
     assert_int_equal(sc_packed_times_make(&r.op_issue, n, issue, issue_at), 0);
     int rc = sc_rp_issue_orders(&r);
     if (spans) {
@@ -107,7 +123,7 @@ static void check(const shape *s, uint64_t *seed)
         assert_null(r.slot_ops);
     } else {
         assert_int_equal(rc, 0);
-        ref_ops = ops;
+        ref_starts = starts;
         ref_issue = issue;
         for (uint32_t d = 0; d < s->devs; d++) {
             size_t m = ref_group(&r, 0, d, want);
@@ -128,6 +144,10 @@ static void check(const shape *s, uint64_t *seed)
     free(r.slot_ops);
     sc_packed_times_free(&r.op_issue);
     free(ops);
+    free(starts);
+    free(t.kernels);
+    free(t.copies);
+    free(t.memsets);
     free(slot);
     free(issue);
     free(want);

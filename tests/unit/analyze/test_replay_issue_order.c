@@ -14,7 +14,7 @@
 
 #include "analyze/replay_parts.h"
 
-static const sc_replay *ref_r;
+static const uint64_t *ref_starts;
 static const uint64_t *ref_issue;
 
 static int ref_cmp(const void *pa, const void *pb)
@@ -22,7 +22,7 @@ static int ref_cmp(const void *pa, const void *pb)
     int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
     if (ref_issue[a] != ref_issue[b])
         return ref_issue[a] < ref_issue[b] ? -1 : 1;
-    uint64_t sa = ref_r->ops[a].rec_start, sb = ref_r->ops[b].rec_start;
+    uint64_t sa = ref_starts[a], sb = ref_starts[b];
     if (sa != sb)
         return sa < sb ? -1 : 1;
     return a < b ? -1 : a > b;
@@ -42,33 +42,41 @@ static uint64_t rnd(uint64_t *s)
 }
 
 /* n ops whose issue times take `times` values (nearly in position order when `drift`) and
- * recorded starts `starts` values; every `stride`-th position sorted, against qsort. */
-static void check(size_t n, uint64_t times, uint64_t starts, bool drift, size_t stride,
+ * recorded starts `n_starts` values; every `stride`-th position sorted, against qsort. */
+static void check(size_t n, uint64_t times, uint64_t n_starts, bool drift, size_t stride,
                   uint64_t *seed)
 {
     sc_rp_op *ops = calloc(n ? n : 1, sizeof *ops);
+    sc_kernel *kernels = calloc(n ? n : 1, sizeof *kernels);   /* the ops' recorded starts */
+    uint64_t *starts = calloc(n ? n : 1, sizeof *starts);
     uint64_t *issue = calloc(n ? n : 1, sizeof *issue);
     int32_t *got = calloc(n ? n : 1, sizeof *got), *want = calloc(n ? n : 1, sizeof *want);
     assert_non_null(ops);
+    assert_non_null(kernels);
+    assert_non_null(starts);
     assert_non_null(issue);
     assert_non_null(got);
     assert_non_null(want);
     for (size_t i = 0; i < n; i++) {
         issue[i] = 1000000 + (drift ? i / 4 + rnd(seed) % times : rnd(seed) % times);
-        ops[i].rec_start = issue[i] + rnd(seed) % starts;
+        starts[i] = issue[i] + rnd(seed) % n_starts;
+        kernels[i].rec.start_ns = starts[i];
     }
-    sc_replay r = {.ops = ops, .n_ops = n};
+    sc_replay r = {.ops = ops, .n_ops = n,
+                   .starts = {.kernels = kernels, .n_kernels = n, .copies_end = n}};
     assert_int_equal(sc_packed_times_make(&r.op_issue, n, issue, issue_at), 0);
     size_t m = 0;
     for (size_t i = 0; i < n; i += stride)
         got[m] = want[m] = (int32_t)i, m++;
-    ref_r = &r;
+    ref_starts = starts;
     ref_issue = issue;
     qsort(want, m, sizeof *want, ref_cmp);
     assert_int_equal(sc_rp_issue_sort(&r, got, m), 0);
     assert_memory_equal(got, want, m * sizeof *got);
     sc_packed_times_free(&r.op_issue);
     free(ops);
+    free(kernels);
+    free(starts);
     free(issue);
     free(got);
     free(want);

@@ -46,10 +46,12 @@ static void world_make(world *w, const shape *s, uint64_t *seed)
     size_t n_ops = s->kernels + s->copies + s->memsets;
     size_t n_items = s->threads * s->items_per_thread;
     sc_rp_op *ops = calloc(n_ops + 1, sizeof *ops);
+    uint64_t *starts = calloc(n_ops + 1, sizeof *starts);   /* the ops' recorded starts */
     sc_rp_item *items = calloc(n_items + 1, sizeof *items);
     int32_t *marks = malloc((2 * n_items + 1) * sizeof *marks);
     sc_rp_sparse *load_ends = calloc(n_items + 1, sizeof *load_ends);
     assert_non_null(ops);
+    assert_non_null(starts);
     assert_non_null(items);
     assert_non_null(marks);
     assert_non_null(load_ends);
@@ -59,7 +61,7 @@ static void world_make(world *w, const shape *s, uint64_t *seed)
         uint64_t t = 1000 + rnd(seed) % 5;
         for (size_t j = 0; j < counts[k]; j++, i++) {
             t += rnd(seed) % 4;
-            ops[i].rec_start = s->ops_shuffled && rnd(seed) % 7 == 0 ? t - rnd(seed) % 9 : t;
+            starts[i] = s->ops_shuffled && rnd(seed) % 7 == 0 ? t - rnd(seed) % 9 : t;
         }
     }
     size_t n_marks = 0, n_load_ends = 0;
@@ -99,7 +101,7 @@ static void world_make(world *w, const shape *s, uint64_t *seed)
         }
     }
     if (s->far && n_ops > 0)
-        ops[n_ops - 1].rec_start = (uint64_t)1 << 62;
+        starts[n_ops - 1] = (uint64_t)1 << 62;
     /* the marks as ranges' start and end marks, in no particular order */
     for (size_t k = n_marks; k > 1; k--) {
         size_t j = rnd(seed) % k;
@@ -109,9 +111,27 @@ static void world_make(world *w, const shape *s, uint64_t *seed)
     }
     if (n_marks % 2)
         marks[n_marks++] = SC_RP_NONE;      /* a range without its end mark */
+    /* the starts in the trace's records, where the replay reads them */
+    w->t.kernels = calloc(s->kernels + 1, sizeof *w->t.kernels);
+    w->t.copies = calloc(s->copies + 1, sizeof *w->t.copies);
+    w->t.memsets = calloc(s->memsets + 1, sizeof *w->t.memsets);
+    assert_non_null(w->t.kernels);
+    assert_non_null(w->t.copies);
+    assert_non_null(w->t.memsets);
+    for (size_t i = 0; i < n_ops; i++)
+        if (i < s->kernels)
+            w->t.kernels[i].rec.start_ns = starts[i];
+        else if (i < s->kernels + s->copies)
+            w->t.copies[i - s->kernels].start_ns = starts[i];
+        else
+            w->t.memsets[i - s->kernels - s->copies].start_ns = starts[i];
+    free(starts);
     w->t.n_kernels = s->kernels;
     w->t.n_copies = s->copies;
     w->t.n_memsets = s->memsets;
+    w->r.starts = (sc_rp_starts){.kernels = w->t.kernels, .copies = w->t.copies,
+                                 .memsets = w->t.memsets, .n_kernels = s->kernels,
+                                 .copies_end = s->kernels + s->copies};
     w->t.n_ranges = n_marks / 2;
     w->ctx.trace = &w->t;
     w->r.ctx = &w->ctx;
@@ -127,6 +147,9 @@ static void world_make(world *w, const shape *s, uint64_t *seed)
 
 static void world_free(world *w)
 {
+    free(w->t.kernels);
+    free(w->t.copies);
+    free(w->t.memsets);
     free(w->r.ops);
     free(w->r.items);
     free(w->r.range_marks);

@@ -404,9 +404,24 @@ static inline uint64_t sc_rp_rec_dur(const sc_replay *r, int32_t i)
     return sc_rp_wide_of(&r->wide_op_durs, i, r->ops[i].dur);
 }
 
+/* Its record's end, no earlier than its start (sc_work_at's, of which rec_dur is the length):
+ * read there, not made from the op's duration (a wide one is looked up). */
 static inline uint64_t sc_rp_rec_end(const sc_replay *r, int32_t i)
 {
-    return sc_rp_rec_start(r, i) + sc_rp_rec_dur(r, i);
+    const sc_rp_starts *s = &r->starts;
+    size_t k = (size_t)i;
+    uint64_t start, end;
+    if (k < s->n_kernels) {
+        start = s->kernels[k].rec.start_ns;
+        end = s->kernels[k].rec.end_ns;
+    } else if (k < s->copies_end) {
+        start = s->copies[k - s->n_kernels].start_ns;
+        end = s->copies[k - s->n_kernels].end_ns;
+    } else {
+        start = s->memsets[k - s->copies_end].start_ns;
+        end = s->memsets[k - s->copies_end].end_ns;
+    }
+    return end < start ? start : end;
 }
 
 /* Work i's copy engine and hardware queue predecessors (sc_rp_link), SC_RP_NONE. */

@@ -10,9 +10,10 @@
  * end of every item whose end is read after its step and the same wall of every NVTX range.
  * Fails when a fast step leaves out a constraint its node has, when the shapes' walk marks a
  * node fast whose step needs a rare feature, or when the kept ends' order is off. Each graph's
- * side tables, which keep what its 32-byte ops and 16-byte items leave out, are checked
+ * side tables, which keep what its 24-byte ops and 16-byte items leave out, are checked
  * against the trace and the items once it is built (check_tables): every op's recorded start
- * and end (sc_rp_rec_end, durations past 32 bits in their list), the waits' list (one entry
+ * and end, as read from its record, and its duration (sc_rp_rec_dur, durations past 32 bits
+ * in their list), the waits' list (one entry
  * per waiting item, by item), each item's thread (sc_rp_thread_of against a count of the
  * threads' first items), the sampled calls' tool times (the flag and the list agree) and
  * every list searched by index sorted. */
@@ -167,6 +168,7 @@ static void check_tables(const sc_replay *r, const sc_trace *t)
         sc_work w = sc_work_at(t, i);
         assert_true(sc_rp_rec_start(r, (int32_t)i) == w.start_ns);
         assert_true(sc_rp_rec_end(r, (int32_t)i) == w.end_ns);
+        assert_true(sc_rp_rec_dur(r, (int32_t)i) == w.end_ns - w.start_ns);
         int32_t e = sc_rp_engine_prev(r, &r->ops[i]), q = sc_rp_queue_prev(r, &r->ops[i]);
         assert_true(e == SC_RP_NONE || (e >= 0 && (size_t)e < r->n_ops && e != (int32_t)i));
         assert_true(q == SC_RP_NONE || (q >= 0 && (size_t)q < r->n_ops && q != (int32_t)i));

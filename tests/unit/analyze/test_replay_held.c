@@ -5,7 +5,7 @@
  * started before the piece's model. Ops with many equal ends, on two devices and a few
  * streams, late pieces with windows that overlap, that hold nothing, that start near 0 or
  * far apart (past the bitmap's reach), a few that ran longer than their 32-bit field holds
- * (sc_rp_rec_end's wide list). Fails on any tie broken the other way. */
+ * (sc_rp_rec_dur's wide list). Fails on any tie broken the other way. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,6 +88,7 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
         if (rnd(seed) % 50 == 0)
             dur += UINT32_MAX - 10 + rnd(seed) % 20;    /* its field's mark, or past it */
         ends[i] = starts[i] + dur;
+        kernels[i].rec.end_ns = ends[i];
         assert_int_equal(sc_rp_wide_put(&wide, (int32_t)i, dur, &ops[i].dur), 0);
         ops[i].dev = (uint32_t)(rnd(seed) % 2);
         slots[i] = (uint32_t)(rnd(seed) % 3);
@@ -105,8 +106,10 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
     sc_replay r = {.ops = ops, .n_ops = n, .wide_op_durs = wide, .op_slot = slots,
                    .starts = {.kernels = kernels, .n_kernels = n, .copies_end = n},
                    .lates = lates, .n_lates = n_late};
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         assert_int_equal(sc_rp_rec_end(&r, (int32_t)i), ends[i]);
+        assert_int_equal(sc_rp_rec_dur(&r, (int32_t)i), ends[i] - starts[i]);
+    }
     assert_int_equal(sc_rp_held_by_work(&r, p, n_late), 0);
     for (size_t k = 0; k < n_late; k++)
         assert_int_equal(lates[k].other,

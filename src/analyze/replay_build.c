@@ -171,7 +171,7 @@ static int sc_rp_ops_fill(sc_replay *r)
     const sc_ctx *ctx = r->ctx;
     const sc_trace *t = ctx->trace;
     r->n_ops = sc_work_count(t);
-    r->starts = (sc_rp_starts){.kernels = t->kernels, .copies = t->copies,
+    r->records = (sc_rp_records){.kernels = t->kernels, .copies = t->copies,
                                .memsets = t->memsets, .n_kernels = t->n_kernels,
                                .copies_end = t->n_kernels + t->n_copies};
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
@@ -200,9 +200,6 @@ static int sc_rp_ops_fill(sc_replay *r)
             sc_rp_op *o = &r->ops[i];
             *o = (sc_rp_op){.item = item, .stream_prev = SC_RP_NONE,
                             .link = SC_RP_NO_LINK, .dev = dev, .kind = w.kind};
-            if (sc_rp_wide_put(&r->wide_op_durs, (int32_t)i, w.end_ns - w.start_ns, &o->dur) !=
-                0)
-                return -1;
             uint64_t v = item != SC_RP_NONE && call->rec.start_ns <= w.start_ns
                              ? call->rec.start_ns
                              : w.start_ns;
@@ -548,7 +545,8 @@ static sc_rp_link *sc_rp_link_of(sc_replay *r, int32_t i)
     if (o->link == SC_RP_NO_LINK) {
         if (!SC_GROW(r->links, r->cap_links, r->n_links + 1, 64))
             return NULL;
-        r->links[r->n_links] = (sc_rp_link){.engine_prev = SC_RP_NONE,
+        r->links[r->n_links] = (sc_rp_link){.edge_first = SC_RP_NO_EDGES,
+                                            .engine_prev = SC_RP_NONE,
                                             .queue_prev = SC_RP_NONE};
         o->link = (uint32_t)r->n_links++;
     }
@@ -673,9 +671,14 @@ static int sc_rp_edges(sc_replay *r)
             rc = sc_rp_barrier_edges(r, i, seen, near[1], &cap);
         if (rc == 0)
             rc = sc_rp_room_edges(r, i, r->full, r->n_full, &cap);
-        if (r->n_edges > first)
+        if (rc == 0 && r->n_edges > first) {
             r->edges[r->n_edges - 1].last = true;
-        r->ops[i].edge_first = r->n_edges > first ? (uint32_t)first : SC_RP_NO_EDGES;
+            sc_rp_link *l = sc_rp_link_of(r, i);
+            if (l)
+                l->edge_first = (uint32_t)first;
+            else
+                rc = -1;
+        }
     }
     if (rc == 0)
         rc = sc_rp_engine_order(r);
@@ -817,7 +820,6 @@ void sc_replay_free(sc_replay *r)
     free(r->thread_first);
     free(r->item_call);
     free(r->waits);
-    free(r->wide_op_durs.v);
     free(r->links);
     free(r->op_slot);
     free(r->full_slots);

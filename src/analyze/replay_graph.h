@@ -38,22 +38,21 @@ typedef struct sc_rp_edge {
 #define SC_RP_NO_EDGES UINT32_MAX   /* sc_rp_op.edge_first of work without edges */
 #define SC_RP_MAX_DEVS (1u << 24)   /* devices sc_rp_op.dev can name */
 
-/* One piece of device work. Its index is its work position (sc_work_at). 24 bytes, one per
+/* One piece of device work. Its index is its work position (sc_work_at). 16 bytes, one per
  * piece of device work: what the passes read of every piece is here, the rest beside it.
- * Its recorded start is its trace record's (sc_rp_rec_start reads it there: 8 bytes a piece
- * less, 32 before the nineteenth round; the fast steps of a pass do not read it). When it
- * was issued (the recorded start of the call that issued it, or its own start), its
- * stream and its place in its device's issue order are kept in arrays of their own, the
- * first two while the graph is built (sc_replay.op_issue, .op_slot), the third only for the
- * devices' trees of ends (sc_replay.dev_pos: replay_run.c); its copy
- * engine's and hardware queue's predecessors, which few pieces have, in sc_replay.links. */
+ * Its recorded start and end are its trace record's (sc_rp_rec_start, sc_rp_rec_end and
+ * sc_rp_rec_dur read them there: 32 bytes a piece before the nineteenth round, which kept
+ * its start and its duration here). When it was issued (the recorded start of the call that
+ * issued it, or its own start), its stream and its place in its device's issue order are
+ * kept in arrays of their own, the first two while the graph is built (sc_replay.op_issue,
+ * .op_slot), the third only for the devices' trees of ends (sc_replay.dev_pos:
+ * replay_run.c); its edges and its copy engine's and hardware queue's predecessors, which
+ * few pieces have, in its sc_replay.links entry. */
 typedef struct sc_rp_op {
-    uint32_t dur;               /* its recorded end less its start, SC_RP_WIDE: in
-                                   sc_replay.wide_op_durs (sc_rp_rec_dur, sc_rp_rec_end) */
     int32_t item;               /* the host item that issued it; SC_RP_NONE: anchored */
     int32_t stream_prev;        /* the work before it on its stream */
-    uint32_t edge_first;        /* into sc_replay.edges; SC_RP_NO_EDGES */
-    uint32_t link;              /* into sc_replay.links, SC_RP_NO_LINK: neither predecessor */
+    uint32_t link;              /* into sc_replay.links, SC_RP_NO_LINK: no edge and neither
+                                   predecessor */
     uint32_t dev : 24;          /* index into analysis->devices (below SC_RP_MAX_DEVS) */
     uint32_t kind : 4;          /* sc_work_kind */
     uint32_t peer_staged : 1;   /* half of a peer copy staged through host memory
@@ -66,28 +65,43 @@ typedef struct sc_rp_op {
     uint32_t item_loads : 1;    /* its item loaded a module (sc_rp_item.loads): the lags look
                                    at the item only then */
 } sc_rp_op;
-_Static_assert(sizeof(sc_rp_op) == 24, "sc_rp_op: one per piece of device work, no padding");
+_Static_assert(sizeof(sc_rp_op) == 16, "sc_rp_op: one per piece of device work, no padding");
 
-#define SC_RP_NO_LINK UINT32_MAX    /* sc_rp_op.link of work with neither predecessor */
+#define SC_RP_NO_LINK UINT32_MAX    /* sc_rp_op.link of work with no edge and neither
+                                       predecessor */
 
-/* The predecessors of a piece of work that few have (sc_rp_op.link). */
+/* What few pieces of work have (sc_rp_op.link): edges into it and the predecessors. */
 typedef struct sc_rp_link {
+    uint32_t edge_first;        /* into sc_replay.edges; SC_RP_NO_EDGES */
     int32_t engine_prev;        /* copies: the same-direction copy before it on its device */
     int32_t queue_prev;         /* the work issued before it to its hardware queue from
                                    another stream: it starts no earlier (replay.h, "queues") */
 } sc_rp_link;
 
-/* The edges into work o: *n of them, none when o has no edge. */
-static inline const sc_rp_edge *sc_rp_op_edges(const sc_rp_edge *edges, const sc_rp_op *o,
-                                               uint32_t *n)
+/* Where work o's edges begin in the replay's edges (links: its links), SC_RP_NO_EDGES. */
+static inline uint32_t sc_rp_edge_first(const sc_rp_link *links, const sc_rp_op *o)
+{
+    return o->link != SC_RP_NO_LINK ? links[o->link].edge_first : SC_RP_NO_EDGES;
+}
+
+/* The edges from `first` (sc_rp_edge_first): *n of them, none when it is SC_RP_NO_EDGES. */
+static inline const sc_rp_edge *sc_rp_edges_from(const sc_rp_edge *edges, uint32_t first,
+                                                 uint32_t *n)
 {
     *n = 0;
-    if (o->edge_first == SC_RP_NO_EDGES)
+    if (first == SC_RP_NO_EDGES)
         return NULL;
-    const sc_rp_edge *e = &edges[o->edge_first];
+    const sc_rp_edge *e = &edges[first];
     while (!e[(*n)++].last)
         ;
     return e;
+}
+
+/* The edges into work o: *n of them, none when o has no edge. */
+static inline const sc_rp_edge *sc_rp_op_edges(const sc_rp_edge *edges, const sc_rp_link *links,
+                                               const sc_rp_op *o, uint32_t *n)
+{
+    return sc_rp_edges_from(edges, sc_rp_edge_first(links, o), n);
 }
 
 typedef enum sc_rp_wait {
@@ -179,27 +193,26 @@ typedef struct sc_rp_sparse {
     };
 } sc_rp_sparse;
 
-/* Where the ops' recorded starts are: the trace's work records, in work position order
+/* Where the ops' recorded times are: the trace's work records, in work position order
  * (sc_work_at: the kernels, then the copies, then the memsets). */
-typedef struct sc_rp_starts {
+typedef struct sc_rp_records {
     const sc_kernel *kernels;   /* ops [0, n_kernels) */
     const sc_rec_memcpy *copies;    /* ops [n_kernels, copies_end) */
     const sc_rec_memset *memsets;   /* ops from copies_end */
     size_t n_kernels, copies_end;
-} sc_rp_starts;
+} sc_rp_records;
 
 struct sc_replay {
     const sc_ctx *ctx;
     uint64_t run_start_ns;
 
     sc_rp_op *ops;              size_t n_ops;
-    sc_rp_starts starts;        /* the ops' recorded starts (sc_rp_rec_start) */
+    sc_rp_records records;      /* the ops' recorded times (sc_rp_rec_start, sc_rp_rec_end) */
     uint32_t *thread_first;     /* per thread, its first item (ascending: threads' items are
                                    consecutive) */
     int32_t *item_call;         /* per item, its trace->calls index (first query of a loop),
                                    SC_RP_NONE; until the host waits are built */
     sc_rp_wait_ref *waits;      size_t n_waits, cap_waits;    /* the waiting items' */
-    sc_rp_wides wide_op_durs;   /* the ops' durations that take more than 32 bits */
     sc_rp_link *links;          size_t n_links, cap_links;  /* sc_rp_op.link */
     uint32_t *op_slot;          /* per op, its stream: index into analysis->streams; while
                                    the graph is built (sc_rp_op_slot after) */
@@ -383,7 +396,7 @@ static inline uint64_t sc_rp_issue(const sc_replay *r, int32_t i)
 /* When work i started, as recorded: its trace record's start. */
 static inline uint64_t sc_rp_rec_start(const sc_replay *r, int32_t i)
 {
-    const sc_rp_starts *s = &r->starts;
+    const sc_rp_records *s = &r->records;
     size_t k = (size_t)i;
     if (k < s->n_kernels)
         return s->kernels[k].rec.start_ns;
@@ -398,30 +411,38 @@ static inline uint64_t sc_rp_rec_start_of(const sc_replay *r, const sc_rp_op *o)
     return sc_rp_rec_start(r, (int32_t)(o - r->ops));
 }
 
+/* Work k's recorded start and end, its end no earlier than its start (sc_work_at's), read
+ * off its trace record through s (a pass's walk keeps s in a local). */
+static inline void sc_rp_record_times(const sc_rp_records *s, size_t k, uint64_t *start,
+                                      uint64_t *end)
+{
+    uint64_t e;
+    if (k < s->n_kernels) {
+        *start = s->kernels[k].rec.start_ns;
+        e = s->kernels[k].rec.end_ns;
+    } else if (k < s->copies_end) {
+        *start = s->copies[k - s->n_kernels].start_ns;
+        e = s->copies[k - s->n_kernels].end_ns;
+    } else {
+        *start = s->memsets[k - s->copies_end].start_ns;
+        e = s->memsets[k - s->copies_end].end_ns;
+    }
+    *end = e < *start ? *start : e;
+}
+
 /* How long work i ran, as recorded (the fixes' durations: replay_run.c), and when it ended. */
 static inline uint64_t sc_rp_rec_dur(const sc_replay *r, int32_t i)
 {
-    return sc_rp_wide_of(&r->wide_op_durs, i, r->ops[i].dur);
+    uint64_t start, end;
+    sc_rp_record_times(&r->records, (size_t)i, &start, &end);
+    return end - start;
 }
 
-/* Its record's end, no earlier than its start (sc_work_at's, of which rec_dur is the length):
- * read there, not made from the op's duration (a wide one is looked up). */
 static inline uint64_t sc_rp_rec_end(const sc_replay *r, int32_t i)
 {
-    const sc_rp_starts *s = &r->starts;
-    size_t k = (size_t)i;
     uint64_t start, end;
-    if (k < s->n_kernels) {
-        start = s->kernels[k].rec.start_ns;
-        end = s->kernels[k].rec.end_ns;
-    } else if (k < s->copies_end) {
-        start = s->copies[k - s->n_kernels].start_ns;
-        end = s->copies[k - s->n_kernels].end_ns;
-    } else {
-        start = s->memsets[k - s->copies_end].start_ns;
-        end = s->memsets[k - s->copies_end].end_ns;
-    }
-    return end < start ? start : end;
+    sc_rp_record_times(&r->records, (size_t)i, &start, &end);
+    return end;
 }
 
 /* Work i's copy engine and hardware queue predecessors (sc_rp_link), SC_RP_NONE. */

@@ -117,7 +117,7 @@ sc_rp_recorded_bound(const sc_replay *r, int32_t i, sc_rp_bind *bind,
     uint64_t cross = 0, room = 0;   /* the latest end among its edges of each kind */
     bool has_cross = false, has_room = false;
     uint32_t n_edges;
-    const sc_rp_edge *edges = sc_rp_op_edges(r->edges, o, &n_edges);
+    const sc_rp_edge *edges = sc_rp_op_edges(r->edges, r->links, o, &n_edges);
     for (uint32_t k = 0; k < n_edges; k++) {
         uint64_t end = sc_rp_rec_end(r, edges[k].op);
         if (edges[k].kind == SC_RP_EDGE_ROOM) {

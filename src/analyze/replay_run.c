@@ -357,7 +357,7 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
     if (queue_prev != SC_RP_NONE && !r->fix_all_queues)
         t = sc_rp_max(t, sc_rp_op_start(r, queue_prev) + r->lag_queue);
     uint32_t n_edges;
-    const sc_rp_edge *edges = sc_rp_op_edges(r->edges, o, &n_edges);
+    const sc_rp_edge *edges = sc_rp_op_edges(r->edges, r->links, o, &n_edges);
     for (uint32_t k = 0; k < n_edges; k++) {
         const sc_rp_edge *e = &edges[k];
         if ((e->kind == SC_RP_EDGE_EVENT && !r->fix_unevent[e->slot]) ||
@@ -520,9 +520,9 @@ SC_RP_WALK_STEP uint64_t sc_rp_item_wait_fast(sc_replay *r, const uint64_t *op_e
 /* The edges of work o of the fast shape: events and barriers (no room edge) from work placed
  * before its step; those a fix removes are left out, as sc_rp_run_op leaves them. */
 SC_RP_WALK_STEP uint64_t sc_rp_edges_fast(const sc_replay *r, const uint64_t *op_end,
-                                          const sc_rp_op *o, uint64_t t)
+                                          uint32_t first, uint64_t t)
 {
-    const sc_rp_edge *e = &r->edges[o->edge_first];
+    const sc_rp_edge *e = &r->edges[first];
     for (;; e++) {
         const uint8_t *fixed = e->kind == SC_RP_EDGE_EVENT ? r->fix_unevent : r->fix_barrier;
         if (!fixed[e->slot])
@@ -561,6 +561,7 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
     const uint32_t *nodes = r->nodes;
     size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
     const sc_rp_op *ops = r->ops;
+    const sc_rp_records records = r->records;
     const sc_rp_link *links = r->links;
     const sc_rp_item *items = r->items;
     uint64_t *op_end = r->op_end, *item_start = r->item_start, *thread_shift = r->thread_shift;
@@ -627,21 +628,23 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
                      (uint64_t)(items[o->item].tracer & plain);
         if (o->stream_prev != SC_RP_NONE)
             t = sc_rp_max(t, op_end[o->stream_prev] + lag_stream);
-        if (o->edge_first != SC_RP_NO_EDGES)
-            t = sc_rp_edges_fast(r, op_end, o, t);
-        if (o->link != SC_RP_NO_LINK) {    /* either predecessor is there */
+        if (o->link != SC_RP_NO_LINK) {    /* edges, or either predecessor */
             const sc_rp_link *l = &links[o->link];
+            if (l->edge_first != SC_RP_NO_EDGES)
+                t = sc_rp_edges_fast(r, op_end, l->edge_first, t);
             if (l->engine_prev != SC_RP_NONE)
                 t = sc_rp_max(t, op_end[l->engine_prev] + lag_stream);
             if (l->queue_prev != SC_RP_NONE && queues)
                 t = sc_rp_max(t, op_end[l->queue_prev] - sc_rp_dur(r, l->queue_prev) +
                                      lag_queue);
         }
-        /* a fast op's duration is in its field (sc_rp_pass_shapes) */
+        /* a fast op's duration is its record's, unless a fix gives it another */
+        uint64_t rec_start, rec_end;
+        sc_rp_record_times(&records, node, &rec_start, &rec_end);
         uint64_t end = t + ((fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH |
                                     SC_RP_FIX_OP_DURATION))
                                 ? sc_rp_dur(r, (int32_t)node)
-                                : (uint64_t)o->dur);
+                                : rec_end - rec_start);
         op_end[node] = end;
         last = sc_rp_max(last, end);
         if (tree)
@@ -674,12 +677,12 @@ static bool sc_rp_cond_placed(const sc_replay *r, const uint8_t *op_fix, uint32_
     return true;
 }
 
-/* Whether work o's edges are all events and barriers from placed work (sc_rp_pass_shapes). */
-static bool sc_rp_edges_placed(const sc_rp_edge *edges, const uint8_t *op_fix,
-                               const sc_rp_op *o)
+/* Whether the edges from `first` are all events and barriers from placed work
+ * (sc_rp_pass_shapes). */
+static bool sc_rp_edges_placed(const sc_rp_edge *edges, const uint8_t *op_fix, uint32_t first)
 {
     uint32_t n;
-    const sc_rp_edge *e = sc_rp_op_edges(edges, o, &n);
+    const sc_rp_edge *e = sc_rp_edges_from(edges, first, &n);
     for (uint32_t k = 0; k < n; k++)
         if (e[k].kind == SC_RP_EDGE_ROOM || !(op_fix[e[k].op] & SC_RP_OP_PLACED))
             return false;
@@ -793,12 +796,12 @@ void sc_rp_pass_shapes(sc_replay *r)
         bool started = (item_fix[o->item] & SC_RP_ITEM_DONE) ||
                        (!it->first && (item_fix[o->item - 1] & SC_RP_ITEM_DONE));
         bool fast = (fix & SC_RP_OP_FAST) && started && !o->late && !it->loads &&
-                    o->dur != SC_RP_WIDE && it->tracer != SC_RP_WIDE16 &&
+                    it->tracer != SC_RP_WIDE16 &&
                     it->tracer <= lag_issue[o->kind] &&
                     sc_rp_none_or_placed(op_fix, o->stream_prev) &&
                     sc_rp_none_or_placed(op_fix, sc_rp_engine_prev(r, o)) &&
                     sc_rp_none_or_placed(op_fix, sc_rp_queue_prev(r, o)) &&
-                    (o->edge_first == SC_RP_NO_EDGES || sc_rp_edges_placed(edges, op_fix, o));
+                    sc_rp_edges_placed(edges, op_fix, sc_rp_edge_first(r->links, o));
         op_fix[node] = (uint8_t)((fix & ~SC_RP_OP_FAST) | SC_RP_OP_PLACED |
                                  (fast ? SC_RP_OP_FAST : 0));
         if (!started)

@@ -10,10 +10,10 @@
  * end of every item whose end is read after its step and the same wall of every NVTX range.
  * Fails when a fast step leaves out a constraint its node has, when the shapes' walk marks a
  * node fast whose step needs a rare feature, or when the kept ends' order is off. Each graph's
- * side tables, which keep what its 24-byte ops and 16-byte items leave out, are checked
- * against the trace and the items once it is built (check_tables): every op's recorded start
- * and end, as read from its record, and its duration (sc_rp_rec_dur, durations past 32 bits
- * in their list), the waits' list (one entry
+ * side tables, which keep what its 16-byte ops and 16-byte items leave out, are checked
+ * against the trace and the items once it is built (check_tables): every op's recorded start,
+ * end and duration as read from its record (sc_rp_rec_start, sc_rp_rec_end, sc_rp_rec_dur),
+ * its links (its edges, each from other work and the last marked, and its predecessors), the waits' list (one entry
  * per waiting item, by item), each item's thread (sc_rp_thread_of against a count of the
  * threads' first items), the sampled calls' tool times (the flag and the list agree) and
  * every list searched by index sorted. */
@@ -172,8 +172,16 @@ static void check_tables(const sc_replay *r, const sc_trace *t)
         int32_t e = sc_rp_engine_prev(r, &r->ops[i]), q = sc_rp_queue_prev(r, &r->ops[i]);
         assert_true(e == SC_RP_NONE || (e >= 0 && (size_t)e < r->n_ops && e != (int32_t)i));
         assert_true(q == SC_RP_NONE || (q >= 0 && (size_t)q < r->n_ops && q != (int32_t)i));
+        uint32_t n_edges;
+        const sc_rp_edge *edges = sc_rp_op_edges(r->edges, r->links, &r->ops[i], &n_edges);
         if (r->ops[i].link != SC_RP_NO_LINK)
-            assert_true(r->ops[i].link < r->n_links && (e != SC_RP_NONE || q != SC_RP_NONE));
+            assert_true(r->ops[i].link < r->n_links &&
+                        (e != SC_RP_NONE || q != SC_RP_NONE || n_edges > 0));
+        for (uint32_t k = 0; k < n_edges; k++) {
+            assert_true(edges[k].op >= 0 && (size_t)edges[k].op < r->n_ops &&
+                        edges[k].op != (int32_t)i);
+            assert_true(edges[k].last == (k + 1 == n_edges));
+        }
     }
     size_t waiting = 0, k = 0, thread = 0;
     for (size_t i = 0; i < r->n_items; i++) {
@@ -194,7 +202,6 @@ static void check_tables(const sc_replay *r, const sc_trace *t)
     for (size_t j = 1; j < r->n_waits; j++)
         assert_true(r->waits[j - 1].item < r->waits[j].item);
     assert_int_equal(r->n_items ? thread + 1 : 0, r->n_threads);
-    check_sorted(&r->wide_op_durs);
     check_sorted(&r->wide_durs);
     check_sorted(&r->wide_tools);
     check_sorted(&r->wide_tracers);

@@ -4,8 +4,8 @@
  * start back while within the window, the first of its device and another stream that
  * started before the piece's model. Ops with many equal ends, on two devices and a few
  * streams, late pieces with windows that overlap, that hold nothing, that start near 0 or
- * far apart (past the bitmap's reach), a few that ran longer than their 32-bit field holds
- * (sc_rp_rec_dur's wide list). Fails on any tie broken the other way. */
+ * far apart (past the bitmap's reach), a few that ran longer than 32 bits of nanoseconds
+ * hold (read off their records: sc_rp_rec_end). Fails on any tie broken the other way. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,7 +65,6 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
     uint64_t *starts = calloc(n, sizeof *starts);
     uint64_t *ends = calloc(n, sizeof *ends);
     uint32_t *slots = calloc(n, sizeof *slots);
-    sc_rp_wides wide = {0};
     int32_t *by_end = calloc(n, sizeof *by_end);
     sc_rp_sparse *lates = calloc(n_late, sizeof *lates);
     sc_rp_pending *p = calloc(n_late, sizeof *p);
@@ -89,7 +88,6 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
             dur += UINT32_MAX - 10 + rnd(seed) % 20;    /* its field's mark, or past it */
         ends[i] = starts[i] + dur;
         kernels[i].rec.end_ns = ends[i];
-        assert_int_equal(sc_rp_wide_put(&wide, (int32_t)i, dur, &ops[i].dur), 0);
         ops[i].dev = (uint32_t)(rnd(seed) % 2);
         slots[i] = (uint32_t)(rnd(seed) % 3);
         by_end[i] = (int32_t)i;
@@ -103,8 +101,8 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
         p[k] = (sc_rp_pending){.start = starts[i], .model = model, .late = k};
         models[k] = model;
     }
-    sc_replay r = {.ops = ops, .n_ops = n, .wide_op_durs = wide, .op_slot = slots,
-                   .starts = {.kernels = kernels, .n_kernels = n, .copies_end = n},
+    sc_replay r = {.ops = ops, .n_ops = n, .op_slot = slots,
+                   .records = {.kernels = kernels, .n_kernels = n, .copies_end = n},
                    .lates = lates, .n_lates = n_late};
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(sc_rp_rec_end(&r, (int32_t)i), ends[i]);
@@ -120,7 +118,6 @@ static void check(size_t n, uint64_t spread, size_t n_late, bool far, uint64_t *
     free(starts);
     free(ends);
     free(slots);
-    free(wide.v);
     free(by_end);
     free(lates);
     free(p);

@@ -113,7 +113,7 @@ static void check(const shape *s, uint64_t *seed)
     }
     sc_replay r = {.ctx = &ctx, .ops = ops, .op_slot = slot, .n_ops = n, .n_slots = s->slots,
                    .n_devs = s->devs,
-                   .starts = {.kernels = t.kernels, .copies = t.copies, .memsets = t.memsets,
+                   .records = {.kernels = t.kernels, .copies = t.copies, .memsets = t.memsets,
                               .n_kernels = s->kernels, .copies_end = s->kernels + s->copies}};
     assert_int_equal(sc_packed_times_make(&r.op_issue, n, issue, issue_at), 0);
     int rc = sc_rp_issue_orders(&r);

@@ -63,7 +63,7 @@ static void check(size_t n, uint64_t times, uint64_t n_starts, bool drift, size_
         kernels[i].rec.start_ns = starts[i];
     }
     sc_replay r = {.ops = ops, .n_ops = n,
-                   .starts = {.kernels = kernels, .n_kernels = n, .copies_end = n}};
+                   .records = {.kernels = kernels, .n_kernels = n, .copies_end = n}};
     assert_int_equal(sc_packed_times_make(&r.op_issue, n, issue, issue_at), 0);
     size_t m = 0;
     for (size_t i = 0; i < n; i += stride)

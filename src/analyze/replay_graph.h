@@ -25,8 +25,8 @@ typedef enum sc_rp_edge_kind {
                                    work that waits */
 } sc_rp_edge_kind;
 
-/* A piece of work's edges are consecutive in sc_replay.edges, from its edge_first to the one
- * marked last (sc_rp_op_edges). */
+/* A piece of work's edges are consecutive in sc_replay.edges, from its link's edge_first to
+ * the one marked last (sc_rp_op_edges). */
 typedef struct sc_rp_edge {
     int32_t op;                 /* the earlier work */
     uint8_t kind;               /* sc_rp_edge_kind */
@@ -35,7 +35,7 @@ typedef struct sc_rp_edge {
                                    SC_RP_EDGE_EVENT: the wait call */
 } sc_rp_edge;
 
-#define SC_RP_NO_EDGES UINT32_MAX   /* sc_rp_op.edge_first of work without edges */
+#define SC_RP_NO_EDGES UINT32_MAX   /* sc_rp_link.edge_first of work without edges */
 #define SC_RP_MAX_DEVS (1u << 24)   /* devices sc_rp_op.dev can name */
 
 /* One piece of device work. Its index is its work position (sc_work_at). 16 bytes, one per

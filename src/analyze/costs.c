@@ -112,6 +112,25 @@ static int sc_cost_same_waits(sc_finding_list *list)
     return 0;
 }
 
+/* The first finding before i whose fixes are finding i's, in the same order (a pass is a
+ * function of its fixes: the same span); i when none. */
+static size_t sc_cost_same_fixes(const sc_finding_list *list, size_t i)
+{
+    const sc_fix_list *b = &list->fixes[i];
+    for (size_t j = 0; j < i; j++) {
+        const sc_fix_list *a = &list->fixes[j];
+        if (a->n != b->n)
+            continue;
+        size_t k = 0;
+        while (k < a->n && a->items[k].kind == b->items[k].kind &&
+               a->items[k].index == b->items[k].index && a->items[k].ns == b->items[k].ns)
+            k++;
+        if (k == a->n)
+            return j;
+    }
+    return i;
+}
+
 /* The calls the findings' fixes name (sc_replay_build keeps their items alone): *n of them,
  * with repeats, or NULL without memory. */
 static uint64_t *sc_cost_fix_calls(const sc_finding_list *list, size_t *n)
@@ -153,13 +172,20 @@ int sc_costs_compute(sc_ctx *ctx, sc_finding_list *list, sc_replay_summary *summ
         walls[2 * g] = sc_replay_range_wall(r, g);
     size_t n_fixed = 0;         /* findings with fixes, each run as a pass of its own */
     uint64_t fixed_span = base;
+    /* each finding's span, for a later finding with the same fixes (without memory: each
+     * runs its own pass) */
+    uint64_t *spans = malloc((list->n ? list->n : 1) * sizeof *spans);
     for (size_t i = 0; i < list->n; i++) {
         sc_finding *f = &list->items[i];
-        uint64_t span = list->fixes[i].n ? sc_replay_run(r, &list->fixes[i], 1) : base;
+        uint64_t span = base;
         if (list->fixes[i].n) {
+            size_t same = spans ? sc_cost_same_fixes(list, i) : i;
+            span = same < i ? spans[same] : sc_replay_run(r, &list->fixes[i], 1);
             n_fixed++;
             fixed_span = span;
         }
+        if (spans)
+            spans[i] = span;
         sc_cost_apportion(f, list->marks ? &list->marks[i] : NULL, base > span ? base - span : 0);
         sc_cost_judge(ctx, f, summary->done);
     }
@@ -167,6 +193,7 @@ int sc_costs_compute(sc_ctx *ctx, sc_finding_list *list, sc_replay_summary *summ
      * finding alone has fixes, that is the pass just run, whose times the pass arrays still
      * hold (a pass is a function of its fixes alone): not walked again. */
     summary->fixed_span_ns = n_fixed == 1 ? fixed_span : sc_replay_run(r, list->fixes, list->n);
+    free(spans);
     for (size_t g = 0; g < t->n_ranges; g++)
         walls[2 * g + 1] = sc_replay_range_wall(r, g);
     sc_replay_free(r);

@@ -405,12 +405,6 @@ static inline uint64_t sc_rp_rec_start(const sc_replay *r, int32_t i)
     return s->memsets[k - s->copies_end].start_ns;
 }
 
-/* The same of work o. */
-static inline uint64_t sc_rp_rec_start_of(const sc_replay *r, const sc_rp_op *o)
-{
-    return sc_rp_rec_start(r, (int32_t)(o - r->ops));
-}
-
 /* Work k's recorded start and end, its end no earlier than its start (sc_work_at's), read
  * off its trace record through s (a pass's walk keeps s in a local). */
 static inline void sc_rp_record_times(const sc_rp_records *s, size_t k, uint64_t *start,

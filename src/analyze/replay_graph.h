@@ -194,7 +194,9 @@ typedef struct sc_rp_sparse {
 } sc_rp_sparse;
 
 /* Where the ops' recorded times are: the trace's work records, in work position order
- * (sc_work_at: the kernels, then the copies, then the memsets). */
+ * (sc_work_at: the kernels, then the copies, then the memsets). The trace's own pointers and
+ * counts, copied: a pass's walk keeps this in a local, where the steps' byte stores cannot
+ * make it read them again through r->ctx->trace. */
 typedef struct sc_rp_records {
     const sc_kernel *kernels;   /* ops [0, n_kernels) */
     const sc_rec_memcpy *copies;    /* ops [n_kernels, copies_end) */
@@ -393,7 +395,9 @@ static inline uint64_t sc_rp_issue(const sc_replay *r, int32_t i)
     return sc_packed_time(&r->op_issue, (size_t)i);
 }
 
-/* When work i started, as recorded: its trace record's start. */
+/* When work i started, as recorded: its trace record's start. The start alone, apart from
+ * sc_rp_record_times: the lags and the node order ask it of every op, and reading the end
+ * beside it cost them 10M instructions at 1M records. */
 static inline uint64_t sc_rp_rec_start(const sc_replay *r, int32_t i)
 {
     const sc_rp_records *s = &r->records;
@@ -438,6 +442,7 @@ static inline uint64_t sc_rp_rec_end(const sc_replay *r, int32_t i)
     sc_rp_record_times(&r->records, (size_t)i, &start, &end);
     return end;
 }
+
 
 /* Work i's copy engine and hardware queue predecessors (sc_rp_link), SC_RP_NONE. */
 static inline int32_t sc_rp_engine_prev(const sc_replay *r, const sc_rp_op *o)

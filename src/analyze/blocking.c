@@ -22,23 +22,9 @@
 static inline __attribute__((always_inline)) sc_blocking_work
 sc_work_entry(const sc_ctx *ctx, uint32_t position)
 {
-    const sc_trace *t = ctx->trace;
-    size_t i = position;
-    uint64_t start, end;
-    uint32_t stream, corr;
-    if (i < t->n_kernels) {
-        const sc_kernel_rec *r = &t->kernels[i].rec;
-        start = r->start_ns, end = r->end_ns, corr = r->correlation_id;
-        stream = t->kernel_shapes[r->shape].stream_id;
-    } else if ((i -= t->n_kernels) < t->n_copies) {
-        const sc_rec_memcpy *r = &t->copies[i];
-        start = r->start_ns, end = r->end_ns, stream = r->stream_id, corr = r->correlation_id;
-    } else {
-        const sc_rec_memset *r = &t->memsets[i - t->n_copies];
-        start = r->start_ns, end = r->end_ns, stream = r->stream_id, corr = r->correlation_id;
-    }
-    if (end < start)
-        end = start;    /* as sc_work_at */
+    sc_work w = sc_work_at(ctx->trace, position);
+    uint64_t start = w.start_ns, end = w.end_ns;
+    uint32_t stream = w.stream_id, corr = w.correlation_id;
     const sc_api_call *call = sc_ctx_call(ctx, corr);
     uint64_t issue = call && call->rec.start_ns < start ? call->rec.start_ns : start;
     return (sc_blocking_work){issue, start, end, stream, corr, call ? call->rec.tid : 0,
@@ -48,18 +34,9 @@ sc_work_entry(const sc_ctx *ctx, uint32_t position)
 /* The work's issue (sc_blocking_work.issue_ns) alone. */
 static inline uint64_t sc_work_issue(const sc_ctx *ctx, uint32_t position)
 {
-    const sc_trace *t = ctx->trace;
-    size_t i = position;
-    uint64_t start;
-    uint32_t corr;
-    if (i < t->n_kernels) {
-        start = t->kernels[i].rec.start_ns, corr = t->kernels[i].rec.correlation_id;
-    } else if ((i -= t->n_kernels) < t->n_copies) {
-        start = t->copies[i].start_ns, corr = t->copies[i].correlation_id;
-    } else {
-        i -= t->n_copies;
-        start = t->memsets[i].start_ns, corr = t->memsets[i].correlation_id;
-    }
+    sc_work w = sc_work_at(ctx->trace, position);
+    uint64_t start = w.start_ns;
+    uint32_t corr = w.correlation_id;
     const sc_api_call *call = sc_ctx_call(ctx, corr);
     return call && call->rec.start_ns < start ? call->rec.start_ns : start;
 }
@@ -596,21 +573,8 @@ static inline __attribute__((always_inline)) void
 sc_work_fields(const sc_trace *t, uint32_t position, uint64_t *start, uint64_t *end,
                uint32_t *stream, uint32_t *corr)
 {
-    size_t i = position;
-    uint64_t s, e;
-    if (i < t->n_kernels) {
-        const sc_kernel_rec *r = &t->kernels[i].rec;
-        s = r->start_ns, e = r->end_ns, *corr = r->correlation_id;
-        *stream = t->kernel_shapes[r->shape].stream_id;
-    } else if ((i -= t->n_kernels) < t->n_copies) {
-        const sc_rec_memcpy *r = &t->copies[i];
-        s = r->start_ns, e = r->end_ns, *stream = r->stream_id, *corr = r->correlation_id;
-    } else {
-        const sc_rec_memset *r = &t->memsets[i - t->n_copies];
-        s = r->start_ns, e = r->end_ns, *stream = r->stream_id, *corr = r->correlation_id;
-    }
-    *start = s;
-    *end = e < s ? s : e;   /* as sc_work_at */
+    sc_work w = sc_work_at(t, position);
+    *start = w.start_ns, *end = w.end_ns, *stream = w.stream_id, *corr = w.correlation_id;
 }
 
 /* The walk of sc_measure_drained, for a caller that reads other_thread (`threads`) or not: a

@@ -49,7 +49,7 @@ static int sc_edge_cmp(const void *pa, const void *pb)
 /* The stream id of every correlation id that produced device work. */
 static sc_corr_stream *sc_corr_streams(const sc_trace *t, size_t *n)
 {
-    size_t cap = t->n_kernels + t->n_copies + t->n_memsets, k = 0;
+    size_t cap = sc_work_count(t), k = 0;
     sc_corr_stream *m = malloc((cap ? cap : 1) * sizeof *m);
     if (!m) return NULL;
     for (size_t i = 0; i < t->n_kernels; i++)
@@ -119,7 +119,7 @@ static void sc_corr_range(uint32_t id, uint32_t *lo, uint32_t *hi)
  * without memory. */
 static int sc_corr_table(const sc_trace *t, sc_corr_map *m)
 {
-    size_t n = t->n_kernels + t->n_copies + t->n_memsets;
+    size_t n = sc_work_count(t);
     uint32_t lo = UINT32_MAX, hi = 0;
     for (size_t i = 0; i < t->n_kernels; i++)
         sc_corr_range(t->kernels[i].rec.correlation_id, &lo, &hi);

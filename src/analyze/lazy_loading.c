@@ -345,10 +345,12 @@ static int sc_lazy_victims(const sc_ctx *ctx, const sc_lazy_front *front,
     }
     int rc = 0;
     uint64_t released_until = front_end + SC_LAZY_AFTER_NS;
+    uint8_t kind = SC_WORK_KERNEL;
     for (size_t i = 0; i < n && rc == 0; i++) {
         sc_work w = sc_work_at(t, i);
-        if (i == t->n_kernels || i == t->n_kernels + t->n_copies)
-            released_until = front_end + SC_LAZY_AFTER_NS;  /* each kind is sorted by start */
+        if (w.kind != kind)     /* each kind is sorted by start */
+            released_until = front_end + SC_LAZY_AFTER_NS;
+        kind = w.kind;
         const sc_stream_summary *s = sc_ctx_stream(ctx, w.device, w.context_id, w.stream_id);
         const sc_api_call *c = sc_ctx_call(ctx, w.correlation_id);
         if (!s || !c || c->rec.start_ns < call->rec.start_ns || w.device != device ||

@@ -731,20 +731,14 @@ typedef struct sc_work_span {
 static inline sc_work_span sc_span_of(const sc_overlap_work *in, uint32_t p)
 {
     const sc_trace *t = in->trace;
+    sc_work_records v = sc_work_records_of(t);
     sc_work_span w = {0};
-    size_t i = p;
-    uint64_t e;
-    if (i < t->n_kernels) {
-        const sc_kernel *k = &t->kernels[i];
-        w.start = k->rec.start_ns, e = k->rec.end_ns, w.kernel = true;
-        w.comm = in->shape_comm[k->rec.shape];
-    } else if ((i -= t->n_kernels) < t->n_copies) {
-        w.start = t->copies[i].start_ns, e = t->copies[i].end_ns;
-    } else {
-        i -= t->n_copies;
-        w.start = t->memsets[i].start_ns, e = t->memsets[i].end_ns;
+    sc_work_records_times(&v, p, &w.start, &w.end);
+    sc_work_ref ref = sc_work_ref_in(&v, p);
+    if (ref.kind == SC_WORK_KERNEL) {
+        w.kernel = true;
+        w.comm = in->shape_comm[t->kernels[ref.index].rec.shape];
     }
-    w.end = e < w.start ? w.start : e;
     return w;
 }
 

@@ -6,41 +6,15 @@
 
 #include "analyze/overlap.h"
 #include "analyze/range_sweep.h"
+#include "analyze/work.h"
 #include "trace/order_by_time.h"
 
-/* Work refs: kernels, then copies, then memsets, each in trace order (work.h's positions). */
-enum { SC_RANGE_KERNEL, SC_RANGE_COPY, SC_RANGE_MEMSET };
-
-static int sc_range_work_kind(const sc_trace *t, size_t ref, size_t *index)
-{
-    if (ref < t->n_kernels) {
-        *index = ref;
-        return SC_RANGE_KERNEL;
-    }
-    ref -= t->n_kernels;
-    if (ref < t->n_copies) {
-        *index = ref;
-        return SC_RANGE_COPY;
-    }
-    *index = ref - t->n_copies;
-    return SC_RANGE_MEMSET;
-}
-
-/* The correlation id and the start of a piece of work. */
+/* The correlation id and the start of a piece of work (a ref is its work.h position). */
 static uint32_t sc_range_work_corr(const sc_trace *t, size_t ref, uint64_t *start_ns)
 {
-    size_t i;
-    switch (sc_range_work_kind(t, ref, &i)) {
-    case SC_RANGE_KERNEL:
-        *start_ns = t->kernels[i].rec.start_ns;
-        return t->kernels[i].rec.correlation_id;
-    case SC_RANGE_COPY:
-        *start_ns = t->copies[i].start_ns;
-        return t->copies[i].correlation_id;
-    default:
-        *start_ns = t->memsets[i].start_ns;
-        return t->memsets[i].correlation_id;
-    }
+    sc_work w = sc_work_at(t, ref);
+    *start_ns = w.start_ns;
+    return w.correlation_id;
 }
 
 /* The device work laid out for the sweep. A piece of work issued by a call is where its call
@@ -152,14 +126,14 @@ static inline void sc_range_work_count(const sc_ctx *ctx, sc_range_work *w, uint
 static int sc_range_work_build(const sc_ctx *ctx, sc_range_work *w)
 {
     const sc_trace *t = ctx->trace;
-    size_t n = t->n_kernels + t->n_copies + t->n_memsets;
+    size_t n = sc_work_count(t);
     memset(w, 0, sizeof(*w));
     if (n >= UINT32_MAX || t->n_calls >= UINT32_MAX)
         return -1;
     w->end = calloc(t->n_calls + 1, sizeof *w->end);
     if (!w->end)
         return -1;
-    size_t ref = 0;
+    size_t ref = 0;     /* work.h's positions: the kernels, the copies, the memsets */
     for (size_t i = 0; i < t->n_kernels; i++, ref++)
         sc_range_work_count(ctx, w, t->kernels[i].rec.correlation_id, ref);
     for (size_t i = 0; i < t->n_copies; i++, ref++)
@@ -311,16 +285,17 @@ static int sc_range_measure(const sc_ctx *ctx, const uint32_t *const slice[2],
     sc_overlap_span *ks = spans, *cs = spans + n_spans;
     size_t nk = 0, nc = 0;
     uint64_t solo = 0, known = 0;
+    const sc_work_records v = sc_work_records_of(t);
     for (int s = 0; s < 2; s++) {
         for (size_t i = 0; i < n_slice[s]; i++) {
-            size_t idx;
-            int kind = sc_range_work_kind(t, slice[s][i], &idx);
-            if (kind == SC_RANGE_KERNEL) {
+            sc_work_ref w = sc_work_ref_in(&v, slice[s][i]);
+            size_t idx = w.index;
+            if (w.kind == SC_WORK_KERNEL) {
                 const sc_kernel_rec *k = &t->kernels[idx].rec;
                 ks[nk++] = (sc_overlap_span){k->start_ns, k->end_ns, idx};
                 solo += sc_ctx_kernel_solo_ns(ctx, idx);
                 known += sc_ctx_kernel_solo_known(ctx, idx);
-            } else if (kind == SC_RANGE_COPY) {
+            } else if (w.kind == SC_WORK_MEMCPY) {
                 *--cs = (sc_overlap_span){t->copies[idx].start_ns, t->copies[idx].end_ns, idx};
                 nc++;
                 r->copy_count++;

@@ -171,9 +171,7 @@ static int sc_rp_ops_fill(sc_replay *r)
     const sc_ctx *ctx = r->ctx;
     const sc_trace *t = ctx->trace;
     r->n_ops = sc_work_count(t);
-    r->records = (sc_rp_records){.kernels = t->kernels, .copies = t->copies,
-                               .memsets = t->memsets, .n_kernels = t->n_kernels,
-                               .copies_end = t->n_kernels + t->n_copies};
+    r->records = sc_work_records_of(t);
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
         return -1;
     size_t n_blocks = (r->n_ops + SC_PACKED_BLOCK - 1) / SC_PACKED_BLOCK;

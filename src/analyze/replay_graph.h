@@ -9,6 +9,7 @@
 
 #include "analyze/replay.h"
 #include "analyze/replay_wide.h"
+#include "analyze/work.h"
 #include "streamcheck/trace.h"
 #include "trace/lower_bound.h"
 #include "trace/packed_times.h"
@@ -193,23 +194,14 @@ typedef struct sc_rp_sparse {
     };
 } sc_rp_sparse;
 
-/* Where the ops' recorded times are: the trace's work records, in work position order
- * (sc_work_at: the kernels, then the copies, then the memsets). The trace's own pointers and
- * counts, copied: a pass's walk keeps this in a local, where the steps' byte stores cannot
- * make it read them again through r->ctx->trace. */
-typedef struct sc_rp_records {
-    const sc_kernel *kernels;   /* ops [0, n_kernels) */
-    const sc_rec_memcpy *copies;    /* ops [n_kernels, copies_end) */
-    const sc_rec_memset *memsets;   /* ops from copies_end */
-    size_t n_kernels, copies_end;
-} sc_rp_records;
 
 struct sc_replay {
     const sc_ctx *ctx;
     uint64_t run_start_ns;
 
     sc_rp_op *ops;              size_t n_ops;
-    sc_rp_records records;      /* the ops' recorded times (sc_rp_rec_start, sc_rp_rec_end) */
+    sc_work_records records;    /* the ops' recorded times (sc_rp_rec_start, sc_rp_rec_end):
+                                   an op is the work at its position (work.h) */
     uint32_t *thread_first;     /* per thread, its first item (ascending: threads' items are
                                    consecutive) */
     int32_t *item_call;         /* per item, its trace->calls index (first query of a loop),
@@ -395,51 +387,26 @@ static inline uint64_t sc_rp_issue(const sc_replay *r, int32_t i)
     return sc_packed_time(&r->op_issue, (size_t)i);
 }
 
-/* When work i started, as recorded: its trace record's start. The start alone, apart from
- * sc_rp_record_times: the lags and the node order ask it of every op, and reading the end
+/* When work i started, as recorded: its trace record's start. The start alone, not through
+ * sc_work_records_times: the lags and the node order ask it of every op, and reading the end
  * beside it cost them 10M instructions at 1M records. */
 static inline uint64_t sc_rp_rec_start(const sc_replay *r, int32_t i)
 {
-    const sc_rp_records *s = &r->records;
-    size_t k = (size_t)i;
-    if (k < s->n_kernels)
-        return s->kernels[k].rec.start_ns;
-    if (k < s->copies_end)
-        return s->copies[k - s->n_kernels].start_ns;
-    return s->memsets[k - s->copies_end].start_ns;
-}
-
-/* Work k's recorded start and end, its end no earlier than its start (sc_work_at's), read
- * off its trace record through s (a pass's walk keeps s in a local). */
-static inline void sc_rp_record_times(const sc_rp_records *s, size_t k, uint64_t *start,
-                                      uint64_t *end)
-{
-    uint64_t e;
-    if (k < s->n_kernels) {
-        *start = s->kernels[k].rec.start_ns;
-        e = s->kernels[k].rec.end_ns;
-    } else if (k < s->copies_end) {
-        *start = s->copies[k - s->n_kernels].start_ns;
-        e = s->copies[k - s->n_kernels].end_ns;
-    } else {
-        *start = s->memsets[k - s->copies_end].start_ns;
-        e = s->memsets[k - s->copies_end].end_ns;
-    }
-    *end = e < *start ? *start : e;
+    return sc_work_records_start(&r->records, (size_t)i);
 }
 
 /* How long work i ran, as recorded (the fixes' durations: replay_run.c), and when it ended. */
 static inline uint64_t sc_rp_rec_dur(const sc_replay *r, int32_t i)
 {
     uint64_t start, end;
-    sc_rp_record_times(&r->records, (size_t)i, &start, &end);
+    sc_work_records_times(&r->records, (size_t)i, &start, &end);
     return end - start;
 }
 
 static inline uint64_t sc_rp_rec_end(const sc_replay *r, int32_t i)
 {
     uint64_t start, end;
-    sc_rp_record_times(&r->records, (size_t)i, &start, &end);
+    sc_work_records_times(&r->records, (size_t)i, &start, &end);
     return end;
 }
 

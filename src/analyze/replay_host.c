@@ -702,8 +702,9 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
             int32_t op = (int32_t)(uint32_t)own[k];
             if (r->ops[op].kind != SC_WORK_MEMCPY)
                 continue;
-            const sc_rec_memcpy *m = &t->copies[(size_t)op - t->n_kernels];
-            if (sc_rp_pageable_copy(t, (size_t)op - t->n_kernels)) {
+            size_t copy = sc_work_ref_in(&r->records, (size_t)op).index;
+            const sc_rec_memcpy *m = &t->copies[copy];
+            if (sc_rp_pageable_copy(t, copy)) {
                 /* the call returned once its copy was staged */
                 if (sc_rp_set_pinned_copy(r, i, op) != 0)
                     return -1;

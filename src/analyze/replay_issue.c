@@ -130,8 +130,7 @@ static int sc_rp_issue_list(const sc_replay *r, int32_t *ops, size_t n, int32_t 
 {
     if (n < 2)
         return 0;
-    const sc_trace *t = r->ctx->trace;
-    size_t bounds[2] = {t->n_kernels, t->n_kernels + t->n_copies};
+    size_t bounds[2] = {r->records.n_kernels, r->records.copies_end};  /* work.h */
     sc_rp_issue_run runs[3];
     size_t n_runs = 0, from = 0;
     for (int b = 0; b <= 2; b++) {

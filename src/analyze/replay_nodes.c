@@ -89,17 +89,6 @@ static inline bool sc_rp_run_key(const sc_rp_node_merge *m, sc_rp_node_run *run,
     return run->key >= prev;
 }
 
-/* Moves a run to its next node: 1, or 0 when it has none, -1 when the run turns out not to
- * be ascending (or its keys do not hold its times). */
-static inline int sc_rp_run_step(const sc_rp_node_merge *m, sc_rp_node_run *run)
-{
-    do {
-        if (++run->next >= run->end)
-            return 0;
-    } while (run->kind == SC_RP_RUN_CALLS && m->r->items[run->next].mark);
-    return sc_rp_run_key(m, run, run->key) ? 1 : -1;
-}
-
 static bool sc_rp_add_run(sc_rp_node_merge *m, uint32_t kind, size_t next, size_t end)
 {
     if (next >= end)

@@ -561,7 +561,7 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
     const uint32_t *nodes = r->nodes;
     size_t n_nodes = r->n_nodes, n_ops = r->n_ops;
     const sc_rp_op *ops = r->ops;
-    const sc_rp_records records = r->records;
+    const sc_work_records records = r->records;
     const sc_rp_link *links = r->links;
     const sc_rp_item *items = r->items;
     uint64_t *op_end = r->op_end, *item_start = r->item_start, *thread_shift = r->thread_shift;
@@ -640,7 +640,7 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
         }
         /* a fast op's duration is its record's, unless a fix gives it another */
         uint64_t rec_start, rec_end;
-        sc_rp_record_times(&records, node, &rec_start, &rec_end);
+        sc_work_records_times(&records, node, &rec_start, &rec_end);
         uint64_t end = t + ((fix & (SC_RP_FIX_OP_PINNED | SC_RP_FIX_OP_PREFETCH |
                                     SC_RP_FIX_OP_DURATION))
                                 ? sc_rp_dur(r, (int32_t)node)

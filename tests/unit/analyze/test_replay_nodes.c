@@ -129,9 +129,7 @@ static void world_make(world *w, const shape *s, uint64_t *seed)
     w->t.n_kernels = s->kernels;
     w->t.n_copies = s->copies;
     w->t.n_memsets = s->memsets;
-    w->r.records = (sc_rp_records){.kernels = w->t.kernels, .copies = w->t.copies,
-                                 .memsets = w->t.memsets, .n_kernels = s->kernels,
-                                 .copies_end = s->kernels + s->copies};
+    w->r.records = sc_work_records_of(&w->t);
     w->t.n_ranges = n_marks / 2;
     w->ctx.trace = &w->t;
     w->r.ctx = &w->ctx;

@@ -817,6 +817,90 @@ static void test_own_time_in_flight(void **state)
     syn_free(&s);
 }
 
+/* work.h's accessors, each against the positions' definition written out here: kernels
+ * first, then copies, then memsets, each in trace order, an end before its start read as the
+ * start. Random traces of all three kinds (and of one kind only, where a bound is 0), broken
+ * ends among them. */
+static void check_positions(const sc_trace *t)
+{
+    const sc_work_records v = sc_work_records_of(t);
+    size_t n = sc_work_count(t);
+    assert_int_equal(n, t->n_kernels + t->n_copies + t->n_memsets);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t kind;
+        size_t index;
+        uint64_t start, end;
+        uint32_t stream, corr;
+        if (i < t->n_kernels) {
+            kind = SC_WORK_KERNEL, index = i;
+            start = t->kernels[i].rec.start_ns, end = t->kernels[i].rec.end_ns;
+            stream = t->kernel_shapes[t->kernels[i].rec.shape].stream_id;
+            corr = t->kernels[i].rec.correlation_id;
+        } else if (i < t->n_kernels + t->n_copies) {
+            kind = SC_WORK_MEMCPY, index = i - t->n_kernels;
+            start = t->copies[index].start_ns, end = t->copies[index].end_ns;
+            stream = t->copies[index].stream_id, corr = t->copies[index].correlation_id;
+        } else {
+            kind = SC_WORK_MEMSET, index = i - t->n_kernels - t->n_copies;
+            start = t->memsets[index].start_ns, end = t->memsets[index].end_ns;
+            stream = t->memsets[index].stream_id, corr = t->memsets[index].correlation_id;
+        }
+        if (end < start)
+            end = start;
+        sc_work_ref ref = sc_work_ref_in(&v, i), at_ref = sc_work_ref_at(t, i);
+        assert_int_equal(ref.kind, kind);
+        assert_int_equal(ref.index, index);
+        assert_int_equal(at_ref.kind, kind);
+        assert_int_equal(at_ref.index, index);
+        sc_work w = sc_work_at(t, i);
+        assert_int_equal(w.kind, kind);
+        assert_int_equal(w.index, index);
+        assert_int_equal(w.start_ns, start);
+        assert_int_equal(w.end_ns, end);
+        assert_int_equal(w.stream_id, stream);
+        assert_int_equal(w.correlation_id, corr);
+        uint64_t s, e;
+        sc_work_records_times(&v, i, &s, &e);
+        assert_int_equal(s, start);
+        assert_int_equal(e, end);
+        assert_int_equal(sc_work_records_start(&v, i), start);
+        assert_int_equal(sc_work_start_at(t, i), start);
+        assert_int_equal(sc_work_end_at(t, i), end);
+        sc_work_span_at(t, i, &s, &e);
+        assert_int_equal(s, start);
+        assert_int_equal(e, end);
+        assert_int_equal(sc_work_stream_at(t, i), stream);
+    }
+}
+
+static void test_positions(void **state)
+{
+    (void)state;
+    size_t broken = 0;
+    for (uint64_t seed = 400; seed < 410; seed++) {
+        syn s;
+        build(&s, seed, 80 + 10 * seed % 7, 1 + (uint32_t)(seed % 2));
+        syn_finish(&s);
+        assert_true(s.t.n_kernels > 0 && s.t.n_copies > 0 && s.t.n_memsets > 0);
+        for (size_t i = 0; i < s.t.n_kernels; i++)
+            broken += s.t.kernels[i].rec.end_ns < s.t.kernels[i].rec.start_ns;
+        for (size_t i = 0; i < s.t.n_copies; i++)
+            broken += s.t.copies[i].end_ns < s.t.copies[i].start_ns;
+        for (size_t i = 0; i < s.t.n_memsets; i++)
+            broken += s.t.memsets[i].end_ns < s.t.memsets[i].start_ns;
+        check_positions(&s.t);
+        size_t n_copies = s.t.n_copies, n_memsets = s.t.n_memsets;
+        s.t.n_copies = 0;               /* kernels, then memsets */
+        check_positions(&s.t);
+        s.t.n_copies = n_copies;
+        s.t.n_memsets = 0;              /* kernels and copies only */
+        check_positions(&s.t);
+        s.t.n_memsets = n_memsets;
+        syn_free(&s);
+    }
+    assert_true(broken > 0);        /* the clamp was tried */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -827,6 +911,7 @@ int main(void)
         cmocka_unit_test(test_out_of_order_late),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_own_time_in_flight),
+        cmocka_unit_test(test_positions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,21 +23,25 @@ typedef struct sc_device {
     const char *name;
 } sc_device;
 
-/* An API call's fields, as in its record (sc_rec_api), in 56 bytes (88 with two pointers
- * before the sixth round, 72 before the seventeenth). The callback domain and id only name
- * the call (name_at), the return code no part of the report reads. What only some calls
- * have (a byte count: copies, memsets, allocations; return addresses: the few calls that
- * took a stack) is out of line, in the call's sc_call_extra: sc_call_bytes, sc_call_n_frames
- * and sc_call_frames read it. aux and aux2 stay: launches, most of the calls, carry the
- * stack-sharing call in one or the other, event calls their event in aux. */
+/* An API call's fields, as in its record (sc_rec_api), in 48 bytes (88 with two pointers
+ * before the sixth round, 72 before the seventeenth, 56 before the twentieth). The callback
+ * domain and id only name the call (name_at), the return code no part of the report reads.
+ * What only some calls have (a byte count: copies, memsets, allocations; return addresses:
+ * the few calls that took a stack) is out of line, in the call's sc_call_extra:
+ * sc_call_bytes, sc_call_n_frames and sc_call_frames read it. So are the high halves of its
+ * stream handle and its aux: the record keeps their low 32 bits, and the extra the rest
+ * (calls of one site, one stream and no bytes or frames share one extra), which
+ * sc_call_stream_handle and sc_call_aux put back together. aux and aux2 stay: launches, most
+ * of the calls, carry the stack-sharing call in one or the other, event calls their event
+ * in aux. */
 typedef struct sc_call_rec {
     uint64_t start_ns, end_ns;
-    uint64_t stream;            /* SC_STREAM_NONE if none */
-    uint64_t aux;
+    uint32_t stream_low;        /* the stream handle's low 32 bits (sc_call_stream_handle) */
+    uint32_t aux_low;           /* aux's low 32 bits (sc_call_aux) */
     uint32_t tid, correlation_id, context_id;
     uint32_t aux2;
     uint32_t extra_at;          /* its sc_trace.call_extras entry; 0 (all zeros) for a call
-                                   without bytes or frames */
+                                   without bytes, frames or high halves */
     uint16_t name_at;           /* its sc_trace.call_names entry, or SC_CALL_NAME_WIDE: then
                                    the extra's name_at (sc_call_name) */
     uint8_t flags;              /* enum sc_api_flags (every flag fits a byte; the record's
@@ -51,13 +55,15 @@ typedef struct sc_call_rec {
 #define SC_CALL_CLASS_WIDE UINT8_MAX
 _Static_assert(SC_API_STACK_SHARED_AUX2 <= UINT8_MAX, "the API flags fit sc_call_rec.flags");
 _Static_assert(SC_CALL_CLASS_COUNT < SC_CALL_CLASS_WIDE, "the call classes fit a byte");
+_Static_assert(sizeof(sc_call_rec) == 48, "a loaded call is 48 bytes");
 
 typedef struct sc_api_call {
     sc_call_rec rec;
 } sc_api_call;
 
 /* What a few calls have beside their sc_call_rec. Calls without frames share an entry with
- * every call of the same bytes (and wide name and class), so the table stays small. */
+ * every call of the same bytes, wide name and class and high halves, so the table stays
+ * small: the high halves of a process's handles are few. */
 typedef struct sc_call_extra {
     uint64_t bytes;             /* copy/memset/allocation size, 0 if none */
     uint32_t frames_at;         /* where its n_frames return addresses start in
@@ -67,6 +73,8 @@ typedef struct sc_call_extra {
     uint16_t n_frames;
     uint16_t call_class;        /* the written class when rec.call_class is
                                    SC_CALL_CLASS_WIDE, else 0 */
+    uint32_t stream_high;       /* the stream handle's high 32 bits (SC_STREAM_NONE's too) */
+    uint32_t aux_high;          /* aux's high 32 bits */
     uint32_t reserved;
 } sc_call_extra;
 
@@ -284,6 +292,16 @@ static inline const char *sc_call_name(const sc_trace *trace, const sc_api_call 
     return trace->call_names[c->rec.name_at != SC_CALL_NAME_WIDE
                                  ? c->rec.name_at
                                  : sc_call_extra_of(trace, c)->name_at];
+}
+/* Call c's stream handle as recorded (SC_STREAM_NONE if it names none) and its aux (the
+ * stack-sharing call, an event, a graph or a created stream: sc_rec_api.aux). */
+static inline uint64_t sc_call_stream_handle(const sc_trace *trace, const sc_api_call *c)
+{
+    return (uint64_t)sc_call_extra_of(trace, c)->stream_high << 32 | c->rec.stream_low;
+}
+static inline uint64_t sc_call_aux(const sc_trace *trace, const sc_api_call *c)
+{
+    return (uint64_t)sc_call_extra_of(trace, c)->aux_high << 32 | c->rec.aux_low;
 }
 static inline uint64_t sc_call_bytes(const sc_trace *trace, const sc_api_call *c)
 {

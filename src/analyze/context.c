@@ -45,7 +45,7 @@ const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call)
         return call;
     uint32_t shared;
     if (call->rec.flags & SC_API_STACK_SHARED)
-        shared = (uint32_t)call->rec.aux;
+        shared = (uint32_t)sc_call_aux(ctx->trace, call);
     else if (call->rec.flags & SC_API_STACK_SHARED_AUX2)
         shared = call->rec.aux2;    /* aux holds the event or the graph (format 1.1) */
     else
@@ -64,7 +64,8 @@ const sc_stream_summary *sc_ctx_stream(const sc_ctx *ctx, uint32_t device, uint3
 const sc_stream_summary *sc_ctx_call_stream(const sc_ctx *ctx, const sc_api_call *call)
 {
     const sc_analysis *a = ctx->analysis;
-    if (call->rec.stream == SC_STREAM_NONE)
+    uint64_t handle = sc_call_stream_handle(ctx->trace, call);
+    if (handle == SC_STREAM_NONE)
         return NULL;
     const sc_stream_summary *any = NULL;   /* a stream of the call's context: its device */
     for (size_t k = 0; k < a->n_streams && !any; k++)
@@ -75,7 +76,7 @@ const sc_stream_summary *sc_ctx_call_stream(const sc_ctx *ctx, const sc_api_call
     uint32_t sid;
     if (sc_deps_stream_of(&ctx->deps, call, &sid))
         return sc_ctx_stream(ctx, any->device, call->rec.context_id, sid);
-    if (call->rec.stream == 0 && !(call->rec.flags & SC_API_PER_THREAD))
+    if (handle == 0 && !(call->rec.flags & SC_API_PER_THREAD))
         for (size_t k = 0; k < a->n_streams; k++)
             if (a->streams[k].device == any->device &&
                 a->streams[k].context_id == call->rec.context_id &&

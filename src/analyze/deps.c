@@ -243,13 +243,15 @@ sc_handle_of(const sc_trace *t, const sc_call_streams *cs, size_t i, sc_handle_e
     sc_handle_entry e = {.context_id = c->rec.context_id,
                          .per_thread = (c->rec.flags & SC_API_PER_THREAD) != 0};
     if (c->rec.call_class == SC_CALL_STREAM_CREATE) {
-        if (!c->rec.aux || !sc_created_stream(t, c, &stream)) return false;
-        e.handle = c->rec.aux;
+        uint64_t created = sc_call_aux(t, c);
+        if (!created || !sc_created_stream(t, c, &stream)) return false;
+        e.handle = created;
         e.per_thread = 0;
     } else {
-        if (c->rec.stream == SC_STREAM_NONE || !sc_call_stream(t, cs, i, &stream))
+        uint64_t handle = sc_call_stream_handle(t, c);
+        if (handle == SC_STREAM_NONE || !sc_call_stream(t, cs, i, &stream))
             return false;
-        e.handle = c->rec.stream;
+        e.handle = handle;
         /* Only the handle 0 means something else in a per-thread call. */
         if (e.handle != 0) e.per_thread = 0;
     }
@@ -381,8 +383,9 @@ enum { SC_HANDLE_SCAN_MAX = 16 };
  * the search's path decides which, so it is kept. */
 static bool sc_handle_lookup(const sc_deps *d, const sc_api_call *c, uint32_t *stream)
 {
-    sc_handle_entry key = {.context_id = c->rec.context_id, .handle = c->rec.stream,
-                           .per_thread = c->rec.stream == 0 && (c->rec.flags & SC_API_PER_THREAD)};
+    uint64_t handle = sc_call_stream_handle(d->trace, c);
+    sc_handle_entry key = {.context_id = c->rec.context_id, .handle = handle,
+                           .per_thread = handle == 0 && (c->rec.flags & SC_API_PER_THREAD)};
     const sc_handle_entry *h = d->handles, *e = NULL;
     size_t n = d->n_handles;
     if (d->handles_scan) {
@@ -511,7 +514,7 @@ static int sc_deps_count(const sc_trace *t, const sc_call_streams *cs, sc_handle
             if (c->rec.start_ns < ev->record_ns)
                 ev->off = true;
             ev->record_ns = c->rec.start_ns;
-            if (!ev->off && sc_event_group_add(ev, c->rec.aux) != 0)
+            if (!ev->off && sc_event_group_add(ev, sc_call_aux(t, c)) != 0)
                 return -1;
         } else if (c->rec.call_class == SC_CALL_EVENT_WAIT) {
             (*n_waits)++;
@@ -538,13 +541,14 @@ static void sc_deps_take(const sc_trace *t, sc_deps *out, sc_event_groups *ev, s
         const sc_api_call *c = &t->calls[i];
         if (c->rec.call_class == SC_CALL_EVENT_RECORD) {
             size_t at = out->n_records++;
+            uint64_t event = sc_call_aux(t, c);
             if (!ev->off) {
                 bool found;
-                size_t g = sc_event_group_find(ev, c->rec.aux, &found);
+                size_t g = sc_event_group_find(ev, event, &found);
                 ev->last = g;
                 at = ev->g[g].at++;
             }
-            out->records[at] = (sc_record_ref){c->rec.aux, c->rec.start_ns, c};
+            out->records[at] = (sc_record_ref){event, c->rec.start_ns, c};
         } else if (c->rec.call_class == SC_CALL_EVENT_WAIT) {
             out->edges[(*n_waits)++].wait_call = (uint32_t)i;
         }
@@ -561,10 +565,11 @@ static void sc_deps_take(const sc_trace *t, sc_deps *out, sc_event_groups *ev, s
 static inline const sc_api_call *sc_wait_record(const sc_deps *out, sc_event_groups *ev,
                                                 const sc_api_call *w)
 {
+    uint64_t event = sc_call_aux(out->trace, w);
     if (ev->off)
-        return sc_last_record(out->records, out->n_records, w->rec.aux, w->rec.start_ns);
+        return sc_last_record(out->records, out->n_records, event, w->rec.start_ns);
     bool found;
-    size_t gi = sc_event_group_find(ev, w->rec.aux, &found);
+    size_t gi = sc_event_group_find(ev, event, &found);
     if (!found)
         return NULL;
     ev->last = gi;
@@ -615,6 +620,7 @@ static int sc_deps_make(const sc_trace *t, const sc_call_streams *cs, sc_corr_ma
     sc_handle_set set = {0};
     sc_event_groups ev = {0};
     size_t n_records = 0, n_waits = 0;
+    out->trace = t;
     int rc = sc_deps_count(t, cs, &set, &ev, &n_records, &n_waits);
     out->handles = rc == 0 ? sc_handles(t, cs, &set, &out->n_handles) : NULL;
     if (map)
@@ -671,7 +677,8 @@ void sc_deps_free_edges(sc_deps *deps)
 
 bool sc_deps_stream_of(const sc_deps *d, const sc_api_call *call, uint32_t *stream_id)
 {
-    return call->rec.stream != SC_STREAM_NONE && sc_handle_lookup(d, call, stream_id);
+    return sc_call_stream_handle(d->trace, call) != SC_STREAM_NONE &&
+           sc_handle_lookup(d, call, stream_id);
 }
 
 const sc_api_call *sc_deps_last_record(const sc_deps *d, uint64_t event, uint64_t before_ns)

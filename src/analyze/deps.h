@@ -32,6 +32,7 @@ struct sc_handle_entry;
 struct sc_record_ref;
 
 typedef struct sc_deps {
+    const sc_trace *trace;              /* whose calls the handles and records are */
     sc_dep_edge *edges;                 /* by (context, to_stream, wait_ns) */
     size_t n_edges;
     struct sc_handle_entry *handles;    /* stream handle -> stream id, learned from the calls */

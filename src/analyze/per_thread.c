@@ -21,17 +21,18 @@
 
 enum sc_default_named { SC_NAMED_OTHER = 0, SC_NAMED_PER_THREAD, SC_NAMED_LEGACY };
 
-static enum sc_default_named sc_per_thread_named(const sc_api_call *call)
+static enum sc_default_named sc_per_thread_named(const sc_trace *t, const sc_api_call *call)
 {
     const sc_call_rec *r = &call->rec;
+    uint64_t stream = sc_call_stream_handle(t, call);
     bool per_thread_variant = (r->flags & SC_API_PER_THREAD) != 0;
-    bool sync_default = r->stream == SC_STREAM_NONE &&
+    bool sync_default = stream == SC_STREAM_NONE &&
                         (r->call_class == SC_CALL_MEMCPY || r->call_class == SC_CALL_MEMSET);
-    if (r->stream == SC_HANDLE_PER_THREAD)
+    if (stream == SC_HANDLE_PER_THREAD)
         return SC_NAMED_PER_THREAD;
-    if (r->stream == SC_HANDLE_LEGACY)
+    if (stream == SC_HANDLE_LEGACY)
         return SC_NAMED_LEGACY;
-    if (r->stream == 0 || sync_default)
+    if (stream == 0 || sync_default)
         return per_thread_variant ? SC_NAMED_PER_THREAD : SC_NAMED_LEGACY;
     return SC_NAMED_OTHER;  /* a created stream, or a launch whose stream was not recorded */
 }
@@ -42,7 +43,7 @@ static inline void sc_per_thread_note(const sc_ctx *ctx, uint8_t *named, size_t 
     const sc_api_call *call = sc_ctx_call(ctx, corr);
     if (!call)
         return;
-    enum sc_default_named k = sc_per_thread_named(call);
+    enum sc_default_named k = sc_per_thread_named(ctx->trace, call);
     if (k == SC_NAMED_PER_THREAD)
         named[slot] |= 1u;
     else if (k == SC_NAMED_LEGACY)
@@ -60,7 +61,8 @@ int sc_streams_mark_per_thread(const sc_ctx *ctx, sc_stream_summary *s, size_t n
     bool handle = false;
     for (size_t i = 0; i < t->n_calls; i++) {
         flags |= t->calls[i].rec.flags;
-        handle |= t->calls[i].rec.stream == SC_HANDLE_PER_THREAD;
+        handle |= t->calls[i].rec.stream_low == SC_HANDLE_PER_THREAD &&   /* the half first */
+                  sc_call_stream_handle(t, &t->calls[i]) == SC_HANDLE_PER_THREAD;
     }
     if (!(flags & SC_API_PER_THREAD) && !handle) {
         for (size_t i = 0; i < n; i++)

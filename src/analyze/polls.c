@@ -20,9 +20,10 @@ typedef struct sc_poll_run {
     uint64_t queries;
 } sc_poll_run;
 
-static uint64_t sc_query_handle(const sc_call_rec *c)
+static uint64_t sc_query_handle(const sc_trace *t, const sc_api_call *c)
 {
-    return c->call_class == SC_CALL_STREAM_QUERY ? c->stream : c->aux;
+    return c->rec.call_class == SC_CALL_STREAM_QUERY ? sc_call_stream_handle(t, c)
+                                                     : sc_call_aux(t, c);
 }
 
 static int sc_poll_close(sc_poll_run *run, sc_poll_loop **loops, size_t *n, size_t *cap)
@@ -83,10 +84,10 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
             runs[n_runs++] = (sc_poll_run){.tid = call->rec.tid};
         }
         sc_poll_run *run = &runs[r];
-        const sc_call_rec *prev = run->queries ? &t->calls[run->last].rec : NULL;
-        bool goes_on = prev && call->rec.call_class == prev->call_class &&
-                       sc_query_handle(&call->rec) == sc_query_handle(prev) &&
-                       call->rec.start_ns < prev->end_ns + SC_POLL_GAP_NS &&
+        const sc_api_call *prev = run->queries ? &t->calls[run->last] : NULL;
+        bool goes_on = prev && call->rec.call_class == prev->rec.call_class &&
+                       sc_query_handle(t, call) == sc_query_handle(t, prev) &&
+                       call->rec.start_ns < prev->rec.end_ns + SC_POLL_GAP_NS &&
                        !sc_thread_called(ctx, run->last, i, call->rec.tid);
         if (goes_on) {
             run->last = i;

@@ -686,7 +686,8 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
                (loop && cls == SC_CALL_EVENT_QUERY)) {
         /* an event read needs the event complete: the program waited for it before, and
          * would have to wait here if a fix took that earlier wait away */
-        const sc_api_call *rec = sc_deps_last_record(&r->ctx->deps, c->rec.aux, it->rec_start);
+        const sc_api_call *rec = sc_deps_last_record(&r->ctx->deps, sc_call_aux(t, c),
+                                                         it->rec_start);
         uint32_t slot = rec ? sc_rp_call_slot(r, rec, dev) : (uint32_t)r->n_slots;
         if (slot < r->n_slots)
             p = sc_rp_last_issued_near(r, slot, rec->rec.start_ns, &w->near[slot]);

@@ -616,10 +616,11 @@ static void write_calls(writer *w, proc *p)
               us((int64_t)(end - c->rec.start_ns), dur), cached_name(w, sc_call_name(t, c), 0),
               sc_call_bytes(t, c), c->rec.correlation_id,
               sc_host_call_pageable(&p->held, c->rec.correlation_id) ? "true" : "false");
-        if (c->rec.stream == SC_STREAM_NONE)
+        uint64_t stream = sc_call_stream_handle(t, c);
+        if (stream == SC_STREAM_NONE)
             fputs("null", w->out);
         else
-            fprintf(w->out, "\"0x%" PRIx64 "\"", c->rec.stream);
+            fprintf(w->out, "\"0x%" PRIx64 "\"", stream);
         fputs(",\"site\":", w->out);
         put_site(w, p, c);
         fputs("}}", w->out);

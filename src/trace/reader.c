@@ -49,7 +49,7 @@ enum sc_load_mode {
  * the site is first used, so a compact call is a copy and five stores. */
 typedef struct sc_site_call {
     sc_call_rec rec;
-    uint64_t aux_mask;          /* all ones when the shared call goes in aux, else 0 */
+    uint32_t aux_mask;          /* all ones when the shared call goes in aux, else 0 */
     uint32_t aux2_mask;         /* likewise for aux2 */
     bool ready;                 /* false until used, and again once the id is declared anew */
 } sc_site_call;
@@ -294,11 +294,12 @@ static sc_site_call *sc_site_call_make(sc_loader *ld, uint32_t id)
     if (sc_calls_function(&ld->calls, (uint32_t)site->domain << 16 | site->cbid, &index) != 0)
         return NULL;
     *s = (sc_site_call){
-        .rec = {.stream = site->stream, .tid = site->tid, .flags = (uint8_t)site->flags},
-        .aux_mask = site->flags & SC_API_STACK_SHARED ? UINT64_MAX : 0,
+        .rec = {.tid = site->tid, .flags = (uint8_t)site->flags},
+        .aux_mask = site->flags & SC_API_STACK_SHARED ? UINT32_MAX : 0,
         .aux2_mask = site->flags & SC_API_STACK_SHARED_AUX2 ? UINT32_MAX : 0};
     /* a compact call has no bytes and no frames of its own */
-    if (sc_calls_fill(&ld->calls, ld->t, &s->rec, index, site->call_class, 0, 0, NULL) != 0)
+    if (sc_calls_fill(&ld->calls, ld->t, &s->rec, index, site->call_class, 0, site->stream, 0,
+                      0, NULL) != 0)
         return NULL;
     s->ready = true;
     return s;
@@ -337,7 +338,7 @@ sc_load_compact_call(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
     rec->end_ns = end;
     rec->correlation_id = c.correlation_id;
     rec->context_id = c.context_id;
-    rec->aux = c.shared & s->aux_mask;
+    rec->aux_low = c.shared & s->aux_mask;     /* the site's extra: aux_high 0 */
     rec->aux2 = c.shared & s->aux2_mask;
     return 0;
 }

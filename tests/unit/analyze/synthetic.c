@@ -111,7 +111,6 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     sc_api_call *c = SYN_GROW(s, calls, n_calls, cap_calls);
     c->rec.start_ns = start;
     c->rec.end_ns = end;
-    c->rec.stream = SC_STREAM_NONE;
     c->rec.correlation_id = correlation_id;
     c->rec.context_id = SYN_CONTEXT;
     c->rec.call_class = (uint8_t)call_class;
@@ -136,16 +135,37 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     }
     for (uint16_t i = 0; frames && i < n_frames; i++)
         *(uint64_t *)SYN_GROW(s, call_frames, n_call_frames, cap_call_frames) = frames[i];
+    syn_call_stream(s, c, SC_STREAM_NONE);
     return c;
 }
 
-void syn_call_bytes(syn *s, sc_api_call *c, uint64_t bytes)
+/* c's extra made its own, as it was, for a field to change (the calls' shared entries stay). */
+static sc_call_extra *syn_own_extra(syn *s, sc_api_call *c)
 {
     sc_call_extra had = s->t.call_extras[c->rec.extra_at];
     sc_call_extra *e = SYN_GROW(s, call_extras, n_call_extras, cap_call_extras);
     *e = had;
-    e->bytes = bytes;
     c->rec.extra_at = (uint32_t)(s->t.n_call_extras - 1);
+    return e;
+}
+
+void syn_call_stream(syn *s, sc_api_call *c, uint64_t stream)
+{
+    c->rec.stream_low = (uint32_t)stream;
+    if (s->t.call_extras[c->rec.extra_at].stream_high != (uint32_t)(stream >> 32))
+        syn_own_extra(s, c)->stream_high = (uint32_t)(stream >> 32);
+}
+
+void syn_call_aux(syn *s, sc_api_call *c, uint64_t aux)
+{
+    c->rec.aux_low = (uint32_t)aux;
+    if (s->t.call_extras[c->rec.extra_at].aux_high != (uint32_t)(aux >> 32))
+        syn_own_extra(s, c)->aux_high = (uint32_t)(aux >> 32);
+}
+
+void syn_call_bytes(syn *s, sc_api_call *c, uint64_t bytes)
+{
+    syn_own_extra(s, c)->bytes = bytes;
 }
 
 sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,

@@ -35,6 +35,11 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
 /* Sets call c's byte count (a copy's, a memset's, an allocation's): the call keeps it
  * out of line (sc_call_bytes). */
 void syn_call_bytes(syn *s, sc_api_call *c, uint64_t bytes);
+/* Sets call c's stream handle (SC_STREAM_NONE, as syn_call leaves it, for none) and its aux:
+ * the call keeps their low halves, its extra their high ones (sc_call_stream_handle,
+ * sc_call_aux). */
+void syn_call_stream(syn *s, sc_api_call *c, uint64_t stream);
+void syn_call_aux(syn *s, sc_api_call *c, uint64_t aux);
 /* Name id 1 ("kernel_a"), grid 1x1x1, block 128x1x1: change the fields of its shape
  * (syn_shape) to taste. */
 sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,

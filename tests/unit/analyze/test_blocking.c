@@ -482,9 +482,10 @@ static bool old_is_query(uint16_t c)
     return c == SC_CALL_STREAM_QUERY || c == SC_CALL_EVENT_QUERY;
 }
 
-static uint64_t old_handle(const sc_call_rec *c)
+static uint64_t old_handle(const sc_trace *t, const sc_api_call *c)
 {
-    return c->call_class == SC_CALL_STREAM_QUERY ? c->stream : c->aux;
+    return c->rec.call_class == SC_CALL_STREAM_QUERY ? sc_call_stream_handle(t, c)
+                                                     : sc_call_aux(t, c);
 }
 
 typedef struct old_run {
@@ -515,11 +516,11 @@ static size_t old_polls(const sc_ctx *ctx, sc_poll_loop *loops)
         if (k == n_runs)
             runs[n_runs++] = (old_run){.tid = call->rec.tid};
         old_run *run = &runs[k];
-        const sc_call_rec *prev = run->queries ? &t->calls[run->last].rec : NULL;
+        const sc_api_call *prev = run->queries ? &t->calls[run->last] : NULL;
         bool goes_on = prev && old_is_query(call->rec.call_class) &&
-                       call->rec.call_class == prev->call_class &&
-                       old_handle(&call->rec) == old_handle(prev) &&
-                       call->rec.start_ns < prev->end_ns + SC_POLL_GAP_NS;
+                       call->rec.call_class == prev->rec.call_class &&
+                       old_handle(t, call) == old_handle(t, prev) &&
+                       call->rec.start_ns < prev->rec.end_ns + SC_POLL_GAP_NS;
         if (goes_on) {
             run->last = i;
             run->queries++;
@@ -563,15 +564,16 @@ static void build_calls(syn *s, uint64_t seed, uint32_t n_threads, size_t n)
         uint32_t corr = 1 + (uint32_t)i;
         sc_api_call *c = syn_call(s, cls, at, at + dur, corr, "cudaSomething", NULL, 0);
         c->rec.tid = 1 + (uint32_t)rnd(&st, n_threads);
-        c->rec.stream = 0x100 + (rnd(&st, 6) == 0);
-        c->rec.aux = 0x200 + (rnd(&st, 6) == 0);
+        syn_call_stream(s, c, 0x100 + (rnd(&st, 6) == 0));
+        syn_call_aux(s, c, 0x200 + (rnd(&st, 6) == 0));
         if (rnd(&st, 5) == 0) {     /* its driver call, inside it */
             sc_call_rec rec = c->rec;
+            uint64_t stream = sc_call_stream_handle(&s->t, c), aux = sc_call_aux(&s->t, c);
             sc_api_call *d = syn_call(s, cls, at, at + dur / 2, corr, "cuSomething", NULL, 0);
             d->rec.flags |= SC_API_DRIVER;  /* c may have moved: its fields from the copy */
             d->rec.tid = rec.tid;
-            d->rec.stream = rec.stream;
-            d->rec.aux = rec.aux;
+            syn_call_stream(s, d, stream);
+            syn_call_aux(s, d, aux);
         }
     }
     syn_finish(s);

@@ -20,7 +20,7 @@
 static void launch(syn *s, uint64_t handle, uint32_t stream, uint64_t start, uint32_t corr)
 {
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, start, start + US(2), corr, NULL, NULL, 0);
-    c->rec.stream = handle;
+    syn_call_stream(s, c, handle);
     syn_kernel(s, 0, stream, start + US(5), start + US(10), corr);
 }
 
@@ -40,7 +40,7 @@ static void test_one_entry_per_handle(void **state)
     for (size_t i = 0; i < s.t.n_calls; i++) {
         uint32_t stream = 0;
         assert_true(sc_deps_stream_of(&d, &s.t.calls[i], &stream));
-        assert_int_equal(stream, s.t.calls[i].rec.stream == 0xa000 ? 7 : 9);
+        assert_int_equal(stream, sc_call_stream_handle(&s.t, &s.t.calls[i]) == 0xa000 ? 7 : 9);
     }
     sc_deps_free(&d);
     syn_free(&s);
@@ -84,7 +84,8 @@ static void check_streams(uint32_t far_id, bool two_streams)
         const sc_api_call *c = &s.t.calls[i];
         uint32_t stream = 0;
         assert_true(sc_deps_stream_of(&d, c, &stream));
-        uint32_t want = c->rec.stream == 0xa000 ? 7 : c->rec.stream == 0xb000 ? 9 : 13;
+        uint64_t handle = sc_call_stream_handle(&s.t, c);
+        uint32_t want = handle == 0xa000 ? 7 : handle == 0xb000 ? 9 : 13;
         if (!(two_streams && c->rec.correlation_id == 1))
             assert_int_equal(stream, want);
     }
@@ -110,7 +111,8 @@ static void test_many_handles(void **state)
     for (size_t i = 0; i < s.t.n_calls; i++) {
         uint32_t stream = 0;
         assert_true(sc_deps_stream_of(&d, &s.t.calls[i], &stream));
-        assert_int_equal(stream, 100 + (0x100000 - s.t.calls[i].rec.stream) / 0x10);
+        assert_int_equal(stream,
+                         100 + (0x100000 - sc_call_stream_handle(&s.t, &s.t.calls[i])) / 0x10);
     }
     sc_deps_free(&d);
     syn_free(&s);
@@ -183,23 +185,25 @@ static void build_prog(syn *s, uint64_t seed, size_t n, const prog *p)
         c->rec.flags |= pt ? SC_API_PER_THREAD : 0;
         c->rec.tid = 1;
         if (cls == SC_CALL_STREAM_CREATE) {
-            c->rec.aux = 0xf0000 + k;           /* a new handle, its stream in a record */
+            syn_call_aux(s, c, 0xf0000 + k);           /* a new handle, its stream in a record */
             syn_stream(s, 0, 40 + (uint32_t)k, 0, cid);
             continue;
         }
-        c->rec.stream = h;
+        syn_call_stream(s, c, h);
         if (cls == SC_CALL_EVENT_RECORD || cls == SC_CALL_EVENT_WAIT)
-            c->rec.aux = p->event_each ? 0x990000 + (cls == SC_CALL_EVENT_RECORD ? k
-                                                      : k - rnd(&st, k / 4 + 1))
+            syn_call_aux(s, c,
+                         p->event_each ? 0x990000 + (cls == SC_CALL_EVENT_RECORD
+                                                         ? k
+                                                         : k - rnd(&st, k / 4 + 1))
                          : p->many_events && rnd(&st, 3) == 0 ? 0x990000 + rnd(&st, k + 1)
-                         : 0x7700 + rnd(&st, 4);
+                                                              : 0x7700 + rnd(&st, 4));
         if (cls != SC_CALL_LAUNCH)
             continue;
         if (rnd(&st, 5) == 0) {                 /* the driver call inside it */
             sc_api_call *dc = syn_call(s, SC_CALL_LAUNCH, at, at + US(1), cid,
                                        "cuLaunchKernel", NULL, 0);
             dc->rec.flags |= SC_API_DRIVER | (pt ? SC_API_PER_THREAD : 0);
-            dc->rec.stream = h;
+            syn_call_stream(s, dc, h);
             dc->rec.tid = 1;
         }
         uint64_t ws = at + US(2 * rnd(&st, 5)), we = ws + US(rnd(&st, 6));
@@ -247,7 +251,7 @@ static const sc_api_call *last_record(const sc_trace *t, uint64_t event, uint64_
     const sc_api_call *best = NULL;
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
-        if (c->rec.call_class == SC_CALL_EVENT_RECORD && c->rec.aux == event &&
+        if (c->rec.call_class == SC_CALL_EVENT_RECORD && sc_call_aux(t, c) == event &&
             c->rec.start_ns < before && (!best || c->rec.start_ns >= best->rec.start_ns))
             best = c;
     }
@@ -272,7 +276,7 @@ static size_t ref_edges(const sc_trace *t, const sc_deps *d, sc_dep_edge *e)
         const sc_api_call *w = &t->calls[i];
         if (w->rec.call_class != SC_CALL_EVENT_WAIT)
             continue;
-        const sc_api_call *r = last_record(t, w->rec.aux, w->rec.start_ns);
+        const sc_api_call *r = last_record(t, sc_call_aux(t, w), w->rec.start_ns);
         uint32_t from, to;
         if (!r || !sc_deps_stream_of(d, r, &from) || !sc_deps_stream_of(d, w, &to))
             continue;
@@ -294,16 +298,18 @@ static size_t ref_edges(const sc_trace *t, const sc_deps *d, sc_dep_edge *e)
 static int ref_stream(const sc_trace *t, const sc_api_call *c, const uint32_t *work_stream,
                       uint32_t *stream)
 {
-    if (c->rec.stream == SC_STREAM_NONE)
+    uint64_t handle = sc_call_stream_handle(t, c);
+    if (handle == SC_STREAM_NONE)
         return 0;
-    bool pt = c->rec.stream == 0 && (c->rec.flags & SC_API_PER_THREAD);
+    bool pt = handle == 0 && (c->rec.flags & SC_API_PER_THREAD);
     int n = 0;
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *d = &t->calls[i];
         uint32_t sid = work_stream[i];
+        uint64_t d_handle = sc_call_stream_handle(t, d);
         if (d->rec.call_class == SC_CALL_STREAM_CREATE || sid == UINT32_MAX ||
-            d->rec.stream != c->rec.stream || d->rec.context_id != c->rec.context_id ||
-            (d->rec.stream == 0 && (d->rec.flags & SC_API_PER_THREAD) != 0) != pt)
+            d_handle != handle || d->rec.context_id != c->rec.context_id ||
+            (d_handle == 0 && (d->rec.flags & SC_API_PER_THREAD) != 0) != pt)
             continue;
         if (sid == UINT32_MAX - 1 || (n == 1 && sid != *stream))
             return 2;
@@ -361,9 +367,10 @@ static void check_same_deps(const sc_trace *t, const sc_deps *want, const sc_dep
                 assert_int_equal(a, r);
         }
         for (uint64_t d = 0; d < 2; d++) {
-            const sc_api_call *r = last_record(t, c->rec.aux, c->rec.start_ns + d);
-            assert_ptr_equal(sc_deps_last_record(got, c->rec.aux, c->rec.start_ns + d), r);
-            assert_ptr_equal(sc_deps_last_record(want, c->rec.aux, c->rec.start_ns + d), r);
+            uint64_t event = sc_call_aux(t, c);
+            const sc_api_call *r = last_record(t, event, c->rec.start_ns + d);
+            assert_ptr_equal(sc_deps_last_record(got, event, c->rec.start_ns + d), r);
+            assert_ptr_equal(sc_deps_last_record(want, event, c->rec.start_ns + d), r);
         }
     }
     free(ws);

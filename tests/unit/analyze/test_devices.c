@@ -34,7 +34,7 @@ static void launch(syn *s, uint32_t dev, uint32_t ctx, uint32_t stream, uint64_t
                    uint64_t at, uint64_t start, uint64_t end, uint32_t corr)
 {
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, at, at + US(5), corr, NULL, NULL, 0);
-    c->rec.stream = handle;
+    syn_call_stream(s, c, handle);
     c->rec.context_id = ctx;
     syn_shape(s, syn_kernel(s, dev, stream, start, end, corr))->context_id = ctx;
 }
@@ -52,12 +52,12 @@ static void serializing_wait(syn *s, uint32_t dev_b, uint32_t ctx_b)
     launch(s, 0, SYN_CONTEXT, 20, H20, 0, US(10), US(1010), 1);
     sc_api_call *rec = syn_call(s, SC_CALL_EVENT_RECORD, US(5), US(7), 0, "cudaEventRecord",
                                 NULL, 0);
-    rec->rec.stream = H20;
-    rec->rec.aux = EVENT;
+    syn_call_stream(s, rec, H20);
+    syn_call_aux(s, rec, EVENT);
     sc_api_call *w = syn_call(s, SC_CALL_EVENT_WAIT, US(7), US(9), 0, "cudaStreamWaitEvent",
                               NULL, 0);
-    w->rec.stream = H30;
-    w->rec.aux = EVENT;
+    syn_call_stream(s, w, H30);
+    syn_call_aux(s, w, EVENT);
     w->rec.context_id = ctx_b;
     launch(s, dev_b, ctx_b, 30, H30, US(9), US(1012), US(2012), 2);
 }

@@ -115,7 +115,7 @@ static void build(syn *s, uint64_t seed, size_t n_calls, size_t n_stacks, sc_pys
                                   shared ? 0 : depth);
         if (shared) {   /* its stack is that of a call before it */
             c->rec.flags |= SC_API_STACK_SHARED;
-            c->rec.aux = 1 + rnd(&st, i);
+            syn_call_aux(s, c, 1 + rnd(&st, i));
         }
         if (!shared && rnd(&st, 3) == 0) {     /* a Python stack: the line picks the site */
             sc_pyframe *pf = &frames[2 * n_py];

@@ -17,7 +17,7 @@ static void launch(syn *s, uint32_t stream, uint64_t handle, uint64_t at, uint64
                    uint64_t end, uint32_t corr)
 {
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, at, at + US(5), corr, NULL, NULL, 0);
-    c->rec.stream = handle;
+    syn_call_stream(s, c, handle);
     syn_kernel(s, 0, stream, start, end, corr);
 }
 
@@ -39,8 +39,10 @@ static void build(syn *s, bool two_queues)
     }
     for (uint32_t k = 0; k < 3; k++) {
         syn_stream(s, 0, 20 + k, SC_STREAM_FLAG_NON_BLOCKING, 100 + k);
-        syn_call(s, SC_CALL_STREAM_CREATE, 0, 0, 100 + k, "cudaStreamCreateWithFlags", NULL, 0)
-            ->rec.aux = 0xA0 + k;
+        syn_call_aux(s,
+                     syn_call(s, SC_CALL_STREAM_CREATE, 0, 0, 100 + k,
+                              "cudaStreamCreateWithFlags", NULL, 0),
+                     0xA0 + k);
     }
     launch(s, 20, 0xA0, 0, US(10), US(1010), 1);
     launch(s, 20, 0xA0, US(5), US(1010), US(1110), 2);

@@ -25,7 +25,7 @@ static void launch(syn *s, uint32_t stream, uint64_t handle, uint64_t at, uint64
                    uint64_t end, uint32_t corr)
 {
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, at, at + US(5), corr, NULL, NULL, 0);
-    c->rec.stream = handle;
+    syn_call_stream(s, c, handle);
     syn_kernel(s, 0, stream, start, end, corr);
 }
 
@@ -33,8 +33,8 @@ static void host_func(syn *s, uint64_t handle, uint64_t start, uint64_t end, uin
 {
     sc_api_call *c = syn_call(s, SC_CALL_HOST_FUNC, start, end, corr, "cudaLaunchHostFunc",
                               NULL, 0);
-    c->rec.stream = handle;
-    c->rec.aux = 0x401000;  /* the function's address */
+    syn_call_stream(s, c, handle);
+    syn_call_aux(s, c, 0x401000);  /* the function's address */
 }
 
 static void setup(syn *s)

@@ -28,7 +28,7 @@ static void item_step_of(syn *s, uint64_t t0, uint32_t corr, uint64_t k)
     syn_kernel(s, 0, STREAM, t0 + US(10), t0 + US(10) + k, corr);
     sc_api_call *c = syn_call(s, SC_CALL_STREAM_SYNC, t0 + US(20), t0 + US(15) + k, corr + 1,
                               "cudaStreamSynchronize", NULL, 0);
-    c->rec.stream = 0x20;
+    syn_call_stream(s, c, 0x20);
 }
 
 /* A step whose kernel runs 1000 us: kernel t0+10 .. t0+1010, sync t0+20 .. t0+1015. */
@@ -208,9 +208,9 @@ static void query(syn *s, uint16_t call_class, uint64_t start, uint64_t handle, 
                               NULL, 0);
     c->rec.tid = tid;
     if (call_class == SC_CALL_STREAM_QUERY)
-        c->rec.stream = handle;
+        syn_call_stream(s, c, handle);
     else
-        c->rec.aux = handle;
+        syn_call_aux(s, c, handle);
 }
 
 /* A cudaStreamQuery loop on thread 7, stream handle 0x20: queries at 10 + 20 i us, 2 us each,
@@ -344,17 +344,17 @@ static void test_sync_before_reading_event_times_is_a_join(void **state)
     syn_init(&s);
     syn_stream(&s, 0, 20, SC_STREAM_FLAG_NON_BLOCKING, 0);
     sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, 0, US(5), 1, NULL, NULL, 0);
-    c->rec.stream = 0xA0;
+    syn_call_stream(&s, c, 0xA0);
     syn_kernel(&s, 0, 20, US(10), US(1010), 1);
     c = syn_call(&s, SC_CALL_EVENT_RECORD, US(5), US(7), 2, "cudaEventRecord", NULL, 0);
-    c->rec.stream = 0xA0;
-    c->rec.aux = 0xE1;
+    syn_call_stream(&s, c, 0xA0);
+    syn_call_aux(&s, c, 0xE1);
     syn_call(&s, SC_CALL_DEVICE_SYNC, US(10), US(1016), 3, "cudaDeviceSynchronize", NULL, 0);
     c = syn_call(&s, SC_CALL_EVENT_READ, US(1020), US(1022), 4, "cudaEventElapsedTime", NULL, 0);
-    c->rec.aux = 0xE1;
+    syn_call_aux(&s, c, 0xE1);
     syn_call(&s, SC_CALL_HOST_ALLOC, US(1030), US(5030), 5, "cudaMallocHost", NULL, 0);
     c = syn_call(&s, SC_CALL_LAUNCH, US(5030), US(5035), 6, NULL, NULL, 0);
-    c->rec.stream = 0xA0;
+    syn_call_stream(&s, c, 0xA0);
     syn_kernel(&s, 0, 20, US(5040), US(5140), 6);
     sc_analysis a;
     syn_analyze(&s, &a);

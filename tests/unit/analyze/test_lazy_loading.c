@@ -350,7 +350,7 @@ static void launch_on(syn *s, uint32_t stream, uint64_t handle, uint32_t name,
                       uint32_t corr)
 {
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, call_start, call_end, corr, NULL, NULL, 0);
-    c->rec.stream = handle;
+    syn_call_stream(s, c, handle);
     sc_kernel *k = syn_kernel(s, 0, stream, start, end, corr);
     syn_shape(s, k)->name_id = name;
     syn_shape(s, k)->name = names[name];
@@ -494,7 +494,7 @@ static void test_load_record_holding_other_streams(void **state)
     launch_on(&s, C, 0xC0, TAIL, US(45), US(50), US(2515), US(2615), 3);
     sc_api_call *sync = syn_call(&s, SC_CALL_STREAM_SYNC, US(55), US(2620), 4,
                                  "cudaStreamSynchronize", NULL, 0);
-    sync->rec.stream = 0xC0;
+    syn_call_stream(&s, sync, 0xC0);
     launch_on(&s, C, 0xC0, TAIL, US(2700), US(2705), US(2710), US(3710), 5);
     sc_analysis a;
     syn_analyze(&s, &a);
@@ -534,7 +534,7 @@ static void test_load_behind_its_own_stream_holds_the_others(void **state)
     launch_on(&s, B, 0xB0, TAIL, US(40), US(45), US(2514), US(2614), 3);
     sc_api_call *sync = syn_call(&s, SC_CALL_STREAM_SYNC, US(50), US(2620), 4,
                                  "cudaStreamSynchronize", NULL, 0);
-    sync->rec.stream = 0xB0;
+    syn_call_stream(&s, sync, 0xB0);
     launch_on(&s, B, 0xB0, TAIL, US(2625), US(2630), US(2635), US(3635), 5);
     sc_analysis a;
     syn_analyze(&s, &a);

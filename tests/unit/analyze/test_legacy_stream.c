@@ -328,7 +328,7 @@ static void test_shared_stack_counts_at_sampled_site(void **state)
     for (uint32_t i = 2; i <= 4; i++) {
         sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, US(4 * i), US(4 * i + 1), i, NULL, NULL, 0);
         c->rec.flags |= SC_API_STACK_SHARED;
-        c->rec.aux = 1;
+        syn_call_aux(&s, c, 1);
         syn_kernel(&s, 0, LEGACY, US(4 * i + 2), US(4 * i + 3), i);
     }
     sc_analysis a;

@@ -29,7 +29,7 @@ static void launch(syn *s, uint32_t stream, uint64_t handle, uint64_t at, uint64
                    uint64_t end, uint32_t corr)
 {
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, at, at + US(5), corr, NULL, NULL, 0);
-    c->rec.stream = handle;
+    syn_call_stream(s, c, handle);
     syn_kernel(s, 0, stream, start, end, corr);
 }
 

@@ -44,7 +44,7 @@ static void test_staged_peer_copies_are_error(void **state)
     for (uint32_t k = 0; k < 2; k++) {
         sc_api_call *c = syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(400 * k), US(400 * k + 400),
                                   1 + k, "cudaMemcpyPeerAsync", NULL, 0);
-        c->rec.stream = 0xA0;
+        syn_call_stream(&s, c, 0xA0);
         syn_call_bytes(&s, c, 64 * MIB);
         staged(&s, 1 + k, US(1800 + 1800 * k), US(1828 + 1800 * k));
     }
@@ -75,12 +75,12 @@ static void test_direct_copies_are_silent(void **state)
     syn_init(&s);
     syn_device(&s, 0, 132)->rec.cc_major = 9;
     syn_stream(&s, 0, 20, SC_STREAM_FLAG_NON_BLOCKING, 0);
-    syn_call(&s, SC_CALL_MEMCPY_ASYNC, 0, US(5), 1, "cudaMemcpyPeerAsync", NULL, 0)->rec.stream =
-        0xA0;
+    syn_call_stream(
+        &s, syn_call(&s, SC_CALL_MEMCPY_ASYNC, 0, US(5), 1, "cudaMemcpyPeerAsync", NULL, 0), 0xA0);
     syn_copy(&s, 0, 20, US(10), US(230), 64 * MIB, 1, SC_MEMCPY_ASYNC, SC_MEM_DEVICE,
              SC_MEM_DEVICE)->copy_kind = 10;
-    syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(5), US(10), 2, "cudaMemcpyAsync", NULL, 0)->rec.stream =
-        0xA0;
+    syn_call_stream(
+        &s, syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(5), US(10), 2, "cudaMemcpyAsync", NULL, 0), 0xA0);
     syn_copy(&s, 0, 20, US(230), US(300), 64 * MIB, 2, SC_MEMCPY_ASYNC, SC_MEM_DEVICE,
              SC_MEM_DEVICE)->copy_kind = 8;
     sc_analysis a;

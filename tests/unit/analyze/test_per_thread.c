@@ -25,7 +25,7 @@ static void launch(syn *s, uint32_t stream, uint64_t handle, uint32_t flags,
 {
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, call_start, call_start + US(5), corr,
                               flags ? "cudaLaunchKernel_ptsz" : NULL, NULL, 0);
-    c->rec.stream = handle;
+    syn_call_stream(s, c, handle);
     c->rec.flags = flags;
     syn_kernel(s, 0, stream, start, end, corr);
 }

@@ -91,7 +91,7 @@ static void test_pinning_every_step_is_error(void **state)
         sc_api_call *l = syn_call(&s, SC_CALL_LAUNCH, t0 + US(300), t0 + US(305), 10 + k, NULL,
                                   NULL, 0);
         l->rec.tid = 1;
-        l->rec.stream = 0xA0;
+        syn_call_stream(&s, l, 0xA0);
         syn_kernel(&s, 0, 20, t0 + US(310), t0 + US(410), 10 + k);
         call(&s, SC_CALL_HOST_UNREGISTER, t0 + US(410), t0 + US(510), 1, "cudaHostUnregister");
     }

@@ -37,7 +37,7 @@ static void launch(syn *s, uint32_t stream, uint64_t handle, uint32_t name, uint
                    uint64_t start, uint64_t end, uint32_t corr)
 {
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, at, at + US(5), corr, NULL, NULL, 0);
-    c->rec.stream = handle;
+    syn_call_stream(s, c, handle);
     sc_kernel *k = syn_kernel(s, 0, stream, start, end, corr);
     syn_shape(s, k)->name_id = name;
     syn_shape(s, k)->name = names[name];
@@ -137,12 +137,12 @@ static void test_ordered_by_an_event_is_not_priority(void **state)
     launch(&s, SH, HH, 1, US(10), US(410), US(810), 3);
     sc_api_call *rec = syn_call(&s, SC_CALL_EVENT_RECORD, US(15), US(17), 0, "cudaEventRecord",
                                 NULL, 0);
-    rec->rec.stream = HH;
-    rec->rec.aux = 0xE1;
+    syn_call_stream(&s, rec, HH);
+    syn_call_aux(&s, rec, 0xE1);
     sc_api_call *wait = syn_call(&s, SC_CALL_EVENT_WAIT, US(17), US(19), 0,
                                  "cudaStreamWaitEvent", NULL, 0);
-    wait->rec.stream = HL;
-    wait->rec.aux = 0xE1;
+    syn_call_stream(&s, wait, HL);
+    syn_call_aux(&s, wait, 0xE1);
     launch(&s, SL, HL, 2, US(19), US(810), US(910), 2);
     sc_analysis a;
     syn_analyze(&s, &a);

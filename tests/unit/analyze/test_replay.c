@@ -72,7 +72,7 @@ static sc_kernel *launch(syn *s, uint32_t stream, uint64_t handle, uint64_t at, 
                          uint64_t end, uint32_t corr)
 {
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, at, at + US(5), corr, NULL, NULL, 0);
-    c->rec.stream = handle;
+    syn_call_stream(s, c, handle);
     return syn_kernel(s, 0, stream, start, end, corr);
 }
 
@@ -96,11 +96,11 @@ static void event_joined_kernels(syn *s)
 {
     launch(s, S20, H20, 0, US(10), US(110), 1);
     sc_api_call *rec = call(s, SC_CALL_EVENT_RECORD, US(5), US(7), "cudaEventRecord");
-    rec->rec.stream = H20;
-    rec->rec.aux = 0xE1;
+    syn_call_stream(s, rec, H20);
+    syn_call_aux(s, rec, 0xE1);
     sc_api_call *wait = call(s, SC_CALL_EVENT_WAIT, US(7), US(9), "cudaStreamWaitEvent");
-    wait->rec.stream = H21;
-    wait->rec.aux = 0xE1;
+    syn_call_stream(s, wait, H21);
+    syn_call_aux(s, wait, 0xE1);
     launch(s, S21, H21, US(9), US(112), US(212), 2);
 }
 
@@ -127,12 +127,12 @@ static void test_unchanged_replay_is_the_recording(void **state)
     event_joined_kernels(&s);
     sc_api_call *cp = syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(14), US(19), 3, "cudaMemcpyAsync",
                                NULL, 0);
-    cp->rec.stream = H20;
+    syn_call_stream(&s, cp, H20);
     syn_copy(&s, 0, S20, US(111), US(121), 4096, 3, SC_MEMCPY_ASYNC, SC_MEM_PINNED,
              SC_MEM_DEVICE);
     sc_api_call *ms = syn_call(&s, SC_CALL_MEMSET_ASYNC, US(19), US(24), 4, "cudaMemsetAsync",
                                NULL, 0);
-    ms->rec.stream = H21;
+    syn_call_stream(&s, ms, H21);
     syn_memset(&s, 0, S21, US(213), US(218), 4);
     call(&s, SC_CALL_DEVICE_SYNC, US(24), US(224), "cudaDeviceSynchronize");
     sc_analysis a;
@@ -343,20 +343,21 @@ static void sync_then_launch(syn *s, int kind)
         call(s, SC_CALL_DEVICE_SYNC, US(20), US(1016), "cudaDeviceSynchronize");
         break;
     case WAIT_STREAM:
-        call(s, SC_CALL_STREAM_SYNC, US(20), US(1016), "cudaStreamSynchronize")->rec.stream =
-            H20;
+        syn_call_stream(s, call(s, SC_CALL_STREAM_SYNC, US(20), US(1016), "cudaStreamSynchronize"),
+                        H20);
         break;
     case WAIT_EVENT: {
         sc_api_call *r = call(s, SC_CALL_EVENT_RECORD, US(5), US(7), "cudaEventRecord");
-        r->rec.stream = H20;
-        r->rec.aux = 0xE1;
-        call(s, SC_CALL_EVENT_SYNC, US(20), US(1016), "cudaEventSynchronize")->rec.aux = 0xE1;
+        syn_call_stream(s, r, H20);
+        syn_call_aux(s, r, 0xE1);
+        syn_call_aux(s, call(s, SC_CALL_EVENT_SYNC, US(20), US(1016), "cudaEventSynchronize"),
+                     0xE1);
         break;
     }
     default:
         for (uint64_t t = 20; t <= 1020; t += 20)
-            call(s, SC_CALL_STREAM_QUERY, US(t), US(t + 2), "cudaStreamQuery")->rec.stream =
-                H20;
+            syn_call_stream(s, call(s, SC_CALL_STREAM_QUERY, US(t), US(t + 2), "cudaStreamQuery"),
+                            H20);
         next = US(1026);
         break;
     }
@@ -818,25 +819,25 @@ static void build_handoff(syn *s, uint64_t lag, bool handoff)
     nonblocking(s);
     sc_api_call *c;
     c = syn_call(s, SC_CALL_LAUNCH, 0, US(5), 1, NULL, NULL, 0);
-    c->rec.stream = H20;
+    syn_call_stream(s, c, H20);
     c->rec.tid = 2;
     syn_kernel(s, 0, S20, US(10), US(1010), 1);
     c = syn_call(s, SC_CALL_STREAM_SYNC, US(5), US(1016), 2, "cudaStreamSynchronize", NULL, 0);
-    c->rec.stream = H20;
+    syn_call_stream(s, c, H20);
     c->rec.tid = 2;
     c = syn_call(s, SC_CALL_LAUNCH, US(1020), US(1025), 3, NULL, NULL, 0);
-    c->rec.stream = H20;
+    syn_call_stream(s, c, H20);
     c->rec.tid = 2;
     syn_kernel(s, 0, S20, US(1030), US(2000), 3);
     c = syn_call(s, SC_CALL_STREAM_SYNC, US(1025), US(2006), 4, "cudaStreamSynchronize", NULL,
                  0);
-    c->rec.stream = H20;
+    syn_call_stream(s, c, H20);
     c->rec.tid = 2;
     c = syn_call(s, SC_CALL_MALLOC, 0, US(3), 5, "cudaMalloc", NULL, 0);
     c->rec.tid = 1;
     uint64_t go = US(2006) + US(lag);
     c = syn_call(s, SC_CALL_LAUNCH, go, go + US(5), 6, NULL, NULL, 0);
-    c->rec.stream = H21;
+    syn_call_stream(s, c, H21);
     c->rec.tid = 1;
     syn_kernel(s, 0, S21, go + US(10), go + US(110), 6);
     c = syn_call(s, SC_CALL_DEVICE_SYNC, go + US(5), go + US(116), 7, "cudaDeviceSynchronize",

@@ -336,7 +336,7 @@ static void test_marks_after_fast_items(void **state)
     for (uint32_t i = 0; i < 40; i++) {
         uint64_t t = US(20) * i;
         sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, t, t + US(5), i + 1, NULL, NULL, 0);
-        c->rec.stream = i % 10 == 7 ? 0xA1 : 0xA0;
+        syn_call_stream(&s, c, i % 10 == 7 ? 0xA1 : 0xA0);
         if (i % 10 == 7)    /* recorded inside the call before its own (a clock's step) */
             syn_kernel(&s, 0, 21, t - US(16), t - US(12), i + 1);
         else
@@ -358,15 +358,15 @@ static void test_marks_after_fast_items(void **state)
     for (int k = 0; k < 2; k++) {
         uint64_t at = syncs[k][0];
         sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, at, at + US(5), ++corr, NULL, NULL, 0);
-        c->rec.stream = 0xA0;
+        syn_call_stream(&s, c, 0xA0);
         syn_kernel(&s, 0, 20, syncs[k][1], syncs[k][2], corr);
         c = syn_call(&s, SC_CALL_STREAM_SYNC, at + US(5), syncs[k][3], ++corr,
                      "cudaStreamSynchronize", NULL, 0);
-        c->rec.stream = 0xA0;
+        syn_call_stream(&s, c, 0xA0);
     }
     sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, t2 + US(100), t2 + US(105), ++corr, NULL,
                               NULL, 0);
-    c->rec.stream = 0xA0;
+    syn_call_stream(&s, c, 0xA0);
     syn_kernel(&s, 0, 20, t2 + US(108), t2 + US(112), corr);
     syn_finish(&s);
     size_t fast = 0, nodes = 0;

@@ -41,25 +41,25 @@ static void build(syn *s, int v)
     int steps = 8 + 6 * v;
     for (int i = 0; i < steps; i++) {
         sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, t, t + US(5), corr, NULL, NULL, 0);
-        c->rec.stream = 0x10;
+        syn_call_stream(s, c, 0x10);
         syn_kernel(s, 0, 10, t + US(8), t + US(108 + 7 * v), corr++);
         sc_api_call *rec = syn_call(s, SC_CALL_EVENT_RECORD, t + US(5), t + US(7), 0,
                                     "cudaEventRecord", NULL, 0);
-        rec->rec.stream = 0x10;
-        rec->rec.aux = 0xE0 + (uint64_t)i;
+        syn_call_stream(s, rec, 0x10);
+        syn_call_aux(s, rec, 0xE0 + (uint64_t)i);
         sc_api_call *w = syn_call(s, SC_CALL_EVENT_WAIT, t + US(7), t + US(9), 0,
                                   "cudaStreamWaitEvent", NULL, 0);
-        w->rec.stream = 0x20;
-        w->rec.aux = 0xE0 + (uint64_t)i;
+        syn_call_stream(s, w, 0x20);
+        syn_call_aux(s, w, 0xE0 + (uint64_t)i);
         c = syn_call(s, SC_CALL_LAUNCH, t + US(9), t + US(14), corr, NULL, NULL, 0);
-        c->rec.stream = 0x20;
+        syn_call_stream(s, c, 0x20);
         syn_kernel(s, 0, 20, t + US(110 + 7 * v), t + US(160 + 7 * v), corr++);
         c = syn_call(s, SC_CALL_LAUNCH, t + US(14), t + US(19), corr, NULL, NULL, 0);
-        c->rec.stream = 0;
+        syn_call_stream(s, c, 0);
         syn_kernel(s, 0, 7, t + US(162 + 7 * v), t + US(200 + 7 * v), corr++);
         c = syn_call(s, SC_CALL_MEMCPY_ASYNC, t + US(19), t + US(60), corr, "cudaMemcpyAsync",
                      NULL, 0);
-        c->rec.stream = 0x10;
+        syn_call_stream(s, c, 0x10);
         syn_call_bytes(s, c, 1 << 20);
         syn_copy(s, 0, 10, t + US(40), t + US(60), 1 << 20, corr++, 0, SC_MEM_PAGEABLE,
                  SC_MEM_DEVICE);
@@ -67,7 +67,7 @@ static void build(syn *s, int v)
         if (i % 3 == 2) {
             c = syn_call(s, SC_CALL_STREAM_SYNC, t + US(61), next, corr++,
                          "cudaStreamSynchronize", NULL, 0);
-            c->rec.stream = 0x20;
+            syn_call_stream(s, c, 0x20);
         }
         t = next + US(2);
     }

@@ -23,25 +23,26 @@ typedef struct sc_device {
     const char *name;
 } sc_device;
 
-/* An API call's fields, as in its record (sc_rec_api), in 48 bytes (88 with two pointers
+/* An API call's fields, as in its record (sc_rec_api), in 40 bytes (88 with two pointers
  * before the sixth round, 72 before the seventeenth, 56 before the twentieth). The callback
  * domain and id only name the call (name_at), the return code no part of the report reads.
- * What only some calls have (a byte count: copies, memsets, allocations; return addresses:
- * the few calls that took a stack) is out of line, in the call's sc_call_extra:
- * sc_call_bytes, sc_call_n_frames and sc_call_frames read it. So are the high halves of its
- * stream handle and its aux: the record keeps their low 32 bits, and the extra the rest
- * (calls of one site, one stream and no bytes or frames share one extra), which
- * sc_call_stream_handle and sc_call_aux put back together. aux and aux2 stay: launches, most
- * of the calls, carry the stack-sharing call in one or the other, event calls their event
- * in aux. */
+ * What a call shares with many others is out of line, in its sc_call_extra: its thread and
+ * context (sc_call_tid, sc_call_context), the high halves of its stream handle and its aux
+ * (the record keeps their low 32 bits; sc_call_stream_handle and sc_call_aux put them back
+ * together), and what only some calls have: a byte count (copies, memsets, allocations:
+ * sc_call_bytes) and return addresses (the few calls that took a stack: sc_call_n_frames,
+ * sc_call_frames). Calls of one thread, context and site share one extra. aux and aux2
+ * stay: launches, most of the calls, carry the stack-sharing call in one or the other,
+ * event calls their event in aux. */
 typedef struct sc_call_rec {
     uint64_t start_ns, end_ns;
     uint32_t stream_low;        /* the stream handle's low 32 bits (sc_call_stream_handle) */
     uint32_t aux_low;           /* aux's low 32 bits (sc_call_aux) */
-    uint32_t tid, correlation_id, context_id;
+    uint32_t correlation_id;
     uint32_t aux2;
     uint32_t extra_at;          /* its sc_trace.call_extras entry; 0 (all zeros) for a call
-                                   without bytes, frames or high halves */
+                                   of thread and context 0 without bytes, frames or high
+                                   halves */
     uint16_t name_at;           /* its sc_trace.call_names entry, or SC_CALL_NAME_WIDE: then
                                    the extra's name_at (sc_call_name) */
     uint8_t flags;              /* enum sc_api_flags (every flag fits a byte; the record's
@@ -55,15 +56,16 @@ typedef struct sc_call_rec {
 #define SC_CALL_CLASS_WIDE UINT8_MAX
 _Static_assert(SC_API_STACK_SHARED_AUX2 <= UINT8_MAX, "the API flags fit sc_call_rec.flags");
 _Static_assert(SC_CALL_CLASS_COUNT < SC_CALL_CLASS_WIDE, "the call classes fit a byte");
-_Static_assert(sizeof(sc_call_rec) == 48, "a loaded call is 48 bytes");
+_Static_assert(sizeof(sc_call_rec) == 40, "a loaded call is 40 bytes");
 
 typedef struct sc_api_call {
     sc_call_rec rec;
 } sc_api_call;
 
-/* What a few calls have beside their sc_call_rec. Calls without frames share an entry with
- * every call of the same bytes, wide name and class and high halves, so the table stays
- * small: the high halves of a process's handles are few. */
+/* What a call shares with others beside its sc_call_rec. Calls without frames share an
+ * entry with every call of the same thread, context, bytes, wide name and class and high
+ * halves, so the table stays small: a process's threads, contexts and the high halves of its
+ * handles are few. */
 typedef struct sc_call_extra {
     uint64_t bytes;             /* copy/memset/allocation size, 0 if none */
     uint32_t frames_at;         /* where its n_frames return addresses start in
@@ -75,7 +77,8 @@ typedef struct sc_call_extra {
                                    SC_CALL_CLASS_WIDE, else 0 */
     uint32_t stream_high;       /* the stream handle's high 32 bits (SC_STREAM_NONE's too) */
     uint32_t aux_high;          /* aux's high 32 bits */
-    uint32_t reserved;
+    uint32_t tid;               /* the calling thread (OS thread id) */
+    uint32_t context_id;        /* CUPTI's context id */
 } sc_call_extra;
 
 /* How a kernel was launched (its name, grid, block, resources and graph node) and where it
@@ -302,6 +305,15 @@ static inline uint64_t sc_call_stream_handle(const sc_trace *trace, const sc_api
 static inline uint64_t sc_call_aux(const sc_trace *trace, const sc_api_call *c)
 {
     return (uint64_t)sc_call_extra_of(trace, c)->aux_high << 32 | c->rec.aux_low;
+}
+/* Call c's thread (its OS thread id) and CUDA context (CUPTI's id). */
+static inline uint32_t sc_call_tid(const sc_trace *trace, const sc_api_call *c)
+{
+    return sc_call_extra_of(trace, c)->tid;
+}
+static inline uint32_t sc_call_context(const sc_trace *trace, const sc_api_call *c)
+{
+    return sc_call_extra_of(trace, c)->context_id;
 }
 static inline uint64_t sc_call_bytes(const sc_trace *trace, const sc_api_call *c)
 {

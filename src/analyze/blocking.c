@@ -27,7 +27,7 @@ sc_work_entry(const sc_ctx *ctx, uint32_t position)
     uint32_t stream = w.stream_id, corr = w.correlation_id;
     const sc_api_call *call = sc_ctx_call(ctx, corr);
     uint64_t issue = call && call->rec.start_ns < start ? call->rec.start_ns : start;
-    return (sc_blocking_work){issue, start, end, stream, corr, call ? call->rec.tid : 0,
+    return (sc_blocking_work){issue, start, end, stream, corr, call ? sc_call_tid(ctx->trace, call) : 0,
                               position};
 }
 
@@ -195,9 +195,10 @@ typedef struct sc_scope_memo {
 static bool sc_in_flight_at(const sc_blocking_index *ix, const sc_api_call *c,
                             sc_end_cursor *cursors, sc_scope_memo *memo)
 {
-    if (!memo->used || c->rec.context_id != memo->context_id) {
-        memo->scope = sc_scope_of(ix, c->rec.context_id);
-        memo->context_id = c->rec.context_id;
+    uint32_t context_id = sc_call_context(ix->ctx->trace, c);
+    if (!memo->used || context_id != memo->context_id) {
+        memo->scope = sc_scope_of(ix, context_id);
+        memo->context_id = context_id;
         memo->used = true;
     }
     const sc_blocking_scope *s = memo->scope;
@@ -304,9 +305,10 @@ static bool sc_sweep_in_flight(const sc_blocking_index *ix, sc_flight_sweep *sw,
             }
     }
     sw->calls = i_call;
-    if (!memo->used || c->rec.context_id != memo->context_id) {
-        memo->scope = sc_scope_of(ix, c->rec.context_id);
-        memo->context_id = c->rec.context_id;
+    uint32_t context_id = sc_call_context(ix->ctx->trace, c);
+    if (!memo->used || context_id != memo->context_id) {
+        memo->scope = sc_scope_of(ix, context_id);
+        memo->context_id = context_id;
         memo->used = true;
     }
     const sc_blocking_scope *s = memo->scope;
@@ -612,7 +614,7 @@ sc_drained_walk(const sc_ctx *ctx, const sc_blocking_scope *s, size_t from,
             sc_drained_stream(m, stream);
         n_drained++;
         last = i;       /* by_end is ascending: the last one wins */
-        if (threads && call && call->rec.tid != tid && call->rec.tid && tid)
+        if (threads && call && sc_call_tid(tr, call) != tid && sc_call_tid(tr, call) && tid)
             other_thread = true;
     }
     m->n_drained = n_drained;

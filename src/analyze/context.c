@@ -69,17 +69,17 @@ const sc_stream_summary *sc_ctx_call_stream(const sc_ctx *ctx, const sc_api_call
         return NULL;
     const sc_stream_summary *any = NULL;   /* a stream of the call's context: its device */
     for (size_t k = 0; k < a->n_streams && !any; k++)
-        if (a->streams[k].context_id == call->rec.context_id)
+        if (a->streams[k].context_id == sc_call_context(ctx->trace, call))
             any = &a->streams[k];
     if (!any)
         return NULL;
     uint32_t sid;
     if (sc_deps_stream_of(&ctx->deps, call, &sid))
-        return sc_ctx_stream(ctx, any->device, call->rec.context_id, sid);
+        return sc_ctx_stream(ctx, any->device, sc_call_context(ctx->trace, call), sid);
     if (handle == 0 && !(call->rec.flags & SC_API_PER_THREAD))
         for (size_t k = 0; k < a->n_streams; k++)
             if (a->streams[k].device == any->device &&
-                a->streams[k].context_id == call->rec.context_id &&
+                a->streams[k].context_id == sc_call_context(ctx->trace, call) &&
                 sc_stream_is_legacy(&a->streams[k]))
                 return &a->streams[k];
     return NULL;

@@ -240,7 +240,7 @@ sc_handle_of(const sc_trace *t, const sc_call_streams *cs, size_t i, sc_handle_e
 {
     const sc_api_call *c = &t->calls[i];
     uint32_t stream = 0;
-    sc_handle_entry e = {.context_id = c->rec.context_id,
+    sc_handle_entry e = {.context_id = sc_call_context(t, c),
                          .per_thread = (c->rec.flags & SC_API_PER_THREAD) != 0};
     if (c->rec.call_class == SC_CALL_STREAM_CREATE) {
         uint64_t created = sc_call_aux(t, c);
@@ -384,7 +384,7 @@ enum { SC_HANDLE_SCAN_MAX = 16 };
 static bool sc_handle_lookup(const sc_deps *d, const sc_api_call *c, uint32_t *stream)
 {
     uint64_t handle = sc_call_stream_handle(d->trace, c);
-    sc_handle_entry key = {.context_id = c->rec.context_id, .handle = handle,
+    sc_handle_entry key = {.context_id = sc_call_context(d->trace, c), .handle = handle,
                            .per_thread = handle == 0 && (c->rec.flags & SC_API_PER_THREAD)};
     const sc_handle_entry *h = d->handles, *e = NULL;
     size_t n = d->n_handles;
@@ -592,8 +592,8 @@ static void sc_deps_edges(const sc_trace *t, size_t n_waits, sc_event_groups *ev
             continue;
         /* the record names its stream in its own context: the event may be another
          * device's (the handle lookup above is keyed by the record's context) */
-        out->edges[out->n_edges++] = (sc_dep_edge){.context_id = w->rec.context_id,
-                                                   .from_context = r->rec.context_id,
+        out->edges[out->n_edges++] = (sc_dep_edge){.context_id = sc_call_context(t, w),
+                                                   .from_context = sc_call_context(t, r),
                                                    .from_stream = from, .to_stream = to,
                                                    .record_ns = r->rec.start_ns,
                                                    .wait_ns = w->rec.start_ns,

@@ -173,7 +173,7 @@ static int sc_mark_push(sc_mark_list *list, const sc_instance *inst)
     const sc_api_call *call = inst->call;
     list->items[list->n++] = (sc_instance_mark){
         .t = call ? call->rec.start_ns : inst->start_ns, .cost_ns = inst->cost_ns,
-        .tid = call ? call->rec.tid : 0, .has_tid = call != NULL};
+        .call = call};
     return 0;
 }
 

@@ -27,12 +27,11 @@ typedef struct sc_site_entry {
 } sc_site_entry;
 
 /* Where one instance happened, for the per-range counts (ranges.c): the start of its call and
- * the call's thread, or without a call its own start and no thread. */
+ * the call (whose thread holds it), or without a call its own start and no call. */
 typedef struct sc_instance_mark {
     uint64_t t;
     uint64_t cost_ns;
-    uint32_t tid;
-    bool has_tid;
+    const sc_api_call *call;
 } sc_instance_mark;
 
 typedef struct sc_mark_list {

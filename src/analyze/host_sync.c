@@ -64,8 +64,10 @@ static int sc_hostsync_add(sc_blocking_walk *walk, const sc_api_call *call, uint
                            sc_hostsync_totals *tot)
 {
     const sc_blocking_index *ix = walk->ix;
-    sc_blocking_call q = {.start_ns = start, .end_ns = end, .tid = call->rec.tid,
-                          .call_class = call->rec.call_class, .context_id = call->rec.context_id,
+    const sc_trace *t = walk->ix->ctx->trace;
+    sc_blocking_call q = {.start_ns = start, .end_ns = end, .tid = sc_call_tid(t, call),
+                          .call_class = call->rec.call_class,
+                          .context_id = sc_call_context(t, call),
                           .skip_threads = true};  /* its text names no thread */
     sc_blocking m;
     sc_blocking_measure_next(walk, &q, &m);

@@ -69,7 +69,7 @@ static const sc_api_call *sc_implicit_next(const sc_ctx *ctx, const sc_api_call 
     const sc_trace *t = ctx->trace;
     for (size_t i = (size_t)(call - t->calls) + 1; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
-        if (c->rec.tid == call->rec.tid && c->rec.start_ns >= call->rec.end_ns &&
+        if (sc_call_tid(t, c) == sc_call_tid(t, call) && c->rec.start_ns >= call->rec.end_ns &&
             !sc_blocking_is_inner(ctx, c))
             return c;
     }
@@ -150,7 +150,7 @@ static int sc_implicit_fixes(const sc_ctx *ctx, const sc_blocking_index *ix,
     for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {
         if (!followed[k])
             continue;
-        const sc_loop_scope *scope = sc_loop_in_scope(scopes, n_scopes, &t->calls[ix->holding[k]]);
+        const sc_loop_scope *scope = sc_loop_in_scope(t, scopes, n_scopes, &t->calls[ix->holding[k]]);
         if (!scope)
             continue;
         bool stays = scope->family == SC_LOOP_MEMCPY ||
@@ -181,8 +181,8 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
         bool copy_or_set = call->rec.call_class == SC_CALL_MEMCPY ||
                            call->rec.call_class == SC_CALL_MEMSET;
         sc_blocking_call q = {.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
-                              .tid = call->rec.tid, .call_class = call->rec.call_class,
-                              .context_id = call->rec.context_id,
+                              .tid = sc_call_tid(t, call), .call_class = call->rec.call_class,
+                              .context_id = sc_call_context(t, call),
                               .correlation_id = call->rec.correlation_id,
                               .skip_own_stream = copy_or_set};
         sc_blocking m;
@@ -198,8 +198,8 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
         tot->starve_ns += m.starve_ns;
         tot->cost_ns += m.cost_ns;
         rc = sc_finding_add(b, &inst);
-        if (m.followed && !sc_loop_in_scope(scopes, n_scopes, call))
-            scopes[n_scopes++] = (sc_loop_scope){call->rec.tid,
+        if (m.followed && !sc_loop_in_scope(t, scopes, n_scopes, call))
+            scopes[n_scopes++] = (sc_loop_scope){sc_call_tid(t, call),
                                                  sc_loop_family(call->rec.call_class)};
     }
     sc_blocking_walk_end(&walk);

@@ -22,12 +22,13 @@ bool sc_loop_releases(uint16_t call_class)
            call_class == SC_CALL_HOST_UNREGISTER;
 }
 
-const sc_loop_scope *sc_loop_in_scope(const sc_loop_scope *scopes, size_t n,
+const sc_loop_scope *sc_loop_in_scope(const sc_trace *t, const sc_loop_scope *scopes, size_t n,
                                       const sc_api_call *call)
 {
     int family = sc_loop_family(call->rec.call_class);
+    uint32_t tid = family != SC_LOOP_NONE ? sc_call_tid(t, call) : 0;
     for (size_t k = 0; family != SC_LOOP_NONE && k < n; k++)
-        if (scopes[k].tid == call->rec.tid && scopes[k].family == family)
+        if (scopes[k].tid == tid && scopes[k].family == family)
             return &scopes[k];
     return NULL;
 }
@@ -40,7 +41,7 @@ int sc_loop_moved(const sc_trace *t, const uint32_t *calls, size_t n_calls,
         return -1;
     for (size_t i = 0; i < n_calls; i++) {     /* acquisitions after a release */
         const sc_api_call *c = &t->calls[calls[i]];
-        const sc_loop_scope *s = sc_loop_in_scope(scopes, n, c);
+        const sc_loop_scope *s = sc_loop_in_scope(t, scopes, n, c);
         if (!s)
             continue;
         size_t k = (size_t)(s - scopes);
@@ -52,7 +53,7 @@ int sc_loop_moved(const sc_trace *t, const uint32_t *calls, size_t n_calls,
     bool *acquired = seen + n + 1;
     for (size_t i = n_calls; i-- > 0;) {       /* releases before an acquisition */
         const sc_api_call *c = &t->calls[calls[i]];
-        const sc_loop_scope *s = sc_loop_in_scope(scopes, n, c);
+        const sc_loop_scope *s = sc_loop_in_scope(t, scopes, n, c);
         if (!s || s->family == SC_LOOP_LIMITS)
             continue;
         size_t k = (size_t)(s - scopes);

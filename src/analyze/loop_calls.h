@@ -37,7 +37,7 @@ int sc_loop_family(uint16_t call_class);
 /* A call that gives back what an acquisition of its family took. */
 bool sc_loop_releases(uint16_t call_class);
 /* The scope a call belongs to, or NULL. */
-const sc_loop_scope *sc_loop_in_scope(const sc_loop_scope *scopes, size_t n,
+const sc_loop_scope *sc_loop_in_scope(const sc_trace *t, const sc_loop_scope *scopes, size_t n,
                                       const sc_api_call *call);
 /* moved[k] (per entry of `calls`, cleared by the caller): the calls of the scopes a move out
  * of the loop takes away. `calls`: trace->calls positions in call order, among them every call

@@ -46,7 +46,7 @@ static void sc_pin_instance(const sc_trace *t, const sc_api_call *call, sc_insta
                    sc_loop_releases(call->rec.call_class)
                        ? "%s took %s on thread %u, which pins memory again later"
                        : "%s took %s on thread %u, pinning again what it released",
-                   sc_call_name(t, call), sc_fmt_ns(own, t1), (unsigned)call->rec.tid);
+                   sc_call_name(t, call), sc_fmt_ns(own, t1), (unsigned)sc_call_tid(t, call));
     if (sc_call_bytes(t, call))
         sc_text_append(&inst->text, " (%s)", sc_fmt_bytes((double)sc_call_bytes(t, call), b1));
     sc_instance_evidence(inst, "host_us", sc_ns_to_us(own), "us");
@@ -78,8 +78,8 @@ int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
     for (size_t k = 0; rc == 0 && k < n_holding; k++) {   /* threads that pin */
         const sc_api_call *c = &t->calls[holding[k]];
         if (sc_loop_family(c->rec.call_class) == SC_LOOP_PINNED &&
-            !sc_loop_in_scope(scopes, n_scopes, c))
-            scopes[n_scopes++] = (sc_loop_scope){c->rec.tid, SC_LOOP_PINNED};
+            !sc_loop_in_scope(t, scopes, n_scopes, c))
+            scopes[n_scopes++] = (sc_loop_scope){sc_call_tid(t, c), SC_LOOP_PINNED};
     }
     if (rc == 0 && n_scopes > 0)
         rc = sc_loop_moved(t, holding, n_holding, scopes, n_scopes, moved);
@@ -89,7 +89,7 @@ int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
     for (size_t k = 0; rc == 0 && k < n_holding; k++) {   /* per thread: pinned again */
         const sc_api_call *c = &t->calls[holding[k]];
         if (moved[k] && !sc_loop_releases(c->rec.call_class) && !sc_blocking_is_inner(ctx, c))
-            again[sc_loop_in_scope(scopes, n_scopes, c) - scopes]++;
+            again[sc_loop_in_scope(t, scopes, n_scopes, c) - scopes]++;
     }
     sc_finding_builder b;
     sc_pin_totals tot = {0};
@@ -97,7 +97,7 @@ int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
     for (size_t k = 0; rc == 0 && n_scopes > 0 && k < n_holding; k++) {
         const sc_api_call *c = &t->calls[holding[k]];
         if (!moved[k] || sc_blocking_is_inner(ctx, c) ||
-            again[sc_loop_in_scope(scopes, n_scopes, c) - scopes] < SC_PIN_LOOP_MIN)
+            again[sc_loop_in_scope(t, scopes, n_scopes, c) - scopes] < SC_PIN_LOOP_MIN)
             continue;
         sc_instance inst;
         sc_pin_instance(t, c, &inst);

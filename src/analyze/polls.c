@@ -50,7 +50,7 @@ static bool sc_thread_called(const sc_ctx *ctx, size_t after, size_t before, uin
 {
     const sc_trace *t = ctx->trace;
     for (size_t i = after + 1; i < before; i++)
-        if (t->calls[i].rec.tid == tid && !sc_blocking_is_inner(ctx, &t->calls[i]))
+        if (sc_call_tid(t, &t->calls[i]) == tid && !sc_blocking_is_inner(ctx, &t->calls[i]))
             return true;
     return false;
 }
@@ -72,7 +72,7 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
         if (!sc_is_query(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
             continue;
         size_t r = 0;
-        while (r < n_runs && runs[r].tid != call->rec.tid)
+        while (r < n_runs && runs[r].tid != sc_call_tid(t, call))
             r++;
         if (r == n_runs) {
             sc_poll_run *p = realloc(runs, (n_runs + 1) * sizeof *p);
@@ -81,14 +81,14 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
                 break;
             }
             runs = p;
-            runs[n_runs++] = (sc_poll_run){.tid = call->rec.tid};
+            runs[n_runs++] = (sc_poll_run){.tid = sc_call_tid(t, call)};
         }
         sc_poll_run *run = &runs[r];
         const sc_api_call *prev = run->queries ? &t->calls[run->last] : NULL;
         bool goes_on = prev && call->rec.call_class == prev->rec.call_class &&
                        sc_query_handle(t, call) == sc_query_handle(t, prev) &&
                        call->rec.start_ns < prev->rec.end_ns + SC_POLL_GAP_NS &&
-                       !sc_thread_called(ctx, run->last, i, call->rec.tid);
+                       !sc_thread_called(ctx, run->last, i, sc_call_tid(t, call));
         if (goes_on) {
             run->last = i;
             run->queries++;
@@ -96,7 +96,7 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
         }
         if (run->queries)
             rc = sc_poll_close(run, &loops, &n, &cap);
-        *run = (sc_poll_run){call->rec.tid, i, i, 1};
+        *run = (sc_poll_run){sc_call_tid(t, call), i, i, 1};
     }
     for (size_t k = 0; k < n_runs && rc == 0; k++)
         rc = sc_poll_close(&runs[k], &loops, &n, &cap);

@@ -193,7 +193,7 @@ static int sc_range_work_groups(const sc_ctx *ctx, const sc_sweep_pass *p, sc_ra
         size_t k = w->end[c] - from;
         if (k == 0)
             continue;
-        uint32_t slot = sc_slot_of(s, &cache, t->calls[c].rec.tid);
+        uint32_t slot = sc_slot_of(s, &cache, sc_call_tid(t, &t->calls[c]));
         if (slot == s->n_slots)
             continue;   /* another thread's: no push/pop range reads it */
         memcpy(&w->by_thread[w->slot_at[slot] + fill[slot]], &w->by_call[from],
@@ -220,7 +220,7 @@ static inline void sc_range_sweep_call(const sc_ctx *ctx, sc_sweep_pass *p,
 {
     const sc_api_call *call = &ctx->trace->calls[c];
     sc_sweep_pass_to(p, call->rec.start_ns);
-    uint32_t slot = sc_slot_of(p->s, &cw->cache, call->rec.tid);
+    uint32_t slot = sc_slot_of(p->s, &cw->cache, sc_call_tid(ctx->trace, call));
     uint32_t id = call->rec.correlation_id;
     /* with the table gone, the calls it names are those it did not pass over: an id of 0 is
      * in no table and passes over no call */
@@ -458,7 +458,7 @@ static int sc_range_count_finding(const sc_analysis *a, const sc_range_sweep *s,
     for (size_t k = 0; k < marks->n; k++) {
         const sc_instance_mark *m = &marks->items[order ? order[k] : k];
         sc_sweep_pass_to(&p, m->t);
-        uint32_t slot = m->has_tid ? sc_slot_of(s, &cache, m->tid) : none;
+        uint32_t slot = m->call ? sc_slot_of(s, &cache, sc_call_tid(a->trace, m->call)) : none;
         sc_sweep_pass_add(&p, slot, 0, 1);
         sc_sweep_pass_add(&p, slot, 1, m->cost_ns);
     }

@@ -223,7 +223,7 @@ static int sc_rp_entry_merge(const sc_rp_entry_src *s, uint32_t **order_out, siz
             break;
         }
         prev = call->rec.start_ns;
-        rc = sc_rp_tid_group(&h, call->rec.tid, &g);
+        rc = sc_rp_tid_group(&h, sc_call_tid(t, call), &g);
         if (rc == 0)
             h.calls[g]++, order[n++] = (uint32_t)c;
     }
@@ -274,9 +274,9 @@ static int sc_rp_entry_merge(const sc_rp_entry_src *s, uint32_t **order_out, siz
         for (size_t c = 0; !placed && c < t->n_calls; c++) {
             if (!sc_rp_call_is_entry(s, c))
                 continue;
-            if (!cursor || t->calls[c].rec.tid != tid) {
+            if (!cursor || sc_call_tid(t, &t->calls[c]) != tid) {
                 uint32_t g = 0;
-                tid = t->calls[c].rec.tid;
+                tid = sc_call_tid(t, &t->calls[c]);
                 sc_rp_tid_group(&h, tid, &g);
                 cursor = &place[rank[g]];
             }

@@ -56,7 +56,7 @@ sc_rp_entry_at(const sc_rp_entry_src *s, size_t p)
                            ? t->calls[s->loops[SC_RP_CALL_LOOP_OF(v)].last].rec.end_ns
                            : c->rec.end_ns;
         return (sc_rp_entry){c->rec.start_ns, end > c->rec.start_ns ? end : c->rec.start_ns,
-                             c->rec.tid, (int32_t)p, SC_RP_NONE};
+                             sc_call_tid(t, c), (int32_t)p, SC_RP_NONE};
     }
     size_t j = (p - t->n_calls) / 2;
     const sc_rec_range *g = &t->ranges[j].rec;

@@ -88,8 +88,8 @@ int sc_rp_drained_work(sc_replay *r)
         bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY ||
                            c->rec.call_class == SC_CALL_MEMSET;
         sc_blocking_call q = {.start_ns = c->rec.start_ns, .end_ns = c->rec.end_ns,
-                              .tid = c->rec.tid, .call_class = c->rec.call_class,
-                              .context_id = c->rec.context_id,
+                              .tid = sc_call_tid(t, c), .call_class = c->rec.call_class,
+                              .context_id = sc_call_context(t, c),
                               .correlation_id = c->rec.correlation_id,
                               .skip_own_stream = copy_or_set};
         sc_blocking m;
@@ -125,11 +125,11 @@ static void sc_rp_call_kinds(sc_replay *r)
         r->call_item[i] = sc_blocking_is_inner(r->ctx, &t->calls[i]) ? SC_RP_CALL_INNER
                                                                      : SC_RP_NONE;
     for (size_t k = 0; k < r->ctx->n_polls; k++) {
-        uint32_t tid = t->calls[loops[k].first].rec.tid;
+        uint32_t tid = sc_call_tid(t, &t->calls[loops[k].first]);
         int32_t v = r->call_item[loops[k].first] == SC_RP_CALL_INNER ? SC_RP_CALL_INNER
                                                                       : SC_RP_CALL_LOOP(k);
         for (size_t c = loops[k].first; c <= loops[k].last; c++)
-            if (t->calls[c].rec.tid == tid && sc_rp_is_query(t->calls[c].rec.call_class))
+            if (sc_call_tid(t, &t->calls[c]) == tid && sc_rp_is_query(t->calls[c].rec.call_class))
                 r->call_item[c] = v;
     }
 }
@@ -667,9 +667,9 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
         if (sc_rp_load_ns(r, i) == 0)
             return 0;
         it->loads = true;   /* as below */
-        return sc_rp_wait_device(r, i, sc_rp_context_dev(r, w, c->rec.context_id));
+        return sc_rp_wait_device(r, i, sc_rp_context_dev(r, w, sc_call_context(t, c)));
     }
-    uint32_t dev = sc_rp_context_dev(r, w, c->rec.context_id);
+    uint32_t dev = sc_rp_context_dev(r, w, sc_call_context(t, c));
     bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;
     size_t first = conds->n;
     int32_t p = SC_RP_NONE;

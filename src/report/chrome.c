@@ -299,7 +299,7 @@ static int collect_threads(proc *p)
             } else {
                 if (!call_shown(p, &t->calls[i]))
                     continue;
-                tid = t->calls[i].rec.tid;
+                tid = sc_call_tid(t, &t->calls[i]);
             }
             if (n && tids[n - 1] == tid)
                 continue;
@@ -325,7 +325,7 @@ static int collect_threads(proc *p)
             find_thread(p, t->ranges[i].rec.tid)->ranges = true;
     for (size_t i = 0; i < t->n_calls; i++)
         if (call_shown(p, &t->calls[i]))
-            find_thread(p, t->calls[i].rec.tid)->calls = true;
+            find_thread(p, sc_call_tid(t, &t->calls[i]))->calls = true;
     return 0;
 }
 
@@ -602,7 +602,7 @@ static void write_calls(writer *w, proc *p)
         const sc_api_call *c = &t->calls[i];
         if (!call_shown(p, c))
             continue;
-        host_thread *h = find_thread(p, c->rec.tid);
+        host_thread *h = find_thread(p, sc_call_tid(t, c));
         /* A driver call inside the runtime call that made it: the outer one is shown. */
         if (c->rec.start_ns < h->last_call_end)
             continue;

@@ -98,7 +98,7 @@ const sc_range *sc_pysite_enclosing_range(const sc_trace *t, const sc_api_call *
     }
     for (size_t k = 0; k < SC_PYSITE_RANGE_LOOKBACK && lo > 0; k++) {
         const sc_range *r = &t->ranges[--lo];
-        if (r->rec.tid == call->rec.tid && r->rec.end_ns >= at)
+        if (r->rec.tid == sc_call_tid(t, call) && r->rec.end_ns >= at)
             return r;
     }
     return NULL;

@@ -101,22 +101,23 @@ static bool sc_extra_same(const sc_call_extra *a, const sc_call_extra *b)
 {
     return a->bytes == b->bytes && a->frames_at == b->frames_at && a->name_at == b->name_at &&
            a->n_frames == b->n_frames && a->call_class == b->call_class &&
-           a->stream_high == b->stream_high && a->aux_high == b->aux_high;
+           a->stream_high == b->stream_high && a->aux_high == b->aux_high &&
+           a->tid == b->tid && a->context_id == b->context_id;
 }
 
-/* An extra of high halves alone (sc_call_loader.highs) remembered for the next call. */
-static void sc_note_highs(sc_call_loader *ld, const sc_call_extra *e, uint32_t at)
+/* A plain extra (sc_call_loader.plain) remembered for the next call. */
+static void sc_note_plain(sc_call_loader *ld, const sc_call_extra *e, uint32_t at)
 {
-    if (!e->bytes && !e->n_frames && !e->name_at && !e->call_class &&
-        (e->stream_high || e->aux_high)) {
-        ld->highs = (uint64_t)e->stream_high << 32 | e->aux_high;
-        ld->highs_at = at;
+    if (!e->bytes && !e->n_frames && !e->name_at && !e->call_class) {
+        ld->plain_highs = (uint64_t)e->stream_high << 32 | e->aux_high;
+        ld->plain_origin = (uint64_t)e->tid << 32 | e->context_id;
+        ld->plain_at = at;
     }
 }
 
 int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t index,
                   uint16_t call_class, uint64_t bytes, uint64_t stream, uint64_t aux,
-                  uint16_t n_frames, const uint8_t *frames)
+                  uint32_t tid, uint32_t context_id, uint16_t n_frames, const uint8_t *frames)
 {
     bool wide_name = index >= SC_CALL_NAME_WIDE, wide_class = call_class >= SC_CALL_CLASS_WIDE;
     uint32_t stream_high = (uint32_t)(stream >> 32), aux_high = (uint32_t)(aux >> 32);
@@ -125,21 +126,23 @@ int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t in
     rec->stream_low = (uint32_t)stream;
     rec->aux_low = (uint32_t)aux;
     rec->extra_at = 0;
-    if (!bytes && !n_frames && !wide_name && !wide_class && !stream_high && !aux_high)
+    if (!bytes && !n_frames && !wide_name && !wide_class && !stream_high && !aux_high && !tid &&
+        !context_id)
         return 0;
     sc_call_extra e = {.bytes = bytes, .name_at = wide_name ? index : 0, .n_frames = n_frames,
                        .call_class = wide_class ? call_class : 0, .stream_high = stream_high,
-                       .aux_high = aux_high};
+                       .aux_high = aux_high, .tid = tid, .context_id = context_id};
     uint32_t *memo = NULL;
     if (!n_frames) {
         _Static_assert(SC_EXTRA_MEMO == 256, "the memo takes the hash's top byte");
         uint64_t h = (bytes ^ (uint64_t)e.name_at << 32 ^ e.call_class ^
-                      ((uint64_t)stream_high << 16 | (uint64_t)aux_high << 40)) *
+                      ((uint64_t)stream_high << 16 | (uint64_t)aux_high << 40) ^
+                      ((uint64_t)tid << 24 ^ (uint64_t)context_id << 48 ^ context_id)) *
                      0x9e3779b97f4a7c15ull;
         memo = &ld->extra_memo[h >> 56];
         if (*memo && sc_extra_same(&t->call_extras[*memo], &e)) {
             rec->extra_at = *memo;
-            sc_note_highs(ld, &e, rec->extra_at);
+            sc_note_plain(ld, &e, rec->extra_at);
             return 0;
         }
     }
@@ -157,7 +160,7 @@ int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t in
     t->call_extras[t->n_call_extras++] = e;
     if (memo)
         *memo = rec->extra_at;
-    sc_note_highs(ld, &e, rec->extra_at);
+    sc_note_plain(ld, &e, rec->extra_at);
     return 0;
 }
 
@@ -203,8 +206,9 @@ void sc_call_as_record(const sc_trace *t, const sc_api_call *c, sc_rec_api *out)
     const sc_call_rec *r = &c->rec;
     *out = (sc_rec_api){.start_ns = r->start_ns, .end_ns = r->end_ns,
                         .stream = sc_call_stream_handle(t, c), .bytes = sc_call_bytes(t, c),
-                        .aux = sc_call_aux(t, c), .tid = r->tid,
-                        .correlation_id = r->correlation_id, .context_id = r->context_id,
+                        .aux = sc_call_aux(t, c), .tid = sc_call_tid(t, c),
+                        .correlation_id = r->correlation_id,
+                        .context_id = sc_call_context(t, c),
                         .flags = r->flags, .call_class = sc_call_class(t, c),
                         .n_frames = sc_call_n_frames(t, c), .aux2 = r->aux2};
 }

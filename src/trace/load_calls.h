@@ -50,11 +50,12 @@ typedef struct sc_call_loader {
     uint32_t *slots;            /* open addressing over keys: a function index, 0 empty */
     size_t n_slots;             /* a power of two, at least twice the functions */
     uint32_t extra_memo[SC_EXTRA_MEMO];     /* an extra without frames, 0 none */
-    /* the last extra made or found that holds high halves alone (a call with a handle for
-     * its stream or aux and nothing else out of line: most calls of a program's own streams)
-     * and those halves, stream << 32 | aux: sc_calls_add takes it without sc_calls_fill */
-    uint64_t highs;
-    uint32_t highs_at;          /* 0 none */
+    /* the last plain extra made or found (no bytes, frames, wide name or class: a thread,
+     * a context and high halves, what most calls have out of line), its high halves (stream
+     * << 32 | aux) and origin (tid << 32 | context): sc_calls_add takes it for a call of the
+     * same without sc_calls_fill */
+    uint64_t plain_highs, plain_origin;
+    uint32_t plain_at;          /* 0 none */
 } sc_call_loader;
 
 int sc_calls_function_slow(sc_call_loader *ld, uint32_t key, uint32_t *index);
@@ -72,12 +73,12 @@ static inline int sc_calls_function(sc_call_loader *ld, uint32_t key, uint32_t *
 }
 
 /* Sets rec's name_at, call_class, stream_low, aux_low and extra_at for a call of function
- * `index`, class `call_class` (as written), `bytes`, stream handle `stream`, `aux` and
- * n_frames return addresses at `frames` (as written: not necessarily aligned). Returns 0, or
- * -1 without memory. */
+ * `index`, class `call_class` (as written), `bytes`, stream handle `stream`, `aux`, thread
+ * `tid`, context `context_id` and n_frames return addresses at `frames` (as written: not
+ * necessarily aligned). Returns 0, or -1 without memory. */
 int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t index,
                   uint16_t call_class, uint64_t bytes, uint64_t stream, uint64_t aux,
-                  uint16_t n_frames, const uint8_t *frames);
+                  uint32_t tid, uint32_t context_id, uint16_t n_frames, const uint8_t *frames);
 
 /* Makes room for one more call. Returns 0, or -1 without memory. */
 int sc_calls_room(sc_call_loader *ld, sc_trace *t);
@@ -107,18 +108,18 @@ static inline int sc_calls_add(sc_call_loader *ld, sc_trace *t, const sc_rec_api
     sc_call_rec *c = &t->calls[t->n_calls].rec;
     *c = (sc_call_rec){.start_ns = r->start_ns, .end_ns = r->end_ns,
                        .stream_low = (uint32_t)r->stream, .aux_low = (uint32_t)r->aux,
-                       .tid = r->tid, .correlation_id = r->correlation_id,
-                       .context_id = r->context_id, .aux2 = r->aux2,
+                       .correlation_id = r->correlation_id, .aux2 = r->aux2,
                        .name_at = (uint16_t)index, .flags = (uint8_t)r->flags,
                        .call_class = (uint8_t)r->call_class};
     uint64_t highs = (r->stream >> 32) << 32 | r->aux >> 32;
+    uint64_t origin = (uint64_t)r->tid << 32 | r->context_id;
     bool plain = !r->bytes && !r->n_frames && index < SC_CALL_NAME_WIDE &&
                  r->call_class < SC_CALL_CLASS_WIDE;
-    if (plain && highs && ld->highs_at && highs == ld->highs)
-        c->extra_at = ld->highs_at;
-    else if ((!plain || highs) &&
-             sc_calls_fill(ld, t, c, index, r->call_class, r->bytes, r->stream, r->aux,
-                           r->n_frames, frames) != 0)
+    if (plain && ld->plain_at && highs == ld->plain_highs && origin == ld->plain_origin)
+        c->extra_at = ld->plain_at;
+    else if ((!plain || highs || origin) &&
+             sc_calls_fill(ld, t, c, index, r->call_class, r->bytes, r->stream, r->aux, r->tid,
+                           r->context_id, r->n_frames, frames) != 0)
         return -1;
     t->n_calls++;
     return 0;

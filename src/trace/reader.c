@@ -45,12 +45,18 @@ enum sc_load_mode {
 };
 
 /* A compact call site made ready: the call each CALL_COMPACT of it stands for, but for its
- * times, correlation id, context and stack-sharing call, and where that call goes. Made when
- * the site is first used, so a compact call is a copy and five stores. */
+ * times, correlation id and stack-sharing call, and where that call goes; its extra that of
+ * the context its last call named. Made when the site is first used, so a compact call is a
+ * copy and four stores (and the extra found again when its context is another). */
 typedef struct sc_site_call {
     sc_call_rec rec;
     uint32_t aux_mask;          /* all ones when the shared call goes in aux, else 0 */
     uint32_t aux2_mask;         /* likewise for aux2 */
+    uint32_t context_id;        /* whose extra rec names */
+    uint32_t index;             /* its function (sc_calls_function) */
+    uint32_t tid;
+    uint16_t call_class;        /* as written */
+    uint64_t stream;
     bool ready;                 /* false until used, and again once the id is declared anew */
 } sc_site_call;
 
@@ -278,9 +284,18 @@ sc_load_compact_kernel(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *see
     return 0;
 }
 
-/* Makes compact site `id` (declared) ready: its call's fields, named and classed as
- * sc_calls_add would. NULL without memory. */
-static sc_site_call *sc_site_call_make(sc_loader *ld, uint32_t id)
+/* Site call s's extra for a call of context `context_id` (sc_calls_fill, as sc_calls_add
+ * would find it). Returns 0, or -1 without memory. */
+static int sc_site_call_context(sc_loader *ld, sc_site_call *s, uint32_t context_id)
+{
+    s->context_id = context_id;
+    return sc_calls_fill(&ld->calls, ld->t, &s->rec, s->index, s->call_class, 0, s->stream, 0,
+                         s->tid, context_id, 0, NULL);
+}
+
+/* Makes compact site `id` (declared) ready, for a call of context `context_id`: its call's
+ * fields, named and classed as sc_calls_add would. NULL without memory. */
+static sc_site_call *sc_site_call_make(sc_loader *ld, uint32_t id, uint32_t context_id)
 {
     if (id >= ld->cap_site_calls) {
         size_t had = ld->cap_site_calls;
@@ -294,12 +309,13 @@ static sc_site_call *sc_site_call_make(sc_loader *ld, uint32_t id)
     if (sc_calls_function(&ld->calls, (uint32_t)site->domain << 16 | site->cbid, &index) != 0)
         return NULL;
     *s = (sc_site_call){
-        .rec = {.tid = site->tid, .flags = (uint8_t)site->flags},
+        .rec = {.flags = (uint8_t)site->flags},
         .aux_mask = site->flags & SC_API_STACK_SHARED ? UINT32_MAX : 0,
-        .aux2_mask = site->flags & SC_API_STACK_SHARED_AUX2 ? UINT32_MAX : 0};
+        .aux2_mask = site->flags & SC_API_STACK_SHARED_AUX2 ? UINT32_MAX : 0,
+        .index = index, .tid = site->tid, .call_class = site->call_class,
+        .stream = site->stream};
     /* a compact call has no bytes and no frames of its own */
-    if (sc_calls_fill(&ld->calls, ld->t, &s->rec, index, site->call_class, 0, site->stream, 0,
-                      0, NULL) != 0)
+    if (sc_site_call_context(ld, s, context_id) != 0)
         return NULL;
     s->ready = true;
     return s;
@@ -328,7 +344,9 @@ sc_load_compact_call(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
     uint64_t end = start + c.duration;
     if (!sc_keep_timed(ld, mode, seen, start, end, true))
         return 0;
-    if (!s && !(s = sc_site_call_make(ld, c.site_id)))
+    if (!s && !(s = sc_site_call_make(ld, c.site_id, c.context_id)))
+        return sc_out_of_memory(ld);
+    if (c.context_id != s->context_id && sc_site_call_context(ld, s, c.context_id) != 0)
         return sc_out_of_memory(ld);
     sc_call_rec *rec = sc_calls_next(&ld->calls, ld->t);
     if (!rec)
@@ -337,7 +355,6 @@ sc_load_compact_call(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
     rec->start_ns = start;
     rec->end_ns = end;
     rec->correlation_id = c.correlation_id;
-    rec->context_id = c.context_id;
     rec->aux_low = c.shared & s->aux_mask;     /* the site's extra: aux_high 0 */
     rec->aux2 = c.shared & s->aux2_mask;
     return 0;

@@ -112,7 +112,6 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     c->rec.start_ns = start;
     c->rec.end_ns = end;
     c->rec.correlation_id = correlation_id;
-    c->rec.context_id = SYN_CONTEXT;
     c->rec.call_class = (uint8_t)call_class;
     /* its name once in the trace's names, its frames copied into the trace's frames */
     name = name ? name : "cudaLaunchKernel";
@@ -136,6 +135,7 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     for (uint16_t i = 0; frames && i < n_frames; i++)
         *(uint64_t *)SYN_GROW(s, call_frames, n_call_frames, cap_call_frames) = frames[i];
     syn_call_stream(s, c, SC_STREAM_NONE);
+    syn_call_context(s, c, SYN_CONTEXT);
     return c;
 }
 
@@ -154,6 +154,18 @@ void syn_call_stream(syn *s, sc_api_call *c, uint64_t stream)
     c->rec.stream_low = (uint32_t)stream;
     if (s->t.call_extras[c->rec.extra_at].stream_high != (uint32_t)(stream >> 32))
         syn_own_extra(s, c)->stream_high = (uint32_t)(stream >> 32);
+}
+
+void syn_call_tid(syn *s, sc_api_call *c, uint32_t tid)
+{
+    if (s->t.call_extras[c->rec.extra_at].tid != tid)
+        syn_own_extra(s, c)->tid = tid;
+}
+
+void syn_call_context(syn *s, sc_api_call *c, uint32_t context_id)
+{
+    if (s->t.call_extras[c->rec.extra_at].context_id != context_id)
+        syn_own_extra(s, c)->context_id = context_id;
 }
 
 void syn_call_aux(syn *s, sc_api_call *c, uint64_t aux)

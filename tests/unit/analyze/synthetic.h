@@ -40,6 +40,10 @@ void syn_call_bytes(syn *s, sc_api_call *c, uint64_t bytes);
  * sc_call_aux). */
 void syn_call_stream(syn *s, sc_api_call *c, uint64_t stream);
 void syn_call_aux(syn *s, sc_api_call *c, uint64_t aux);
+/* Sets call c's thread and context (syn_call leaves thread 0 and SYN_CONTEXT): both are its
+ * extra's (sc_call_tid, sc_call_context). */
+void syn_call_tid(syn *s, sc_api_call *c, uint32_t tid);
+void syn_call_context(syn *s, sc_api_call *c, uint32_t context_id);
 /* Name id 1 ("kernel_a"), grid 1x1x1, block 128x1x1: change the fields of its shape
  * (syn_shape) to taste. */
 sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,

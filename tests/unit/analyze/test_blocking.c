@@ -41,7 +41,7 @@ static sc_blocking_work old_entry(const sc_ctx *ctx, uint32_t position)
     const sc_api_call *call = sc_ctx_call(ctx, w.correlation_id);
     uint64_t issue = call && call->rec.start_ns < w.start_ns ? call->rec.start_ns : w.start_ns;
     return (sc_blocking_work){issue, w.start_ns, w.end_ns, w.stream_id, w.correlation_id,
-                              call ? call->rec.tid : 0, position};
+                              call ? sc_call_tid(ctx->trace, call) : 0, position};
 }
 
 static const sc_blocking_scope *old_scope_of(const sc_blocking_index *ix, uint32_t context_id)
@@ -246,8 +246,8 @@ static void build(syn *s, uint64_t seed, const shape *sh)
                                  ? start + US(1)
                                  : start - (start ? US(5) * rnd(&st, start / US(5) + 1) : 0);
             sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, issue, issue + US(2), id, NULL, NULL, 0);
-            c->rec.context_id = 10 + dev;
-            c->rec.tid = 1 + (uint32_t)rnd(&st, sh->n_threads);
+            syn_call_context(s, c, 10 + dev);
+            syn_call_tid(s, c, 1 + (uint32_t)rnd(&st, sh->n_threads));
         } else if (r < 8) {
             id = corr;
         } else {
@@ -282,15 +282,15 @@ static void build(syn *s, uint64_t seed, const shape *sh)
         at = end;
         uint32_t dev = (uint32_t)rnd(&st, sh->n_dev);
         sc_api_call *c = syn_call(s, cls, start, end, ++corr, "cudaSomething", NULL, 0);
-        c->rec.context_id = rnd(&st, 10) == 0 ? 99 : 10 + dev;
-        c->rec.tid = rnd(&st, 8) == 0 ? 0 : 1 + (uint32_t)rnd(&st, sh->n_threads);
+        syn_call_context(s, c, rnd(&st, 10) == 0 ? 99 : 10 + dev);
+        syn_call_tid(s, c, rnd(&st, 8) == 0 ? 0 : 1 + (uint32_t)rnd(&st, sh->n_threads));
         if (rnd(&st, 5) == 0) {     /* its driver call inside it: no call of its own */
-            uint32_t context = c->rec.context_id, tid = c->rec.tid;
+            uint32_t context = sc_call_context(&s->t, c), tid = sc_call_tid(&s->t, c);
             sc_api_call *d = syn_call(s, cls, start, start + (end - start) / 2, corr,
                                       "cuSomething", NULL, 0);   /* c may have moved */
             d->rec.flags |= SC_API_DRIVER;
-            d->rec.context_id = context;
-            d->rec.tid = tid;
+            syn_call_context(s, d, context);
+            syn_call_tid(s, d, tid);
         }
         if ((cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET) && rnd(&st, 3) != 0) {
             uint64_t ws = start + US(5 * rnd(&st, 3));
@@ -327,11 +327,11 @@ static void expect_same(const sc_blocking *got, const sc_blocking *ref, bool thr
     assert_int_equal(got->cost_ns, ref->cost_ns);
 }
 
-static sc_blocking_call query_of(const sc_api_call *call, bool skip)
+static sc_blocking_call query_of(const sc_trace *t, const sc_api_call *call, bool skip)
 {
     return (sc_blocking_call){.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
-                              .tid = call->rec.tid, .call_class = call->rec.call_class,
-                              .context_id = call->rec.context_id,
+                              .tid = sc_call_tid(t, call), .call_class = call->rec.call_class,
+                              .context_id = sc_call_context(t, call),
                               .correlation_id = call->rec.correlation_id,
                               .skip_own_stream = skip};
 }
@@ -350,7 +350,7 @@ static void check_own_times(const sc_ctx *ctx)
             const sc_api_call *c = &t->calls[i];
             if (c->rec.call_class != cls || sc_blocking_is_inner(ctx, c))
                 continue;
-            const sc_blocking_scope *s = old_scope_of(ix, c->rec.context_id);
+            const sc_blocking_scope *s = old_scope_of(ix, sc_call_context(t, c));
             bool busy = false;
             for (size_t j = 0; j < s->n && !busy; j++) {
                 sc_blocking_work w = old_entry(ctx, s->by_end[j]);
@@ -401,7 +401,7 @@ static size_t check_trace(syn *s, uint64_t seed)
         for (size_t i = 0; i < n; i++) {
             for (int way = 0; way < 2; way++) {
                 const sc_api_call *call = &t->calls[way ? order[i] : i];
-                sc_blocking_call q = query_of(call, variant == 1 || variant == 4);
+                sc_blocking_call q = query_of(t, call, variant == 1 || variant == 4);
                 if (variant == 2)
                     q.correlation_id = 0;
                 q.skip_threads = variant >= 3;     /* as host-sync asks */
@@ -463,8 +463,8 @@ static void test_many_streams(void **state)
         for (uint32_t k = 0; k < 6; k++) {
             sc_api_call *c = syn_call(&s, SC_CALL_DEVICE_SYNC, US(400 + 5 * k), US(1100), 900000 + k,
                                       "cudaDeviceSynchronize", NULL, 0);
-            c->rec.context_id = 10;
-            c->rec.tid = 1;
+            syn_call_context(&s, c, 10);
+            syn_call_tid(&s, c, 1);
         }
         syn_finish(&s);
         assert_true(check_trace(&s, seed) > 0);
@@ -511,10 +511,10 @@ static size_t old_polls(const sc_ctx *ctx, sc_poll_loop *loops)
         if (sc_blocking_is_inner(ctx, call))
             continue;
         size_t k = 0;
-        while (k < n_runs && runs[k].tid != call->rec.tid)
+        while (k < n_runs && runs[k].tid != sc_call_tid(t, call))
             k++;
         if (k == n_runs)
-            runs[n_runs++] = (old_run){.tid = call->rec.tid};
+            runs[n_runs++] = (old_run){.tid = sc_call_tid(t, call)};
         old_run *run = &runs[k];
         const sc_api_call *prev = run->queries ? &t->calls[run->last] : NULL;
         bool goes_on = prev && old_is_query(call->rec.call_class) &&
@@ -529,7 +529,7 @@ static size_t old_polls(const sc_ctx *ctx, sc_poll_loop *loops)
         if (run->queries)
             old_close(run, loops, &n);
         if (old_is_query(call->rec.call_class))
-            *run = (old_run){call->rec.tid, i, i, 1};
+            *run = (old_run){sc_call_tid(t, call), i, i, 1};
     }
     for (size_t k = 0; k < n_runs; k++)
         old_close(&runs[k], loops, &n);
@@ -563,15 +563,15 @@ static void build_calls(syn *s, uint64_t seed, uint32_t n_threads, size_t n)
         uint64_t dur = US(1 + rnd(&st, 3));
         uint32_t corr = 1 + (uint32_t)i;
         sc_api_call *c = syn_call(s, cls, at, at + dur, corr, "cudaSomething", NULL, 0);
-        c->rec.tid = 1 + (uint32_t)rnd(&st, n_threads);
+        syn_call_tid(s, c, 1 + (uint32_t)rnd(&st, n_threads));
         syn_call_stream(s, c, 0x100 + (rnd(&st, 6) == 0));
         syn_call_aux(s, c, 0x200 + (rnd(&st, 6) == 0));
         if (rnd(&st, 5) == 0) {     /* its driver call, inside it */
-            sc_call_rec rec = c->rec;
             uint64_t stream = sc_call_stream_handle(&s->t, c), aux = sc_call_aux(&s->t, c);
+            uint32_t tid = sc_call_tid(&s->t, c);
             sc_api_call *d = syn_call(s, cls, at, at + dur / 2, corr, "cuSomething", NULL, 0);
             d->rec.flags |= SC_API_DRIVER;  /* c may have moved: its fields from the copy */
-            d->rec.tid = rec.tid;
+            syn_call_tid(s, d, tid);
             syn_call_stream(s, d, stream);
             syn_call_aux(s, d, aux);
         }

@@ -183,7 +183,7 @@ static void build_prog(syn *s, uint64_t seed, size_t n, const prog *p)
                      : SC_CALL_STREAM_CREATE;
         sc_api_call *c = syn_call(s, cls, at, at + US(1), cid, NULL, NULL, 0);
         c->rec.flags |= pt ? SC_API_PER_THREAD : 0;
-        c->rec.tid = 1;
+        syn_call_tid(s, c, 1);
         if (cls == SC_CALL_STREAM_CREATE) {
             syn_call_aux(s, c, 0xf0000 + k);           /* a new handle, its stream in a record */
             syn_stream(s, 0, 40 + (uint32_t)k, 0, cid);
@@ -204,7 +204,7 @@ static void build_prog(syn *s, uint64_t seed, size_t n, const prog *p)
                                        "cuLaunchKernel", NULL, 0);
             dc->rec.flags |= SC_API_DRIVER | (pt ? SC_API_PER_THREAD : 0);
             syn_call_stream(s, dc, h);
-            dc->rec.tid = 1;
+            syn_call_tid(s, dc, 1);
         }
         uint64_t ws = at + US(2 * rnd(&st, 5)), we = ws + US(rnd(&st, 6));
         uint64_t kind = rnd(&st, 4);
@@ -280,7 +280,7 @@ static size_t ref_edges(const sc_trace *t, const sc_deps *d, sc_dep_edge *e)
         uint32_t from, to;
         if (!r || !sc_deps_stream_of(d, r, &from) || !sc_deps_stream_of(d, w, &to))
             continue;
-        sc_dep_edge x = {.context_id = w->rec.context_id, .from_context = r->rec.context_id,
+        sc_dep_edge x = {.context_id = sc_call_context(t, w), .from_context = sc_call_context(t, r),
                          .from_stream = from, .to_stream = to, .record_ns = r->rec.start_ns,
                          .wait_ns = w->rec.start_ns, .wait_call = (uint32_t)i};
         size_t at = n++;
@@ -308,7 +308,7 @@ static int ref_stream(const sc_trace *t, const sc_api_call *c, const uint32_t *w
         uint32_t sid = work_stream[i];
         uint64_t d_handle = sc_call_stream_handle(t, d);
         if (d->rec.call_class == SC_CALL_STREAM_CREATE || sid == UINT32_MAX ||
-            d_handle != handle || d->rec.context_id != c->rec.context_id ||
+            d_handle != handle || sc_call_context(t, d) != sc_call_context(t, c) ||
             (d_handle == 0 && (d->rec.flags & SC_API_PER_THREAD) != 0) != pt)
             continue;
         if (sid == UINT32_MAX - 1 || (n == 1 && sid != *stream))

@@ -35,7 +35,7 @@ static void launch(syn *s, uint32_t dev, uint32_t ctx, uint32_t stream, uint64_t
 {
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, at, at + US(5), corr, NULL, NULL, 0);
     syn_call_stream(s, c, handle);
-    c->rec.context_id = ctx;
+    syn_call_context(s, c, ctx);
     syn_shape(s, syn_kernel(s, dev, stream, start, end, corr))->context_id = ctx;
 }
 
@@ -58,7 +58,7 @@ static void serializing_wait(syn *s, uint32_t dev_b, uint32_t ctx_b)
                               NULL, 0);
     syn_call_stream(s, w, H30);
     syn_call_aux(s, w, EVENT);
-    w->rec.context_id = ctx_b;
+    syn_call_context(s, w, ctx_b);
     launch(s, dev_b, ctx_b, 30, H30, US(9), US(1012), US(2012), 2);
 }
 

@@ -206,7 +206,7 @@ static void query(syn *s, uint16_t call_class, uint64_t start, uint64_t handle, 
                               call_class == SC_CALL_STREAM_QUERY ? "cudaStreamQuery"
                                                                  : "cudaEventQuery",
                               NULL, 0);
-    c->rec.tid = tid;
+    syn_call_tid(s, c, tid);
     if (call_class == SC_CALL_STREAM_QUERY)
         syn_call_stream(s, c, handle);
     else

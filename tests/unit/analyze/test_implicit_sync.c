@@ -221,7 +221,7 @@ static void test_fix_moves_the_family_out_of_the_loop(void **state)
     syn_init(&s);
     sc_api_call *c;
     c = syn_call(&s, SC_CALL_LAUNCH, 0, US(5), 1, NULL, NULL, 0);
-    c->rec.tid = 1;
+    syn_call_tid(&s, c, 1);
     syn_kernel(&s, 0, 20, US(10), US(2010), 1);
     const uint64_t step[3][4] = {{100, 110, 120, 220}, {2020, 2030, 2040, 2140},
                                  {2215, 2225, 2235, 2335}};
@@ -229,20 +229,20 @@ static void test_fix_moves_the_family_out_of_the_loop(void **state)
     for (uint32_t k = 0; k < 3; k++) {
         c = syn_call(&s, SC_CALL_MALLOC, US(step[k][0]), US(step[k][1]), 10 + 3 * k, "cudaMalloc",
                      NULL, 0);
-        c->rec.tid = 2;
+        syn_call_tid(&s, c, 2);
         c = syn_call(&s, SC_CALL_LAUNCH, US(step[k][1]), US(step[k][1] + 5), 11 + 3 * k, NULL,
                      NULL, 0);
-        c->rec.tid = 2;
+        syn_call_tid(&s, c, 2);
         syn_kernel(&s, 0, 21, US(step[k][2]), US(step[k][3]), 11 + 3 * k);
         if (k < 2) {
             c = syn_call(&s, SC_CALL_FREE, US(free_at[k][0]), US(free_at[k][1]), 12 + 3 * k,
                          "cudaFree", NULL, 0);
-            c->rec.tid = 2;
+            syn_call_tid(&s, c, 2);
         }
     }
     c = syn_call(&s, SC_CALL_DEVICE_SYNC, US(2230), US(2341), 30, "cudaDeviceSynchronize", NULL,
                  0);
-    c->rec.tid = 2;
+    syn_call_tid(&s, c, 2);
     sc_analysis a;
     syn_analyze(&s, &a);
     assert_int_equal(a.replay.replay_span_ns, US(2341));
@@ -329,8 +329,8 @@ static void test_other_device_work_is_not_counted(void **state)
     syn_call(&s, SC_CALL_LAUNCH, US(0), US(5), 1, NULL, NULL, 0);
     syn_kernel(&s, 0, 20, US(10), US(1000), 1);
     sc_api_call *l = syn_call(&s, SC_CALL_LAUNCH, US(0), US(3), 4, NULL, NULL, 0);
-    l->rec.context_id = 2;
-    l->rec.tid = 1;
+    syn_call_context(&s, l, 2);
+    syn_call_tid(&s, l, 1);
     sc_kernel *k = syn_kernel(&s, 1, 30, US(10), US(1005), 4);
     syn_shape(&s, k)->context_id = 2;
     syn_call(&s, SC_CALL_FREE, US(200), US(1010), 2, "cudaFree", NULL, 0);
@@ -369,19 +369,19 @@ static void test_free_waiting_for_another_threads_work(void **state)
     for (uint32_t i = 0; i < 3; i++) {
         sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, US(2 * i), US(2 * i + 2), 1 + i, NULL,
                                   NULL, 0);
-        c->rec.tid = 1;
+        syn_call_tid(&s, c, 1);
         syn_kernel(&s, 0, 20, US(5 + 171 * i), US(175 + 171 * i), 1 + i);
     }
     sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, US(30), US(32), 4, NULL, NULL, 0);
-    c->rec.tid = 2;
+    syn_call_tid(&s, c, 2);
     syn_kernel(&s, 0, 21, US(35), US(55), 4);
     c = syn_call(&s, SC_CALL_FREE, US(60), US(422), 5, "cudaFree", NULL, 0);
-    c->rec.tid = 2;
+    syn_call_tid(&s, c, 2);
     c = syn_call(&s, SC_CALL_LAUNCH, US(425), US(427), 6, NULL, NULL, 0);
-    c->rec.tid = 2;
+    syn_call_tid(&s, c, 2);
     syn_kernel(&s, 0, 21, US(430), US(450), 6);
     c = syn_call(&s, SC_CALL_FREE, US(600), US(675), 7, "cudaFree", NULL, 0);
-    c->rec.tid = 2;
+    syn_call_tid(&s, c, 2);
     sc_analysis a;
     syn_analyze(&s, &a);
     const sc_finding *f = syn_finding(&a, "implicit-sync");
@@ -412,11 +412,11 @@ static void test_free_own_time_unknown_is_not_flagged(void **state)
     for (uint32_t i = 0; i < 3; i++) {
         sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, US(2 * i), US(2 * i + 2), 1 + i, NULL,
                                   NULL, 0);
-        c->rec.tid = 1;
+        syn_call_tid(&s, c, 1);
         syn_kernel(&s, 0, 20, US(5 + 171 * i), US(175 + 171 * i), 1 + i);
     }
     sc_api_call *c = syn_call(&s, SC_CALL_FREE, US(60), US(422), 5, "cudaFree", NULL, 0);
-    c->rec.tid = 2;
+    syn_call_tid(&s, c, 2);
     sc_analysis a;
     syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "implicit-sync"));

@@ -16,7 +16,7 @@ static sc_api_call *call(syn *s, uint16_t cls, uint64_t start, uint64_t end, uin
                          const char *name)
 {
     sc_api_call *c = syn_call(s, cls, start, end, 0, name, NULL, 0);
-    c->rec.tid = tid;
+    syn_call_tid(s, c, tid);
     return c;
 }
 
@@ -90,7 +90,7 @@ static void test_pinning_every_step_is_error(void **state)
         syn_call_bytes(&s, r, 8u << 20);
         sc_api_call *l = syn_call(&s, SC_CALL_LAUNCH, t0 + US(300), t0 + US(305), 10 + k, NULL,
                                   NULL, 0);
-        l->rec.tid = 1;
+        syn_call_tid(&s, l, 1);
         syn_call_stream(&s, l, 0xA0);
         syn_kernel(&s, 0, 20, t0 + US(310), t0 + US(410), 10 + k);
         call(&s, SC_CALL_HOST_UNREGISTER, t0 + US(410), t0 + US(510), 1, "cudaHostUnregister");

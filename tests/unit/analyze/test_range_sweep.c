@@ -53,7 +53,7 @@ static sc_window_item ref_range_issue(const sc_ctx *ctx, uint32_t correlation_id
     const sc_api_call *call = sc_ctx_call(ctx, correlation_id);
     if (!call)
         return (sc_window_item){.t = start_ns, .ref = ref};
-    return (sc_window_item){call->rec.start_ns, call->rec.tid, true, ref};
+    return (sc_window_item){call->rec.start_ns, sc_call_tid(ctx->trace, call), true, ref};
 }
 
 static int ref_range_work_window(const sc_ctx *ctx, sc_window *w)
@@ -159,7 +159,7 @@ static int ref_ranges_calls(const sc_ctx *ctx, sc_analysis *a)
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_call_rec *r = &t->calls[i].rec;
         if (r->correlation_id == 0 || sc_ctx_call(ctx, r->correlation_id) == &t->calls[i])
-            items[n++] = (sc_window_item){r->start_ns, r->tid, true, i};
+            items[n++] = (sc_window_item){r->start_ns, sc_call_tid(t, &t->calls[i]), true, i};
     }
     sc_window w;    /* the calls lie in start order: the window takes them as they are */
     int rc = sc_window_build_owned(&w, items, n);
@@ -232,9 +232,11 @@ static int ref_ranges_findings(const sc_finding_list *list, sc_analysis *a, cons
             break;
         }
         items = p;
-        for (size_t k = 0; k < marks->n; k++)
-            items[k] = (sc_window_item){marks->items[k].t, marks->items[k].tid,
-                                        marks->items[k].has_tid, k};
+        for (size_t k = 0; k < marks->n; k++) {
+            const sc_api_call *c = marks->items[k].call;
+            items[k] = (sc_window_item){marks->items[k].t, c ? sc_call_tid(a->trace, c) : 0,
+                                        c != NULL, k};
+        }
         sc_window w;
         if (sc_window_build(&w, items, marks->n) != 0) {
             rc = -1;
@@ -522,12 +524,12 @@ static void make_calls(syn *s, uint64_t *rng, uint64_t span, size_t n_calls, uin
         uint32_t tid = 1 + (uint32_t)pick(rng, n_tids), kind = (uint32_t)pick(rng, 3);
         uint32_t corr = pick(rng, 12) == 0 ? 0 : (uint32_t)(i + 1) * id_step;
         sc_api_call *c = syn_call(s, cls[kind], t, t + US(2), corr, nm[kind], NULL, 0);
-        c->rec.tid = tid;
+        syn_call_tid(s, c, tid);
         if (corr && pick(rng, 6) == 0) {
             sc_api_call *d = syn_call(s, cls[kind], t + GRID * pick(rng, 2), t + US(1), corr,
                                       "cuLaunchKernel", NULL, 0);
             d->rec.flags = SC_API_DRIVER;
-            d->rec.tid = tid;
+            syn_call_tid(s, d, tid);
         }
         if (corr && (!quiet || pick(rng, 3) == 0))
             add_work(s, rng, kind, t, corr);
@@ -541,7 +543,8 @@ static void make_calls(syn *s, uint64_t *rng, uint64_t span, size_t n_calls, uin
 
 /* Findings with marks: some in time order, some not, one with none; marks on threads with
  * ranges, without, and with no thread. */
-static void make_findings(sc_finding_list *list, uint64_t *rng, uint64_t span, size_t n)
+static void make_findings(sc_finding_list *list, uint64_t *rng, uint64_t span, size_t n,
+                          const sc_trace *t)
 {
     static const char *const rules[] = {"host-sync", "legacy-stream", "pageable-async"};
     list->n = n;
@@ -555,10 +558,10 @@ static void make_findings(sc_finding_list *list, uint64_t *rng, uint64_t span, s
         ml->items = calloc(m ? m : 1, sizeof *ml->items);
         ml->n = ml->cap = m;
         for (size_t k = 0; k < m; k++) {
-            bool has = pick(rng, 4) != 0;
+            bool has = pick(rng, 4) != 0 && t->n_calls > 0;     /* a call: its thread */
             ml->items[k] = (sc_instance_mark){pick(rng, span / GRID + 2) * GRID,
-                                              1 + pick(rng, 1000), has ? 1 + (uint32_t)pick(rng, 4) : 0,
-                                              has};
+                                              1 + pick(rng, 1000),
+                                              has ? &t->calls[pick(rng, t->n_calls)] : NULL};
             if (f % 2 == 0 && k > 0 && ml->items[k].t < ml->items[k - 1].t)
                 ml->items[k].t = ml->items[k - 1].t;   /* these lie in time order */
         }
@@ -617,7 +620,7 @@ static void check_build(uint64_t seed, size_t n_calls, size_t n_any, uint32_t id
     assert_int_equal(sc_ctx_build(&ctx, &a), 0);
     assert_int_equal(ctx.corr_first == NULL, id_step > 1);
     sc_finding_list list = {0};
-    make_findings(&list, &rng, span, 6);
+    make_findings(&list, &rng, span, 6, &s.t);
     sc_analysis got = {.trace = &s.t, .findings = list.items, .n_findings = list.n};
     sc_analysis want = got;
     assert_int_equal(sc_ranges_build(&ctx, &list, &got), 0);
@@ -694,7 +697,7 @@ static void test_build_one_kind(void **state)
         sc_ctx ctx = {.trace = &s.t, .analysis = &a};
         assert_int_equal(sc_ctx_build(&ctx, &a), 0);
         sc_finding_list list = {0};
-        make_findings(&list, &rng, span, 3);
+        make_findings(&list, &rng, span, 3, &s.t);
         sc_analysis got = {.trace = &s.t, .findings = list.items, .n_findings = list.n};
         sc_analysis want = got;
         assert_int_equal(sc_ranges_build(&ctx, &list, &got), 0);

@@ -20,7 +20,7 @@ static sc_api_call *call_on(syn *s, uint32_t tid, uint16_t call_class, uint64_t 
                             uint32_t corr, const char *name)
 {
     sc_api_call *c = syn_call(s, call_class, start, start + US(1), corr, name, NULL, 0);
-    c->rec.tid = tid;
+    syn_call_tid(s, c, tid);
     return c;
 }
 
@@ -176,7 +176,7 @@ static void test_ranges_findings_and_names(void **state)
     for (uint32_t i = 0; i < 3; i++) {
         sc_api_call *c = syn_call(&s, SC_CALL_MEMCPY_ASYNC, at[i], at[i] + len[i], i + 1,
                                   "cudaMemcpyAsync", NULL, 0);
-        c->rec.tid = tid[i];
+        syn_call_tid(&s, c, tid[i]);
         syn_copy(&s, 0, 20, at[i] + US(10), at[i] + US(20), 1 << 20, i + 1, SC_MEMCPY_ASYNC,
                  SC_MEM_PAGEABLE, SC_MEM_DEVICE);
     }

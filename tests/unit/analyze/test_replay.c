@@ -673,7 +673,7 @@ static void test_saving_nothing_is_a_note(void **state)
     syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(1130), US(1330), 3, "cudaMemcpyAsync", NULL, 0);
     syn_copy(&s, 0, S20, US(1140), US(1330), 1u << 20, 3, SC_MEMCPY_ASYNC, SC_MEM_PAGEABLE,
              SC_MEM_DEVICE);
-    call(&s, SC_CALL_OTHER, US(4000), US(5000), "cudaGetDeviceProperties")->rec.tid = 9;
+    syn_call_tid(&s, call(&s, SC_CALL_OTHER, US(4000), US(5000), "cudaGetDeviceProperties"), 9);
     sc_analysis a;
     analyze(&s, &a);
     assert_int_equal(a.replay.replay_span_ns, US(5000));
@@ -820,32 +820,32 @@ static void build_handoff(syn *s, uint64_t lag, bool handoff)
     sc_api_call *c;
     c = syn_call(s, SC_CALL_LAUNCH, 0, US(5), 1, NULL, NULL, 0);
     syn_call_stream(s, c, H20);
-    c->rec.tid = 2;
+    syn_call_tid(s, c, 2);
     syn_kernel(s, 0, S20, US(10), US(1010), 1);
     c = syn_call(s, SC_CALL_STREAM_SYNC, US(5), US(1016), 2, "cudaStreamSynchronize", NULL, 0);
     syn_call_stream(s, c, H20);
-    c->rec.tid = 2;
+    syn_call_tid(s, c, 2);
     c = syn_call(s, SC_CALL_LAUNCH, US(1020), US(1025), 3, NULL, NULL, 0);
     syn_call_stream(s, c, H20);
-    c->rec.tid = 2;
+    syn_call_tid(s, c, 2);
     syn_kernel(s, 0, S20, US(1030), US(2000), 3);
     c = syn_call(s, SC_CALL_STREAM_SYNC, US(1025), US(2006), 4, "cudaStreamSynchronize", NULL,
                  0);
     syn_call_stream(s, c, H20);
-    c->rec.tid = 2;
+    syn_call_tid(s, c, 2);
     c = syn_call(s, SC_CALL_MALLOC, 0, US(3), 5, "cudaMalloc", NULL, 0);
-    c->rec.tid = 1;
+    syn_call_tid(s, c, 1);
     uint64_t go = US(2006) + US(lag);
     c = syn_call(s, SC_CALL_LAUNCH, go, go + US(5), 6, NULL, NULL, 0);
     syn_call_stream(s, c, H21);
-    c->rec.tid = 1;
+    syn_call_tid(s, c, 1);
     syn_kernel(s, 0, S21, go + US(10), go + US(110), 6);
     c = syn_call(s, SC_CALL_DEVICE_SYNC, go + US(5), go + US(116), 7, "cudaDeviceSynchronize",
                  NULL, 0);
-    c->rec.tid = 1;
+    syn_call_tid(s, c, 1);
     if (handoff) {
         c = syn_call(s, SC_CALL_MALLOC, US(2100), US(2103), 8, "cudaMalloc", NULL, 0);
-        c->rec.tid = 2;
+        syn_call_tid(s, c, 2);
     }
 }
 

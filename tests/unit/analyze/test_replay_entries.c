@@ -43,6 +43,10 @@ static void check(const shape *s, uint64_t *seed)
 {
     sc_trace t = {0};
     t.calls = calloc(s->calls + 1, sizeof *t.calls);
+    t.call_extras = calloc(s->threads + 1, sizeof *t.call_extras);  /* a thread's at 1 + k */
+    assert_non_null(t.call_extras);
+    for (size_t k = 0; k < s->threads; k++)
+        t.call_extras[1 + k].tid = 100 + (uint32_t)k * 7;
     t.ranges = calloc(s->ranges + 1, sizeof *t.ranges);
     int32_t *call_item = calloc(s->calls + 1, sizeof *call_item);
     sc_poll_loop *loops = calloc(s->loops + 1, sizeof *loops);
@@ -58,7 +62,7 @@ static void check(const shape *s, uint64_t *seed)
         sc_call_rec *rec = &t.calls[c].rec;
         rec->start_ns = s->shuffled && rnd(seed) % 11 == 0 && at > 1005 ? at - 5 : at;
         rec->end_ns = rec->start_ns + rnd(seed) % 7;
-        rec->tid = 100 + (uint32_t)(rnd(seed) % s->threads) * 7;
+        rec->extra_at = 1 + (uint32_t)(rnd(seed) % s->threads);    /* its thread */
         call_item[c] = s->inner_share && rnd(seed) % s->inner_share == 0 ? SC_RP_CALL_INNER
                                                                           : SC_RP_NONE;
     }
@@ -69,7 +73,7 @@ static void check(const shape *s, uint64_t *seed)
             last = s->calls - 1;
         loops[k] = (sc_poll_loop){.first = first, .last = last};
         for (size_t c = first; c <= last; c++)
-            if (t.calls[c].rec.tid == t.calls[first].rec.tid)
+            if (sc_call_tid(&t, &t.calls[c]) == sc_call_tid(&t, &t.calls[first]))
                 call_item[c] = SC_RP_CALL_LOOP(k);
     }
     uint64_t span = at > 1000 ? at - 1000 + 10 : 20;
@@ -95,6 +99,7 @@ static void check(const shape *s, uint64_t *seed)
     free(want);
     free(got);
     free(t.calls);
+    free(t.call_extras);
     free(t.ranges);
     free(call_item);
     free(loops);

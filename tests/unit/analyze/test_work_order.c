@@ -62,13 +62,13 @@ static void build_serial(syn *s, uint64_t seed, size_t n, uint32_t n_dev, bool s
             id = ++corr;   /* its own call, issued before it or (rarely) after its start */
             uint64_t issue = rnd(&st, 8) == 0 ? start + US(1) : start - (start ? US(5) * rnd(&st, start / US(5) + 1) : 0);
             sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, issue, issue + US(2), id, NULL, NULL, 0);
-            c->rec.context_id = 10 + dev;
-            c->rec.tid = 1 + (uint32_t)rnd(&st, 2);
+            syn_call_context(s, c, 10 + dev);
+            syn_call_tid(s, c, 1 + (uint32_t)rnd(&st, 2));
             if (rnd(&st, 6) == 0) {   /* a driver call inside it, same id */
                 sc_api_call *dc = syn_call(s, SC_CALL_LAUNCH, issue, issue + US(1), id,
                                            "cuLaunchKernel", NULL, 0);
                 dc->rec.flags |= SC_API_DRIVER;
-                dc->rec.context_id = 10 + dev;
+                syn_call_context(s, dc, 10 + dev);
             }
         } else if (r < 8) {
             id = corr;     /* the call of the work before it (a graph's launch) */
@@ -99,8 +99,8 @@ static void build_serial(syn *s, uint64_t seed, size_t n, uint32_t n_dev, bool s
         uint64_t start = US(5 * rnd(&st, 220)), end = start + US(5 * rnd(&st, 12));
         uint32_t dev = (uint32_t)rnd(&st, n_dev);
         sc_api_call *c = syn_call(s, cls, start, end, ++corr, "cudaSomething", NULL, 0);
-        c->rec.context_id = rnd(&st, 10) == 0 ? 99 : 10 + dev;
-        c->rec.tid = 1 + (uint32_t)rnd(&st, 2);
+        syn_call_context(s, c, rnd(&st, 10) == 0 ? 99 : 10 + dev);
+        syn_call_tid(s, c, 1 + (uint32_t)rnd(&st, 2));
         if ((cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET) && rnd(&st, 3) != 0) {
             uint64_t ws = start + US(5 * rnd(&st, 3));
             sc_rec_memcpy *cp = syn_copy(s, dev, 7 + (uint32_t)rnd(&st, 3), ws, ws + US(5),
@@ -438,7 +438,7 @@ static void check_launches(const sc_ctx *ctx)
 static uint64_t issue_of(const sc_ctx *ctx, const sc_work *w, uint32_t *tid)
 {
     const sc_api_call *call = sc_ctx_call(ctx, w->correlation_id);
-    *tid = call ? call->rec.tid : 0;
+    *tid = call ? sc_call_tid(ctx->trace, call) : 0;
     return call && call->rec.start_ns < w->start_ns ? call->rec.start_ns : w->start_ns;
 }
 
@@ -512,7 +512,7 @@ static void ref_own_ns(const sc_ctx *ctx, uint64_t *own_ns)
             const sc_api_call *c = &t->calls[i];
             if (c->rec.call_class != cls || sc_blocking_is_inner(ctx, c))
                 continue;
-            size_t scope = scope_of(ctx, c->rec.context_id);
+            size_t scope = scope_of(ctx, sc_call_context(t, c));
             bool busy = false;
             for (size_t j = 0; j < sc_work_count(t) && !busy; j++) {
                 sc_work w = sc_work_at(t, j);
@@ -657,8 +657,8 @@ static void check_blocking(const sc_ctx *ctx)
         const sc_api_call *call = &t->calls[i];
         for (int skip = 0; skip < 2; skip++) {
             sc_blocking_call q = {.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
-                                  .tid = call->rec.tid, .call_class = call->rec.call_class,
-                                  .context_id = call->rec.context_id,
+                                  .tid = sc_call_tid(t, call), .call_class = call->rec.call_class,
+                                  .context_id = sc_call_context(t, call),
                                   .correlation_id = call->rec.correlation_id,
                                   .skip_own_stream = skip};
             sc_blocking got, ref;

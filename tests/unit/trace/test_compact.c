@@ -381,7 +381,7 @@ static void test_a_later_declaration_of_an_id_holds_from_there(void **state)
     assert_int_equal(t.n_calls, 3);
     assert_int_equal(sc_call_stream_handle(&t, &t.calls[0]), 0xa0);
     assert_int_equal(sc_call_stream_handle(&t, &t.calls[1]), 0xa0);
-    assert_int_equal(t.calls[2].rec.tid, 99);
+    assert_int_equal(sc_call_tid(&t, &t.calls[2]), 99);
     assert_int_equal(sc_kernel_stream(&t, &t.kernels[0]), 7);
     assert_int_equal(sc_kernel_stream(&t, &t.kernels[1]), 8);
     assert_int_equal(sc_kernel_shape_of(&t, &t.kernels[0])->grid_x, ka.grid_x);

@@ -23,7 +23,7 @@
 
 #include "scratch_dir.h"
 
-_Static_assert(sizeof(sc_api_call) == 48, "a loaded call takes 48 bytes");
+_Static_assert(sizeof(sc_api_call) == 40, "a loaded call takes 40 bytes");
 
 static void put(sc_writer *w, uint16_t kind, const void *fixed, size_t fixed_size,
                 const void *tail, size_t tail_size)
@@ -176,19 +176,26 @@ static void test_every_field_round_trips(void **state)
     assert_int_equal(t.calls[7].rec.call_class, SC_CALL_CLASS_WIDE);
     assert_int_equal(t.calls[8].rec.call_class, 254);
     assert_int_equal(t.calls[N_FULL + N_SAME_BYTES + 2].rec.call_class, SC_CALL_CLASS_WIDE);
-    /* calls without bytes, frames or high halves of their stream and aux have none; the
-     * copies of one size share one; the event's handle keeps its high half in one */
-    assert_int_equal(t.calls[0].rec.extra_at, 0);
-    assert_int_equal(t.calls[9].rec.extra_at, 0);
-    assert_int_not_equal(t.calls[1].rec.extra_at, 0);
+    /* calls of one thread and context with nothing else out of line share an extra; another
+     * context, bytes, a high half or a wide class make another; the copies of one size share
+     * one; the event's handle keeps its high half in its extra */
+    assert_int_not_equal(t.calls[0].rec.extra_at, 0);
+    assert_int_equal(t.calls[8].rec.extra_at, t.calls[0].rec.extra_at);
+    assert_int_not_equal(t.calls[9].rec.extra_at, t.calls[0].rec.extra_at);
+    assert_int_not_equal(t.calls[1].rec.extra_at, t.calls[0].rec.extra_at);
     assert_int_equal(t.calls[1].rec.aux_low, 0xdeadbeef);
     assert_int_equal(sc_call_extra_of(&t, &t.calls[1])->aux_high, 0x7f00);
-    assert_int_not_equal(t.calls[2].rec.extra_at, 0);
+    assert_int_not_equal(t.calls[2].rec.extra_at, t.calls[0].rec.extra_at);
     for (int i = 0; i < N_SAME_BYTES; i++)
         assert_int_equal(t.calls[N_FULL + i].rec.extra_at, t.calls[2].rec.extra_at);
-    /* 0, the event's handle, the copies' size, 5 GiB, two stacks, two wide classes (one with
-     * bytes), a compact wide class */
-    assert_int_equal(t.n_call_extras, 9);
+    /* a compact site's calls of two contexts: an extra each */
+    const sc_api_call *site_calls = &t.calls[N_FULL + N_SAME_BYTES];
+    assert_int_not_equal(site_calls[0].rec.extra_at, site_calls[1].rec.extra_at);
+    assert_int_equal(sc_call_context(&t, &site_calls[0]), 1);
+    assert_int_equal(sc_call_context(&t, &site_calls[1]), 2);
+    /* the zeros; thread 9 in contexts 1 and 3; the event's handle; the copies' size; 5 GiB;
+     * two stacks; two wide classes (one with bytes); two for each compact site */
+    assert_int_equal(t.n_call_extras, 16);
     sc_trace_free(&t);
 }
 

@@ -27,8 +27,8 @@ sc_work_entry(const sc_ctx *ctx, uint32_t position)
     uint32_t stream = w.stream_id, corr = w.correlation_id;
     const sc_api_call *call = sc_ctx_call(ctx, corr);
     uint64_t issue = call && call->rec.start_ns < start ? call->rec.start_ns : start;
-    return (sc_blocking_work){issue, start, end, stream, corr, call ? sc_call_tid(ctx->trace, call) : 0,
-                              position};
+    return (sc_blocking_work){issue, start, end, stream, corr,
+                              call ? sc_call_tid(ctx->trace, call) : 0, position};
 }
 
 /* The work's issue (sc_blocking_work.issue_ns) alone. */

@@ -150,7 +150,8 @@ static int sc_implicit_fixes(const sc_ctx *ctx, const sc_blocking_index *ix,
     for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {
         if (!followed[k])
             continue;
-        const sc_loop_scope *scope = sc_loop_in_scope(t, scopes, n_scopes, &t->calls[ix->holding[k]]);
+        const sc_loop_scope *scope =
+            sc_loop_in_scope(t, scopes, n_scopes, &t->calls[ix->holding[k]]);
         if (!scope)
             continue;
         bool stays = scope->family == SC_LOOP_MEMCPY ||

@@ -23,62 +23,54 @@ typedef struct sc_device {
     const char *name;
 } sc_device;
 
-/* An API call's fields, as in its record (sc_rec_api), in 40 bytes (88 with two pointers
+/* An API call's fields, as in its record (sc_rec_api), in 32 bytes (88 with two pointers
  * before the sixth round, 72 before the seventeenth, 56 before the twentieth). The callback
- * domain and id only name the call (name_at), the return code no part of the report reads.
- * What a call shares with many others is out of line, in its sc_call_extra: its thread and
- * context (sc_call_tid, sc_call_context), the high halves of its stream handle and its aux
- * (the record keeps their low 32 bits; sc_call_stream_handle and sc_call_aux put them back
- * together), and what only some calls have: a byte count (copies, memsets, allocations:
+ * domain and id only name the call (sc_call_name), the return code no part of the report
+ * reads. What a call shares with many others is out of line, in its sc_call_extra: its
+ * name, class and flags (sc_call_name, sc_call_class_id, sc_call_flags), its thread and
+ * context (sc_call_tid, sc_call_context), its stream handle (sc_call_stream_handle) and the
+ * high half of its aux (the record keeps the low 32 bits; sc_call_aux puts them back
+ * together); and what only some calls have: a byte count (copies, memsets, allocations:
  * sc_call_bytes) and return addresses (the few calls that took a stack: sc_call_n_frames,
- * sc_call_frames). Calls of one thread, context and site share one extra. aux and aux2
+ * sc_call_frames). Calls of one site, thread and context share one extra. aux and aux2
  * stay: launches, most of the calls, carry the stack-sharing call in one or the other,
  * event calls their event in aux. */
 typedef struct sc_call_rec {
     uint64_t start_ns, end_ns;
-    uint32_t stream_low;        /* the stream handle's low 32 bits (sc_call_stream_handle) */
     uint32_t aux_low;           /* aux's low 32 bits (sc_call_aux) */
     uint32_t correlation_id;
     uint32_t aux2;
     uint32_t extra_at;          /* its sc_trace.call_extras entry; 0 (all zeros) for a call
-                                   of thread and context 0 without bytes, frames or high
-                                   halves */
-    uint16_t name_at;           /* its sc_trace.call_names entry, or SC_CALL_NAME_WIDE: then
-                                   the extra's name_at (sc_call_name) */
-    uint8_t flags;              /* enum sc_api_flags (every flag fits a byte; the record's
-                                   other bits mean nothing to this version) */
-    uint8_t call_class;         /* enum sc_call_class, or SC_CALL_CLASS_WIDE for a class
-                                   that does not fit a byte (no class this version knows):
-                                   the written class is then the extra's (sc_call_class) */
+                                   with nothing there but zeros */
 } sc_call_rec;
 
-#define SC_CALL_NAME_WIDE UINT16_MAX
 #define SC_CALL_CLASS_WIDE UINT8_MAX
-_Static_assert(SC_API_STACK_SHARED_AUX2 <= UINT8_MAX, "the API flags fit sc_call_rec.flags");
+_Static_assert(SC_API_STACK_SHARED_AUX2 <= UINT8_MAX, "the API flags fit sc_call_extra.flags");
 _Static_assert(SC_CALL_CLASS_COUNT < SC_CALL_CLASS_WIDE, "the call classes fit a byte");
-_Static_assert(sizeof(sc_call_rec) == 40, "a loaded call is 40 bytes");
+_Static_assert(sizeof(sc_call_rec) == 32, "a loaded call is 32 bytes");
 
 typedef struct sc_api_call {
     sc_call_rec rec;
 } sc_api_call;
 
 /* What a call shares with others beside its sc_call_rec. Calls without frames share an
- * entry with every call of the same thread, context, bytes, wide name and class and high
- * halves, so the table stays small: a process's threads, contexts and the high halves of its
- * handles are few. */
+ * entry with every call of the same function, class, flags, thread, context, stream, bytes
+ * and high half of aux, so the table stays small: a process's call sites, threads, contexts
+ * and streams are few. */
 typedef struct sc_call_extra {
     uint64_t bytes;             /* copy/memset/allocation size, 0 if none */
+    uint64_t stream;            /* the stream handle, SC_STREAM_NONE if none */
     uint32_t frames_at;         /* where its n_frames return addresses start in
                                    sc_trace.call_frames */
-    uint32_t name_at;           /* its call_names entry when rec.name_at is SC_CALL_NAME_WIDE
-                                   (a trace naming 65535 functions or more), else 0 */
-    uint16_t n_frames;
-    uint16_t call_class;        /* the written class when rec.call_class is
-                                   SC_CALL_CLASS_WIDE, else 0 */
-    uint32_t stream_high;       /* the stream handle's high 32 bits (SC_STREAM_NONE's too) */
+    uint32_t name_at;           /* its sc_trace.call_names entry */
     uint32_t aux_high;          /* aux's high 32 bits */
     uint32_t tid;               /* the calling thread (OS thread id) */
     uint32_t context_id;        /* CUPTI's context id */
+    uint16_t n_frames;
+    uint16_t call_class;        /* as written: enum sc_call_class, or one this version does
+                                   not know */
+    uint8_t flags;              /* enum sc_api_flags (every flag fits a byte; the record's
+                                   other bits mean nothing to this version) */
 } sc_call_extra;
 
 /* How a kernel was launched (its name, grid, block, resources and graph node) and where it
@@ -280,27 +272,49 @@ static inline uint64_t sc_trace_scope_ns(const sc_trace *trace)
     return sum;
 }
 
-/* Call c's extra (its bytes and frames; all zeros for most calls). */
+/* Call c's extra (what it shares with other calls, and its bytes and frames). */
 static inline const sc_call_extra *sc_call_extra_of(const sc_trace *trace, const sc_api_call *c)
 {
     return &trace->call_extras[c->rec.extra_at];
 }
 
 /* Call c's name (CUPTI's function name, "?" if the trace lacks it), its byte count (a copy's,
- * a memset's, an allocation's; 0 if none), its class as written (rec.call_class is the same
- * but for a class beyond a byte) and its return addresses, sc_call_n_frames of them,
- * innermost first (never NULL). */
+ * a memset's, an allocation's; 0 if none), its class as written, its class as the analysis
+ * tests it (sc_call_class_id: SC_CALL_CLASS_WIDE for any class past a byte, which no class
+ * this version knows is), its flags (enum sc_api_flags) and its return addresses,
+ * sc_call_n_frames of them, innermost first (never NULL). */
 static inline const char *sc_call_name(const sc_trace *trace, const sc_api_call *c)
 {
-    return trace->call_names[c->rec.name_at != SC_CALL_NAME_WIDE
-                                 ? c->rec.name_at
-                                 : sc_call_extra_of(trace, c)->name_at];
+    return trace->call_names[sc_call_extra_of(trace, c)->name_at];
+}
+static inline uint16_t sc_call_class(const sc_trace *trace, const sc_api_call *c)
+{
+    return sc_call_extra_of(trace, c)->call_class;
+}
+static inline uint8_t sc_call_class_id(const sc_trace *trace, const sc_api_call *c)
+{
+    uint16_t k = sc_call_extra_of(trace, c)->call_class;
+    return k < SC_CALL_CLASS_WIDE ? (uint8_t)k : SC_CALL_CLASS_WIDE;
+}
+static inline uint8_t sc_call_flags(const sc_trace *trace, const sc_api_call *c)
+{
+    return sc_call_extra_of(trace, c)->flags;
+}
+/* Whether some call may be of class `call_class` (as written): an extra of the class is
+ * there (a scan of the extras, which are few, rather than of the calls; an extra whose calls
+ * a load left out may answer yes for none). */
+static inline bool sc_trace_may_have_class(const sc_trace *trace, uint16_t call_class)
+{
+    for (size_t i = 0; i < trace->n_call_extras; i++)
+        if (trace->call_extras[i].call_class == call_class)
+            return true;
+    return false;
 }
 /* Call c's stream handle as recorded (SC_STREAM_NONE if it names none) and its aux (the
  * stack-sharing call, an event, a graph or a created stream: sc_rec_api.aux). */
 static inline uint64_t sc_call_stream_handle(const sc_trace *trace, const sc_api_call *c)
 {
-    return (uint64_t)sc_call_extra_of(trace, c)->stream_high << 32 | c->rec.stream_low;
+    return sc_call_extra_of(trace, c)->stream;
 }
 static inline uint64_t sc_call_aux(const sc_trace *trace, const sc_api_call *c)
 {
@@ -318,11 +332,6 @@ static inline uint32_t sc_call_context(const sc_trace *trace, const sc_api_call 
 static inline uint64_t sc_call_bytes(const sc_trace *trace, const sc_api_call *c)
 {
     return sc_call_extra_of(trace, c)->bytes;
-}
-static inline uint16_t sc_call_class(const sc_trace *trace, const sc_api_call *c)
-{
-    return c->rec.call_class != SC_CALL_CLASS_WIDE ? c->rec.call_class
-                                                   : sc_call_extra_of(trace, c)->call_class;
 }
 static inline uint16_t sc_call_n_frames(const sc_trace *trace, const sc_api_call *c)
 {

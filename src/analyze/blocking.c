@@ -338,7 +338,7 @@ static int sc_holding_list(sc_blocking_index *ix, bool *sorted)
         holding[cls] = sc_blocking_holding_class(cls);
     *sorted = true;
     for (size_t i = 0; i < t->n_calls; i++) {
-        uint16_t cls = t->calls[i].rec.call_class;
+        uint16_t cls = sc_call_class_id(t, &t->calls[i]);
         if (i && t->calls[i].rec.start_ns < t->calls[i - 1].rec.start_ns)
             *sorted = false;
         if (cls < SC_CALL_CLASS_COUNT && holding[cls]) {
@@ -382,9 +382,9 @@ static int sc_own_times(sc_blocking_index *ix, bool sorted)
         bool own = !sc_blocking_is_inner(ix->ctx, c) &&
                    !(sorted ? sc_sweep_in_flight(ix, &sw, c, &memo)
                             : sc_in_flight_at(ix, c, cursors, &memo));
-        cls_of[k] = own ? (uint8_t)c->rec.call_class : SC_NO_CLASS;
+        cls_of[k] = own ? (uint8_t)sc_call_class_id(t, c) : SC_NO_CLASS;
         if (own)
-            first[c->rec.call_class + 1]++;
+            first[sc_call_class_id(t, c) + 1]++;
     }
     sc_sweep_end(&sw);
     sc_cursors_free(ix, cursors);

@@ -187,10 +187,10 @@ bool sc_blocking_implicit_class(uint16_t call_class);
  * and most are not driver calls. */
 static inline bool sc_blocking_is_inner(const sc_ctx *ctx, const sc_api_call *call)
 {
-    if (!(call->rec.flags & SC_API_DRIVER))
+    if (!(sc_call_flags(ctx->trace, call) & SC_API_DRIVER))
         return false;
     const sc_api_call *outer = sc_ctx_call(ctx, call->rec.correlation_id);
-    return outer && outer != call && !(outer->rec.flags & SC_API_DRIVER);
+    return outer && outer != call && !(sc_call_flags(ctx->trace, outer) & SC_API_DRIVER);
 }
 
 /* "20, 21, ..." : the drained streams for a text line (empty when none). */

@@ -44,9 +44,9 @@ const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call)
     if (!call || sc_call_n_frames(ctx->trace, call))
         return call;
     uint32_t shared;
-    if (call->rec.flags & SC_API_STACK_SHARED)
+    if (sc_call_flags(ctx->trace, call) & SC_API_STACK_SHARED)
         shared = (uint32_t)sc_call_aux(ctx->trace, call);
-    else if (call->rec.flags & SC_API_STACK_SHARED_AUX2)
+    else if (sc_call_flags(ctx->trace, call) & SC_API_STACK_SHARED_AUX2)
         shared = call->rec.aux2;    /* aux holds the event or the graph (format 1.1) */
     else
         return call;
@@ -76,7 +76,7 @@ const sc_stream_summary *sc_ctx_call_stream(const sc_ctx *ctx, const sc_api_call
     uint32_t sid;
     if (sc_deps_stream_of(&ctx->deps, call, &sid))
         return sc_ctx_stream(ctx, any->device, sc_call_context(ctx->trace, call), sid);
-    if (handle == 0 && !(call->rec.flags & SC_API_PER_THREAD))
+    if (handle == 0 && !(sc_call_flags(ctx->trace, call) & SC_API_PER_THREAD))
         for (size_t k = 0; k < a->n_streams; k++)
             if (a->streams[k].device == any->device &&
                 a->streams[k].context_id == sc_call_context(ctx->trace, call) &&
@@ -200,7 +200,8 @@ static int sc_corr_table(sc_ctx *ctx)
             *slot = (uint32_t)i;
             continue;
         }
-        bool replaces = (t->calls[*slot].rec.flags & SC_API_DRIVER) && !(r->flags & SC_API_DRIVER);
+        bool replaces = (sc_call_flags(t, &t->calls[*slot]) & SC_API_DRIVER) &&
+                        !(sc_call_flags(t, &t->calls[i]) & SC_API_DRIVER);
         if (!ctx->corr_loser && !(ctx->corr_loser = calloc(t->n_calls / 8 + 1, 1))) {
             free(first);
             return -1;
@@ -235,7 +236,8 @@ static int sc_corr_build(sc_ctx *ctx)
         const sc_call_rec *r = &t->calls[i].rec;
         if (r->correlation_id != 0)
             ctx->corr[n++] = (sc_corr_entry){r->correlation_id,
-                                             (r->flags & SC_API_DRIVER) ? 1u : 0u,
+                                             (sc_call_flags(t, &t->calls[i]) & SC_API_DRIVER)
+                                                 ? 1u : 0u,
                                              (uint32_t)i};
     }
     sc_sort(ctx->corr, n, sizeof(*ctx->corr), sc_corr_cmp);

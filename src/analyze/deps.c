@@ -241,8 +241,8 @@ sc_handle_of(const sc_trace *t, const sc_call_streams *cs, size_t i, sc_handle_e
     const sc_api_call *c = &t->calls[i];
     uint32_t stream = 0;
     sc_handle_entry e = {.context_id = sc_call_context(t, c),
-                         .per_thread = (c->rec.flags & SC_API_PER_THREAD) != 0};
-    if (c->rec.call_class == SC_CALL_STREAM_CREATE) {
+                         .per_thread = (sc_call_flags(t, c) & SC_API_PER_THREAD) != 0};
+    if (sc_call_class_id(t, c) == SC_CALL_STREAM_CREATE) {
         uint64_t created = sc_call_aux(t, c);
         if (!created || !sc_created_stream(t, c, &stream)) return false;
         e.handle = created;
@@ -385,7 +385,8 @@ static bool sc_handle_lookup(const sc_deps *d, const sc_api_call *c, uint32_t *s
 {
     uint64_t handle = sc_call_stream_handle(d->trace, c);
     sc_handle_entry key = {.context_id = sc_call_context(d->trace, c), .handle = handle,
-                           .per_thread = handle == 0 && (c->rec.flags & SC_API_PER_THREAD)};
+                           .per_thread = handle == 0 &&
+                                         (sc_call_flags(d->trace, c) & SC_API_PER_THREAD)};
     const sc_handle_entry *h = d->handles, *e = NULL;
     size_t n = d->n_handles;
     if (d->handles_scan) {
@@ -509,14 +510,14 @@ static int sc_deps_count(const sc_trace *t, const sc_call_streams *cs, sc_handle
         sc_handle_entry e;
         if (sc_handle_of(t, &l, i, &e) && sc_handle_set_add(handles, &e) != 0)
             return -1;
-        if (c->rec.call_class == SC_CALL_EVENT_RECORD) {
+        if (sc_call_class_id(t, c) == SC_CALL_EVENT_RECORD) {
             (*n_records)++;
             if (c->rec.start_ns < ev->record_ns)
                 ev->off = true;
             ev->record_ns = c->rec.start_ns;
             if (!ev->off && sc_event_group_add(ev, sc_call_aux(t, c)) != 0)
                 return -1;
-        } else if (c->rec.call_class == SC_CALL_EVENT_WAIT) {
+        } else if (sc_call_class_id(t, c) == SC_CALL_EVENT_WAIT) {
             (*n_waits)++;
             if (c->rec.start_ns < ev->wait_ns)
                 ev->off = true;
@@ -539,7 +540,7 @@ static void sc_deps_take(const sc_trace *t, sc_deps *out, sc_event_groups *ev, s
         }
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
-        if (c->rec.call_class == SC_CALL_EVENT_RECORD) {
+        if (sc_call_class_id(t, c) == SC_CALL_EVENT_RECORD) {
             size_t at = out->n_records++;
             uint64_t event = sc_call_aux(t, c);
             if (!ev->off) {
@@ -549,7 +550,7 @@ static void sc_deps_take(const sc_trace *t, sc_deps *out, sc_event_groups *ev, s
                 at = ev->g[g].at++;
             }
             out->records[at] = (sc_record_ref){event, c->rec.start_ns, c};
-        } else if (c->rec.call_class == SC_CALL_EVENT_WAIT) {
+        } else if (sc_call_class_id(t, c) == SC_CALL_EVENT_WAIT) {
             out->edges[(*n_waits)++].wait_call = (uint32_t)i;
         }
     }

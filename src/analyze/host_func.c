@@ -148,9 +148,11 @@ static void sc_hf_conclude(const sc_hf_totals *tot, sc_finding_builder *b)
 int sc_rule_host_func(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size)
 {
     const sc_trace *t = ctx->trace;
+    if (!sc_trace_may_have_class(t, SC_CALL_HOST_FUNC))
+        return 0;   /* no call of the class: a scan of the few extras, not of every call */
     size_t n_funcs = 0;
     for (size_t i = 0; i < t->n_calls; i++)
-        n_funcs += t->calls[i].rec.call_class == SC_CALL_HOST_FUNC;
+        n_funcs += sc_call_class_id(t, &t->calls[i]) == SC_CALL_HOST_FUNC;
     if (n_funcs == 0)
         return 0;
     size_t n = 0;
@@ -167,7 +169,7 @@ int sc_rule_host_func(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t
     for (size_t i = 0; rc == 0 && i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
         const sc_stream_summary *s =
-            c->rec.call_class == SC_CALL_HOST_FUNC ? sc_ctx_call_stream(ctx, c) : NULL;
+            sc_call_class_id(t, c) == SC_CALL_HOST_FUNC ? sc_ctx_call_stream(ctx, c) : NULL;
         size_t next = s ? sc_hf_next(v, n, (size_t)(s - ctx->analysis->streams), c) : n;
         if (next < n)
             named[next] = i;

@@ -66,7 +66,7 @@ static int sc_hostsync_add(sc_blocking_walk *walk, const sc_api_call *call, uint
     const sc_blocking_index *ix = walk->ix;
     const sc_trace *t = walk->ix->ctx->trace;
     sc_blocking_call q = {.start_ns = start, .end_ns = end, .tid = sc_call_tid(t, call),
-                          .call_class = call->rec.call_class,
+                          .call_class = sc_call_class_id(t, call),
                           .context_id = sc_call_context(t, call),
                           .skip_threads = true};  /* its text names no thread */
     sc_blocking m;
@@ -106,7 +106,7 @@ static int sc_hostsync_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
     int rc = sc_blocking_walk_begin(ix, &walk);
     for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {
         const sc_api_call *call = &t->calls[ix->holding[k]];
-        if (sc_blocking_sync_class(call->rec.call_class) && !sc_blocking_is_inner(ctx, call))
+        if (sc_blocking_sync_class(sc_call_class_id(t, call)) && !sc_blocking_is_inner(ctx, call))
             rc = sc_hostsync_add(&walk, call, call->rec.start_ns, call->rec.end_ns, 0, b, tot);
     }
     const sc_poll_loop *loops = ctx->polls;

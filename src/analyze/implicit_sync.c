@@ -120,7 +120,7 @@ static void sc_implicit_conclude(const sc_trace *t, const sc_implicit_totals *to
                                  sc_finding_builder *b)
 {
     sc_finding *f = &b->finding;
-    f->fix = sc_implicit_fix(f->worst.call ? f->worst.call->rec.call_class : SC_CALL_OTHER);
+    f->fix = sc_implicit_fix(f->worst.call ? sc_call_class_id(t, f->worst.call) : SC_CALL_OTHER);
     char t1[SC_FMT_SIZE], t2[SC_FMT_SIZE];
     sc_text_append(&f->title,
                    "%llu calls waited for other streams' work (worst: %s): host blocked %s, "
@@ -176,13 +176,14 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
     int rc = followed && scopes ? sc_blocking_walk_begin(ix, &walk) : -1;
     for (size_t k = 0; rc == 0 && k < ix->n_holding; k++) {
         const sc_api_call *call = &t->calls[ix->holding[k]];
-        if (!sc_blocking_implicit_class(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
+        if (!sc_blocking_implicit_class(sc_call_class_id(t, call)) ||
+            sc_blocking_is_inner(ctx, call))
             continue;
         tot->checked++;
-        bool copy_or_set = call->rec.call_class == SC_CALL_MEMCPY ||
-                           call->rec.call_class == SC_CALL_MEMSET;
+        bool copy_or_set = sc_call_class_id(t, call) == SC_CALL_MEMCPY ||
+                           sc_call_class_id(t, call) == SC_CALL_MEMSET;
         sc_blocking_call q = {.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
-                              .tid = sc_call_tid(t, call), .call_class = call->rec.call_class,
+                              .tid = sc_call_tid(t, call), .call_class = sc_call_class_id(t, call),
                               .context_id = sc_call_context(t, call),
                               .correlation_id = call->rec.correlation_id,
                               .skip_own_stream = copy_or_set};
@@ -201,7 +202,7 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
         rc = sc_finding_add(b, &inst);
         if (m.followed && !sc_loop_in_scope(t, scopes, n_scopes, call))
             scopes[n_scopes++] = (sc_loop_scope){sc_call_tid(t, call),
-                                                 sc_loop_family(call->rec.call_class)};
+                                                 sc_loop_family(sc_call_class_id(t, call))};
     }
     sc_blocking_walk_end(&walk);
     if (rc == 0)

@@ -387,7 +387,7 @@ static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
 {
     const sc_trace *t = ctx->trace;
     const sc_api_call *call = sc_ctx_call(ctx, o->correlation_id);
-    size_t k = call && call->rec.call_class == SC_CALL_LAUNCH ? sc_lazy_kernel_of(t, call)
+    size_t k = call && sc_call_class_id(t, call) == SC_CALL_LAUNCH ? sc_lazy_kernel_of(t, call)
                                                                : SIZE_MAX;
     if (k == SIZE_MAX)
         return 0;

@@ -25,7 +25,7 @@ bool sc_loop_releases(uint16_t call_class)
 const sc_loop_scope *sc_loop_in_scope(const sc_trace *t, const sc_loop_scope *scopes, size_t n,
                                       const sc_api_call *call)
 {
-    int family = sc_loop_family(call->rec.call_class);
+    int family = sc_loop_family(sc_call_class_id(t, call));
     uint32_t tid = family != SC_LOOP_NONE ? sc_call_tid(t, call) : 0;
     for (size_t k = 0; family != SC_LOOP_NONE && k < n; k++)
         if (scopes[k].tid == tid && scopes[k].family == family)
@@ -46,9 +46,9 @@ int sc_loop_moved(const sc_trace *t, const uint32_t *calls, size_t n_calls,
             continue;
         size_t k = (size_t)(s - scopes);
         bool limits = s->family == SC_LOOP_LIMITS;
-        if (limits || !sc_loop_releases(c->rec.call_class))
+        if (limits || !sc_loop_releases(sc_call_class_id(t, c)))
             moved[i] = seen[k];
-        seen[k] = seen[k] || limits || sc_loop_releases(c->rec.call_class);
+        seen[k] = seen[k] || limits || sc_loop_releases(sc_call_class_id(t, c));
     }
     bool *acquired = seen + n + 1;
     for (size_t i = n_calls; i-- > 0;) {       /* releases before an acquisition */
@@ -57,7 +57,7 @@ int sc_loop_moved(const sc_trace *t, const uint32_t *calls, size_t n_calls,
         if (!s || s->family == SC_LOOP_LIMITS)
             continue;
         size_t k = (size_t)(s - scopes);
-        if (sc_loop_releases(c->rec.call_class))
+        if (sc_loop_releases(sc_call_class_id(t, c)))
             moved[i] = acquired[k];
         else
             acquired[k] = true;

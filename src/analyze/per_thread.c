@@ -23,11 +23,11 @@ enum sc_default_named { SC_NAMED_OTHER = 0, SC_NAMED_PER_THREAD, SC_NAMED_LEGACY
 
 static enum sc_default_named sc_per_thread_named(const sc_trace *t, const sc_api_call *call)
 {
-    const sc_call_rec *r = &call->rec;
     uint64_t stream = sc_call_stream_handle(t, call);
-    bool per_thread_variant = (r->flags & SC_API_PER_THREAD) != 0;
+    uint8_t cls = sc_call_class_id(t, call);
+    bool per_thread_variant = (sc_call_flags(t, call) & SC_API_PER_THREAD) != 0;
     bool sync_default = stream == SC_STREAM_NONE &&
-                        (r->call_class == SC_CALL_MEMCPY || r->call_class == SC_CALL_MEMSET);
+                        (cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET);
     if (stream == SC_HANDLE_PER_THREAD)
         return SC_NAMED_PER_THREAD;
     if (stream == SC_HANDLE_LEGACY)
@@ -56,13 +56,14 @@ int sc_streams_mark_per_thread(const sc_ctx *ctx, sc_stream_summary *s, size_t n
     const sc_trace *t = ctx->trace;
     /* Only a per-thread variant or the handle cudaStreamPerThread names the per-thread stream
      * (sc_per_thread_named); most programs make neither call, and then no stream is
-     * per-thread: one look at the calls spares the walk over every piece of work. */
+     * per-thread: one look at the calls' extras, which hold their flags and streams, spares
+     * the walk over every piece of work (an extra no call kept any more can only send it
+     * there for nothing). */
     unsigned flags = 0;
     bool handle = false;
-    for (size_t i = 0; i < t->n_calls; i++) {
-        flags |= t->calls[i].rec.flags;
-        handle |= t->calls[i].rec.stream_low == SC_HANDLE_PER_THREAD &&   /* the half first */
-                  sc_call_stream_handle(t, &t->calls[i]) == SC_HANDLE_PER_THREAD;
+    for (size_t i = 0; i < t->n_call_extras; i++) {
+        flags |= t->call_extras[i].flags;
+        handle |= t->call_extras[i].stream == SC_HANDLE_PER_THREAD;
     }
     if (!(flags & SC_API_PER_THREAD) && !handle) {
         for (size_t i = 0; i < n; i++)

@@ -43,7 +43,7 @@ static void sc_pin_instance(const sc_trace *t, const sc_api_call *call, sc_insta
     inst->call = call;
     char t1[SC_FMT_SIZE], b1[SC_FMT_SIZE];
     sc_text_append(&inst->text,
-                   sc_loop_releases(call->rec.call_class)
+                   sc_loop_releases(sc_call_class_id(t, call))
                        ? "%s took %s on thread %u, which pins memory again later"
                        : "%s took %s on thread %u, pinning again what it released",
                    sc_call_name(t, call), sc_fmt_ns(own, t1), (unsigned)sc_call_tid(t, call));
@@ -77,7 +77,7 @@ int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
     int rc = scopes && moved ? 0 : -1;
     for (size_t k = 0; rc == 0 && k < n_holding; k++) {   /* threads that pin */
         const sc_api_call *c = &t->calls[holding[k]];
-        if (sc_loop_family(c->rec.call_class) == SC_LOOP_PINNED &&
+        if (sc_loop_family(sc_call_class_id(t, c)) == SC_LOOP_PINNED &&
             !sc_loop_in_scope(t, scopes, n_scopes, c))
             scopes[n_scopes++] = (sc_loop_scope){sc_call_tid(t, c), SC_LOOP_PINNED};
     }
@@ -88,7 +88,7 @@ int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
         rc = -1;
     for (size_t k = 0; rc == 0 && k < n_holding; k++) {   /* per thread: pinned again */
         const sc_api_call *c = &t->calls[holding[k]];
-        if (moved[k] && !sc_loop_releases(c->rec.call_class) && !sc_blocking_is_inner(ctx, c))
+        if (moved[k] && !sc_loop_releases(sc_call_class_id(t, c)) && !sc_blocking_is_inner(ctx, c))
             again[sc_loop_in_scope(t, scopes, n_scopes, c) - scopes]++;
     }
     sc_finding_builder b;
@@ -103,7 +103,7 @@ int sc_rule_pin_per_step(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
         sc_pin_instance(t, c, &inst);
         tot.count++;
         tot.host_ns += inst.cost_ns;
-        if (!sc_loop_releases(c->rec.call_class))
+        if (!sc_loop_releases(sc_call_class_id(t, c)))
             tot.bytes += sc_call_bytes(t, c);
         rc = sc_finding_add(&b, &inst);
         if (rc == 0)    /* the fix: pinned once, outside the loop */

@@ -22,7 +22,7 @@ typedef struct sc_poll_run {
 
 static uint64_t sc_query_handle(const sc_trace *t, const sc_api_call *c)
 {
-    return c->rec.call_class == SC_CALL_STREAM_QUERY ? sc_call_stream_handle(t, c)
+    return sc_call_class_id(t, c) == SC_CALL_STREAM_QUERY ? sc_call_stream_handle(t, c)
                                                      : sc_call_aux(t, c);
 }
 
@@ -69,7 +69,7 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
     for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {  /* calls are sorted by start */
         size_t i = ix->holding[k];
         const sc_api_call *call = &t->calls[i];
-        if (!sc_is_query(call->rec.call_class) || sc_blocking_is_inner(ctx, call))
+        if (!sc_is_query(sc_call_class_id(t, call)) || sc_blocking_is_inner(ctx, call))
             continue;
         size_t r = 0;
         while (r < n_runs && runs[r].tid != sc_call_tid(t, call))
@@ -85,7 +85,7 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
         }
         sc_poll_run *run = &runs[r];
         const sc_api_call *prev = run->queries ? &t->calls[run->last] : NULL;
-        bool goes_on = prev && call->rec.call_class == prev->rec.call_class &&
+        bool goes_on = prev && sc_call_class_id(t, call) == sc_call_class_id(t, prev) &&
                        sc_query_handle(t, call) == sc_query_handle(t, prev) &&
                        call->rec.start_ns < prev->rec.end_ns + SC_POLL_GAP_NS &&
                        !sc_thread_called(ctx, run->last, i, sc_call_tid(t, call));

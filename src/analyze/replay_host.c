@@ -83,12 +83,12 @@ int sc_rp_drained_work(sc_replay *r)
         size_t i = ix->holding[k];
         const sc_api_call *c = &t->calls[i];
         /* an inner call is no item's call (replay_entries.h), and is never asked about */
-        if (!sc_rp_implicit_class(&cls, c->rec.call_class) || sc_blocking_is_inner(r->ctx, c))
+        uint8_t call_class = sc_call_class_id(t, c);
+        if (!sc_rp_implicit_class(&cls, call_class) || sc_blocking_is_inner(r->ctx, c))
             continue;
-        bool copy_or_set = c->rec.call_class == SC_CALL_MEMCPY ||
-                           c->rec.call_class == SC_CALL_MEMSET;
+        bool copy_or_set = call_class == SC_CALL_MEMCPY || call_class == SC_CALL_MEMSET;
         sc_blocking_call q = {.start_ns = c->rec.start_ns, .end_ns = c->rec.end_ns,
-                              .tid = sc_call_tid(t, c), .call_class = c->rec.call_class,
+                              .tid = sc_call_tid(t, c), .call_class = call_class,
                               .context_id = sc_call_context(t, c),
                               .correlation_id = c->rec.correlation_id,
                               .skip_own_stream = copy_or_set};
@@ -129,7 +129,8 @@ static void sc_rp_call_kinds(sc_replay *r)
         int32_t v = r->call_item[loops[k].first] == SC_RP_CALL_INNER ? SC_RP_CALL_INNER
                                                                       : SC_RP_CALL_LOOP(k);
         for (size_t c = loops[k].first; c <= loops[k].last; c++)
-            if (sc_call_tid(t, &t->calls[c]) == tid && sc_rp_is_query(t->calls[c].rec.call_class))
+            if (sc_call_tid(t, &t->calls[c]) == tid &&
+                sc_rp_is_query(sc_call_class_id(t, &t->calls[c])))
                 r->call_item[c] = v;
     }
 }
@@ -347,7 +348,7 @@ static int sc_rp_tracer_times(sc_replay *r)
         if (i == SC_RP_NONE)
             continue;
         sc_rp_item *it = &r->items[i];
-        uint64_t add = sc_rp_tracer_class_ns(&k, t->calls[c].rec.call_class);
+        uint64_t add = sc_rp_tracer_class_ns(&k, sc_call_class_id(t, &t->calls[c]));
         if (it->tracer != SC_RP_WIDE16) {
             uint64_t own = sc_rp_item_end(r, i) - it->rec_start, before = it->tracer;
             uint64_t sum = before + add > own ? own : before + add;
@@ -493,7 +494,7 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
             w->ctx_dev[w->n_ctx++] = o->dev;
         }
         if (o->item == SC_RP_NONE ||
-            !sc_rp_reads_own(w, t->calls[r->item_call[o->item]].rec.call_class))
+            !sc_rp_reads_own(w, sc_call_class_id(t, &t->calls[r->item_call[o->item]])))
             continue;
         uint64_t key = (uint64_t)(uint32_t)o->item << 32 | (uint32_t)i;
         ascending &= w->n_own == 0 || w->own[w->n_own - 1] < key;
@@ -657,7 +658,7 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
     const sc_trace *t = r->ctx->trace;
     sc_rp_item *it = &r->items[i];
     int32_t call = (int32_t)(c - t->calls);
-    uint16_t cls = c->rec.call_class;
+    uint16_t cls = sc_call_class_id(t, c);
     it->sync = sc_rp_sync_class(&w->classes, cls);
     it->async_copy = cls == SC_CALL_MEMCPY_ASYNC;
     /* a launch (the walk leaves out those that loaded no module: w->quiet) waits for its
@@ -873,6 +874,8 @@ int sc_rp_host_waits(sc_replay *r)
      * after it; the device waits' returns after (sc_rp_device_waits) */
     bool device_waits = false, loads = false, waits_device = false;
     const sc_api_call *calls = r->ctx->trace->calls;
+    const sc_call_extra *extras = r->ctx->trace->call_extras;  /* in locals: the loop's stores
+                                                                  cannot make them reloaded */
     size_t next_load = 0;   /* into r->load_times */
     for (size_t i = 0; rc == 0 && i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
@@ -882,7 +885,8 @@ int sc_rp_host_waits(sc_replay *r)
         /* most calls are launches and calls of a class that waits for nothing: their flags
          * stay as the items were made, all clear. A launch waits when it loaded a module:
          * the loads are sorted by item, and walked as the items are. */
-        uint16_t cls = c->rec.call_class;
+        uint16_t cls = extras[c->rec.extra_at].call_class;   /* as written: past a byte, no
+                                                                 class w.quiet holds */
         if (cls < SC_RP_CLASSES && w.quiet[cls]) {
             if (cls != SC_CALL_LAUNCH)
                 continue;

@@ -145,9 +145,11 @@ sc_rp_recorded_bound(const sc_replay *r, int32_t i, sc_rp_bind *bind,
 void sc_rp_mark_host_funcs(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
+    if (!sc_trace_may_have_class(t, SC_CALL_HOST_FUNC))
+        return;
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
-        if (c->rec.call_class != SC_CALL_HOST_FUNC)
+        if (sc_call_class_id(t, c) != SC_CALL_HOST_FUNC)
             continue;
         const sc_stream_summary *s = sc_ctx_call_stream(r->ctx, c);
         size_t slot = s ? (size_t)(s - r->ctx->analysis->streams) : r->n_slots;

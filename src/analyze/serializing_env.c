@@ -40,7 +40,7 @@ static uint64_t sc_count_launches(const sc_trace *t)
 {
     uint64_t n = 0;
     for (size_t i = 0; i < t->n_calls; i++)
-        n += t->calls[i].rec.call_class == SC_CALL_LAUNCH;
+        n += sc_call_class_id(t, &t->calls[i]) == SC_CALL_LAUNCH;
     return n;
 }
 
@@ -49,7 +49,7 @@ static int sc_env_unwait(const sc_ctx *ctx, sc_finding_builder *b, uint16_t a, u
 {
     const sc_trace *t = ctx->trace;
     for (size_t i = 0; i < t->n_calls; i++) {
-        uint16_t k = t->calls[i].rec.call_class;
+        uint16_t k = sc_call_class_id(t, &t->calls[i]);
         if ((k == a || k == c) && !sc_blocking_is_inner(ctx, &t->calls[i]) &&
             sc_finding_fix(b, SC_FIX_UNWAIT, i) != 0)
             return -1;
@@ -96,7 +96,7 @@ static uint64_t sc_count_class(const sc_trace *t, uint16_t a, uint16_t b)
 {
     uint64_t n = 0;
     for (size_t i = 0; i < t->n_calls; i++)
-        n += t->calls[i].rec.call_class == a || t->calls[i].rec.call_class == b;
+        n += sc_call_class_id(t, &t->calls[i]) == a || sc_call_class_id(t, &t->calls[i]) == b;
     return n;
 }
 

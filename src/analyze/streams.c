@@ -181,7 +181,7 @@ static const sc_api_call *sc_streams_creator(const sc_ctx *ctx, const sc_rec_str
     if (!r->correlation_id)
         return NULL;
     const sc_api_call *call = sc_ctx_call(ctx, r->correlation_id);
-    if (!call || call->rec.call_class != SC_CALL_STREAM_CREATE)
+    if (!call || sc_call_class_id(ctx->trace, call) != SC_CALL_STREAM_CREATE)
         return NULL;
     const sc_trace *t = ctx->trace;
     for (size_t i = 0; i < t->n_streams; i++) {

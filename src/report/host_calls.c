@@ -10,6 +10,7 @@ static int sc_u32_cmp(const void *a, const void *b)
 
 int sc_host_calls_init(sc_host_calls *h, const sc_trace *t)
 {
+    h->t = t;
     h->n_pageable = 0;
     h->pageable = malloc((t->n_copies ? t->n_copies : 1) * sizeof *h->pageable);
     if (!h->pageable)
@@ -63,10 +64,11 @@ bool sc_host_call_pageable(const sc_host_calls *h, uint32_t correlation_id)
 
 const char *sc_host_call_words(const sc_host_calls *h, const sc_api_call *c)
 {
-    const char *words = sc_class_words(c->rec.call_class);
+    uint8_t cls = sc_call_class_id(h->t, c);
+    const char *words = sc_class_words(cls);
     if (words)
         return words;
-    if (c->rec.call_class == SC_CALL_MEMCPY_ASYNC &&
+    if (cls == SC_CALL_MEMCPY_ASYNC &&
         sc_host_call_pageable(h, c->rec.correlation_id))
         return "async copy of pageable memory";     /* the driver stages it meanwhile */
     return NULL;

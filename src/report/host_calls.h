@@ -13,6 +13,7 @@
 #include "streamcheck/trace.h"
 
 typedef struct sc_host_calls {
+    const sc_trace *t;      /* whose calls */
     uint32_t *pageable;     /* correlation ids of copies from or to pageable memory, sorted */
     size_t n_pageable;
 } sc_host_calls;

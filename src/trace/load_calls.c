@@ -99,45 +99,46 @@ int sc_calls_function_slow(sc_call_loader *ld, uint32_t key, uint32_t *index)
 
 static bool sc_extra_same(const sc_call_extra *a, const sc_call_extra *b)
 {
-    return a->bytes == b->bytes && a->frames_at == b->frames_at && a->name_at == b->name_at &&
-           a->n_frames == b->n_frames && a->call_class == b->call_class &&
-           a->stream_high == b->stream_high && a->aux_high == b->aux_high &&
-           a->tid == b->tid && a->context_id == b->context_id;
+    return a->bytes == b->bytes && a->stream == b->stream && a->frames_at == b->frames_at &&
+           a->name_at == b->name_at && a->aux_high == b->aux_high && a->tid == b->tid &&
+           a->context_id == b->context_id && a->n_frames == b->n_frames &&
+           a->call_class == b->call_class && a->flags == b->flags;
 }
 
-/* A plain extra (sc_call_loader.plain) remembered for the next call. */
+/* The key of a call's extra without bytes or frames (sc_call_loader.plain). */
+static sc_plain_key sc_plain_key_of(const sc_call_extra *e)
+{
+    return (sc_plain_key){.stream = e->stream,
+                          .origin = (uint64_t)e->tid << 32 | e->context_id,
+                          .site = (uint64_t)e->name_at << 32 | e->aux_high,
+                          .kind = (uint32_t)e->call_class << 8 | e->flags};
+}
+
+/* An extra without bytes or frames remembered for the next call (sc_call_loader.plain). */
 static void sc_note_plain(sc_call_loader *ld, const sc_call_extra *e, uint32_t at)
 {
-    if (!e->bytes && !e->n_frames && !e->name_at && !e->call_class) {
-        ld->plain_highs = (uint64_t)e->stream_high << 32 | e->aux_high;
-        ld->plain_origin = (uint64_t)e->tid << 32 | e->context_id;
-        ld->plain_at = at;
+    if (!e->bytes && !e->n_frames) {
+        uint32_t memo = sc_plain_slot(e->name_at, e->stream, e->tid);
+        ld->plain[memo].key = sc_plain_key_of(e);
+        ld->plain[memo].at = at;
     }
 }
 
-int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t index,
-                  uint16_t call_class, uint64_t bytes, uint64_t stream, uint64_t aux,
-                  uint32_t tid, uint32_t context_id, uint16_t n_frames, const uint8_t *frames)
+int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, const sc_call_extra *want,
+                  const uint8_t *frames)
 {
-    bool wide_name = index >= SC_CALL_NAME_WIDE, wide_class = call_class >= SC_CALL_CLASS_WIDE;
-    uint32_t stream_high = (uint32_t)(stream >> 32), aux_high = (uint32_t)(aux >> 32);
-    rec->name_at = wide_name ? SC_CALL_NAME_WIDE : (uint16_t)index;
-    rec->call_class = wide_class ? SC_CALL_CLASS_WIDE : (uint8_t)call_class;
-    rec->stream_low = (uint32_t)stream;
-    rec->aux_low = (uint32_t)aux;
+    sc_call_extra e = *want;
+    e.frames_at = 0;
     rec->extra_at = 0;
-    if (!bytes && !n_frames && !wide_name && !wide_class && !stream_high && !aux_high && !tid &&
-        !context_id)
+    static const sc_call_extra zeros = {0};
+    if (!e.n_frames && sc_extra_same(&e, &zeros))
         return 0;
-    sc_call_extra e = {.bytes = bytes, .name_at = wide_name ? index : 0, .n_frames = n_frames,
-                       .call_class = wide_class ? call_class : 0, .stream_high = stream_high,
-                       .aux_high = aux_high, .tid = tid, .context_id = context_id};
     uint32_t *memo = NULL;
-    if (!n_frames) {
+    if (!e.n_frames) {
         _Static_assert(SC_EXTRA_MEMO == 256, "the memo takes the hash's top byte");
-        uint64_t h = (bytes ^ (uint64_t)e.name_at << 32 ^ e.call_class ^
-                      ((uint64_t)stream_high << 16 | (uint64_t)aux_high << 40) ^
-                      ((uint64_t)tid << 24 ^ (uint64_t)context_id << 48 ^ context_id)) *
+        uint64_t h = (e.bytes ^ e.stream ^ (uint64_t)e.name_at << 32 ^
+                      ((uint64_t)e.call_class << 8 | e.flags) ^ (uint64_t)e.aux_high << 40 ^
+                      ((uint64_t)e.tid << 24 ^ (uint64_t)e.context_id << 48 ^ e.context_id)) *
                      0x9e3779b97f4a7c15ull;
         memo = &ld->extra_memo[h >> 56];
         if (*memo && sc_extra_same(&t->call_extras[*memo], &e)) {
@@ -148,13 +149,13 @@ int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t in
     }
     if (sc_extras_hold(ld, t) != 0)
         return -1;
-    if (n_frames) {
+    if (e.n_frames) {
         /* frames are a call's own: its extra too */
-        if (sc_frames_hold(ld, t, n_frames) != 0)
+        if (sc_frames_hold(ld, t, e.n_frames) != 0)
             return -1;
         e.frames_at = (uint32_t)t->n_call_frames;
-        memcpy(t->call_frames + t->n_call_frames, frames, n_frames * sizeof(uint64_t));
-        t->n_call_frames += n_frames;
+        memcpy(t->call_frames + t->n_call_frames, frames, e.n_frames * sizeof(uint64_t));
+        t->n_call_frames += e.n_frames;
     }
     rec->extra_at = (uint32_t)t->n_call_extras;
     t->call_extras[t->n_call_extras++] = e;
@@ -209,6 +210,6 @@ void sc_call_as_record(const sc_trace *t, const sc_api_call *c, sc_rec_api *out)
                         .aux = sc_call_aux(t, c), .tid = sc_call_tid(t, c),
                         .correlation_id = r->correlation_id,
                         .context_id = sc_call_context(t, c),
-                        .flags = r->flags, .call_class = sc_call_class(t, c),
+                        .flags = sc_call_flags(t, c), .call_class = sc_call_class(t, c),
                         .n_frames = sc_call_n_frames(t, c), .aux2 = r->aux2};
 }

@@ -42,6 +42,31 @@ static inline size_t sc_function_memo_at(uint32_t key)
     return (key ^ key >> 11) % SC_FUNCTION_MEMO;
 }
 
+#define SC_PLAIN_MEMO 64     /* sc_plain_slot's 6 bits */
+
+/* What an extra without bytes or frames holds, compared whole (sc_call_loader.plain). */
+typedef struct sc_plain_key {
+    uint64_t stream;
+    uint64_t origin;            /* tid << 32 | context */
+    uint64_t site;              /* name_at << 32 | aux_high */
+    uint32_t kind;              /* call_class << 8 | flags */
+} sc_plain_key;
+
+/* The memo slot of a call of function `index` on `stream` by thread `tid`: a program's calls
+ * alternate between a few functions, streams and threads. */
+static inline uint32_t sc_plain_slot(uint32_t index, uint64_t stream, uint32_t tid)
+{
+    uint32_t h = (index ^ (uint32_t)(stream >> 4) ^ (uint32_t)(stream >> 36) ^ tid * 7u) *
+                 0x9e3779b1u;
+    return h >> 26;     /* SC_PLAIN_MEMO slots */
+}
+
+static inline bool sc_plain_key_same(const sc_plain_key *a, const sc_plain_key *b)
+{
+    return a->stream == b->stream && a->origin == b->origin && a->site == b->site &&
+           a->kind == b->kind;
+}
+
 typedef struct sc_call_loader {
     size_t cap_calls, cap_frames, cap_extras;
     sc_function_memo function_memo[SC_FUNCTION_MEMO];
@@ -50,12 +75,14 @@ typedef struct sc_call_loader {
     uint32_t *slots;            /* open addressing over keys: a function index, 0 empty */
     size_t n_slots;             /* a power of two, at least twice the functions */
     uint32_t extra_memo[SC_EXTRA_MEMO];     /* an extra without frames, 0 none */
-    /* the last plain extra made or found (no bytes, frames, wide name or class: a thread,
-     * a context and high halves, what most calls have out of line), its high halves (stream
-     * << 32 | aux) and origin (tid << 32 | context): sc_calls_add takes it for a call of the
-     * same without sc_calls_fill */
-    uint64_t plain_highs, plain_origin;
-    uint32_t plain_at;          /* 0 none */
+    /* per slot (sc_plain_slot), the last extra without bytes or frames made or found for
+     * one of its calls, what most calls have, and its key: sc_calls_add takes it for a call
+     * of the same without sc_calls_fill (one memo for all calls would miss at each change
+     * of function, stream or thread) */
+    struct {
+        sc_plain_key key;
+        uint32_t at;            /* 0 none */
+    } plain[SC_PLAIN_MEMO];
 } sc_call_loader;
 
 int sc_calls_function_slow(sc_call_loader *ld, uint32_t key, uint32_t *index);
@@ -72,13 +99,12 @@ static inline int sc_calls_function(sc_call_loader *ld, uint32_t key, uint32_t *
     return sc_calls_function_slow(ld, key, index);
 }
 
-/* Sets rec's name_at, call_class, stream_low, aux_low and extra_at for a call of function
- * `index`, class `call_class` (as written), `bytes`, stream handle `stream`, `aux`, thread
- * `tid`, context `context_id` and n_frames return addresses at `frames` (as written: not
- * necessarily aligned). Returns 0, or -1 without memory. */
-int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, uint32_t index,
-                  uint16_t call_class, uint64_t bytes, uint64_t stream, uint64_t aux,
-                  uint32_t tid, uint32_t context_id, uint16_t n_frames, const uint8_t *frames);
+/* Sets rec's extra_at to an extra holding what `want` does (its frames_at aside): found
+ * among the extras made before when it has no frames, else made, with its n_frames return
+ * addresses copied from `frames` (as written: not necessarily aligned). Returns 0, or -1
+ * without memory. */
+int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, const sc_call_extra *want,
+                  const uint8_t *frames);
 
 /* Makes room for one more call. Returns 0, or -1 without memory. */
 int sc_calls_room(sc_call_loader *ld, sc_trace *t);
@@ -107,19 +133,20 @@ static inline int sc_calls_add(sc_call_loader *ld, sc_trace *t, const sc_rec_api
         return -1;
     sc_call_rec *c = &t->calls[t->n_calls].rec;
     *c = (sc_call_rec){.start_ns = r->start_ns, .end_ns = r->end_ns,
-                       .stream_low = (uint32_t)r->stream, .aux_low = (uint32_t)r->aux,
-                       .correlation_id = r->correlation_id, .aux2 = r->aux2,
-                       .name_at = (uint16_t)index, .flags = (uint8_t)r->flags,
-                       .call_class = (uint8_t)r->call_class};
-    uint64_t highs = (r->stream >> 32) << 32 | r->aux >> 32;
-    uint64_t origin = (uint64_t)r->tid << 32 | r->context_id;
-    bool plain = !r->bytes && !r->n_frames && index < SC_CALL_NAME_WIDE &&
-                 r->call_class < SC_CALL_CLASS_WIDE;
-    if (plain && ld->plain_at && highs == ld->plain_highs && origin == ld->plain_origin)
-        c->extra_at = ld->plain_at;
-    else if ((!plain || highs || origin) &&
-             sc_calls_fill(ld, t, c, index, r->call_class, r->bytes, r->stream, r->aux, r->tid,
-                           r->context_id, r->n_frames, frames) != 0)
+                       .aux_low = (uint32_t)r->aux, .correlation_id = r->correlation_id,
+                       .aux2 = r->aux2};
+    sc_call_extra e = {.bytes = r->bytes, .stream = r->stream, .name_at = index,
+                       .aux_high = (uint32_t)(r->aux >> 32), .tid = r->tid,
+                       .context_id = r->context_id, .n_frames = r->n_frames,
+                       .call_class = r->call_class, .flags = (uint8_t)r->flags};
+    bool plain = !r->bytes && !r->n_frames;
+    sc_plain_key key = {.stream = e.stream, .origin = (uint64_t)e.tid << 32 | e.context_id,
+                        .site = (uint64_t)e.name_at << 32 | e.aux_high,
+                        .kind = (uint32_t)e.call_class << 8 | e.flags};
+    uint32_t memo = sc_plain_slot(index, r->stream, r->tid);
+    if (plain && ld->plain[memo].at && sc_plain_key_same(&key, &ld->plain[memo].key))
+        c->extra_at = ld->plain[memo].at;
+    else if (sc_calls_fill(ld, t, c, &e, frames) != 0)
         return -1;
     t->n_calls++;
     return 0;

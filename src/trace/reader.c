@@ -50,13 +50,10 @@ enum sc_load_mode {
  * copy and four stores (and the extra found again when its context is another). */
 typedef struct sc_site_call {
     sc_call_rec rec;
+    sc_call_extra extra;        /* what its calls share but their context (rec's extra has
+                                   that of extra.context_id) */
     uint32_t aux_mask;          /* all ones when the shared call goes in aux, else 0 */
     uint32_t aux2_mask;         /* likewise for aux2 */
-    uint32_t context_id;        /* whose extra rec names */
-    uint32_t index;             /* its function (sc_calls_function) */
-    uint32_t tid;
-    uint16_t call_class;        /* as written */
-    uint64_t stream;
     bool ready;                 /* false until used, and again once the id is declared anew */
 } sc_site_call;
 
@@ -288,9 +285,8 @@ sc_load_compact_kernel(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *see
  * would find it). Returns 0, or -1 without memory. */
 static int sc_site_call_context(sc_loader *ld, sc_site_call *s, uint32_t context_id)
 {
-    s->context_id = context_id;
-    return sc_calls_fill(&ld->calls, ld->t, &s->rec, s->index, s->call_class, 0, s->stream, 0,
-                         s->tid, context_id, 0, NULL);
+    s->extra.context_id = context_id;
+    return sc_calls_fill(&ld->calls, ld->t, &s->rec, &s->extra, NULL);
 }
 
 /* Makes compact site `id` (declared) ready, for a call of context `context_id`: its call's
@@ -308,13 +304,12 @@ static sc_site_call *sc_site_call_make(sc_loader *ld, uint32_t id, uint32_t cont
     uint32_t index;
     if (sc_calls_function(&ld->calls, (uint32_t)site->domain << 16 | site->cbid, &index) != 0)
         return NULL;
+    /* a compact call has no bytes and no frames of its own, nor aux's high half */
     *s = (sc_site_call){
-        .rec = {.flags = (uint8_t)site->flags},
+        .extra = {.stream = site->stream, .name_at = index, .tid = site->tid,
+                  .call_class = site->call_class, .flags = (uint8_t)site->flags},
         .aux_mask = site->flags & SC_API_STACK_SHARED ? UINT32_MAX : 0,
-        .aux2_mask = site->flags & SC_API_STACK_SHARED_AUX2 ? UINT32_MAX : 0,
-        .index = index, .tid = site->tid, .call_class = site->call_class,
-        .stream = site->stream};
-    /* a compact call has no bytes and no frames of its own */
+        .aux2_mask = site->flags & SC_API_STACK_SHARED_AUX2 ? UINT32_MAX : 0};
     if (sc_site_call_context(ld, s, context_id) != 0)
         return NULL;
     s->ready = true;
@@ -346,7 +341,7 @@ sc_load_compact_call(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
         return 0;
     if (!s && !(s = sc_site_call_make(ld, c.site_id, c.context_id)))
         return sc_out_of_memory(ld);
-    if (c.context_id != s->context_id && sc_site_call_context(ld, s, c.context_id) != 0)
+    if (c.context_id != s->extra.context_id && sc_site_call_context(ld, s, c.context_id) != 0)
         return sc_out_of_memory(ld);
     sc_call_rec *rec = sc_calls_next(&ld->calls, ld->t);
     if (!rec)
@@ -355,7 +350,7 @@ sc_load_compact_call(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
     rec->start_ns = start;
     rec->end_ns = end;
     rec->correlation_id = c.correlation_id;
-    rec->aux_low = c.shared & s->aux_mask;     /* the site's extra: aux_high 0 */
+    rec->aux_low = c.shared & s->aux_mask;
     rec->aux2 = c.shared & s->aux2_mask;
     return 0;
 }

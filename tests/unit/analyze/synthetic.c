@@ -112,7 +112,6 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     c->rec.start_ns = start;
     c->rec.end_ns = end;
     c->rec.correlation_id = correlation_id;
-    c->rec.call_class = (uint8_t)call_class;
     /* its name once in the trace's names, its frames copied into the trace's frames */
     name = name ? name : "cudaLaunchKernel";
     size_t at = 0;
@@ -120,22 +119,19 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
         at++;
     if (at == s->t.n_call_names)
         *(const char **)SYN_GROW(s, call_names, n_call_names, cap_call_names) = name;
-    c->rec.name_at = (uint16_t)at;
     if (s->t.n_call_frames == 0)
         SYN_GROW(s, call_frames, n_call_frames, cap_call_frames);   /* the shared 0 */
     if (s->t.n_call_extras == 0)
         SYN_GROW(s, call_extras, n_call_extras, cap_call_extras);   /* the shared zeros */
-    c->rec.extra_at = 0;
-    if (n_frames) {
-        sc_call_extra *e = SYN_GROW(s, call_extras, n_call_extras, cap_call_extras);
-        c->rec.extra_at = (uint32_t)(s->t.n_call_extras - 1);
-        e->n_frames = n_frames;
-        e->frames_at = frames ? (uint32_t)s->t.n_call_frames : 0;
-    }
+    /* its own extra: its name, class, stream, context and frames */
+    sc_call_extra *e = SYN_GROW(s, call_extras, n_call_extras, cap_call_extras);
+    c->rec.extra_at = (uint32_t)(s->t.n_call_extras - 1);
+    *e = (sc_call_extra){.stream = SC_STREAM_NONE, .name_at = (uint32_t)at,
+                         .context_id = SYN_CONTEXT, .n_frames = n_frames,
+                         .call_class = call_class,
+                         .frames_at = n_frames && frames ? (uint32_t)s->t.n_call_frames : 0};
     for (uint16_t i = 0; frames && i < n_frames; i++)
         *(uint64_t *)SYN_GROW(s, call_frames, n_call_frames, cap_call_frames) = frames[i];
-    syn_call_stream(s, c, SC_STREAM_NONE);
-    syn_call_context(s, c, SYN_CONTEXT);
     return c;
 }
 
@@ -151,9 +147,25 @@ static sc_call_extra *syn_own_extra(syn *s, sc_api_call *c)
 
 void syn_call_stream(syn *s, sc_api_call *c, uint64_t stream)
 {
-    c->rec.stream_low = (uint32_t)stream;
-    if (s->t.call_extras[c->rec.extra_at].stream_high != (uint32_t)(stream >> 32))
-        syn_own_extra(s, c)->stream_high = (uint32_t)(stream >> 32);
+    if (s->t.call_extras[c->rec.extra_at].stream != stream)
+        syn_own_extra(s, c)->stream = stream;
+}
+
+void syn_call_flags(syn *s, sc_api_call *c, uint8_t flags)
+{
+    if (s->t.call_extras[c->rec.extra_at].flags != flags)
+        syn_own_extra(s, c)->flags = flags;
+}
+
+void syn_call_add_flags(syn *s, sc_api_call *c, uint8_t flags)
+{
+    syn_call_flags(s, c, (uint8_t)(s->t.call_extras[c->rec.extra_at].flags | flags));
+}
+
+void syn_call_name_at(syn *s, sc_api_call *c, uint32_t name_at)
+{
+    if (s->t.call_extras[c->rec.extra_at].name_at != name_at)
+        syn_own_extra(s, c)->name_at = name_at;
 }
 
 void syn_call_tid(syn *s, sc_api_call *c, uint32_t tid)

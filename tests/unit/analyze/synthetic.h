@@ -40,6 +40,11 @@ void syn_call_bytes(syn *s, sc_api_call *c, uint64_t bytes);
  * sc_call_aux). */
 void syn_call_stream(syn *s, sc_api_call *c, uint64_t stream);
 void syn_call_aux(syn *s, sc_api_call *c, uint64_t aux);
+/* Sets call c's flags (enum sc_api_flags; syn_call leaves none), adds to them, or names it
+ * after call_names entry name_at: its extra's (sc_call_flags, sc_call_name). */
+void syn_call_flags(syn *s, sc_api_call *c, uint8_t flags);
+void syn_call_add_flags(syn *s, sc_api_call *c, uint8_t flags);
+void syn_call_name_at(syn *s, sc_api_call *c, uint32_t name_at);
 /* Sets call c's thread and context (syn_call leaves thread 0 and SYN_CONTEXT): both are its
  * extra's (sc_call_tid, sc_call_context). */
 void syn_call_tid(syn *s, sc_api_call *c, uint32_t tid);

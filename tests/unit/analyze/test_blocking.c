@@ -288,7 +288,7 @@ static void build(syn *s, uint64_t seed, const shape *sh)
             uint32_t context = sc_call_context(&s->t, c), tid = sc_call_tid(&s->t, c);
             sc_api_call *d = syn_call(s, cls, start, start + (end - start) / 2, corr,
                                       "cuSomething", NULL, 0);   /* c may have moved */
-            d->rec.flags |= SC_API_DRIVER;
+            syn_call_add_flags(s, d, SC_API_DRIVER);
             syn_call_context(s, d, context);
             syn_call_tid(s, d, tid);
         }
@@ -330,7 +330,7 @@ static void expect_same(const sc_blocking *got, const sc_blocking *ref, bool thr
 static sc_blocking_call query_of(const sc_trace *t, const sc_api_call *call, bool skip)
 {
     return (sc_blocking_call){.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
-                              .tid = sc_call_tid(t, call), .call_class = call->rec.call_class,
+                              .tid = sc_call_tid(t, call), .call_class = sc_call_class_id(t, call),
                               .context_id = sc_call_context(t, call),
                               .correlation_id = call->rec.correlation_id,
                               .skip_own_stream = skip};
@@ -348,7 +348,7 @@ static void check_own_times(const sc_ctx *ctx)
         size_t k = 0;
         for (size_t i = 0; sc_blocking_holding_class(cls) && i < t->n_calls; i++) {
             const sc_api_call *c = &t->calls[i];
-            if (c->rec.call_class != cls || sc_blocking_is_inner(ctx, c))
+            if (sc_call_class_id(t, c) != cls || sc_blocking_is_inner(ctx, c))
                 continue;
             const sc_blocking_scope *s = old_scope_of(ix, sc_call_context(t, c));
             bool busy = false;
@@ -484,7 +484,7 @@ static bool old_is_query(uint16_t c)
 
 static uint64_t old_handle(const sc_trace *t, const sc_api_call *c)
 {
-    return c->rec.call_class == SC_CALL_STREAM_QUERY ? sc_call_stream_handle(t, c)
+    return sc_call_class_id(t, c) == SC_CALL_STREAM_QUERY ? sc_call_stream_handle(t, c)
                                                      : sc_call_aux(t, c);
 }
 
@@ -517,8 +517,8 @@ static size_t old_polls(const sc_ctx *ctx, sc_poll_loop *loops)
             runs[n_runs++] = (old_run){.tid = sc_call_tid(t, call)};
         old_run *run = &runs[k];
         const sc_api_call *prev = run->queries ? &t->calls[run->last] : NULL;
-        bool goes_on = prev && old_is_query(call->rec.call_class) &&
-                       call->rec.call_class == prev->rec.call_class &&
+        bool goes_on = prev && old_is_query(sc_call_class_id(t, call)) &&
+                       sc_call_class_id(t, call) == sc_call_class_id(t, prev) &&
                        old_handle(t, call) == old_handle(t, prev) &&
                        call->rec.start_ns < prev->rec.end_ns + SC_POLL_GAP_NS;
         if (goes_on) {
@@ -528,7 +528,7 @@ static size_t old_polls(const sc_ctx *ctx, sc_poll_loop *loops)
         }
         if (run->queries)
             old_close(run, loops, &n);
-        if (old_is_query(call->rec.call_class))
+        if (old_is_query(sc_call_class_id(t, call)))
             *run = (old_run){sc_call_tid(t, call), i, i, 1};
     }
     for (size_t k = 0; k < n_runs; k++)
@@ -570,7 +570,8 @@ static void build_calls(syn *s, uint64_t seed, uint32_t n_threads, size_t n)
             uint64_t stream = sc_call_stream_handle(&s->t, c), aux = sc_call_aux(&s->t, c);
             uint32_t tid = sc_call_tid(&s->t, c);
             sc_api_call *d = syn_call(s, cls, at, at + dur / 2, corr, "cuSomething", NULL, 0);
-            d->rec.flags |= SC_API_DRIVER;  /* c may have moved: its fields from the copy */
+            /* c may have moved: its fields from the copies */
+            syn_call_add_flags(s, d, SC_API_DRIVER);
             syn_call_tid(s, d, tid);
             syn_call_stream(s, d, stream);
             syn_call_aux(s, d, aux);
@@ -589,7 +590,7 @@ static size_t check_polls(syn *s)
     const sc_blocking_index *ix = ctx.blocking;
     size_t k = 0;
     for (size_t i = 0; i < t->n_calls; i++)
-        if (sc_blocking_holding_class(t->calls[i].rec.call_class)) {
+        if (sc_blocking_holding_class(sc_call_class_id(t, &t->calls[i]))) {
             assert_true(k < ix->n_holding);
             assert_int_equal(ix->holding[k], i);
             k++;

@@ -19,11 +19,11 @@ static void add_calls(syn *s, uint32_t base)
         uint64_t t = US(100 * k);
         sc_api_call *d = syn_call(s, SC_CALL_MALLOC, t, t + US(5), base + k, "cuMemAlloc",
                                   NULL, 0);
-        d->rec.flags = SC_API_DRIVER;
+        syn_call_flags(s, d, SC_API_DRIVER);
         if (k == 3) {
             sc_api_call *d2 = syn_call(s, SC_CALL_MALLOC, t, t + US(6), base + k,
                                        "cuMemAlloc_second", NULL, 0);
-            d2->rec.flags = SC_API_DRIVER;
+            syn_call_flags(s, d2, SC_API_DRIVER);
         } else {
             syn_call(s, SC_CALL_MALLOC, t, t + US(9), base + k, "cudaMalloc", NULL, 0);
         }

@@ -182,7 +182,7 @@ static void build_prog(syn *s, uint64_t seed, size_t n, const prog *p)
                      : r < 17 ? SC_CALL_EVENT_WAIT : r < 19 ? SC_CALL_STREAM_SYNC
                      : SC_CALL_STREAM_CREATE;
         sc_api_call *c = syn_call(s, cls, at, at + US(1), cid, NULL, NULL, 0);
-        c->rec.flags |= pt ? SC_API_PER_THREAD : 0;
+        syn_call_add_flags(s, c, pt ? SC_API_PER_THREAD : 0);
         syn_call_tid(s, c, 1);
         if (cls == SC_CALL_STREAM_CREATE) {
             syn_call_aux(s, c, 0xf0000 + k);           /* a new handle, its stream in a record */
@@ -202,7 +202,7 @@ static void build_prog(syn *s, uint64_t seed, size_t n, const prog *p)
         if (rnd(&st, 5) == 0) {                 /* the driver call inside it */
             sc_api_call *dc = syn_call(s, SC_CALL_LAUNCH, at, at + US(1), cid,
                                        "cuLaunchKernel", NULL, 0);
-            dc->rec.flags |= SC_API_DRIVER | (pt ? SC_API_PER_THREAD : 0);
+            syn_call_add_flags(s, dc, SC_API_DRIVER | (pt ? SC_API_PER_THREAD : 0));
             syn_call_stream(s, dc, h);
             syn_call_tid(s, dc, 1);
         }
@@ -227,7 +227,7 @@ static void build_prog(syn *s, uint64_t seed, size_t n, const prog *p)
     if (p->swap) {      /* the first and the last of the class, if their starts differ */
         size_t a = SIZE_MAX, b = SIZE_MAX;
         for (size_t i = 0; i < s->t.n_calls; i++)
-            if (s->t.calls[i].rec.call_class == p->swap) {
+            if (sc_call_class_id(&s->t, &s->t.calls[i]) == p->swap) {
                 a = a == SIZE_MAX ? i : a;
                 b = i;
             }
@@ -251,7 +251,7 @@ static const sc_api_call *last_record(const sc_trace *t, uint64_t event, uint64_
     const sc_api_call *best = NULL;
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
-        if (c->rec.call_class == SC_CALL_EVENT_RECORD && sc_call_aux(t, c) == event &&
+        if (sc_call_class_id(t, c) == SC_CALL_EVENT_RECORD && sc_call_aux(t, c) == event &&
             c->rec.start_ns < before && (!best || c->rec.start_ns >= best->rec.start_ns))
             best = c;
     }
@@ -274,7 +274,7 @@ static size_t ref_edges(const sc_trace *t, const sc_deps *d, sc_dep_edge *e)
     size_t n = 0;
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *w = &t->calls[i];
-        if (w->rec.call_class != SC_CALL_EVENT_WAIT)
+        if (sc_call_class_id(t, w) != SC_CALL_EVENT_WAIT)
             continue;
         const sc_api_call *r = last_record(t, sc_call_aux(t, w), w->rec.start_ns);
         uint32_t from, to;
@@ -301,15 +301,15 @@ static int ref_stream(const sc_trace *t, const sc_api_call *c, const uint32_t *w
     uint64_t handle = sc_call_stream_handle(t, c);
     if (handle == SC_STREAM_NONE)
         return 0;
-    bool pt = handle == 0 && (c->rec.flags & SC_API_PER_THREAD);
+    bool pt = handle == 0 && (sc_call_flags(t, c) & SC_API_PER_THREAD);
     int n = 0;
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *d = &t->calls[i];
         uint32_t sid = work_stream[i];
         uint64_t d_handle = sc_call_stream_handle(t, d);
-        if (d->rec.call_class == SC_CALL_STREAM_CREATE || sid == UINT32_MAX ||
+        if (sc_call_class_id(t, d) == SC_CALL_STREAM_CREATE || sid == UINT32_MAX ||
             d_handle != handle || sc_call_context(t, d) != sc_call_context(t, c) ||
-            (d_handle == 0 && (d->rec.flags & SC_API_PER_THREAD) != 0) != pt)
+            (d_handle == 0 && (sc_call_flags(t, d) & SC_API_PER_THREAD) != 0) != pt)
             continue;
         if (sid == UINT32_MAX - 1 || (n == 1 && sid != *stream))
             return 2;

@@ -114,7 +114,7 @@ static void build(syn *s, uint64_t seed, size_t n_calls, size_t n_stacks, sc_pys
                                   US(10 * i + 5), corr, shared ? NULL : name, shared ? NULL : f,
                                   shared ? 0 : depth);
         if (shared) {   /* its stack is that of a call before it */
-            c->rec.flags |= SC_API_STACK_SHARED;
+            syn_call_add_flags(s, c, SC_API_STACK_SHARED);
             syn_call_aux(s, c, 1 + rnd(&st, i));
         }
         if (!shared && rnd(&st, 3) == 0) {     /* a Python stack: the line picks the site */
@@ -142,7 +142,7 @@ static void build(syn *s, uint64_t seed, size_t n_calls, size_t n_stacks, sc_pys
         second++;
     for (size_t i = 0; i < n_calls; i++)
         if (sc_call_name(&s->t, &s->t.calls[i]) == name_a && rnd(&st, 2) == 0)
-            s->t.calls[i].rec.name_at = (uint16_t)second;  /* the names fit 16 bits */
+            syn_call_name_at(s, &s->t.calls[i], (uint32_t)second);
     s->t.n_calls--;     /* the placeholder's call itself is no instance */
     s->t.pystacks = stacks;
     s->t.n_pystacks = n_py;

@@ -34,7 +34,7 @@ static void test_free_draining_other_stream_is_error(void **state)
     syn_kernel(&s, 0, 20, US(10), US(1000), 1);
     syn_call(&s, SC_CALL_FREE, US(200), US(1010), 2, "cudaFree", NULL, 0);
     sc_api_call *drv = syn_call(&s, SC_CALL_FREE, US(201), US(1009), 2, "cuMemFree_v2", NULL, 0);
-    drv->rec.flags = SC_API_DRIVER;
+    syn_call_flags(&s, drv, SC_API_DRIVER);
     syn_call(&s, SC_CALL_LAUNCH, US(1100), US(1105), 3, NULL, NULL, 0);
     syn_kernel(&s, 0, 21, US(1110), US(1200), 3);
     sc_analysis a;

@@ -327,7 +327,7 @@ static void test_shared_stack_counts_at_sampled_site(void **state)
     syn_kernel(&s, 0, LEGACY, US(2), US(3), 1);
     for (uint32_t i = 2; i <= 4; i++) {
         sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, US(4 * i), US(4 * i + 1), i, NULL, NULL, 0);
-        c->rec.flags |= SC_API_STACK_SHARED;
+        syn_call_add_flags(&s, c, SC_API_STACK_SHARED);
         syn_call_aux(&s, c, 1);
         syn_kernel(&s, 0, LEGACY, US(4 * i + 2), US(4 * i + 3), i);
     }

@@ -45,7 +45,7 @@ static void test_pageable_async_flagged(void **state)
     syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(900), US(1500), 2, "cudaMemcpyAsync", NULL, 0);
     sc_api_call *drv = syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(901), US(1499), 2,
                                 "cuMemcpyHtoDAsync_v2", NULL, 0);
-    drv->rec.flags = SC_API_DRIVER;
+    syn_call_flags(&s, drv, SC_API_DRIVER);
     syn_copy(&s, 0, STREAM, US(1200), US(1450), 1u << 20, 2, SC_MEMCPY_ASYNC, SC_MEM_PAGEABLE,
              SC_MEM_DEVICE);
     syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(1600), US(1610), 3, "cudaMemcpyAsync", NULL, 0);
@@ -110,7 +110,7 @@ static void check_pageable_with_ids(uint32_t stride)
     static const uint64_t site[] = {0x401234};
     sc_api_call *drv = syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(901), US(1499), id[1],
                                 "cuMemcpyHtoDAsync_v2", NULL, 0);
-    drv->rec.flags = SC_API_DRIVER;
+    syn_call_flags(&s, drv, SC_API_DRIVER);
     syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(900), US(1500), id[1], "cudaMemcpyAsync", site, 1);
     syn_copy(&s, 0, STREAM, US(1200), US(1450), 1u << 20, id[1], SC_MEMCPY_ASYNC,
              SC_MEM_PAGEABLE, SC_MEM_DEVICE);

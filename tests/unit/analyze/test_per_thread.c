@@ -26,7 +26,7 @@ static void launch(syn *s, uint32_t stream, uint64_t handle, uint32_t flags,
     sc_api_call *c = syn_call(s, SC_CALL_LAUNCH, call_start, call_start + US(5), corr,
                               flags ? "cudaLaunchKernel_ptsz" : NULL, NULL, 0);
     syn_call_stream(s, c, handle);
-    c->rec.flags = flags;
+    syn_call_flags(s, c, flags);
     syn_kernel(s, 0, stream, start, end, corr);
 }
 
@@ -145,7 +145,7 @@ static void test_which_calls_mark_a_stream(void **state)
     syn_stream(&s, 0, 21, SC_STREAM_FLAG_BLOCKING, 0);
     syn_stream(&s, 0, 12, SC_STREAM_FLAG_BLOCKING, 0);
     sc_api_call *c = syn_call(&s, SC_CALL_MEMCPY, US(0), US(30), 1, "cudaMemcpy_ptds", NULL, 0);
-    c->rec.flags = SC_API_PER_THREAD;
+    syn_call_flags(&s, c, SC_API_PER_THREAD);
     syn_copy(&s, 0, PER_THREAD, US(10), US(20), 4096, 1, 0, SC_MEM_PINNED, SC_MEM_DEVICE);
     launch(&s, 21, SC_STREAM_NONE, SC_API_PER_THREAD, US(40), US(50), US(60), 2);
     launch(&s, 12, HANDLE_PER_THREAD, 0, US(70), US(80), US(90), 3);

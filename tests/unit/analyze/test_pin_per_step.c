@@ -55,7 +55,7 @@ static void test_loop_moves_what_the_loop_redoes(void **state)
     size_t n_families = 0;
     for (uint32_t i = 0; i < 11; i++) {
         every[i] = i;
-        if (s.t.calls[i].rec.call_class != SC_CALL_LAUNCH)
+        if (sc_call_class_id(&s.t, &s.t.calls[i]) != SC_CALL_LAUNCH)
             families[n_families++] = i;
     }
     assert_int_equal(n_families, 9);

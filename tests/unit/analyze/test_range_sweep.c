@@ -528,7 +528,7 @@ static void make_calls(syn *s, uint64_t *rng, uint64_t span, size_t n_calls, uin
         if (corr && pick(rng, 6) == 0) {
             sc_api_call *d = syn_call(s, cls[kind], t + GRID * pick(rng, 2), t + US(1), corr,
                                       "cuLaunchKernel", NULL, 0);
-            d->rec.flags = SC_API_DRIVER;
+            syn_call_flags(s, d, SC_API_DRIVER);
             syn_call_tid(s, d, tid);
         }
         if (corr && (!quiet || pick(rng, 3) == 0))

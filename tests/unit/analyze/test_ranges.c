@@ -78,7 +78,8 @@ static void build_membership(syn *s)
     call_on(s, T1, SC_CALL_LAUNCH, US(100), 6, NULL);
     kernel_named(s, 0, 20, US(120), US(180), 6, 15);
     call_on(s, T1, SC_CALL_LAUNCH, US(150), 1, NULL);
-    call_on(s, T1, SC_CALL_LAUNCH, US(151), 1, "cuLaunchKernel")->rec.flags = SC_API_DRIVER;
+    syn_call_flags(s, call_on(s, T1, SC_CALL_LAUNCH, US(151), 1, "cuLaunchKernel"),
+                   SC_API_DRIVER);
     kernel_named(s, 0, 20, US(200), US(300), 1, 11);
     call_on(s, T2, SC_CALL_LAUNCH, US(200), 2, NULL);
     kernel_named(s, 0, 21, US(250), US(350), 2, 12);

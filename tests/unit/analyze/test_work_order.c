@@ -67,7 +67,7 @@ static void build_serial(syn *s, uint64_t seed, size_t n, uint32_t n_dev, bool s
             if (rnd(&st, 6) == 0) {   /* a driver call inside it, same id */
                 sc_api_call *dc = syn_call(s, SC_CALL_LAUNCH, issue, issue + US(1), id,
                                            "cuLaunchKernel", NULL, 0);
-                dc->rec.flags |= SC_API_DRIVER;
+                syn_call_add_flags(s, dc, SC_API_DRIVER);
                 syn_call_context(s, dc, 10 + dev);
             }
         } else if (r < 8) {
@@ -510,7 +510,7 @@ static void ref_own_ns(const sc_ctx *ctx, uint64_t *own_ns)
         size_t k = 0;
         for (size_t i = 0; i < t->n_calls; i++) {
             const sc_api_call *c = &t->calls[i];
-            if (c->rec.call_class != cls || sc_blocking_is_inner(ctx, c))
+            if (sc_call_class_id(t, c) != cls || sc_blocking_is_inner(ctx, c))
                 continue;
             size_t scope = scope_of(ctx, sc_call_context(t, c));
             bool busy = false;
@@ -657,7 +657,8 @@ static void check_blocking(const sc_ctx *ctx)
         const sc_api_call *call = &t->calls[i];
         for (int skip = 0; skip < 2; skip++) {
             sc_blocking_call q = {.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
-                                  .tid = sc_call_tid(t, call), .call_class = call->rec.call_class,
+                                  .tid = sc_call_tid(t, call),
+                                  .call_class = sc_call_class_id(t, call),
                                   .context_id = sc_call_context(t, call),
                                   .correlation_id = call->rec.correlation_id,
                                   .skip_own_stream = skip};

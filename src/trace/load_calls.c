@@ -124,6 +124,44 @@ static void sc_note_plain(sc_call_loader *ld, const sc_call_extra *e, uint32_t a
     }
 }
 
+static uint64_t sc_extra_hash(const sc_call_extra *e)
+{
+    uint64_t h = (e->bytes ^ e->stream ^ (uint64_t)e->name_at << 32 ^
+                  ((uint64_t)e->call_class << 8 | e->flags) ^ (uint64_t)e->aux_high << 40 ^
+                  ((uint64_t)e->tid << 24 ^ (uint64_t)e->context_id << 48 ^ e->context_id)) *
+                 0x9e3779b97f4a7c15ull;
+    return h ^ h >> 29;
+}
+
+/* The slot of extra e in the table (mask: its size - 1): its own, or the empty one where it
+ * goes. */
+static uint32_t *sc_extra_slot(const sc_trace *t, uint32_t *slots, size_t mask,
+                               const sc_call_extra *e)
+{
+    for (size_t k = sc_extra_hash(e) & mask;; k = (k + 1) & mask)
+        if (!slots[k] || sc_extra_same(&t->call_extras[slots[k]], e))
+            return &slots[k];
+}
+
+/* Room in the table for one more extra. Returns 0, or -1 without memory. */
+static int sc_extra_slots_hold(sc_call_loader *ld, const sc_trace *t)
+{
+    if (2 * (ld->n_plain_extras + 1) <= ld->n_extra_slots)
+        return 0;
+    size_t n = ld->n_extra_slots ? 2 * ld->n_extra_slots : 256;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t k = 0; k < ld->n_extra_slots; k++)
+        if (ld->extra_slots[k])
+            *sc_extra_slot(t, slots, n - 1, &t->call_extras[ld->extra_slots[k]]) =
+                ld->extra_slots[k];
+    free(ld->extra_slots);
+    ld->extra_slots = slots;
+    ld->n_extra_slots = n;
+    return 0;
+}
+
 int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, const sc_call_extra *want,
                   const uint8_t *frames)
 {
@@ -133,22 +171,19 @@ int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, const sc_ca
     static const sc_call_extra zeros = {0};
     if (!e.n_frames && sc_extra_same(&e, &zeros))
         return 0;
-    uint32_t *memo = NULL;
+    uint32_t *slot = NULL;
     if (!e.n_frames) {
-        _Static_assert(SC_EXTRA_MEMO == 256, "the memo takes the hash's top byte");
-        uint64_t h = (e.bytes ^ e.stream ^ (uint64_t)e.name_at << 32 ^
-                      ((uint64_t)e.call_class << 8 | e.flags) ^ (uint64_t)e.aux_high << 40 ^
-                      ((uint64_t)e.tid << 24 ^ (uint64_t)e.context_id << 48 ^ e.context_id)) *
-                     0x9e3779b97f4a7c15ull;
-        memo = &ld->extra_memo[h >> 56];
-        if (*memo && sc_extra_same(&t->call_extras[*memo], &e)) {
-            rec->extra_at = *memo;
+        if (sc_extras_hold(ld, t) != 0 || sc_extra_slots_hold(ld, t) != 0)
+            return -1;
+        slot = sc_extra_slot(t, ld->extra_slots, ld->n_extra_slots - 1, &e);
+        if (*slot) {
+            rec->extra_at = *slot;
             sc_note_plain(ld, &e, rec->extra_at);
             return 0;
         }
-    }
-    if (sc_extras_hold(ld, t) != 0)
+    } else if (sc_extras_hold(ld, t) != 0) {
         return -1;
+    }
     if (e.n_frames) {
         /* frames are a call's own: its extra too */
         if (sc_frames_hold(ld, t, e.n_frames) != 0)
@@ -159,8 +194,10 @@ int sc_calls_fill(sc_call_loader *ld, sc_trace *t, sc_call_rec *rec, const sc_ca
     }
     rec->extra_at = (uint32_t)t->n_call_extras;
     t->call_extras[t->n_call_extras++] = e;
-    if (memo)
-        *memo = rec->extra_at;
+    if (slot) {
+        *slot = rec->extra_at;
+        ld->n_plain_extras++;
+    }
     sc_note_plain(ld, &e, rec->extra_at);
     return 0;
 }
@@ -199,6 +236,7 @@ void sc_call_loader_free(sc_call_loader *ld)
 {
     free(ld->keys);
     free(ld->slots);
+    free(ld->extra_slots);
     memset(ld, 0, sizeof *ld);
 }
 

@@ -25,10 +25,6 @@ typedef struct sc_name_entry {
 /* Orders CALL_NAME entries by key (for qsort and bsearch). */
 int sc_name_entry_cmp(const void *a, const void *b);
 
-/* Extras of calls without frames, looked up by what they hold before one is added: a run's
- * copies move a few sizes again and again. A direct-mapped table: a miss only adds an
- * entry. */
-#define SC_EXTRA_MEMO 256
 
 /* The functions last looked up, in front of the hash table: a run calls a few again and
  * again. Direct-mapped by key. */
@@ -74,7 +70,12 @@ typedef struct sc_call_loader {
     size_t n_keys, cap_keys;
     uint32_t *slots;            /* open addressing over keys: a function index, 0 empty */
     size_t n_slots;             /* a power of two, at least twice the functions */
-    uint32_t extra_memo[SC_EXTRA_MEMO];     /* an extra without frames, 0 none */
+    /* the extras without frames, by their fields: open addressing over sc_trace.call_extras
+     * positions, 0 empty; a power of two, at least twice those extras (a memo of fixed size
+     * would make an extra anew at each miss: two kinds of call that took one slot in turn
+     * would each make one per call) */
+    uint32_t *extra_slots;
+    size_t n_extra_slots, n_plain_extras;
     /* per slot (sc_plain_slot), the last extra without bytes or frames made or found for
      * one of its calls, what most calls have, and its key: sc_calls_add takes it for a call
      * of the same without sc_calls_fill (one memo for all calls would miss at each change

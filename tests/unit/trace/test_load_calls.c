@@ -302,6 +302,47 @@ static void check_impossible_times(const char *name, bool late)
     sc_trace_free(&t);
 }
 
+/* Calls of many kinds in turn (thread, stream, context and size): the extra of each kind is
+ * made once and found again however the kinds interleave, whatever their count (a table of
+ * every extra without frames, not a memo of a few: two kinds that took one memo slot in turn
+ * would make one per call). Every call gives its fields back. */
+enum { N_KINDS = 1500, N_ROUNDS = 3 };
+
+static void test_extras_made_once(void **state)
+{
+    (void)state;
+    sc_writer w;
+    open_trace(&w, "kinds");
+    for (int r = 0; r < N_ROUNDS; r++)
+        for (uint32_t k = 0; k < N_KINDS; k++) {
+            sc_rec_api a = {.start_ns = 2000 + 100 * (uint64_t)(r * N_KINDS + k), .end_ns = 0,
+                            .stream = 0x7f0000000000ull + 0x100 * (uint64_t)(k % 37),
+                            .bytes = k % 5 == 0 ? 64 * (uint64_t)(k % 11) : 0,
+                            .tid = 100 + k % 7, .context_id = 1 + k / 37 % 41,
+                            .correlation_id = 1 + (uint32_t)(r * N_KINDS + k), .domain = 1,
+                            .cbid = 211, .call_class = SC_CALL_LAUNCH};
+            a.end_ns = a.start_ns + 50;
+            put(&w, SC_REC_API, &a, sizeof a, NULL, 0);
+        }
+    sc_trace t;
+    load_trace(&w, "kinds", &t);
+    assert_int_equal(t.n_calls, N_ROUNDS * N_KINDS);
+    /* the kinds: k itself, as stream (k % 37), context (k / 37 % 41) and thread (k % 7) tell
+     * it apart below 37 * 41 * 7, and the sizes only split kinds already apart */
+    assert_int_equal(t.n_call_extras, 1 + N_KINDS);
+    for (size_t i = 0; i < t.n_calls; i++) {
+        uint32_t k = (uint32_t)(i % N_KINDS);
+        const sc_api_call *c = &t.calls[i];
+        assert_int_equal(c->rec.extra_at, t.calls[k].rec.extra_at);
+        assert_int_equal(sc_call_stream_handle(&t, c), 0x7f0000000000ull + 0x100 * (k % 37));
+        assert_int_equal(sc_call_tid(&t, c), 100 + k % 7);
+        assert_int_equal(sc_call_context(&t, c), 1 + k / 37 % 41);
+        assert_int_equal(sc_call_bytes(&t, c), k % 5 == 0 ? 64 * (k % 11) : 0);
+        assert_string_equal(sc_call_name(&t, c), "?");
+    }
+    sc_trace_free(&t);
+}
+
 static void test_impossible_times_of_every_path(void **state)
 {
     (void)state;
@@ -315,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_every_field_round_trips),
         cmocka_unit_test(test_names_past_sixteen_bits),
         cmocka_unit_test(test_impossible_times_of_every_path),
+        cmocka_unit_test(test_extras_made_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

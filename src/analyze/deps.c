@@ -239,16 +239,17 @@ static inline __attribute__((always_inline)) bool
 sc_handle_of(const sc_trace *t, const sc_call_streams *cs, size_t i, sc_handle_entry *out)
 {
     const sc_api_call *c = &t->calls[i];
+    const sc_call_extra *x = sc_call_extra_of(t, c);    /* its fields, read once */
     uint32_t stream = 0;
-    sc_handle_entry e = {.context_id = sc_call_context(t, c),
-                         .per_thread = (sc_call_flags(t, c) & SC_API_PER_THREAD) != 0};
-    if (sc_call_class_id(t, c) == SC_CALL_STREAM_CREATE) {
+    sc_handle_entry e = {.context_id = x->context_id,
+                         .per_thread = (x->flags & SC_API_PER_THREAD) != 0};
+    if (x->call_class == SC_CALL_STREAM_CREATE) {
         uint64_t created = sc_call_aux(t, c);
         if (!created || !sc_created_stream(t, c, &stream)) return false;
         e.handle = created;
         e.per_thread = 0;
     } else {
-        uint64_t handle = sc_call_stream_handle(t, c);
+        uint64_t handle = x->stream;
         if (handle == SC_STREAM_NONE || !sc_call_stream(t, cs, i, &stream))
             return false;
         e.handle = handle;
@@ -510,14 +511,15 @@ static int sc_deps_count(const sc_trace *t, const sc_call_streams *cs, sc_handle
         sc_handle_entry e;
         if (sc_handle_of(t, &l, i, &e) && sc_handle_set_add(handles, &e) != 0)
             return -1;
-        if (sc_call_class_id(t, c) == SC_CALL_EVENT_RECORD) {
+        uint16_t cls = sc_call_class(t, c);     /* as written: past a byte, no class below */
+        if (cls == SC_CALL_EVENT_RECORD) {
             (*n_records)++;
             if (c->rec.start_ns < ev->record_ns)
                 ev->off = true;
             ev->record_ns = c->rec.start_ns;
             if (!ev->off && sc_event_group_add(ev, sc_call_aux(t, c)) != 0)
                 return -1;
-        } else if (sc_call_class_id(t, c) == SC_CALL_EVENT_WAIT) {
+        } else if (cls == SC_CALL_EVENT_WAIT) {
             (*n_waits)++;
             if (c->rec.start_ns < ev->wait_ns)
                 ev->off = true;

@@ -40,8 +40,9 @@ static inline size_t sc_function_memo_at(uint32_t key)
 
 #define SC_PLAIN_MEMO 64     /* sc_plain_slot's 6 bits */
 
-/* What an extra without bytes or frames holds, compared whole (sc_call_loader.plain). */
+/* What an extra without frames holds, compared whole (sc_call_loader.plain). */
 typedef struct sc_plain_key {
+    uint64_t bytes;
     uint64_t stream;
     uint64_t origin;            /* tid << 32 | context */
     uint64_t site;              /* name_at << 32 | aux_high */
@@ -59,8 +60,8 @@ static inline uint32_t sc_plain_slot(uint32_t index, uint64_t stream, uint32_t t
 
 static inline bool sc_plain_key_same(const sc_plain_key *a, const sc_plain_key *b)
 {
-    return a->stream == b->stream && a->origin == b->origin && a->site == b->site &&
-           a->kind == b->kind;
+    return a->bytes == b->bytes && a->stream == b->stream && a->origin == b->origin &&
+           a->site == b->site && a->kind == b->kind;
 }
 
 typedef struct sc_call_loader {
@@ -76,10 +77,10 @@ typedef struct sc_call_loader {
      * would each make one per call) */
     uint32_t *extra_slots;
     size_t n_extra_slots, n_plain_extras;
-    /* per slot (sc_plain_slot), the last extra without bytes or frames made or found for
-     * one of its calls, what most calls have, and its key: sc_calls_add takes it for a call
-     * of the same without sc_calls_fill (one memo for all calls would miss at each change
-     * of function, stream or thread) */
+    /* per slot (sc_plain_slot), the last extra without frames made or found for one of its
+     * calls, what nearly every call has, and its key: sc_calls_add takes it for a call of
+     * the same without sc_calls_fill (one memo for all calls would miss at each change of
+     * function, stream or thread) */
     struct {
         sc_plain_key key;
         uint32_t at;            /* 0 none */
@@ -140,8 +141,9 @@ static inline int sc_calls_add(sc_call_loader *ld, sc_trace *t, const sc_rec_api
                        .aux_high = (uint32_t)(r->aux >> 32), .tid = r->tid,
                        .context_id = r->context_id, .n_frames = r->n_frames,
                        .call_class = r->call_class, .flags = (uint8_t)r->flags};
-    bool plain = !r->bytes && !r->n_frames;
-    sc_plain_key key = {.stream = e.stream, .origin = (uint64_t)e.tid << 32 | e.context_id,
+    bool plain = !r->n_frames;
+    sc_plain_key key = {.bytes = e.bytes, .stream = e.stream,
+                        .origin = (uint64_t)e.tid << 32 | e.context_id,
                         .site = (uint64_t)e.name_at << 32 | e.aux_high,
                         .kind = (uint32_t)e.call_class << 8 | e.flags};
     uint32_t memo = sc_plain_slot(index, r->stream, r->tid);

@@ -135,61 +135,48 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     return c;
 }
 
-/* c's extra made its own, as it was, for a field to change (the calls' shared entries stay). */
-static sc_call_extra *syn_own_extra(syn *s, sc_api_call *c)
+/* c's extra made `want`: an entry of its own when it is not that already (another call may
+ * share the one it has). */
+static void syn_set_extra(syn *s, sc_api_call *c, const sc_call_extra *want)
 {
-    sc_call_extra had = s->t.call_extras[c->rec.extra_at];
-    sc_call_extra *e = SYN_GROW(s, call_extras, n_call_extras, cap_call_extras);
-    *e = had;
+    const sc_call_extra *had = &s->t.call_extras[c->rec.extra_at];
+    if (had->bytes == want->bytes && had->stream == want->stream &&
+        had->name_at == want->name_at && had->aux_high == want->aux_high &&
+        had->tid == want->tid && had->context_id == want->context_id &&
+        had->flags == want->flags && c->rec.extra_at != 0)
+        return;     /* frames, class and where the frames are: set by syn_call alone */
+    sc_call_extra copy = *want;
+    *(sc_call_extra *)SYN_GROW(s, call_extras, n_call_extras, cap_call_extras) = copy;
     c->rec.extra_at = (uint32_t)(s->t.n_call_extras - 1);
-    return e;
 }
 
-void syn_call_stream(syn *s, sc_api_call *c, uint64_t stream)
-{
-    if (s->t.call_extras[c->rec.extra_at].stream != stream)
-        syn_own_extra(s, c)->stream = stream;
-}
+/* A setter of one field of a call's extra. */
+#define SYN_EXTRA_SETTER(name, type, field)                                                 \
+    void name(syn *s, sc_api_call *c, type value)                                           \
+    {                                                                                       \
+        sc_call_extra e = s->t.call_extras[c->rec.extra_at];                                \
+        e.field = value;                                                                    \
+        syn_set_extra(s, c, &e);                                                            \
+    }
 
-void syn_call_flags(syn *s, sc_api_call *c, uint8_t flags)
-{
-    if (s->t.call_extras[c->rec.extra_at].flags != flags)
-        syn_own_extra(s, c)->flags = flags;
-}
+SYN_EXTRA_SETTER(syn_call_stream, uint64_t, stream)
+SYN_EXTRA_SETTER(syn_call_flags, uint8_t, flags)
+SYN_EXTRA_SETTER(syn_call_name_at, uint32_t, name_at)
+SYN_EXTRA_SETTER(syn_call_tid, uint32_t, tid)
+SYN_EXTRA_SETTER(syn_call_context, uint32_t, context_id)
+SYN_EXTRA_SETTER(syn_call_bytes, uint64_t, bytes)
 
 void syn_call_add_flags(syn *s, sc_api_call *c, uint8_t flags)
 {
     syn_call_flags(s, c, (uint8_t)(s->t.call_extras[c->rec.extra_at].flags | flags));
 }
 
-void syn_call_name_at(syn *s, sc_api_call *c, uint32_t name_at)
-{
-    if (s->t.call_extras[c->rec.extra_at].name_at != name_at)
-        syn_own_extra(s, c)->name_at = name_at;
-}
-
-void syn_call_tid(syn *s, sc_api_call *c, uint32_t tid)
-{
-    if (s->t.call_extras[c->rec.extra_at].tid != tid)
-        syn_own_extra(s, c)->tid = tid;
-}
-
-void syn_call_context(syn *s, sc_api_call *c, uint32_t context_id)
-{
-    if (s->t.call_extras[c->rec.extra_at].context_id != context_id)
-        syn_own_extra(s, c)->context_id = context_id;
-}
-
 void syn_call_aux(syn *s, sc_api_call *c, uint64_t aux)
 {
     c->rec.aux_low = (uint32_t)aux;
-    if (s->t.call_extras[c->rec.extra_at].aux_high != (uint32_t)(aux >> 32))
-        syn_own_extra(s, c)->aux_high = (uint32_t)(aux >> 32);
-}
-
-void syn_call_bytes(syn *s, sc_api_call *c, uint64_t bytes)
-{
-    syn_own_extra(s, c)->bytes = bytes;
+    sc_call_extra e = s->t.call_extras[c->rec.extra_at];
+    e.aux_high = (uint32_t)(aux >> 32);
+    syn_set_extra(s, c, &e);
 }
 
 sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,

@@ -105,15 +105,6 @@ static bool sc_extra_same(const sc_call_extra *a, const sc_call_extra *b)
            a->call_class == b->call_class && a->flags == b->flags;
 }
 
-/* The key of a call's extra without frames (sc_call_loader.plain). */
-static sc_plain_key sc_plain_key_of(const sc_call_extra *e)
-{
-    return (sc_plain_key){.bytes = e->bytes, .stream = e->stream,
-                          .origin = (uint64_t)e->tid << 32 | e->context_id,
-                          .site = (uint64_t)e->name_at << 32 | e->aux_high,
-                          .kind = (uint32_t)e->call_class << 8 | e->flags};
-}
-
 /* An extra without frames remembered for the next call (sc_call_loader.plain). */
 static void sc_note_plain(sc_call_loader *ld, const sc_call_extra *e, uint32_t at)
 {

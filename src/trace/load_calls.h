@@ -25,7 +25,6 @@ typedef struct sc_name_entry {
 /* Orders CALL_NAME entries by key (for qsort and bsearch). */
 int sc_name_entry_cmp(const void *a, const void *b);
 
-
 /* The functions last looked up, in front of the hash table: a run calls a few again and
  * again. Direct-mapped by key. */
 #define SC_FUNCTION_MEMO 64
@@ -56,6 +55,15 @@ static inline uint32_t sc_plain_slot(uint32_t index, uint64_t stream, uint32_t t
     uint32_t h = (index ^ (uint32_t)(stream >> 4) ^ (uint32_t)(stream >> 36) ^ tid * 7u) *
                  0x9e3779b1u;
     return h >> 26;     /* SC_PLAIN_MEMO slots */
+}
+
+/* The key of a call's extra without frames. */
+static inline sc_plain_key sc_plain_key_of(const sc_call_extra *e)
+{
+    return (sc_plain_key){.bytes = e->bytes, .stream = e->stream,
+                          .origin = (uint64_t)e->tid << 32 | e->context_id,
+                          .site = (uint64_t)e->name_at << 32 | e->aux_high,
+                          .kind = (uint32_t)e->call_class << 8 | e->flags};
 }
 
 static inline bool sc_plain_key_same(const sc_plain_key *a, const sc_plain_key *b)
@@ -142,10 +150,7 @@ static inline int sc_calls_add(sc_call_loader *ld, sc_trace *t, const sc_rec_api
                        .context_id = r->context_id, .n_frames = r->n_frames,
                        .call_class = r->call_class, .flags = (uint8_t)r->flags};
     bool plain = !r->n_frames;
-    sc_plain_key key = {.bytes = e.bytes, .stream = e.stream,
-                        .origin = (uint64_t)e.tid << 32 | e.context_id,
-                        .site = (uint64_t)e.name_at << 32 | e.aux_high,
-                        .kind = (uint32_t)e.call_class << 8 | e.flags};
+    sc_plain_key key = sc_plain_key_of(&e);
     uint32_t memo = sc_plain_slot(index, r->stream, r->tid);
     if (plain && ld->plain[memo].at && sc_plain_key_same(&key, &ld->plain[memo].key))
         c->extra_at = ld->plain[memo].at;

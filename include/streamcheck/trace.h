@@ -32,9 +32,10 @@ typedef struct sc_device {
  * high half of its aux (the record keeps the low 32 bits; sc_call_aux puts them back
  * together); and what only some calls have: a byte count (copies, memsets, allocations:
  * sc_call_bytes) and return addresses (the few calls that took a stack: sc_call_n_frames,
- * sc_call_frames). Calls of one site, thread and context share one extra. aux and aux2
- * stay: launches, most of the calls, carry the stack-sharing call in one or the other,
- * event calls their event in aux. */
+ * sc_call_frames). The calls of one site (function, class, flags, stream), thread and
+ * context share one extra, those with bytes one per size. aux and aux2 stay: launches, most
+ * of the calls, carry the stack-sharing call in one or the other, event calls their event in
+ * aux. */
 typedef struct sc_call_rec {
     uint64_t start_ns, end_ns;
     uint32_t aux_low;           /* aux's low 32 bits (sc_call_aux) */

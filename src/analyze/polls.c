@@ -23,7 +23,7 @@ typedef struct sc_poll_run {
 static uint64_t sc_query_handle(const sc_trace *t, const sc_api_call *c)
 {
     return sc_call_class_id(t, c) == SC_CALL_STREAM_QUERY ? sc_call_stream_handle(t, c)
-                                                     : sc_call_aux(t, c);
+                                                          : sc_call_aux(t, c);
 }
 
 static int sc_poll_close(sc_poll_run *run, sc_poll_loop **loops, size_t *n, size_t *cap)

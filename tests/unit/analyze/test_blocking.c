@@ -485,7 +485,7 @@ static bool old_is_query(uint16_t c)
 static uint64_t old_handle(const sc_trace *t, const sc_api_call *c)
 {
     return sc_call_class_id(t, c) == SC_CALL_STREAM_QUERY ? sc_call_stream_handle(t, c)
-                                                     : sc_call_aux(t, c);
+                                                          : sc_call_aux(t, c);
 }
 
 typedef struct old_run {

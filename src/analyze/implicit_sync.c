@@ -180,10 +180,10 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
             sc_blocking_is_inner(ctx, call))
             continue;
         tot->checked++;
-        bool copy_or_set = sc_call_class_id(t, call) == SC_CALL_MEMCPY ||
-                           sc_call_class_id(t, call) == SC_CALL_MEMSET;
+        uint8_t cls = sc_call_class_id(t, call);
+        bool copy_or_set = cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET;
         sc_blocking_call q = {.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
-                              .tid = sc_call_tid(t, call), .call_class = sc_call_class_id(t, call),
+                              .tid = sc_call_tid(t, call), .call_class = cls,
                               .context_id = sc_call_context(t, call),
                               .correlation_id = call->rec.correlation_id,
                               .skip_own_stream = copy_or_set};

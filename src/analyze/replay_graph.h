@@ -194,7 +194,6 @@ typedef struct sc_rp_sparse {
     };
 } sc_rp_sparse;
 
-
 struct sc_replay {
     const sc_ctx *ctx;
     uint64_t run_start_ns;
@@ -409,7 +408,6 @@ static inline uint64_t sc_rp_rec_end(const sc_replay *r, int32_t i)
     sc_work_records_times(&r->records, (size_t)i, &start, &end);
     return end;
 }
-
 
 /* Work i's copy engine and hardware queue predecessors (sc_rp_link), SC_RP_NONE. */
 static inline int32_t sc_rp_engine_prev(const sc_replay *r, const sc_rp_op *o)

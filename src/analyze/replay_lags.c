@@ -491,11 +491,11 @@ static int sc_rp_late_work(sc_replay *r)
     for (size_t k = 0, j = 0; pending && k < r->n_lates; k++) {
         const sc_rp_sparse *late = &r->lates[k];
         const sc_rp_op *o = &r->ops[late->index];
-        if (!o->after_host_func && late->other == SC_RP_NONE)
-            pending[j++] = (sc_rp_pending){.start = sc_rp_rec_start(r, late->index),
-                                           .model = sc_rp_rec_start(r, late->index) -
-                                                    late->value,
+        if (!o->after_host_func && late->other == SC_RP_NONE) {
+            uint64_t start = sc_rp_rec_start(r, late->index);
+            pending[j++] = (sc_rp_pending){.start = start, .model = start - late->value,
                                            .late = k};
+        }
     }
     if (pending)
         rc = sc_rp_held_by_work(r, pending, n_pending);

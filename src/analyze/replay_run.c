@@ -332,11 +332,12 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
 {
     const sc_rp_op *o = &r->ops[i];
     const sc_rp_item *it = o->item != SC_RP_NONE ? &r->items[o->item] : NULL;
+    uint64_t rec_start = sc_rp_rec_start(r, i);
     uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, o->item, o->kind)
-                    : sc_rp_rec_start(r, i);
+                    : rec_start;
     uint64_t rec_load_end = it && it->loads ? sc_rp_load_end(r, o->item) : 0;
     if (it && it->loads && !(r->item_fix[o->item] & SC_RP_FIX_ITEM_NO_LOAD) &&
-        (r->item_fix[o->item] & SC_RP_ITEM_DONE) && sc_rp_rec_start(r, i) >= rec_load_end) {
+        (r->item_fix[o->item] & SC_RP_ITEM_DONE) && rec_start >= rec_load_end) {
         /* the kernel of a loading launch: after the load (the call's end less what it did
          * after the load), as recorded after it; a kernel that started long after its load
          * was held by something else (its stream, a barrier: the edges below), and follows
@@ -345,7 +346,7 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
         uint64_t end = sc_rp_kept_end(r, o->item)->value;
         uint64_t load_end = end - r->item_start[o->item] > tail ? end - tail
                                                                 : r->item_start[o->item];
-        uint64_t after = sc_rp_rec_start(r, i) - rec_load_end;
+        uint64_t after = rec_start - rec_load_end;
         t = sc_rp_max(t, load_end + (after <= SC_RP_AFTER_LOAD_NS ? after
                                                                    : r->lag_issue[o->kind]));
     }

@@ -95,8 +95,10 @@ static int sc_env_max_connections(const sc_ctx *ctx, sc_finding_builder *b, sc_i
 static uint64_t sc_count_class(const sc_trace *t, uint16_t a, uint16_t b)
 {
     uint64_t n = 0;
-    for (size_t i = 0; i < t->n_calls; i++)
-        n += sc_call_class_id(t, &t->calls[i]) == a || sc_call_class_id(t, &t->calls[i]) == b;
+    for (size_t i = 0; i < t->n_calls; i++) {
+        uint8_t k = sc_call_class_id(t, &t->calls[i]);
+        n += k == a || k == b;
+    }
     return n;
 }
 

@@ -131,33 +131,18 @@ static inline sc_work sc_work_at(const sc_trace *t, size_t i)
 
 /* The start and the end (clamped, as sc_work_at) of the work at a position, without the rest
  * of its sc_work: the searches and sweeps over the work orders (work_order.h) read one of
- * them per step. */
+ * them per step. The records' accessors above, through the trace's arrays. */
 static inline uint64_t sc_work_start_at(const sc_trace *t, size_t i)
 {
-    if (i < t->n_kernels)
-        return t->kernels[i].rec.start_ns;
-    if ((i -= t->n_kernels) < t->n_copies)
-        return t->copies[i].start_ns;
-    return t->memsets[i - t->n_copies].start_ns;
+    sc_work_records v = sc_work_records_of(t);
+    return sc_work_records_start(&v, i);
 }
 
 /* Both at once. */
 static inline void sc_work_span_at(const sc_trace *t, size_t i, uint64_t *start, uint64_t *end)
 {
-    uint64_t s, e;
-    if (i < t->n_kernels) {
-        s = t->kernels[i].rec.start_ns;
-        e = t->kernels[i].rec.end_ns;
-    } else if ((i -= t->n_kernels) < t->n_copies) {
-        s = t->copies[i].start_ns;
-        e = t->copies[i].end_ns;
-    } else {
-        i -= t->n_copies;
-        s = t->memsets[i].start_ns;
-        e = t->memsets[i].end_ns;
-    }
-    *start = s;
-    *end = e < s ? s : e;
+    sc_work_records v = sc_work_records_of(t);
+    sc_work_records_times(&v, i, start, end);
 }
 
 static inline uint64_t sc_work_end_at(const sc_trace *t, size_t i)

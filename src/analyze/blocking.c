@@ -382,9 +382,10 @@ static int sc_own_times(sc_blocking_index *ix, bool sorted)
         bool own = !sc_blocking_is_inner(ix->ctx, c) &&
                    !(sorted ? sc_sweep_in_flight(ix, &sw, c, &memo)
                             : sc_in_flight_at(ix, c, cursors, &memo));
-        cls_of[k] = own ? (uint8_t)sc_call_class_id(t, c) : SC_NO_CLASS;
+        uint8_t cls = sc_call_class_id(t, c);
+        cls_of[k] = own ? cls : SC_NO_CLASS;
         if (own)
-            first[sc_call_class_id(t, c) + 1]++;
+            first[cls + 1]++;
     }
     sc_sweep_end(&sw);
     sc_cursors_free(ix, cursors);
@@ -614,8 +615,11 @@ sc_drained_walk(const sc_ctx *ctx, const sc_blocking_scope *s, size_t from,
             sc_drained_stream(m, stream);
         n_drained++;
         last = i;       /* by_end is ascending: the last one wins */
-        if (threads && call && sc_call_tid(tr, call) != tid && sc_call_tid(tr, call) && tid)
-            other_thread = true;
+        if (threads && call && tid) {
+            uint32_t call_tid = sc_call_tid(tr, call);
+            if (call_tid != tid && call_tid)
+                other_thread = true;
+        }
     }
     m->n_drained = n_drained;
     m->other_thread = other_thread;

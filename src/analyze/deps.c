@@ -542,7 +542,8 @@ static void sc_deps_take(const sc_trace *t, sc_deps *out, sc_event_groups *ev, s
         }
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
-        if (sc_call_class_id(t, c) == SC_CALL_EVENT_RECORD) {
+        uint8_t cls = sc_call_class_id(t, c);
+        if (cls == SC_CALL_EVENT_RECORD) {
             size_t at = out->n_records++;
             uint64_t event = sc_call_aux(t, c);
             if (!ev->off) {
@@ -552,7 +553,7 @@ static void sc_deps_take(const sc_trace *t, sc_deps *out, sc_event_groups *ev, s
                 at = ev->g[g].at++;
             }
             out->records[at] = (sc_record_ref){event, c->rec.start_ns, c};
-        } else if (sc_call_class_id(t, c) == SC_CALL_EVENT_WAIT) {
+        } else if (cls == SC_CALL_EVENT_WAIT) {
             out->edges[(*n_waits)++].wait_call = (uint32_t)i;
         }
     }

@@ -46,9 +46,10 @@ int sc_loop_moved(const sc_trace *t, const uint32_t *calls, size_t n_calls,
             continue;
         size_t k = (size_t)(s - scopes);
         bool limits = s->family == SC_LOOP_LIMITS;
-        if (limits || !sc_loop_releases(sc_call_class_id(t, c)))
+        bool releases = sc_loop_releases(sc_call_class_id(t, c));
+        if (limits || !releases)
             moved[i] = seen[k];
-        seen[k] = seen[k] || limits || sc_loop_releases(sc_call_class_id(t, c));
+        seen[k] = seen[k] || limits || releases;
     }
     bool *acquired = seen + n + 1;
     for (size_t i = n_calls; i-- > 0;) {       /* releases before an acquisition */

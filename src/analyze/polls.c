@@ -69,10 +69,12 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
     for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {  /* calls are sorted by start */
         size_t i = ix->holding[k];
         const sc_api_call *call = &t->calls[i];
-        if (!sc_is_query(sc_call_class_id(t, call)) || sc_blocking_is_inner(ctx, call))
+        uint8_t cls = sc_call_class_id(t, call);
+        if (!sc_is_query(cls) || sc_blocking_is_inner(ctx, call))
             continue;
+        uint32_t tid = sc_call_tid(t, call);
         size_t r = 0;
-        while (r < n_runs && runs[r].tid != sc_call_tid(t, call))
+        while (r < n_runs && runs[r].tid != tid)
             r++;
         if (r == n_runs) {
             sc_poll_run *p = realloc(runs, (n_runs + 1) * sizeof *p);
@@ -81,14 +83,14 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
                 break;
             }
             runs = p;
-            runs[n_runs++] = (sc_poll_run){.tid = sc_call_tid(t, call)};
+            runs[n_runs++] = (sc_poll_run){.tid = tid};
         }
         sc_poll_run *run = &runs[r];
         const sc_api_call *prev = run->queries ? &t->calls[run->last] : NULL;
-        bool goes_on = prev && sc_call_class_id(t, call) == sc_call_class_id(t, prev) &&
+        bool goes_on = prev && cls == sc_call_class_id(t, prev) &&
                        sc_query_handle(t, call) == sc_query_handle(t, prev) &&
                        call->rec.start_ns < prev->rec.end_ns + SC_POLL_GAP_NS &&
-                       !sc_thread_called(ctx, run->last, i, sc_call_tid(t, call));
+                       !sc_thread_called(ctx, run->last, i, tid);
         if (goes_on) {
             run->last = i;
             run->queries++;
@@ -96,7 +98,7 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
         }
         if (run->queries)
             rc = sc_poll_close(run, &loops, &n, &cap);
-        *run = (sc_poll_run){sc_call_tid(t, call), i, i, 1};
+        *run = (sc_poll_run){tid, i, i, 1};
     }
     for (size_t k = 0; k < n_runs && rc == 0; k++)
         rc = sc_poll_close(&runs[k], &loops, &n, &cap);

@@ -44,9 +44,10 @@ const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call)
     if (!call || sc_call_n_frames(ctx->trace, call))
         return call;
     uint32_t shared;
-    if (sc_call_flags(ctx->trace, call) & SC_API_STACK_SHARED)
+    uint8_t flags = sc_call_flags(ctx->trace, call);
+    if (flags & SC_API_STACK_SHARED)
         shared = (uint32_t)sc_call_aux(ctx->trace, call);
-    else if (sc_call_flags(ctx->trace, call) & SC_API_STACK_SHARED_AUX2)
+    else if (flags & SC_API_STACK_SHARED_AUX2)
         shared = call->rec.aux2;    /* aux holds the event or the graph (format 1.1) */
     else
         return call;
@@ -67,19 +68,20 @@ const sc_stream_summary *sc_ctx_call_stream(const sc_ctx *ctx, const sc_api_call
     uint64_t handle = sc_call_stream_handle(ctx->trace, call);
     if (handle == SC_STREAM_NONE)
         return NULL;
+    uint32_t context_id = sc_call_context(ctx->trace, call);
     const sc_stream_summary *any = NULL;   /* a stream of the call's context: its device */
     for (size_t k = 0; k < a->n_streams && !any; k++)
-        if (a->streams[k].context_id == sc_call_context(ctx->trace, call))
+        if (a->streams[k].context_id == context_id)
             any = &a->streams[k];
     if (!any)
         return NULL;
     uint32_t sid;
     if (sc_deps_stream_of(&ctx->deps, call, &sid))
-        return sc_ctx_stream(ctx, any->device, sc_call_context(ctx->trace, call), sid);
+        return sc_ctx_stream(ctx, any->device, context_id, sid);
     if (handle == 0 && !(sc_call_flags(ctx->trace, call) & SC_API_PER_THREAD))
         for (size_t k = 0; k < a->n_streams; k++)
             if (a->streams[k].device == any->device &&
-                a->streams[k].context_id == sc_call_context(ctx->trace, call) &&
+                a->streams[k].context_id == context_id &&
                 sc_stream_is_legacy(&a->streams[k]))
                 return &a->streams[k];
     return NULL;

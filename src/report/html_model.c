@@ -502,23 +502,24 @@ static void host_rows(sc_html_model *c, size_t proc, size_t first, const sc_anal
                            ? call->rec.end_ns - call->rec.start_ns : 0;
         if (!what || dur < c->opt->min_call_ns)
             continue;
-        sc_html_row *r = cache && cache->tid == sc_call_tid(t, call) ? cache
-                 : find_row(c, first, SC_HTML_ROW_THREAD, sc_call_tid(t, call), UINT32_MAX, 0);
+        uint32_t tid = sc_call_tid(t, call);
+        sc_html_row *r = cache && cache->tid == tid ? cache
+                 : find_row(c, first, SC_HTML_ROW_THREAD, tid, UINT32_MAX, 0);
         if (!r) {
-            r = add_row(c, proc, SC_HTML_ROW_THREAD, 3, sc_call_tid(t, call), UINT64_MAX);
+            r = add_row(c, proc, SC_HTML_ROW_THREAD, 3, tid, UINT64_MAX);
             if (!r) {
                 sc_host_calls_free(&held);
                 return;
             }
-            r->tid = sc_call_tid(t, call);
+            r->tid = tid;
             r->depth = UINT32_MAX;
             char b1[SC_FMT_SIZE];
-            snprintf(r->label, sizeof r->label, "thread %u", sc_call_tid(t, call));
+            snprintf(r->label, sizeof r->label, "thread %u", tid);
             snprintf(r->sub, sizeof r->sub, "blocking calls");
             snprintf(r->title, sizeof r->title, "host thread %u: calls that held it "
                      "(synchronizations, synchronous copies and memsets, allocations, host "
                      "registration, async copies of pageable memory) lasting %s or more",
-                     sc_call_tid(t, call), sc_report_fmt_ns(c->opt->min_call_ns, b1));
+                     tid, sc_report_fmt_ns(c->opt->min_call_ns, b1));
         }
         cache = r;
         add_event(c, r, call->rec.start_ns, call->rec.end_ns, call_desc(c, t, call, what), 0);

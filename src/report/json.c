@@ -182,7 +182,8 @@ static json_t *finding_json(const sc_trace *t, const sc_finding *f, const sc_jso
 /* The overlap metrics as members, listed once for both kinds of object that carry them:
  * jansson's (devices, streams) and those written directly (ranges, json_out.h). */
 typedef struct overlap_member {
-    const char *key;
+    const char *key;            /* an identifier (SC_JSON_OUT_KEY's kind of key) */
+    size_t key_len;
     enum { OV_INT, OV_REAL, OV_NULL } kind;
     json_int_t i;
     double d;
@@ -193,20 +194,21 @@ enum { OVERLAP_MEMBERS = 16 };
 static void overlap_members(const sc_overlap *ov, overlap_member m[OVERLAP_MEMBERS])
 {
     size_t k = 0;
-#define OV_INT_MEMBER(name, v) m[k++] = (overlap_member){name, OV_INT, (json_int_t)(v), 0.0}
+#define OV_INT_MEMBER(name, v) \
+    m[k++] = (overlap_member){name, sizeof(name) - 1, OV_INT, (json_int_t)(v), 0.0}
     OV_INT_MEMBER("first_ns", ov->first_ns);
     OV_INT_MEMBER("last_ns", ov->last_ns);
     OV_INT_MEMBER("span_ns", ov->last_ns > ov->first_ns ? ov->last_ns - ov->first_ns : 0);
     OV_INT_MEMBER("busy_ns", ov->busy_ns);
     OV_INT_MEMBER("kernel_sum_ns", ov->kernel_sum_ns);
     OV_INT_MEMBER("kernel_count", ov->kernel_count);
-    m[k++] = (overlap_member){"concurrency", isfinite(ov->concurrency) ? OV_REAL : OV_NULL, 0,
-                              ov->concurrency};
+    m[k++] = (overlap_member){"concurrency", sizeof "concurrency" - 1,
+                              isfinite(ov->concurrency) ? OV_REAL : OV_NULL, 0, ov->concurrency};
     OV_INT_MEMBER("overlap_ns", ov->overlap_ns);
     OV_INT_MEMBER("solo_sum_ns", ov->solo_sum_ns);
     OV_INT_MEMBER("solo_known", ov->solo_known);
     /* null when not every kernel's solo time is known: no number the data cannot support */
-    m[k++] = (overlap_member){"speedup",
+    m[k++] = (overlap_member){"speedup", sizeof "speedup" - 1,
                               ov->speedup > 0.0 && isfinite(ov->speedup) ? OV_REAL : OV_NULL, 0,
                               ov->speedup};
     OV_INT_MEMBER("copy_busy_ns", ov->copy_busy_ns);
@@ -232,7 +234,7 @@ static void overlap_out(sc_json_out *w, const sc_overlap *ov)
     overlap_member m[OVERLAP_MEMBERS];
     overlap_members(ov, m);
     for (size_t k = 0; k < OVERLAP_MEMBERS; k++) {
-        sc_json_out_key(w, m[k].key);
+        sc_json_out_key_plain(w, m[k].key, m[k].key_len);
         if (m[k].kind == OV_INT)
             sc_json_out_int(w, m[k].i);
         else if (m[k].kind == OV_REAL)
@@ -336,15 +338,15 @@ static void range_findings_out(sc_json_out *w, const sc_range_finding *f, size_t
     sc_json_out_begin_array(w);
     for (size_t i = 0; i < n; i++) {
         sc_json_out_begin_object(w);
-        sc_json_out_key(w, "rule");
+        SC_JSON_OUT_KEY(w, "rule");
         sc_json_out_string(w, f[i].rule);
-        sc_json_out_key(w, "severity");
+        SC_JSON_OUT_KEY(w, "severity");
         sc_json_out_string(w, sc_severity_name(f[i].severity));
-        sc_json_out_key(w, "count");
+        SC_JSON_OUT_KEY(w, "count");
         sc_json_out_int(w, (json_int_t)f[i].count);
-        sc_json_out_key(w, "cost_ns");
+        SC_JSON_OUT_KEY(w, "cost_ns");
         sc_json_out_int(w, (json_int_t)f[i].cost_ns);
-        sc_json_out_key(w, "finding");
+        SC_JSON_OUT_KEY(w, "finding");
         sc_json_out_int(w, (json_int_t)f[i].finding);
         sc_json_out_end_object(w);
     }
@@ -355,14 +357,14 @@ static void range_findings_out(sc_json_out *w, const sc_range_finding *f, size_t
 static void range_work_out(sc_json_out *w, uint64_t calls, uint64_t copies, uint64_t memsets,
                            const sc_overlap *ov, const sc_range_finding *findings, size_t n)
 {
-    sc_json_out_key(w, "call_count");
+    SC_JSON_OUT_KEY(w, "call_count");
     sc_json_out_int(w, (json_int_t)calls);
-    sc_json_out_key(w, "copy_count");
+    SC_JSON_OUT_KEY(w, "copy_count");
     sc_json_out_int(w, (json_int_t)copies);
-    sc_json_out_key(w, "memset_count");
+    SC_JSON_OUT_KEY(w, "memset_count");
     sc_json_out_int(w, (json_int_t)memsets);
     overlap_out(w, ov);
-    sc_json_out_key(w, "findings");
+    SC_JSON_OUT_KEY(w, "findings");
     range_findings_out(w, findings, n);
 }
 
@@ -379,25 +381,25 @@ static void range_out(sc_json_out *w, const sc_range_summary *r)
     const sc_rec_range *rec = &r->range->rec;
     bool any_thread = rec->depth == UINT32_MAX;     /* start/end: not bound to a thread */
     sc_json_out_begin_object(w);
-    sc_json_out_key(w, "name");
+    SC_JSON_OUT_KEY(w, "name");
     sc_json_out_string(w, r->range->name);
-    sc_json_out_key(w, "domain");
+    SC_JSON_OUT_KEY(w, "domain");
     sc_json_out_string(w, r->range->domain);
-    sc_json_out_key(w, "kind");
+    SC_JSON_OUT_KEY(w, "kind");
     sc_json_out_string(w, any_thread ? "start-end" : "push-pop");
-    sc_json_out_key(w, "tid");
+    SC_JSON_OUT_KEY(w, "tid");
     sc_json_out_int(w, (json_int_t)rec->tid);
-    sc_json_out_key(w, "depth");
+    SC_JSON_OUT_KEY(w, "depth");
     int_or_null_out(w, !any_thread, rec->depth);
-    sc_json_out_key(w, "start_ns");
+    SC_JSON_OUT_KEY(w, "start_ns");
     sc_json_out_int(w, (json_int_t)rec->start_ns);
-    sc_json_out_key(w, "end_ns");
+    SC_JSON_OUT_KEY(w, "end_ns");
     sc_json_out_int(w, (json_int_t)rec->end_ns);
-    sc_json_out_key(w, "wall_ns");
+    SC_JSON_OUT_KEY(w, "wall_ns");
     sc_json_out_int(w, (json_int_t)r->wall_ns);
-    sc_json_out_key(w, "replay_wall_ns");
+    SC_JSON_OUT_KEY(w, "replay_wall_ns");
     int_or_null_out(w, r->replay_wall_ns, r->replay_wall_ns);
-    sc_json_out_key(w, "fixed_wall_ns");
+    SC_JSON_OUT_KEY(w, "fixed_wall_ns");
     int_or_null_out(w, r->replay_wall_ns, r->fixed_wall_ns);
     range_work_out(w, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
                    r->n_findings);
@@ -437,17 +439,17 @@ static json_t *replay_json(const sc_replay_summary *r)
 static void range_name_out(sc_json_out *w, const sc_range_name_summary *r)
 {
     sc_json_out_begin_object(w);
-    sc_json_out_key(w, "name");
+    SC_JSON_OUT_KEY(w, "name");
     sc_json_out_string(w, r->name);
-    sc_json_out_key(w, "domain");
+    SC_JSON_OUT_KEY(w, "domain");
     sc_json_out_string(w, r->domain);
-    sc_json_out_key(w, "count");
+    SC_JSON_OUT_KEY(w, "count");
     sc_json_out_int(w, (json_int_t)r->count);
-    sc_json_out_key(w, "wall_ns");
+    SC_JSON_OUT_KEY(w, "wall_ns");
     sc_json_out_int(w, (json_int_t)r->wall_ns);
-    sc_json_out_key(w, "mean_wall_ns");
+    SC_JSON_OUT_KEY(w, "mean_wall_ns");
     sc_json_out_int(w, (json_int_t)(r->count ? r->wall_ns / r->count : 0));
-    sc_json_out_key(w, "max_wall_ns");
+    SC_JSON_OUT_KEY(w, "max_wall_ns");
     sc_json_out_int(w, (json_int_t)r->max_wall_ns);
     range_work_out(w, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
                    r->n_findings);

@@ -5,11 +5,13 @@
  * a key as a string followed by ": ". */
 #include "report/json_out.h"
 
-#include <math.h>
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/decimal.h"
+#include "report/json_real.h"
 #include "report/json_str.h"
 #include "trace/grow.h"
 
@@ -30,7 +32,6 @@ struct sc_json_out {
     size_t count[SC_JSON_OUT_DEPTH];    /* members or elements written so far */
     sc_json_deferred *deferred;
     size_t n_deferred, cap_deferred;
-    json_t *real;               /* reused to write reals through jansson */
     size_t used;
     char buf[1 << 16];
 };
@@ -42,11 +43,6 @@ sc_json_out *sc_json_out_new(FILE *out)
         return NULL;
     memset(w, 0, offsetof(sc_json_out, buf));
     w->out = out;
-    w->real = json_real(0.0);
-    if (!w->real) {
-        free(w);
-        return NULL;
-    }
     return w;
 }
 
@@ -64,7 +60,6 @@ int sc_json_out_finish(sc_json_out *w)
         return -1;
     sc_json_out_flush(w);
     int rc = w->failed || w->depth ? -1 : 0;
-    json_decref(w->real);
     free(w->deferred);
     free(w);
     return rc;
@@ -84,25 +79,38 @@ static void sc_put(sc_json_out *w, const char *text, size_t n)
     w->used += n;
 }
 
+/* Room for n more bytes at the buffer's end, n at most the buffer's size: what is buffered
+ * goes out first when short. The caller writes there and adds what it wrote to used. */
+static inline char *sc_room(sc_json_out *w, size_t n)
+{
+    if (n > sizeof w->buf - w->used)
+        sc_json_out_flush(w);
+    return w->buf + w->used;
+}
+
 static int sc_put_cb(const char *text, size_t n, void *data)
 {
     sc_put(data, text, n);
     return 0;
 }
 
+/* A newline and the indent of 32 levels: a line's start, in one copy. */
+static const char sc_spaces[] = "\n                                "
+                                "                                ";
+#define SC_INDENT_MAX (sizeof sc_spaces - 2)
+#define SC_LINE_COPY 32                 /* a line's start copied whole: an indent up to 31 */
+
 static void sc_newline_indent(sc_json_out *w, size_t level)
 {
-    static const char spaces[] = "\n                                "
-                                 "                                ";
     size_t n = level * SC_JSON_OUT_INDENT;
-    if (n <= sizeof spaces - 2) {
-        sc_put(w, spaces, 1 + n);
+    if (n <= SC_INDENT_MAX) {
+        sc_put(w, sc_spaces, 1 + n);
         return;
     }
     sc_put(w, "\n", 1);
     for (size_t k; n; n -= k) {     /* deeper than the report nests: in pieces */
-        k = n < sizeof spaces - 2 ? n : sizeof spaces - 2;
-        sc_put(w, spaces + 1, k);
+        k = n < SC_INDENT_MAX ? n : SC_INDENT_MAX;
+        sc_put(w, sc_spaces + 1, k);
     }
 }
 
@@ -158,8 +166,8 @@ void sc_json_out_end_array(sc_json_out *w) { sc_end(w, true); }
 static bool sc_plain_ascii(const char *s, size_t *len)
 {
     const unsigned char *p = (const unsigned char *)s;
-    for (; *p; p++)
-        if (*p < 0x20 || *p > 0x7e || *p == '"' || *p == '\\')
+    for (unsigned c; (c = *p) != 0; p++)
+        if (c - 0x20u > 0x7eu - 0x20u || c == '"' || c == '\\')
             return false;
     *len = (size_t)(p - (const unsigned char *)s);
     return true;
@@ -191,40 +199,95 @@ static void sc_string_text(sc_json_out *w, const char *s)
     json_decref(j);
 }
 
-void sc_json_out_key(sc_json_out *w, const char *key)
+/* The separator, the line's start, the quoted key and ": " in one piece of the buffer, for a
+ * plain key of n bytes that fits it with the indent: a range's object has thirty members. */
+static bool sc_key_in_one(sc_json_out *w, const char *key, size_t n)
+{
+    size_t indent = w->depth * SC_JSON_OUT_INDENT;
+    if (indent > SC_LINE_COPY - 1 || n + SC_LINE_COPY + 5 > sizeof w->buf)
+        return false;
+    char *p = sc_room(w, n + SC_LINE_COPY + 5), *q = p;
+    if (w->count[w->depth - 1]++)
+        *q++ = ',';
+    memcpy(q, sc_spaces, SC_LINE_COPY);     /* a fixed length: two moves, not a call */
+    q += 1 + indent;
+    *q++ = '"';
+    memcpy(q, key, n);
+    q += n;
+    memcpy(q, "\": ", 3);
+    w->used += (size_t)(q + 3 - p);
+    return true;
+}
+
+static bool sc_key_allowed(sc_json_out *w)
 {
     if (!w->depth || w->is_array[w->depth - 1]) {
         w->failed = true;
-        return;
+        return false;
     }
+    return true;
+}
+
+void sc_json_out_key(sc_json_out *w, const char *key)
+{
+    size_t n;
+    if (!sc_key_allowed(w) || (sc_plain_ascii(key, &n) && sc_key_in_one(w, key, n)))
+        return;
     sc_next_entry(w);
     sc_string_text(w, key);
+    sc_put(w, ": ", 2);
+}
+
+void sc_json_out_key_plain(sc_json_out *w, const char *key, size_t n)
+{
+#ifndef NDEBUG
+    size_t len;
+    assert(sc_plain_ascii(key, &len) && len == n);
+#endif
+    if (!sc_key_allowed(w) || sc_key_in_one(w, key, n))
+        return;
+    sc_next_entry(w);
+    sc_put_quoted(w, key, n);
     sc_put(w, ": ", 2);
 }
 
 void sc_json_out_int(sc_json_out *w, json_int_t v)
 {
     sc_before_value(w);
-    char buf[24], *p = buf + sizeof buf;
     /* the magnitude as unsigned: -INT64_MIN does not fit json_int_t */
     unsigned long long m = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do {
-        *--p = (char)('0' + m % 10);
-        m /= 10;
-    } while (m);
+    size_t n = (v < 0) + sc_decimal_digits(m);
+    char *start = sc_room(w, n), *p = start + n;     /* written from its last digit back */
+    /* two digits a division: a range's nanosecond times have ten to twenty */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    for (; m >= 100; m /= 100) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (m % 100), 2);
+    }
+    if (m >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * m, 2);
+    } else {
+        *--p = (char)('0' + m);
+    }
     if (v < 0)
         *--p = '-';
-    sc_put(w, p, (size_t)(buf + sizeof buf - p));
+    w->used += n;
 }
 
 void sc_json_out_real(sc_json_out *w, double v)
 {
     sc_before_value(w);
-    if (!isfinite(v) || json_real_set(w->real, v) != 0) {
+    char text[SC_JSON_REAL_MAX];
+    int n = sc_json_real_text(v, text);
+    if (n < 0) {
         sc_put(w, "null", 4);
         return;
     }
-    sc_dump_scalar(w, w->real);
+    sc_put(w, text, (size_t)n);
 }
 
 void sc_json_out_string(sc_json_out *w, const char *s)
@@ -309,9 +372,8 @@ void sc_json_out_value(sc_json_out *w, const json_t *v)
     case JSON_INTEGER:
         sc_json_out_int(w, json_integer_value(v));
         break;
-    case JSON_REAL:
-        sc_before_value(w);
-        sc_dump_scalar(w, v);
+    case JSON_REAL:             /* finite: jansson holds no other */
+        sc_json_out_real(w, json_real_value(v));
         break;
     case JSON_TRUE: sc_json_out_bool(w, true); break;
     case JSON_FALSE: sc_json_out_bool(w, false); break;

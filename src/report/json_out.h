@@ -5,9 +5,9 @@
  * A jansson value (sc_json_out_value) is walked by the same writer, so a document can mix
  * both: the small parts built with jansson, the large arrays left empty in it and filled
  * while it is written (sc_json_out_defer). Numbers and strings come out as jansson writes
- * them: integers as signed 64-bit, reals and any string with a byte that needs escaping or
- * checking through jansson itself. Errors (out of memory, a failed write) are kept and
- * returned by sc_json_out_finish. */
+ * them: integers as signed 64-bit, reals as its "%.17g" (json_real.h), and any string with a
+ * byte that needs escaping or checking through jansson itself. Errors (out of memory, a
+ * failed write) are kept and returned by sc_json_out_finish. */
 #ifndef SC_REPORT_JSON_OUT_H
 #define SC_REPORT_JSON_OUT_H
 
@@ -37,6 +37,11 @@ void sc_json_out_begin_array(sc_json_out *w);
 void sc_json_out_end_array(sc_json_out *w);
 /* The next member's key; its value follows. */
 void sc_json_out_key(sc_json_out *w, const char *key);
+/* sc_json_out_key for a key of n bytes of printable ASCII without '"' or '\\', such as an
+ * identifier written in the source (SC_JSON_OUT_KEY), without the test of each byte that
+ * sc_json_out_key makes (a build with assertions still makes it). */
+void sc_json_out_key_plain(sc_json_out *w, const char *key, size_t n);
+#define SC_JSON_OUT_KEY(w, literal) sc_json_out_key_plain((w), "" literal, sizeof(literal) - 1)
 
 /* jansson's json_integer: the value as json_int_t (a uint64_t above INT64_MAX reads
  * negative, as the jansson document showed it). */

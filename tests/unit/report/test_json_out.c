@@ -52,7 +52,8 @@ static const double reals[] = {
     1.7976931348623157e308, 4.9e-324, 2.0,
 };
 static const json_int_t ints[] = {
-    0, 1, -1, 9, 10, 99, 1000000007, INT64_MAX, INT64_MIN, INT64_MIN + 1,
+    0, 1, -1, 9, 10, 99, 100, 101, 999, 1000, 10001, -10, -100, 1000000007, 12345678901,
+    INT64_MAX, INT64_MIN, INT64_MIN + 1,
 };
 
 /* A document with every kind of value, nested, with empty containers. */

@@ -93,9 +93,10 @@ static void test_integers_zeros_and_the_ends(void **state)
     check(-0.0);
     for (int64_t i = 1; i < 100000; i++)
         check_both_signs((double)i);
+    /* 2^s + d built unsigned: a signed 1 << 63 overflows */
     for (int s = 50; s < 64; s++)
         for (int64_t d = -20; d <= 20; d++)
-            check_both_signs((double)((1ll << s) + d));
+            check_both_signs((double)((1ull << s) + (uint64_t)d));
     const double ends[] = {DBL_MAX, DBL_MIN, 4.9e-324, 1e-3, 1e-4, 1e16, 1e17, 1e21,
                            9.9999999999999995e16, 99999999999999984.0, 0.00099999999999999998};
     for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)

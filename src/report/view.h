@@ -2,11 +2,13 @@
  * --suppressions, and with --range only the findings and ranges inside ranges of that name.
  *
  * A view is a shallow copy of the analysis (devices, streams, replay and the trace are the
- * analysis's own) with findings, ranges and range rows of its own, so every writer, the
- * --fail-on check and the expectations see the same filtered report. */
+ * analysis's own) with findings of its own, and ranges and range rows of its own where a
+ * filter changed them, so every writer, the --fail-on check and the expectations see the
+ * same filtered report. */
 #ifndef SC_REPORT_VIEW_H
 #define SC_REPORT_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "report/suppress.h"
@@ -22,6 +24,8 @@ typedef struct sc_view {
     sc_analysis analysis;               /* what the writers get */
     size_t suppressed;                  /* findings a suppression took out */
     size_t outside_range;               /* findings with no occurrence in the --range */
+    bool shares_ranges;                 /* its ranges and range rows are the analysis's:
+                                           nothing was filtered out of them */
 } sc_view;
 
 /* Builds the view of `a`, which must outlive it. Returns 0, or -1 when out of memory. */

@@ -7,7 +7,7 @@ import os
 import shutil
 import xml.etree.ElementTree as ET
 
-from sctrace import BLOCKING, LEGACY, Trace
+from sctrace import BLOCKING, CALL_MEMCPY_ASYNC, LEGACY, MEM_PAGEABLE, NON_BLOCKING, Trace
 from test_report_content import site_binary, site_trace  # noqa: F401 (a fixture)
 
 US = 1000
@@ -234,6 +234,43 @@ def test_suppressions_file(run_report, tmp_path):
     doc = report_json(run_report, "--suppressions", supp, path)
     assert doc["processes"][0]["suppressed"] == 1 and findings_of(doc) == []
     assert run_report("--fail-on", "error", "--suppressions", supp, path).returncode == 0
+
+
+def test_suppression_leaves_the_ranges_lists_naming_the_findings_kept(run_report, tmp_path):
+    """A trap in a "step" range (legacy-stream) and a pageable copy in a "loader" range
+    (pageable-async, listed first): each range lists its finding by its place in the
+    process's findings. Suppressing the first moves the other to place 0 in every list;
+    with nothing suppressed the report's ranges are the analysis's own (view.c), and must
+    say the same as where the view copies them."""
+    t = base()
+    t.stream(23, NON_BLOCKING)
+    t.range("step", 0, 500 * US, tid=100)
+    trap(t, 0)
+    t.range("loader", 600 * US, 900 * US, tid=200, depth=0xFFFFFFFF)
+    copy = t.api("cudaMemcpyAsync", 650 * US, 850 * US, CALL_MEMCPY_ASYNC, stream=0,
+                 nbytes=1 << 20, tid=200)
+    t.memcpy(700 * US, 800 * US, 1 << 20, 23, src_kind=MEM_PAGEABLE, correlation_id=copy)
+    path = t.write(tmp_path / "t.sctrace")
+
+    def lists(*args):
+        proc = report_json(run_report, *args, path)["processes"][0]
+        rules = [f["rule"] for f in proc["findings"]]
+        ranges = [[(f["rule"], f["finding"]) for f in r["findings"]] for r in proc["ranges"]]
+        rows = {r["name"]: [(f["rule"], f["finding"]) for f in r["findings"]]
+                for r in proc["range_names"]}
+        return rules, ranges, rows
+
+    assert lists() == (["pageable-async", "legacy-stream"],
+                       [[("legacy-stream", 1)], [("pageable-async", 0)]],
+                       {"step": [("legacy-stream", 1)], "loader": [("pageable-async", 0)]})
+    assert lists("--suppress", "pageable-async") == (
+        ["legacy-stream"], [[("legacy-stream", 0)], []],
+        {"step": [("legacy-stream", 0)], "loader": []})
+    assert lists("--suppress", "legacy-stream") == (
+        ["pageable-async"], [[], [("pageable-async", 0)]],
+        {"step": [], "loader": [("pageable-async", 0)]})
+    # a suppression that matches nothing keeps every finding in its place
+    assert lists("--suppress", "host-sync") == lists()
 
 
 def test_kernel_and_site_patterns(run_report, tmp_path):

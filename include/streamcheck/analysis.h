@@ -179,13 +179,15 @@ typedef struct sc_finding {
 } sc_finding;
 
 /* A finding's share of one NVTX range: its instances whose call (or, without one, whose
- * device work) started inside the range. */
+ * device work) started inside the range. Its rule is its finding's (sc_range_finding_rule),
+ * not kept again here: a range holds eight of these, and a long run has hundreds of thousands
+ * of ranges (the 10M-record synthetic trace 192,250). */
 typedef struct sc_range_finding {
-    const char *rule;
-    sc_severity severity;           /* the finding's */
     uint64_t count;
     uint64_t cost_ns;
-    size_t finding;                 /* index into sc_analysis.findings */
+    uint32_t finding;               /* index into sc_analysis.findings */
+    sc_severity severity;           /* the finding's as the analysis rated it (a view that
+                                       keeps the findings inside --range rates those again) */
 } sc_range_finding;
 
 #define SC_MAX_RANGE_FINDINGS 8
@@ -269,6 +271,12 @@ typedef struct sc_analysis {
                                                                   first; then first seen */
     sc_replay_summary replay;
 } sc_analysis;
+
+/* The rule of a range's finding f, a range of analysis a; NULL where f names no finding of a. */
+static inline const char *sc_range_finding_rule(const sc_analysis *a, const sc_range_finding *f)
+{
+    return f->finding < a->n_findings ? a->findings[f->finding].rule : NULL;
+}
 
 /* True for a communication kernel: NCCL's, by its (mangled or plain) name (comm.c says
  * which names over NCCL's versions). */

@@ -466,8 +466,8 @@ static int sc_range_count_finding(const sc_analysis *a, const sc_range_sweep *s,
     sc_sweep_pass_free(&p);
     for (size_t j = 0; j < s->n; j++) {
         size_t i = s->by_start[j];
-        sc_range_finding rf = {a->findings[f].rule, a->findings[f].severity, share[2 * i],
-                               share[2 * i + 1], f};
+        sc_range_finding rf = {share[2 * i], share[2 * i + 1], (uint32_t)f,
+                               a->findings[f].severity};
         if (rf.count == 0)
             continue;
         sc_range_summary *r = &a->ranges[i];
@@ -486,8 +486,8 @@ static void sc_range_names_take(const sc_analysis *a, size_t f, sc_name_acc *acc
 {
     for (size_t i = 0; i < acc->n_touched; i++) {
         size_t g = acc->touched[i];
-        sc_range_finding rf = {a->findings[f].rule, a->findings[f].severity, acc->count[g],
-                               acc->cost[g], f};
+        sc_range_finding rf = {acc->count[g], acc->cost[g], (uint32_t)f,
+                               a->findings[f].severity};
         sc_range_findings_insert(names[g].findings, &names[g].n_findings, &rf);
         acc->count[g] = acc->cost[g] = 0;
     }

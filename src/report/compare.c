@@ -146,7 +146,8 @@ static int build_rows(const sc_analysis *a, proc_rows *p)
         r->wall_ns += rs->wall_ns;
         add_overlap(r, &rs->overlap);
         for (size_t f = 0; f < rs->n_findings; f++)
-            if (rules_add(&r->rules, rs->findings[f].rule, (int)rs->findings[f].severity,
+            if (rules_add(&r->rules, sc_range_finding_rule(a, &rs->findings[f]),
+                          (int)rs->findings[f].severity,
                           rs->findings[f].count, rs->findings[f].cost_ns) != 0) {
                 free(idx);
                 return -1;

@@ -967,7 +967,8 @@ static bool check_no(const expectation *e, const sc_analysis *const *as, size_t 
                     continue;
                 instances++;
                 for (size_t f = 0; f < rs->n_findings; f++) {
-                    if (no_matches(e, rs->findings[f].rule, rs->findings[f].severity)) {
+                    if (no_matches(e, sc_range_finding_rule(a, &rs->findings[f]),
+                                   rs->findings[f].severity)) {
                         count += rs->findings[f].count;
                         cost += rs->findings[f].cost_ns;
                         here = true;

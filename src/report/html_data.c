@@ -113,7 +113,7 @@ static void json_process(sc_html_buf *o, const sc_html_model *c, size_t proc, co
         const sc_range_summary *rs = &a->ranges[i];
         const sc_overlap *ov = &rs->overlap;
         char text[512];
-        sc_html_range_findings_text(rs, text, sizeof text);
+        sc_html_range_findings_text(a, rs, text, sizeof text);
         sc_hb_puts(o, i ? ",[" : "[");
         sc_hb_u64(o, rs->wall_ns);
         sc_hb_putc(o, ',');

@@ -194,7 +194,7 @@ static void html_ranges(sc_html_buf *o, const sc_html_model *c, const sc_analysi
             td(o, "num", text);
             td(o, "num", sc_report_fmt_ns(rs->wall_ns, b1));
             td_range_work(o, &rs->overlap);
-            sc_html_range_findings_text(rs, text, sizeof text);
+            sc_html_range_findings_text(a, rs, text, sizeof text);
             td(o, NULL, text[0] ? text : "-");
             sc_hb_puts(o, "</tr>\n");
         }

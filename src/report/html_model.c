@@ -217,14 +217,15 @@ uint64_t sc_html_rel(const sc_html_model *c, size_t proc, uint64_t ns)
     return ns > c->t0[proc] ? ns - c->t0[proc] : 0;
 }
 
-void sc_html_range_findings_text(const sc_range_summary *rs, char *buf, size_t n)
+void sc_html_range_findings_text(const sc_analysis *a, const sc_range_summary *rs, char *buf,
+                                 size_t n)
 {
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < rs->n_findings && used + 1 < n; i++) {
         char b1[SC_FMT_SIZE];
         int w = snprintf(buf + used, n - used, "%s%s x%" PRIu64 " (%s)", i ? ", " : "",
-                         rs->findings[i].rule, rs->findings[i].count,
+                         sc_range_finding_rule(a, &rs->findings[i]), rs->findings[i].count,
                          sc_report_fmt_ns(rs->findings[i].cost_ns, b1));
         if (w < 0)
             break;

@@ -103,6 +103,7 @@ const char *sc_html_proc_label(const sc_trace *t, char *buf, size_t n);
 /* ns as a time of process `proc`: from its time 0 */
 uint64_t sc_html_rel(const sc_html_model *c, size_t proc, uint64_t ns);
 /* "rule xN (cost), ..." for a range's findings */
-void sc_html_range_findings_text(const sc_range_summary *rs, char *buf, size_t n);
+void sc_html_range_findings_text(const sc_analysis *a, const sc_range_summary *rs, char *buf,
+                                 size_t n);
 
 #endif

@@ -333,13 +333,14 @@ static json_t *stream_json(const sc_trace *t, const sc_stream_summary *s,
 
 /* The ranges are the bulk of a long trace's report (one object per NVTX range): they are
  * written directly while the document is written, not built as jansson values first. */
-static void range_findings_out(sc_json_out *w, const sc_range_finding *f, size_t n)
+static void range_findings_out(sc_json_out *w, const sc_analysis *a, const sc_range_finding *f,
+                               size_t n)
 {
     sc_json_out_begin_array(w);
     for (size_t i = 0; i < n; i++) {
         sc_json_out_begin_object(w);
         SC_JSON_OUT_KEY(w, "rule");
-        sc_json_out_string(w, f[i].rule);
+        sc_json_out_string(w, sc_range_finding_rule(a, &f[i]));
         SC_JSON_OUT_KEY(w, "severity");
         sc_json_out_string(w, sc_severity_name(f[i].severity));
         SC_JSON_OUT_KEY(w, "count");
@@ -354,8 +355,9 @@ static void range_findings_out(sc_json_out *w, const sc_range_finding *f, size_t
 }
 
 /* What a range, or the ranges of a name, issued: the members both objects end with. */
-static void range_work_out(sc_json_out *w, uint64_t calls, uint64_t copies, uint64_t memsets,
-                           const sc_overlap *ov, const sc_range_finding *findings, size_t n)
+static void range_work_out(sc_json_out *w, const sc_analysis *a, uint64_t calls,
+                           uint64_t copies, uint64_t memsets, const sc_overlap *ov,
+                           const sc_range_finding *findings, size_t n)
 {
     SC_JSON_OUT_KEY(w, "call_count");
     sc_json_out_int(w, (json_int_t)calls);
@@ -365,7 +367,7 @@ static void range_work_out(sc_json_out *w, uint64_t calls, uint64_t copies, uint
     sc_json_out_int(w, (json_int_t)memsets);
     overlap_out(w, ov);
     SC_JSON_OUT_KEY(w, "findings");
-    range_findings_out(w, findings, n);
+    range_findings_out(w, a, findings, n);
 }
 
 static void int_or_null_out(sc_json_out *w, bool known, uint64_t v)
@@ -376,7 +378,7 @@ static void int_or_null_out(sc_json_out *w, bool known, uint64_t v)
         sc_json_out_null(w);
 }
 
-static void range_out(sc_json_out *w, const sc_range_summary *r)
+static void range_out(sc_json_out *w, const sc_analysis *a, const sc_range_summary *r)
 {
     const sc_rec_range *rec = &r->range->rec;
     bool any_thread = rec->depth == UINT32_MAX;     /* start/end: not bound to a thread */
@@ -401,8 +403,8 @@ static void range_out(sc_json_out *w, const sc_range_summary *r)
     int_or_null_out(w, r->replay_wall_ns, r->replay_wall_ns);
     SC_JSON_OUT_KEY(w, "fixed_wall_ns");
     int_or_null_out(w, r->replay_wall_ns, r->fixed_wall_ns);
-    range_work_out(w, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
-                   r->n_findings);
+    range_work_out(w, a, r->call_count, r->copy_count, r->memset_count, &r->overlap,
+                   r->findings, r->n_findings);
     sc_json_out_end_object(w);
 }
 
@@ -410,7 +412,7 @@ static void ranges_fill(sc_json_out *w, const void *arg)
 {
     const sc_analysis *a = arg;
     for (size_t i = 0; i < a->n_ranges; i++)
-        range_out(w, &a->ranges[i]);
+        range_out(w, a, &a->ranges[i]);
 }
 
 static json_t *replay_json(const sc_replay_summary *r)
@@ -436,7 +438,8 @@ static json_t *replay_json(const sc_replay_summary *r)
     return o;
 }
 
-static void range_name_out(sc_json_out *w, const sc_range_name_summary *r)
+static void range_name_out(sc_json_out *w, const sc_analysis *a,
+                           const sc_range_name_summary *r)
 {
     sc_json_out_begin_object(w);
     SC_JSON_OUT_KEY(w, "name");
@@ -451,8 +454,8 @@ static void range_name_out(sc_json_out *w, const sc_range_name_summary *r)
     sc_json_out_int(w, (json_int_t)(r->count ? r->wall_ns / r->count : 0));
     SC_JSON_OUT_KEY(w, "max_wall_ns");
     sc_json_out_int(w, (json_int_t)r->max_wall_ns);
-    range_work_out(w, r->call_count, r->copy_count, r->memset_count, &r->overlap, r->findings,
-                   r->n_findings);
+    range_work_out(w, a, r->call_count, r->copy_count, r->memset_count, &r->overlap,
+                   r->findings, r->n_findings);
     sc_json_out_end_object(w);
 }
 
@@ -460,7 +463,7 @@ static void range_names_fill(sc_json_out *w, const void *arg)
 {
     const sc_analysis *a = arg;
     for (size_t i = 0; i < a->n_range_names; i++)
-        range_name_out(w, &a->range_names[i]);
+        range_name_out(w, a, &a->range_names[i]);
 }
 
 /* ---- process and document ----------------------------------------------------------- */

@@ -18,7 +18,8 @@ static const char *range_label(const sc_range_name_summary *r, char *buf, size_t
 }
 
 /* "legacy-stream 3x 1.20 ms": the costliest finding issued inside the ranges. */
-static const char *top_finding(const sc_range_name_summary *r, char *buf, size_t n)
+static const char *top_finding(const sc_analysis *a, const sc_range_name_summary *r, char *buf,
+                               size_t n)
 {
     char b1[SC_FMT_SIZE];
     if (r->n_findings == 0) {
@@ -26,11 +27,12 @@ static const char *top_finding(const sc_range_name_summary *r, char *buf, size_t
         return buf;
     }
     const sc_range_finding *f = &r->findings[0];
-    snprintf(buf, n, "%s %" PRIu64 "x %s", f->rule, f->count, sc_report_fmt_ns(f->cost_ns, b1));
+    snprintf(buf, n, "%s %" PRIu64 "x %s", sc_range_finding_rule(a, f), f->count,
+             sc_report_fmt_ns(f->cost_ns, b1));
     return buf;
 }
 
-static void print_row(FILE *out, const sc_range_name_summary *r)
+static void print_row(FILE *out, const sc_analysis *a, const sc_range_name_summary *r)
 {
     char name[RANGE_NAME_WIDTH + 1], label[256], top[128];
     char wall[SC_FMT_SIZE], mean[SC_FMT_SIZE], busy[SC_FMT_SIZE], cc[SC_FMT_SIZE],
@@ -52,7 +54,7 @@ static void print_row(FILE *out, const sc_range_name_summary *r)
     }
     fprintf(out, "  %-*s %6" PRIu64 " %7" PRIu64 " %9s %9s %9s %6s %6s %9s %9s  %s\n",
             RANGE_NAME_WIDTH, name, r->count, r->call_count, wall, mean, busy, conc, prod, cc,
-            idle, top_finding(r, top, sizeof top));
+            idle, top_finding(a, r, top, sizeof top));
 }
 
 void sc_text_ranges(FILE *out, const sc_analysis *a)
@@ -70,7 +72,7 @@ void sc_text_ranges(FILE *out, const sc_analysis *a)
     size_t shown = a->n_range_names < SC_TEXT_MAX_RANGE_ROWS ? a->n_range_names
                                                              : SC_TEXT_MAX_RANGE_ROWS;
     for (size_t i = 0; i < shown; i++)
-        print_row(out, &a->range_names[i]);
+        print_row(out, a, &a->range_names[i]);
     if (a->n_range_names > shown)
         fprintf(out, "  (%zu more names in the JSON report)\n", a->n_range_names - shown);
 }

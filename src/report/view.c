@@ -17,7 +17,7 @@ static size_t remap(const sc_range_finding *in, size_t n, const size_t *new_inde
         if (in[i].finding >= n_old || new_index[in[i].finding] == NONE)
             continue;
         out[k] = in[i];
-        out[k++].finding = new_index[in[i].finding];
+        out[k++].finding = (uint32_t)new_index[in[i].finding];
     }
     return k;
 }

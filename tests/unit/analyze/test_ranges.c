@@ -43,10 +43,11 @@ static const sc_range_summary *range_at(const sc_analysis *a, const char *name, 
     return NULL;
 }
 
-static const sc_range_finding *rule_in(const sc_range_finding *f, size_t n, const char *rule)
+static const sc_range_finding *rule_in(const sc_analysis *a, const sc_range_finding *f, size_t n,
+                                       const char *rule)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(f[i].rule, rule) == 0)
+        if (strcmp(sc_range_finding_rule(a, &f[i]), rule) == 0)
             return &f[i];
     return NULL;
 }
@@ -191,17 +192,17 @@ static void test_ranges_findings_and_names(void **state)
 
     const sc_range_summary *r0 = range_at(&a, "load", 0), *r1 = range_at(&a, "load", US(2000));
     const sc_range_summary *all = range_at(&a, "all", 0);
-    const sc_range_finding *p = rule_in(r0->findings, r0->n_findings, "pageable-async");
+    const sc_range_finding *p = rule_in(&a, r0->findings, r0->n_findings, "pageable-async");
     assert_non_null(p);
     assert_int_equal(p->count, 1);
     assert_int_equal(p->cost_ns, US(20));
     assert_ptr_equal(&a.findings[p->finding], f);
     assert_int_equal(p->severity, f->severity);
-    p = rule_in(r1->findings, r1->n_findings, "pageable-async");
+    p = rule_in(&a, r1->findings, r1->n_findings, "pageable-async");
     assert_non_null(p);
     assert_int_equal(p->count, 1);
     assert_int_equal(p->cost_ns, 6667);
-    p = rule_in(all->findings, all->n_findings, "pageable-async");
+    p = rule_in(&a, all->findings, all->n_findings, "pageable-async");
     assert_non_null(p);
     assert_int_equal(p->count, 3);
     assert_int_equal(p->cost_ns, 20000 + 6667 + 3333);
@@ -224,7 +225,7 @@ static void test_ranges_findings_and_names(void **state)
     assert_int_equal(n1->max_wall_ns, US(1000));
     assert_int_equal(n1->copy_count, 2);
     assert_int_equal(n1->call_count, 2);
-    p = rule_in(n1->findings, n1->n_findings, "pageable-async");
+    p = rule_in(&a, n1->findings, n1->n_findings, "pageable-async");
     assert_non_null(p);
     assert_int_equal(p->count, 2);
     assert_int_equal(p->cost_ns, 20000 + 6667);
@@ -298,7 +299,7 @@ static void test_ranges_top_findings(void **state)
     size_t n = 0;
     const uint64_t order[] = {5, 12, 1, 9, 7, 3, 11, 2, 8, 4, 10, 6};
     for (size_t i = 0; i < 12; i++) {
-        sc_range_finding c = {"r", SC_SEV_NOTE, order[i] % 3, order[i], i};
+        sc_range_finding c = {order[i] % 3, order[i], (uint32_t)i, SC_SEV_NOTE};
         sc_range_findings_insert(top, &n, &c);
     }
     assert_int_equal(n, SC_MAX_RANGE_FINDINGS);
@@ -307,8 +308,8 @@ static void test_ranges_top_findings(void **state)
     /* ties: equal cost 20; counts 1, 2, 2 at indices 0, 1, 2 */
     sc_range_finding tie[SC_MAX_RANGE_FINDINGS];
     size_t nt = 0;
-    sc_range_finding c0 = {"a", SC_SEV_NOTE, 1, 20, 0}, c1 = {"b", SC_SEV_NOTE, 2, 20, 1},
-                     c2 = {"c", SC_SEV_NOTE, 2, 20, 2};
+    sc_range_finding c0 = {1, 20, 0, SC_SEV_NOTE}, c1 = {2, 20, 1, SC_SEV_NOTE},
+                     c2 = {2, 20, 2, SC_SEV_NOTE};
     sc_range_findings_insert(tie, &nt, &c2);
     sc_range_findings_insert(tie, &nt, &c0);
     sc_range_findings_insert(tie, &nt, &c1);

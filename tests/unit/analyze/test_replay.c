@@ -925,7 +925,7 @@ static void test_range_walls(void **state)
     assert_int_equal(wait->replay_wall_ns, US(1000));
     assert_int_equal(wait->fixed_wall_ns, US(10));
     assert_int_equal(wait->n_findings, 1);
-    assert_string_equal(wait->findings[0].rule, "host-sync");
+    assert_string_equal(sc_range_finding_rule(&a, &wait->findings[0]), "host-sync");
     assert_int_equal(wait->findings[0].cost_ns, US(990));
     assert_string_equal(tail->range->name, "tail");
     assert_int_equal(tail->replay_wall_ns, US(1011));

@@ -150,8 +150,8 @@ int sc_view_build(const sc_analysis *a, const sc_view_options *opt, sc_view *out
     free(kept);
     /* Every finding stayed, in its place, and every range: the copies would be the
      * analysis's ranges byte for byte (each range names findings of this analysis, by
-     * index), so the view reads those, as it reads the devices and streams. A 10M-record
-     * trace has 192,250 ranges, 92 MB of copies. */
+     * index), so the view reads those, as it reads the devices and streams (the 10M-record
+     * synthetic trace has 192,250 ranges: 72 MB of copies). */
     if (!opt->range && n == a->n_findings) {
         out->analysis.ranges = a->ranges;
         out->analysis.range_names = a->range_names;

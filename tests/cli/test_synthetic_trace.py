@@ -1,7 +1,8 @@
 """tools/bench/synthetic-trace, the report-speed benchmark's input: the trace it writes holds
 the mix it promises (each step: 16 kernels and 4 copies on 4 streams, 27 calls, 4 syncs, an
 NVTX range; every 64th step a pageable copy and an allocation that waits), and the report
-tool reads it whole, in compact records as the library writes them or in full (--full)."""
+tool reads it whole, in compact records as the library writes them or in full (--full);
+--span spreads the same steps over about the run length it names (a long run's pace)."""
 
 import json
 import subprocess
@@ -44,9 +45,32 @@ def test_mix(generator, run_report, tmp_path):
 
 
 def test_refuses_bad_arguments(generator, tmp_path):
-    for args in ([], [str(tmp_path)], [str(tmp_path), "0"], [str(tmp_path), "12x"]):
+    d = str(tmp_path)
+    for args in ([], [d], [d, "0"], [d, "12x"], ["--span", "0", d, "100"],
+                 ["--span", "x", d, "100"], ["--span", "-5", d, "100"], ["--span"],
+                 ["--spam", d, "100"]):
         r = subprocess.run([str(generator), *args], capture_output=True, text=True)
-        assert r.returncode == 2 and "usage: synthetic-trace [--full] DIR RECORDS" in r.stderr
+        assert r.returncode == 2, args
+        assert "usage: synthetic-trace [--full] [--span SECONDS] DIR RECORDS" in r.stderr
+
+
+def test_span_spreads_the_same_steps(generator, run_report, tmp_path):
+    """A day's run: the same steps and findings as packed back to back, over about a day."""
+    docs = {}
+    for how, args in (("packed", []), ("day", ["--span", "86400"])):
+        (tmp_path / how).mkdir()
+        path = subprocess.run([str(generator), *args, str(tmp_path / how), "20000"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        r = run_report("--json", "--no-symbols", path)
+        assert r.returncode == 0, r.stderr
+        (docs[how],) = json.loads(r.stdout)["processes"]
+    packed, day = docs["packed"], docs["day"]
+    assert packed["counts"] == day["counts"]
+    assert len(packed["ranges"]) == len(day["ranges"])
+    assert ({f["rule"]: f["count"] for f in packed["findings"]} ==
+            {f["rule"]: f["count"] for f in day["findings"]})
+    assert packed["span_ns"] < 2e9
+    assert 0.95 * 86400e9 < day["span_ns"] < 1.05 * 86400e9
 
 
 def test_compact_and_full_say_the_same(generator, run_report, tmp_path):

@@ -1,7 +1,8 @@
 /* synthetic-trace: writes a large trace with the record mix of a real training-like program,
  * for timing the report tool (tools/bench/report-speed) without a GPU.
  *
- *   synthetic-trace [--full] DIR RECORDS     -> DIR/synthetic-4242.sctrace, path on stdout
+ *   synthetic-trace [--full] [--span SECONDS] DIR RECORDS
+ *                                     -> DIR/synthetic-4242.sctrace, path on stdout
  *
  * Each step of the program is an NVTX range on the main thread; in it every one of four
  * non-blocking streams gets a pinned host-to-device copy and four kernel launches, the side
@@ -16,7 +17,10 @@
  * its compact encoder (trace/compact_write.h) as the library does: kernels, and the calls that
  * share a stack without a byte count (launches, the stream sync), as compact records, each
  * batch declaring what it uses; --full writes every record in full, as format 1.5. RECORDS
- * counts the records the program's events make, compact or full, not the declarations. */
+ * counts the records the program's events make, compact or full, not the declarations.
+ * --span spreads the same steps over about SECONDS of run, the host idle between them (data
+ * loading, the optimizer's host work): a long run's pace, where the default packs the steps
+ * back to back (10M records in 44 s). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,20 +305,42 @@ static void preamble(generator *g)
     }
 }
 
+/* The records one step makes (step() above): to spread the steps over --span. */
+static uint64_t records_per_step(void)
+{
+    return 1 /* the range */ + N_STREAMS * (2 + KERNELS_PER_STREAM * 2) /* copy, launches */ +
+           (N_STREAMS - 1) * 3 /* event record, wait, its sync */ + 2 /* the stream sync */;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: synthetic-trace [--full] [--span SECONDS] DIR RECORDS\n");
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     static generator g = {.next_corr = 1, .host_ns = 1000000000ull};
-    if (argc > 1 && strcmp(argv[1], "--full") == 0) {
-        g.full = true;
-        argc--;
-        argv++;
-    }
+    double span_s = 0;
     char *end = NULL;
-    unsigned long long target = argc == 3 ? strtoull(argv[2], &end, 10) : 0;
-    if (argc != 3 || !end || *end || target == 0) {
-        fprintf(stderr, "usage: synthetic-trace [--full] DIR RECORDS\n");
-        return 2;
+    for (; argc > 1 && argv[1][0] == '-' && argv[1][1] == '-'; argc--, argv++) {
+        if (strcmp(argv[1], "--full") == 0) {
+            g.full = true;
+        } else if (strcmp(argv[1], "--span") == 0 && argc > 2) {
+            span_s = strtod(argv[2], &end);
+            if (!end || *end || !(span_s > 0) || span_s > 1e7)
+                return usage();
+            argc--, argv++;
+        } else {
+            return usage();
+        }
     }
+    unsigned long long target = argc == 3 ? strtoull(argv[2], &end, 10) : 0;
+    if (argc != 3 || !end || *end || target == 0)
+        return usage();
+    /* the idle time after each step that brings the run to about span_s */
+    uint64_t steps = target / records_per_step() + 1;
+    uint64_t idle_ns = span_s > 0 ? (uint64_t)(span_s * 1e9 / (double)steps) : 0;
     g.api.data = malloc(BATCH_BYTES);
     g.act.data = malloc(BATCH_BYTES);
     sc_compact_writer_init(&g.api.compact);
@@ -329,7 +355,10 @@ int main(int argc, char **argv)
         return 1;
     }
     preamble(&g);
-    for (uint64_t n = 0; g.records < target; n++) step(&g, n);
+    for (uint64_t n = 0; g.records < target; n++) {
+        step(&g, n);
+        g.host_ns += idle_ns;
+    }
     flush(&g, &g.api);
     flush(&g, &g.act);
     sc_rec_end e = {.end_ns = g.host_ns + 1000, .api_records = g.api_records,

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include "trace/grow.h"
-#include "trace/lower_bound.h"
 
 int sc_packed_times_open(sc_packed_times *p, size_t n)
 {
@@ -12,7 +11,8 @@ int sc_packed_times_open(sc_packed_times *p, size_t n)
     *p = (sc_packed_times){.n = n};
     p->off = malloc((n ? n : 1) * sizeof *p->off);
     p->base = malloc((n_blocks ? n_blocks : 1) * sizeof *p->base);
-    if (!p->off || !p->base) {
+    p->far_first = malloc((n_blocks ? n_blocks : 1) * sizeof *p->far_first);
+    if (!p->off || !p->base || !p->far_first) {
         sc_packed_times_free(p);
         return -1;
     }
@@ -26,15 +26,20 @@ int sc_packed_times_put_block(sc_packed_times *p, size_t b, const uint64_t *v, s
     for (size_t i = 0; i < n; i++)
         least = v[i] < least ? v[i] : least;
     p->base[b] = least;
+    if (p->n_far > UINT32_MAX - SC_PACKED_BLOCK)
+        return -1;              /* far_first's 32 bits (never: a value a 4-second step) */
+    p->far_first[b] = (uint32_t)p->n_far;
     uint32_t *off = p->off + b * SC_PACKED_BLOCK;
+    uint32_t k = 0;             /* the block's far values so far */
     for (size_t i = 0; i < n; i++) {
         uint64_t d = v[i] - least;
-        off[i] = d < SC_PACKED_FAR ? (uint32_t)d : SC_PACKED_FAR;
+        off[i] = d < SC_PACKED_FAR ? (uint32_t)d : SC_PACKED_FAR + k;
         if (d < SC_PACKED_FAR)
             continue;
         if (!SC_GROW(p->far, *cap_far, p->n_far + 1, 16))
             return -1;
-        p->far[p->n_far++] = (sc_packed_far){.position = b * SC_PACKED_BLOCK + i, .value = v[i]};
+        p->far[p->n_far++] = v[i];
+        k++;
     }
     return 0;
 }
@@ -63,11 +68,8 @@ void sc_packed_times_free(sc_packed_times *p)
 {
     free(p->off);
     free(p->base);
+    free(p->far_first);
     free(p->far);
     *p = (sc_packed_times){0};
 }
 
-uint64_t sc_packed_far_value(const sc_packed_times *p, size_t i)
-{
-    return p->far[SC_LOWER_BOUND(p->far, p->n_far, position, i)].value;
-}

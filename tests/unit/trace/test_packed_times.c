@@ -77,24 +77,31 @@ static void test_random_runs_against_plain(void **state)
     free(v);
 }
 
-/* Distances of UINT32_MAX - 1 (the largest an offset holds) and UINT32_MAX (the far mark's
- * value: kept in the far list) from the block's least, in one block and in the next. */
+/* Distances of SC_PACKED_FAR - 1 (the largest an offset holds) and SC_PACKED_FAR (the first
+ * far mark: kept in the far list) from the block's least, in one block and in the next; a
+ * block whose values are all far but its least, after blocks with far values and before one
+ * without: each far value is read back from its own place in the list. */
 static void test_distances_at_the_limit(void **state)
 {
     (void)state;
-    enum { N = 3 * SC_PACKED_BLOCK };
+    enum { N = 5 * SC_PACKED_BLOCK };
     uint64_t v[N];
     for (size_t i = 0; i < N; i++)
         v[i] = 1000 + i;
-    v[5] = 1000 + (uint64_t)UINT32_MAX - 1;
-    v[6] = 1000 + (uint64_t)UINT32_MAX;
+    v[5] = 1000 + (uint64_t)SC_PACKED_FAR - 1;
+    v[6] = 1000 + (uint64_t)SC_PACKED_FAR;
+    v[7] = 1000 + (uint64_t)UINT32_MAX;
     v[SC_PACKED_BLOCK + 3] = UINT64_MAX;
     v[2 * SC_PACKED_BLOCK] = 0;
     v[2 * SC_PACKED_BLOCK + 1] = (uint64_t)UINT32_MAX + 1;
+    for (size_t i = 1; i < SC_PACKED_BLOCK; i++)     /* the fourth block: 63 far values */
+        v[3 * SC_PACKED_BLOCK + i] = ((uint64_t)i << 40) + i;
+    v[3 * SC_PACKED_BLOCK] = 7;
     sc_packed_times p;
     assert_int_equal(sc_packed_times_make(&p, N, v, sc_value_at), 0);
     assert_same(v, N, &p);
-    assert_int_equal(p.n_far, 3);
+    assert_int_equal(p.n_far, 4 + SC_PACKED_BLOCK - 1);
+    assert_int_equal(p.far_first[4], p.n_far);      /* the last block has none */
     sc_packed_times_free(&p);
     assert_int_equal(sc_packed_times_make(&p, 0, v, sc_value_at), 0);
     assert_int_equal(sc_packed_lower_bound(&p, 0, 0, 5), 0);

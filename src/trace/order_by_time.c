@@ -1,6 +1,7 @@
 /* See order_by_time.h. */
 #include "trace/order_by_time.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,25 @@ static sc_timed_node *sc_sorted_pairs(const uint64_t *at, size_t n)
     return v;
 }
 
+/* The order of a run too long for the 64-bit keys (a day-long run's 10M nodes take 24 bits,
+ * leaving 40 for the time: 18 minutes): the times' piles merged by time and position, as the
+ * keys' are, with no keys (sort_keys.h), a byte a time of scratch; in more piles than that
+ * takes, the (time, position) pairs sorted. 0, or -1 without memory. */
+static int sc_order_long_in(const uint64_t *at, size_t n, uint32_t *order)
+{
+    bool many = false;
+    int rc = sc_order_times_in(at, n, order, &many);
+    if (rc == 0 || !many)
+        return rc;      /* ordered, or no memory */
+    sc_timed_node *v = sc_sorted_pairs(at, n);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        order[i] = (uint32_t)v[i].position;
+    free(v);
+    return 0;
+}
+
 /* The times of at[] (n >= 1) made keys in place, the time relative to lo above the position
  * (position_bits: as many as n - 1 needs), and their pile order (sort_keys.h): a new array,
  * or NULL with *many set when the keys need more piles than that takes (at then holds the
@@ -107,15 +127,14 @@ uint32_t *sc_order_by_time(uint64_t *at, size_t n)
     sc_time_range(at, n, &lo, &hi);
     unsigned position_bits = sc_position_bits(n);
     if (hi - lo > UINT64_MAX >> position_bits) {
-        sc_timed_node *v = sc_sorted_pairs(at, n);
-        if (!v) {
-            free(at);
+        uint32_t *order = malloc(n * sizeof *order);
+        int rc = order ? sc_order_long_in(at, n, order) : -1;
+        free(at);
+        if (rc != 0) {
+            free(order);
             return NULL;
         }
-        for (size_t i = 0; i < n; i++)
-            at[i] = v[i].position;
-        free(v);
-        return sc_low_halves_in_place(at, n);
+        return order;
     }
     bool many = false;
     uint32_t *order = sc_order_as_keys(at, n, lo, position_bits, &many);
@@ -140,15 +159,8 @@ int sc_order_by_time_in(uint64_t *at, size_t n, uint32_t *order)
     uint64_t lo, hi;
     sc_time_range(at, n, &lo, &hi);
     unsigned position_bits = sc_position_bits(n);
-    if (hi - lo > UINT64_MAX >> position_bits) {
-        sc_timed_node *v = sc_sorted_pairs(at, n);
-        if (!v)
-            return -1;
-        for (size_t i = 0; i < n; i++)
-            order[i] = (uint32_t)v[i].position;
-        free(v);
-        return 0;
-    }
+    if (hi - lo > UINT64_MAX >> position_bits)
+        return sc_order_long_in(at, n, order);
     /* Keys in few piles are ordered by them (sort_keys.h) straight into order[], with a
      * byte a key of scratch; in more, the keys are sorted as values (sort_u64.h), the order
      * then read off their low bits, with 9 bytes a key. */

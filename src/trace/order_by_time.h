@@ -14,8 +14,10 @@
  * The sort runs on one 64-bit key per position, in at[] itself: the time relative to the
  * earliest, above as many bits as the positions need (for 10M nodes 24, leaving the times
  * 40 bits: 18 minutes; for 1M, 5 hours). Compared as one integer, half the bytes of a
- * (time, position) pair, and no second array. A run too long for its keys sorts (time,
- * position) pairs instead (the order is the same). Keys that make few piles (the pass's
+ * (time, position) pair, and no second array. A run too long for its keys (a day-long run)
+ * has its times ordered by their piles with the positions breaking ties (sort_keys.h's
+ * sc_order_times_in; the order is the same), and in more piles than that takes, its (time,
+ * position) pairs sorted. Keys that make few piles (the pass's
  * nodes: the work of each kind and each thread's items, each nearly in recorded time order)
  * are ordered by their piles (sort_keys.h): up to 8 piles take a byte a node beside the key
  * and the order, where a sort's scratch took 17 bytes a node with the key, which was the

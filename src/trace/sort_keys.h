@@ -20,4 +20,10 @@ uint32_t *sc_order_keys(const uint64_t *key, size_t n, bool *many);
 /* The same order written to order[] (n elements): 0, or -1 (with *many as above). */
 int sc_order_keys_in(const uint64_t *key, size_t n, uint32_t *order, bool *many);
 
+/* The positions 0 .. n - 1 (n >= 1, below 2^32) by (t[position], position) into order[], as
+ * sc_order_keys_in orders unique keys: for times that may tie and span more than a key holds
+ * beside a position (order_by_time.h), at a second comparison a tie. 0, or -1 (with *many
+ * as above). */
+int sc_order_times_in(const uint64_t *t, size_t n, uint32_t *order, bool *many);
+
 #endif

@@ -2,7 +2,8 @@
  * position): on times in order, in a few ascending lists (piled and merged) and in no order
  * (more piles than that takes: sorted), on runs that fit its 64-bit keys (relative time above
  * the position), a run longer than 4.3 s (more than 32-bit relative times hold) among them,
- * at the edge of what the keys hold and past it (the (time, position) pairs), with ties (the
+ * at the edge of what the keys hold and past it (the times' piles, or in no order the (time,
+ * position) pairs), over a day-long span in a few ascending lists, with ties (the
  * lower position first: work before host items), and with times near the top of the 64-bit
  * range. */
 #include <setjmp.h>
@@ -105,6 +106,31 @@ static void test_few_ascending_runs(void **state)
     check_times(at, LISTS * EACH);
 }
 
+/* The same shape over a run too long for the keys (a day-long run's idle steps: hours of
+ * nanoseconds above the positions' bits), with ties within and across lists: the times'
+ * piles merged by time and position, at once (LISTS up to 8) or pairwise (more). */
+static void check_long_runs(size_t lists, size_t each)
+{
+    uint64_t *at = malloc(lists * each * sizeof *at);
+    assert_non_null(at);
+    for (size_t l = 0; l < lists; l++)
+        for (size_t i = 0; i < each; i++)
+            at[l * each + i] = 1000 + (i / 2) * ((uint64_t)1 << 44) + l % 3;
+    check_times(at, lists * each);
+}
+
+static void test_long_run_few_piles(void **state)
+{
+    (void)state;
+    check_long_runs(6, 3000);
+}
+
+static void test_long_run_more_piles(void **state)
+{
+    (void)state;
+    check_long_runs(20, 700);
+}
+
 /* More piles than the merge takes (times in no order): the general sort, the same order. */
 static void test_many_runs(void **state)
 {
@@ -204,6 +230,8 @@ int main(void)
         cmocka_unit_test(test_times_near_the_top),
         cmocka_unit_test(test_one_node),
         cmocka_unit_test(test_few_ascending_runs),
+        cmocka_unit_test(test_long_run_few_piles),
+        cmocka_unit_test(test_long_run_more_piles),
         cmocka_unit_test(test_many_runs),
         cmocka_unit_test(test_in_order),
         cmocka_unit_test(test_in_nothing),

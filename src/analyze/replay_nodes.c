@@ -8,9 +8,11 @@
  * a mark sits where its range began or ended, which may lie inside the call before it. At
  * 1M records every descent among the items' times was a mark's (19,225 of them). The runs
  * are merged by their heads' keys, kept in key order: a run's next node takes its place
- * among a few. A run that is not ascending after all, or more runs than a merge pays for
- * (many threads), and the nodes are sorted by their times instead (order_by_time.h): the
- * same order. At 1M records the sort took 74M instructions with its keys, and 9 bytes a
+ * among a few. Where the run is too long for keys of time above position (10M nodes leave
+ * the time 40 bits: 18 minutes; a day-long run), the heads are compared by time and then
+ * position, a second comparison at a tie. A run that is not ascending after all, or more
+ * runs than a merge pays for (many threads), and the nodes are sorted by their times
+ * instead (order_by_time.h): the same order. At 1M records the sort took 74M instructions with its keys, and 9 bytes a
  * node (keys, pile bytes) beside the order. */
 #include <stdlib.h>
 
@@ -49,14 +51,15 @@ int sc_rp_nodes_sorted(sc_replay *r)
 }
 
 /* A run of nodes, by one key a node: its time less the earliest, above its position
- * (order_by_time.h's keys: one comparison a pair). kind: the ops [next, end); the items
- * [next, end) (a thread's) that are no marks; or the marks' items marks[next .. end). `key`
- * is its head's. */
+ * (order_by_time.h's keys: one comparison a pair), or where the run is too long for such
+ * keys (a day-long run), its time as the key and its position apart. kind: the ops [next,
+ * end); the items [next, end) (a thread's) that are no marks; or the marks' items
+ * marks[next .. end). `key` and `pos` are its head's. */
 enum { SC_RP_RUN_OPS, SC_RP_RUN_CALLS, SC_RP_RUN_MARKS };
 typedef struct sc_rp_node_run {
     uint64_t key;
     uint32_t next, end;
-    uint32_t kind;
+    uint32_t kind, pos;
 } sc_rp_node_run;
 
 typedef struct sc_rp_node_merge {
@@ -69,9 +72,25 @@ typedef struct sc_rp_node_merge {
     size_t n_runs;
 } sc_rp_node_merge;
 
-/* The run's head (next) made its key; false when its time goes back below the head before
- * (prev: that key; 0 for a run's first), or lies too far from the earliest for the keys. */
-static inline bool sc_rp_run_key(const sc_rp_node_merge *m, sc_rp_node_run *run, uint64_t prev)
+/* How a merge ended: every node placed, a run that goes back in time (the nodes are sorted
+ * instead), or a time too far from the earliest for the keys (merged again by time and
+ * position apart). */
+enum { SC_RP_MERGED, SC_RP_NOT_ASCENDING, SC_RP_TOO_FAR };
+
+/* Whether a node comes before another: by its key, and where the key is the time alone
+ * (apart), at a tie by the position. */
+static inline __attribute__((always_inline)) bool sc_rp_node_before(uint64_t key, uint64_t pos,
+                                                                    uint64_t bkey, uint64_t bpos,
+                                                                    bool apart)
+{
+    return key < bkey || (apart && key == bkey && pos < bpos);
+}
+
+/* The run's head (next) made its key (or its time and position); SC_RP_NOT_ASCENDING when
+ * it goes back below the head before (the run's previous key or time and position: for a
+ * run's first, none), SC_RP_TOO_FAR when it lies too far from the earliest for the keys. */
+static inline int sc_rp_run_key(const sc_rp_node_merge *m, sc_rp_node_run *run, bool first,
+                                bool apart)
 {
     const sc_replay *r = m->r;
     uint64_t at, pos;
@@ -83,10 +102,13 @@ static inline bool sc_rp_run_key(const sc_rp_node_merge *m, sc_rp_node_run *run,
         at = sc_rp_item_node_at(r, i);
         pos = r->n_ops + i;
     }
-    if (at < m->lo || at - m->lo > m->max_off)
-        return false;
-    run->key = (at - m->lo) << m->position_bits | pos;
-    return run->key >= prev;
+    if (!apart && (at < m->lo || at - m->lo > m->max_off))
+        return SC_RP_TOO_FAR;
+    uint64_t key = apart ? at : (at - m->lo) << m->position_bits | pos;
+    bool back = !first && sc_rp_node_before(key, pos, run->key, run->pos, apart);
+    run->key = key;
+    run->pos = (uint32_t)pos;
+    return back ? SC_RP_NOT_ASCENDING : SC_RP_MERGED;
 }
 
 static bool sc_rp_add_run(sc_rp_node_merge *m, uint32_t kind, size_t next, size_t end)
@@ -148,18 +170,21 @@ static int sc_rp_node_marks(sc_rp_node_merge *m)
     return 0;
 }
 
-/* A run's place among the heads: its head's key beside it, for the comparisons. */
+/* A run's place among the heads: its head's key and position beside it, for the
+ * comparisons. */
 typedef struct sc_rp_node_head {
     uint64_t key;
-    uint32_t run;
+    uint32_t pos, run;
 } sc_rp_node_head;
 
-/* The merge into nodes: 1, or 0 when a run is not ascending (nodes then holds nothing
- * of use). nodes is restrict: its stores alias none of the runs' fields. */
-static int sc_rp_merge_runs(sc_rp_node_merge *m, uint32_t *restrict nodes)
+/* The merge into nodes: SC_RP_MERGED, or how it stopped (nodes then holds nothing of use).
+ * apart: the heads compared by time and position rather than by keys (a constant in each of
+ * the two copies). nodes is restrict: its stores alias none of the runs' fields. */
+static inline __attribute__((always_inline)) int
+sc_rp_merge_runs_with(sc_rp_node_merge *m, uint32_t *restrict nodes, bool apart)
 {
     sc_rp_node_run *runs = m->runs;
-    sc_rp_node_head heads[SC_RP_NODE_RUNS];     /* by key: the front one's node is next */
+    sc_rp_node_head heads[SC_RP_NODE_RUNS];     /* in order: the front one's node is next */
     size_t live = 0;
     m->lo = UINT64_MAX;
     for (size_t k = 0; k < m->n_runs; k++) {    /* the earliest time is a run's first */
@@ -174,12 +199,16 @@ static int sc_rp_merge_runs(sc_rp_node_merge *m, uint32_t *restrict nodes)
         m->lo = at < m->lo ? at : m->lo;
     }
     for (size_t k = 0; k < m->n_runs; k++) {
-        if (!sc_rp_run_key(m, &runs[k], 0))
-            return 0;
+        int rc = sc_rp_run_key(m, &runs[k], true, apart);
+        if (rc != SC_RP_MERGED)
+            return rc;
+        sc_rp_node_head h = {runs[k].key, runs[k].pos, (uint32_t)k};
         size_t at = live++;
-        for (; at > 0 && runs[k].key < heads[at - 1].key; at--)
+        for (; at > 0 &&
+               sc_rp_node_before(h.key, h.pos, heads[at - 1].key, heads[at - 1].pos, apart);
+             at--)
             heads[at] = heads[at - 1];
-        heads[at] = (sc_rp_node_head){runs[k].key, (uint32_t)k};
+        heads[at] = h;
     }
     const uint64_t mask = ((uint64_t)1 << m->position_bits) - 1;
     const uint64_t lo = m->lo, max_off = m->max_off;
@@ -190,7 +219,7 @@ static int sc_rp_merge_runs(sc_rp_node_merge *m, uint32_t *restrict nodes)
     for (size_t k = 0; live > 0; k++) {
         sc_rp_node_head front = heads[0];
         sc_rp_node_run *run = &runs[front.run];
-        nodes[k] = (uint32_t)(front.key & mask);
+        nodes[k] = apart ? front.pos : (uint32_t)(front.key & mask);
         /* the run's next node, its time and position */
         size_t next = run->next + 1, end = run->end;
         uint64_t at, pos;
@@ -214,18 +243,67 @@ static int sc_rp_merge_runs(sc_rp_node_merge *m, uint32_t *restrict nodes)
             continue;
         }
         run->next = (uint32_t)next;
-        if (at - lo > max_off)  /* before the earliest (wrapped), or too far for a key */
-            return 0;
-        uint64_t key = (at - lo) << bits | pos;
-        if (key < front.key)
-            return 0;           /* the run goes back in time */
+        uint64_t key = at;
+        if (!apart) {
+            if (at - lo > max_off)  /* before the earliest (wrapped), or too far for a key */
+                return SC_RP_TOO_FAR;
+            key = (at - lo) << bits | pos;
+        }
+        if (sc_rp_node_before(key, pos, front.key, front.pos, apart))
+            return SC_RP_NOT_ASCENDING;     /* the run goes back in time */
         front.key = key;
+        if (apart)
+            front.pos = (uint32_t)pos;
         size_t place = 0;
-        for (; place + 1 < live && heads[place + 1].key < key; place++)
+        for (; place + 1 < live &&
+               sc_rp_node_before(heads[place + 1].key, heads[place + 1].pos, key, pos, apart);
+             place++)
             heads[place] = heads[place + 1];
         heads[place] = front;
     }
-    return 1;
+    return SC_RP_MERGED;
+}
+
+/* The time of a run's last node (its latest, when the run ascends; a thread's calls run
+ * holds no marks). */
+static uint64_t sc_rp_run_last_at(const sc_rp_node_merge *m, const sc_rp_node_run *run)
+{
+    size_t last = run->end - 1;
+    if (run->kind == SC_RP_RUN_OPS)
+        return sc_rp_rec_start(m->r, (int32_t)last);
+    if (run->kind == SC_RP_RUN_MARKS)
+        return sc_rp_item_node_at(m->r, (size_t)m->marks[last]);
+    while (last > run->next && m->r->items[last].mark)
+        last--;
+    return sc_rp_item_node_at(m->r, last);
+}
+
+/* By keys, or where the runs' last nodes lie too far from their first for them (or a node
+ * turns out to), by time and position apart. */
+static int sc_rp_merge_runs(sc_rp_node_merge *m, uint32_t *restrict nodes)
+{
+    size_t next[SC_RP_NODE_RUNS];   /* the runs' heads, for a second merge */
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t k = 0; k < m->n_runs; k++) {
+        const sc_rp_node_run *run = &m->runs[k];
+        next[k] = run->next;
+        uint64_t first = run->kind == SC_RP_RUN_OPS
+                             ? sc_rp_rec_start(m->r, (int32_t)run->next)
+                             : sc_rp_item_node_at(m->r, run->kind == SC_RP_RUN_CALLS
+                                                            ? run->next
+                                                            : (size_t)m->marks[run->next]);
+        uint64_t last = sc_rp_run_last_at(m, run);
+        lo = first < lo ? first : lo;
+        hi = last > hi ? last : hi;
+    }
+    if (hi < lo || hi - lo <= m->max_off) {
+        int rc = sc_rp_merge_runs_with(m, nodes, false);
+        if (rc != SC_RP_TOO_FAR)
+            return rc;
+        for (size_t k = 0; k < m->n_runs; k++)
+            m->runs[k].next = (uint32_t)next[k];
+    }
+    return sc_rp_merge_runs_with(m, nodes, true);
 }
 
 int sc_rp_nodes(sc_replay *r)
@@ -249,7 +327,7 @@ int sc_rp_nodes(sc_replay *r)
             free(m.marks);
             return -1;
         }
-        merged = sc_rp_merge_runs(&m, nodes);
+        merged = sc_rp_merge_runs(&m, nodes) == SC_RP_MERGED;
     }
     free(m.marks);
     if (!merged) {

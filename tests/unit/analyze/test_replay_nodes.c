@@ -3,9 +3,10 @@
  * time: the same order on graphs built to stress the merge: ties between runs (an op and an
  * item, a mark and a call, two marks), marks inside the call before them, loading launches
  * placed at their load's end, durations kept in the wide list, one thread or several, empty
- * kinds; and on graphs the merge must give up on (work or a thread's items out of time
- * order, too many threads, times too far apart for its keys), where it falls back to the
- * sort. Fails on any tie broken the other way or any node left out. */
+ * kinds, a time too far past the rest for the merge's keys (a day-long run: merged again by
+ * time and position apart); and on graphs the merge must give up on (work or a thread's
+ * items out of time order, too many threads), where it falls back to the sort. Fails on any
+ * tie broken the other way or any node left out. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -186,6 +187,11 @@ static void test_merged_order_is_the_sorted_one(void **state)
                    .items_per_thread = 30000, .mark_share = 25}, &seed);
     check(&(shape){.kernels = 9000, .copies = 0, .memsets = 900, .threads = 14,
                    .items_per_thread = 800, .mark_share = 3}, &seed);
+    /* the last op 2^62 ns on: too far for the keys, merged by time and position apart */
+    check(&(shape){.kernels = 5000, .copies = 700, .memsets = 3, .threads = 1,
+                   .items_per_thread = 6000, .mark_share = 5, .far = true}, &seed);
+    check(&(shape){.kernels = 900, .copies = 90, .threads = 6, .items_per_thread = 300,
+                   .mark_share = 2, .far = true}, &seed);
     check(&(shape){.threads = 3, .items_per_thread = 5, .mark_share = 2}, &seed);  /* no work */
     check(&(shape){.kernels = 7}, &seed);   /* no items */
     check(&(shape){0}, &seed);

@@ -341,12 +341,23 @@ static int sc_rp_push_late(sc_replay *r, size_t *cap, sc_rp_sparse late)
 }
 
 /* sc_rp_held_by_work (replay_parts.h). Few pieces are late (300 of 384,500 at 1M records),
- * so the ops are not put in order of their ends for them (a sort of every op, 20M instructions at 1M records): one walk over
- * the ops asks, per op, whether its end lies in some late piece's window, through a bitmap of
- * the windows' 32 us buckets (a window is 30 us: two buckets at most), and only then looks
- * for the pieces whose window it is, among them sorted by start. */
+ * so the ops are not put in order of their ends for them (a sort of every op, 20M
+ * instructions at 1M records): one walk over the ops asks, per op, whether its end lies in
+ * some late piece's window, through a bitmap of the windows' 32 us buckets (a window is 30
+ * us: two buckets at most), and only then looks for the pieces whose window it is, among
+ * them sorted by start. A run longer than the bitmap's bits cover (SC_RP_HELD_BITS_MAX
+ * buckets, 2 MB of bits: 9.2 minutes; a run that idles between steps) takes the buckets hashed
+ * onto the bits: a bit then stands for several buckets, and an op whose end falls in a bucket
+ * that only shares its bit is looked for and not found (a late piece marks two bits of 16M). */
 #define SC_RP_HELD_BUCKET_BITS 15u      /* 32.8 us: no narrower than the window */
-#define SC_RP_HELD_MAX_BUCKETS ((uint64_t)1 << 30)
+#define SC_RP_HELD_BITS_MAX ((uint64_t)1 << 24)
+
+/* The bitmap's bit of bucket b: b itself, or hashed (mask: the bits less one, a power of two
+ * less one) where the buckets outnumber the bits. */
+static inline uint64_t sc_rp_held_bit(uint64_t b, uint64_t mask, bool hashed)
+{
+    return hashed ? (b * 0x9E3779B97F4A7C15ull) >> 32 & mask : b;
+}
 
 /* A block for the search's own few lists, never below the report's mapping threshold (128
  * KiB, src/report/main.c): mapped, it goes back whole when freed, where a smaller one freed
@@ -391,25 +402,29 @@ int sc_rp_held_by_work(sc_replay *r, sc_rp_pending *p, size_t n)
     }
     base = base > SC_RP_HELD_WINDOW_NS ? base - SC_RP_HELD_WINDOW_NS : 0;
     uint64_t n_buckets = ((top - base) >> SC_RP_HELD_BUCKET_BITS) + 1;
-    size_t words = n_buckets <= SC_RP_HELD_MAX_BUCKETS ? (size_t)(n_buckets + 63) / 64 : 0;
+    bool hashed = n_buckets > SC_RP_HELD_BITS_MAX;
+    uint64_t mask = SC_RP_HELD_BITS_MAX - 1;
+    size_t words = (size_t)((hashed ? SC_RP_HELD_BITS_MAX : n_buckets) + 63) / 64;
     sc_rp_pending *tmp = sc_rp_mapped_calloc(n * sizeof *tmp + words * sizeof(uint64_t));
     if (!tmp)
         return -1;
-    uint64_t *bits = words ? (uint64_t *)(tmp + n) : NULL;
+    uint64_t *bits = (uint64_t *)(tmp + n);
     sc_rp_pending_sort(p, tmp, n);
-    for (size_t k = 0; bits && k < n; k++) {
+    for (size_t k = 0; k < n; k++) {
         uint64_t lo = p[k].start > SC_RP_HELD_WINDOW_NS ? p[k].start - SC_RP_HELD_WINDOW_NS : 0;
         for (uint64_t b = (lo - base) >> SC_RP_HELD_BUCKET_BITS;
-             b <= (p[k].start - base) >> SC_RP_HELD_BUCKET_BITS; b++)
-            bits[b / 64] |= (uint64_t)1 << (b % 64);
+             b <= (p[k].start - base) >> SC_RP_HELD_BUCKET_BITS; b++) {
+            uint64_t bit = sc_rp_held_bit(b, mask, hashed);
+            bits[bit / 64] |= (uint64_t)1 << (bit % 64);
+        }
     }
     for (size_t i = 0; i < r->n_ops; i++) {
         const sc_rp_op *h = &r->ops[i];
         uint64_t e = sc_rp_rec_end(r, (int32_t)i);
         if (e < base || e > top)
             continue;
-        uint64_t b = (e - base) >> SC_RP_HELD_BUCKET_BITS;
-        if (bits && !(bits[b / 64] >> (b % 64) & 1))
+        uint64_t bit = sc_rp_held_bit((e - base) >> SC_RP_HELD_BUCKET_BITS, mask, hashed);
+        if (!(bits[bit / 64] >> (bit % 64) & 1))
             continue;
         /* the first piece that starts at or after e */
         size_t lo = 0, hi = n;

@@ -2,7 +2,8 @@
 the mix it promises (each step: 16 kernels and 4 copies on 4 streams, 27 calls, 4 syncs, an
 NVTX range; every 64th step a pageable copy and an allocation that waits), and the report
 tool reads it whole, in compact records as the library writes them or in full (--full);
---span spreads the same steps over about the run length it names (a long run's pace)."""
+--span spreads the same steps over about the run length it names (a long run's pace), and
+--threads runs them on several host threads, each with streams of its own."""
 
 import json
 import subprocess
@@ -48,10 +49,12 @@ def test_refuses_bad_arguments(generator, tmp_path):
     d = str(tmp_path)
     for args in ([], [d], [d, "0"], [d, "12x"], ["--span", "0", d, "100"],
                  ["--span", "x", d, "100"], ["--span", "-5", d, "100"], ["--span"],
-                 ["--spam", d, "100"]):
+                 ["--spam", d, "100"], ["--threads", "0", d, "100"],
+                 ["--threads", "65", d, "100"], ["--threads", "2x", d, "100"]):
         r = subprocess.run([str(generator), *args], capture_output=True, text=True)
         assert r.returncode == 2, args
-        assert "usage: synthetic-trace [--full] [--span SECONDS] DIR RECORDS" in r.stderr
+        assert ("usage: synthetic-trace [--full] [--span SECONDS] [--threads N] DIR RECORDS"
+                in r.stderr)
 
 
 def test_span_spreads_the_same_steps(generator, run_report, tmp_path):
@@ -91,3 +94,29 @@ def test_compact_and_full_say_the_same(generator, run_report, tmp_path):
     assert c[2] == f[2]
     size = {how: (tmp_path / how / "synthetic-4242.sctrace").stat().st_size for how in paths}
     assert size["compact"] < 0.6 * size["full"], size
+
+
+def test_threads_run_the_steps_side_by_side(generator, run_report, tmp_path):
+    """Four threads: the same records shared among them, each thread its own four streams,
+    ranges and calls, and the steps of the threads overlapping in time."""
+    path = subprocess.run([str(generator), "--threads", "4", str(tmp_path), "20000"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    r = run_report("--json", "--no-symbols", path)
+    assert r.returncode == 0, r.stderr
+    (proc,) = json.loads(r.stdout)["processes"]
+    steps = len(proc["ranges"])
+    found = {f["rule"]: f["count"] for f in proc["findings"]}
+    slow = found["pageable-async"]      # every 64th step of each thread
+    # the preamble: 15 records, and each thread's four streams created (a call and a record)
+    records = 52 * steps + slow + 15 + 8 * 4
+    assert 20000 <= records < 20000 + 53
+    assert proc["counts"]["kernels"] == 16 * steps
+    assert len({s["stream_id"] for s in proc["streams"]}) == 16
+    by_thread = {}
+    for g in proc["ranges"]:
+        by_thread.setdefault(g["tid"], []).append(g)
+    assert sorted(by_thread) == [100, 101, 102, 103]
+    assert all(abs(len(v) - steps / 4) <= 1 for v in by_thread.values())
+    first = [min(g["start_ns"] for g in v) for v in by_thread.values()]
+    last = [max(g["start_ns"] for g in v) for v in by_thread.values()]
+    assert max(first) < min(last)       # side by side, not one after another

@@ -1,7 +1,7 @@
 /* synthetic-trace: writes a large trace with the record mix of a real training-like program,
  * for timing the report tool (tools/bench/report-speed) without a GPU.
  *
- *   synthetic-trace [--full] [--span SECONDS] DIR RECORDS
+ *   synthetic-trace [--full] [--span SECONDS] [--threads N] DIR RECORDS
  *                                     -> DIR/synthetic-4242.sctrace, path on stdout
  *
  * Each step of the program is an NVTX range on the main thread; in it every one of four
@@ -20,7 +20,10 @@
  * counts the records the program's events make, compact or full, not the declarations.
  * --span spreads the same steps over about SECONDS of run, the host idle between them (data
  * loading, the optimizer's host work): a long run's pace, where the default packs the steps
- * back to back (10M records in 44 s). */
+ * back to back (10M records in 44 s). --threads runs N host threads side by side (up to 64),
+ * each with four streams of its own and the same steps, the records shared among them (a
+ * multi-threaded server or trainer); each thread writes its own buffers, as the library's
+ * threads do. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +37,8 @@ enum {
     N_STREAMS = 4,
     KERNELS_PER_STREAM = 4,
     N_FRAMES = 8,
-    TID = 100,
+    FIRST_TID = 100,
+    MAX_THREADS = 64,
     CONTEXT = 1,
     BATCH_BYTES = 1 << 20,      /* a thread buffer / CUPTI buffer handed to the writer */
     SLOW_STEP_EVERY = 64,
@@ -53,19 +57,41 @@ typedef struct batch {
     sc_compact_writer compact;  /* what this batch declared: forgotten when it is written */
 } batch;
 
+/* A host thread of the program: its clock, its streams and call sites, its trace buffer. */
+typedef struct host_thread {
+    uint64_t host_ns;                   /* the thread's clock */
+    uint64_t stream_free[N_STREAMS];    /* when each of its streams' last work ends */
+    uint32_t site_corr[16];             /* the sampled call of each call site, 0 = none yet */
+    batch api;                          /* its thread buffer */
+    uint32_t tid;
+    unsigned index;
+    uint64_t steps;
+} host_thread;
+
 typedef struct generator {
     sc_writer writer;
     bool full;                          /* --full: no compact records */
-    batch api, act;
+    batch act;                          /* the CUPTI buffer */
+    host_thread threads[MAX_THREADS];
+    unsigned n_threads;
+    host_thread *t;                     /* the thread whose calls are being made */
     uint64_t records, api_records, activity_records;
     uint32_t next_corr;
-    uint64_t host_ns;                   /* the main thread's clock */
-    uint64_t stream_free[N_STREAMS];    /* when each stream's last work ends on the device */
-    uint32_t site_corr[16];             /* the sampled call of each call site, 0 = none yet */
 } generator;
 
 static const uint64_t stream_handle_base = 0x5600000000ull;
 static const uint32_t stream_id_base = 13;
+
+/* The current thread's stream s: its handle and CUPTI id (each thread its own streams). */
+static uint64_t stream_handle(const generator *g, unsigned s)
+{
+    return stream_handle_base + (uint64_t)(g->t->index * N_STREAMS + s) * 0x1000;
+}
+
+static uint32_t stream_id(const generator *g, unsigned s)
+{
+    return stream_id_base + g->t->index * N_STREAMS + s;
+}
 
 static void flush(generator *g, batch *b)
 {
@@ -108,23 +134,23 @@ static void emit(generator *g, batch *b, uint16_t kind, const void *fixed, size_
 static uint32_t call(generator *g, unsigned site, uint16_t cbid, uint16_t cls, uint64_t stream,
                      uint64_t bytes, uint64_t aux, uint32_t aux2, uint64_t dur)
 {
-    sc_rec_api a = {.start_ns = g->host_ns, .end_ns = g->host_ns + dur, .stream = stream,
-                    .bytes = bytes, .aux = aux, .tid = TID, .correlation_id = g->next_corr++,
+    sc_rec_api a = {.start_ns = g->t->host_ns, .end_ns = g->t->host_ns + dur, .stream = stream,
+                    .bytes = bytes, .aux = aux, .tid = g->t->tid, .correlation_id = g->next_corr++,
                     .context_id = CONTEXT, .domain = 2, .cbid = cbid, .call_class = cls,
                     .aux2 = aux2};
     uint64_t frames[N_FRAMES];
     size_t n_frames = 0;
     bool handle_aux = cls == SC_CALL_EVENT_RECORD || cls == SC_CALL_EVENT_WAIT;
-    if (g->site_corr[site] == 0) {
-        g->site_corr[site] = a.correlation_id;
+    if (g->t->site_corr[site] == 0) {
+        g->t->site_corr[site] = a.correlation_id;
         for (size_t i = 0; i < N_FRAMES; i++) frames[i] = 0x401000 + site * 0x100 + i * 0x2000;
         n_frames = N_FRAMES;
     } else if (handle_aux) {
         a.flags |= SC_API_STACK_SHARED_AUX2;
-        a.aux2 = g->site_corr[site];
+        a.aux2 = g->t->site_corr[site];
     } else {
         a.flags |= SC_API_STACK_SHARED;
-        a.aux = g->site_corr[site];
+        a.aux = g->t->site_corr[site];
     }
     a.n_frames = (uint16_t)n_frames;
     size_t compact = 0;
@@ -132,8 +158,8 @@ static uint32_t call(generator *g, unsigned site, uint16_t cbid, uint16_t cls, u
         /* As the library: the call's site is its call and stream (the key: any value that
          * stands for the call alone). */
         const void *key = (const void *)(uintptr_t)(0x1000u + cbid);
-        uint8_t *dst = room(g, &g->api, SC_COMPACT_CALL_MAX);
-        compact = sc_compact_call_declared(&g->api.compact, dst, key, a.stream, a.start_ns,
+        uint8_t *dst = room(g, &g->t->api, SC_COMPACT_CALL_MAX);
+        compact = sc_compact_call_declared(&g->t->api.compact, dst, key, a.stream, a.start_ns,
                                            a.end_ns, a.correlation_id, (uint32_t)a.aux,
                                            a.context_id);
         sc_rec_call_site site = {.stream = a.stream, .tid = a.tid, .flags = a.flags,
@@ -141,14 +167,14 @@ static uint32_t call(generator *g, unsigned site, uint16_t cbid, uint16_t cls, u
         sc_compact_call_in in = {.start_ns = a.start_ns, .end_ns = a.end_ns,
                                  .correlation_id = a.correlation_id, .shared = (uint32_t)a.aux,
                                  .context_id = a.context_id};
-        if (!compact) compact = sc_compact_call(&g->api.compact, dst, key, &site, &in);
-        g->api.used += compact;
+        if (!compact) compact = sc_compact_call(&g->t->api.compact, dst, key, &site, &in);
+        g->t->api.used += compact;
         g->records += compact != 0;
     }
     if (!compact)
-        emit(g, &g->api, SC_REC_API, &a, sizeof a, frames, n_frames * sizeof *frames, NULL);
+        emit(g, &g->t->api, SC_REC_API, &a, sizeof a, frames, n_frames * sizeof *frames, NULL);
     g->api_records++;
-    g->host_ns += dur + 400;    /* the program's own work between calls */
+    g->t->host_ns += dur + 400;    /* the program's own work between calls */
     return a.correlation_id;
 }
 
@@ -174,13 +200,13 @@ static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static size_t copy_on(generator *g, device_rec *out, unsigned s, uint64_t bytes, uint8_t src,
                       uint32_t corr)
 {
-    uint64_t start = max_u64(g->host_ns + 1500, g->stream_free[s]);
+    uint64_t start = max_u64(g->t->host_ns + 1500, g->t->stream_free[s]);
     uint64_t end = start + bytes / (src == SC_MEM_PINNED ? 25 : 8);    /* 25 / 8 GB/s */
-    g->stream_free[s] = end;
+    g->t->stream_free[s] = end;
     out->kind = SC_REC_MEMCPY;
     out->end_ns = end;
     out->u.copy = (sc_rec_memcpy){.start_ns = start, .end_ns = end, .bytes = bytes,
-                                  .context_id = CONTEXT, .stream_id = stream_id_base + s,
+                                  .context_id = CONTEXT, .stream_id = stream_id(g, s),
                                   .correlation_id = corr, .copy_kind = 1, .src_kind = src,
                                   .dst_kind = SC_MEM_DEVICE, .flags = SC_MEMCPY_ASYNC};
     return 1;
@@ -190,57 +216,57 @@ static void step(generator *g, uint64_t n)
 {
     device_rec dev[N_STREAMS * (KERNELS_PER_STREAM + 2) + 4];
     size_t nd = 0;
-    uint64_t step_start = g->host_ns;
+    uint64_t step_start = g->t->host_ns;
     bool slow = n % SLOW_STEP_EVERY == SLOW_STEP_EVERY - 1;
     for (unsigned s = 0; s < N_STREAMS; s++) {
-        uint64_t handle = stream_handle_base + s * 0x1000;
+        uint64_t handle = stream_handle(g, s);
         uint8_t src = slow && s == 1 ? SC_MEM_PAGEABLE : SC_MEM_PINNED;
         uint32_t corr = call(g, 0 + s, CB_MEMCPY_ASYNC, SC_CALL_MEMCPY_ASYNC, handle,
                              256 << 10, 0, 1, src == SC_MEM_PINNED ? 2500 : 40000);
         nd += copy_on(g, dev + nd, s, 256 << 10, src, corr);
         for (unsigned k = 0; k < KERNELS_PER_STREAM; k++) {
             corr = call(g, 4 + k, CB_LAUNCH, SC_CALL_LAUNCH, handle, 0, 0, 0, 3000);
-            uint64_t start = max_u64(g->host_ns + 1000, g->stream_free[s]);
+            uint64_t start = max_u64(g->t->host_ns + 1000, g->t->stream_free[s]);
             uint64_t end = start + 20000 + (uint64_t)((n * 7919 + s * 131 + k * 17) % 40000);
-            g->stream_free[s] = end;
+            g->t->stream_free[s] = end;
             dev[nd].kind = SC_REC_KERNEL;
             dev[nd].end_ns = end;
             dev[nd++].u.kernel = (sc_rec_kernel){
                 .start_ns = start, .end_ns = end, .context_id = CONTEXT,
-                .stream_id = stream_id_base + s, .correlation_id = corr, .grid_x = 64,
+                .stream_id = stream_id(g, s), .correlation_id = corr, .grid_x = 64,
                 .grid_y = 1, .grid_z = 1, .block_x = 256, .block_y = 1, .block_z = 1,
                 .registers_per_thread = 32, .static_shared = 4096, .name_id = 1 + k};
         }
         if (slow && s == 2)     /* an allocation inside the loop: waits for the device */
             call(g, 8, CB_MALLOC, SC_CALL_MALLOC, SC_STREAM_NONE, 64 << 20, 0, 0,
-                 max_u64(g->stream_free[0], g->stream_free[1]) - g->host_ns + 2000);
+                 max_u64(g->t->stream_free[0], g->t->stream_free[1]) - g->t->host_ns + 2000);
     }
     /* Side streams hand their results to stream 0 through events. */
     for (unsigned s = 1; s < N_STREAMS; s++) {
-        uint64_t event = 0x7700000000ull + s * 0x100;
-        call(g, 9, CB_EVENT_RECORD, SC_CALL_EVENT_RECORD, stream_handle_base + s * 0x1000, 0,
+        uint64_t event = 0x7700000000ull + g->t->index * 0x10000ull + s * 0x100;
+        call(g, 9, CB_EVENT_RECORD, SC_CALL_EVENT_RECORD, stream_handle(g, s), 0,
              event, 0, 1500);
-        uint32_t corr = call(g, 10, CB_WAIT_EVENT, SC_CALL_EVENT_WAIT, stream_handle_base,
+        uint32_t corr = call(g, 10, CB_WAIT_EVENT, SC_CALL_EVENT_WAIT, stream_handle(g, 0),
                              0, event, 0, 1500);
-        uint64_t at = max_u64(g->stream_free[0], g->stream_free[s]);
-        g->stream_free[0] = at;
+        uint64_t at = max_u64(g->t->stream_free[0], g->t->stream_free[s]);
+        g->t->stream_free[0] = at;
         dev[nd].kind = SC_REC_SYNC;
         dev[nd].end_ns = at;
-        dev[nd++].u.sync = (sc_rec_sync){.start_ns = g->host_ns - 1500, .end_ns = g->host_ns,
+        dev[nd++].u.sync = (sc_rec_sync){.start_ns = g->t->host_ns - 1500, .end_ns = g->t->host_ns,
                                          .type = 2, .context_id = CONTEXT,
-                                         .stream_id = stream_id_base, .correlation_id = corr,
+                                         .stream_id = stream_id(g, 0), .correlation_id = corr,
                                          .event_id = s};
     }
     /* The step ends when stream 0 is done. */
-    uint64_t wait = max_u64(g->stream_free[0], g->host_ns) - g->host_ns + 2000;
-    uint64_t sync_start = g->host_ns;
-    uint32_t corr = call(g, 11, CB_STREAM_SYNC, SC_CALL_STREAM_SYNC, stream_handle_base, 0, 0, 0,
+    uint64_t wait = max_u64(g->t->stream_free[0], g->t->host_ns) - g->t->host_ns + 2000;
+    uint64_t sync_start = g->t->host_ns;
+    uint32_t corr = call(g, 11, CB_STREAM_SYNC, SC_CALL_STREAM_SYNC, stream_handle(g, 0), 0, 0, 0,
                          wait);
     dev[nd].kind = SC_REC_SYNC;
     dev[nd].end_ns = sync_start + wait;
     dev[nd++].u.sync = (sc_rec_sync){.start_ns = sync_start, .end_ns = sync_start + wait,
                                      .type = 3, .context_id = CONTEXT,
-                                     .stream_id = stream_id_base, .correlation_id = corr,
+                                     .stream_id = stream_id(g, 0), .correlation_id = corr,
                                      .event_id = UINT32_MAX};
     qsort(dev, nd, sizeof *dev, by_end);
     for (size_t i = 0; i < nd; i++) {
@@ -260,29 +286,29 @@ static void step(generator *g, uint64_t n)
             emit(g, &g->act, d->kind, &d->u.sync, sizeof d->u.sync, NULL, 0, NULL);
         g->activity_records++;
     }
-    sc_rec_range r = {.start_ns = step_start, .end_ns = g->host_ns, .tid = TID, .name_id = 5};
-    emit(g, &g->api, SC_REC_RANGE, &r, sizeof r, NULL, 0, NULL);
+    sc_rec_range r = {.start_ns = step_start, .end_ns = g->t->host_ns, .tid = g->t->tid, .name_id = 5};
+    emit(g, &g->t->api, SC_REC_RANGE, &r, sizeof r, NULL, 0, NULL);
 }
 
 static void preamble(generator *g)
 {
-    sc_rec_process p = {.pid = 4242, .ppid = 1, .start_ns = g->host_ns,
+    sc_rec_process p = {.pid = 4242, .ppid = 1, .start_ns = g->t->host_ns,
                         .start_unix_ns = 1700000000ull * 1000000000ull,
                         .attach = SC_ATTACH_PRELOAD};
-    emit(g, &g->api, SC_REC_PROCESS, &p, sizeof p, NULL, 0, "/opt/synthetic/train");
+    emit(g, &g->t->api, SC_REC_PROCESS, &p, sizeof p, NULL, 0, "/opt/synthetic/train");
     sc_rec_module m = {.lo = 0x400000, .hi = 0x800000};
-    emit(g, &g->api, SC_REC_MODULE, &m, sizeof m, NULL, 0, "/opt/synthetic/train");
+    emit(g, &g->t->api, SC_REC_MODULE, &m, sizeof m, NULL, 0, "/opt/synthetic/train");
     sc_rec_device d = {.sm_count = 132, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32,
                        .max_regs_per_sm = 65536, .max_shared_per_sm = 233472,
                        .max_threads_per_block = 1024, .max_regs_per_block = 65536,
                        .max_shared_per_block = 49152, .cc_major = 9, .async_engines = 3,
                        .global_memory = 141ull << 30};
-    emit(g, &g->api, SC_REC_DEVICE, &d, sizeof d, NULL, 0, "NVIDIA H200");
+    emit(g, &g->t->api, SC_REC_DEVICE, &d, sizeof d, NULL, 0, "NVIDIA H200");
     static const char *const strings[] = {"_Z6embedPKfPf", "_Z4gemmPKfS0_Pf",
                                           "_Z7softmaxPf", "_Z6reducePKfPf", "step"};
     for (uint32_t i = 0; i < sizeof strings / sizeof *strings; i++) {
         sc_rec_string s = {.id = i + 1};
-        emit(g, &g->api, SC_REC_STRING, &s, sizeof s, NULL, 0, strings[i]);
+        emit(g, &g->t->api, SC_REC_STRING, &s, sizeof s, NULL, 0, strings[i]);
     }
     static const struct { uint16_t cbid; const char *name; } names[] = {
         {CB_LAUNCH, "cudaLaunchKernel"}, {CB_MEMCPY_ASYNC, "cudaMemcpyAsync"},
@@ -291,18 +317,22 @@ static void preamble(generator *g)
         {CB_STREAM_CREATE, "cudaStreamCreateWithFlags"}};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         sc_rec_call_name c = {.domain = 2, .cbid = names[i].cbid};
-        emit(g, &g->api, SC_REC_CALL_NAME, &c, sizeof c, NULL, 0, names[i].name);
+        emit(g, &g->t->api, SC_REC_CALL_NAME, &c, sizeof c, NULL, 0, names[i].name);
     }
-    for (unsigned s = 0; s < N_STREAMS; s++) {
-        /* A site each: aux holds the created handle, so it cannot share a stack. */
-        uint32_t corr = call(g, 12 + s, CB_STREAM_CREATE, SC_CALL_STREAM_CREATE, SC_STREAM_NONE, 0,
-                             stream_handle_base + s * 0x1000, 1, 8000);
-        sc_rec_stream st = {.device = UINT32_MAX, .context_id = CONTEXT,
-                            .stream_id = stream_id_base + s,
-                            .flag = SC_STREAM_FLAG_NON_BLOCKING, .correlation_id = corr};
-        emit(g, &g->act, SC_REC_STREAM, &st, sizeof st, NULL, 0, NULL);
-        g->activity_records++;
+    for (unsigned k = 0; k < g->n_threads; k++) {  /* each thread creates its streams */
+        g->t = &g->threads[k];
+        for (unsigned s = 0; s < N_STREAMS; s++) {
+            /* A site each: aux holds the created handle, so it cannot share a stack. */
+            uint32_t corr = call(g, 12 + s, CB_STREAM_CREATE, SC_CALL_STREAM_CREATE,
+                                 SC_STREAM_NONE, 0, stream_handle(g, s), 1, 8000);
+            sc_rec_stream st = {.device = UINT32_MAX, .context_id = CONTEXT,
+                                .stream_id = stream_id(g, s),
+                                .flag = SC_STREAM_FLAG_NON_BLOCKING, .correlation_id = corr};
+            emit(g, &g->act, SC_REC_STREAM, &st, sizeof st, NULL, 0, NULL);
+            g->activity_records++;
+        }
     }
+    g->t = &g->threads[0];
 }
 
 /* The records one step makes (step() above): to spread the steps over --span. */
@@ -314,13 +344,14 @@ static uint64_t records_per_step(void)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: synthetic-trace [--full] [--span SECONDS] DIR RECORDS\n");
+    fprintf(stderr,
+            "usage: synthetic-trace [--full] [--span SECONDS] [--threads N] DIR RECORDS\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    static generator g = {.next_corr = 1, .host_ns = 1000000000ull};
+    static generator g = {.next_corr = 1, .n_threads = 1};
     double span_s = 0;
     char *end = NULL;
     for (; argc > 1 && argv[1][0] == '-' && argv[1][1] == '-'; argc--, argv++) {
@@ -331,6 +362,12 @@ int main(int argc, char **argv)
             if (!end || *end || !(span_s > 0) || span_s > 1e7)
                 return usage();
             argc--, argv++;
+        } else if (strcmp(argv[1], "--threads") == 0 && argc > 2) {
+            unsigned long n = strtoul(argv[2], &end, 10);
+            if (!end || *end || n == 0 || n > MAX_THREADS)
+                return usage();
+            g.n_threads = (unsigned)n;
+            argc--, argv++;
         } else {
             return usage();
         }
@@ -338,39 +375,57 @@ int main(int argc, char **argv)
     unsigned long long target = argc == 3 ? strtoull(argv[2], &end, 10) : 0;
     if (argc != 3 || !end || *end || target == 0)
         return usage();
-    /* the idle time after each step that brings the run to about span_s */
-    uint64_t steps = target / records_per_step() + 1;
+    /* the idle time after each of a thread's steps that brings the run to about span_s */
+    uint64_t steps = target / records_per_step() / g.n_threads + 1;
     uint64_t idle_ns = span_s > 0 ? (uint64_t)(span_s * 1e9 / (double)steps) : 0;
-    g.api.data = malloc(BATCH_BYTES);
     g.act.data = malloc(BATCH_BYTES);
-    sc_compact_writer_init(&g.api.compact);
+    bool room = g.act.data != NULL;
     sc_compact_writer_init(&g.act.compact);
+    for (unsigned k = 0; k < g.n_threads; k++) {
+        host_thread *t = &g.threads[k];
+        /* the threads start a few microseconds apart, then run side by side */
+        *t = (host_thread){.host_ns = 1000000000ull + k * 7919ull, .tid = FIRST_TID + k,
+                           .index = k, .api.data = malloc(BATCH_BYTES)};
+        room = room && t->api.data;
+        sc_compact_writer_init(&t->api.compact);
+    }
+    g.t = &g.threads[0];
     char err[512];
     uint16_t major = g.full ? SC_TRACE_FULL_MAJOR : SC_TRACE_VERSION_MAJOR;
     uint16_t minor = g.full ? SC_TRACE_FULL_MINOR : SC_TRACE_VERSION_MINOR;
-    if (!g.api.data || !g.act.data ||
-        sc_writer_open_version(&g.writer, argv[1], "synthetic", 4242, major, minor, err,
-                               sizeof err) != 0) {
-        fprintf(stderr, "synthetic-trace: %s\n", g.api.data && g.act.data ? err : "no memory");
+    if (!room || sc_writer_open_version(&g.writer, argv[1], "synthetic", 4242, major, minor,
+                                        err, sizeof err) != 0) {
+        fprintf(stderr, "synthetic-trace: %s\n", room ? err : "no memory");
         return 1;
     }
     preamble(&g);
-    for (uint64_t n = 0; g.records < target; n++) {
-        step(&g, n);
-        g.host_ns += idle_ns;
+    while (g.records < target) {    /* the thread whose clock is earliest makes its step */
+        host_thread *t = &g.threads[0];
+        for (unsigned k = 1; k < g.n_threads; k++)
+            if (g.threads[k].host_ns < t->host_ns)
+                t = &g.threads[k];
+        g.t = t;
+        step(&g, t->steps++);
+        t->host_ns += idle_ns;
     }
-    flush(&g, &g.api);
+    for (unsigned k = 0; k < g.n_threads; k++)
+        flush(&g, &g.threads[k].api);
     flush(&g, &g.act);
-    sc_rec_end e = {.end_ns = g.host_ns + 1000, .api_records = g.api_records,
+    g.t = &g.threads[0];
+    uint64_t last = 0;
+    for (unsigned k = 0; k < g.n_threads; k++)
+        last = g.threads[k].host_ns > last ? g.threads[k].host_ns : last;
+    sc_rec_end e = {.end_ns = last + 1000, .api_records = g.api_records,
                     .activity_records = g.activity_records, .reason = SC_END_EXIT};
-    emit(&g, &g.api, SC_REC_END, &e, sizeof e, NULL, 0, NULL);
-    flush(&g, &g.api);
+    emit(&g, &g.t->api, SC_REC_END, &e, sizeof e, NULL, 0, NULL);
+    flush(&g, &g.t->api);
     if (sc_writer_finish(&g.writer, err, sizeof err) != 0) {
         fprintf(stderr, "synthetic-trace: %s\n", err);
         return 1;
     }
     printf("%s\n", g.writer.final_path);
-    free(g.api.data);
+    for (unsigned k = 0; k < g.n_threads; k++)
+        free(g.threads[k].api.data);
     free(g.act.data);
     return 0;
 }

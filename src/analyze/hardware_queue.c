@@ -22,7 +22,7 @@
 #include "analyze/hw_queues.h"
 #include "analyze/launches.h"
 #include "analyze/rules.h"
-#include "trace/sort.h"
+#include "trace/order_by_time.h"
 #include "analyze/kernel_names.h"
 #include "streamcheck/units.h"
 
@@ -39,16 +39,16 @@ typedef struct sc_hwq_totals {
     uint32_t streams, queues;
 } sc_hwq_totals;
 
-/* the comparator's context; per thread: the report analyzes traces at once (-j) */
-static _Thread_local const sc_launch *sc_hwq_sort_launches;
-
-static int sc_hwq_issue_cmp(const void *pa, const void *pb)
+/* The kernels in issue order (at a tie, by position): a sort of their issue times, no
+ * comparator (order_by_time.h); NULL without memory. */
+static uint32_t *sc_hwq_issue_order(const sc_launch *l, size_t n)
 {
-    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-    uint64_t x = sc_hwq_sort_launches[a].issue_ns, y = sc_hwq_sort_launches[b].issue_ns;
-    if (x != y)
-        return x < y ? -1 : 1;
-    return a < b ? -1 : a > b;
+    uint64_t *at = malloc((n ? n : 1) * sizeof *at);
+    if (!at)
+        return NULL;
+    for (size_t k = 0; k < n; k++)
+        at[k] = l[k].issue_ns;
+    return sc_order_by_time(at, n);     /* takes at */
 }
 
 static uint64_t sc_hwq_ready(const sc_trace *t, const sc_launch *l)
@@ -100,9 +100,9 @@ int sc_rule_hardware_queue(const sc_ctx *ctx, sc_finding_list *out, char *err, s
     uint32_t n_q = 0;
     uint32_t *slot_queue = sc_hw_slot_queues(ctx, &n_q);
     const sc_launch *l = ctx->launches;
-    size_t *order = malloc((t->n_kernels + 1) * sizeof *order);
+    uint32_t *order = NULL;
     size_t *last = malloc((ctx->analysis->n_streams + 1) * sizeof *last);
-    int rc = slot_queue && order && last ? 0 : -1;
+    int rc = slot_queue && last ? 0 : -1;
     sc_hwq_totals tot = {.queues = n_q};
     for (size_t s = 0; rc == 0 && s < ctx->analysis->n_streams; s++) {
         last[s] = SIZE_MAX;
@@ -111,10 +111,8 @@ int sc_rule_hardware_queue(const sc_ctx *ctx, sc_finding_list *out, char *err, s
     sc_finding_builder b;
     sc_finding_begin(&b, "hardware-queue", sc_hwq_fix);
     if (rc == 0 && tot.streams > n_q) {     /* otherwise no two streams share a queue */
-        for (size_t k = 0; k < t->n_kernels; k++)
-            order[k] = k;
-        sc_hwq_sort_launches = l;
-        sc_sort(order, t->n_kernels, sizeof *order, sc_hwq_issue_cmp);
+        order = sc_hwq_issue_order(l, t->n_kernels);
+        rc = order ? 0 : -1;
     }
     for (size_t i = 0; rc == 0 && tot.streams > n_q && i < t->n_kernels; i++) {
         size_t k = order[i];

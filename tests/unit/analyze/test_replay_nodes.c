@@ -187,6 +187,9 @@ static void test_merged_order_is_the_sorted_one(void **state)
                    .items_per_thread = 30000, .mark_share = 25}, &seed);
     check(&(shape){.kernels = 9000, .copies = 0, .memsets = 900, .threads = 14,
                    .items_per_thread = 800, .mark_share = 3}, &seed);
+    /* 20 threads: 43 runs, merged */
+    check(&(shape){.kernels = 300, .copies = 30, .threads = 20, .items_per_thread = 20,
+                   .mark_share = 4}, &seed);
     /* the last op 2^62 ns on: too far for the keys, merged by time and position apart */
     check(&(shape){.kernels = 5000, .copies = 700, .memsets = 3, .threads = 1,
                    .items_per_thread = 6000, .mark_share = 5, .far = true}, &seed);

@@ -94,7 +94,7 @@ static unsigned sc_compact_shape_slot_of(const sc_rec_kernel_shape *s)
     const uint32_t *v = &s->device;     /* device .. launch_type: 14 words, id left out */
     for (int i = 0; i < 14; i++) h = (h ^ v[i]) * 0x9e3779b97f4a7c15ull;
     h ^= h >> 31;   /* the multiplications carry differences up only: fold the top down */
-    return (unsigned)((h * 0xbf58476d1ce4e5b9ull) >> 58) % SC_COMPACT_SHAPE_SLOTS;
+    return (unsigned)((h * 0xbf58476d1ce4e5b9ull) >> 32) % SC_COMPACT_SHAPE_SLOTS;
 }
 
 /* The shape's slot (its id in shape->id when it is declared there), else a free one to

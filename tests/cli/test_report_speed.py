@@ -1,6 +1,6 @@
-"""tools/bench/report-speed, the report tool's benchmark: a row per trace, run length and
-output, the packed trace and the same steps spread over a day both measured, the traces
-deleted after; run lengths it cannot use refused."""
+"""tools/bench/report-speed, the report tool's benchmark: a row per trace, run length, thread
+count and output (the packed trace and the same steps spread over a day, on one thread and
+on four), the traces deleted after; run lengths and thread counts it cannot use refused."""
 
 import subprocess
 import sys
@@ -23,20 +23,22 @@ def build():
 def test_a_row_per_trace_span_and_output(build, tmp_path):
     folder = tmp_path / "speed"
     r = subprocess.run([sys.executable, str(SCRIPT), "--build", str(build), "--records",
-                        "3000", "--spans", "0,86400", "--runs", "1", "--dir", str(folder)],
-                       capture_output=True, text=True)
+                        "3000", "--spans", "0,86400", "--threads", "1,4", "--runs", "1",
+                        "--dir", str(folder)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     rows = [line.split("|")[1:-1] for line in r.stdout.splitlines()
             if line.startswith("| 3,000 |")]
-    cells = [(c[1].strip(), c[3].strip()) for c in rows]
-    assert cells == [("packed", "text"), ("packed", "--json"), ("24 h", "text"),
-                     ("24 h", "--json")]
+    cells = [(c[1].strip(), c[2].strip(), c[4].strip()) for c in rows]
+    assert cells == [(run, threads, out) for threads in ("1", "4")
+                     for run in ("packed", "24 h") for out in ("text", "--json")]
     assert not folder.exists()      # the traces deleted, and the folder made for them
 
 
-def test_refuses_spans_it_cannot_use(build, tmp_path):
-    for spans in ("x", "-1", "1e9", ""):
+def test_refuses_spans_and_threads_it_cannot_use(build, tmp_path):
+    for flag, value in (("--spans", "x"), ("--spans", "-1"), ("--spans", "1e9"),
+                        ("--spans", ""), ("--threads", "0"), ("--threads", "65"),
+                        ("--threads", "2,x")):
         r = subprocess.run([sys.executable, str(SCRIPT), "--build", str(build), "--records",
-                            "3000", "--spans", spans, "--dir", str(tmp_path)],
+                            "3000", flag, value, "--dir", str(tmp_path)],
                            capture_output=True, text=True)
-        assert r.returncode == 2 and "--spans" in r.stderr, (spans, r.stderr)
+        assert r.returncode == 2 and flag in r.stderr, (flag, value, r.stderr)

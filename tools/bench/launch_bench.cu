@@ -4,6 +4,9 @@
 //   launch_bench [N]                   N empty <<<1,1>>> launches (default 300000), as before
 //   launch_bench MODE [N]              N calls of one class (default 100000):
 //     launch        empty <<<1,1>>> launches on a non-blocking stream
+//     launch-shapes the same, the grid going round 400 sizes (<<<1..400,1>>>): 400 kernel
+//                   shapes in turn, as a large model's kernels are (the trace declares each
+//                   shape once a buffer)
 //     event-record  cudaEventRecord on a non-blocking stream
 //     event-query   cudaEventQuery of a completed event
 //     stream-query  cudaStreamQuery of an idle stream
@@ -53,6 +56,8 @@
 enum { SC_DRAIN = 1024, SC_COPY_BYTES = 256 };
 
 __global__ void empty_kernel(void) {}
+
+enum { SC_SHAPES = 400 };     /* launch-shapes: the grid sizes it goes round */
 
 static double now_s(void)
 {
@@ -123,6 +128,9 @@ static bool run_mode(const char *mode, long n, Bench *b)
     if (strcmp(mode, "launch") == 0) {
         for (long i = 0; i < n; ++i)
             empty_kernel<<<1, 1, 0, b->s>>>();
+    } else if (strcmp(mode, "launch-shapes") == 0) {
+        for (long i = 0; i < n; ++i)
+            empty_kernel<<<(unsigned)(1 + i % SC_SHAPES), 1, 0, b->s>>>();
     } else if (strcmp(mode, "event-record") == 0) {
         for (long i = 0; i < n; ++i) {
             cudaEventRecord(b->ev, b->s);

@@ -26,7 +26,7 @@ enum {
      * two hot ones that hash alike do not take turns declaring themselves. The shapes are
      * forgotten all at once at 3/4 full: 768 shapes in turn (a large model's kernels, a
      * launch on many streams) are each declared once a buffer, where 256 slots declared
-     * every kernel's shape again past 192 (68 bytes a slot: 70 KB a thread). */
+     * every kernel's shape again past 192 (80 bytes a slot: a writer of 88 KB a thread). */
     SC_COMPACT_SITE_SLOTS = 256,
     SC_COMPACT_SHAPE_SLOTS = 1024,
     SC_COMPACT_PROBES = 4,

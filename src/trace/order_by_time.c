@@ -60,8 +60,9 @@ static sc_timed_node *sc_sorted_pairs(const uint64_t *at, size_t n)
 
 /* The order of a run too long for the 64-bit keys (a day-long run's 10M nodes take 24 bits,
  * leaving 40 for the time: 18 minutes): the times' piles merged by time and position, as the
- * keys' are, with no keys (sort_keys.h), a byte a time of scratch; in more piles than that
- * takes, the (time, position) pairs sorted. 0, or -1 without memory. */
+ * keys' are, with no keys (sort_keys.h): a byte a time of scratch (and a position more past
+ * 8 piles); in more piles than that takes, the (time, position) pairs sorted. 0, or -1
+ * without memory. */
 static int sc_order_long_in(const uint64_t *at, size_t n, uint32_t *order)
 {
     bool many = false;

@@ -11,6 +11,7 @@ size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile)
      * it pile 1 */
     uint64_t last[SC_PILES_MAX];
     size_t n_piles = 1;
+    size_t prev = 0;    /* the place the value before went to */
     last[0] = v[0];
     pile[0] = 0;
     for (size_t i = 1; i < n; i++) {
@@ -18,6 +19,15 @@ size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile)
         if (last[top] <= v[i]) {
             last[top] = v[i];
             pile[i] = 0;
+            prev = top;
+            continue;
+        }
+        /* A list that comes as batches of ascending runs (each thread's buffers, one after
+         * another) puts a batch's values on one pile, not always the top one: the place the
+         * value before went to, when it is still the largest last not above this one. */
+        if (prev < top && last[prev] <= v[i] && v[i] < last[prev + 1]) {
+            last[prev] = v[i];
+            pile[i] = (uint8_t)(top - prev);
             continue;
         }
         /* In a list interleaving a few ascending ones, many values that miss the top pile
@@ -25,6 +35,7 @@ size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile)
         if (top > 0 && last[top - 1] <= v[i]) {
             last[top - 1] = v[i];
             pile[i] = 1;
+            prev = top - 1;
             continue;
         }
         size_t lo = 0, hi = top > 0 ? top - 1 : 0;  /* last[lo - 1] <= v[i] < last[lo] */
@@ -38,6 +49,7 @@ size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile)
         if (lo > 0) {
             last[lo - 1] = v[i];
             pile[i] = (uint8_t)(top - (lo - 1));
+            prev = lo - 1;
             continue;
         }
         if (n_piles == SC_PILES_MAX)
@@ -45,6 +57,7 @@ size_t sc_piles_deal(const uint64_t *v, size_t n, uint8_t *pile)
         memmove(last + 1, last, n_piles * sizeof *last);
         last[0] = v[i];
         pile[i] = (uint8_t)n_piles++;
+        prev = 0;
     }
     return n_piles;
 }

@@ -106,6 +106,23 @@ static void test_few_ascending_runs(void **state)
     check_times(at, LISTS * EACH);
 }
 
+/* Four threads' buffers as the loader meets them: batches of each thread's ascending times,
+ * the threads' batches in turn and overlapping in time, each batch dealt onto the pile its
+ * values before went to. */
+static void test_batches_of_threads(void **state)
+{
+    (void)state;
+    enum { THREADS = 4, BATCHES = 30, EACH = 200 };
+    uint64_t *at = malloc(THREADS * BATCHES * EACH * sizeof *at);
+    assert_non_null(at);
+    size_t k = 0;
+    for (size_t b = 0; b < BATCHES; b++)
+        for (size_t t = 0; t < THREADS; t++)
+            for (size_t i = 0; i < EACH; i++)
+                at[k++] = 1000 + (b * EACH + i) * 10 + t * 3 + (i % 9 == 0 ? 0 : t);
+    check_times(at, k);
+}
+
 /* The same shape over a run too long for the keys (a day-long run's idle steps: hours of
  * nanoseconds above the positions' bits), with ties within and across lists: the times'
  * piles merged by time and position, at once (LISTS up to 8) or pairwise (more). */
@@ -230,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_times_near_the_top),
         cmocka_unit_test(test_one_node),
         cmocka_unit_test(test_few_ascending_runs),
+        cmocka_unit_test(test_batches_of_threads),
         cmocka_unit_test(test_long_run_few_piles),
         cmocka_unit_test(test_long_run_more_piles),
         cmocka_unit_test(test_many_runs),

@@ -27,7 +27,7 @@ int sc_packed_times_put_block(sc_packed_times *p, size_t b, const uint64_t *v, s
         least = v[i] < least ? v[i] : least;
     p->base[b] = least;
     if (p->n_far > UINT32_MAX - SC_PACKED_BLOCK)
-        return -1;              /* far_first's 32 bits (never: a value a 4-second step) */
+        return -1;              /* past far_first's 32 bits: only a list of 2^32 values */
     p->far_first[b] = (uint32_t)p->n_far;
     uint32_t *off = p->off + b * SC_PACKED_BLOCK;
     uint32_t k = 0;             /* the block's far values so far */

@@ -237,10 +237,20 @@ static sc_rp_sparse sc_rp_join_of(const sc_replay *r, int32_t i, const uint32_t 
     return join;
 }
 
+/* Whether some item may be a join: a gap longer than SC_RP_JOIN_GAP_NS after an item of its
+ * thread (threads kept busy have none, and no order by end is made for them). */
+static bool sc_rp_joins_possible(const sc_replay *r)
+{
+    for (size_t i = 0; i < r->n_items; i++)
+        if (!r->items[i].first && sc_rp_gap(r, (int32_t)i) > SC_RP_JOIN_GAP_NS)
+            return true;
+    return false;
+}
+
 static void sc_rp_joins(sc_replay *r)
 {
-    if (r->n_threads < 2)
-        return;     /* one thread waits for no other */
+    if (r->n_threads < 2 || !sc_rp_joins_possible(r))
+        return;     /* one thread waits for no other; no gap is long enough to wait */
     uint64_t *at = malloc((r->n_items ? r->n_items : 1) * sizeof *at);
     if (!at)
         return;     /* no joins: the gaps stay as recorded */

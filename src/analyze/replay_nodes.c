@@ -11,9 +11,9 @@
  * among a few. Where the run is too long for keys of time above position (10M nodes leave
  * the time 40 bits: 18 minutes; a day-long run), the heads are compared by time and then
  * position, a second comparison at a tie. A run that is not ascending after all, or more
- * runs than a merge pays for (many threads), and the nodes are sorted by their times
- * instead (order_by_time.h): the same order. At 1M records the sort took 74M instructions with its keys, and 9 bytes a
- * node (keys, pile bytes) beside the order. */
+ * runs than a merge pays for (more than 30 threads), and the nodes are sorted by their
+ * times instead (order_by_time.h): the same order. At 1M records the sort took 74M
+ * instructions with its keys, and 9 bytes a node (keys, pile bytes) beside the order. */
 #include <stdlib.h>
 
 #include "analyze/replay_parts.h"

@@ -135,9 +135,9 @@ static uint32_t call(generator *g, unsigned site, uint16_t cbid, uint16_t cls, u
                      uint64_t bytes, uint64_t aux, uint32_t aux2, uint64_t dur)
 {
     sc_rec_api a = {.start_ns = g->t->host_ns, .end_ns = g->t->host_ns + dur, .stream = stream,
-                    .bytes = bytes, .aux = aux, .tid = g->t->tid, .correlation_id = g->next_corr++,
-                    .context_id = CONTEXT, .domain = 2, .cbid = cbid, .call_class = cls,
-                    .aux2 = aux2};
+                    .bytes = bytes, .aux = aux, .tid = g->t->tid,
+                    .correlation_id = g->next_corr++, .context_id = CONTEXT, .domain = 2,
+                    .cbid = cbid, .call_class = cls, .aux2 = aux2};
     uint64_t frames[N_FRAMES];
     size_t n_frames = 0;
     bool handle_aux = cls == SC_CALL_EVENT_RECORD || cls == SC_CALL_EVENT_WAIT;
@@ -252,16 +252,17 @@ static void step(generator *g, uint64_t n)
         g->t->stream_free[0] = at;
         dev[nd].kind = SC_REC_SYNC;
         dev[nd].end_ns = at;
-        dev[nd++].u.sync = (sc_rec_sync){.start_ns = g->t->host_ns - 1500, .end_ns = g->t->host_ns,
-                                         .type = 2, .context_id = CONTEXT,
+        dev[nd++].u.sync = (sc_rec_sync){.start_ns = g->t->host_ns - 1500,
+                                         .end_ns = g->t->host_ns, .type = 2,
+                                         .context_id = CONTEXT,
                                          .stream_id = stream_id(g, 0), .correlation_id = corr,
                                          .event_id = s};
     }
     /* The step ends when stream 0 is done. */
     uint64_t wait = max_u64(g->t->stream_free[0], g->t->host_ns) - g->t->host_ns + 2000;
     uint64_t sync_start = g->t->host_ns;
-    uint32_t corr = call(g, 11, CB_STREAM_SYNC, SC_CALL_STREAM_SYNC, stream_handle(g, 0), 0, 0, 0,
-                         wait);
+    uint32_t corr = call(g, 11, CB_STREAM_SYNC, SC_CALL_STREAM_SYNC, stream_handle(g, 0), 0, 0,
+                         0, wait);
     dev[nd].kind = SC_REC_SYNC;
     dev[nd].end_ns = sync_start + wait;
     dev[nd++].u.sync = (sc_rec_sync){.start_ns = sync_start, .end_ns = sync_start + wait,
@@ -286,7 +287,8 @@ static void step(generator *g, uint64_t n)
             emit(g, &g->act, d->kind, &d->u.sync, sizeof d->u.sync, NULL, 0, NULL);
         g->activity_records++;
     }
-    sc_rec_range r = {.start_ns = step_start, .end_ns = g->t->host_ns, .tid = g->t->tid, .name_id = 5};
+    sc_rec_range r = {.start_ns = step_start, .end_ns = g->t->host_ns, .tid = g->t->tid,
+                      .name_id = 5};
     emit(g, &g->t->api, SC_REC_RANGE, &r, sizeof r, NULL, 0, NULL);
 }
 

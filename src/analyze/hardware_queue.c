@@ -40,10 +40,10 @@ typedef struct sc_hwq_totals {
 } sc_hwq_totals;
 
 /* The kernels in issue order (at a tie, by position): a sort of their issue times, no
- * comparator (order_by_time.h); NULL without memory. */
+ * comparator (order_by_time.h, positions below 2^32); NULL without memory. */
 static uint32_t *sc_hwq_issue_order(const sc_launch *l, size_t n)
 {
-    uint64_t *at = malloc((n ? n : 1) * sizeof *at);
+    uint64_t *at = n <= UINT32_MAX ? malloc((n ? n : 1) * sizeof *at) : NULL;
     if (!at)
         return NULL;
     for (size_t k = 0; k < n; k++)

@@ -88,22 +88,28 @@ static inline __attribute__((always_inline)) bool sc_rp_node_before(uint64_t key
     return key < bkey || (apart && key == bkey && pos < bpos);
 }
 
+/* The time of the run's element k (an op, a thread's item, or an index into the marks, as
+ * the run's kind says), and its node position in *pos. */
+static inline uint64_t sc_rp_run_at(const sc_rp_node_merge *m, const sc_rp_node_run *run,
+                                    size_t k, uint64_t *pos)
+{
+    const sc_replay *r = m->r;
+    if (run->kind == SC_RP_RUN_OPS) {
+        *pos = k;
+        return sc_rp_rec_start(r, (int32_t)k);
+    }
+    size_t i = run->kind == SC_RP_RUN_CALLS ? k : (size_t)m->marks[k];
+    *pos = r->n_ops + i;
+    return sc_rp_item_node_at(r, i);
+}
+
 /* The run's head (next) made its key (or its time and position); SC_RP_NOT_ASCENDING when
  * it goes back below the head before (the run's previous key or time and position: for a
  * run's first, none), SC_RP_TOO_FAR when it lies too far from the earliest for the keys. */
 static inline int sc_rp_run_key(const sc_rp_node_merge *m, sc_rp_node_run *run, bool first,
                                 bool apart)
 {
-    const sc_replay *r = m->r;
-    uint64_t at, pos;
-    if (run->kind == SC_RP_RUN_OPS) {
-        at = sc_rp_rec_start(r, (int32_t)run->next);
-        pos = run->next;
-    } else {
-        size_t i = run->kind == SC_RP_RUN_CALLS ? run->next : (size_t)m->marks[run->next];
-        at = sc_rp_item_node_at(r, i);
-        pos = r->n_ops + i;
-    }
+    uint64_t pos, at = sc_rp_run_at(m, run, run->next, &pos);
     if (!apart && (at < m->lo || at - m->lo > m->max_off))
         return SC_RP_TOO_FAR;
     uint64_t key = apart ? at : (at - m->lo) << m->position_bits | pos;
@@ -188,18 +194,6 @@ sc_rp_merge_runs_with(sc_rp_node_merge *m, uint32_t *restrict nodes, bool apart)
     sc_rp_node_run *runs = m->runs;
     sc_rp_node_head heads[SC_RP_NODE_RUNS];     /* in order: the front one's node is next */
     size_t live = 0;
-    m->lo = UINT64_MAX;
-    for (size_t k = 0; k < m->n_runs; k++) {    /* the earliest time is a run's first */
-        sc_rp_node_run *run = &runs[k];
-        uint64_t at;
-        if (run->kind == SC_RP_RUN_OPS)
-            at = sc_rp_rec_start(m->r, (int32_t)run->next);
-        else    /* an op run's next is no index into the marks */
-            at = sc_rp_item_node_at(m->r, run->kind == SC_RP_RUN_CALLS
-                                              ? run->next
-                                              : (size_t)m->marks[run->next]);
-        m->lo = at < m->lo ? at : m->lo;
-    }
     for (size_t k = 0; k < m->n_runs; k++) {
         int rc = sc_rp_run_key(m, &runs[k], true, apart);
         if (rc != SC_RP_MERGED)
@@ -266,39 +260,27 @@ sc_rp_merge_runs_with(sc_rp_node_merge *m, uint32_t *restrict nodes, bool apart)
     return SC_RP_MERGED;
 }
 
-/* The time of a run's last node (its latest, when the run ascends; a thread's calls run
- * holds no marks). */
-static uint64_t sc_rp_run_last_at(const sc_rp_node_merge *m, const sc_rp_node_run *run)
-{
-    size_t last = run->end - 1;
-    if (run->kind == SC_RP_RUN_OPS)
-        return sc_rp_rec_start(m->r, (int32_t)last);
-    if (run->kind == SC_RP_RUN_MARKS)
-        return sc_rp_item_node_at(m->r, (size_t)m->marks[last]);
-    while (last > run->next && m->r->items[last].mark)
-        last--;
-    return sc_rp_item_node_at(m->r, last);
-}
-
 /* By keys, or where the runs' last nodes lie too far from their first for them (or a node
- * turns out to), by time and position apart. */
+ * turns out to), by time and position apart. The earliest time (m->lo, the keys' base) is a
+ * run's first; the latest, when the runs ascend, a run's last (a thread's calls run holds no
+ * marks: its last that is none). */
 static int sc_rp_merge_runs(sc_rp_node_merge *m, uint32_t *restrict nodes)
 {
     size_t next[SC_RP_NODE_RUNS];   /* the runs' heads, for a second merge */
-    uint64_t lo = UINT64_MAX, hi = 0;
+    uint64_t hi = 0, pos;
+    m->lo = UINT64_MAX;
     for (size_t k = 0; k < m->n_runs; k++) {
         const sc_rp_node_run *run = &m->runs[k];
         next[k] = run->next;
-        uint64_t first = run->kind == SC_RP_RUN_OPS
-                             ? sc_rp_rec_start(m->r, (int32_t)run->next)
-                             : sc_rp_item_node_at(m->r, run->kind == SC_RP_RUN_CALLS
-                                                            ? run->next
-                                                            : (size_t)m->marks[run->next]);
-        uint64_t last = sc_rp_run_last_at(m, run);
-        lo = first < lo ? first : lo;
-        hi = last > hi ? last : hi;
+        size_t last = run->end - 1;
+        while (run->kind == SC_RP_RUN_CALLS && last > run->next && m->r->items[last].mark)
+            last--;
+        uint64_t first_at = sc_rp_run_at(m, run, run->next, &pos);
+        uint64_t last_at = sc_rp_run_at(m, run, last, &pos);
+        m->lo = first_at < m->lo ? first_at : m->lo;
+        hi = last_at > hi ? last_at : hi;
     }
-    if (hi < lo || hi - lo <= m->max_off) {
+    if (hi < m->lo || hi - m->lo <= m->max_off) {
         int rc = sc_rp_merge_runs_with(m, nodes, false);
         if (rc != SC_RP_TOO_FAR)
             return rc;

@@ -237,20 +237,22 @@ static sc_rp_sparse sc_rp_join_of(const sc_replay *r, int32_t i, const uint32_t 
     return join;
 }
 
-/* Whether some item may be a join: a gap longer than SC_RP_JOIN_GAP_NS after an item of its
- * thread (threads kept busy have none, and no order by end is made for them). */
-static bool sc_rp_joins_possible(const sc_replay *r)
+/* Whether item i may be a join: a gap longer than SC_RP_JOIN_GAP_NS after an item of its
+ * thread. */
+static bool sc_rp_may_join(const sc_replay *r, size_t i)
 {
-    for (size_t i = 0; i < r->n_items; i++)
-        if (!r->items[i].first && sc_rp_gap(r, (int32_t)i) > SC_RP_JOIN_GAP_NS)
-            return true;
-    return false;
+    return !r->items[i].first && sc_rp_gap(r, (int32_t)i) > SC_RP_JOIN_GAP_NS;
 }
 
 static void sc_rp_joins(sc_replay *r)
 {
-    if (r->n_threads < 2 || !sc_rp_joins_possible(r))
-        return;     /* one thread waits for no other; no gap is long enough to wait */
+    if (r->n_threads < 2)
+        return;     /* one thread waits for no other */
+    size_t from = 0;    /* the first item that may be a join */
+    while (from < r->n_items && !sc_rp_may_join(r, from))
+        from++;
+    if (from == r->n_items)
+        return;     /* no gap is long enough (threads kept busy): no order by end is made */
     uint64_t *at = malloc((r->n_items ? r->n_items : 1) * sizeof *at);
     if (!at)
         return;     /* no joins: the gaps stay as recorded */
@@ -261,9 +263,9 @@ static void sc_rp_joins(sc_replay *r)
     for (size_t k = 0; ends && k < r->n_items; k++)
         ends[k] = sc_rp_item_end(r, (int32_t)by_end[k]);
     size_t cap = 0;
-    for (size_t i = 0; ends && i < r->n_items; i++) {
+    for (size_t i = from; ends && i < r->n_items; i++) {
         sc_rp_item *it = &r->items[i];
-        if (it->first || sc_rp_gap(r, (int32_t)i) <= SC_RP_JOIN_GAP_NS)
+        if (!sc_rp_may_join(r, i))
             continue;
         sc_rp_sparse join = sc_rp_join_of(r, (int32_t)i, by_end, ends, r->n_items);
         /* the list stays sorted: items in index order; without memory, no more joins */

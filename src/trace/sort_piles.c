@@ -38,17 +38,12 @@ static const char *sc_at(const sc_piles *p, uint32_t i)
     return p->a + (size_t)i * p->size;
 }
 
-SC_PILES_INLINE int sc_compare(const sc_piles *p, const char *x, const char *y)
-{
-    return p->cmp(x, y);
-}
-
 /* The pile that element i joins, or -1 when it would need one pile too many. */
 SC_PILES_INLINE int sc_pile_for(sc_piles *p, uint32_t i)
 {
     const char *x = sc_at(p, i);
     size_t top = p->n - 1;
-    if (sc_compare(p, sc_at(p, p->last[top]), x) <= 0) {
+    if (p->cmp(sc_at(p, p->last[top]), x) <= 0) {
         p->last[top] = i;
         return p->id[top];
     }
@@ -56,7 +51,7 @@ SC_PILES_INLINE int sc_pile_for(sc_piles *p, uint32_t i)
     size_t lo = 0, hi = top;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (sc_compare(p, sc_at(p, p->last[mid]), x) <= 0)
+        if (p->cmp(sc_at(p, p->last[mid]), x) <= 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -77,7 +72,7 @@ SC_PILES_INLINE int sc_pile_for(sc_piles *p, uint32_t i)
 /* Whether element i goes after element j (j < i in file order when they compare equal). */
 SC_PILES_INLINE bool sc_after(const sc_piles *p, uint32_t i, uint32_t j)
 {
-    int c = sc_compare(p, sc_at(p, i), sc_at(p, j));
+    int c = p->cmp(sc_at(p, i), sc_at(p, j));
     return c > 0 || (c == 0 && i > j);
 }
 
@@ -172,9 +167,8 @@ static size_t sc_reach(const uint32_t *order, size_t n)
 /* The order of src's elements (order[k]: the index of the k-th), in *order, with *idx and
  * *spare to free after (one of them is *order). Returns 0, 1 when the list needs more piles
  * than kept (or has 2^32 elements or more), -1 without memory; nothing to free then. */
-SC_PILES_INLINE int sc_piles_order_with(const void *src, size_t n, size_t size, sc_sort_cmp cmp,
-                                        uint32_t **order,
-                                        uint32_t **idx_out, uint32_t **spare_out)
+static int sc_piles_order(const void *src, size_t n, size_t size, sc_sort_cmp cmp,
+                          uint32_t **order, uint32_t **idx_out, uint32_t **spare_out)
 {
     if (n < 2 || n > UINT32_MAX)
         return 1;
@@ -214,12 +208,6 @@ SC_PILES_INLINE int sc_piles_order_with(const void *src, size_t n, size_t size, 
     *idx_out = idx;
     *spare_out = spare;
     return 0;
-}
-
-static int sc_piles_order(const void *src, size_t n, size_t size, sc_sort_cmp cmp,
-                          uint32_t **order, uint32_t **idx_out, uint32_t **spare_out)
-{
-    return sc_piles_order_with(src, n, size, cmp, order, idx_out, spare_out);
 }
 
 static void sc_gather(char *dst, const char *src, const uint32_t *order, size_t n, size_t size)

@@ -13,6 +13,7 @@
 #include "analyze/legacy_waits.h"
 #include "analyze/ranges.h"
 #include "analyze/rules.h"
+#include "analyze/stage_clock.h"
 
 /* Adding a rule: write src/analyze/<rule>.c, declare it in rules.h, add it here. */
 static const sc_rule sc_rules[] = {
@@ -80,6 +81,7 @@ static int sc_rules_run(sc_ctx *ctx, sc_analysis *a, char *err, size_t err_size)
         sc_finding_list_free(&list);
         return -1;
     }
+    sc_stage_mark("rules");
     sc_ctx_free_rule_indexes(ctx);    /* the replay below builds its graph in that room */
     uint64_t *walls = NULL;
     if (sc_costs_compute(ctx, &list, &a->replay, &walls) != 0 ||
@@ -90,11 +92,13 @@ static int sc_rules_run(sc_ctx *ctx, sc_analysis *a, char *err, size_t err_size)
             snprintf(err, err_size, "findings: out of memory");
         return -1;
     }
+    sc_stage_mark("cost passes");
     sc_finding_list_drop_fixes(&list);
     a->findings = list.items;
     a->n_findings = list.n;
     /* ranges count findings from their instances' marks, which only the list holds */
     int rc = sc_ranges_build(ctx, &list, a);
+    sc_stage_mark("ranges");
     sc_finding_list_drop_marks(&list);
     for (size_t i = 0; rc == 0 && walls && i < a->n_ranges; i++) {
         size_t g = (size_t)(a->ranges[i].range - ctx->trace->ranges);
@@ -116,6 +120,7 @@ int sc_analyze_with(const sc_trace *trace, const sc_analyze_options *opt, sc_ana
     out->trace = trace;
     sc_ctx ctx = {.trace = trace, .analysis = out};
     int rc = sc_ctx_build(&ctx, out);
+    sc_stage_mark("context");
     if (rc == 0 && opt && opt->kernel_name) {
         ctx.kernel_names = sc_kernel_names_new(opt->kernel_name);
         rc = ctx.kernel_names ? 0 : -1;

@@ -12,6 +12,7 @@
 #include "analyze/replay_graph.h"
 #include "trace/order_by_time.h"
 #include "analyze/replay_parts.h"
+#include "analyze/stage_clock.h"
 #include "analyze/stream_kind.h"
 #include "analyze/work.h"
 #include "trace/grow.h"
@@ -776,14 +777,22 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     /* the calls' items are read by the work as it is made, then kept for the calls the fixes
      * name alone: 4 bytes a call gone before the issue orders and the host waits, which are
      * the build's peaks of memory */
-    int rc = sc_rp_host_items(r) == 0 && sc_rp_ops_fill(r) == 0 ? 0 : -1;
-    if (rc == 0 && (sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) != 0 || sc_rp_orders(r) != 0))
-        rc = -1;
-    if (rc != 0 || sc_rp_edges(r) != 0)
+    if (sc_rp_host_items(r) != 0)
         return -1;
+    sc_stage_mark("replay: host items");
+    if (sc_rp_ops_fill(r) != 0)
+        return -1;
+    sc_stage_mark("replay: work");
+    if (sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) != 0 || sc_rp_orders(r) != 0)
+        return -1;
+    sc_stage_mark("replay: issue orders");
+    if (sc_rp_edges(r) != 0)
+        return -1;
+    sc_stage_mark("replay: edges");
     sc_ctx_free_edge_inputs(ctx);
     if (sc_rp_host_waits(r) != 0)
         return -1;
+    sc_stage_mark("replay: host waits");
     sc_rp_mark_host_funcs(r);
     sc_ctx_free_graph_inputs(ctx);
     /* the per-slot issue orders were for the edges, the waits and the host functions; no
@@ -796,6 +805,7 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     r->slot_ops = NULL;
     if (sc_rp_lags(r) != 0)
         return -1;
+    sc_stage_mark("replay: lags");
     /* the lags were the last to read each op's stream and its issue: 4 and 4 bytes and an
      * eighth an op gone before the nodes are ordered (4 bytes a node, and a sort's keys and
      * scratch when the nodes are not for a merge: replay_nodes.c). The node order reads
@@ -806,7 +816,9 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     sc_packed_times_free(&r->op_issue);
     if (sc_rp_nodes(r) != 0 || sc_rp_scratch(r) != 0)
         return -1;
+    sc_stage_mark("replay: node order");
     sc_rp_describe_fidelity(r);
+    sc_stage_mark("replay: fidelity walks");
     return 0;
 }
 

@@ -32,6 +32,7 @@
 #include "report/ranks_text.h"
 #include "report/report_main.h"
 #include "report/sarif.h"
+#include "report/stage_table.h"
 #include "report/suppress.h"
 #include "report/symbolize.h"
 #include "report/text.h"
@@ -104,6 +105,7 @@ static bool add_sum(report_run *r, sc_rank_summary *sum)
 typedef struct load_slot {
     loaded *proc;
     sc_rank_summary *summary;
+    sc_stage_rows *stages;      /* STREAMCHECK_REPORT_STAGES: the trace's load and analysis */
     char error[512];
 } load_slot;
 
@@ -157,6 +159,9 @@ static void load_one(load_slot *slot, const char *path, const load_filter *filte
         snprintf(err, err_size, "out of memory");
         return;
     }
+    bool clocked = sc_stage_table_wanted();
+    if (clocked)
+        sc_stage_clock_begin();
     if (load_trace(path, filter, &l->trace, err, err_size) != 0) {
         if (!err[0])
             snprintf(err, err_size, "%s: cannot read trace", path);
@@ -169,6 +174,7 @@ static void load_one(load_slot *slot, const char *path, const load_filter *filte
         free(l);
         return;
     }
+    sc_stage_mark("load");
     /* No stage of the report reads the SYNC records (the analysis times waits from the calls
      * that synchronized): given back before the analysis, whose replay is the run's peak of
      * memory. */
@@ -188,6 +194,8 @@ static void load_one(load_slot *slot, const char *path, const load_filter *filte
         free(l);
         return;
     }
+    if (clocked && (slot->stages = malloc(sizeof *slot->stages)) != NULL)
+        sc_stage_clock_end(slot->stages);
     slot->proc = l;
 }
 
@@ -213,6 +221,11 @@ static void load_take(void *ctx, size_t i)
 {
     load_job *j = ctx;
     load_slot *slot = &j->slots[i];
+    if (slot->stages) {
+        sc_stage_table_print(stderr, j->in->files[i], slot->stages);
+        free(slot->stages);
+        slot->stages = NULL;
+    }
     if (slot->error[0])
         add_error(j->r, j->in->files[i], slot->error);
     if (slot->summary) {

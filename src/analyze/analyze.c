@@ -120,7 +120,6 @@ int sc_analyze_with(const sc_trace *trace, const sc_analyze_options *opt, sc_ana
     out->trace = trace;
     sc_ctx ctx = {.trace = trace, .analysis = out};
     int rc = sc_ctx_build(&ctx, out);
-    sc_stage_mark("context");
     if (rc == 0 && opt && opt->kernel_name) {
         ctx.kernel_names = sc_kernel_names_new(opt->kernel_name);
         rc = ctx.kernel_names ? 0 : -1;

@@ -15,6 +15,7 @@
 #include "analyze/overlap.h"
 #include "analyze/polls.h"
 #include "analyze/solo.h"
+#include "analyze/stage_clock.h"
 #include "analyze/stream_kind.h"
 #include "analyze/streams.h"
 #include "analyze/unified.h"
@@ -433,6 +434,35 @@ static int sc_ctx_launches(sc_ctx *ctx)
     return rc;
 }
 
+/* The indexes the rules share, in the order each needs the ones before (a stage each:
+ * stage_clock.h). */
+static int sc_ctx_build_indexes(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
+                                bool *overlapped, uint32_t *peak)
+{
+    if (!overlapped || !peak || (ctx->order = calloc(1, sizeof *ctx->order)) == NULL ||
+        sc_work_order_build(ctx, ctx->order) != 0)
+        return -1;
+    sc_stage_mark("context: work order");
+    if (sc_ctx_overlaps(ctx, a, shape_comm, overlapped, peak) != 0)
+        return -1;
+    sc_stage_mark("context: overlaps");
+    if (sc_deps_build_ordered(ctx, ctx->order, &ctx->deps) != 0)
+        return -1;
+    sc_stage_mark("context: dependencies");
+    if ((ctx->unified = malloc(sizeof *ctx->unified)) == NULL ||
+        sc_unified_measure(ctx, ctx->unified) != 0 || sc_ctx_launches(ctx) != 0)
+        return -1;
+    sc_stage_mark("context: launches");
+    if ((ctx->blocking = calloc(1, sizeof *ctx->blocking)) == NULL ||
+        sc_blocking_index_build(ctx, ctx->order, ctx->blocking) != 0)
+        return -1;
+    sc_stage_mark("context: blocking index");
+    if (sc_polls_find(ctx, &ctx->polls, &ctx->n_polls) != 0)
+        return -1;
+    sc_stage_mark("context: polls");
+    return 0;
+}
+
 int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
 {
     const sc_trace *t = ctx->trace;
@@ -451,20 +481,10 @@ int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)
         free(shape_comm);
         return -1;
     }
+    sc_stage_mark("context: ids, devices");
     bool *overlapped = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(bool));
     uint32_t *peak = calloc(t->n_kernels ? t->n_kernels : 1, sizeof(uint32_t));
-    int rc = -1;
-    if (overlapped && peak && (ctx->order = calloc(1, sizeof *ctx->order)) != NULL &&
-        sc_work_order_build(ctx, ctx->order) == 0 &&
-        sc_ctx_overlaps(ctx, a, shape_comm, overlapped, peak) == 0 &&
-        sc_deps_build_ordered(ctx, ctx->order, &ctx->deps) == 0 &&
-        (ctx->unified = malloc(sizeof *ctx->unified)) != NULL &&
-        sc_unified_measure(ctx, ctx->unified) == 0 &&
-        sc_ctx_launches(ctx) == 0 &&
-        (ctx->blocking = calloc(1, sizeof *ctx->blocking)) != NULL &&
-        sc_blocking_index_build(ctx, ctx->order, ctx->blocking) == 0 &&
-        sc_polls_find(ctx, &ctx->polls, &ctx->n_polls) == 0)
-        rc = 0;
+    int rc = sc_ctx_build_indexes(ctx, a, shape_comm, overlapped, peak);
     free(shape_comm);
     free(overlapped);
     free(peak);

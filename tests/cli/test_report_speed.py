@@ -42,3 +42,24 @@ def test_refuses_spans_and_threads_it_cannot_use(build, tmp_path):
                             "3000", flag, value, "--dir", str(tmp_path)],
                            capture_output=True, text=True)
         assert r.returncode == 2 and flag in r.stderr, (flag, value, r.stderr)
+
+
+def test_stages_give_each_cells_median_stages(build, tmp_path):
+    from test_stage_table import STAGES
+    r = subprocess.run([sys.executable, str(SCRIPT), "--build", str(build), "--records",
+                        "20000", "--spans", "0", "--runs", "3", "--stages", "--dir",
+                        str(tmp_path / "speed")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    sections = r.stdout.split("\nstages of ")[1:]
+    assert [s.splitlines()[0] for s in sections] == [
+        "20,000 records, packed, 1 thread, text (medians):",
+        "20,000 records, packed, 1 thread, --json (medians):"]
+    for section in sections:
+        rows = [line.split("|")[1:-1] for line in section.splitlines()[3:] if line.startswith("|")]
+        assert [c[0].strip() for c in rows] == STAGES
+        resident = [float(c[4].split()[0]) for c in rows]
+        peak = [float(c[5].split()[0]) for c in rows]
+        # the peak so far never falls by more than the kernel's counters' slack (a few
+        # hundred KiB), and the resident memory at a stage's end is within it
+        assert all(b >= a - 1 for a, b in zip(peak, peak[1:]))
+        assert all(res <= p + 1 for res, p in zip(resident, peak))

@@ -15,7 +15,9 @@ from conftest import ROOT, build_dir
 
 # Every stage, in the order the analysis runs them: a mark lost or moved shows here.
 STAGES = [
-    "load", "context", "rules",
+    "load", "context: ids, devices", "context: work order", "context: overlaps",
+    "context: dependencies", "context: launches", "context: blocking index", "context: polls",
+    "rules",
     "replay: host items", "replay: work", "replay: issue orders", "replay: edges",
     "replay: host waits", "replay: lags", "replay: node order", "replay: fidelity walks",
     "cost passes", "ranges",

@@ -17,21 +17,21 @@
 
 /* Adding a rule: write src/analyze/<rule>.c, declare it in rules.h, add it here. */
 static const sc_rule sc_rules[] = {
-    {"legacy-stream", sc_rule_legacy_stream},
-    {"pageable-async", sc_rule_pageable_async},
-    {"implicit-sync", sc_rule_implicit_sync},
-    {"host-sync", sc_rule_host_sync},
-    {"serializing-env", sc_rule_serializing_env},
-    {"blocking-stream", sc_rule_blocking_stream},
-    {"lazy-loading", sc_rule_lazy_loading},
-    {"no-room", sc_rule_no_room},
-    {"host-func", sc_rule_host_func},
-    {"priority", sc_rule_priority},
-    {"managed-faults", sc_rule_managed_faults},
-    {"pin-per-step", sc_rule_pin_per_step},
-    {"hardware-queue", sc_rule_hardware_queue},
-    {"peer-access", sc_rule_peer_access},
-    {"cross-device-wait", sc_rule_cross_device},
+    SC_RULE("legacy-stream", sc_rule_legacy_stream),
+    SC_RULE("pageable-async", sc_rule_pageable_async),
+    SC_RULE("implicit-sync", sc_rule_implicit_sync),
+    SC_RULE("host-sync", sc_rule_host_sync),
+    SC_RULE("serializing-env", sc_rule_serializing_env),
+    SC_RULE("blocking-stream", sc_rule_blocking_stream),
+    SC_RULE("lazy-loading", sc_rule_lazy_loading),
+    SC_RULE("no-room", sc_rule_no_room),
+    SC_RULE("host-func", sc_rule_host_func),
+    SC_RULE("priority", sc_rule_priority),
+    SC_RULE("managed-faults", sc_rule_managed_faults),
+    SC_RULE("pin-per-step", sc_rule_pin_per_step),
+    SC_RULE("hardware-queue", sc_rule_hardware_queue),
+    SC_RULE("peer-access", sc_rule_peer_access),
+    SC_RULE("cross-device-wait", sc_rule_cross_device),
 };
 
 size_t sc_rule_count(void)
@@ -66,9 +66,12 @@ static int sc_rules_each(sc_ctx *ctx, sc_finding_list *list, char *err, size_t e
         return -1;
     }
     ctx->legacy_waits = &legacy;
+    sc_stage_mark("rules: legacy waits");
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < sizeof(sc_rules) / sizeof(sc_rules[0]); i++)
+    for (size_t i = 0; rc == 0 && i < sizeof(sc_rules) / sizeof(sc_rules[0]); i++) {
         rc = sc_rules[i].run(ctx, list, err, err_size);
+        sc_stage_mark(sc_rules[i].stage);
+    }
     ctx->legacy_waits = NULL;
     sc_legacy_waits_free(&legacy);
     return rc;
@@ -81,7 +84,6 @@ static int sc_rules_run(sc_ctx *ctx, sc_analysis *a, char *err, size_t err_size)
         sc_finding_list_free(&list);
         return -1;
     }
-    sc_stage_mark("rules");
     sc_ctx_free_rule_indexes(ctx);    /* the replay below builds its graph in that room */
     uint64_t *walls = NULL;
     if (sc_costs_compute(ctx, &list, &a->replay, &walls) != 0 ||

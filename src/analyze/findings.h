@@ -62,8 +62,12 @@ typedef struct sc_finding_list {
 typedef int (*sc_rule_fn)(const sc_ctx *ctx, sc_finding_list *out, char *err, size_t err_size);
 typedef struct sc_rule {
     const char *id;
+    const char *stage;          /* "rule: ID", its row in the stage table (stage_clock.h) */
     sc_rule_fn run;
 } sc_rule;
+
+/* A table entry: the rule's id, once. */
+#define SC_RULE(id, run) {id, "rule: " id, run}
 
 void sc_finding_begin(sc_finding_builder *b, const char *rule, const char *fix);
 /* Counts an instance: first (earliest start), worst (cost, then duration), its site. The

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SC_STAGE_MAX 32
+#define SC_STAGE_MAX 48
 
 typedef struct sc_stage_row {
     const char *name;           /* the mark's: a string literal */

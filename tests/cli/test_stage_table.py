@@ -12,12 +12,14 @@ import sys
 import pytest
 
 from conftest import ROOT, build_dir
+from test_ci_outputs import RULES
 
-# Every stage, in the order the analysis runs them: a mark lost or moved shows here.
+# Every stage, in the order the analysis runs them (each rule a stage, in the analyzer's order):
+# a mark lost or moved shows here.
 STAGES = [
     "load", "context: ids, devices", "context: work order", "context: overlaps",
     "context: dependencies", "context: launches", "context: blocking index", "context: polls",
-    "rules",
+    "rules: legacy waits", *[f"rule: {r}" for r in RULES],
     "replay: host items", "replay: work", "replay: issue orders", "replay: edges",
     "replay: host waits", "replay: lags", "replay: node order", "replay: fidelity walks",
     "cost passes", "ranges",

@@ -95,10 +95,9 @@ def test_the_report_is_the_same_and_the_stages_are_all_there(report_bin, trace):
     assert sum(r[3] for r in rows[:-1]) == total[3]
     resident = {r[0]: r[4] for r in rows[:-1]}
     if os.path.exists("/proc/self/status"):
-        # the replay holds the loaded records and its graph beside them; once it is freed
-        # the ranges' stage holds less
+        # the replay holds the loaded records and its graph beside them (what it frees after
+        # is the allocator's to give back or keep: an ASan build keeps it)
         assert resident["replay: fidelity walks"] > resident["load"] > 0
-        assert resident["cost passes"] < resident["replay: fidelity walks"]
 
 
 def test_the_table_agrees_with_the_kernels_count_of_the_process(report_bin, trace):

@@ -12,7 +12,8 @@
 
 /* The positions 0 .. n - 1 (n >= 1, below 2^32) by ascending key[position], as a new array
  * the caller frees. The keys must be unique. Scratch: a byte an element for up to 8 piles
- * (merged at once), a byte and two positions an element for more (merged pairwise).
+ * (merged off the piles' bytes), a byte and a position an element for more (the piles'
+ * index lists, merged through a tree).
  * NULL with *many set when the keys need more than 64 piles (a list in no order: sort it
  * otherwise); NULL with *many clear without memory. */
 uint32_t *sc_order_keys(const uint64_t *key, size_t n, bool *many);

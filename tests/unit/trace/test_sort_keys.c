@@ -112,8 +112,8 @@ static int sc_u64_cmp(const void *pa, const void *pb)
 }
 
 /* Random lists of unique keys interleaving 1 to 12 ascending lists (up to 8 piles are merged
- * at once, more pairwise), the lists' steps anything from 1 to large, against qsort of the
- * keys: the order's keys must be the sorted keys, one for one. */
+ * off the piles' bytes, more through a tree), the lists' steps anything from 1 to large,
+ * against qsort of the keys: the order's keys must be the sorted keys, one for one. */
 static void test_random_interleaved_against_qsort(void **state)
 {
     (void)state;
@@ -145,6 +145,65 @@ static void test_random_interleaved_against_qsort(void **state)
     }
     free(key);
     free(sorted);
+}
+
+/* A (time, position) pair for qsort: the order sc_order_times_in promises. */
+typedef struct time_at {
+    uint64_t t;
+    uint32_t at;
+} time_at;
+
+static int sc_time_at_cmp(const void *pa, const void *pb)
+{
+    const time_at *x = pa, *y = pb;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Times that tie, interleaving 1 to 64 ascending lists (the tree's merge past 8 piles, its
+ * leaves padded to a power of two), batches of one list at a time as a thread's buffers come,
+ * some times at the top of the range: the positions must be qsort's by (time, position), one
+ * for one. */
+static void test_tied_times_of_many_lists_against_qsort(void **state)
+{
+    (void)state;
+    enum { MOST = 4000, LISTS = 64 };
+    uint64_t *t = malloc(MOST * sizeof *t);
+    time_at *want = malloc(MOST * sizeof *want);
+    uint32_t *order = malloc(MOST * sizeof *order);
+    assert_non_null(t);
+    assert_non_null(want);
+    assert_non_null(order);
+    srand(11);
+    size_t tree_rounds = 0;
+    for (int round = 0; round < 400; round++) {
+        size_t n = 1 + (size_t)rand() % MOST, lists = 1 + (size_t)rand() % LISTS;
+        uint64_t last[LISTS], step = (uint64_t)rand() % (round % 3 ? 4 : 200);
+        uint64_t base = round % 5 == 0 ? UINT64_MAX - 3 * MOST * 200 : 0;
+        for (size_t l = 0; l < lists; l++)
+            last[l] = base + (uint64_t)rand() % 20;
+        for (size_t i = 0; i < n;) {
+            size_t l = (size_t)rand() % lists, batch = 1 + (size_t)rand() % 40;
+            for (; batch > 0 && i < n; batch--, i++) {
+                last[l] += (uint64_t)rand() % (step + 1);    /* 0: a tie within a list */
+                t[i] = last[l];
+            }
+        }
+        bool many = true;
+        assert_int_equal(sc_order_times_in(t, n, order, &many), 0);
+        assert_false(many);
+        for (size_t i = 0; i < n; i++)
+            want[i] = (time_at){t[i], (uint32_t)i};
+        qsort(want, n, sizeof *want, sc_time_at_cmp);
+        for (size_t k = 0; k < n; k++)
+            assert_int_equal(order[k], want[k].at);
+        tree_rounds += lists > 8;
+    }
+    assert_true(tree_rounds > 200);     /* most rounds took the tree */
+    free(t);
+    free(want);
+    free(order);
 }
 
 static void test_piles_numbered_as_opened(void **state)
@@ -184,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_in_order_and_single),
         cmocka_unit_test(test_descending_needs_too_many_piles),
         cmocka_unit_test(test_random_interleaved_against_qsort),
+        cmocka_unit_test(test_tied_times_of_many_lists_against_qsort),
         cmocka_unit_test(test_piles_numbered_as_opened),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

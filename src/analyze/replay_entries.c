@@ -13,6 +13,7 @@
 #include "analyze/replay_entries.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "trace/order_by_time.h"
 #include "trace/sort_u64.h"
@@ -304,6 +305,99 @@ static int sc_rp_entry_merge(const sc_rp_entry_src *s, uint32_t **order_out, siz
     *order_out = order;
     *n_out = n;
     return 0;
+}
+
+/* ---- the entries in time order ------------------------------------------------------ */
+
+int sc_rp_time_walk_begin(const sc_rp_entry_src *s, sc_rp_time_walk *w)
+{
+    const sc_trace *t = s->t;
+    memset(w, 0, sizeof *w);
+    w->s = s;
+    w->n_marks = 2 * t->n_ranges;
+    if (t->n_calls + w->n_marks > UINT32_MAX)
+        return 1;
+    sc_rp_tids h = {0};
+    uint32_t *rank = NULL;      /* group -> rank */
+    uint64_t *v = NULL;
+    w->call_rank = malloc((t->n_calls + 1) * sizeof *w->call_rank);
+    w->mark_rank = malloc((w->n_marks + 1) * sizeof *w->mark_rank);
+    int rc = w->call_rank && w->mark_rank ? 0 : -1;
+    /* each entry call's group, and whether they come in start order */
+    uint64_t prev = 0;
+    for (size_t c = 0; rc == 0 && c < t->n_calls; c++) {
+        if (!sc_rp_call_is_entry(s, c))
+            continue;
+        const sc_api_call *call = &t->calls[c];
+        if (call->rec.start_ns < prev) {
+            rc = 1;
+            break;
+        }
+        prev = call->rec.start_ns;
+        uint32_t g = 0;
+        rc = sc_rp_tid_group(&h, sc_call_tid(t, call), &g);
+        w->call_rank[c] = (uint16_t)g;
+    }
+    for (size_t m = 0; rc == 0 && m < w->n_marks; m++) {
+        uint32_t g = 0;
+        rc = sc_rp_tid_group(&h, t->ranges[m / 2].rec.tid, &g);
+        w->mark_rank[m] = (uint16_t)g;
+    }
+    size_t ng = h.n;
+    if (rc == 0 && ng > UINT16_MAX)
+        rc = 1;
+    if (rc == 0) {
+        rank = malloc((ng + 1) * sizeof *rank);
+        v = malloc((ng + 1) * sizeof *v);
+        rc = rank && v ? 0 : -1;
+    }
+    if (rc == 0) {
+        /* the groups' ranks by tid: the tids sorted, each above its group */
+        for (size_t g = 0; g < ng; g++)
+            v[g] = (uint64_t)h.tids[g] << 32 | g;
+        sc_sort_u64(v, ng);
+        for (size_t k = 0; k < ng; k++)
+            rank[(uint32_t)v[k]] = (uint32_t)k;
+        for (size_t c = 0; c < t->n_calls; c++)
+            if (sc_rp_call_is_entry(s, c))
+                w->call_rank[c] = (uint16_t)rank[w->call_rank[c]];
+        for (size_t m = 0; m < w->n_marks; m++)
+            w->mark_rank[m] = (uint16_t)rank[w->mark_rank[m]];
+        w->n_threads = ng;
+        /* the marks by (time, position) */
+        uint64_t *at = malloc((w->n_marks + 1) * sizeof *at);
+        if (at)
+            at[0] = 0;      /* the one key sorted when there are no marks */
+        for (size_t m = 0; at && m < w->n_marks; m++)
+            at[m] = sc_rp_entry_at(s, t->n_calls + m).start;
+        w->marks = at ? sc_order_by_time(at, w->n_marks ? w->n_marks : 1) : NULL;
+        rc = w->marks ? 0 : -1;
+    }
+    sc_rp_tids_free(&h);
+    free(rank);
+    free(v);
+    if (rc != 0) {
+        sc_rp_time_walk_end(w);
+        return rc;
+    }
+    sc_rp_time_walk_rewind(w);
+    return 0;
+}
+
+void sc_rp_time_walk_rewind(sc_rp_time_walk *w)
+{
+    w->call = w->mark = 0;
+    if (w->n_marks)
+        w->mark_at = sc_rp_entry_at(w->s, w->s->t->n_calls + w->marks[0]).start;
+}
+
+void sc_rp_time_walk_end(sc_rp_time_walk *w)
+{
+    free(w->call_rank);
+    free(w->mark_rank);
+    free(w->marks);
+    w->call_rank = w->mark_rank = NULL;
+    w->marks = NULL;
 }
 
 uint32_t *sc_rp_entry_order(const sc_rp_entry_src *s, size_t *n_out)

@@ -74,4 +74,53 @@ uint32_t *sc_rp_entry_order(const sc_rp_entry_src *s, size_t *n_out);
 /* The same order by a sort of every entry by (thread, start, position). */
 uint32_t *sc_rp_entry_order_sorted(const sc_rp_entry_src *s, size_t *n_out);
 
+/* The entries in time order, (start, position), each with the rank of its thread among the
+ * threads by ascending tid (the order in which sc_rp_entry_order lays them out): for a
+ * builder that takes a thread's entries in its order but reads the calls in theirs. On many
+ * threads a thread's calls lie far apart in the list, and reading them thread after thread
+ * took the list from memory once a thread. */
+typedef struct sc_rp_time_walk {
+    const sc_rp_entry_src *s;
+    uint16_t *call_rank;        /* per call that is an entry: its thread's rank */
+    uint16_t *mark_rank;        /* per mark (2 * range, + 1 for an end mark): its thread's */
+    uint32_t *marks;            /* the marks by (time, position) */
+    size_t n_marks, n_threads;
+    size_t call, mark;          /* the next of each */
+    uint64_t mark_at;           /* the next mark's time */
+} sc_rp_time_walk;
+
+/* 0 and *w at the first entry; 1 when the entry calls are out of start order or their
+ * threads too many for the merge (sc_rp_entry_order then sorts), -1 without memory. */
+int sc_rp_time_walk_begin(const sc_rp_entry_src *s, sc_rp_time_walk *w);
+/* Back to the first entry. */
+void sc_rp_time_walk_rewind(sc_rp_time_walk *w);
+void sc_rp_time_walk_end(sc_rp_time_walk *w);
+
+/* The next entry's position and its thread's rank: false after the last. At a tie the call
+ * first: its position is below every mark's. */
+static inline __attribute__((always_inline)) bool
+sc_rp_time_walk_next(sc_rp_time_walk *w, size_t *pos, uint32_t *rank)
+{
+    const sc_rp_entry_src *s = w->s;
+    const size_t n_calls = s->t->n_calls;
+    while (w->call < n_calls && !sc_rp_call_is_entry(s, w->call))
+        w->call++;
+    bool call = w->call < n_calls, mark = w->mark < w->n_marks;
+    if (call && mark)
+        call = s->t->calls[w->call].rec.start_ns <= w->mark_at;
+    else if (!call && !mark)
+        return false;
+    if (call) {
+        *pos = w->call;
+        *rank = w->call_rank[w->call++];
+        return true;
+    }
+    uint32_t m = w->marks[w->mark++];
+    *pos = n_calls + m;
+    *rank = w->mark_rank[m];
+    if (w->mark < w->n_marks)
+        w->mark_at = sc_rp_entry_at(s, n_calls + w->marks[w->mark]).start;
+    return true;
+}
+
 #endif

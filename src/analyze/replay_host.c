@@ -135,6 +135,36 @@ static void sc_rp_call_kinds(sc_replay *r)
     }
 }
 
+/* The calls that are no entry: a loop's other queries belong to the loop's item (made
+ * before them: a loop's first query comes first), an inner call to none. */
+static void sc_rp_calls_not_entries(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    const sc_poll_loop *loops = r->ctx->polls;
+    for (size_t c = 0; c < t->n_calls; c++) {
+        int32_t v = r->call_item[c];
+        if (v == SC_RP_CALL_INNER)
+            r->call_item[c] = SC_RP_NONE;
+        else if (v < SC_RP_NONE)
+            r->call_item[c] = loops[SC_RP_CALL_LOOP_OF(v)].first == c
+                                  ? SC_RP_NONE
+                                  : r->call_item[loops[SC_RP_CALL_LOOP_OF(v)].first];
+    }
+}
+
+static int sc_rp_sparse_index_cmp(const void *pa, const void *pb)
+{
+    const sc_rp_sparse *x = pa, *y = pb;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* A list of wide values put out of item order, sorted by item as its readers search it. */
+static void sc_rp_sort_wides(sc_rp_wides *w)
+{
+    if (w->n > 1)
+        qsort(w->v, w->n, sizeof *w->v, sc_rp_sparse_index_cmp);
+}
+
 /* Lays the entries out as items, thread after thread, in their order (positions: order[0 ..
  * n)). A call inside the previous call of its thread (a callback's calls, a nested call
  * CUPTI numbered apart) belongs to that item. */
@@ -183,19 +213,97 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint
             r->range_marks[2 * e.range + (r->range_marks[2 * e.range] != SC_RP_NONE)] = i;
         prev = i;
     }
-    /* the calls that are no entry: a loop's other queries belong to the loop's item (made
-     * before them: a loop's first query comes first), an inner call to none */
-    const sc_poll_loop *loops = r->ctx->polls;
-    for (size_t c = 0; c < t->n_calls; c++) {
-        int32_t v = r->call_item[c];
-        if (v == SC_RP_CALL_INNER)
-            r->call_item[c] = SC_RP_NONE;
-        else if (v < SC_RP_NONE)
-            r->call_item[c] = loops[SC_RP_CALL_LOOP_OF(v)].first == c
-                                  ? SC_RP_NONE
-                                  : r->call_item[loops[SC_RP_CALL_LOOP_OF(v)].first];
-    }
+    sc_rp_calls_not_entries(r);
     return 0;
+}
+
+/* The items in time order (sc_rp_time_walk), where sc_rp_items_from takes the entries
+ * thread after thread: a first walk counts each thread's items (a call nested in its
+ * thread's previous call makes none), a second lays each out in its thread's part, the
+ * threads in rank order. The same items, the calls read in their own order. 1 when the
+ * walk cannot be made (sc_rp_items_from then), -1 without memory. */
+static int sc_rp_items_by_time(sc_replay *r, const sc_rp_entry_src *src)
+{
+    const sc_trace *t = r->ctx->trace;
+    sc_rp_time_walk w;
+    int rc = sc_rp_time_walk_begin(src, &w);
+    if (rc != 0)
+        return rc;
+    /* per thread, by rank: its items so far (the first walk), then where its next goes; the
+     * end and kind of its last item, to tell a nested call */
+    typedef struct sc_rp_thread_fill {
+        size_t count, next;
+        uint64_t end;
+        int32_t prev;
+        bool mark;
+    } sc_rp_thread_fill;
+    sc_rp_thread_fill *fill = calloc(w.n_threads + 1, sizeof *fill);
+    if (!fill) {
+        sc_rp_time_walk_end(&w);
+        return -1;
+    }
+    size_t pos;
+    uint32_t rank;
+    while (sc_rp_time_walk_next(&w, &pos, &rank)) {
+        sc_rp_entry e = sc_rp_entry_at(src, pos);
+        sc_rp_thread_fill *f = &fill[rank];
+        if (f->count && e.call != SC_RP_NONE && !f->mark && e.end <= f->end)
+            continue;   /* nested in the previous call */
+        f->count++;
+        f->end = e.end;
+        f->mark = e.call == SC_RP_NONE;
+    }
+    size_t n_items = 0;
+    for (size_t k = 0; k < w.n_threads; k++) {
+        fill[k].next = n_items;
+        fill[k].prev = SC_RP_NONE;
+        n_items += fill[k].count;
+    }
+    r->items = calloc(n_items ? n_items : 1, sizeof *r->items);
+    r->item_call = malloc((n_items ? n_items : 1) * sizeof *r->item_call);
+    r->range_marks = malloc((2 * t->n_ranges + 1) * sizeof *r->range_marks);
+    r->thread_first = malloc((w.n_threads ? w.n_threads : 1) * sizeof *r->thread_first);
+    rc = r->items && r->item_call && r->range_marks && r->thread_first ? 0 : -1;
+    for (size_t j = 0; rc == 0 && j < 2 * t->n_ranges; j++)
+        r->range_marks[j] = SC_RP_NONE;
+    sc_rp_time_walk_rewind(&w);
+    while (rc == 0 && sc_rp_time_walk_next(&w, &pos, &rank)) {
+        sc_rp_entry e = sc_rp_entry_at(src, pos);
+        sc_rp_thread_fill *f = &fill[rank];
+        if (f->prev != SC_RP_NONE && e.call != SC_RP_NONE && !f->mark && e.end <= f->end) {
+            r->call_item[e.call] = f->prev;     /* nested in the previous call */
+            continue;
+        }
+        int32_t i = (int32_t)f->next++;
+        sc_rp_item *it = &r->items[i];
+        /* `last` is set once every item is made: each thread's last */
+        *it = (sc_rp_item){.rec_start = e.start, .first = f->prev == SC_RP_NONE,
+                           .mark = e.call == SC_RP_NONE};
+        r->item_call[i] = e.call;
+        /* the list of wide durations is sorted by item once every item is made */
+        rc = sc_rp_wide_put(&r->wide_durs, i, e.end - e.start, &it->dur);
+        if (e.call != SC_RP_NONE)
+            r->call_item[e.call] = i;
+        else   /* a range's start mark comes before its end mark */
+            r->range_marks[2 * e.range + (r->range_marks[2 * e.range] != SC_RP_NONE)] = i;
+        f->prev = i;
+        f->end = e.end;
+        f->mark = e.call == SC_RP_NONE;
+    }
+    sc_rp_time_walk_end(&w);
+    if (rc == 0) {
+        for (size_t k = 0; k < w.n_threads; k++) {
+            size_t first = fill[k].next - fill[k].count;
+            r->thread_first[k] = (uint32_t)first;
+            r->items[fill[k].next - 1].last = true;
+        }
+        r->n_threads = w.n_threads;
+        r->n_items = n_items;
+        sc_rp_sort_wides(&r->wide_durs);
+        sc_rp_calls_not_entries(r);
+    }
+    free(fill);
+    return rc;
 }
 
 /* A thread that waited for another (pthread_join, a condition variable, a queue: nothing
@@ -410,6 +518,38 @@ static int sc_rp_host_times(sc_replay *r)
 
 static int sc_rp_loads(sc_replay *r);
 
+int sc_rp_items_make(sc_replay *r, bool by_time)
+{
+    sc_rp_entry_src src = {r->ctx->trace, r->call_item, r->ctx->polls};
+    int rc = by_time ? sc_rp_items_by_time(r, &src) : 1;
+    if (rc > 0) {   /* calls out of start order, or too many threads: by the entries' order */
+        size_t n = 0;
+        uint32_t *order = sc_rp_entry_order(&src, &n);
+        rc = order ? sc_rp_items_from(r, &src, order, n) : -1;
+        /* the order was the items' last reader: freed before the host times and the joins
+         * take their scratch (a value and more an item) */
+        free(order);
+    }
+    return rc;
+}
+
+/* Whether the calls come from more than one thread: their threads are their extras'
+ * (sc_call_tid), which are few. */
+static bool sc_rp_calls_on_threads(const sc_trace *t)
+{
+    bool seen = false;
+    uint32_t tid = 0;
+    for (size_t x = 0; x < t->n_call_extras; x++) {
+        if (!t->call_extras[x].tid)
+            continue;
+        if (seen && t->call_extras[x].tid != tid)
+            return true;
+        seen = true;
+        tid = t->call_extras[x].tid;
+    }
+    return false;
+}
+
 int sc_rp_host_items(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
@@ -417,13 +557,9 @@ int sc_rp_host_items(sc_replay *r)
     if (!r->call_item)
         return -1;
     sc_rp_call_kinds(r);
-    sc_rp_entry_src src = {t, r->call_item, r->ctx->polls};
-    size_t n = 0;
-    uint32_t *order = sc_rp_entry_order(&src, &n);
-    int rc = order ? sc_rp_items_from(r, &src, order, n) : -1;
-    /* the order was the items' last reader: freed before the host times and the joins take
-     * their scratch (a value and more an item) */
-    free(order);
+    /* on one thread the entries' order is the calls' own, and the walk in time order only
+     * costs its ranks and a second pass (1M records: 38.8M instructions more) */
+    int rc = sc_rp_items_make(r, sc_rp_calls_on_threads(t));
     if (rc == 0)
         rc = sc_rp_host_times(r);
     if (rc == 0)

@@ -12,6 +12,12 @@ int sc_rp_drained_work(sc_replay *r);
  * module loads inside their calls, before the work exists: the work looks up its issuing
  * item in r->call_item. */
 int sc_rp_host_items(sc_replay *r);
+/* replay_host.c: its first step, the items alone (r->items, item_call, thread_first,
+ * range_marks, the calls' items in call_item, which holds their kinds before), from the
+ * calls' kinds in r->call_item: in time order (by_time: sc_rp_time_walk, for calls of
+ * several threads) or thread after thread in the entries' order (sc_rp_entry_order), the
+ * same items either way (the unit test's comparison). 0, or -1 without memory. */
+int sc_rp_items_make(sc_replay *r, bool by_time);
 /* replay_host.c: what each waiting item waits for (a launch that loads a module included:
  * r->waits); needs the work and its orders, and is the last reader of the items' calls and
  * the devices' issue orders (r->item_call, r->dev_order), which it frees. */

@@ -6,7 +6,9 @@
  * next begins, empty ranges), ranges of a thread without calls, inner calls and polling
  * loops (no entries but a loop's first query), one thread, no ranges, no calls; and calls out
  * of start order, which the merge leaves to the sort. Fails on any tie broken the other way
- * or any entry left out or taken twice. */
+ * or any entry left out or taken twice. On each trace the host items made in time order
+ * (sc_rp_time_walk) are those made thread after thread from that order, field for field:
+ * nested calls, loops, marks, calls too long for an item's 32 bits. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +18,9 @@
 
 #include <cmocka.h>
 
+#include "analyze/internal.h"
 #include "analyze/replay_entries.h"
+#include "analyze/replay_parts.h"
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -37,6 +41,48 @@ static int range_cmp(const void *pa, const void *pb)
 {
     const sc_range *x = pa, *y = pb;
     return x->rec.start_ns < y->rec.start_ns ? -1 : x->rec.start_ns > y->rec.start_ns;
+}
+
+/* The host items made both ways from the same calls (sc_rp_items_make: in time order, and
+ * thread after thread from the entries' order): equal, field for field. */
+static void check_items(const sc_trace *t, const int32_t *kinds, sc_poll_loop *loops)
+{
+    sc_ctx ctx = {.trace = t, .polls = loops};
+    sc_replay r[2] = {{.ctx = &ctx}, {.ctx = &ctx}};
+    for (int k = 0; k < 2; k++) {
+        r[k].call_item = malloc((t->n_calls + 1) * sizeof *r[k].call_item);
+        assert_non_null(r[k].call_item);
+        memcpy(r[k].call_item, kinds, t->n_calls * sizeof *kinds);
+        assert_int_equal(sc_rp_items_make(&r[k], k == 0), 0);
+    }
+    const sc_replay *a = &r[0], *b = &r[1];
+    assert_int_equal(a->n_items, b->n_items);
+    assert_int_equal(a->n_threads, b->n_threads);
+    if (a->n_items) {
+        assert_memory_equal(a->items, b->items, a->n_items * sizeof *a->items);
+        assert_memory_equal(a->item_call, b->item_call, a->n_items * sizeof *a->item_call);
+    }
+    if (a->n_threads)
+        assert_memory_equal(a->thread_first, b->thread_first,
+                            a->n_threads * sizeof *a->thread_first);
+    if (t->n_ranges)
+        assert_memory_equal(a->range_marks, b->range_marks,
+                            2 * t->n_ranges * sizeof *a->range_marks);
+    if (t->n_calls)
+        assert_memory_equal(a->call_item, b->call_item, t->n_calls * sizeof *a->call_item);
+    assert_int_equal(a->wide_durs.n, b->wide_durs.n);
+    for (size_t i = 0; i < a->wide_durs.n; i++) {
+        assert_int_equal(a->wide_durs.v[i].index, b->wide_durs.v[i].index);
+        assert_true(a->wide_durs.v[i].value == b->wide_durs.v[i].value);
+    }
+    for (int k = 0; k < 2; k++) {
+        free(r[k].call_item);
+        free(r[k].items);
+        free(r[k].item_call);
+        free(r[k].range_marks);
+        free(r[k].thread_first);
+        free(r[k].wide_durs.v);
+    }
 }
 
 static void check(const shape *s, uint64_t *seed)
@@ -61,7 +107,8 @@ static void check(const shape *s, uint64_t *seed)
         at += rnd(seed) % 3;    /* ties */
         sc_call_rec *rec = &t.calls[c].rec;
         rec->start_ns = s->shuffled && rnd(seed) % 11 == 0 && at > 1005 ? at - 5 : at;
-        rec->end_ns = rec->start_ns + rnd(seed) % 7;
+        /* now and then a call longer than an item's 32 bits hold (replay_wide.h) */
+        rec->end_ns = rec->start_ns + (rnd(seed) % 97 == 0 ? 5000000000ull : rnd(seed) % 7);
         rec->extra_at = 1 + (uint32_t)(rnd(seed) % s->threads);    /* its thread */
         call_item[c] = s->inner_share && rnd(seed) % s->inner_share == 0 ? SC_RP_CALL_INNER
                                                                           : SC_RP_NONE;
@@ -96,6 +143,7 @@ static void check(const shape *s, uint64_t *seed)
     assert_non_null(got);
     assert_int_equal(n_got, n_want);
     assert_memory_equal(got, want, n_want * sizeof *want);
+    check_items(&t, call_item, loops);
     free(want);
     free(got);
     free(t.calls);

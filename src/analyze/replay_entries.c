@@ -157,6 +157,17 @@ static void sc_rp_tids_free(sc_rp_tids *h)
     free(h->calls);
 }
 
+/* Each group's rank among the threads by ascending tid into rank[group]: the tids sorted,
+ * each above its group (v: scratch of h->n values). */
+static void sc_rp_tids_rank(const sc_rp_tids *h, uint64_t *v, uint32_t *rank)
+{
+    for (size_t g = 0; g < h->n; g++)
+        v[g] = (uint64_t)h->tids[g] << 32 | g;
+    sc_sort_u64(v, h->n);
+    for (size_t k = 0; k < h->n; k++)
+        rank[(uint32_t)v[k]] = (uint32_t)k;
+}
+
 /* Mark m's time (m: its place among the marks, 2 * range + 1 for an end mark), for the
  * marks' sort. */
 static uint64_t sc_rp_mark_start(const void *ctx, size_t m)
@@ -244,12 +255,7 @@ static int sc_rp_entry_merge(const sc_rp_entry_src *s, uint32_t **order_out, siz
         rc = place && mcount && rank && v && marks ? 0 : -1;
     }
     if (rc == 0) {
-        /* each group's place by tid: the tids sorted, each above its group */
-        for (size_t g = 0; g < ng; g++)
-            v[g] = (uint64_t)h.tids[g] << 32 | g;
-        sc_sort_u64(v, ng);
-        for (size_t k = 0; k < ng; k++)
-            rank[(uint32_t)v[k]] = (uint32_t)k;
+        sc_rp_tids_rank(&h, v, rank);      /* each group's place */
         for (size_t g = 0; g < ng; g++)
             place[rank[g]] = h.calls[g];    /* for now, its count of calls */
         /* the marks by (place, time, position) */
@@ -352,12 +358,7 @@ int sc_rp_time_walk_begin(const sc_rp_entry_src *s, sc_rp_time_walk *w)
         rc = rank && v ? 0 : -1;
     }
     if (rc == 0) {
-        /* the groups' ranks by tid: the tids sorted, each above its group */
-        for (size_t g = 0; g < ng; g++)
-            v[g] = (uint64_t)h.tids[g] << 32 | g;
-        sc_sort_u64(v, ng);
-        for (size_t k = 0; k < ng; k++)
-            rank[(uint32_t)v[k]] = (uint32_t)k;
+        sc_rp_tids_rank(&h, v, rank);
         for (size_t c = 0; c < t->n_calls; c++)
             if (sc_rp_call_is_entry(s, c))
                 w->call_rank[c] = (uint16_t)rank[w->call_rank[c]];

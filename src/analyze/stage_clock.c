@@ -81,9 +81,9 @@ void sc_stage_mark(const char *name)
 
 void sc_stage_clock_end(sc_stage_rows *out)
 {
-    if (sc_clock.on)
+    if (out && sc_clock.on)
         *out = sc_clock.rows;
-    else
+    else if (out)
         memset(out, 0, sizeof *out);
     memset(&sc_clock, 0, sizeof sc_clock);
 }

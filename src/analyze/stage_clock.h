@@ -33,7 +33,8 @@ void sc_stage_clock_begin(void);
 /* Ends the stage `name` (a string literal) when this thread's clock is on; nothing otherwise. */
 void sc_stage_mark(const char *name);
 
-/* Turns this thread's clock off and gives its rows (none if it was off). */
+/* Turns this thread's clock off and gives its rows (none if it was off; out NULL: drops
+ * them). */
 void sc_stage_clock_end(sc_stage_rows *out);
 
 #endif

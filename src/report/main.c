@@ -165,11 +165,13 @@ static void load_one(load_slot *slot, const char *path, const load_filter *filte
     if (load_trace(path, filter, &l->trace, err, err_size) != 0) {
         if (!err[0])
             snprintf(err, err_size, "%s: cannot read trace", path);
+        sc_stage_clock_end(NULL);   /* a trace not reported has no table */
         free(l);
         return;
     }
     if (filter && filter->has_pid &&
         (!l->trace.has_process || l->trace.process.pid != filter->pid)) {
+        sc_stage_clock_end(NULL);
         sc_trace_free(&l->trace);
         free(l);
         return;
@@ -190,12 +192,14 @@ static void load_one(load_slot *slot, const char *path, const load_filter *filte
     const sc_analyze_options aopt = {.kernel_name = sc_demangle_kernel};
     if (sc_analyze_with(&l->cut, &aopt, &l->analysis, aerr, sizeof aerr) != 0) {
         snprintf(err, err_size, "%s: analysis failed: %.*s", path, 400, aerr[0] ? aerr : "?");
+        sc_stage_clock_end(NULL);
         sc_trace_free(&l->trace);
         free(l);
         return;
     }
-    if (clocked && (slot->stages = malloc(sizeof *slot->stages)) != NULL)
-        sc_stage_clock_end(slot->stages);
+    if (clocked)
+        slot->stages = malloc(sizeof *slot->stages);
+    sc_stage_clock_end(slot->stages);   /* without room for the rows: dropped */
     slot->proc = l;
 }
 

@@ -315,6 +315,9 @@ static int sc_rp_entry_merge(const sc_rp_entry_src *s, uint32_t **order_out, siz
 
 /* ---- the entries in time order ------------------------------------------------------ */
 
+/* A group's number, then its rank, in the walk's 16 bits: sc_rp_tid_group refuses more. */
+_Static_assert(SC_RP_TIDS_MAX <= UINT16_MAX + 1u, "a thread's rank fits sc_rp_time_walk's");
+
 int sc_rp_time_walk_begin(const sc_rp_entry_src *s, sc_rp_time_walk *w)
 {
     const sc_trace *t = s->t;
@@ -350,8 +353,6 @@ int sc_rp_time_walk_begin(const sc_rp_entry_src *s, sc_rp_time_walk *w)
         w->mark_rank[m] = (uint16_t)g;
     }
     size_t ng = h.n;
-    if (rc == 0 && ng > UINT16_MAX)
-        rc = 1;
     if (rc == 0) {
         rank = malloc((ng + 1) * sizeof *rank);
         v = malloc((ng + 1) * sizeof *v);

@@ -85,5 +85,6 @@ void sc_stage_clock_end(sc_stage_rows *out)
         *out = sc_clock.rows;
     else if (out)
         memset(out, 0, sizeof *out);
-    memset(&sc_clock, 0, sizeof sc_clock);
+    if (sc_clock.on)    /* off, it holds nothing to clear: the report ends it for every trace */
+        memset(&sc_clock, 0, sizeof sc_clock);
 }

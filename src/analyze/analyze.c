@@ -8,6 +8,7 @@
 
 #include "analyze/costs.h"
 #include "analyze/findings.h"
+#include "analyze/fork_join.h"
 #include "analyze/internal.h"
 #include "analyze/kernel_names.h"
 #include "analyze/legacy_waits.h"
@@ -20,7 +21,7 @@ static const sc_rule sc_rules[] = {
     SC_RULE("legacy-stream", sc_rule_legacy_stream),
     SC_RULE("pageable-async", sc_rule_pageable_async),
     SC_RULE("implicit-sync", sc_rule_implicit_sync),
-    SC_RULE("host-sync", sc_rule_host_sync),
+    SC_RULE_BESIDE("host-sync", sc_rule_host_sync),
     SC_RULE("serializing-env", sc_rule_serializing_env),
     SC_RULE("blocking-stream", sc_rule_blocking_stream),
     SC_RULE("lazy-loading", sc_rule_lazy_loading),
@@ -33,10 +34,11 @@ static const sc_rule sc_rules[] = {
     SC_RULE("peer-access", sc_rule_peer_access),
     SC_RULE("cross-device-wait", sc_rule_cross_device),
 };
+#define SC_N_RULES (sizeof(sc_rules) / sizeof(sc_rules[0]))
 
 size_t sc_rule_count(void)
 {
-    return sizeof(sc_rules) / sizeof(sc_rules[0]);
+    return SC_N_RULES;
 }
 
 const char *sc_rule_id(size_t i)
@@ -56,7 +58,31 @@ const char *sc_severity_name(sc_severity severity)
 
 /* ---- entry points ------------------------------------------------------------------- */
 
-/* Each rule of the table, with the measures two rules share made once for them. */
+/* The rules of one thread: the table's rules that are (or are not) `beside`, each into its
+ * own list (sc_rules_each joins them in the table's order). */
+typedef struct sc_rule_run {
+    const sc_ctx *ctx;
+    bool beside;
+    sc_finding_list *lists;     /* per table entry */
+    char err[256];
+} sc_rule_run;
+
+static int sc_rules_some(void *arg)
+{
+    sc_rule_run *run = arg;
+    for (size_t i = 0; i < SC_N_RULES; i++) {
+        if (sc_rules[i].beside != run->beside)
+            continue;
+        if (sc_rules[i].run(run->ctx, &run->lists[i], run->err, sizeof run->err) != 0)
+            return -1;
+        sc_stage_mark(sc_rules[i].stage);
+    }
+    return 0;
+}
+
+/* Each rule of the table, with the measures two rules share made once for them; the rules
+ * marked beside on a second thread when the analysis may use one (fork_join.h), their
+ * stages after the others'. The findings come out in the table's order either way. */
 static int sc_rules_each(sc_ctx *ctx, sc_finding_list *list, char *err, size_t err_size)
 {
     sc_legacy_waits legacy = {0};
@@ -67,10 +93,20 @@ static int sc_rules_each(sc_ctx *ctx, sc_finding_list *list, char *err, size_t e
     }
     ctx->legacy_waits = &legacy;
     sc_stage_mark("rules: legacy waits");
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < sizeof(sc_rules) / sizeof(sc_rules[0]); i++) {
-        rc = sc_rules[i].run(ctx, list, err, err_size);
-        sc_stage_mark(sc_rules[i].stage);
+    sc_finding_list lists[SC_N_RULES] = {0};
+    sc_rule_run here = {.ctx = ctx, .beside = false, .lists = lists};
+    sc_rule_run there = {.ctx = ctx, .beside = true, .lists = lists};
+    int rc = sc_fork_join(ctx->two_threads, (sc_part){sc_rules_some, &here},
+                          (sc_part){sc_rules_some, &there});
+    if (rc != 0 && err && err_size)
+        snprintf(err, err_size, "%s", here.err[0] ? here.err : there.err);
+    for (size_t i = 0; i < SC_N_RULES; i++) {
+        if (rc == 0 && sc_finding_list_append(list, &lists[i]) != 0) {
+            if (err && err_size)
+                snprintf(err, err_size, "findings: out of memory");
+            rc = -1;
+        }
+        sc_finding_list_free(&lists[i]);
     }
     ctx->legacy_waits = NULL;
     sc_legacy_waits_free(&legacy);
@@ -120,7 +156,7 @@ int sc_analyze_with(const sc_trace *trace, const sc_analyze_options *opt, sc_ana
     if (err && err_size)
         err[0] = '\0';
     out->trace = trace;
-    sc_ctx ctx = {.trace = trace, .analysis = out};
+    sc_ctx ctx = {.trace = trace, .analysis = out, .two_threads = opt && opt->two_threads};
     int rc = sc_ctx_build(&ctx, out);
     if (rc == 0 && opt && opt->kernel_name) {
         ctx.kernel_names = sc_kernel_names_new(opt->kernel_name);

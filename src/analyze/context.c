@@ -10,6 +10,7 @@
 #include "analyze/blocking.h"
 #include "analyze/comm.h"
 #include "analyze/copy_rates.h"
+#include "analyze/fork_join.h"
 #include "analyze/launches.h"
 #include "analyze/occupancy.h"
 #include "analyze/overlap.h"
@@ -424,35 +425,47 @@ static uint8_t *sc_kernels_full(const sc_ctx *ctx)
     return full;
 }
 
-/* The launches, and the work's stream slots given back once they are made: nothing else
- * reads them, and the blocking index built next is near the build's peak of memory. */
-static int sc_ctx_launches(sc_ctx *ctx)
-{
-    int rc = sc_launches_build(ctx, &ctx->launches);
-    free(ctx->work_slot);
-    ctx->work_slot = NULL;
-    return rc;
-}
+/* What the parts of the context's indexes read and fill (sc_ctx_build_indexes). */
+typedef struct sc_index_parts {
+    sc_ctx *ctx;
+    sc_analysis *a;
+    const bool *shape_comm;
+    bool *overlapped;
+    uint32_t *peak;
+} sc_index_parts;
 
-/* The indexes the rules share, in the order each needs the ones before (a stage each:
- * stage_clock.h). */
-static int sc_ctx_build_indexes(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
-                                bool *overlapped, uint32_t *peak)
+static int sc_part_overlaps(void *arg)
 {
-    if (!overlapped || !peak || (ctx->order = calloc(1, sizeof *ctx->order)) == NULL ||
-        sc_work_order_build(ctx, ctx->order) != 0)
-        return -1;
-    sc_stage_mark("context: work order");
-    if (sc_ctx_overlaps(ctx, a, shape_comm, overlapped, peak) != 0)
+    sc_index_parts *p = arg;
+    if (sc_ctx_overlaps(p->ctx, p->a, p->shape_comm, p->overlapped, p->peak) != 0)
         return -1;
     sc_stage_mark("context: overlaps");
+    return 0;
+}
+
+static int sc_part_deps(void *arg)
+{
+    sc_ctx *ctx = ((sc_index_parts *)arg)->ctx;
     if (sc_deps_build_ordered(ctx, ctx->order, &ctx->deps) != 0)
         return -1;
     sc_stage_mark("context: dependencies");
+    return 0;
+}
+
+static int sc_part_launches(void *arg)
+{
+    sc_ctx *ctx = ((sc_index_parts *)arg)->ctx;
     if ((ctx->unified = malloc(sizeof *ctx->unified)) == NULL ||
-        sc_unified_measure(ctx, ctx->unified) != 0 || sc_ctx_launches(ctx) != 0)
+        sc_unified_measure(ctx, ctx->unified) != 0 ||
+        sc_launches_build(ctx, &ctx->launches) != 0)
         return -1;
     sc_stage_mark("context: launches");
+    return 0;
+}
+
+static int sc_part_blocking(void *arg)
+{
+    sc_ctx *ctx = ((sc_index_parts *)arg)->ctx;
     if ((ctx->blocking = calloc(1, sizeof *ctx->blocking)) == NULL ||
         sc_blocking_index_build(ctx, ctx->order, ctx->blocking) != 0)
         return -1;
@@ -461,6 +474,28 @@ static int sc_ctx_build_indexes(sc_ctx *ctx, sc_analysis *a, const bool *shape_c
         return -1;
     sc_stage_mark("context: polls");
     return 0;
+}
+
+/* The indexes the rules share, each after the ones it reads (a stage each: stage_clock.h),
+ * two at a time where neither reads what the other writes (fork_join.h): the event edges
+ * read the work order and the calls alone, beside the overlaps, which make the streams and
+ * the work's stream slots; then the launches (which read the slots, given back after them:
+ * nothing else does) beside the blocking index and the polling loops, which read it. */
+static int sc_ctx_build_indexes(sc_ctx *ctx, sc_analysis *a, const bool *shape_comm,
+                                bool *overlapped, uint32_t *peak)
+{
+    if (!overlapped || !peak || (ctx->order = calloc(1, sizeof *ctx->order)) == NULL ||
+        sc_work_order_build(ctx, ctx->order) != 0)
+        return -1;
+    sc_stage_mark("context: work order");
+    sc_index_parts p = {ctx, a, shape_comm, overlapped, peak};
+    bool two = ctx->two_threads;
+    if (sc_fork_join(two, (sc_part){sc_part_overlaps, &p}, (sc_part){sc_part_deps, &p}) != 0)
+        return -1;
+    int rc = sc_fork_join(two, (sc_part){sc_part_launches, &p}, (sc_part){sc_part_blocking, &p});
+    free(ctx->work_slot);
+    ctx->work_slot = NULL;
+    return rc;
 }
 
 int sc_ctx_build(sc_ctx *ctx, sc_analysis *a)

@@ -490,6 +490,27 @@ int sc_finding_list_sort(sc_finding_list *list)
     return 0;
 }
 
+int sc_finding_list_append(sc_finding_list *to, sc_finding_list *from)
+{
+    if (from->n == 0)
+        return 0;
+    size_t n = to->n + from->n;
+    size_t items_cap = to->cap, marks_cap = to->cap, fixes_cap = to->cap;
+    if (!SC_GROW(to->items, items_cap, n, 8) || !SC_GROW(to->marks, marks_cap, n, 8) ||
+        !SC_GROW(to->fixes, fixes_cap, n, 8))
+        return -1;  /* the arrays grown before the one that failed merely have unused room */
+    to->cap = items_cap;
+    memcpy(to->items + to->n, from->items, from->n * sizeof *from->items);
+    memcpy(to->marks + to->n, from->marks, from->n * sizeof *from->marks);
+    memcpy(to->fixes + to->n, from->fixes, from->n * sizeof *from->fixes);
+    to->n = n;
+    free(from->items);
+    free(from->marks);
+    free(from->fixes);
+    memset(from, 0, sizeof *from);
+    return 0;
+}
+
 void sc_finding_list_drop_marks(sc_finding_list *list)
 {
     for (size_t i = 0; list->marks && i < list->n; i++)

@@ -64,10 +64,14 @@ typedef struct sc_rule {
     const char *id;
     const char *stage;          /* "rule: ID", its row in the stage table (stage_clock.h) */
     sc_rule_fn run;
+    bool beside;                /* may run on a second thread beside the others: it names no
+                                   kernel (the names are remembered as rules ask them:
+                                   kernel_names.h), the one thing of the context rules write */
 } sc_rule;
 
 /* A table entry: the rule's id, once. */
-#define SC_RULE(id, run) {id, "rule: " id, run}
+#define SC_RULE(id, run) {id, "rule: " id, run, false}
+#define SC_RULE_BESIDE(id, run) {id, "rule: " id, run, true}
 
 void sc_finding_begin(sc_finding_builder *b, const char *rule, const char *fix);
 /* Counts an instance: first (earliest start), worst (cost, then duration), its site. The
@@ -110,6 +114,9 @@ void sc_findings_sort(sc_finding *findings, size_t n);
 /* The same order, for a list: its marks move with their findings. Returns 0, or -1 when out
  * of memory (the list is then unchanged). */
 int sc_finding_list_sort(sc_finding_list *list);
+/* Moves every finding of `from`, with its marks and fixes, to the end of `to`, in its order;
+ * `from` is left empty. Returns 0, or -1 when out of memory (both lists then unchanged). */
+int sc_finding_list_append(sc_finding_list *to, sc_finding_list *from);
 /* Frees the marks only: the items stay (they go to the analysis). */
 void sc_finding_list_drop_marks(sc_finding_list *list);
 /* Frees the fixes only. */

@@ -79,6 +79,26 @@ void sc_stage_mark(const char *name)
         sc_clock.last = now;
 }
 
+bool sc_stage_clock_on(void)
+{
+    return sc_clock.on;
+}
+
+void sc_stage_rows_add(const sc_stage_rows *rows)
+{
+    if (!sc_clock.on)
+        return;
+    sc_stage_rows *r = &sc_clock.rows;
+    for (size_t i = 0; i < rows->n; i++) {
+        if (r->n < SC_STAGE_MAX) {
+            r->rows[r->n] = rows->rows[i];
+            r->rows[r->n++].beside = true;
+        } else
+            r->dropped++;
+    }
+    r->dropped += rows->dropped;
+}
+
 void sc_stage_clock_end(sc_stage_rows *out)
 {
     if (out && sc_clock.on)

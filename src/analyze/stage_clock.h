@@ -2,7 +2,8 @@
  * report tool (STREAMCHECK_REPORT_STAGES, streamcheck-report(1); README "How fast the report
  * tool is"). Off unless a thread turns it on: a stage's mark is then the test of a thread-local
  * flag. Each thread keeps its own rows and reads its own CPU time and faults: the report loads
- * and analyzes its traces on -j threads, each trace wholly on one of them. */
+ * and analyzes its traces on -j threads, each trace on one of them, but for the parts of its
+ * context built on a second thread (fork_join.h), whose rows that thread hands back. */
 #ifndef SC_ANALYZE_STAGE_CLOCK_H
 #define SC_ANALYZE_STAGE_CLOCK_H
 
@@ -19,6 +20,8 @@ typedef struct sc_stage_row {
     uint64_t rss_bytes;         /* the process's resident memory at this mark (0: unknown) */
     uint64_t peak_bytes;        /* the process's peak of resident memory so far (0: unknown):
                                    it rises in the stage that holds the most */
+    bool beside;                /* run on a second thread, which handed the row back
+                                   (sc_stage_rows_add) */
 } sc_stage_row;
 
 typedef struct sc_stage_rows {
@@ -32,6 +35,14 @@ void sc_stage_clock_begin(void);
 
 /* Ends the stage `name` (a string literal) when this thread's clock is on; nothing otherwise. */
 void sc_stage_mark(const char *name);
+
+/* Whether this thread's clock is on. */
+bool sc_stage_clock_on(void);
+
+/* Adds the rows another thread's clock kept (a part run there: fork_join.h) after this
+ * thread's, as if marked here; past SC_STAGE_MAX they count as dropped. Nothing when this
+ * thread's clock is off. */
+void sc_stage_rows_add(const sc_stage_rows *rows);
 
 /* Turns this thread's clock off and gives its rows (none if it was off; out NULL: drops
  * them). */

@@ -145,7 +145,8 @@ static int load_trace(const char *path, const load_filter *filter, sc_trace *out
     return sc_trace_load_between(path, &times, lo, hi, out, err, err_size);
 }
 
-static void load_one(load_slot *slot, const char *path, const load_filter *filter)
+static void load_one(load_slot *slot, const char *path, const load_filter *filter,
+                     bool two_threads)
 {
     char *err = slot->error;
     size_t err_size = sizeof slot->error;
@@ -189,7 +190,8 @@ static void load_one(load_slot *slot, const char *path, const load_filter *filte
         l->cut = l->trace;
     char aerr[512] = "";
     /* findings name kernels demangled: "sweep_kernel", not "_Z12sweep_kernelP6float4mi" */
-    const sc_analyze_options aopt = {.kernel_name = sc_demangle_kernel};
+    const sc_analyze_options aopt = {.kernel_name = sc_demangle_kernel,
+                                     .two_threads = two_threads};
     if (sc_analyze_with(&l->cut, &aopt, &l->analysis, aerr, sizeof aerr) != 0) {
         snprintf(err, err_size, "%s: analysis failed: %.*s", path, 400, aerr[0] ? aerr : "?");
         sc_stage_clock_end(NULL);
@@ -213,12 +215,14 @@ typedef struct load_job {
     report_run *r;
     void (*consume)(void *ctx, report_run *r, loaded *proc);
     void *consume_ctx;
+    bool two_threads;           /* each analysis may build on a second thread: a core is free
+                                   for each trace analyzed at once */
 } load_job;
 
 static void load_work(void *ctx, size_t i)
 {
     load_job *j = ctx;
-    load_one(&j->slots[i], j->in->files[i], j->filter);
+    load_one(&j->slots[i], j->in->files[i], j->filter, j->two_threads);
 }
 
 static void load_take(void *ctx, size_t i)
@@ -262,7 +266,9 @@ static int load_run(report_run *r, const char *const *paths, size_t n_paths,
         sc_report_inputs_free(&in);
         return EXIT_READ;
     }
-    load_job job = {&in, filter, slots, r, consume, consume_ctx};
+    size_t at_once = jobs < in.n ? jobs : in.n;
+    load_job job = {&in, filter, slots, r, consume, consume_ctx,
+                    .two_threads = sc_pipeline_cpus() >= 2 * at_once};
     /* Bounded: at most two traces a thread wait for their report. */
     sc_pipeline p = {in.n, jobs, consume ? 2 * jobs : in.n, load_work, load_take, &job};
     sc_pipeline_run(&p);

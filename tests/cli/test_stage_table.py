@@ -1,6 +1,6 @@
 """STREAMCHECK_REPORT_STAGES: the report tool writes each trace's stages (load, the context,
 the rules, the replay's build, its walks, the ranges) to standard error, with the CPU time and
-faults of the thread that analyzed it and the process's resident memory at each stage's end
+faults of the thread that ran each and the process's resident memory at each stage's end
 (src/analyze/stage_clock.c, src/report/stage_table.c). The report itself is the same byte for
 byte; the table is checked against what the kernel says of the whole process (wait4)."""
 
@@ -14,19 +14,25 @@ import pytest
 from conftest import ROOT, build_dir
 from test_ci_outputs import RULES
 
-# Every stage, in the order the analysis runs them (each rule a stage, in the analyzer's order):
-# a mark lost or moved shows here.
+# The rules that may run on a second thread beside the others (analyze.c, SC_RULE_BESIDE): their
+# rows come after the others'.
+BESIDE = ["host-sync"]
+
+# Every stage, in the order the analysis runs them (each rule a stage, in the analyzer's order,
+# those beside the others last): a mark lost or moved shows here, whether the parts run on one
+# thread or two (fork_join.h keeps the rows of the two in that order).
 STAGES = [
     "load", "context: ids, devices", "context: work order", "context: overlaps",
     "context: dependencies", "context: launches", "context: blocking index", "context: polls",
-    "rules: legacy waits", *[f"rule: {r}" for r in RULES],
+    "rules: legacy waits", *[f"rule: {r}" for r in RULES if r not in BESIDE],
+    *[f"rule: {r}" for r in BESIDE],
     "replay: host items", "replay: work", "replay: issue orders", "replay: edges",
     "replay: host waits", "replay: lags", "replay: node order", "replay: fidelity walks",
     "cost passes", "ranges",
 ]
 
 ROW = re.compile(r"^  (\S.*?)\s+(\d+\.\d{3})\s+(\d+\.\d{3})\s+(\d+)"
-                 r"(?:\s+(\d+\.\d)\s+(\d+\.\d))?$")
+                 r"(?:\s+(\d+\.\d)\s+(\d+\.\d)\s+([12]))?$")
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +70,7 @@ def run_with_usage(report_bin, args):
 
 def tables(err):
     """Each table in stderr: (path, rows as (stage, user, system, faults, resident MiB, peak
-    MiB)); the total row has no memory (None, None)."""
+    MiB, thread)); the total row has no memory and no thread (None, None, None)."""
     found = []
     for line in err.splitlines():
         head = re.match(r"^streamcheck-report: stages of (\S+) \(", line)
@@ -73,7 +79,8 @@ def tables(err):
             continue
         m = ROW.match(line)
         if m and found and m.group(1) != "stage":
-            rest = (float(m.group(5)), float(m.group(6))) if m.group(5) else (None, None)
+            rest = ((float(m.group(5)), float(m.group(6)), int(m.group(7))) if m.group(5)
+                    else (None, None, None))
             found[-1][1].append((m.group(1), float(m.group(2)), float(m.group(3)),
                                  int(m.group(4)), *rest))
     return found
@@ -117,6 +124,37 @@ def test_the_table_agrees_with_the_kernels_count_of_the_process(report_bin, trac
     assert total[1] <= user + 0.01
     assert total[2] <= system + 0.01
     assert total[3] <= faults
+
+
+# The stages built on a second thread where a core is free (context.c, analyze.c: fork_join.h).
+SECOND_THREAD = ["context: dependencies", "context: blocking index", "context: polls",
+                 *[f"rule: {r}" for r in BESIDE]]
+
+
+def one_cpu():
+    """For preexec_fn: the child may use the first of this process's CPUs alone (taskset)."""
+    cpu = min(os.sched_getaffinity(0))
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def test_a_second_thread_only_where_a_core_is_free(report_bin, trace):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: the report never takes a second thread")
+    env = dict(os.environ, STREAMCHECK_REPORT_STAGES="1")
+    two = subprocess.run([str(report_bin), trace], capture_output=True, check=True, env=env)
+    one = subprocess.run([str(report_bin), trace], capture_output=True, check=True, env=env,
+                         preexec_fn=one_cpu())
+    assert one.stdout == two.stdout
+    for run, beside in ((two, SECOND_THREAD), (one, [])):
+        rows = tables(run.stderr.decode())[0][1]
+        assert [r[0] for r in rows] == STAGES + ["total"]
+        assert {r[0] for r in rows[:-1] if r[6] == 2} == set(beside)
+    # two traces at once on two CPUs: no core is free for a second thread of either
+    pair = subprocess.run([str(report_bin), "-j", "2", trace, trace], capture_output=True,
+                          check=True, env=env, preexec_fn=lambda: os.sched_setaffinity(
+                              0, set(sorted(os.sched_getaffinity(0))[:2])))
+    found = tables(pair.stderr.decode())
+    assert len(found) == 2 and all(r[6] != 2 for _, rows in found for r in rows)
 
 
 @pytest.mark.parametrize("value", [None, "", "0"])

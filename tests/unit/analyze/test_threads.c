@@ -1,5 +1,8 @@
 /* The analyzer on several threads at once, as `streamcheck-report -j N` runs it: each
- * thread analyzes traces of its own, and every analysis must come out as it does alone. The
+ * thread analyzes traces of its own, and every analysis must come out as it does alone; and
+ * each analysis on two threads itself (sc_analyze_options.two_threads: parts of its context
+ * and the rule host-sync on a second thread, fork_join.h), as the report runs one trace
+ * where a core is free, which must come out as on one. The
  * replay once kept its sort comparators' context in file-scope variables (qsort has no
  * context argument): two threads sorting at once read each other's arrays, a wrong result or
  * a read past an array (seen under ASan in 1 of 4 runs of an 8-rank report). Under
@@ -9,6 +12,7 @@
  * copies and host synchronizations, so that the replay's graph, waits, lags and hardware
  * queues all sort; the traces differ in size so that the arrays differ. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,9 +27,18 @@ enum { THREADS = 4, TRACES = 6, ROUNDS = 12 };
 
 typedef struct outcome {
     uint64_t replay_span_ns, fixed_span_ns, cost_sum_ns;
+    uint64_t digest;            /* of each finding in order: its rule, title, count, cost */
     size_t findings;
     int rc;
 } outcome;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211u;
+    return h;
+}
 
 /* Trace `v`: 8 + 6 v steps, each a kernel on two non-blocking streams (0x10, 0x20) ordered
  * by an event, a kernel on the legacy stream, a pageable copy, and every third step a
@@ -74,21 +87,28 @@ static void build(syn *s, int v)
     syn_finish(s);
 }
 
-static outcome analyze_one(int v)
+static outcome analyze_one(int v, bool two_threads)
 {
     syn s;
     syn_init(&s);
     build(&s, v);
     sc_analysis a;
     char err[256];
-    outcome o = {0};
-    o.rc = sc_analyze(&s.t, &a, err, sizeof err);
+    outcome o = {.digest = 14695981039346656037u};
+    const sc_analyze_options opt = {.two_threads = two_threads};
+    o.rc = sc_analyze_with(&s.t, &opt, &a, err, sizeof err);
     if (o.rc == 0) {
         o.replay_span_ns = a.replay.replay_span_ns;
         o.fixed_span_ns = a.replay.fixed_span_ns;
         o.findings = a.n_findings;
-        for (size_t k = 0; k < a.n_findings; k++)
-            o.cost_sum_ns += a.findings[k].cost_ns;
+        for (size_t k = 0; k < a.n_findings; k++) {
+            const sc_finding *f = &a.findings[k];
+            o.cost_sum_ns += f->cost_ns;
+            o.digest = fnv(o.digest, f->rule, strlen(f->rule) + 1);
+            o.digest = fnv(o.digest, f->title, strlen(f->title) + 1);
+            o.digest = fnv(o.digest, &f->count, sizeof f->count);
+            o.digest = fnv(o.digest, &f->cost_ns, sizeof f->cost_ns);
+        }
         sc_analysis_free(&a);
     }
     syn_free(&s);
@@ -99,8 +119,16 @@ static outcome alone[TRACES];
 
 typedef struct worker {
     int first;
+    bool two_threads;           /* each of its analyses on two threads itself */
     int mismatches;
 } worker;
+
+static bool same(const outcome *o, const outcome *a)
+{
+    return o->rc == a->rc && o->replay_span_ns == a->replay_span_ns &&
+           o->fixed_span_ns == a->fixed_span_ns && o->cost_sum_ns == a->cost_sum_ns &&
+           o->digest == a->digest && o->findings == a->findings;
+}
 
 static void *work(void *arg)
 {
@@ -108,21 +136,17 @@ static void *work(void *arg)
     for (int r = 0; r < ROUNDS; r++)
         for (int k = 0; k < TRACES; k++) {
             int v = (w->first + k + r) % TRACES;
-            outcome o = analyze_one(v);
-            const outcome *a = &alone[v];
-            if (o.rc != a->rc || o.replay_span_ns != a->replay_span_ns ||
-                o.fixed_span_ns != a->fixed_span_ns || o.cost_sum_ns != a->cost_sum_ns ||
-                o.findings != a->findings)
+            outcome o = analyze_one(v, w->two_threads);
+            if (!same(&o, &alone[v]))
                 w->mismatches++;
         }
     return NULL;
 }
 
-static void test_analyses_on_several_threads_are_as_alone(void **state)
+static void run_workers(bool two_threads)
 {
-    (void)state;
     for (int v = 0; v < TRACES; v++) {
-        outcome o = analyze_one(v);
+        outcome o = analyze_one(v, false);
         alone[v] = o;
         assert_int_equal(o.rc, 0);
         assert_true(o.findings > 0);    /* the rules ran and priced something */
@@ -131,7 +155,7 @@ static void test_analyses_on_several_threads_are_as_alone(void **state)
     pthread_t th[THREADS];
     worker w[THREADS];
     for (int i = 0; i < THREADS; i++) {
-        w[i] = (worker){.first = i};
+        w[i] = (worker){.first = i, .two_threads = two_threads && i % 2 == 0};
         assert_int_equal(pthread_create(&th[i], NULL, work, &w[i]), 0);
     }
     for (int i = 0; i < THREADS; i++) {
@@ -140,10 +164,28 @@ static void test_analyses_on_several_threads_are_as_alone(void **state)
     }
 }
 
+static void test_analyses_on_several_threads_are_as_alone(void **state)
+{
+    (void)state;
+    run_workers(false);
+}
+
+/* Half the workers' analyses each on two threads, beside the others' on one. */
+static void test_analyses_on_two_threads_each_are_as_on_one(void **state)
+{
+    (void)state;
+    for (int v = 0; v < TRACES; v++) {
+        outcome one = analyze_one(v, false), two = analyze_one(v, true);
+        assert_true(same(&two, &one));
+    }
+    run_workers(true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_analyses_on_several_threads_are_as_alone),
+        cmocka_unit_test(test_analyses_on_two_threads_each_are_as_on_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -290,9 +290,9 @@ typedef char *(*sc_kernel_name_fn)(const char *recorded);
 
 typedef struct sc_analyze_options {
     sc_kernel_name_fn kernel_name;  /* NULL: kernels named as recorded */
-    bool two_threads;               /* build the context's independent indexes on this thread
-                                       and a second one: the same analysis, sooner, where a
-                                       core is free */
+    bool two_threads;               /* build some parts (two of the context's indexes at a
+                                       time, one rule beside the others) on a second thread:
+                                       the same analysis, sooner, where a core is free */
 } sc_analyze_options;
 
 /* Returns 0, or -1 with a message in err (out of memory, inconsistent trace). opt may be

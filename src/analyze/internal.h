@@ -84,7 +84,7 @@ typedef struct sc_ctx {
                                        pageable-async, managed memory, the replay */
     struct sc_kernel_names *kernel_names;   /* kernels as findings name them
                                                (kernel_names.h) */
-    bool two_threads;               /* some indexes built on a second thread (fork_join.h) */
+    bool two_threads;               /* some parts built on a second thread (fork_join.h) */
     const struct sc_legacy_waits *legacy_waits; /* who waited for whom across the legacy
                                                stream (legacy_waits.h), measured once for
                                                the rules legacy-stream and blocking-stream */

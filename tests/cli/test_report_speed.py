@@ -1,6 +1,7 @@
 """tools/bench/report-speed, the report tool's benchmark: a row per trace, run length, thread
 count and output (the packed trace and the same steps spread over a day, on one thread and
-on four), the traces deleted after; run lengths and thread counts it cannot use refused."""
+on four), each output again on one core when asked, the traces deleted after; run lengths
+and thread counts it cannot use refused."""
 
 import subprocess
 import sys
@@ -32,6 +33,22 @@ def test_a_row_per_trace_span_and_output(build, tmp_path):
     assert cells == [(run, threads, out) for threads in ("1", "4")
                      for run in ("packed", "24 h") for out in ("text", "--json")]
     assert not folder.exists()      # the traces deleted, and the folder made for them
+
+
+def test_one_core_runs_each_output_again_on_one_cpu(build, tmp_path):
+    r = subprocess.run([sys.executable, str(SCRIPT), "--build", str(build), "--records",
+                        "3000", "--spans", "0", "--runs", "1", "--one-core", "--stages",
+                        "--dir", str(tmp_path / "speed")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    outputs = [line.split("|")[5].strip() for line in r.stdout.splitlines()
+               if line.startswith("| 3,000 |")]
+    assert outputs == ["text", "--json", "text, one core", "--json, one core"]
+    # on one core every stage is the trace's own thread's (the stage table's thread column)
+    for section in r.stdout.split("\nstages of ")[1:]:
+        threads = {line.split("|")[7].strip() for line in section.splitlines()[3:]
+                   if line.startswith("|")}
+        if "one core" in section.splitlines()[0]:
+            assert threads == {"1"}, section
 
 
 def test_refuses_spans_and_threads_it_cannot_use(build, tmp_path):

@@ -26,6 +26,13 @@ def build_dir():
     pytest.skip("set STREAMCHECK_BUILD to a build folder holding src/report/streamcheck-report")
 
 
+def one_cpu():
+    """For subprocess's preexec_fn: the child may use the first of this process's CPUs alone,
+    as `taskset -c` runs it (the report then builds nothing on a second thread)."""
+    cpu = min(os.sched_getaffinity(0))
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
 @pytest.fixture(scope="session")
 def report_bin():
     path = build_dir() / "src" / "report" / "streamcheck-report"

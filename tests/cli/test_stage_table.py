@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, build_dir
+from conftest import ROOT, build_dir, one_cpu
 from test_ci_outputs import RULES
 
 # The rules that may run on a second thread beside the others (analyze.c, SC_RULE_BESIDE): their
@@ -129,12 +129,6 @@ def test_the_table_agrees_with_the_kernels_count_of_the_process(report_bin, trac
 # The stages built on a second thread where a core is free (context.c, analyze.c: fork_join.h).
 SECOND_THREAD = ["context: dependencies", "context: blocking index", "context: polls",
                  *[f"rule: {r}" for r in BESIDE]]
-
-
-def one_cpu():
-    """For preexec_fn: the child may use the first of this process's CPUs alone (taskset)."""
-    cpu = min(os.sched_getaffinity(0))
-    return lambda: os.sched_setaffinity(0, {cpu})
 
 
 def test_a_second_thread_only_where_a_core_is_free(report_bin, trace):

@@ -9,15 +9,10 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, build_dir
+from conftest import ROOT, build_dir, one_cpu
 
 FIXTURES = sorted((ROOT / "tests" / "fixtures").glob("*.sctrace"))
 OUTPUTS = [[], ["--json"]]
-
-
-def one_cpu():
-    cpu = min(os.sched_getaffinity(0))
-    return lambda: os.sched_setaffinity(0, {cpu})
 
 
 @pytest.fixture(scope="module")

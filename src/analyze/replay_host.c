@@ -152,7 +152,8 @@ static void sc_rp_calls_not_entries(sc_replay *r)
     }
 }
 
-static int sc_rp_sparse_index_cmp(const void *pa, const void *pb)
+/* Item values (or op values) by their index. */
+static int sc_rp_value_item_cmp(const void *pa, const void *pb)
 {
     const sc_rp_sparse *x = pa, *y = pb;
     return x->index < y->index ? -1 : x->index > y->index;
@@ -162,7 +163,7 @@ static int sc_rp_sparse_index_cmp(const void *pa, const void *pb)
 static void sc_rp_sort_wides(sc_rp_wides *w)
 {
     if (w->n > 1)
-        qsort(w->v, w->n, sizeof *w->v, sc_rp_sparse_index_cmp);
+        qsort(w->v, w->n, sizeof *w->v, sc_rp_value_item_cmp);
 }
 
 /* Lays the entries out as items, thread after thread, in their order (positions: order[0 ..
@@ -909,12 +910,6 @@ static uint64_t sc_rp_cond_recorded(const sc_replay *r, const sc_rp_wait_index *
         }
     }
     return end;
-}
-
-static int sc_rp_value_item_cmp(const void *pa, const void *pb)
-{
-    const sc_rp_sparse *x = pa, *y = pb;
-    return x->index < y->index ? -1 : x->index > y->index;
 }
 
 /* Sorts a list of item values by item and keeps one entry per item: the largest value, or

@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/fork_join.h"
 #include "analyze/overlap.h"
 #include "analyze/range_sweep.h"
+#include "analyze/stage_clock.h"
 #include "analyze/work.h"
 #include "trace/order_by_time.h"
 
@@ -316,34 +318,64 @@ static int sc_range_measure(const sc_ctx *ctx, const uint32_t *const slice[2],
     return 0;
 }
 
-/* Every range's calls, its work's counts and overlap metrics, from the pass's shares (at
- * SC_Q_N a range). */
+/* Ranges first .. end - 1 measured: their calls, their work's counts and overlap metrics,
+ * from the pass's shares (at SC_Q_N a range), each range's spans at most `most`. Each part
+ * writes its own ranges alone and has its own spans and scratch (fork_join.h). */
+typedef struct sc_measure_part {
+    const sc_ctx *ctx;
+    const sc_range_sweep *s;
+    const sc_range_work *w;
+    const uint64_t *share, *from;
+    sc_analysis *a;
+    size_t first, end, most;
+    const char *stage;
+} sc_measure_part;
+
+static int sc_ranges_measure_part(void *arg)
+{
+    const sc_measure_part *p = arg;
+    sc_overlap_span *spans = malloc((p->most ? p->most : 1) * sizeof(*spans));
+    sc_overlap_scratch scratch = {0};
+    int rc = spans ? 0 : -1;
+    for (size_t i = p->first; rc == 0 && i < p->end; i++) {
+        const uint64_t *q = &p->share[i * SC_Q_N], *at = &p->from[i * SC_Q_N];
+        uint32_t slot = p->s->slot[i];
+        const uint32_t *group = slot == SC_SWEEP_ANY ? p->w->by_call
+                                                     : p->w->by_thread + p->w->slot_at[slot];
+        const uint32_t *slice[2] = {group + at[SC_Q_WORK], p->w->no_call + at[SC_Q_LOOSE]};
+        const size_t n_slice[2] = {q[SC_Q_WORK], q[SC_Q_LOOSE]};
+        p->a->ranges[i].call_count = q[SC_Q_CALLS];
+        rc = sc_range_measure(p->ctx, slice, n_slice, spans, p->most, &scratch,
+                              &p->a->ranges[i]);
+    }
+    free(scratch.key);
+    free(spans);
+    sc_stage_mark(p->stage);
+    return rc;
+}
+
+/* Every range measured, in two parts of about as much work each: the second beside the first
+ * where a core is free (sc_ctx.two_threads). */
 static int sc_ranges_measure_all(const sc_ctx *ctx, const sc_range_sweep *s,
                                  const sc_range_work *w, const uint64_t *share,
                                  const uint64_t *from, sc_analysis *a)
 {
-    size_t most = 0;
+    size_t most = 0, total = 0;
     for (size_t i = 0; i < a->n_ranges; i++) {
         const uint64_t *q = &share[i * SC_Q_N];
-        if (q[SC_Q_WORK] + q[SC_Q_LOOSE] > most)
-            most = q[SC_Q_WORK] + q[SC_Q_LOOSE];
+        size_t n = q[SC_Q_WORK] + q[SC_Q_LOOSE];
+        most = n > most ? n : most;
+        total += n;
     }
-    sc_overlap_span *spans = malloc((most ? most : 1) * sizeof(*spans));
-    sc_overlap_scratch scratch = {0};
-    int rc = spans ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < a->n_ranges; i++) {
-        const uint64_t *q = &share[i * SC_Q_N], *at = &from[i * SC_Q_N];
-        uint32_t slot = s->slot[i];
-        const uint32_t *group = slot == SC_SWEEP_ANY ? w->by_call
-                                                     : w->by_thread + w->slot_at[slot];
-        const uint32_t *slice[2] = {group + at[SC_Q_WORK], w->no_call + at[SC_Q_LOOSE]};
-        const size_t n_slice[2] = {q[SC_Q_WORK], q[SC_Q_LOOSE]};
-        a->ranges[i].call_count = q[SC_Q_CALLS];
-        rc = sc_range_measure(ctx, slice, n_slice, spans, most, &scratch, &a->ranges[i]);
-    }
-    free(scratch.key);
-    free(spans);
-    return rc;
+    size_t half = 0;
+    for (size_t sum = 0; half < a->n_ranges && 2 * sum < total; half++)
+        sum += share[half * SC_Q_N + SC_Q_WORK] + share[half * SC_Q_N + SC_Q_LOOSE];
+    sc_measure_part parts[2] = {
+        {ctx, s, w, share, from, a, 0, half, most, "ranges: measures"},
+        {ctx, s, w, share, from, a, half, a->n_ranges, most, "ranges: later measures"},
+    };
+    return sc_fork_join(ctx->two_threads, (sc_part){sc_ranges_measure_part, &parts[0]},
+                        (sc_part){sc_ranges_measure_part, &parts[1]});
 }
 
 /* The calls' and the work's part of every range: one sweep, then each range measured. */
@@ -367,6 +399,7 @@ static int sc_ranges_calls_work(const sc_ctx *ctx, const sc_range_sweep *s, sc_a
             free(w.by_call);    /* only start/end ranges read it past the groups */
             w.by_call = NULL;
         }
+        sc_stage_mark("ranges: calls and work");
         rc = sc_ranges_measure_all(ctx, s, &w, share, from, a);
     }
     sc_sweep_pass_free(&p);

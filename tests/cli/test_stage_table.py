@@ -28,7 +28,8 @@ STAGES = [
     *[f"rule: {r}" for r in BESIDE],
     "replay: host items", "replay: work", "replay: issue orders", "replay: edges",
     "replay: host waits", "replay: lags", "replay: node order", "replay: fidelity walks",
-    "cost passes", "ranges",
+    "cost passes", "ranges: calls and work", "ranges: measures", "ranges: later measures",
+    "ranges",
 ]
 
 ROW = re.compile(r"^  (\S.*?)\s+(\d+\.\d{3})\s+(\d+\.\d{3})\s+(\d+)"
@@ -128,7 +129,7 @@ def test_the_table_agrees_with_the_kernels_count_of_the_process(report_bin, trac
 
 # The stages built on a second thread where a core is free (context.c, analyze.c: fork_join.h).
 SECOND_THREAD = ["context: dependencies", "context: blocking index", "context: polls",
-                 *[f"rule: {r}" for r in BESIDE]]
+                 *[f"rule: {r}" for r in BESIDE], "ranges: later measures"]
 
 
 def test_a_second_thread_only_where_a_core_is_free(report_bin, trace):

@@ -1,8 +1,8 @@
 /* The analyzer on several threads at once, as `streamcheck-report -j N` runs it: each
  * thread analyzes traces of its own, and every analysis must come out as it does alone; and
  * each analysis on two threads itself (sc_analyze_options.two_threads: parts of its context
- * and the rule host-sync on a second thread, fork_join.h), as the report runs one trace
- * where a core is free, which must come out as on one. The
+ * the rule host-sync and half of the ranges' measures on a second thread, fork_join.h), as
+ * the report runs one trace where a core is free, which must come out as on one. The
  * replay once kept its sort comparators' context in file-scope variables (qsort has no
  * context argument): two threads sorting at once read each other's arrays, a wrong result or
  * a read past an array (seen under ASan in 1 of 4 runs of an 8-rank report). Under
@@ -10,7 +10,9 @@
  *
  * Each trace has streams whose kernels an event orders, a legacy-stream barrier, pageable
  * copies and host synchronizations, so that the replay's graph, waits, lags and hardware
- * queues all sort; the traces differ in size so that the arrays differ. */
+ * queues all sort, and NVTX ranges (a push/pop range a step, a start/end range over every
+ * four), so that the ranges' measures split; the traces differ in size so that the arrays
+ * differ. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <setjmp.h>
@@ -27,8 +29,9 @@ enum { THREADS = 4, TRACES = 6, ROUNDS = 12 };
 
 typedef struct outcome {
     uint64_t replay_span_ns, fixed_span_ns, cost_sum_ns;
-    uint64_t digest;            /* of each finding in order: its rule, title, count, cost */
-    size_t findings;
+    uint64_t digest;            /* of each finding in order: its rule, title, count, cost;
+                                   then of each range: its calls and its work's measures */
+    size_t findings, ranges, ranges_with_work;
     int rc;
 } outcome;
 
@@ -42,7 +45,8 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 /* Trace `v`: 8 + 6 v steps, each a kernel on two non-blocking streams (0x10, 0x20) ordered
  * by an event, a kernel on the legacy stream, a pageable copy, and every third step a
- * cudaStreamSynchronize. */
+ * cudaStreamSynchronize; each step a push/pop range "step" of the calling thread, every four
+ * steps a start/end range "window" over them. */
 static void build(syn *s, int v)
 {
     syn_device(s, 0, 132);
@@ -77,6 +81,9 @@ static void build(syn *s, int v)
         syn_copy(s, 0, 10, t + US(40), t + US(60), 1 << 20, corr++, 0, SC_MEM_PAGEABLE,
                  SC_MEM_DEVICE);
         uint64_t next = t + US(210 + 7 * v);
+        syn_range(s, "step", t, next, 0, 0);
+        if (i % 4 == 0)
+            syn_range(s, "window", t, t + 4 * US(212 + 7 * v), 0, UINT32_MAX);
         if (i % 3 == 2) {
             c = syn_call(s, SC_CALL_STREAM_SYNC, t + US(61), next, corr++,
                          "cudaStreamSynchronize", NULL, 0);
@@ -109,6 +116,16 @@ static outcome analyze_one(int v, bool two_threads)
             o.digest = fnv(o.digest, &f->count, sizeof f->count);
             o.digest = fnv(o.digest, &f->cost_ns, sizeof f->cost_ns);
         }
+        o.ranges = a.n_ranges;
+        for (size_t k = 0; k < a.n_ranges; k++) {
+            const sc_range_summary *r = &a.ranges[k];
+            const sc_overlap *m = &r->overlap;
+            const uint64_t v8[8] = {r->call_count, r->copy_count, m->busy_ns, m->kernel_count,
+                                    m->overlap_ns, m->copy_compute_ns, m->idle_ns,
+                                    r->fixed_wall_ns};
+            o.digest = fnv(o.digest, v8, sizeof v8);
+            o.ranges_with_work += r->call_count > 0 && m->kernel_count > 0;
+        }
         sc_analysis_free(&a);
     }
     syn_free(&s);
@@ -127,7 +144,7 @@ static bool same(const outcome *o, const outcome *a)
 {
     return o->rc == a->rc && o->replay_span_ns == a->replay_span_ns &&
            o->fixed_span_ns == a->fixed_span_ns && o->cost_sum_ns == a->cost_sum_ns &&
-           o->digest == a->digest && o->findings == a->findings;
+           o->digest == a->digest && o->findings == a->findings && o->ranges == a->ranges;
 }
 
 static void *work(void *arg)
@@ -151,6 +168,7 @@ static void run_workers(bool two_threads)
         assert_int_equal(o.rc, 0);
         assert_true(o.findings > 0);    /* the rules ran and priced something */
         assert_true(o.replay_span_ns > 0);
+        assert_true(o.ranges_with_work > 2);    /* both halves of the measures have work */
     }
     pthread_t th[THREADS];
     worker w[THREADS];

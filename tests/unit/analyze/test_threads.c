@@ -1,6 +1,6 @@
 /* The analyzer on several threads at once, as `streamcheck-report -j N` runs it: each
  * thread analyzes traces of its own, and every analysis must come out as it does alone; and
- * each analysis on two threads itself (sc_analyze_options.two_threads: parts of its context
+ * each analysis on two threads itself (sc_analyze_options.two_threads: parts of its context,
  * the rule host-sync and half of the ranges' measures on a second thread, fork_join.h), as
  * the report runs one trace where a core is free, which must come out as on one. The
  * replay once kept its sort comparators' context in file-scope variables (qsort has no

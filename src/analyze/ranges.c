@@ -354,6 +354,12 @@ static int sc_ranges_measure_part(void *arg)
     return rc;
 }
 
+/* How many pieces of work range i was dealt by the pass (share: SC_Q_N a range). */
+static inline size_t sc_range_work_n(const uint64_t *share, size_t i)
+{
+    return share[i * SC_Q_N + SC_Q_WORK] + share[i * SC_Q_N + SC_Q_LOOSE];
+}
+
 /* Every range measured, in two parts of about as much work each: the second beside the first
  * where a core is free (sc_ctx.two_threads). */
 static int sc_ranges_measure_all(const sc_ctx *ctx, const sc_range_sweep *s,
@@ -362,14 +368,13 @@ static int sc_ranges_measure_all(const sc_ctx *ctx, const sc_range_sweep *s,
 {
     size_t most = 0, total = 0;
     for (size_t i = 0; i < a->n_ranges; i++) {
-        const uint64_t *q = &share[i * SC_Q_N];
-        size_t n = q[SC_Q_WORK] + q[SC_Q_LOOSE];
+        size_t n = sc_range_work_n(share, i);
         most = n > most ? n : most;
         total += n;
     }
     size_t half = 0;
     for (size_t sum = 0; half < a->n_ranges && 2 * sum < total; half++)
-        sum += share[half * SC_Q_N + SC_Q_WORK] + share[half * SC_Q_N + SC_Q_LOOSE];
+        sum += sc_range_work_n(share, half);
     sc_measure_part parts[2] = {
         {ctx, s, w, share, from, a, 0, half, most, "ranges: measures"},
         {ctx, s, w, share, from, a, half, a->n_ranges, most, "ranges: later measures"},

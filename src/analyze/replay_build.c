@@ -759,11 +759,18 @@ static int sc_rp_keep_fix_calls(sc_replay *r, uint64_t *fix_calls, size_t n)
 
 int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_replay **out)
 {
+    return sc_replay_build_as(ctx, fix_calls, n_fix_calls, true, out);
+}
+
+int sc_replay_build_as(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, bool runs,
+                       sc_replay **out)
+{
     sc_replay *r = calloc(1, sizeof *r);
     *out = r;
     if (!r)
         return -1;
     r->ctx = ctx;
+    r->whole_items = !runs;
     r->run_start_ns = ctx->analysis->run_start_ns;
     r->n_slots = ctx->analysis->n_streams;
     r->n_devs = ctx->analysis->n_devices ? ctx->analysis->n_devices : 1;
@@ -783,7 +790,12 @@ int sc_replay_build(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, sc_rep
     if (sc_rp_ops_fill(r) != 0)
         return -1;
     sc_stage_mark("replay: work");
-    if (sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) != 0 || sc_rp_orders(r) != 0)
+    /* the runs of calls before the orders and the edges, the build's peak of memory: the
+     * items they replace are 16 bytes and a call each */
+    if (sc_rp_keep_fix_calls(r, fix_calls, n_fix_calls) != 0 || sc_rp_fold_runs(r) != 0)
+        return -1;
+    sc_stage_mark("replay: runs of calls");
+    if (sc_rp_orders(r) != 0)
         return -1;
     sc_stage_mark("replay: issue orders");
     if (sc_rp_edges(r) != 0)
@@ -835,6 +847,7 @@ void sc_replay_free(sc_replay *r)
     free(r->full_slots);
     free(r->dev_pos);
     free(r->items);
+    free(r->in_run);
     free(r->edges);
     free(r->cond_ops);
     free(r->nodes);

@@ -105,14 +105,27 @@ static inline const sc_rp_edge *sc_rp_op_edges(const sc_rp_edge *edges, const sc
     return sc_rp_edges_from(edges, sc_rp_edge_first(links, o), n);
 }
 
+/* Where the call that issued a piece of work lies in its host item (sc_replay.in_run), 8
+ * bytes a piece. An item is a run of calls (replay_runs.c) whose steps the replay takes as
+ * one: each call's start is the run's start plus the recorded time from the run's start to
+ * it, less, in a plain pass, what tracing added to the run's calls before it. An item of one
+ * call has 0 and 0. */
+typedef struct sc_rp_in_run {
+    uint32_t after;             /* from its item's recorded start to its call's */
+    uint16_t before;            /* what tracing added to the item's calls before its call */
+    uint16_t tracer;            /* what tracing added to its call (SC_RP_WIDE16: its item's,
+                                   sc_rp_tracer, which then is an item of one call) */
+} sc_rp_in_run;
+
 typedef enum sc_rp_wait {
     SC_RP_WAIT_NONE = 0,
     SC_RP_WAIT_OPS = 1,         /* until the listed work ended (sc_rp_cond_list) */
     SC_RP_WAIT_DEVICE = 2,      /* until the work of a device issued before it ended */
 } sc_rp_wait;
 
-/* One host item: a call, a polling loop taken as one wait, or an NVTX range mark (which
- * range: sc_replay.range_marks). Fields are grouped by size (8, 4, 2, then 1 byte), as in
+/* One host item: a call, a run of calls one after another that the replay moves together
+ * (replay_runs.c), a polling loop taken as one wait, or an NVTX range mark (which range:
+ * sc_replay.range_marks). Fields are grouped by size (8, 4, 2, then 1 byte), as in
  * sc_rp_op: 16 bytes. What only a few items have is kept beside them: a join, a module
  * load's end, the copy of a pageable call, what a waiting call waits for and its return after
  * the wait (sc_replay.joins, .load_ends, .pinned_copies, .waits), the time streamcheck's stack
@@ -211,6 +224,11 @@ struct sc_replay {
                                    the graph is built (sc_rp_op_slot after) */
     uint32_t *full_slots;       /* per full grid (r->full), its stream */
     sc_rp_item *items;          size_t n_items;
+    size_t n_call_items;        /* the items as made, one a call, loop or mark: before the
+                                   calls were taken as runs (replay_runs.c) */
+    bool whole_items;           /* the build keeps every call its own item (the unit test's
+                                   reference: sc_replay_build_as) */
+    sc_rp_in_run *in_run;       /* per op: where its call lies in its item */
     sc_rp_edge *edges;          size_t n_edges;
     int32_t *cond_ops;          size_t n_cond_ops;
     sc_rp_dev_wait *dev_waits;  size_t n_dev_waits, cap_dev_waits;
@@ -457,6 +475,13 @@ static inline uint64_t sc_rp_tool(const sc_replay *r, int32_t i)
 static inline uint64_t sc_rp_tracer(const sc_replay *r, int32_t i)
 {
     return sc_rp_wide16_of(&r->wide_tracers, i, r->items[i].tracer);
+}
+
+/* What tracing added to the call that issued work i (an item's call). */
+static inline uint64_t sc_rp_op_tracer(const sc_replay *r, int32_t i)
+{
+    uint16_t v = r->in_run[i].tracer;
+    return v != SC_RP_WIDE16 ? v : sc_rp_tracer(r, r->ops[i].item);
 }
 
 /* The field of a waiting item's return after what it waited for (its wait's kind and cond):

@@ -24,8 +24,6 @@
  * for the classes the format names, where each of a million calls at 1M records called each
  * function (about 10 instructions a call and question). Classes past the table ask the
  * functions. */
-#define SC_RP_CLASSES 64u
-
 typedef struct sc_rp_classes {
     bool sync[SC_RP_CLASSES], implicit[SC_RP_CLASSES];
     uint64_t tracer_ns[SC_RP_CLASSES];
@@ -614,6 +612,23 @@ static bool sc_rp_reads_own(const sc_rp_wait_index *w, uint16_t cls)
            (cls == SC_CALL_LAUNCH && w->launch_blocking);
 }
 
+/* The classes, the quiet ones (sc_rp_wait_index.quiet) and whether launches block. */
+static void sc_rp_quiet_fill(const sc_replay *r, sc_rp_wait_index *w)
+{
+    w->launch_blocking = sc_rp_env_set(r->ctx->trace, "CUDA_LAUNCH_BLOCKING", "1");
+    sc_rp_classes_make(&w->classes);
+    for (uint16_t c = 0; c < SC_RP_CLASSES; c++)
+        w->quiet[c] = !w->classes.sync[c] && !w->classes.implicit[c] && !sc_rp_is_query(c) &&
+                      !sc_rp_reads_own(w, c) && c != SC_CALL_EVENT_READ;
+}
+
+void sc_rp_quiet_classes(const sc_replay *r, bool quiet[SC_RP_CLASSES])
+{
+    sc_rp_wait_index w = {0};
+    sc_rp_quiet_fill(r, &w);
+    memcpy(quiet, w.quiet, sizeof w.quiet);
+}
+
 static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
 {
     if (r->n_ops > INT32_MAX)   /* the graph names work by int32_t indices */
@@ -625,11 +640,7 @@ static int sc_rp_wait_index_build(const sc_replay *r, sc_rp_wait_index *w)
     if (!w->near || !w->own)
         return -1;
     const sc_trace *t = r->ctx->trace;
-    w->launch_blocking = sc_rp_env_set(t, "CUDA_LAUNCH_BLOCKING", "1");
-    sc_rp_classes_make(&w->classes);
-    for (uint16_t c = 0; c < SC_RP_CLASSES; c++)
-        w->quiet[c] = !w->classes.sync[c] && !w->classes.implicit[c] && !sc_rp_is_query(c) &&
-                      !sc_rp_reads_own(w, c) && c != SC_CALL_EVENT_READ;
+    sc_rp_quiet_fill(r, w);
     /* each context's device, and the work of the items that read theirs, in one walk */
     bool ascending = true;
     for (size_t i = 0; i < r->n_ops; i++) {

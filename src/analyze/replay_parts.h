@@ -18,6 +18,16 @@ int sc_rp_host_items(sc_replay *r);
  * several threads) or thread after thread in the entries' order (sc_rp_entry_order), the
  * same items either way (the unit test's comparison). 0, or -1 without memory. */
 int sc_rp_items_make(sc_replay *r, bool by_time);
+/* replay_host.c: the call classes the host waits leave alone (below SC_RP_CLASSES; the rest
+ * are asked each call): no call of one waits for anything the replay keeps, nor reads work
+ * of its own, a launch's unless it loaded a module. */
+#define SC_RP_CLASSES 64u
+void sc_rp_quiet_classes(const sc_replay *r, bool quiet[SC_RP_CLASSES]);
+/* replay_runs.c: each thread's items that are only calls one after another (quiet, no fix
+ * names them, nothing reads their start or end apart) taken as one item, a run, and where
+ * each op's call lies in its item (r->in_run); after the work has read its items, before
+ * anything else keeps an item's index. With r->whole_items, each item stays one. */
+int sc_rp_fold_runs(sc_replay *r);
 /* replay_host.c: what each waiting item waits for (a launch that loads a module included:
  * r->waits); needs the work and its orders, and is the last reader of the items' calls and
  * the devices' issue orders (r->item_call, r->dev_order), which it frees. */
@@ -55,6 +65,10 @@ void sc_rp_describe_fidelity(sc_replay *r);
 void sc_rp_pass_shapes(sc_replay *r);
 void sc_rp_pass_shapes_drop(sc_replay *r);
 
+/* replay_build.c: sc_replay_build, with runs of calls taken as one item (`runs`) or every
+ * call its own (the unit test's reference). */
+int sc_replay_build_as(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, bool runs,
+                       sc_replay **out);
 /* replay_build.c */
 int sc_rp_push_edge(sc_replay *r, size_t *cap, sc_rp_edge e);
 /* Work i's stream slot: r->op_slot's while the graph is built, then looked up in the trace

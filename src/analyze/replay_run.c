@@ -115,6 +115,18 @@ static uint64_t sc_rp_item_start(const sc_replay *r, int32_t i)
     return it->rec_start + r->thread_shift[sc_rp_thread_of(r, i)];
 }
 
+/* When the call that issued work i started: its item's start, plus the recorded time from
+ * there to the call, less, once the item's start is known in a plain pass, what tracing added
+ * to the item's calls before it (sc_rp_in_run); before that, the call's recorded start moved
+ * as its thread has, as sc_rp_item_start takes an item's. */
+static uint64_t sc_rp_call_start(const sc_replay *r, int32_t i)
+{
+    const sc_rp_in_run *at = &r->in_run[i];
+    int32_t item = r->ops[i].item;
+    uint64_t start = sc_rp_item_start(r, item) + at->after;
+    return r->plain && sc_rp_item_started(r, item) ? start - at->before : start;
+}
+
 /* The replayed end of an item other nodes read (sc_rp_item.end_read): its entry in
  * r->item_ends, whose value is set once the item is done in this pass. */
 static sc_rp_sparse *sc_rp_kept_end(const sc_replay *r, int32_t i)
@@ -272,9 +284,9 @@ static void sc_rp_note_ready(sc_replay *r, int32_t i, uint64_t t)
 
 /* From the start of the call that issued work of this kind to the work's start: the typical
  * lag, less what tracing added to the call in a plain pass (the call submits as it returns). */
-static uint64_t sc_rp_issue_lag(const sc_replay *r, int32_t item, uint8_t kind)
+static uint64_t sc_rp_issue_lag(const sc_replay *r, int32_t op, uint8_t kind)
 {
-    uint64_t lag = r->lag_issue[kind], cut = r->plain ? sc_rp_tracer(r, item) : 0;
+    uint64_t lag = r->lag_issue[kind], cut = r->plain ? sc_rp_op_tracer(r, op) : 0;
     return lag > cut ? lag - cut : 0;
 }
 
@@ -333,8 +345,7 @@ SC_RP_PASS_STEP void sc_rp_run_op(sc_replay *r, int32_t i)
     const sc_rp_op *o = &r->ops[i];
     const sc_rp_item *it = o->item != SC_RP_NONE ? &r->items[o->item] : NULL;
     uint64_t rec_start = sc_rp_rec_start(r, i);
-    uint64_t t = it ? sc_rp_item_start(r, o->item) + sc_rp_issue_lag(r, o->item, o->kind)
-                    : rec_start;
+    uint64_t t = it ? sc_rp_call_start(r, i) + sc_rp_issue_lag(r, i, o->kind) : rec_start;
     uint64_t rec_load_end = it && it->loads ? sc_rp_load_end(r, o->item) : 0;
     if (it && it->loads && !(r->item_fix[o->item] & SC_RP_FIX_ITEM_NO_LOAD) &&
         (r->item_fix[o->item] & SC_RP_ITEM_DONE) && rec_start >= rec_load_end) {
@@ -565,6 +576,7 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
     const sc_work_records records = r->records;
     const sc_rp_link *links = r->links;
     const sc_rp_item *items = r->items;
+    const sc_rp_in_run *in_run = r->in_run;
     uint64_t *op_end = r->op_end, *item_start = r->item_start, *thread_shift = r->thread_shift;
     uint8_t *op_fix = r->op_fix, *item_fix = r->item_fix;
     uint64_t *dev_tree = r->dev_tree;
@@ -624,9 +636,11 @@ static inline __attribute__((always_inline)) void sc_rp_walk_nodes(sc_replay *r,
             continue;
         }
         const sc_rp_op *o = &ops[node];
-        /* what tracing added to its call is at most its issue lag: no clamp */
-        uint64_t t = item_start[o->item] + lag_issue[o->kind] -
-                     (uint64_t)(items[o->item].tracer & plain);
+        /* its call's start in its item (sc_rp_call_start); what tracing added to its call
+         * is at most its issue lag: no clamp */
+        const sc_rp_in_run *at = &in_run[node];
+        uint64_t t = item_start[o->item] + at->after - (uint64_t)(at->before & plain) +
+                     lag_issue[o->kind] - (uint64_t)(at->tracer & plain);
         if (o->stream_prev != SC_RP_NONE)
             t = sc_rp_max(t, op_end[o->stream_prev] + lag_stream);
         if (o->link != SC_RP_NO_LINK) {    /* edges, or either predecessor */
@@ -797,8 +811,8 @@ void sc_rp_pass_shapes(sc_replay *r)
         bool started = (item_fix[o->item] & SC_RP_ITEM_DONE) ||
                        (!it->first && (item_fix[o->item - 1] & SC_RP_ITEM_DONE));
         bool fast = (fix & SC_RP_OP_FAST) && started && !o->late && !it->loads &&
-                    it->tracer != SC_RP_WIDE16 &&
-                    it->tracer <= lag_issue[o->kind] &&
+                    r->in_run[node].tracer != SC_RP_WIDE16 &&
+                    r->in_run[node].tracer <= lag_issue[o->kind] &&
                     sc_rp_none_or_placed(op_fix, o->stream_prev) &&
                     sc_rp_none_or_placed(op_fix, sc_rp_engine_prev(r, o)) &&
                     sc_rp_none_or_placed(op_fix, sc_rp_queue_prev(r, o)) &&
@@ -909,5 +923,5 @@ void sc_rp_describe_fidelity(sc_replay *r)
     s->plain_span_ns = s->tool_ns || s->tracer_ns ? sc_replay_run(r, NULL, 0)
                                                   : s->replay_span_ns;
     s->ops = r->n_ops;
-    s->calls = r->n_items;
+    s->calls = r->n_call_items;
 }

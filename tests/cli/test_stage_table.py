@@ -26,8 +26,9 @@ STAGES = [
     "context: dependencies", "context: launches", "context: blocking index", "context: polls",
     "rules: legacy waits", *[f"rule: {r}" for r in RULES if r not in BESIDE],
     *[f"rule: {r}" for r in BESIDE],
-    "replay: host items", "replay: work", "replay: issue orders", "replay: edges",
-    "replay: host waits", "replay: lags", "replay: node order", "replay: fidelity walks",
+    "replay: host items", "replay: work", "replay: runs of calls", "replay: issue orders",
+    "replay: edges", "replay: host waits", "replay: lags", "replay: node order",
+    "replay: fidelity walks",
     "cost passes", "ranges: calls and work", "ranges: measures", "ranges: later measures",
     "ranges",
 ]

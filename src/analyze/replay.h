@@ -37,8 +37,8 @@
  * something that happened earlier in the recording) and takes for each the latest of its
  * constraints: linear in the trace, one pass per what-if. A what-if is a list of fixes. The
  * calls of a thread that only ever move together (no wait, no fix, nothing reading one
- * call's start or end apart) are one node, a run (replay_runs.c): the same times, in a sixth
- * of the host nodes of a training-like trace.
+ * call's start or end apart) are one node, a run (replay_runs.c): the same times, in two
+ * fifths of the host nodes of a training-like trace.
  */
 #ifndef SC_ANALYZE_REPLAY_H
 #define SC_ANALYZE_REPLAY_H

@@ -24,6 +24,7 @@
 
 #include "analyze/replay_parts.h"
 #include "analyze/work.h"
+#include "synthetic.h"
 #include "streamcheck/analysis.h"
 #include "streamcheck/trace.h"
 
@@ -118,8 +119,10 @@ static void check_graphs(const sc_trace *t, uint64_t *calls, size_t n_calls, uin
     uint64_t *c1 = malloc((n_calls + 1) * sizeof *c1), *c2 = malloc((n_calls + 1) * sizeof *c2);
     assert_non_null(c1);
     assert_non_null(c2);
-    memcpy(c1, calls, n_calls * sizeof *c1);
-    memcpy(c2, calls, n_calls * sizeof *c2);
+    if (n_calls) {
+        memcpy(c1, calls, n_calls * sizeof *c1);
+        memcpy(c2, calls, n_calls * sizeof *c2);
+    }
     sc_replay *runs = NULL, *whole = NULL;
     assert_int_equal(sc_replay_build_as(&ctx, c1, n_calls, true, &runs), 0);
     sc_analysis a2;
@@ -244,6 +247,62 @@ static void test_the_synthetic_mix_on_threads(void **state)
     synthetic_mix("16");
 }
 
+/* Work whose issue is not its call's start: 40 launches on stream 20, 20 us apart, 5 us each,
+ * their kernels 8 .. 12 us after the call's start, where every tenth kernel was recorded
+ * inside the call before its own (its issue is then its own start: a clock's step), and
+ * every tenth call after the fourth has a launch nested in it (a call inside the one before
+ * is that item's: its kernel was issued after the item started). Neither call's item may be
+ * a run's later call, whose work is placed from the run's start plus the time to the call,
+ * nor the calls whose ends lie after the early kernel's start, nor a call a range mark
+ * follows inside its time (the mark's step would find the run not done where the call
+ * alone was), nor a call that starts as the one before ends (a step of its work may share
+ * that time); the calls around them are runs. Recorded by streamcheck (a PROCESS record): the plain
+ * passes take out what tracing added to each call. Ranges of four steps end at launches. */
+static void test_work_issued_apart_from_its_call(void **state)
+{
+    (void)state;
+    syn s;
+    syn_init(&s);
+    s.t.has_process = true;
+    syn_stream(&s, 0, 20, SC_STREAM_FLAG_NON_BLOCKING, 0);
+    syn_stream(&s, 0, 21, SC_STREAM_FLAG_NON_BLOCKING, 0);
+    uint32_t corr = 0;
+    for (uint32_t i = 0; i < 40; i++) {
+        uint64_t t = US(20) * i;
+        sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, t, t + US(5), ++corr, NULL, NULL, 0);
+        syn_call_stream(&s, c, i % 10 == 7 ? 0xA1 : 0xA0);
+        if (i % 10 == 7)
+            syn_kernel(&s, 0, 21, t - US(16), t - US(12), corr);
+        else
+            syn_kernel(&s, 0, 20, t + US(8), t + US(12), corr);
+        if (i % 10 == 4) {     /* nested: from 1 to 3 us into the call */
+            c = syn_call(&s, SC_CALL_LAUNCH, t + US(1), t + US(3), ++corr, NULL, NULL, 0);
+            syn_call_stream(&s, c, 0xA1);
+            syn_kernel(&s, 0, 21, t + US(9), t + US(11), corr);
+        }
+    }
+    for (uint32_t g = 0; g < 9; g++)
+        syn_range(&s, "step", US(20) * 4 * g + US(20), US(20) * 4 * (g + 1) + US(20), 0, 0);
+    /* back to back: each call starts as the one before ends, its kernel as it starts (the
+     * kernel's step and the call before's end share a time) */
+    for (uint32_t i = 0; i < 6; i++) {
+        uint64_t t = US(820) + US(5) * i;
+        sc_api_call *c = syn_call(&s, SC_CALL_LAUNCH, t, t + US(5), ++corr, NULL, NULL, 0);
+        syn_call_stream(&s, c, i % 2 ? 0xA1 : 0xA0);
+        syn_kernel(&s, 0, i % 2 ? 21 : 20, t, t + US(3), corr);
+    }
+    sc_api_call *c = syn_call(&s, SC_CALL_STREAM_SYNC, US(900), US(1000), ++corr,
+                              "cudaStreamSynchronize", NULL, 0);
+    syn_call_stream(&s, c, 0xA0);
+    syn_finish(&s);
+    size_t items = 0, whole_items = 0;
+    uint64_t seed = 42;
+    check_graphs(&s.t, NULL, 0, &seed, &items, &whole_items);
+    print_message("%zu items as runs of %zu\n", items, whole_items);
+    assert_true(items < whole_items);   /* some calls were runs beside them */
+    syn_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     for (int k = 1; k < argc; k++) {
@@ -258,6 +317,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_every_trace_of_the_folders),
         cmocka_unit_test(test_the_synthetic_mix),
         cmocka_unit_test(test_the_synthetic_mix_on_threads),
+        cmocka_unit_test(test_work_issued_apart_from_its_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,8 +23,8 @@
 enum {
     SC_RP_APART = 1,            /* in no run: its start or end is read apart, or a fix names it */
     SC_RP_FIRST_ONLY = 2,       /* first of its run at most: work it issued was issued at
-                                   another time than its start (a call nested in it, or
-                                   recorded after its work started) */
+                                   another time than its start (by a call nested in it, or
+                                   recorded as starting before the call did) */
 };
 
 /* What keeps each item out of a run, or from being one's later call (the enum above): the

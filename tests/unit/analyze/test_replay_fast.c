@@ -17,7 +17,6 @@
  * per waiting item, by item), each item's thread (sc_rp_thread_of against a count of the
  * threads' first items), the sampled calls' tool times (the flag and the list agree) and
  * every list searched by index sorted. */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +29,7 @@
 
 #include "analyze/replay_parts.h"
 #include "analyze/work.h"
+#include "replay_cases.h"
 #include "synthetic.h"
 #include "streamcheck/analysis.h"
 #include "streamcheck/trace.h"
@@ -37,14 +37,6 @@
 static char **folders;
 static int n_folders;
 static const char *synthetic;   /* the synthetic-trace program, or NULL */
-
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
 
 /* What a pass leaves that the test compares. */
 typedef struct pass_out {
@@ -111,35 +103,10 @@ static void compare_pass(sc_replay *r, const sc_fix *fixes, size_t n, bool plain
     pass_free(&general);
 }
 
-/* n random fixes of `kind` (0: of every kind), their indices in the ranges each kind names
- * (and some past them, which a pass ignores). */
-static size_t random_fixes(const sc_replay *r, uint32_t kind, sc_fix *out, size_t n,
-                           uint64_t *seed)
+/* compare_pass of one of rc_fix_lists' lists on graph arg. */
+static void compare_list(const sc_fix *fixes, size_t n, bool plain, void *arg)
 {
-    static const uint32_t kinds[] = {
-        SC_FIX_BARRIER, SC_FIX_UNWAIT, SC_FIX_PINNED, SC_FIX_UNHOLD, SC_FIX_ROOM,
-        SC_FIX_NO_LOAD, SC_FIX_REMOVE, SC_FIX_ARRIVAL, SC_FIX_QUEUES, SC_FIX_UNEVENT,
-        SC_FIX_PREFETCH, SC_FIX_DURATION,
-    };
-    const sc_trace *t = r->ctx->trace;
-    for (size_t k = 0; k < n; k++) {
-        uint32_t kd = kind ? kind : kinds[rnd(seed) % (sizeof kinds / sizeof *kinds)];
-        size_t span = 1;
-        switch (kd) {
-        case SC_FIX_BARRIER: span = r->n_slots; break;
-        case SC_FIX_UNWAIT: case SC_FIX_NO_LOAD: case SC_FIX_REMOVE: case SC_FIX_UNEVENT:
-            span = t->n_calls; break;
-        case SC_FIX_PINNED: span = t->n_copies; break;
-        case SC_FIX_UNHOLD: span = r->n_ops; break;
-        default: span = t->n_kernels; break;
-        }
-        size_t index = (size_t)(rnd(seed) % (span + 2));
-        if (kd == SC_FIX_UNHOLD && rnd(seed) % 16 == 0)
-            index = SC_FIX_ALL;
-        out[k] = (sc_fix){.kind = kd, .index = index,
-                          .ns = kd == SC_FIX_DURATION ? rnd(seed) % 100000 : 0};
-    }
-    return n;
+    compare_pass(arg, fixes, n, plain);
 }
 
 /* How many nodes are marked fast. */
@@ -223,7 +190,7 @@ static void check_graph(const sc_trace *t, size_t *fast, size_t *nodes)
     uint64_t *fix_calls = malloc((t->n_calls + 1) * sizeof *fix_calls);
     assert_non_null(fix_calls);
     for (size_t c = 0; c < t->n_calls; c++)
-        if (rnd(&seed) % 3 == 0)
+        if (rc_rnd(&seed) % 3 == 0)
             fix_calls[n_fix_calls++] = c;
     sc_replay *r = NULL;
     assert_int_equal(sc_replay_build(&ctx, fix_calls, n_fix_calls, &r), 0);
@@ -231,66 +198,39 @@ static void check_graph(const sc_trace *t, size_t *fast, size_t *nodes)
     check_tables(r, t);
     *fast += fast_nodes(r);
     *nodes += r->n_nodes;
-    enum { N = 64 };
-    sc_fix fixes[N];
-    for (int plain = 0; plain < 2; plain++) {
-        compare_pass(r, NULL, 0, plain);
-        for (uint32_t kind = 0; kind <= SC_FIX_DURATION; kind++)
-            compare_pass(r, fixes, random_fixes(r, kind, fixes, N, &seed), plain);
-    }
-    /* many fixes of every kind at once (the costs' last pass), without the fix of all */
-    sc_fix *many = malloc(4096 * sizeof *many);
-    assert_non_null(many);
-    size_t n_many = random_fixes(r, 0, many, 4096, &seed);
-    for (size_t k = 0; k < n_many; k++)
-        if (many[k].index == SC_FIX_ALL)
-            many[k].index = 0;
-    compare_pass(r, many, n_many, true);
-    free(many);
+    rc_fix_lists(r, NULL, 0, &seed, compare_list, r);
     sc_replay_free(r);
     sc_ctx_free(&ctx);
     sc_analysis_free(&a);
 }
 
+/* The fast nodes and all nodes of the graphs checked. */
+typedef struct counts {
+    size_t fast, nodes;
+} counts;
+
 /* check_graph of the trace at `path`; whether it loaded. */
-static bool check_trace(const char *path, size_t *fast, size_t *nodes)
+static bool check_trace(const char *path, void *arg)
 {
+    counts *c = arg;
     sc_trace t;
     char err[512];
     if (sc_trace_load(path, &t, err, sizeof err) != 0)
         return false;
-    check_graph(&t, fast, nodes);
+    check_graph(&t, &c->fast, &c->nodes);
     sc_trace_free(&t);
     return true;
-}
-
-static int is_trace(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 8 && strcmp(name + n - 8, ".sctrace") == 0;
 }
 
 static void test_every_trace_of_the_folders(void **state)
 {
     (void)state;
-    size_t graphs = 0, fast = 0, nodes = 0;
-    for (int f = 0; f < n_folders; f++) {
-        DIR *dir = opendir(folders[f]);
-        assert_non_null(dir);
-        struct dirent *e;
-        while ((e = readdir(dir)) != NULL) {
-            if (!is_trace(e->d_name))
-                continue;
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", folders[f], e->d_name);
-            graphs += check_trace(path, &fast, &nodes);
-        }
-        closedir(dir);
-    }
-    print_message("%zu graphs, %zu of %zu nodes fast\n", graphs, fast, nodes);
-    assert_true(graphs >= 40);  /* the fixtures are there: the test did look */
-    assert_true(fast > 0);      /* some took the fast steps */
-    assert_true(fast < nodes);  /* and some the general one */
+    counts c = {0};
+    size_t graphs = rc_each_trace(folders, n_folders, check_trace, &c);
+    print_message("%zu graphs, %zu of %zu nodes fast\n", graphs, c.fast, c.nodes);
+    assert_true(graphs >= 40);      /* the fixtures are there: the test did look */
+    assert_true(c.fast > 0);        /* some took the fast steps */
+    assert_true(c.fast < c.nodes);  /* and some the general one */
 }
 
 /* The benchmark's mix (30k records): nearly every node is of the common shape. */
@@ -299,19 +239,10 @@ static void test_the_synthetic_mix(void **state)
     (void)state;
     if (!synthetic)
         skip();
-    char dir[] = "/tmp/sc-replay-fast-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char cmd[8192], path[4096];
-    snprintf(cmd, sizeof cmd, "'%s' '%s' 30000 >/dev/null", synthetic, dir);
-    assert_int_equal(system(cmd), 0);
-    snprintf(path, sizeof path, "%s/synthetic-4242.sctrace", dir);
-    size_t fast = 0, nodes = 0;
-    bool built = check_trace(path, &fast, &nodes);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    assert_true(built);
-    print_message("%zu of %zu nodes fast\n", fast, nodes);
-    assert_true(fast * 10 >= nodes * 9);
+    counts c = {0};
+    assert_true(rc_synthetic(synthetic, 1, 30000, check_trace, &c));
+    print_message("%zu of %zu nodes fast\n", c.fast, c.nodes);
+    assert_true(c.fast * 10 >= c.nodes * 9);
 }
 
 /* Marks that read their thread's shift: a range that ends where a launch call starts has
@@ -378,14 +309,7 @@ static void test_marks_after_fast_items(void **state)
 
 int main(int argc, char **argv)
 {
-    for (int k = 1; k < argc; k++) {
-        if (strcmp(argv[k], "--synthetic") == 0 && k + 1 < argc) {
-            synthetic = argv[++k];
-            continue;
-        }
-        argv[1 + n_folders++] = argv[k];
-    }
-    folders = argv + 1;
+    rc_args(argc, argv, &folders, &n_folders, &synthetic);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_trace_of_the_folders),
         cmocka_unit_test(test_the_synthetic_mix),

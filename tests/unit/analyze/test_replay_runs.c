@@ -11,7 +11,6 @@
  * run's arithmetic (a wait, a load, a fix, a gap clipped to none, a join), when a call's
  * start in its run is off (the time from the run's start, the tracing before it in a plain
  * pass), or when a list that names items is left unrenumbered. */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +23,7 @@
 
 #include "analyze/replay_parts.h"
 #include "analyze/work.h"
+#include "replay_cases.h"
 #include "synthetic.h"
 #include "streamcheck/analysis.h"
 #include "streamcheck/trace.h"
@@ -31,49 +31,6 @@
 static char **folders;
 static int n_folders;
 static const char *synthetic;   /* the synthetic-trace program, or NULL */
-
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
-/* n random fixes of `kind` (0: of every kind), their indices in the ranges each kind names
- * (and some past them, which a pass ignores); the fixes that name calls name one of `calls`
- * (the calls the graphs keep apart) or, one in eight, any call. */
-static size_t random_fixes(const sc_replay *r, uint32_t kind, const uint64_t *calls,
-                           size_t n_calls, sc_fix *out, size_t n, uint64_t *seed)
-{
-    static const uint32_t kinds[] = {
-        SC_FIX_BARRIER, SC_FIX_UNWAIT, SC_FIX_PINNED, SC_FIX_UNHOLD, SC_FIX_ROOM,
-        SC_FIX_NO_LOAD, SC_FIX_REMOVE, SC_FIX_ARRIVAL, SC_FIX_QUEUES, SC_FIX_UNEVENT,
-        SC_FIX_PREFETCH, SC_FIX_DURATION,
-    };
-    const sc_trace *t = r->ctx->trace;
-    for (size_t k = 0; k < n; k++) {
-        uint32_t kd = kind ? kind : kinds[rnd(seed) % (sizeof kinds / sizeof *kinds)];
-        size_t span = 1, index;
-        switch (kd) {
-        case SC_FIX_BARRIER: span = r->n_slots; break;
-        case SC_FIX_UNWAIT: case SC_FIX_NO_LOAD: case SC_FIX_REMOVE: case SC_FIX_UNEVENT:
-            span = t->n_calls; break;
-        case SC_FIX_PINNED: span = t->n_copies; break;
-        case SC_FIX_UNHOLD: span = r->n_ops; break;
-        default: span = t->n_kernels; break;
-        }
-        index = (size_t)(rnd(seed) % (span + 2));
-        bool names_call = kd == SC_FIX_UNWAIT || kd == SC_FIX_NO_LOAD || kd == SC_FIX_REMOVE;
-        if (names_call && n_calls > 0 && rnd(seed) % 8 != 0)
-            index = (size_t)calls[rnd(seed) % n_calls];
-        if (kd == SC_FIX_UNHOLD && rnd(seed) % 16 == 0)
-            index = SC_FIX_ALL;
-        out[k] = (sc_fix){.kind = kd, .index = index,
-                          .ns = kd == SC_FIX_DURATION ? rnd(seed) % 100000 : 0};
-    }
-    return n;
-}
 
 /* One pass of the fixes on both graphs: the same span, work ends and range walls. */
 static void compare_pass(sc_replay *runs, sc_replay *whole, const sc_fix *fixes, size_t n,
@@ -90,6 +47,13 @@ static void compare_pass(sc_replay *runs, sc_replay *whole, const sc_fix *fixes,
         assert_true(sc_replay_range_wall(runs, g) == sc_replay_range_wall(whole, g));
 }
 
+/* compare_pass of one of rc_fix_lists' lists on the two graphs of arg. */
+static void compare_list(const sc_fix *fixes, size_t n, bool plain, void *arg)
+{
+    sc_replay **both = arg;
+    compare_pass(both[0], both[1], fixes, n, plain);
+}
+
 static void same_summary(const sc_replay *a, const sc_replay *b)
 {
     sc_replay_summary x, y;
@@ -103,70 +67,65 @@ static void same_summary(const sc_replay *a, const sc_replay *b)
     assert_true(x.ops == y.ops && x.calls == y.calls);
 }
 
+/* A graph of trace t, with its own context (a build frees parts of its context), the calls
+ * fixes may name `calls` (n of them; the build sorts a copy). */
+typedef struct graph {
+    sc_analysis a;
+    sc_ctx ctx;
+    sc_replay *r;
+} graph;
+
+static void build(graph *g, const sc_trace *t, const uint64_t *calls, size_t n, bool runs)
+{
+    memset(g, 0, sizeof *g);
+    g->a.trace = t;
+    g->ctx = (sc_ctx){.trace = t, .analysis = &g->a};
+    assert_int_equal(sc_ctx_build(&g->ctx, &g->a), 0);
+    sc_ctx_free_rule_indexes(&g->ctx);
+    uint64_t *copy = malloc((n + 1) * sizeof *copy);
+    assert_non_null(copy);
+    if (n)
+        memcpy(copy, calls, n * sizeof *copy);
+    assert_int_equal(sc_replay_build_as(&g->ctx, copy, n, runs, &g->r), 0);
+    free(copy);
+}
+
+static void graph_free(graph *g)
+{
+    sc_replay_free(g->r);
+    sc_ctx_free(&g->ctx);
+    sc_analysis_free(&g->a);
+}
+
 /* Both graphs of trace t, the calls fixes may name `calls` (n of them); adds to *items and
  * *whole_items the items of each. */
 static void check_graphs(const sc_trace *t, uint64_t *calls, size_t n_calls, uint64_t *seed,
                          size_t *items, size_t *whole_items)
 {
-    sc_analysis a;
-    memset(&a, 0, sizeof a);
-    a.trace = t;
-    sc_ctx ctx = {.trace = t, .analysis = &a};
-    assert_int_equal(sc_ctx_build(&ctx, &a), 0);
-    sc_ctx_free_rule_indexes(&ctx);
-    /* the build sorts the list and frees what the context gives it: a copy each, and a
-     * context each (the runs' build frees the blocking index the other would read) */
-    uint64_t *c1 = malloc((n_calls + 1) * sizeof *c1), *c2 = malloc((n_calls + 1) * sizeof *c2);
-    assert_non_null(c1);
-    assert_non_null(c2);
-    if (n_calls) {
-        memcpy(c1, calls, n_calls * sizeof *c1);
-        memcpy(c2, calls, n_calls * sizeof *c2);
-    }
-    sc_replay *runs = NULL, *whole = NULL;
-    assert_int_equal(sc_replay_build_as(&ctx, c1, n_calls, true, &runs), 0);
-    sc_analysis a2;
-    memset(&a2, 0, sizeof a2);
-    a2.trace = t;
-    sc_ctx ctx2 = {.trace = t, .analysis = &a2};
-    assert_int_equal(sc_ctx_build(&ctx2, &a2), 0);
-    sc_ctx_free_rule_indexes(&ctx2);
-    assert_int_equal(sc_replay_build_as(&ctx2, c2, n_calls, false, &whole), 0);
-    free(c1);
-    free(c2);
-    assert_true(runs->n_items <= whole->n_items);
-    assert_int_equal(runs->n_call_items, whole->n_items);
-    *items += runs->n_items;
-    *whole_items += whole->n_items;
-    same_summary(runs, whole);
-    enum { N = 64 };
-    sc_fix fixes[N];
-    for (int plain = 0; plain < 2; plain++) {
-        compare_pass(runs, whole, NULL, 0, plain);
-        for (uint32_t kind = 0; kind <= SC_FIX_DURATION; kind++)
-            compare_pass(runs, whole, fixes,
-                         random_fixes(runs, kind, calls, n_calls, fixes, N, seed), plain);
-    }
-    sc_fix *many = malloc(4096 * sizeof *many);
-    assert_non_null(many);
-    size_t n_many = random_fixes(runs, 0, calls, n_calls, many, 4096, seed);
-    for (size_t k = 0; k < n_many; k++)
-        if (many[k].index == SC_FIX_ALL)
-            many[k].index = 0;
-    compare_pass(runs, whole, many, n_many, true);
-    free(many);
-    sc_replay_free(runs);
-    sc_replay_free(whole);
-    sc_ctx_free(&ctx);
-    sc_ctx_free(&ctx2);
-    sc_analysis_free(&a);
-    sc_analysis_free(&a2);
+    graph runs, whole;
+    build(&runs, t, calls, n_calls, true);
+    build(&whole, t, calls, n_calls, false);
+    assert_true(runs.r->n_items <= whole.r->n_items);
+    assert_int_equal(runs.r->n_call_items, whole.r->n_items);
+    *items += runs.r->n_items;
+    *whole_items += whole.r->n_items;
+    same_summary(runs.r, whole.r);
+    sc_replay *both[2] = {runs.r, whole.r};
+    rc_fix_lists(runs.r, calls, n_calls, seed, compare_list, both);
+    graph_free(&runs);
+    graph_free(&whole);
 }
+
+/* The items of the graphs with runs and without, over the traces checked. */
+typedef struct counts {
+    size_t items, whole_items;
+} counts;
 
 /* check_graphs of the trace at `path`, with no call named by a fix and with every third;
  * whether it loaded. */
-static bool check_trace(const char *path, size_t *items, size_t *whole_items)
+static bool check_trace(const char *path, void *arg)
 {
+    counts *c = arg;
     sc_trace t;
     char err[512];
     if (sc_trace_load(path, &t, err, sizeof err) != 0)
@@ -175,76 +134,48 @@ static bool check_trace(const char *path, size_t *items, size_t *whole_items)
     uint64_t *calls = malloc((t.n_calls + 1) * sizeof *calls);
     assert_non_null(calls);
     size_t n = 0;
-    for (size_t c = 0; c < t.n_calls; c++)
-        if (rnd(&seed) % 3 == 0)
-            calls[n++] = c;
+    for (size_t k = 0; k < t.n_calls; k++)
+        if (rc_rnd(&seed) % 3 == 0)
+            calls[n++] = k;
     size_t ignored = 0;
-    check_graphs(&t, calls, 0, &seed, items, whole_items);
+    check_graphs(&t, calls, 0, &seed, &c->items, &c->whole_items);
     check_graphs(&t, calls, n, &seed, &ignored, &ignored);
     free(calls);
     sc_trace_free(&t);
     return true;
 }
 
-static int is_trace(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 8 && strcmp(name + n - 8, ".sctrace") == 0;
-}
-
 static void test_every_trace_of_the_folders(void **state)
 {
     (void)state;
-    size_t graphs = 0, items = 0, whole_items = 0;
-    for (int f = 0; f < n_folders; f++) {
-        DIR *dir = opendir(folders[f]);
-        assert_non_null(dir);
-        struct dirent *e;
-        while ((e = readdir(dir)) != NULL) {
-            if (!is_trace(e->d_name))
-                continue;
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", folders[f], e->d_name);
-            graphs += check_trace(path, &items, &whole_items);
-        }
-        closedir(dir);
-    }
-    print_message("%zu graphs, %zu items as runs of %zu\n", graphs, items, whole_items);
-    assert_true(graphs >= 40);          /* the fixtures are there: the test did look */
-    assert_true(items < whole_items);   /* and some calls were taken as runs */
+    counts c = {0};
+    size_t graphs = rc_each_trace(folders, n_folders, check_trace, &c);
+    print_message("%zu graphs, %zu items as runs of %zu\n", graphs, c.items, c.whole_items);
+    assert_true(graphs >= 40);              /* the fixtures are there: the test did look */
+    assert_true(c.items < c.whole_items);   /* and some calls were taken as runs */
 }
 
 /* The benchmark's mix (30k records), on one thread and on sixteen: most calls are runs. */
-static void synthetic_mix(const char *threads)
+static void synthetic_mix(unsigned threads)
 {
     if (!synthetic)
         skip();
-    char dir[] = "/tmp/sc-replay-runs-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char cmd[8192], path[4096];
-    snprintf(cmd, sizeof cmd, "'%s' --threads %s '%s' 30000 >/dev/null", synthetic, threads,
-             dir);
-    assert_int_equal(system(cmd), 0);
-    snprintf(path, sizeof path, "%s/synthetic-4242.sctrace", dir);
-    size_t items = 0, whole_items = 0;
-    bool built = check_trace(path, &items, &whole_items);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    assert_true(built);
-    print_message("%s threads: %zu items as runs of %zu\n", threads, items, whole_items);
-    assert_true(items * 2 <= whole_items);
+    counts c = {0};
+    assert_true(rc_synthetic(synthetic, threads, 30000, check_trace, &c));
+    print_message("%u threads: %zu items as runs of %zu\n", threads, c.items, c.whole_items);
+    assert_true(c.items * 2 <= c.whole_items);
 }
 
 static void test_the_synthetic_mix(void **state)
 {
     (void)state;
-    synthetic_mix("1");
+    synthetic_mix(1);
 }
 
 static void test_the_synthetic_mix_on_threads(void **state)
 {
     (void)state;
-    synthetic_mix("16");
+    synthetic_mix(16);
 }
 
 /* Work whose issue is not its call's start: 40 launches on stream 20, 20 us apart, 5 us each,
@@ -305,14 +236,7 @@ static void test_work_issued_apart_from_its_call(void **state)
 
 int main(int argc, char **argv)
 {
-    for (int k = 1; k < argc; k++) {
-        if (strcmp(argv[k], "--synthetic") == 0 && k + 1 < argc) {
-            synthetic = argv[++k];
-            continue;
-        }
-        argv[1 + n_folders++] = argv[k];
-    }
-    folders = argv + 1;
+    rc_args(argc, argv, &folders, &n_folders, &synthetic);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_trace_of_the_folders),
         cmocka_unit_test(test_the_synthetic_mix),

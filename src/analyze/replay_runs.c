@@ -67,7 +67,7 @@ static bool sc_rp_may_run(const sc_replay *r, const bool *quiet, const uint8_t *
         it->dur == SC_RP_WIDE || it->tracer == SC_RP_WIDE16)
         return false;
     const sc_trace *t = r->ctx->trace;
-    uint16_t cls = t->call_extras[t->calls[r->item_call[i]].rec.extra_at].call_class;
+    uint8_t cls = sc_call_class_id(t, &t->calls[r->item_call[i]]);
     return cls < SC_RP_CLASSES && quiet[cls];
 }
 

@@ -18,6 +18,52 @@ uint64_t rc_rnd(uint64_t *s)
     return *s;
 }
 
+void rc_graph_build(rc_graph *g, const sc_trace *t, const uint64_t *calls, size_t n,
+                    bool runs)
+{
+    memset(g, 0, sizeof *g);
+    g->a.trace = t;
+    g->ctx = (sc_ctx){.trace = t, .analysis = &g->a};
+    assert_int_equal(sc_ctx_build(&g->ctx, &g->a), 0);
+    sc_ctx_free_rule_indexes(&g->ctx);
+    uint64_t *copy = malloc((n + 1) * sizeof *copy);
+    assert_non_null(copy);
+    if (n)
+        memcpy(copy, calls, n * sizeof *copy);
+    assert_int_equal(sc_replay_build_as(&g->ctx, copy, n, runs, &g->r), 0);
+    free(copy);
+}
+
+void rc_graph_free(rc_graph *g)
+{
+    sc_replay_free(g->r);
+    sc_ctx_free(&g->ctx);
+    sc_analysis_free(&g->a);
+}
+
+uint64_t *rc_some_calls(const sc_trace *t, uint64_t *seed, size_t *n)
+{
+    *seed = 0x9E3779B97F4A7C15ull ^ t->n_calls;
+    uint64_t *calls = malloc((t->n_calls + 1) * sizeof *calls);
+    assert_non_null(calls);
+    *n = 0;
+    for (size_t c = 0; c < t->n_calls; c++)
+        if (rc_rnd(seed) % 3 == 0)
+            calls[(*n)++] = c;
+    return calls;
+}
+
+bool rc_load(const char *path, void (*check)(const sc_trace *t, void *arg), void *arg)
+{
+    sc_trace t;
+    char err[512];
+    if (sc_trace_load(path, &t, err, sizeof err) != 0)
+        return false;
+    check(&t, arg);
+    sc_trace_free(&t);
+    return true;
+}
+
 size_t rc_random_fixes(const sc_replay *r, uint32_t kind, const uint64_t *calls,
                        size_t n_calls, sc_fix *out, size_t n, uint64_t *seed)
 {

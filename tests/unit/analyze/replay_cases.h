@@ -9,6 +9,29 @@
 #include <stdint.h>
 
 #include "analyze/replay_parts.h"
+#include "streamcheck/analysis.h"
+#include "streamcheck/trace.h"
+
+/* A replay graph of a trace with its own context (a build frees parts of its context): built
+ * in place, as the context names the analysis beside it. */
+typedef struct rc_graph {
+    sc_analysis a;
+    sc_ctx ctx;
+    sc_replay *r;
+} rc_graph;
+
+/* Builds g's graph of t, the calls fixes may name calls[0 .. n) (the build sorts a copy),
+ * with runs of calls or every call its own item (sc_replay_build_as). */
+void rc_graph_build(rc_graph *g, const sc_trace *t, const uint64_t *calls, size_t n,
+                    bool runs);
+void rc_graph_free(rc_graph *g);
+
+/* The calls the tests let fixes name: every third at random, from a seed made of the call
+ * count (*seed, which goes on from there); *n of them, in a list the caller frees. */
+uint64_t *rc_some_calls(const sc_trace *t, uint64_t *seed, size_t *n);
+
+/* Loads the trace at `path` and calls check(trace, arg) on it; false when it did not load. */
+bool rc_load(const char *path, void (*check)(const sc_trace *t, void *arg), void *arg);
 
 /* xorshift64: the same sequence from the same seed. */
 uint64_t rc_rnd(uint64_t *seed);

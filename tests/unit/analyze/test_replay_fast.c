@@ -179,29 +179,18 @@ static void check_tables(const sc_replay *r, const sc_trace *t)
  * tables and compares its passes; *fast and *nodes count its fast and all its nodes. */
 static void check_graph(const sc_trace *t, size_t *fast, size_t *nodes)
 {
-    sc_analysis a;
-    memset(&a, 0, sizeof a);
-    a.trace = t;
-    sc_ctx ctx = {.trace = t, .analysis = &a};
-    assert_int_equal(sc_ctx_build(&ctx, &a), 0);
-    sc_ctx_free_rule_indexes(&ctx);
-    uint64_t seed = 0x9E3779B97F4A7C15ull ^ t->n_calls;
-    size_t n_fix_calls = 0;
-    uint64_t *fix_calls = malloc((t->n_calls + 1) * sizeof *fix_calls);
-    assert_non_null(fix_calls);
-    for (size_t c = 0; c < t->n_calls; c++)
-        if (rc_rnd(&seed) % 3 == 0)
-            fix_calls[n_fix_calls++] = c;
-    sc_replay *r = NULL;
-    assert_int_equal(sc_replay_build(&ctx, fix_calls, n_fix_calls, &r), 0);
+    uint64_t seed;
+    size_t n_fix_calls;
+    uint64_t *fix_calls = rc_some_calls(t, &seed, &n_fix_calls);
+    rc_graph g;
+    rc_graph_build(&g, t, fix_calls, n_fix_calls, true);
     free(fix_calls);
+    sc_replay *r = g.r;
     check_tables(r, t);
     *fast += fast_nodes(r);
     *nodes += r->n_nodes;
     rc_fix_lists(r, NULL, 0, &seed, compare_list, r);
-    sc_replay_free(r);
-    sc_ctx_free(&ctx);
-    sc_analysis_free(&a);
+    rc_graph_free(&g);
 }
 
 /* The fast nodes and all nodes of the graphs checked. */
@@ -209,24 +198,24 @@ typedef struct counts {
     size_t fast, nodes;
 } counts;
 
-/* check_graph of the trace at `path`; whether it loaded. */
-static bool check_trace(const char *path, void *arg)
+/* check_graph of trace t. */
+static void check_trace(const sc_trace *t, void *arg)
 {
     counts *c = arg;
-    sc_trace t;
-    char err[512];
-    if (sc_trace_load(path, &t, err, sizeof err) != 0)
-        return false;
-    check_graph(&t, &c->fast, &c->nodes);
-    sc_trace_free(&t);
-    return true;
+    check_graph(t, &c->fast, &c->nodes);
+}
+
+/* check_trace of the trace at `path`; whether it loaded. */
+static bool check_path(const char *path, void *arg)
+{
+    return rc_load(path, check_trace, arg);
 }
 
 static void test_every_trace_of_the_folders(void **state)
 {
     (void)state;
     counts c = {0};
-    size_t graphs = rc_each_trace(folders, n_folders, check_trace, &c);
+    size_t graphs = rc_each_trace(folders, n_folders, check_path, &c);
     print_message("%zu graphs, %zu of %zu nodes fast\n", graphs, c.fast, c.nodes);
     assert_true(graphs >= 40);      /* the fixtures are there: the test did look */
     assert_true(c.fast > 0);        /* some took the fast steps */
@@ -240,7 +229,7 @@ static void test_the_synthetic_mix(void **state)
     if (!synthetic)
         skip();
     counts c = {0};
-    assert_true(rc_synthetic(synthetic, 1, 30000, check_trace, &c));
+    assert_true(rc_synthetic(synthetic, 1, 30000, check_path, &c));
     print_message("%zu of %zu nodes fast\n", c.fast, c.nodes);
     assert_true(c.fast * 10 >= c.nodes * 9);
 }

@@ -67,44 +67,14 @@ static void same_summary(const sc_replay *a, const sc_replay *b)
     assert_true(x.ops == y.ops && x.calls == y.calls);
 }
 
-/* A graph of trace t, with its own context (a build frees parts of its context), the calls
- * fixes may name `calls` (n of them; the build sorts a copy). */
-typedef struct graph {
-    sc_analysis a;
-    sc_ctx ctx;
-    sc_replay *r;
-} graph;
-
-static void build(graph *g, const sc_trace *t, const uint64_t *calls, size_t n, bool runs)
-{
-    memset(g, 0, sizeof *g);
-    g->a.trace = t;
-    g->ctx = (sc_ctx){.trace = t, .analysis = &g->a};
-    assert_int_equal(sc_ctx_build(&g->ctx, &g->a), 0);
-    sc_ctx_free_rule_indexes(&g->ctx);
-    uint64_t *copy = malloc((n + 1) * sizeof *copy);
-    assert_non_null(copy);
-    if (n)
-        memcpy(copy, calls, n * sizeof *copy);
-    assert_int_equal(sc_replay_build_as(&g->ctx, copy, n, runs, &g->r), 0);
-    free(copy);
-}
-
-static void graph_free(graph *g)
-{
-    sc_replay_free(g->r);
-    sc_ctx_free(&g->ctx);
-    sc_analysis_free(&g->a);
-}
-
 /* Both graphs of trace t, the calls fixes may name `calls` (n of them); adds to *items and
  * *whole_items the items of each. */
 static void check_graphs(const sc_trace *t, uint64_t *calls, size_t n_calls, uint64_t *seed,
                          size_t *items, size_t *whole_items)
 {
-    graph runs, whole;
-    build(&runs, t, calls, n_calls, true);
-    build(&whole, t, calls, n_calls, false);
+    rc_graph runs, whole;
+    rc_graph_build(&runs, t, calls, n_calls, true);
+    rc_graph_build(&whole, t, calls, n_calls, false);
     assert_true(runs.r->n_items <= whole.r->n_items);
     assert_int_equal(runs.r->n_call_items, whole.r->n_items);
     *items += runs.r->n_items;
@@ -112,8 +82,8 @@ static void check_graphs(const sc_trace *t, uint64_t *calls, size_t n_calls, uin
     same_summary(runs.r, whole.r);
     sc_replay *both[2] = {runs.r, whole.r};
     rc_fix_lists(runs.r, calls, n_calls, seed, compare_list, both);
-    graph_free(&runs);
-    graph_free(&whole);
+    rc_graph_free(&runs);
+    rc_graph_free(&whole);
 }
 
 /* The items of the graphs with runs and without, over the traces checked. */
@@ -121,35 +91,30 @@ typedef struct counts {
     size_t items, whole_items;
 } counts;
 
-/* check_graphs of the trace at `path`, with no call named by a fix and with every third;
- * whether it loaded. */
-static bool check_trace(const char *path, void *arg)
+/* check_graphs of trace t, with no call named by a fix and with every third. */
+static void check_trace(const sc_trace *t, void *arg)
 {
     counts *c = arg;
-    sc_trace t;
-    char err[512];
-    if (sc_trace_load(path, &t, err, sizeof err) != 0)
-        return false;
-    uint64_t seed = 0x9E3779B97F4A7C15ull ^ t.n_calls;
-    uint64_t *calls = malloc((t.n_calls + 1) * sizeof *calls);
-    assert_non_null(calls);
-    size_t n = 0;
-    for (size_t k = 0; k < t.n_calls; k++)
-        if (rc_rnd(&seed) % 3 == 0)
-            calls[n++] = k;
+    uint64_t seed;
+    size_t n;
+    uint64_t *calls = rc_some_calls(t, &seed, &n);
     size_t ignored = 0;
-    check_graphs(&t, calls, 0, &seed, &c->items, &c->whole_items);
-    check_graphs(&t, calls, n, &seed, &ignored, &ignored);
+    check_graphs(t, calls, 0, &seed, &c->items, &c->whole_items);
+    check_graphs(t, calls, n, &seed, &ignored, &ignored);
     free(calls);
-    sc_trace_free(&t);
-    return true;
+}
+
+/* check_trace of the trace at `path`; whether it loaded. */
+static bool check_path(const char *path, void *arg)
+{
+    return rc_load(path, check_trace, arg);
 }
 
 static void test_every_trace_of_the_folders(void **state)
 {
     (void)state;
     counts c = {0};
-    size_t graphs = rc_each_trace(folders, n_folders, check_trace, &c);
+    size_t graphs = rc_each_trace(folders, n_folders, check_path, &c);
     print_message("%zu graphs, %zu items as runs of %zu\n", graphs, c.items, c.whole_items);
     assert_true(graphs >= 40);              /* the fixtures are there: the test did look */
     assert_true(c.items < c.whole_items);   /* and some calls were taken as runs */
@@ -161,7 +126,7 @@ static void synthetic_mix(unsigned threads)
     if (!synthetic)
         skip();
     counts c = {0};
-    assert_true(rc_synthetic(synthetic, threads, 30000, check_trace, &c));
+    assert_true(rc_synthetic(synthetic, threads, 30000, check_path, &c));
     print_message("%u threads: %zu items as runs of %zu\n", threads, c.items, c.whole_items);
     assert_true(c.items * 2 <= c.whole_items);
 }

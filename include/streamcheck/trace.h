@@ -23,32 +23,42 @@ typedef struct sc_device {
     const char *name;
 } sc_device;
 
-/* An API call's fields, as in its record (sc_rec_api), in 32 bytes (88 with two pointers
- * before the sixth round, 72 before the seventeenth, 56 before the twentieth). The callback
- * domain and id only name the call (sc_call_name), the return code no part of the report
- * reads. What a call shares with many others is out of line, in its sc_call_extra: its
- * name, class and flags (sc_call_name, sc_call_class_id, sc_call_flags), its thread and
- * context (sc_call_tid, sc_call_context), its stream handle (sc_call_stream_handle) and the
- * high half of its aux (the record keeps the low 32 bits; sc_call_aux puts them back
- * together); and what only some calls have: a byte count (copies, memsets, allocations:
- * sc_call_bytes) and return addresses (the few calls that took a stack: sc_call_n_frames,
- * sc_call_frames). The calls of one site (function, class, flags, stream), thread and
- * context share one extra, those with bytes one per size. aux and aux2 stay: launches, most
- * of the calls, carry the stack-sharing call in one or the other, event calls their event in
- * aux. */
+/* An API call's fields, as in its record (sc_rec_api), in 24 bytes (88 with two pointers
+ * before the sixth round, 72 before the seventeenth, 56 before the twentieth, 32 before the
+ * twenty-ninth). The callback domain and id only name the call (sc_call_name), the return
+ * code no part of the report reads. What a call shares with many others is out of line, in
+ * its sc_call_extra: its name, class and flags (sc_call_name, sc_call_class_id,
+ * sc_call_flags), its thread and context (sc_call_tid, sc_call_context), its stream handle
+ * (sc_call_stream_handle), the high half of its aux and the one of aux's low half and aux2
+ * that is not the call's own (sc_call_aux and sc_call_aux2 put them back together); and what
+ * only some calls have: a byte count (copies, memsets, allocations: sc_call_bytes), return
+ * addresses (the few calls that took a stack: sc_call_n_frames, sc_call_frames) and the end
+ * of a call whose duration does not fit 32 bits (sc_call_end). The calls of one site
+ * (function, class, flags, stream), thread and context share one extra, those with bytes one
+ * per size. Of aux and aux2 a call keeps the one that carries the stack-sharing call: aux2
+ * for a call flagged SC_API_STACK_SHARED_AUX2 (its aux holds its event or graph, which the
+ * calls of a site share), aux's low half for the others (launches, most of the calls: the
+ * stack-sharing call, or an event or a created stream, and an aux2 that the site's calls
+ * share, 0 in a compact call). */
 typedef struct sc_call_rec {
-    uint64_t start_ns, end_ns;
-    uint32_t aux_low;           /* aux's low 32 bits (sc_call_aux) */
+    uint64_t start_ns;
+    uint32_t dur_ns;            /* end - start; SC_CALL_DUR_WIDE: the end is in its extra
+                                   (sc_call_end) */
+    uint32_t aux_own;           /* aux2 when its flags have SC_API_STACK_SHARED_AUX2, else
+                                   aux's low 32 bits (sc_call_aux, sc_call_aux2) */
     uint32_t correlation_id;
-    uint32_t aux2;
     uint32_t extra_at;          /* its sc_trace.call_extras entry; 0 (all zeros) for a call
                                    with nothing there but zeros */
 } sc_call_rec;
 
+/* sc_call_rec.dur_ns of a call that lasted 2^32 - 1 ns (4.3 s) or more, or whose recorded end
+ * is before its start: its sc_call_extra.wide_end_ns holds the end as recorded. */
+#define SC_CALL_DUR_WIDE UINT32_MAX
+
 #define SC_CALL_CLASS_WIDE UINT8_MAX
 _Static_assert(SC_API_STACK_SHARED_AUX2 <= UINT8_MAX, "the API flags fit sc_call_extra.flags");
 _Static_assert(SC_CALL_CLASS_COUNT < SC_CALL_CLASS_WIDE, "the call classes fit a byte");
-_Static_assert(sizeof(sc_call_rec) == 32, "a loaded call is 32 bytes");
+_Static_assert(sizeof(sc_call_rec) == 24, "a loaded call is 24 bytes");
 
 typedef struct sc_api_call {
     sc_call_rec rec;
@@ -61,10 +71,13 @@ typedef struct sc_api_call {
 typedef struct sc_call_extra {
     uint64_t bytes;             /* copy/memset/allocation size, 0 if none */
     uint64_t stream;            /* the stream handle, SC_STREAM_NONE if none */
+    uint64_t wide_end_ns;       /* the end of a call whose dur_ns is SC_CALL_DUR_WIDE, else 0 */
     uint32_t frames_at;         /* where its n_frames return addresses start in
                                    sc_trace.call_frames */
     uint32_t name_at;           /* its sc_trace.call_names entry */
     uint32_t aux_high;          /* aux's high 32 bits */
+    uint32_t aux_other;         /* the one of aux's low half and aux2 that the call's record
+                                   does not keep (sc_call_rec.aux_own) */
     uint32_t tid;               /* the calling thread (OS thread id) */
     uint32_t context_id;        /* CUPTI's context id */
     uint16_t n_frames;
@@ -319,7 +332,23 @@ static inline uint64_t sc_call_stream_handle(const sc_trace *trace, const sc_api
 }
 static inline uint64_t sc_call_aux(const sc_trace *trace, const sc_api_call *c)
 {
-    return (uint64_t)sc_call_extra_of(trace, c)->aux_high << 32 | c->rec.aux_low;
+    const sc_call_extra *e = sc_call_extra_of(trace, c);
+    uint32_t low = e->flags & SC_API_STACK_SHARED_AUX2 ? e->aux_other : c->rec.aux_own;
+    return (uint64_t)e->aux_high << 32 | low;
+}
+/* Call c's aux2 (sc_rec_api.aux2: the stack-sharing call of SC_API_STACK_SHARED_AUX2, stream
+ * flags, a copy's kind). */
+static inline uint32_t sc_call_aux2(const sc_trace *trace, const sc_api_call *c)
+{
+    const sc_call_extra *e = sc_call_extra_of(trace, c);
+    return e->flags & SC_API_STACK_SHARED_AUX2 ? c->rec.aux_own : e->aux_other;
+}
+/* Call c's end as recorded: its start and duration, or for a call of SC_CALL_DUR_WIDE, the
+ * end its extra keeps. */
+static inline uint64_t sc_call_end(const sc_trace *trace, const sc_api_call *c)
+{
+    return c->rec.dur_ns != SC_CALL_DUR_WIDE ? c->rec.start_ns + c->rec.dur_ns
+                                             : sc_call_extra_of(trace, c)->wide_end_ns;
 }
 /* Call c's thread (its OS thread id) and CUDA context (CUPTI's id). */
 static inline uint32_t sc_call_tid(const sc_trace *trace, const sc_api_call *c)

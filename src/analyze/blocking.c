@@ -403,7 +403,7 @@ static int sc_own_times(sc_blocking_index *ix, bool sorted)
         const sc_api_call *c = &t->calls[ix->holding[k]];
         if (cls_of[k] != SC_NO_CLASS)
             d[next[cls_of[k]]++] =
-                c->rec.end_ns > c->rec.start_ns ? c->rec.end_ns - c->rec.start_ns : 0;
+                sc_call_end(t, c) > c->rec.start_ns ? sc_call_end(t, c) - c->rec.start_ns : 0;
     }
     for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++) {
         size_t k = first[cls + 1] - first[cls];

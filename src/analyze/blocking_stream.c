@@ -107,7 +107,7 @@ static void sc_bs_instance(const sc_ctx *ctx, const sc_bs_tally *t, size_t slot,
     memset(inst, 0, sizeof(*inst));
     inst->call = s->created_by;
     inst->start_ns = s->created_by->rec.start_ns;
-    inst->end_ns = s->created_by->rec.end_ns;
+    inst->end_ns = sc_call_end(ctx->trace, s->created_by);
     inst->cost_ns = t->wait_ns[slot];
     unsigned long long work = (unsigned long long)sc_bs_work(s);
     unsigned long long legacy = (unsigned long long)sc_bs_legacy_ops(ctx, t, slot);

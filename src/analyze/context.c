@@ -50,7 +50,8 @@ const sc_api_call *sc_ctx_site(const sc_ctx *ctx, const sc_api_call *call)
     if (flags & SC_API_STACK_SHARED)
         shared = (uint32_t)sc_call_aux(ctx->trace, call);
     else if (flags & SC_API_STACK_SHARED_AUX2)
-        shared = call->rec.aux2;    /* aux holds the event or the graph (format 1.1) */
+        shared = sc_call_aux2(ctx->trace, call);    /* aux holds the event or the graph
+                                                       (format 1.1) */
     else
         return call;
     const sc_api_call *sampled = sc_ctx_call(ctx, shared);
@@ -143,7 +144,7 @@ static void sc_run_span(const sc_trace *t, sc_analysis *a)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < t->n_calls; i++)
-        sc_span_extend(t->calls[i].rec.start_ns, t->calls[i].rec.end_ns, &lo, &hi);
+        sc_span_extend(t->calls[i].rec.start_ns, sc_call_end(t, &t->calls[i]), &lo, &hi);
     for (size_t i = 0; i < t->n_kernels; i++)
         sc_span_extend(t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, &lo, &hi);
     for (size_t i = 0; i < t->n_copies; i++)

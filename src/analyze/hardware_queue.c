@@ -54,7 +54,7 @@ static uint32_t *sc_hwq_issue_order(const sc_launch *l, size_t n)
 static uint64_t sc_hwq_ready(const sc_trace *t, const sc_launch *l)
 {
     const sc_api_call *call = sc_launch_call(t, l);
-    uint64_t r = call ? call->rec.end_ns : 0;
+    uint64_t r = call ? sc_call_end(t, call) : 0;
     return l->own_prev_end_ns > r ? l->own_prev_end_ns : r;
 }
 

@@ -107,14 +107,14 @@ static int sc_hostsync_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
     for (size_t k = 0; k < ix->n_holding && rc == 0; k++) {
         const sc_api_call *call = &t->calls[ix->holding[k]];
         if (sc_blocking_sync_class(sc_call_class_id(t, call)) && !sc_blocking_is_inner(ctx, call))
-            rc = sc_hostsync_add(&walk, call, call->rec.start_ns, call->rec.end_ns, 0, b, tot);
+            rc = sc_hostsync_add(&walk, call, call->rec.start_ns, sc_call_end(t, call), 0, b, tot);
     }
     const sc_poll_loop *loops = ctx->polls;
     size_t n = ctx->n_polls;
     for (size_t k = 0; k < n && rc == 0; k++) {
         const sc_api_call *first = &t->calls[loops[k].first];
         rc = sc_hostsync_add(&walk, first, first->rec.start_ns,
-                             t->calls[loops[k].last].rec.end_ns, loops[k].queries, b, tot);
+                             sc_call_end(t, &t->calls[loops[k].last]), loops[k].queries, b, tot);
     }
     sc_blocking_walk_end(&walk);
     return rc;

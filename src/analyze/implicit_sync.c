@@ -69,7 +69,7 @@ static const sc_api_call *sc_implicit_next(const sc_ctx *ctx, const sc_api_call 
     const sc_trace *t = ctx->trace;
     for (size_t i = (size_t)(call - t->calls) + 1; i < t->n_calls; i++) {
         const sc_api_call *c = &t->calls[i];
-        if (sc_call_tid(t, c) == sc_call_tid(t, call) && c->rec.start_ns >= call->rec.end_ns &&
+        if (sc_call_tid(t, c) == sc_call_tid(t, call) && c->rec.start_ns >= sc_call_end(t, call) &&
             !sc_blocking_is_inner(ctx, c))
             return c;
     }
@@ -182,7 +182,7 @@ static int sc_implicit_scan(const sc_ctx *ctx, const sc_blocking_index *ix,
         tot->checked++;
         uint8_t cls = sc_call_class_id(t, call);
         bool copy_or_set = cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET;
-        sc_blocking_call q = {.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
+        sc_blocking_call q = {.start_ns = call->rec.start_ns, .end_ns = sc_call_end(t, call),
                               .tid = sc_call_tid(t, call), .call_class = cls,
                               .context_id = sc_call_context(t, call),
                               .correlation_id = call->rec.correlation_id,

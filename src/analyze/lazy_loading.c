@@ -108,7 +108,7 @@ static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_launch *launches,
         const sc_kernel_rec *k = &ctx->trace->kernels[kernel].rec;
         const sc_api_call *call = sc_launch_call(ctx->trace, l);
         if (call)
-            scratch[n_calls++] = sc_dur(call->rec.start_ns, call->rec.end_ns);
+            scratch[n_calls++] = sc_dur(call->rec.start_ns, sc_call_end(ctx->trace, call));
         if (sc_lazy_front_independent(ctx, l) && k->start_ns + SC_LAZY_TOL_NS < l->front_end_ns)
             out->overlapped = true;
     }
@@ -163,13 +163,13 @@ static sc_lazy_verdict sc_lazy_judge(const sc_ctx *ctx, const sc_launch *l,
 {
     sc_lazy_verdict v = {0};
     const sc_api_call *call = sc_launch_call(ctx->trace, l);
-    v.call_ns = sc_dur(call->rec.start_ns, call->rec.end_ns);
+    v.call_ns = sc_dur(call->rec.start_ns, sc_call_end(ctx->trace, call));
     v.long_call = later->has_usual &&
                   v.call_ns >= SC_LAZY_LONG_FACTOR * later->usual_call_ns &&
                   v.call_ns >= later->usual_call_ns + SC_LAZY_LONG_EXTRA_NS;
     if (!v.long_call && !later->overlapped)
         return (sc_lazy_verdict){0};                            /* (vi) */
-    uint64_t ready = call->rec.end_ns;
+    uint64_t ready = sc_call_end(ctx->trace, call);
     if (later->has_usual && call->rec.start_ns + later->usual_call_ns < ready)
         ready = call->rec.start_ns + later->usual_call_ns;
     if (l->own_prev_end_ns > ready)
@@ -360,12 +360,12 @@ static int sc_lazy_victims(const sc_ctx *ctx, const sc_lazy_front *front,
                             front_issue, s->stream_id, c->rec.start_ns))
             continue;
         /* the loading call itself would have returned sooner by the load */
-        uint64_t call_end = c == call ? c->rec.end_ns - (load < sc_dur(c->rec.start_ns,
-                                                                        c->rec.end_ns)
+        uint64_t call_end = c == call ? sc_call_end(t, c) - (load < sc_dur(c->rec.start_ns,
+                                                                        sc_call_end(t, c))
                                                              ? load
                                                              : sc_dur(c->rec.start_ns,
-                                                                      c->rec.end_ns))
-                                      : c->rec.end_ns;
+                                                                      sc_call_end(t, c)))
+                                      : sc_call_end(t, c);
         uint64_t ready = call_end > last_end[s - streams] ? call_end : last_end[s - streams];
         if (ready + SC_LAZY_TOL_NS >= front_end)
             continue;   /* it could not have started earlier anyway */
@@ -404,7 +404,7 @@ static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
     /* The load waits for the front inside the call, holding the host: measured on the H200
      * (killers lazy-cold), a first launch issued during a 3 ms kernel of another stream began
      * to load its module 13 us after that kernel ended, and the load took 108 us. */
-    bool call_waited = front.end_ns > call->rec.start_ns && front.end_ns <= call->rec.end_ns;
+    bool call_waited = front.end_ns > call->rec.start_ns && front.end_ns <= sc_call_end(t, call);
     uint32_t device = t->kernel_shapes[kr->shape].device;
     if (sc_lazy_victims(ctx, &front, call, device, load, b, &delay, &held) != 0)
         return -1;

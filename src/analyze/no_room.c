@@ -94,7 +94,7 @@ static const char *sc_noroom_name(const sc_ctx *ctx, size_t k)
 
 static uint64_t sc_noroom_ready(const sc_trace *t, const sc_launch *l)
 {
-    uint64_t r = sc_launch_call(t, l)->rec.end_ns;
+    uint64_t r = sc_call_end(t, sc_launch_call(t, l));
     return l->own_prev_end_ns > r ? l->own_prev_end_ns : r;
 }
 

@@ -79,9 +79,9 @@ static void sc_pageable_instance(const sc_ctx *ctx, const sc_finding_builder *b,
                                  const sc_rec_memcpy *c, sc_instance *inst)
 {
     const sc_api_call *call = sc_ctx_call(ctx, c->correlation_id);
-    uint64_t blocked = call ? sc_dur(call->rec.start_ns, call->rec.end_ns) : 0;
-    uint64_t cost = call ? sc_busy_uncovered(sc_ctx_busy(ctx, c->device), call->rec.start_ns,
-                                             call->rec.end_ns)
+    uint64_t end = call ? sc_call_end(ctx->trace, call) : 0;
+    uint64_t blocked = call ? sc_dur(call->rec.start_ns, end) : 0;
+    uint64_t cost = call ? sc_busy_uncovered(sc_ctx_busy(ctx, c->device), call->rec.start_ns, end)
                          : 0;
     memset(inst, 0, sizeof(*inst));
     inst->start_ns = c->start_ns;
@@ -135,7 +135,8 @@ int sc_rule_pageable_async(const sc_ctx *ctx, sc_finding_list *out, char *err, s
             continue;
         sc_instance inst;
         sc_pageable_instance(ctx, &b, c, &inst);
-        uint64_t blocked = inst.call ? sc_dur(inst.call->rec.start_ns, inst.call->rec.end_ns) : 0;
+        uint64_t blocked =
+            inst.call ? sc_dur(inst.call->rec.start_ns, sc_call_end(t, inst.call)) : 0;
         bool measured;
         tot.host_back_ns += sc_pageable_pinned(ctx, &rate, c, blocked, &measured,
                                                sc_finding_would_keep(&b, &inst), &inst);

@@ -35,7 +35,7 @@ typedef struct sc_pin_totals {
 
 static void sc_pin_instance(const sc_trace *t, const sc_api_call *call, sc_instance *inst)
 {
-    uint64_t own = sc_dur(call->rec.start_ns, call->rec.end_ns);
+    uint64_t own = sc_dur(call->rec.start_ns, sc_call_end(t, call));
     memset(inst, 0, sizeof *inst);
     inst->start_ns = call->rec.start_ns;
     inst->end_ns = call->rec.start_ns + own;

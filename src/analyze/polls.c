@@ -89,7 +89,7 @@ int sc_polls_find(const sc_ctx *ctx, sc_poll_loop **out, size_t *n_out)
         const sc_api_call *prev = run->queries ? &t->calls[run->last] : NULL;
         bool goes_on = prev && cls == sc_call_class_id(t, prev) &&
                        sc_query_handle(t, call) == sc_query_handle(t, prev) &&
-                       call->rec.start_ns < prev->rec.end_ns + SC_POLL_GAP_NS &&
+                       call->rec.start_ns < sc_call_end(t, prev) + SC_POLL_GAP_NS &&
                        !sc_thread_called(ctx, run->last, i, tid);
         if (goes_on) {
             run->last = i;

@@ -39,7 +39,7 @@ typedef struct sc_prio_totals {
 static uint64_t sc_prio_ready(const sc_trace *t, const sc_launch *l)
 {
     const sc_api_call *call = sc_launch_call(t, l);
-    uint64_t r = call ? call->rec.end_ns : 0;
+    uint64_t r = call ? sc_call_end(t, call) : 0;
     return l->own_prev_end_ns > r ? l->own_prev_end_ns : r;
 }
 

@@ -53,8 +53,8 @@ sc_rp_entry_at(const sc_rp_entry_src *s, size_t p)
         const sc_api_call *c = &t->calls[p];
         int32_t v = s->call_item[p];
         uint64_t end = v < SC_RP_NONE && v != SC_RP_CALL_INNER
-                           ? t->calls[s->loops[SC_RP_CALL_LOOP_OF(v)].last].rec.end_ns
-                           : c->rec.end_ns;
+                           ? sc_call_end(t, &t->calls[s->loops[SC_RP_CALL_LOOP_OF(v)].last])
+                           : sc_call_end(t, c);
         return (sc_rp_entry){c->rec.start_ns, end > c->rec.start_ns ? end : c->rec.start_ns,
                              sc_call_tid(t, c), (int32_t)p, SC_RP_NONE};
     }

@@ -85,7 +85,7 @@ int sc_rp_drained_work(sc_replay *r)
         if (!sc_rp_implicit_class(&cls, call_class) || sc_blocking_is_inner(r->ctx, c))
             continue;
         bool copy_or_set = call_class == SC_CALL_MEMCPY || call_class == SC_CALL_MEMSET;
-        sc_blocking_call q = {.start_ns = c->rec.start_ns, .end_ns = c->rec.end_ns,
+        sc_blocking_call q = {.start_ns = c->rec.start_ns, .end_ns = sc_call_end(t, c),
                               .tid = sc_call_tid(t, c), .call_class = call_class,
                               .context_id = sc_call_context(t, c),
                               .correlation_id = c->rec.correlation_id,
@@ -831,7 +831,7 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
         return sc_rp_wait_device(r, i, sc_rp_context_dev(r, w, sc_call_context(t, c)));
     }
     uint32_t dev = sc_rp_context_dev(r, w, sc_call_context(t, c));
-    bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > c->rec.end_ns;
+    bool loop = sc_rp_is_query(cls) && sc_rp_item_end(r, i) > sc_call_end(t, c);
     size_t first = conds->n;
     int32_t p = SC_RP_NONE;
     size_t own_count = 0;

@@ -606,7 +606,7 @@ static void write_calls(writer *w, proc *p)
         /* A driver call inside the runtime call that made it: the outer one is shown. */
         if (c->rec.start_ns < h->last_call_end)
             continue;
-        uint64_t end = c->rec.end_ns > c->rec.start_ns ? c->rec.end_ns : c->rec.start_ns;
+        uint64_t end = sc_call_end(t, c) > c->rec.start_ns ? sc_call_end(t, c) : c->rec.start_ns;
         h->last_call_end = end;
         char ts[32], dur[32];
         event(w, "{\"ph\":\"X\",\"cat\":\"cuda\",\"pid\":%u,\"tid\":%u,\"ts\":%s,\"dur\":%s,"

@@ -499,8 +499,8 @@ static void host_rows(sc_html_model *c, size_t proc, size_t first, const sc_anal
     for (size_t i = 0; i < t->n_calls && !c->oom; i++) {
         const sc_api_call *call = &t->calls[i];
         const char *what = sc_host_call_words(&held, call);
-        uint64_t dur = call->rec.end_ns > call->rec.start_ns
-                           ? call->rec.end_ns - call->rec.start_ns : 0;
+        uint64_t dur = sc_call_end(t, call) > call->rec.start_ns
+                           ? sc_call_end(t, call) - call->rec.start_ns : 0;
         if (!what || dur < c->opt->min_call_ns)
             continue;
         uint32_t tid = sc_call_tid(t, call);
@@ -523,7 +523,7 @@ static void host_rows(sc_html_model *c, size_t proc, size_t first, const sc_anal
                      tid, sc_report_fmt_ns(c->opt->min_call_ns, b1));
         }
         cache = r;
-        add_event(c, r, call->rec.start_ns, call->rec.end_ns, call_desc(c, t, call, what), 0);
+        add_event(c, r, call->rec.start_ns, sc_call_end(t, call), call_desc(c, t, call, what), 0);
     }
     sc_host_calls_free(&held);
     /* Push/pop ranges: one row per thread and nesting depth. Start/end ranges (depth

@@ -111,7 +111,7 @@ static json_t *call_json(const sc_trace *t, const sc_api_call *call, const sc_ap
     json_t *o = json_object();
     json_object_set_new(o, "api", sc_json_str(sc_call_name(t, call)));
     json_object_set_new(o, "start_ns", jint(call->rec.start_ns));
-    json_object_set_new(o, "end_ns", jint(call->rec.end_ns));
+    json_object_set_new(o, "end_ns", jint(sc_call_end(t, call)));
     json_object_set_new(o, "tid", jint(sc_call_tid(t, call)));
     uint64_t stream = sc_call_stream_handle(t, call);
     json_object_set_new(o, "stream", stream == SC_STREAM_NONE ? json_null() : jhex(stream));

@@ -102,7 +102,8 @@ static bool sc_extra_same(const sc_call_extra *a, const sc_call_extra *b)
     return a->bytes == b->bytes && a->stream == b->stream && a->frames_at == b->frames_at &&
            a->name_at == b->name_at && a->aux_high == b->aux_high && a->tid == b->tid &&
            a->context_id == b->context_id && a->n_frames == b->n_frames &&
-           a->call_class == b->call_class && a->flags == b->flags;
+           a->call_class == b->call_class && a->flags == b->flags &&
+           a->aux_other == b->aux_other && a->wide_end_ns == b->wide_end_ns;
 }
 
 /* An extra without frames remembered for the next call (sc_call_loader.plain). */
@@ -119,7 +120,8 @@ static uint64_t sc_extra_hash(const sc_call_extra *e)
 {
     uint64_t h = (e->bytes ^ e->stream ^ (uint64_t)e->name_at << 32 ^
                   ((uint64_t)e->call_class << 8 | e->flags) ^ (uint64_t)e->aux_high << 40 ^
-                  ((uint64_t)e->tid << 24 ^ (uint64_t)e->context_id << 48 ^ e->context_id)) *
+                  ((uint64_t)e->tid << 24 ^ (uint64_t)e->context_id << 48 ^ e->context_id) ^
+                  e->wide_end_ns ^ (uint64_t)e->aux_other << 16) *
                  0x9e3779b97f4a7c15ull;
     return h ^ h >> 29;
 }
@@ -234,11 +236,11 @@ void sc_call_loader_free(sc_call_loader *ld)
 void sc_call_as_record(const sc_trace *t, const sc_api_call *c, sc_rec_api *out)
 {
     const sc_call_rec *r = &c->rec;
-    *out = (sc_rec_api){.start_ns = r->start_ns, .end_ns = r->end_ns,
+    *out = (sc_rec_api){.start_ns = r->start_ns, .end_ns = sc_call_end(t, c),
                         .stream = sc_call_stream_handle(t, c), .bytes = sc_call_bytes(t, c),
                         .aux = sc_call_aux(t, c), .tid = sc_call_tid(t, c),
                         .correlation_id = r->correlation_id,
                         .context_id = sc_call_context(t, c),
                         .flags = sc_call_flags(t, c), .call_class = sc_call_class(t, c),
-                        .n_frames = sc_call_n_frames(t, c), .aux2 = r->aux2};
+                        .n_frames = sc_call_n_frames(t, c), .aux2 = sc_call_aux2(t, c)};
 }

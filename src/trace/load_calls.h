@@ -1,6 +1,7 @@
 /* The loader's API calls: each record narrowed into an sc_api_call (include/streamcheck/
- * trace.h: 56 bytes instead of the 88 of the record with two pointers), what only a few calls
- * have (bytes, frames) in an sc_call_extra beside it, the frames of every call in one table,
+ * trace.h: 24 bytes instead of the 88 of the record with two pointers), what it shares with
+ * the calls of its site and what only a few calls have (bytes, frames, an end past 32 bits of
+ * duration) in an sc_call_extra beside it, the frames of every call in one table,
  * and the names of the calls, set once every CALL_NAME record has been read (they may come
  * after the calls they name).
  *
@@ -45,7 +46,9 @@ typedef struct sc_plain_key {
     uint64_t stream;
     uint64_t origin;            /* tid << 32 | context */
     uint64_t site;              /* name_at << 32 | aux_high */
+    uint64_t wide_end_ns;
     uint32_t kind;              /* call_class << 8 | flags */
+    uint32_t aux_other;
 } sc_plain_key;
 
 /* The memo slot of a call of function `index` on `stream` by thread `tid`: a program's calls
@@ -63,13 +66,26 @@ static inline sc_plain_key sc_plain_key_of(const sc_call_extra *e)
     return (sc_plain_key){.bytes = e->bytes, .stream = e->stream,
                           .origin = (uint64_t)e->tid << 32 | e->context_id,
                           .site = (uint64_t)e->name_at << 32 | e->aux_high,
-                          .kind = (uint32_t)e->call_class << 8 | e->flags};
+                          .wide_end_ns = e->wide_end_ns,
+                          .kind = (uint32_t)e->call_class << 8 | e->flags,
+                          .aux_other = e->aux_other};
 }
 
 static inline bool sc_plain_key_same(const sc_plain_key *a, const sc_plain_key *b)
 {
     return a->bytes == b->bytes && a->stream == b->stream && a->origin == b->origin &&
-           a->site == b->site && a->kind == b->kind;
+           a->site == b->site && a->kind == b->kind && a->aux_other == b->aux_other &&
+           a->wide_end_ns == b->wide_end_ns;
+}
+
+/* A call's duration as its record keeps it, and the end its extra keeps: the duration when it
+ * fits below SC_CALL_DUR_WIDE and the end is not before the start, else SC_CALL_DUR_WIDE and
+ * the end (sc_call_end). */
+static inline uint32_t sc_call_dur_of(uint64_t start_ns, uint64_t end_ns, uint64_t *wide_end_ns)
+{
+    bool fits = end_ns >= start_ns && end_ns - start_ns < SC_CALL_DUR_WIDE;
+    *wide_end_ns = fits ? 0 : end_ns;
+    return fits ? (uint32_t)(end_ns - start_ns) : SC_CALL_DUR_WIDE;
 }
 
 typedef struct sc_call_loader {
@@ -142,11 +158,16 @@ static inline int sc_calls_add(sc_call_loader *ld, sc_trace *t, const sc_rec_api
     if (t->n_calls >= ld->cap_calls && sc_calls_room(ld, t) != 0)
         return -1;
     sc_call_rec *c = &t->calls[t->n_calls].rec;
-    *c = (sc_call_rec){.start_ns = r->start_ns, .end_ns = r->end_ns,
-                       .aux_low = (uint32_t)r->aux, .correlation_id = r->correlation_id,
-                       .aux2 = r->aux2};
-    sc_call_extra e = {.bytes = r->bytes, .stream = r->stream, .name_at = index,
-                       .aux_high = (uint32_t)(r->aux >> 32), .tid = r->tid,
+    /* the record keeps the aux that carries the stack-sharing call (sc_call_rec.aux_own) */
+    bool aux2_own = r->flags & SC_API_STACK_SHARED_AUX2;
+    uint64_t wide_end_ns;
+    *c = (sc_call_rec){.start_ns = r->start_ns,
+                       .dur_ns = sc_call_dur_of(r->start_ns, r->end_ns, &wide_end_ns),
+                       .aux_own = aux2_own ? r->aux2 : (uint32_t)r->aux,
+                       .correlation_id = r->correlation_id};
+    sc_call_extra e = {.bytes = r->bytes, .stream = r->stream, .wide_end_ns = wide_end_ns,
+                       .name_at = index, .aux_high = (uint32_t)(r->aux >> 32),
+                       .aux_other = aux2_own ? (uint32_t)r->aux : r->aux2, .tid = r->tid,
                        .context_id = r->context_id, .n_frames = r->n_frames,
                        .call_class = r->call_class, .flags = (uint8_t)r->flags};
     bool plain = !r->n_frames;

@@ -52,8 +52,8 @@ typedef struct sc_site_call {
     sc_call_rec rec;
     sc_call_extra extra;        /* what its calls share but their context (rec's extra has
                                    that of extra.context_id) */
-    uint32_t aux_mask;          /* all ones when the shared call goes in aux, else 0 */
-    uint32_t aux2_mask;         /* likewise for aux2 */
+    uint32_t shared_mask;       /* all ones when the site's calls name a stack-sharing
+                                   call (in aux or aux2: the one the record keeps), else 0 */
     bool ready;                 /* false until used, and again once the id is declared anew */
 } sc_site_call;
 
@@ -308,12 +308,23 @@ static sc_site_call *sc_site_call_make(sc_loader *ld, uint32_t id, uint32_t cont
     *s = (sc_site_call){
         .extra = {.stream = site->stream, .name_at = index, .tid = site->tid,
                   .call_class = site->call_class, .flags = (uint8_t)site->flags},
-        .aux_mask = site->flags & SC_API_STACK_SHARED ? UINT32_MAX : 0,
-        .aux2_mask = site->flags & SC_API_STACK_SHARED_AUX2 ? UINT32_MAX : 0};
+        .shared_mask =
+            site->flags & (SC_API_STACK_SHARED | SC_API_STACK_SHARED_AUX2) ? UINT32_MAX : 0};
     if (sc_site_call_context(ld, s, context_id) != 0)
         return NULL;
     s->ready = true;
     return s;
+}
+
+/* A compact call of site s whose duration is SC_CALL_DUR_WIDE exactly: its end goes in an
+ * extra of its own (sc_call_end), as sc_calls_add would put it. Returns 0, or -1 without
+ * memory. */
+static int sc_compact_call_wide(sc_loader *ld, const sc_site_call *s, sc_call_rec *rec,
+                                uint64_t end)
+{
+    sc_call_extra e = s->extra;
+    e.wide_end_ns = end;
+    return sc_calls_fill(&ld->calls, ld->t, rec, &e, NULL);
 }
 
 /* A compact call (format 2.0): sc_calls_add of the API record it stands for (its bytes, the
@@ -348,10 +359,11 @@ sc_load_compact_call(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
         return sc_out_of_memory(ld);
     *rec = s->rec;
     rec->start_ns = start;
-    rec->end_ns = end;
+    rec->dur_ns = c.duration;
     rec->correlation_id = c.correlation_id;
-    rec->aux_low = c.shared & s->aux_mask;
-    rec->aux2 = c.shared & s->aux2_mask;
+    rec->aux_own = c.shared & s->shared_mask;
+    if (c.duration == SC_CALL_DUR_WIDE && sc_compact_call_wide(ld, s, rec, end) != 0)
+        return sc_out_of_memory(ld);
     return 0;
 }
 

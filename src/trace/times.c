@@ -11,8 +11,11 @@ typedef struct sc_timed_list {
     void *base;
     size_t *n;
     size_t size;
-    size_t start_at, end_at;    /* offsets of start_ns and end_ns in one element */
+    size_t start_at, end_at;    /* offsets of start_ns and end_ns in one element; end_at
+                                   SC_END_OF_CALL for the calls, whose end is sc_call_end */
 } sc_timed_list;
+
+#define SC_END_OF_CALL SIZE_MAX
 
 static uint64_t sc_u64_at(const void *element, size_t off)
 {
@@ -71,7 +74,8 @@ int sc_trace_drop_impossible_times(sc_trace *t)
 #define SC_LIST(arr, n, type, start, end)                                               \
     {t->arr, &t->n, sizeof(type), offsetof(type, start), offsetof(type, end)}
     sc_timed_list lists[] = {
-        SC_LIST(calls, n_calls, sc_api_call, rec.start_ns, rec.end_ns),
+        {t->calls, &t->n_calls, sizeof(sc_api_call), offsetof(sc_api_call, rec.start_ns),
+         SC_END_OF_CALL},
         SC_LIST(kernels, n_kernels, sc_kernel, rec.start_ns, rec.end_ns),
         SC_LIST(copies, n_copies, sc_rec_memcpy, start_ns, end_ns),
         SC_LIST(memsets, n_memsets, sc_rec_memset, start_ns, end_ns),
@@ -95,7 +99,9 @@ int sc_trace_drop_impossible_times(sc_trace *t)
         size_t kept = 0;
         for (size_t i = 0; i < *L->n; i++) {
             char *e = (char *)L->base + i * L->size;
-            uint64_t start = sc_u64_at(e, L->start_at), end = sc_u64_at(e, L->end_at);
+            uint64_t start = sc_u64_at(e, L->start_at);
+            uint64_t end = L->end_at == SC_END_OF_CALL ? sc_call_end(t, (const sc_api_call *)e)
+                                                       : sc_u64_at(e, L->end_at);
             if (sc_times_impossible(start, end, lo, hi)) {
                 t->impossible_times++;
                 continue;

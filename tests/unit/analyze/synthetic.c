@@ -109,8 +109,10 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
                       uint16_t n_frames)
 {
     sc_api_call *c = SYN_GROW(s, calls, n_calls, cap_calls);
+    /* a duration past 32 bits, or an end before the start, in the extra (sc_call_end) */
+    bool wide = end < start || end - start >= SC_CALL_DUR_WIDE;
     c->rec.start_ns = start;
-    c->rec.end_ns = end;
+    c->rec.dur_ns = wide ? SC_CALL_DUR_WIDE : (uint32_t)(end - start);
     c->rec.correlation_id = correlation_id;
     /* its name once in the trace's names, its frames copied into the trace's frames */
     name = name ? name : "cudaLaunchKernel";
@@ -128,6 +130,7 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     c->rec.extra_at = (uint32_t)(s->t.n_call_extras - 1);
     *e = (sc_call_extra){.stream = SC_STREAM_NONE, .name_at = (uint32_t)at,
                          .context_id = SYN_CONTEXT, .n_frames = n_frames,
+                         .wide_end_ns = wide ? end : 0,
                          .call_class = call_class,
                          .frames_at = n_frames && frames ? (uint32_t)s->t.n_call_frames : 0};
     for (uint16_t i = 0; frames && i < n_frames; i++)
@@ -143,7 +146,8 @@ static void syn_set_extra(syn *s, sc_api_call *c, const sc_call_extra *want)
     if (had->bytes == want->bytes && had->stream == want->stream &&
         had->name_at == want->name_at && had->aux_high == want->aux_high &&
         had->tid == want->tid && had->context_id == want->context_id &&
-        had->flags == want->flags && c->rec.extra_at != 0)
+        had->flags == want->flags && had->aux_other == want->aux_other &&
+        had->wide_end_ns == want->wide_end_ns && c->rec.extra_at != 0)
         return;     /* frames, class and where the frames are: set by syn_call alone */
     sc_call_extra copy = *want;
     *(sc_call_extra *)SYN_GROW(s, call_extras, n_call_extras, cap_call_extras) = copy;
@@ -173,8 +177,13 @@ void syn_call_add_flags(syn *s, sc_api_call *c, uint8_t flags)
 
 void syn_call_aux(syn *s, sc_api_call *c, uint64_t aux)
 {
-    c->rec.aux_low = (uint32_t)aux;
     sc_call_extra e = s->t.call_extras[c->rec.extra_at];
+    /* the low half where sc_call_aux reads it: the record's, or the extra's for a call that
+     * keeps its aux2 (flags set before) */
+    if (e.flags & SC_API_STACK_SHARED_AUX2)
+        e.aux_other = (uint32_t)aux;
+    else
+        c->rec.aux_own = (uint32_t)aux;
     e.aux_high = (uint32_t)(aux >> 32);
     syn_set_extra(s, c, &e);
 }

@@ -329,7 +329,7 @@ static void expect_same(const sc_blocking *got, const sc_blocking *ref, bool thr
 
 static sc_blocking_call query_of(const sc_trace *t, const sc_api_call *call, bool skip)
 {
-    return (sc_blocking_call){.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
+    return (sc_blocking_call){.start_ns = call->rec.start_ns, .end_ns = sc_call_end(t, call),
                               .tid = sc_call_tid(t, call), .call_class = sc_call_class_id(t, call),
                               .context_id = sc_call_context(t, call),
                               .correlation_id = call->rec.correlation_id,
@@ -356,8 +356,9 @@ static void check_own_times(const sc_ctx *ctx)
                 sc_blocking_work w = old_entry(ctx, s->by_end[j]);
                 busy = w.end_ns > c->rec.start_ns && w.issue_ns < c->rec.start_ns;
             }
+            uint64_t end = sc_call_end(t, c);
             if (!busy)
-                d[k++] = c->rec.end_ns > c->rec.start_ns ? c->rec.end_ns - c->rec.start_ns : 0;
+                d[k++] = end > c->rec.start_ns ? end - c->rec.start_ns : 0;
         }
         for (size_t a = 1; a < k; a++)
             for (size_t b = a; b > 0 && d[b - 1] > d[b]; b--) {
@@ -520,7 +521,7 @@ static size_t old_polls(const sc_ctx *ctx, sc_poll_loop *loops)
         bool goes_on = prev && old_is_query(sc_call_class_id(t, call)) &&
                        sc_call_class_id(t, call) == sc_call_class_id(t, prev) &&
                        old_handle(t, call) == old_handle(t, prev) &&
-                       call->rec.start_ns < prev->rec.end_ns + SC_POLL_GAP_NS;
+                       call->rec.start_ns < sc_call_end(t, prev) + SC_POLL_GAP_NS;
         if (goes_on) {
             run->last = i;
             run->queries++;

@@ -176,7 +176,8 @@ static void check(uint64_t seed, size_t n_calls, size_t n_stacks)
     sc_finding_begin(&b, "test", NULL);
     for (size_t i = 0; i < n; i++) {
         costs[i] = US(rnd(&st, 4));
-        sc_instance inst = {.start_ns = calls[i]->rec.start_ns, .end_ns = calls[i]->rec.end_ns,
+        sc_instance inst = {.start_ns = calls[i]->rec.start_ns,
+                            .end_ns = sc_call_end(&s.t, calls[i]),
                             .cost_ns = costs[i], .call = calls[i]};
         sc_text_append(&inst.text, "instance %zu", i);
         assert_int_equal(sc_finding_add(&b, &inst), 0);

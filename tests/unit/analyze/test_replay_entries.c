@@ -89,7 +89,8 @@ static void check(const shape *s, uint64_t *seed)
 {
     sc_trace t = {0};
     t.calls = calloc(s->calls + 1, sizeof *t.calls);
-    t.call_extras = calloc(s->threads + 1, sizeof *t.call_extras);  /* a thread's at 1 + k */
+    /* a thread's at 1 + k, then one per call too long for its record (sc_call_end) */
+    t.call_extras = calloc(s->threads + 1 + s->calls, sizeof *t.call_extras);
     assert_non_null(t.call_extras);
     for (size_t k = 0; k < s->threads; k++)
         t.call_extras[1 + k].tid = 100 + (uint32_t)k * 7;
@@ -101,6 +102,7 @@ static void check(const shape *s, uint64_t *seed)
     assert_non_null(call_item);
     assert_non_null(loops);
     t.n_calls = s->calls;
+    t.n_call_extras = s->threads + 1;
     t.n_ranges = s->ranges;
     uint64_t at = 1000;
     for (size_t c = 0; c < s->calls; c++) {
@@ -108,8 +110,15 @@ static void check(const shape *s, uint64_t *seed)
         sc_call_rec *rec = &t.calls[c].rec;
         rec->start_ns = s->shuffled && rnd(seed) % 11 == 0 && at > 1005 ? at - 5 : at;
         /* now and then a call longer than an item's 32 bits hold (replay_wide.h) */
-        rec->end_ns = rec->start_ns + (rnd(seed) % 97 == 0 ? 5000000000ull : rnd(seed) % 7);
+        bool wide = rnd(seed) % 97 == 0;
+        uint64_t dur = wide ? 5000000000ull : rnd(seed) % 7;
+        rec->dur_ns = wide ? SC_CALL_DUR_WIDE : (uint32_t)dur;
         rec->extra_at = 1 + (uint32_t)(rnd(seed) % s->threads);    /* its thread */
+        if (wide) {
+            t.call_extras[t.n_call_extras] = t.call_extras[rec->extra_at];
+            t.call_extras[t.n_call_extras].wide_end_ns = rec->start_ns + dur;
+            rec->extra_at = (uint32_t)t.n_call_extras++;
+        }
         call_item[c] = s->inner_share && rnd(seed) % s->inner_share == 0 ? SC_RP_CALL_INNER
                                                                           : SC_RP_NONE;
     }

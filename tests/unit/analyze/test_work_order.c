@@ -520,8 +520,9 @@ static void ref_own_ns(const sc_ctx *ctx, uint64_t *own_ns)
                 busy = in_scope(ctx, scope, &w) && w.end_ns > c->rec.start_ns &&
                        issue_of(ctx, &w, &tid) < c->rec.start_ns;
             }
+            uint64_t end = sc_call_end(t, c);
             if (!busy)
-                d[k++] = c->rec.end_ns > c->rec.start_ns ? c->rec.end_ns - c->rec.start_ns : 0;
+                d[k++] = end > c->rec.start_ns ? end - c->rec.start_ns : 0;
         }
         for (size_t a = 1; a < k; a++)   /* insertion sort: tests are small */
             for (size_t b = a; b > 0 && d[b - 1] > d[b]; b--) {
@@ -656,7 +657,7 @@ static void check_blocking(const sc_ctx *ctx)
     for (size_t i = 0; i < t->n_calls; i++) {
         const sc_api_call *call = &t->calls[i];
         for (int skip = 0; skip < 2; skip++) {
-            sc_blocking_call q = {.start_ns = call->rec.start_ns, .end_ns = call->rec.end_ns,
+            sc_blocking_call q = {.start_ns = call->rec.start_ns, .end_ns = sc_call_end(t, call),
                                   .tid = sc_call_tid(t, call),
                                   .call_class = sc_call_class_id(t, call),
                                   .context_id = sc_call_context(t, call),

@@ -23,7 +23,7 @@
 
 #include "scratch_dir.h"
 
-_Static_assert(sizeof(sc_api_call) == 32, "a loaded call takes 32 bytes");
+_Static_assert(sizeof(sc_api_call) == 24, "a loaded call takes 24 bytes");
 
 static void put(sc_writer *w, uint16_t kind, const void *fixed, size_t fixed_size,
                 const void *tail, size_t tail_size)
@@ -113,7 +113,12 @@ static void test_every_field_round_trips(void **state)
     };
     for (int i = 0; i < N_FULL; i++) {
         full[i].start_ns = t0 + 100 * (uint64_t)i;
-        full[i].end_ns = full[i].start_ns + 50;
+        /* durations past what a loaded call's 32 bits hold go in its extra: 6 s, and one
+         * nanosecond at each side of SC_CALL_DUR_WIDE */
+        full[i].end_ns = full[i].start_ns + (i == 3   ? 6000000000ull
+                                             : i == 8 ? SC_CALL_DUR_WIDE - 1ull
+                                             : i == 9 ? SC_CALL_DUR_WIDE
+                                                      : 50);
         full[i].result = i;     /* not kept */
         put(&w, SC_REC_API, &full[i], sizeof full[i], full[i].n_frames ? frames : NULL,
             full[i].n_frames * sizeof *frames);
@@ -145,13 +150,15 @@ static void test_every_field_round_trips(void **state)
         int s = i < 2 ? 0 : i < 4 ? 1 : 2;
         if (i == 0 || i == 2 || i == 4)
             put(&w, SC_REC_CALL_SITE, &sites[s], sizeof sites[s], NULL, 0);
-        sc_rec_call_compact c = {.start_delta = 100 * i, .duration = 30,
+        /* the last one lasts SC_CALL_DUR_WIDE exactly: an extra of its own holds its end */
+        uint32_t dur = i == 5 ? SC_CALL_DUR_WIDE : 30;
+        sc_rec_call_compact c = {.start_delta = 100 * i, .duration = dur,
                                  .correlation_id = 200 + (uint32_t)i, .shared = 50 + (uint32_t)i,
                                  .site_id = sites[s].id, .context_id = 1 + (uint32_t)i};
         put(&w, SC_REC_CALL_COMPACT, &c, sizeof c, NULL, 0);
         compact[i] = (sc_rec_api){
             .start_ns = base.base_ns + 100 * (uint64_t)i,
-            .end_ns = base.base_ns + 100 * (uint64_t)i + 30, .stream = sites[s].stream,
+            .end_ns = base.base_ns + 100 * (uint64_t)i + dur, .stream = sites[s].stream,
             .aux = sites[s].flags & SC_API_STACK_SHARED ? c.shared : 0, .tid = sites[s].tid,
             .correlation_id = c.correlation_id, .context_id = c.context_id,
             .flags = sites[s].flags, .call_class = sites[s].call_class,
@@ -182,7 +189,16 @@ static void test_every_field_round_trips(void **state)
      * make another; the event's handle keeps its high half in its extra */
     assert_int_not_equal(t.calls[0].rec.extra_at, 0);
     assert_int_not_equal(t.calls[1].rec.extra_at, t.calls[0].rec.extra_at);
-    assert_int_equal(t.calls[1].rec.aux_low, 0xdeadbeef);
+    /* the event call keeps its aux2 (the stack-sharing call) and its extra the handle */
+    assert_int_equal(t.calls[1].rec.aux_own, 3);
+    assert_int_equal(sc_call_extra_of(&t, &t.calls[1])->aux_other, 0xdeadbeef);
+    assert_int_equal(t.calls[0].rec.aux_own, 5);
+    /* the long calls' ends are their extras' */
+    assert_int_equal(t.calls[3].rec.dur_ns, SC_CALL_DUR_WIDE);
+    assert_int_equal(t.calls[8].rec.dur_ns, SC_CALL_DUR_WIDE - 1);
+    assert_int_equal(t.calls[9].rec.dur_ns, SC_CALL_DUR_WIDE);
+    assert_int_equal(t.calls[N_FULL + N_SAME_BYTES + 5].rec.dur_ns, SC_CALL_DUR_WIDE);
+    assert_int_equal(t.calls[0].rec.dur_ns, 50);
     assert_int_equal(sc_call_extra_of(&t, &t.calls[1])->aux_high, 0x7f00);
     for (int i = 0; i < N_SAME_BYTES; i++)
         assert_int_equal(t.calls[N_FULL + i].rec.extra_at, t.calls[2].rec.extra_at);
@@ -192,8 +208,8 @@ static void test_every_field_round_trips(void **state)
     assert_int_equal(sc_call_context(&t, &site_calls[0]), 1);
     assert_int_equal(sc_call_context(&t, &site_calls[1]), 2);
     /* the zeros; each full call's (its copies of one size sharing call 2's); two for each
-     * compact site */
-    assert_int_equal(t.n_call_extras, 1 + N_FULL + 3 * 2);
+     * compact site, and the long compact call's own */
+    assert_int_equal(t.n_call_extras, 1 + N_FULL + 3 * 2 + 1);
     sc_trace_free(&t);
 }
 

@@ -343,6 +343,15 @@ static inline uint32_t sc_call_aux2(const sc_trace *trace, const sc_api_call *c)
     const sc_call_extra *e = sc_call_extra_of(trace, c);
     return e->flags & SC_API_STACK_SHARED_AUX2 ? c->rec.aux_own : e->aux_other;
 }
+/* What sc_call_end reads back, from a call's recorded times: the duration its record keeps,
+ * when it fits below SC_CALL_DUR_WIDE and the end is not before the start, else
+ * SC_CALL_DUR_WIDE; and the end its extra keeps, 0 unless the duration is SC_CALL_DUR_WIDE. */
+static inline uint32_t sc_call_dur_of(uint64_t start_ns, uint64_t end_ns, uint64_t *wide_end_ns)
+{
+    bool fits = end_ns >= start_ns && end_ns - start_ns < SC_CALL_DUR_WIDE;
+    *wide_end_ns = fits ? 0 : end_ns;
+    return fits ? (uint32_t)(end_ns - start_ns) : SC_CALL_DUR_WIDE;
+}
 /* Call c's end as recorded: its start and duration, or for a call of SC_CALL_DUR_WIDE, the
  * end its extra keeps. */
 static inline uint64_t sc_call_end(const sc_trace *trace, const sc_api_call *c)

@@ -402,8 +402,7 @@ static int sc_own_times(sc_blocking_index *ix, bool sorted)
     for (size_t k = 0; k < ix->n_holding; k++) {
         const sc_api_call *c = &t->calls[ix->holding[k]];
         if (cls_of[k] != SC_NO_CLASS)
-            d[next[cls_of[k]]++] =
-                sc_call_end(t, c) > c->rec.start_ns ? sc_call_end(t, c) - c->rec.start_ns : 0;
+            d[next[cls_of[k]]++] = sc_dur(c->rec.start_ns, sc_call_end(t, c));
     }
     for (size_t cls = 0; cls < SC_CALL_CLASS_COUNT; cls++) {
         size_t k = first[cls + 1] - first[cls];

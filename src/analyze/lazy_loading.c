@@ -360,12 +360,8 @@ static int sc_lazy_victims(const sc_ctx *ctx, const sc_lazy_front *front,
                             front_issue, s->stream_id, c->rec.start_ns))
             continue;
         /* the loading call itself would have returned sooner by the load */
-        uint64_t call_end = c == call ? sc_call_end(t, c) - (load < sc_dur(c->rec.start_ns,
-                                                                        sc_call_end(t, c))
-                                                             ? load
-                                                             : sc_dur(c->rec.start_ns,
-                                                                      sc_call_end(t, c)))
-                                      : sc_call_end(t, c);
+        uint64_t end = sc_call_end(t, c), own = sc_dur(c->rec.start_ns, end);
+        uint64_t call_end = c == call ? end - (load < own ? load : own) : end;
         uint64_t ready = call_end > last_end[s - streams] ? call_end : last_end[s - streams];
         if (ready + SC_LAZY_TOL_NS >= front_end)
             continue;   /* it could not have started earlier anyway */

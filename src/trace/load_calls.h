@@ -78,15 +78,6 @@ static inline bool sc_plain_key_same(const sc_plain_key *a, const sc_plain_key *
            a->wide_end_ns == b->wide_end_ns;
 }
 
-/* A call's duration as its record keeps it, and the end its extra keeps: the duration when it
- * fits below SC_CALL_DUR_WIDE and the end is not before the start, else SC_CALL_DUR_WIDE and
- * the end (sc_call_end). */
-static inline uint32_t sc_call_dur_of(uint64_t start_ns, uint64_t end_ns, uint64_t *wide_end_ns)
-{
-    bool fits = end_ns >= start_ns && end_ns - start_ns < SC_CALL_DUR_WIDE;
-    *wide_end_ns = fits ? 0 : end_ns;
-    return fits ? (uint32_t)(end_ns - start_ns) : SC_CALL_DUR_WIDE;
-}
 
 typedef struct sc_call_loader {
     size_t cap_calls, cap_frames, cap_extras;

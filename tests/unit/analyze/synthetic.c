@@ -110,9 +110,9 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
 {
     sc_api_call *c = SYN_GROW(s, calls, n_calls, cap_calls);
     /* a duration past 32 bits, or an end before the start, in the extra (sc_call_end) */
-    bool wide = end < start || end - start >= SC_CALL_DUR_WIDE;
+    uint64_t wide_end_ns;
     c->rec.start_ns = start;
-    c->rec.dur_ns = wide ? SC_CALL_DUR_WIDE : (uint32_t)(end - start);
+    c->rec.dur_ns = sc_call_dur_of(start, end, &wide_end_ns);
     c->rec.correlation_id = correlation_id;
     /* its name once in the trace's names, its frames copied into the trace's frames */
     name = name ? name : "cudaLaunchKernel";
@@ -130,7 +130,7 @@ sc_api_call *syn_call(syn *s, uint16_t call_class, uint64_t start, uint64_t end,
     c->rec.extra_at = (uint32_t)(s->t.n_call_extras - 1);
     *e = (sc_call_extra){.stream = SC_STREAM_NONE, .name_at = (uint32_t)at,
                          .context_id = SYN_CONTEXT, .n_frames = n_frames,
-                         .wide_end_ns = wide ? end : 0,
+                         .wide_end_ns = wide_end_ns,
                          .call_class = call_class,
                          .frames_at = n_frames && frames ? (uint32_t)s->t.n_call_frames : 0};
     for (uint16_t i = 0; frames && i < n_frames; i++)

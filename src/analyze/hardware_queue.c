@@ -41,13 +41,13 @@ typedef struct sc_hwq_totals {
 
 /* The kernels in issue order (at a tie, by position): a sort of their issue times, no
  * comparator (order_by_time.h, positions below 2^32); NULL without memory. */
-static uint32_t *sc_hwq_issue_order(const sc_launch *l, size_t n)
+static uint32_t *sc_hwq_issue_order(const sc_trace *t, const sc_launch *l, size_t n)
 {
     uint64_t *at = n <= UINT32_MAX ? malloc((n ? n : 1) * sizeof *at) : NULL;
     if (!at)
         return NULL;
     for (size_t k = 0; k < n; k++)
-        at[k] = l[k].issue_ns;
+        at[k] = sc_launch_issue(t, &l[k], k);
     return sc_order_by_time(at, n);     /* takes at */
 }
 
@@ -111,7 +111,7 @@ int sc_rule_hardware_queue(const sc_ctx *ctx, sc_finding_list *out, char *err, s
     sc_finding_builder b;
     sc_finding_begin(&b, "hardware-queue", sc_hwq_fix);
     if (rc == 0 && tot.streams > n_q) {     /* otherwise no two streams share a queue */
-        order = sc_hwq_issue_order(l, t->n_kernels);
+        order = sc_hwq_issue_order(t, l, t->n_kernels);
         rc = order ? 0 : -1;
     }
     for (size_t i = 0; rc == 0 && tot.streams > n_q && i < t->n_kernels; i++) {

@@ -116,7 +116,8 @@ int sc_kernel_groups_build(const sc_trace *t, const sc_launch *launches, sc_kern
         }
         x->count++;
         /* kernels come in index order: a later one is first only by an earlier issue */
-        if (launches[k].issue_ns < launches[x->first].issue_ns)
+        if (sc_launch_issue(t, &launches[k], k) <
+            sc_launch_issue(t, &launches[x->first], x->first))
             x->first = k;
     }
     free(by_shape);

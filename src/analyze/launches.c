@@ -77,10 +77,9 @@ static const sc_front_entry *sc_front_other(const sc_front *f, uint32_t slot)
 static sc_launch sc_launch_of(const sc_issue_item *x, uint64_t own_prev_end_ns,
                               const sc_front *front)
 {
-    sc_launch l = {x->issue_ns, own_prev_end_ns, 0, x->call, x->slot, 0, 0};
+    sc_launch l = {own_prev_end_ns, x->call, x->slot, 0, SC_LAUNCH_NO_FRONT};
     const sc_front_entry *o = sc_front_other(front, x->slot);
     if (o && o->end_ns > x->issue_ns) {
-        l.front_end_ns = o->end_ns;
         l.front_slot = o->slot;
         l.front_work = o->pos;
     }
@@ -102,7 +101,8 @@ static inline void sc_issue_walk_one(sc_issue_walk *w, const sc_issue_item *x)
         /* cannot happen: every stream of the work has a summary; the kernel would be found
          * with nothing, its call unknown */
         if (x->pos < ctx->trace->n_kernels)
-            w->launches[x->pos] = (sc_launch){.call = SC_LAUNCH_NO_CALL};
+            w->launches[x->pos] = (sc_launch){.call = SC_LAUNCH_NO_CALL,
+                                              .front_work = SC_LAUNCH_NO_FRONT};
         return;
     }
     /* stream slots are per device: stream_end needs no device of its own */

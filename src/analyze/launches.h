@@ -19,21 +19,22 @@
 #include "analyze/internal.h"
 #include "analyze/work.h"
 
-/* 40 bytes, no padding: one per kernel (3.1M of a 10M-record trace), 32-bit indexes where
- * a pointer and size_t made it 64. */
+/* 24 bytes, no padding: one per kernel (3.1M of a 10M-record trace, 70 MiB; 117 MiB at 40
+ * bytes, which kept the issue and the front's end that its records tell: sc_launch_issue,
+ * sc_launch_front_end), 32-bit indexes where a pointer and size_t made it 64. */
 typedef struct sc_launch {
-    uint64_t issue_ns;          /* call start, or the kernel's start without a call */
     uint64_t own_prev_end_ns;   /* latest end of work issued before it on its stream, or 0 */
-    uint64_t front_end_ns;      /* when the last other-stream work of its device that was in
-                                   flight at issue ended; 0 when none was (sc_launch_has_front:
-                                   such work ended after the issue, so never at 0) */
     uint32_t call;              /* the launch call: index into trace->calls, or
                                    SC_LAUNCH_NO_CALL (sc_launch_call) */
     uint32_t slot;              /* its stream: index into analysis->streams */
     uint32_t front_slot;        /* the front's stream */
-    uint32_t front_work;        /* which work the front was: a sc_work_at() position */
+    uint32_t front_work;        /* the last other-stream work of its device that was in flight
+                                   at issue, a sc_work_at() position; SC_LAUNCH_NO_FRONT when
+                                   none was (sc_launch_has_front) */
 } sc_launch;
+_Static_assert(sizeof(sc_launch) == 24, "sc_launch: one per kernel, no padding");
 
+#define SC_LAUNCH_NO_FRONT UINT32_MAX
 #define SC_LAUNCH_NO_CALL UINT32_MAX
 
 /* The launch call of a kernel, or NULL. */
@@ -42,10 +43,24 @@ static inline const sc_api_call *sc_launch_call(const sc_trace *t, const sc_laun
     return l->call == SC_LAUNCH_NO_CALL ? NULL : &t->calls[l->call];
 }
 
+/* When kernel k (launch l, its entry) was issued: its call's start, or its own start
+ * without a call. */
+static inline uint64_t sc_launch_issue(const sc_trace *t, const sc_launch *l, size_t k)
+{
+    return l->call == SC_LAUNCH_NO_CALL ? t->kernels[k].rec.start_ns
+                                        : t->calls[l->call].rec.start_ns;
+}
+
 /* Other-stream work of its device was in flight at issue (front_* say which). */
 static inline bool sc_launch_has_front(const sc_launch *l)
 {
-    return l->front_end_ns != 0;
+    return l->front_work != SC_LAUNCH_NO_FRONT;
+}
+
+/* When the front ended (sc_launch_has_front): after the kernel's issue. */
+static inline uint64_t sc_launch_front_end(const sc_trace *t, const sc_launch *l)
+{
+    return sc_work_end_at(t, l->front_work);
 }
 
 /* One entry per trace->kernels entry, same order. Returns 0, or -1 when out of memory or

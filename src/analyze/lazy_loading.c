@@ -94,9 +94,8 @@ static bool sc_lazy_front_independent(const sc_ctx *ctx, const sc_launch *l)
 }
 
 /* The group's launches but its first; scratch holds the group's count of durations. */
-static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_launch *launches,
-                               const sc_kernel_groups *groups, const sc_kernel_group *g,
-                               uint64_t *scratch, sc_lazy_later *out)
+static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_kernel_groups *groups,
+                               const sc_kernel_group *g, uint64_t *scratch, sc_lazy_later *out)
 {
     size_t n_calls = 0;
     *out = (sc_lazy_later){.count = g->count - 1};
@@ -104,12 +103,13 @@ static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_launch *launches,
         size_t kernel = groups->members[g->members_at + i];
         if (kernel == g->first)
             continue;
-        const sc_launch *l = &launches[kernel];
+        const sc_launch *l = &ctx->launches[kernel];
         const sc_kernel_rec *k = &ctx->trace->kernels[kernel].rec;
         const sc_api_call *call = sc_launch_call(ctx->trace, l);
         if (call)
             scratch[n_calls++] = sc_dur(call->rec.start_ns, sc_call_end(ctx->trace, call));
-        if (sc_lazy_front_independent(ctx, l) && k->start_ns + SC_LAZY_TOL_NS < l->front_end_ns)
+        if (sc_lazy_front_independent(ctx, l) &&
+            k->start_ns + SC_LAZY_TOL_NS < sc_launch_front_end(ctx->trace, l))
             out->overlapped = true;
     }
     if (n_calls == 0)
@@ -138,23 +138,29 @@ static uint64_t sc_lazy_issue_of(const sc_ctx *ctx, size_t pos)
     return c ? c->rec.start_ns : w.start_ns;
 }
 
-static bool sc_lazy_front_ordered(const sc_ctx *ctx, const sc_launch *l, const sc_kernel_rec *k)
+static bool sc_lazy_front_ordered(const sc_ctx *ctx, size_t kernel)
 {
     const sc_stream_summary *s = ctx->analysis->streams;
+    const sc_launch *l = &ctx->launches[kernel];
+    const sc_kernel_rec *k = &ctx->trace->kernels[kernel].rec;
     return sc_deps_ordered(&ctx->deps, ctx->trace->kernel_shapes[k->shape].context_id,
                            s[l->front_slot].stream_id, sc_lazy_issue_of(ctx, l->front_work),
-                           s[l->slot].stream_id, l->issue_ns);
+                           s[l->slot].stream_id, sc_launch_issue(ctx->trace, l, kernel));
 }
 
-/* What a first launch must be whatever its later launches say: (i), (ii), (iii), (vii). */
-static bool sc_lazy_candidate(const sc_ctx *ctx, const sc_launch *l, const sc_kernel_rec *k)
+/* What the first launch, of kernel `kernel`, must be whatever its later launches say: (i),
+ * (ii), (iii), (vii). */
+static bool sc_lazy_candidate(const sc_ctx *ctx, size_t kernel)
 {
+    const sc_launch *l = &ctx->launches[kernel];
+    const sc_kernel_rec *k = &ctx->trace->kernels[kernel].rec;
     if (!sc_launch_call(ctx->trace, l) || !sc_lazy_front_independent(ctx, l))
         return false;                                           /* (i), (ii), (iii) */
-    if (sc_lazy_front_ordered(ctx, l, k))
+    if (sc_lazy_front_ordered(ctx, kernel))
         return false;                                           /* (vii) */
-    return k->start_ns + SC_LAZY_TOL_NS >= l->front_end_ns &&
-           k->start_ns <= l->front_end_ns + SC_LAZY_AFTER_NS;   /* (ii) */
+    uint64_t front_end = sc_launch_front_end(ctx->trace, l);
+    return k->start_ns + SC_LAZY_TOL_NS >= front_end &&
+           k->start_ns <= front_end + SC_LAZY_AFTER_NS;         /* (ii) */
 }
 
 /* A candidate first launch checked against (v) and (vi). */
@@ -174,7 +180,7 @@ static sc_lazy_verdict sc_lazy_judge(const sc_ctx *ctx, const sc_launch *l,
         ready = call->rec.start_ns + later->usual_call_ns;
     if (l->own_prev_end_ns > ready)
         ready = l->own_prev_end_ns;
-    if (ready + SC_LAZY_TOL_NS >= l->front_end_ns)
+    if (ready + SC_LAZY_TOL_NS >= sc_launch_front_end(ctx->trace, l))
         return (sc_lazy_verdict){0};                            /* (v) */
     v.delay_ns = sc_dur(ready, k->start_ns);
     return v;
@@ -240,18 +246,18 @@ static void sc_lazy_conclude(sc_finding_builder *b)
 /* Adds an instance per qualifying first launch, the kernels in (device, context, name)
  * order. Only a first launch that is a candidate needs its later launches: only those
  * groups are gathered. */
-static int sc_lazy_scan(const sc_ctx *ctx, const sc_launch *launches, sc_finding_builder *b)
+static int sc_lazy_scan(const sc_ctx *ctx, sc_finding_builder *b)
 {
     const sc_trace *t = ctx->trace;
     sc_kernel_groups groups;
-    if (sc_kernel_groups_build(t, launches, &groups) != 0)
+    if (sc_kernel_groups_build(t, ctx->launches, &groups) != 0)
         return -1;
     size_t most = 0;
     for (size_t k = 0; k < groups.n; k++) {
         sc_kernel_group *g = &groups.groups[k];
         /* no name: "first launch" cannot be told */
         g->gather = g->name_id != 0 &&
-                    sc_lazy_candidate(ctx, &launches[g->first], &t->kernels[g->first].rec);
+                    sc_lazy_candidate(ctx, g->first);
         if (g->gather && g->count > most)
             most = g->count;
     }
@@ -262,8 +268,8 @@ static int sc_lazy_scan(const sc_ctx *ctx, const sc_launch *launches, sc_finding
         if (!g->gather)
             continue;
         sc_lazy_later later;
-        sc_lazy_later_scan(ctx, launches, &groups, g, scratch, &later);
-        const sc_launch *l = &launches[g->first];
+        sc_lazy_later_scan(ctx, &groups, g, scratch, &later);
+        const sc_launch *l = &ctx->launches[g->first];
         sc_lazy_verdict v = sc_lazy_judge(ctx, l, &t->kernels[g->first].rec, &later);
         if (v.delay_ns == 0)
             continue;
@@ -301,14 +307,17 @@ typedef struct sc_lazy_front {
     size_t slot, work;          /* its stream, and a sc_work_at() position */
 } sc_lazy_front;
 
-static sc_lazy_front sc_lazy_load_front(const sc_ctx *ctx, const sc_launch *l)
+static sc_lazy_front sc_lazy_load_front(const sc_ctx *ctx, size_t kernel)
 {
+    const sc_launch *l = &ctx->launches[kernel];
     sc_lazy_front f = {0};
     if (sc_launch_has_front(l))
-        f = (sc_lazy_front){true, l->front_end_ns, l->front_slot, l->front_work};
-    if (l->own_prev_end_ns <= l->issue_ns || (f.any && l->own_prev_end_ns <= f.end_ns))
-        return f;
+        f = (sc_lazy_front){true, sc_launch_front_end(ctx->trace, l), l->front_slot,
+                            l->front_work};
     const sc_trace *t = ctx->trace;
+    if (l->own_prev_end_ns <= sc_launch_issue(t, l, kernel) ||
+        (f.any && l->own_prev_end_ns <= f.end_ns))
+        return f;
     const sc_stream_summary *own = &ctx->analysis->streams[l->slot];
     for (size_t i = 0, n = sc_work_count(t); i < n; i++) {
         sc_work w = sc_work_at(t, i);
@@ -378,8 +387,7 @@ static int sc_lazy_victims(const sc_ctx *ctx, const sc_lazy_front *front,
 /* One load: an instance when it held the host (the call waited for the front) or work of
  * the device (sc_lazy_victims); not when the front was a grid that filled the device (the
  * work behind it waited for room: no-room's). */
-static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
-                              const sc_rec_overhead *o, sc_finding_builder *b)
+static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_rec_overhead *o, sc_finding_builder *b)
 {
     const sc_trace *t = ctx->trace;
     const sc_api_call *call = sc_ctx_call(ctx, o->correlation_id);
@@ -387,9 +395,9 @@ static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
                                                                : SIZE_MAX;
     if (k == SIZE_MAX)
         return 0;
-    const sc_launch *l = &launches[k];
+    const sc_launch *l = &ctx->launches[k];
     const sc_kernel_rec *kr = &t->kernels[k].rec;
-    sc_lazy_front front = sc_lazy_load_front(ctx, l);
+    sc_lazy_front front = sc_lazy_load_front(ctx, k);
     if (!front.any || front.end_ns <= call->rec.start_ns)
         return 0;   /* nothing in flight on the device when the launch was issued */
     sc_work fw = sc_work_at(t, front.work);
@@ -438,14 +446,14 @@ static int sc_lazy_direct_one(const sc_ctx *ctx, const sc_launch *launches,
     return sc_finding_add(b, &inst);
 }
 
-static int sc_lazy_direct(const sc_ctx *ctx, const sc_launch *launches, sc_finding_builder *b)
+static int sc_lazy_direct(const sc_ctx *ctx, sc_finding_builder *b)
 {
     const sc_trace *t = ctx->trace;
     for (size_t i = 0; i < t->n_overheads; i++) {
         const sc_rec_overhead *o = &t->overheads[i];
         if ((o->kind == SC_OVERHEAD_LAZY_FUNCTION_LOADING ||
              o->kind == SC_OVERHEAD_MODULE_LOADING) &&
-            sc_lazy_direct_one(ctx, launches, o, b) != 0)
+            sc_lazy_direct_one(ctx, o, b) != 0)
             return -1;
     }
     return 0;
@@ -461,7 +469,7 @@ int sc_rule_lazy_loading(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
     if (t->n_overheads > 0) {
         sc_finding_builder b;
         sc_finding_begin(&b, "lazy-loading", sc_lazy_fix);
-        int rc = sc_lazy_direct(ctx, ctx->launches, &b);
+        int rc = sc_lazy_direct(ctx, &b);
         if (rc == 0 && b.has_instance) {
             sc_lazy_conclude(&b);
             rc = sc_finding_finish(&b, ctx, out);
@@ -476,7 +484,7 @@ int sc_rule_lazy_loading(const sc_ctx *ctx, sc_finding_list *out, char *err, siz
         return 0;
     sc_finding_builder b;
     sc_finding_begin(&b, "lazy-loading", sc_lazy_fix);
-    int rc = sc_lazy_scan(ctx, ctx->launches, &b);
+    int rc = sc_lazy_scan(ctx, &b);
     if (rc == 0 && b.has_instance) {
         sc_lazy_conclude(&b);
         rc = sc_finding_finish(&b, ctx, out);

@@ -120,8 +120,10 @@ static uint64_t sc_noroom_wait(const sc_noroom_run *r, size_t a, size_t b,
     if (kb->start_ns > ka->end_ns + SC_NOROOM_AFTER_NS)
         return 0;   /* B started long after A: something else held it */
     uint32_t context_id = r->ctx->trace->kernel_shapes[kb->shape].context_id;
-    if (sc_deps_ordered(&r->ctx->deps, context_id, s[la->slot].stream_id, la->issue_ns,
-                        s[lb->slot].stream_id, lb->issue_ns))
+    const sc_trace *t = r->ctx->trace;
+    if (sc_deps_ordered(&r->ctx->deps, context_id, s[la->slot].stream_id,
+                        sc_launch_issue(t, la, a), s[lb->slot].stream_id,
+                        sc_launch_issue(t, lb, b)))
         return 0;   /* the program made B wait for A */
     uint64_t wait = sc_dur(ready > ka->start_ns ? ready : ka->start_ns, kb->start_ns);
     return wait >= SC_NOROOM_MIN_WAIT_NS ? wait : 0;

@@ -76,8 +76,9 @@ static uint64_t sc_prio_overtakers(const sc_ctx *ctx, const sc_launch *l, size_t
         if (other->device != mine->device || other->priority >= mine->priority ||
             l[j].call == SC_LAUNCH_NO_CALL || sc_prio_ready(t, &l[j]) <= ready)
             continue;
-        if (sc_deps_ordered(&ctx->deps, mine->context_id, other->stream_id, l[j].issue_ns,
-                            mine->stream_id, l[k].issue_ns))
+        if (sc_deps_ordered(&ctx->deps, mine->context_id, other->stream_id,
+                            sc_launch_issue(t, &l[j], j), mine->stream_id,
+                            sc_launch_issue(t, &l[k], k)))
             continue;   /* the program made k wait for this kernel's stream */
         if (n == 0 || other->priority < *highest)
             *highest = other->priority;

@@ -389,6 +389,9 @@ static void check_launches(const sc_ctx *ctx)
     qsort(it, n, sizeof *it, ref_item_cmp);
     uint64_t *stream_end = calloc(ctx->analysis->n_streams + 1, sizeof *stream_end);
     sc_launch *ref = calloc(t->n_kernels ? t->n_kernels : 1, sizeof *ref);
+    /* what the launches derive from the records: each kernel's issue, its front's end */
+    uint64_t *ref_issue = calloc(t->n_kernels ? t->n_kernels : 1, sizeof *ref_issue);
+    uint64_t *ref_front_end = calloc(t->n_kernels ? t->n_kernels : 1, sizeof *ref_front_end);
     /* the two streams whose issued work ends last: (end, slot, pos), slot UINT32_MAX empty */
     uint64_t f_end[2] = {0, 0};
     uint32_t f_slot[2] = {UINT32_MAX, UINT32_MAX}, f_pos[2] = {0, 0};
@@ -396,7 +399,8 @@ static void check_launches(const sc_ctx *ctx)
         const ref_item *x = &it[i];
         if (x->slot == UINT32_MAX) {
             if (x->pos < t->n_kernels)
-                ref[x->pos] = (sc_launch){.call = SC_LAUNCH_NO_CALL};
+                ref[x->pos] = (sc_launch){.call = SC_LAUNCH_NO_CALL,
+                                          .front_work = SC_LAUNCH_NO_FRONT};
             continue;
         }
         if (i == 0 || x->dev != it[i - 1].dev) {
@@ -405,10 +409,11 @@ static void check_launches(const sc_ctx *ctx)
             f_pos[0] = f_pos[1] = 0;
         }
         if (x->pos < t->n_kernels) {
-            sc_launch l = {x->issue, stream_end[x->slot], 0, x->call, x->slot, 0, 0};
+            sc_launch l = {stream_end[x->slot], x->call, x->slot, 0, SC_LAUNCH_NO_FRONT};
+            ref_issue[x->pos] = x->issue;
             int o = f_slot[0] != x->slot ? 0 : 1;
             if (f_slot[o] != UINT32_MAX && f_end[o] > x->issue) {
-                l.front_end_ns = f_end[o];
+                ref_front_end[x->pos] = f_end[o];
                 l.front_slot = f_slot[o];
                 l.front_work = f_pos[o];
             }
@@ -426,8 +431,17 @@ static void check_launches(const sc_ctx *ctx)
         if (x->end > stream_end[x->slot])
             stream_end[x->slot] = x->end;
     }
-    for (size_t k = 0; k < t->n_kernels; k++)
-        assert_memory_equal(&ref[k], &ctx->launches[k], sizeof *ref);
+    for (size_t k = 0; k < t->n_kernels; k++) {
+        const sc_launch *l = &ctx->launches[k];
+        assert_memory_equal(&ref[k], l, sizeof *ref);
+        if (l->slot == UINT32_MAX && l->call == SC_LAUNCH_NO_CALL)
+            continue;
+        assert_int_equal(sc_launch_issue(t, l, k), ref_issue[k]);
+        if (sc_launch_has_front(l))
+            assert_int_equal(sc_launch_front_end(t, l), ref_front_end[k]);
+    }
+    free(ref_issue);
+    free(ref_front_end);
     free(ref);
     free(stream_end);
     free(it);

@@ -7,15 +7,16 @@
  * trace's loader keeps each kind of work in start order: a slot's kernels, in position
  * order, are already in issue order, and so are its copies and its memsets. Each slot's work,
  * dealt to it in position order, is a few ascending runs, merged; each device's order is the
- * merge of its slots'. A slot of many runs (work the loader did not order, work without its
- * call issued out of turn), a device of many streams, or work of no known stream on several
- * devices: sorted as before (sc_rp_issue_sort). */
+ * merge of its slots' (through a tree of losers when they are many: a program of many host
+ * threads). A slot of many runs (work the loader did not order, work without its call issued
+ * out of turn), or work of no known stream on several devices: sorted as before
+ * (sc_rp_issue_sort). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/replay_parts.h"
 
-#define SC_RP_ISSUE_RUNS 16     /* lists merged at most */
+#define SC_RP_ISSUE_RUNS 16     /* lists merged through a row of heads; more through a tree */
 
 /* A list being merged: what is left of it. */
 typedef struct sc_rp_issue_run {
@@ -123,6 +124,66 @@ static bool sc_rp_issue_merge(const sc_replay *r, sc_rp_issue_run *runs, size_t 
     return true;
 }
 
+/* The head of a leaf whose list is done, after every piece's key (op indices stay below
+ * INT32_MAX). */
+#define SC_RP_ISSUE_DONE ((sc_rp_issue_key){UINT64_MAX, UINT64_MAX, INT32_MAX, 0})
+
+/* More lists than sc_rp_issue_merge's row of heads affords (a device of many streams: a
+ * program of many host threads, each with streams of its own), every one in issue order,
+ * merged into out through a tree of losers: one comparison a level of the tree for each
+ * piece. It was a sort of the device's work (sc_rp_issue_sort), whose keys and scratch, 16
+ * bytes a piece, were the build's peak of memory on such a trace. runs: n_runs lists, none
+ * empty. -1 without memory. */
+static int sc_rp_issue_merge_tree(const sc_replay *r, sc_rp_issue_run *runs, size_t n_runs,
+                                  int32_t *restrict out)
+{
+    size_t n_leaves = 1;    /* a power of two: the leaves past the lists' are done at once */
+    while (n_leaves < n_runs)
+        n_leaves *= 2;
+    sc_rp_issue_key *heads = malloc(n_leaves * sizeof *heads);
+    uint32_t *loser = malloc(n_leaves * sizeof *loser);
+    uint32_t *winner = malloc(2 * n_leaves * sizeof *winner);
+    if (!heads || !loser || !winner) {
+        free(heads);
+        free(loser);
+        free(winner);
+        return -1;
+    }
+    size_t n = 0;
+    for (uint32_t l = 0; l < n_leaves; l++) {
+        if (l < n_runs) {
+            heads[l] = sc_rp_issue_key_of(r, *runs[l].next, l);
+            n += (size_t)(runs[l].end - runs[l].next);
+        } else {
+            heads[l] = SC_RP_ISSUE_DONE;
+        }
+        winner[n_leaves + l] = l;
+    }
+    for (size_t i = n_leaves - 1; i >= 1; i--) {
+        uint32_t a = winner[2 * i], b = winner[2 * i + 1];
+        bool first = sc_rp_issue_before(&heads[a], &heads[b]);
+        winner[i] = first ? a : b;
+        loser[i] = first ? b : a;
+    }
+    uint32_t win = winner[1];
+    for (size_t j = 0; j < n; j++) {
+        out[j] = heads[win].op;
+        heads[win] = ++runs[win].next != runs[win].end
+                         ? sc_rp_issue_key_of(r, *runs[win].next, win)
+                         : SC_RP_ISSUE_DONE;
+        for (size_t node = (n_leaves + win) / 2; node >= 1; node /= 2) {
+            uint32_t other = loser[node];
+            bool beaten = sc_rp_issue_before(&heads[other], &heads[win]);
+            loser[node] = beaten ? win : other;
+            win = beaten ? other : win;
+        }
+    }
+    free(heads);
+    free(loser);
+    free(winner);
+    return 0;
+}
+
 /* ops[0 .. n) (ascending positions) put in issue order, through tmp (n elements): its
  * kernels, its copies and its memsets, each in issue order as the loader keeps them, merged;
  * sorted when one is not. */
@@ -222,30 +283,25 @@ int sc_rp_issue_orders(sc_replay *r)
         rc = sc_rp_issue_list(r, r->slot_ops + r->slot_first[s], r->slot_count[s],
                               r->dev_order + r->slot_first[s]);
     /* each device's: its slots' merged */
+    sc_rp_issue_run *runs = rc == 0 ? malloc(n_keys * sizeof *runs) : NULL;
+    if (rc == 0 && !runs)
+        rc = -1;
     for (size_t d = 0; rc == 0 && d < r->n_devs; d++) {
-        sc_rp_issue_run runs[SC_RP_ISSUE_RUNS];
         size_t n_runs = 0;
-        for (size_t s = 0; s < n_keys && n_runs <= SC_RP_ISSUE_RUNS; s++) {
+        for (size_t s = 0; s < n_keys; s++) {
             if (r->slot_count[s] == 0 || slot_dev[s] != d)
                 continue;
-            if (n_runs < SC_RP_ISSUE_RUNS) {
-                const int32_t *first = r->slot_ops + r->slot_first[s];
-                runs[n_runs] = (sc_rp_issue_run){.next = first,
-                                                 .end = first + r->slot_count[s]};
-            }
-            n_runs++;
+            const int32_t *first = r->slot_ops + r->slot_first[s];
+            runs[n_runs++] = (sc_rp_issue_run){.next = first, .end = first + r->slot_count[s]};
         }
         int32_t *out = r->dev_order + r->dev_first[d];
         if (n_runs <= SC_RP_ISSUE_RUNS) {
             sc_rp_issue_merge(r, runs, n_runs, out);    /* lists in order: true */
             continue;
         }
-        /* many streams: the device's work sorted */
-        for (size_t i = 0, k = 0; i < n; i++)
-            if (r->ops[i].dev == d)
-                out[k++] = (int32_t)i;
-        rc = sc_rp_issue_sort(r, out, r->dev_count[d]);
+        rc = sc_rp_issue_merge_tree(r, runs, n_runs, out);
     }
+    free(runs);
     free(slot_dev);
     return rc == 0 ? 0 : sc_rp_issue_give_up(r, rc);
 }

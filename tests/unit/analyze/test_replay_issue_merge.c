@@ -2,10 +2,10 @@
  * slots' runs (a slot's kernels, copies and memsets, each in issue order), against qsort of
  * each device's and each slot's work by (issue time, recorded start, position): the same
  * groups and the same orders, on work built to stress the merge: many equal issue times and
- * starts, one or two devices, up to 20 streams (more than a device merge takes), work of no
- * known stream; and work out of issue order within a kind, which the merge leaves to the
- * sort. Work of no known stream on two devices is not for the merge (1). Fails on any tie
- * broken the other way. */
+ * starts, one or two devices, up to 200 streams (more than the device merge's row of heads
+ * takes: its tree of losers), work of no known stream; and work out of issue order within a
+ * kind, which the merge leaves to the sort. Work of no known stream on two devices is not for
+ * the merge (1). Fails on any tie broken the other way. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -165,8 +165,22 @@ static void test_merged_issue_orders_are_the_sorted_ones(void **state)
     }
     check(&(shape){.kernels = 30000, .copies = 8000, .memsets = 100, .slots = 5, .devs = 1,
                    .unknown = true}, &seed);
-    check(&(shape){.kernels = 3000, .copies = 800, .slots = 20, .devs = 1}, &seed);  /* sorted */
+    /* more streams on a device than sc_rp_issue_merge's heads: the tree of losers, with
+     * leaves to spare (17, 33 streams) and without (64), on one device or two */
+    check(&(shape){.kernels = 3000, .copies = 800, .slots = 17, .devs = 1}, &seed);
+    check(&(shape){.kernels = 3000, .copies = 800, .slots = 20, .devs = 1}, &seed);
+    check(&(shape){.kernels = 3000, .copies = 800, .slots = 33, .devs = 1,
+                   .unknown = true}, &seed);
     check(&(shape){.kernels = 3000, .copies = 800, .slots = 40, .devs = 2}, &seed);
+    check(&(shape){.kernels = 20000, .copies = 5000, .memsets = 50, .slots = 64, .devs = 1},
+          &seed);
+    check(&(shape){.kernels = 4000, .copies = 1000, .slots = 200, .devs = 2}, &seed);
+    for (int rep = 0; rep < 60; rep++) {
+        shape s = {.kernels = rnd(&seed) % 400, .copies = rnd(&seed) % 100,
+                   .memsets = rnd(&seed) % 5, .slots = 1 + rnd(&seed) % 80,
+                   .devs = 1 + rnd(&seed) % 2, .unknown = rep % 3 == 0};
+        check(&s, &seed);
+    }
     check(&(shape){.slots = 2, .devs = 2}, &seed);     /* no work */
 }
 

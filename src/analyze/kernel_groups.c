@@ -114,11 +114,12 @@ int sc_kernel_groups_build(const sc_trace *t, const sc_launch *launches, sc_kern
                 *m = (sc_shape_group){sc_kernel_device(t, kr), sc_kernel_context(t, kr),
                                       (uint32_t)(x - out->groups) + 1};
         }
-        x->count++;
         /* kernels come in index order: a later one is first only by an earlier issue */
-        if (sc_launch_issue(t, &launches[k], k) <
-            sc_launch_issue(t, &launches[x->first], x->first))
+        uint64_t issue = sc_launch_issue(t, &launches[k], k);
+        if (x->count++ == 0 || issue < x->first_issue) {
             x->first = k;
+            x->first_issue = issue;
+        }
     }
     free(by_shape);
     by_shape = NULL;

@@ -17,6 +17,8 @@
 typedef struct sc_kernel_group {
     uint32_t device, context_id, name_id;
     size_t first;               /* the kernel of its least (issue time, kernel index) */
+    uint64_t first_issue;       /* its issue (sc_launch_issue): the build compares each
+                                   kernel's with it */
     size_t count;               /* its launches, the first included */
     bool gather;                /* set by the caller: sc_kernel_groups_gather collects it */
     size_t members_at;          /* after gathering: where its launches start in members */

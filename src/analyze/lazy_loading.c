@@ -108,7 +108,9 @@ static void sc_lazy_later_scan(const sc_ctx *ctx, const sc_kernel_groups *groups
         const sc_api_call *call = sc_launch_call(ctx->trace, l);
         if (call)
             scratch[n_calls++] = sc_dur(call->rec.start_ns, sc_call_end(ctx->trace, call));
-        if (sc_lazy_front_independent(ctx, l) &&
+        /* once one did, the others' fronts are not read (their ends lie in the work's
+         * records, one load away each) */
+        if (!out->overlapped && sc_lazy_front_independent(ctx, l) &&
             k->start_ns + SC_LAZY_TOL_NS < sc_launch_front_end(ctx->trace, l))
             out->overlapped = true;
     }

@@ -34,8 +34,8 @@ typedef struct sc_kernel_groups {
     size_t cap;                 /* slots: a power of two */
 } sc_kernel_groups;
 
-/* Groups t's kernels; launches[k].issue_ns is kernel k's issue time. Returns 0, or -1
- * without memory (out is then empty). */
+/* Groups t's kernels; sc_launch_issue(t, &launches[k], k) is kernel k's issue time.
+ * Returns 0, or -1 without memory (out is then empty). */
 int sc_kernel_groups_build(const sc_trace *t, const sc_launch *launches, sc_kernel_groups *out);
 
 /* Collects the kernels of the groups whose gather flag the caller set. Returns 0, or -1

@@ -679,6 +679,13 @@ void sc_deps_free_edges(sc_deps *deps)
     deps->n_edges = 0;
 }
 
+void sc_deps_free_records(sc_deps *deps)
+{
+    free(deps->records);
+    deps->records = NULL;
+    deps->n_records = 0;
+}
+
 bool sc_deps_stream_of(const sc_deps *d, const sc_api_call *call, uint32_t *stream_id)
 {
     return sc_call_stream_handle(d->trace, call) != SC_STREAM_NONE &&

@@ -57,6 +57,9 @@ int sc_deps_build_ordered(const struct sc_ctx *ctx, const struct sc_work_order *
 void sc_deps_free(sc_deps *deps);
 /* Frees the edges alone (n_edges 0): the stream handles and the event records stay. */
 void sc_deps_free_edges(sc_deps *deps);
+/* Frees the event records alone (n_records 0, sc_deps_last_record answers NULL): the edges
+ * and the stream handles stay. */
+void sc_deps_free_records(sc_deps *deps);
 
 /* True when an event recorded on `from` (a stream of the same context) after `after_ns` was waited for by `to` before
  * `before_ns`: work issued on `to` after that wait is ordered behind work issued on `from`

@@ -784,8 +784,10 @@ int sc_replay_build_as(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, boo
     /* the calls' items are read by the work as it is made, then kept for the calls the fixes
      * name alone: 4 bytes a call gone before the issue orders and the host waits, which are
      * the build's peaks of memory */
-    if (sc_rp_host_items(r) != 0)
+    if (sc_rp_host_items(r) != 0 || sc_rp_event_records(r) != 0)
         return -1;
+    /* the context's event records: read by the host waits alone, which have theirs now */
+    sc_deps_free_records(&ctx->deps);
     sc_stage_mark("replay: host items");
     if (sc_rp_ops_fill(r) != 0)
         return -1;
@@ -859,6 +861,7 @@ void sc_replay_free(sc_replay *r)
     free(r->lates);
     free(r->pinned_copies);
     free(r->drained);
+    free(r->event_records);
     free(r->wide_durs.v);
     free(r->wide_tools.v);
     free(r->wide_tracers.v);

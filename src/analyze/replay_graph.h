@@ -250,6 +250,10 @@ struct sc_replay {
     sc_rp_wides wide_durs, wide_tools, wide_tracers, wide_posts;  /* replay_wide.h */
     sc_rp_sparse *drained;      size_t n_drained;     /* per trace->calls index: an implicit
                                    synchronization's last drained work position (`other`) */
+    sc_rp_sparse *event_records; size_t n_event_records; /* per trace->calls index of an
+                                   item's event synchronization, read or query: the
+                                   cudaEventRecord it waits for (`other`, a trace->calls index,
+                                   SC_RP_NONE), as of its item's start (sc_rp_event_records) */
 
     /* per stream slot: its work in issue order (slot_ops[slot_first[s] ...]); while the graph
      * is built (sc_rp_last_issued_before) */

@@ -104,6 +104,40 @@ int sc_rp_drained_work(sc_replay *r)
     return 0;
 }
 
+/* ---- the records event waits wait for ----------------------------------------------- */
+
+static int sc_rp_sparse_index_cmp(const void *pa, const void *pb)
+{
+    int32_t a = ((const sc_rp_sparse *)pa)->index, b = ((const sc_rp_sparse *)pb)->index;
+    return a < b ? -1 : a > b;
+}
+
+/* An item of one of these classes keeps its start through the runs (none of them is quiet:
+ * sc_rp_may_run), so the record found here at it is the one the host waits would find. */
+int sc_rp_event_records(sc_replay *r)
+{
+    const sc_trace *t = r->ctx->trace;
+    size_t cap = 0;
+    for (size_t i = 0; i < r->n_items; i++) {
+        if (r->items[i].mark)
+            continue;
+        const sc_api_call *c = &t->calls[r->item_call[i]];
+        uint16_t cls = sc_call_class_id(t, c);
+        if (cls != SC_CALL_EVENT_SYNC && cls != SC_CALL_EVENT_READ && cls != SC_CALL_EVENT_QUERY)
+            continue;
+        const sc_api_call *rec = sc_deps_last_record(&r->ctx->deps, sc_call_aux(t, c),
+                                                     r->items[i].rec_start);
+        sc_rp_sparse v = {.index = r->item_call[i],
+                          .other = rec ? (int32_t)(rec - t->calls) : SC_RP_NONE};
+        if (sc_rp_push_value(&r->event_records, &r->n_event_records, &cap, v) != 0)
+            return -1;
+    }
+    /* the items of a thread come together, the calls in time order: by call */
+    qsort(r->event_records, r->n_event_records, sizeof *r->event_records,
+          sc_rp_sparse_index_cmp);
+    return 0;
+}
+
 /* ---- items ---------------------------------------------------------------------------- */
 
 static bool sc_rp_is_query(uint16_t c)
@@ -847,8 +881,8 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
                (loop && cls == SC_CALL_EVENT_QUERY)) {
         /* an event read needs the event complete: the program waited for it before, and
          * would have to wait here if a fix took that earlier wait away */
-        const sc_api_call *rec = sc_deps_last_record(&r->ctx->deps, sc_call_aux(t, c),
-                                                         it->rec_start);
+        const sc_rp_sparse *v = sc_rp_value_of(r->event_records, r->n_event_records, call);
+        const sc_api_call *rec = v && v->other != SC_RP_NONE ? &t->calls[v->other] : NULL;
         uint32_t slot = rec ? sc_rp_call_slot(r, rec, dev) : (uint32_t)r->n_slots;
         if (slot < r->n_slots)
             p = sc_rp_last_issued_near(r, slot, rec->rec.start_ns, &w->near[slot]);

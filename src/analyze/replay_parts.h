@@ -12,6 +12,10 @@ int sc_rp_drained_work(sc_replay *r);
  * module loads inside their calls, before the work exists: the work looks up its issuing
  * item in r->call_item. */
 int sc_rp_host_items(sc_replay *r);
+/* replay_host.c: after the items, the record each item's event synchronization, read or
+ * query waits for (sc_replay.event_records), so that the context's event records (24 bytes
+ * each of them, sc_deps) can go before the work is laid out; the host waits read them here. */
+int sc_rp_event_records(sc_replay *r);
 /* replay_host.c: its first step, the items alone (r->items, item_call, thread_first,
  * range_marks, the calls' items in call_item, which holds their kinds before), from the
  * calls' kinds in r->call_item: in time order (by_time: sc_rp_time_walk, for calls of

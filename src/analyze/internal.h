@@ -101,10 +101,11 @@ void sc_ctx_free_rule_indexes(sc_ctx *ctx);
 /* Frees what the replay's graph is built from and nothing after reads: the event edges, the
  * polling loops and which kernels fill their device once its edges are (the host items and
  * the full grids were built before), ahead of the host waits, whose index was the build's
- * peak; the stream handles and event records the waits read (sc_ctx_free_graph_inputs) once
- * the graph is built, before its passes touch their per-node times, with the correlation
+ * peak; the stream handles the waits and the lags read (sc_ctx_free_graph_inputs) once the
+ * graph is built, before its passes touch their per-node times, with the correlation
  * table: after it sc_ctx_call and sc_ctx_call_at answer nothing, and the ranges read each
- * piece of work's call from work_call. */
+ * piece of work's call from work_call. (The event records go sooner, as the replay's host
+ * items are made: sc_rp_event_records.) */
 void sc_ctx_free_edge_inputs(sc_ctx *ctx);
 void sc_ctx_free_graph_inputs(sc_ctx *ctx);
 /* Frees the blocking index (blocking.h) and the shared order of the work it views

@@ -106,36 +106,39 @@ int sc_rp_drained_work(sc_replay *r)
 
 /* ---- the records event waits wait for ----------------------------------------------- */
 
-static int sc_rp_sparse_index_cmp(const void *pa, const void *pb)
+static bool sc_rp_event_class(uint16_t cls)
 {
-    int32_t a = ((const sc_rp_sparse *)pa)->index, b = ((const sc_rp_sparse *)pb)->index;
-    return a < b ? -1 : a > b;
+    return cls == SC_CALL_EVENT_SYNC || cls == SC_CALL_EVENT_READ || cls == SC_CALL_EVENT_QUERY;
 }
 
-/* An item of one of these classes keeps its start through the runs (none of them is quiet:
- * sc_rp_may_run), so the record found here at it is the one the host waits would find. */
+/* The calls in their own order, read only when some call site is of these classes (the
+ * extras, a few a trace, say): the items, a thread's after another's, would read the calls
+ * out of order on a trace of many threads. A call is looked at when it is its item's call
+ * (a loop's first query, no nested call). An item of these classes keeps its start through
+ * the runs (none of them is quiet: sc_rp_may_run), so the record found here at it is the
+ * one the host waits would find. */
 int sc_rp_event_records(sc_replay *r)
 {
     const sc_trace *t = r->ctx->trace;
+    bool any = false;
+    for (size_t x = 0; x < t->n_call_extras && !any; x++)
+        any = sc_rp_event_class(t->call_extras[x].call_class);
     size_t cap = 0;
-    for (size_t i = 0; i < r->n_items; i++) {
-        if (r->items[i].mark)
+    for (size_t c = 0; any && c < t->n_calls; c++) {
+        const sc_api_call *call = &t->calls[c];
+        if (!sc_rp_event_class(sc_call_class_id(t, call)))
             continue;
-        const sc_api_call *c = &t->calls[r->item_call[i]];
-        uint16_t cls = sc_call_class_id(t, c);
-        if (cls != SC_CALL_EVENT_SYNC && cls != SC_CALL_EVENT_READ && cls != SC_CALL_EVENT_QUERY)
+        int32_t i = r->call_item[c];
+        if (i < 0 || r->item_call[i] != (int32_t)c || r->items[i].mark)
             continue;
-        const sc_api_call *rec = sc_deps_last_record(&r->ctx->deps, sc_call_aux(t, c),
+        const sc_api_call *rec = sc_deps_last_record(&r->ctx->deps, sc_call_aux(t, call),
                                                      r->items[i].rec_start);
-        sc_rp_sparse v = {.index = r->item_call[i],
+        sc_rp_sparse v = {.index = (int32_t)c,
                           .other = rec ? (int32_t)(rec - t->calls) : SC_RP_NONE};
         if (sc_rp_push_value(&r->event_records, &r->n_event_records, &cap, v) != 0)
             return -1;
     }
-    /* the items of a thread come together, the calls in time order: by call */
-    qsort(r->event_records, r->n_event_records, sizeof *r->event_records,
-          sc_rp_sparse_index_cmp);
-    return 0;
+    return 0;   /* in call order: sorted by index */
 }
 
 /* ---- items ---------------------------------------------------------------------------- */

@@ -162,6 +162,10 @@ typedef struct sc_rp_item {
     uint8_t tool : 1;           /* part of its gap was streamcheck's own, taking the previous
                                    call's stack: in sc_replay.wide_tools (sc_rp_tool; the
                                    sampled calls are a few of every kind, then one in 256) */
+    uint8_t quiet : 1;          /* its call's class waits for nothing and reads no work of
+                                   its own (sc_rp_quiet_classes): set as the item is made,
+                                   where its call was just read, for the runs, which would
+                                   read the calls thread after thread, out of their order */
 } sc_rp_item;
 _Static_assert(sizeof(sc_rp_item) == 16, "sc_rp_item: one per host call, no padding");
 

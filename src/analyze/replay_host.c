@@ -201,6 +201,15 @@ static void sc_rp_sort_wides(sc_rp_wides *w)
         qsort(w->v, w->n, sizeof *w->v, sc_rp_value_item_cmp);
 }
 
+/* Whether an entry's call is of a quiet class (sc_rp_item.quiet); a mark is not. */
+static inline bool sc_rp_entry_quiet(const sc_trace *t, const bool *quiet, const sc_rp_entry *e)
+{
+    if (e->call == SC_RP_NONE)
+        return false;
+    uint8_t cls = sc_call_class_id(t, &t->calls[e->call]);
+    return cls < SC_RP_CLASSES && quiet[cls];
+}
+
 /* Lays the entries out as items, thread after thread, in their order (positions: order[0 ..
  * n)). A call inside the previous call of its thread (a callback's calls, a nested call
  * CUPTI numbered apart) belongs to that item. */
@@ -208,6 +217,8 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint
                             size_t n)
 {
     const sc_trace *t = r->ctx->trace;
+    bool quiet[SC_RP_CLASSES];
+    sc_rp_quiet_classes(r, quiet);
     r->items = calloc(n ? n : 1, sizeof *r->items);
     r->item_call = malloc((n ? n : 1) * sizeof *r->item_call);
     r->range_marks = malloc((2 * t->n_ranges + 1) * sizeof *r->range_marks);
@@ -231,7 +242,8 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint
         }
         int32_t i = (int32_t)r->n_items++;
         sc_rp_item *it = &r->items[i];
-        *it = (sc_rp_item){.rec_start = e.start, .last = true, .mark = e.call == SC_RP_NONE};
+        *it = (sc_rp_item){.rec_start = e.start, .last = true, .mark = e.call == SC_RP_NONE,
+                           .quiet = sc_rp_entry_quiet(t, quiet, &e)};
         r->item_call[i] = e.call;
         if (sc_rp_wide_put(&r->wide_durs, i, e.end - e.start, &it->dur) != 0)
             return -1;
@@ -261,6 +273,8 @@ static int sc_rp_items_from(sc_replay *r, const sc_rp_entry_src *src, const uint
 static int sc_rp_items_by_time(sc_replay *r, const sc_rp_entry_src *src)
 {
     const sc_trace *t = r->ctx->trace;
+    bool quiet[SC_RP_CLASSES];
+    sc_rp_quiet_classes(r, quiet);
     sc_rp_time_walk w;
     int rc = sc_rp_time_walk_begin(src, &w);
     if (rc != 0)
@@ -314,7 +328,8 @@ static int sc_rp_items_by_time(sc_replay *r, const sc_rp_entry_src *src)
         sc_rp_item *it = &r->items[i];
         /* `last` is set once every item is made: each thread's last */
         *it = (sc_rp_item){.rec_start = e.start, .first = f->prev == SC_RP_NONE,
-                           .mark = e.call == SC_RP_NONE};
+                           .mark = e.call == SC_RP_NONE,
+                           .quiet = sc_rp_entry_quiet(t, quiet, &e)};
         r->item_call[i] = e.call;
         /* the list of wide durations is sorted by item once every item is made */
         rc = sc_rp_wide_put(&r->wide_durs, i, e.end - e.start, &it->dur);

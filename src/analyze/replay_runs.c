@@ -60,15 +60,12 @@ static uint8_t *sc_rp_kept_apart(const sc_replay *r)
 
 /* Item i may be part of a run: neither end of its thread, a call of a quiet class, its times
  * in their fields, and not kept apart. */
-static bool sc_rp_may_run(const sc_replay *r, const bool *quiet, const uint8_t *apart, size_t i)
+static bool sc_rp_may_run(const sc_replay *r, const uint8_t *apart, size_t i)
 {
     const sc_rp_item *it = &r->items[i];
-    if (it->first || it->last || it->mark || it->joins || (apart[i] & SC_RP_APART) ||
-        it->dur == SC_RP_WIDE || it->tracer == SC_RP_WIDE16)
-        return false;
-    const sc_trace *t = r->ctx->trace;
-    uint8_t cls = sc_call_class_id(t, &t->calls[r->item_call[i]]);
-    return cls < SC_RP_CLASSES && quiet[cls];
+    return !(it->first || it->last || it->mark || it->joins || (apart[i] & SC_RP_APART) ||
+             it->dur == SC_RP_WIDE || it->tracer == SC_RP_WIDE16) &&
+           it->quiet;
 }
 
 /* The runs' firsts among the old items, a bit each, with the count of firsts before each word
@@ -120,15 +117,13 @@ static int sc_rp_in_run_whole(sc_replay *r)
  * gaps before and after it are not empty and the run's sums stay in their fields. */
 static size_t sc_rp_mark_firsts(const sc_replay *r, const uint8_t *apart, sc_rp_firsts *f)
 {
-    bool quiet[SC_RP_CLASSES];
-    sc_rp_quiet_classes(r, quiet);
     size_t n = 0;
     bool prev_may = false;
     uint64_t prev_end = 0, run_start = 0, run_tracer = 0;
     for (size_t i = 0; i < r->n_items; i++) {
         const sc_rp_item *it = &r->items[i];
         uint64_t end = sc_rp_item_end(r, (int32_t)i);
-        bool may = sc_rp_may_run(r, quiet, apart, i);
+        bool may = sc_rp_may_run(r, apart, i);
         /* the gaps on either side of a later call are not empty: no other step of its
          * thread (a mark, work recorded early) lies between its calls' ends */
         bool join = may && prev_may && !(apart[i] & SC_RP_FIRST_ONLY) && !it->tool &&

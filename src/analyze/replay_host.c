@@ -106,6 +106,8 @@ int sc_rp_drained_work(sc_replay *r)
 
 /* ---- the records event waits wait for ----------------------------------------------- */
 
+/* The classes whose wait is for an event's last record (a query only in a polling loop:
+ * sc_rp_item_wait), whose records sc_rp_event_records finds. */
 static bool sc_rp_event_class(uint16_t cls)
 {
     return cls == SC_CALL_EVENT_SYNC || cls == SC_CALL_EVENT_READ || cls == SC_CALL_EVENT_QUERY;
@@ -895,8 +897,7 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
         if (slot >= r->n_slots)     /* a stream the trace cannot name: the whole device */
             return sc_rp_wait_device(r, i, dev);
         p = sc_rp_last_issued_near(r, slot, it->rec_start, &w->near[slot]);
-    } else if (cls == SC_CALL_EVENT_SYNC || cls == SC_CALL_EVENT_READ ||
-               (loop && cls == SC_CALL_EVENT_QUERY)) {
+    } else if (sc_rp_event_class(cls) && (loop || cls != SC_CALL_EVENT_QUERY)) {
         /* an event read needs the event complete: the program waited for it before, and
          * would have to wait here if a fix took that earlier wait away */
         const sc_rp_sparse *v = sc_rp_value_of(r->event_records, r->n_event_records, call);

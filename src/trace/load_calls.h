@@ -78,7 +78,6 @@ static inline bool sc_plain_key_same(const sc_plain_key *a, const sc_plain_key *
            a->wide_end_ns == b->wide_end_ns;
 }
 
-
 typedef struct sc_call_loader {
     size_t cap_calls, cap_frames, cap_extras;
     sc_function_memo function_memo[SC_FUNCTION_MEMO];

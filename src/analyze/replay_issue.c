@@ -132,8 +132,10 @@ static bool sc_rp_issue_merge(const sc_replay *r, sc_rp_issue_run *runs, size_t 
  * program of many host threads, each with streams of its own), every one in issue order,
  * merged into out through a tree of losers: one comparison a level of the tree for each
  * piece. It was a sort of the device's work (sc_rp_issue_sort), whose keys and scratch, 16
- * bytes a piece, were the build's peak of memory on such a trace. runs: n_runs lists, none
- * empty. -1 without memory. */
+ * bytes a piece, were the build's peak of memory on such a trace. The tree is the loader's
+ * (sc_merge_by_tree, trace/sort_keys.c), whose heads are a 64-bit key and a position; here a
+ * head is the three-part key of sc_rp_issue_before, read through the replay's packed issue
+ * times. runs: n_runs lists, none empty. -1 without memory. */
 static int sc_rp_issue_merge_tree(const sc_replay *r, sc_rp_issue_run *runs, size_t n_runs,
                                   int32_t *restrict out)
 {

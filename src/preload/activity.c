@@ -280,10 +280,50 @@ int sc_activity_start(char *failed, size_t failed_size)
  * still calling (a signal's finish, an exit while others work) would flush CUPTI's buffers
  * beside the final forced flush and after it, into a trace that takes nothing more. */
 static atomic_bool sc_activity_finishing;
+/* Flushes that passed the check above and have not returned. A flag alone is a check then an
+ * act: a thread that read it just before the finish set it still flushes after the forced
+ * flush began. Each flush counts itself before it checks (both sequentially consistent), so
+ * either it sees the flag or the finish sees it counted and waits for it. */
+static atomic_uint sc_flushes_in_flight;
+/* Whether this thread is inside one of those flushes: a signal's finish may run in the
+ * handler on a thread interrupted there, which must not wait for itself. */
+static __thread __attribute__((tls_model("initial-exec"))) bool sc_flushing_here;
+
+enum { SC_FLUSH_WAIT_MS = 1000, SC_FLUSH_POLL_US = 200 };
+
+static bool sc_flush_begin(void)
+{
+    atomic_fetch_add(&sc_flushes_in_flight, 1);
+    if (atomic_load(&sc_activity_finishing)) {
+        atomic_fetch_sub(&sc_flushes_in_flight, 1);
+        return false;
+    }
+    sc_flushing_here = true;
+    return true;
+}
+
+static void sc_flush_end(void)
+{
+    sc_flushing_here = false;
+    atomic_fetch_sub(&sc_flushes_in_flight, 1);
+}
+
+/* Bounded: a flush that never returns (CUPTI stuck, its thread stopped) costs the finish a
+ * second, not the trace. */
+static void sc_flushes_wait(void)
+{
+    unsigned own = sc_flushing_here ? 1u : 0u;
+    struct timespec poll = {0, SC_FLUSH_POLL_US * 1000L};
+    for (unsigned waited_us = 0; atomic_load(&sc_flushes_in_flight) > own &&
+                                 waited_us < SC_FLUSH_WAIT_MS * 1000u;
+         waited_us += SC_FLUSH_POLL_US)
+        nanosleep(&poll, NULL);
+}
 
 uint64_t sc_activity_finish(void)
 {
     atomic_store(&sc_activity_finishing, true);
+    sc_flushes_wait();
     sc_cupti_api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t dropped = 0;
     if (sc_cupti_api.ActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS) dropped = 0;
@@ -308,7 +348,9 @@ bool sc_activity_checkpoint_due(void)
 
 void sc_activity_context_going(void)
 {
-    if (!atomic_load(&sc_activity_finishing)) sc_cupti_api.ActivityFlushAll(0);
+    if (!sc_flush_begin()) return;
+    sc_cupti_api.ActivityFlushAll(0);
+    sc_flush_end();
 }
 
 void sc_activity_checkpoint(void)
@@ -318,7 +360,9 @@ void sc_activity_checkpoint(void)
     uint64_t last = atomic_load_explicit(&sc_checkpoint_last_ms, memory_order_relaxed);
     if (last && now - last < SC_CHECKPOINT_MS) return;
     if (!atomic_compare_exchange_strong(&sc_checkpoint_last_ms, &last, now)) return;
+    if (!sc_flush_begin()) return;
     sc_cupti_api.ActivityFlushAll(0);
+    sc_flush_end();
 }
 
 uint64_t sc_activity_records(void)

@@ -126,6 +126,33 @@ typedef struct sc_kernel {
 
 _Static_assert(sizeof(sc_kernel) == 24, "a loaded kernel is 24 bytes");
 
+/* Where a copy ran and what it moved: its size, direction, memory kinds, flags and devices,
+ * and its device, context and stream. A program's copies repeat a handful of these (the same
+ * tensors, every step), so the loader keeps each once, in sc_trace.copy_shapes, and a copy
+ * only its index: a loaded copy takes 24 bytes instead of its record's 56 (a copy of a size
+ * no other copy has takes 24 and a shape of 32). Read through sc_copy_shape_of, or
+ * sc_copy_record for the whole record. */
+typedef struct sc_copy_shape {
+    uint64_t bytes;
+    uint32_t device, context_id, stream_id;
+    uint32_t src_device, dst_device;
+    uint8_t copy_kind;              /* CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP */
+    uint8_t src_kind, dst_kind;     /* enum sc_memory_kind */
+    uint8_t flags;                  /* enum sc_memcpy_flags */
+} sc_copy_shape;
+
+_Static_assert(sizeof(sc_copy_shape) == 32, "a copy's shape has no padding");
+
+/* A copy's own fields, as in its record (sc_rec_memcpy): its times, its correlation id and
+ * its shape, which holds the rest. */
+typedef struct sc_copy {
+    uint64_t start_ns, end_ns;
+    uint32_t correlation_id;
+    uint32_t shape;                 /* its sc_trace.copy_shapes entry */
+} sc_copy;
+
+_Static_assert(sizeof(sc_copy) == 24, "a loaded copy is 24 bytes");
+
 typedef struct sc_range {
     sc_rec_range rec;
     const char *name;
@@ -189,7 +216,8 @@ typedef struct sc_trace {
                                                       frames point */
     sc_kernel *kernels;      size_t n_kernels;    /* sorted by rec.start_ns */
     sc_kernel_shape *kernel_shapes; size_t n_kernel_shapes; /* each one once, in no order */
-    sc_rec_memcpy *copies;   size_t n_copies;     /* sorted by start_ns */
+    sc_copy *copies;         size_t n_copies;     /* sorted by start_ns */
+    sc_copy_shape *copy_shapes; size_t n_copy_shapes; /* each one once, in no order */
     sc_rec_memset *memsets;  size_t n_memsets;    /* sorted by start_ns */
     sc_rec_stream *streams;  size_t n_streams;
     sc_rec_sync *syncs;      size_t n_syncs;      /* sorted by start_ns */
@@ -409,6 +437,37 @@ static inline uint32_t sc_kernel_stream(const sc_trace *trace, const sc_kernel *
 static inline uint32_t sc_kernel_launch(const sc_trace *trace, const sc_kernel *k)
 {
     return trace->kernel_shapes[k->rec.shape].launch;
+}
+
+/* Where copy c ran and what it moved (sc_copy_shape). */
+static inline const sc_copy_shape *sc_copy_shape_of(const sc_trace *trace, const sc_copy *c)
+{
+    return &trace->copy_shapes[c->shape];
+}
+/* The whole record copy c stands for, field for field (its reserved field 0): for code that
+ * reads many of a copy's fields, once per copy (the rules, the outputs). */
+static inline sc_rec_memcpy sc_copy_record(const sc_trace *trace, const sc_copy *c)
+{
+    const sc_copy_shape *s = sc_copy_shape_of(trace, c);
+    return (sc_rec_memcpy){
+        .start_ns = c->start_ns, .end_ns = c->end_ns, .bytes = s->bytes, .device = s->device,
+        .context_id = s->context_id, .stream_id = s->stream_id,
+        .correlation_id = c->correlation_id, .copy_kind = s->copy_kind,
+        .src_kind = s->src_kind, .dst_kind = s->dst_kind, .flags = s->flags,
+        .src_device = s->src_device, .dst_device = s->dst_device};
+}
+/* Copy c's device (CUDA ordinal), stream and size, as its record gives them. */
+static inline uint32_t sc_copy_device(const sc_trace *trace, const sc_copy *c)
+{
+    return trace->copy_shapes[c->shape].device;
+}
+static inline uint32_t sc_copy_stream(const sc_trace *trace, const sc_copy *c)
+{
+    return trace->copy_shapes[c->shape].stream_id;
+}
+static inline uint64_t sc_copy_bytes(const sc_trace *trace, const sc_copy *c)
+{
+    return trace->copy_shapes[c->shape].bytes;
 }
 
 /* The device record for a CUDA ordinal, or NULL. */

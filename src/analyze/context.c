@@ -271,7 +271,7 @@ static int sc_devices_collect(const sc_trace *t, sc_analysis *a)
     for (size_t i = 0; i < t->n_kernels; i++)
         SC_TAKE_DEVICE(sc_kernel_device(t, &t->kernels[i]));
     for (size_t i = 0; i < t->n_copies; i++)
-        SC_TAKE_DEVICE(t->copies[i].device);
+        SC_TAKE_DEVICE(sc_copy_device(t, &t->copies[i]));
     for (size_t i = 0; i < t->n_memsets; i++)
         SC_TAKE_DEVICE(t->memsets[i].device);
 #undef SC_TAKE_DEVICE

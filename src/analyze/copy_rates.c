@@ -5,7 +5,7 @@
 
 /* The direction a copy counts in on the device its record names, or -1. A peer copy's
  * record names the device whose stream issued it (CUPTI: "where the copy is occurring"). */
-static int sc_copy_rate_dir(const sc_rec_memcpy *m)
+static int sc_copy_rate_dir(const sc_copy_shape *m)
 {
     if (sc_copy_peer_staged(m))
         return -1;      /* half of a staged peer copy: device memory at both ends */
@@ -19,7 +19,7 @@ static int sc_copy_rate_dir(const sc_rec_memcpy *m)
 int sc_copy_rates_measure(const sc_trace *t, sc_analysis *a)
 {
     for (size_t c = 0; c < t->n_copies; c++) {
-        const sc_rec_memcpy *m = &t->copies[c];
+        const sc_copy_shape *m = sc_copy_shape_of(t, &t->copies[c]);
         int dir = sc_copy_rate_dir(m);
         for (size_t d = 0; dir >= 0 && d < a->n_devices; d++) {
             if (a->devices[d].device != m->device)
@@ -27,7 +27,8 @@ int sc_copy_rates_measure(const sc_trace *t, sc_analysis *a)
             sc_copy_rate *r = &a->devices[d].copy_rates[dir];
             r->count++;
             r->bytes += m->bytes;
-            r->time_ns += m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0;
+            const sc_copy *x = &t->copies[c];
+            r->time_ns += x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0;
             break;
         }
     }

@@ -56,7 +56,8 @@ static sc_corr_stream *sc_corr_streams(const sc_trace *t, size_t *n)
         m[k++] = (sc_corr_stream){t->kernels[i].rec.correlation_id,
                                   sc_kernel_stream(t, &t->kernels[i])};
     for (size_t i = 0; i < t->n_copies; i++)
-        m[k++] = (sc_corr_stream){t->copies[i].correlation_id, t->copies[i].stream_id};
+        m[k++] = (sc_corr_stream){t->copies[i].correlation_id,
+                                  sc_copy_stream(t, &t->copies[i])};
     for (size_t i = 0; i < t->n_memsets; i++)
         m[k++] = (sc_corr_stream){t->memsets[i].correlation_id, t->memsets[i].stream_id};
     sc_sort(m, k, sizeof *m, sc_corr_cmp);
@@ -142,7 +143,8 @@ static int sc_corr_table(const sc_trace *t, sc_corr_map *m)
         one = sc_corr_map_note(m, t->kernels[i].rec.correlation_id,
                                sc_kernel_stream(t, &t->kernels[i]));
     for (size_t i = 0; one && i < t->n_copies; i++)
-        one = sc_corr_map_note(m, t->copies[i].correlation_id, t->copies[i].stream_id);
+        one = sc_corr_map_note(m, t->copies[i].correlation_id,
+                               sc_copy_stream(t, &t->copies[i]));
     for (size_t i = 0; one && i < t->n_memsets; i++)
         one = sc_corr_map_note(m, t->memsets[i].correlation_id, t->memsets[i].stream_id);
     if (!one)

@@ -130,7 +130,7 @@ int sc_rule_pageable_async(const sc_ctx *ctx, sc_finding_list *out, char *err, s
     sc_finding_begin(&b, "pageable-async", sc_pageable_fix);
     int rc = 0;
     for (size_t i = 0; i < t->n_copies && rc == 0; i++) {
-        const sc_rec_memcpy *c = &t->copies[i];
+        const sc_rec_memcpy c_rec = sc_copy_record(t, &t->copies[i]), *c = &c_rec;
         if (!sc_pageable_applies(c))
             continue;
         sc_instance inst;

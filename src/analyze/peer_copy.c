@@ -21,7 +21,7 @@ int sc_peer_rate_measure(const sc_trace *t, const sc_device *device, sc_peer_rat
         return -1;
     size_t n = 0;
     for (size_t i = 0; i < t->n_copies; i++) {
-        const sc_rec_memcpy *m = &t->copies[i];
+        const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[i]), *m = &m_rec;
         if (m->copy_kind == SC_COPY_PTOP && m->bytes >= SC_PEER_RATE_MIN_BYTES &&
             m->end_ns > m->start_ns)
             rates[n++] = (double)m->bytes / (double)(m->end_ns - m->start_ns);

@@ -22,8 +22,8 @@
 
 #define SC_COPY_PTOP 10u            /* CUpti_ActivityMemcpyKind */
 
-/* One half of a peer copy staged through host memory. */
-static inline bool sc_copy_peer_staged(const sc_rec_memcpy *m)
+/* One half of a peer copy staged through host memory (its shape says: sc_copy_shape_of). */
+static inline bool sc_copy_peer_staged(const sc_copy_shape *m)
 {
     return (m->copy_kind == 1 || m->copy_kind == 2) && m->src_kind == SC_MEM_DEVICE &&
            m->dst_kind == SC_MEM_DEVICE;

@@ -15,10 +15,11 @@ static int sc_double_cmp(const void *pa, const void *pb)
 }
 
 /* Whether c is an async copy of this direction whose host side is pinned. */
-static bool sc_pinned_sample(const sc_rec_memcpy *c, uint8_t kind)
+static bool sc_pinned_sample(const sc_trace *t, const sc_copy *copy, uint8_t kind)
 {
-    if (!(c->flags & SC_MEMCPY_ASYNC) || c->copy_kind != kind || c->end_ns <= c->start_ns ||
-        c->bytes < SC_PINNED_RATE_MIN_BYTES)
+    const sc_copy_shape *c = sc_copy_shape_of(t, copy);
+    if (!(c->flags & SC_MEMCPY_ASYNC) || c->copy_kind != kind ||
+        copy->end_ns <= copy->start_ns || c->bytes < SC_PINNED_RATE_MIN_BYTES)
         return false;
     return kind == SC_COPY_HTOD ? c->src_kind == SC_MEM_PINNED : c->dst_kind == SC_MEM_PINNED;
 }
@@ -29,8 +30,8 @@ static void sc_pinned_median(const sc_trace *t, uint8_t kind, double *buf, doubl
 {
     size_t k = 0;
     for (size_t i = 0; i < t->n_copies; i++)
-        if (sc_pinned_sample(&t->copies[i], kind))
-            buf[k++] = (double)t->copies[i].bytes /
+        if (sc_pinned_sample(t, &t->copies[i], kind))
+            buf[k++] = (double)sc_copy_bytes(t, &t->copies[i]) /
                        (double)(t->copies[i].end_ns - t->copies[i].start_ns);
     *n = k;
     *rate = 0.0;

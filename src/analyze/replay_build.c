@@ -203,7 +203,8 @@ static int sc_rp_ops_fill(sc_replay *r)
                              ? call->rec.start_ns
                              : w.start_ns;
             issue[i - from] = v;
-            o->peer_staged = w.kind == SC_WORK_MEMCPY && sc_copy_peer_staged(&t->copies[w.index]);
+            o->peer_staged = w.kind == SC_WORK_MEMCPY && sc_copy_peer_staged(
+                                                  sc_copy_shape_of(t, &t->copies[w.index]));
         }
         if (sc_packed_times_put_block(p, b, issue, end - from, &cap_far) != 0)
             return -1;
@@ -530,7 +531,7 @@ static int sc_rp_full_grids(sc_replay *r)
  * the copy is occurring"); CUDA does not document which device's engine moves the bytes, so
  * we assume that device's, in a direction of its own: peer copies of one device that ran
  * one after the other keep their order, and never order its uploads or downloads. */
-static int sc_rp_engine_dir(const sc_rec_memcpy *m)
+static int sc_rp_engine_dir(const sc_copy_shape *m)
 {
     return m->copy_kind == 1 ? 0 : m->copy_kind == 2 ? 1 : m->copy_kind == SC_COPY_PTOP ? 2
                                                                                       : -1;
@@ -564,7 +565,7 @@ static int sc_rp_engine_order(sc_replay *r)
         for (size_t c = 0; c < t->n_copies; c++) {
             int32_t i = (int32_t)(t->n_kernels + c);
             sc_rp_op *o = &r->ops[i];
-            int dir = sc_rp_engine_dir(&t->copies[c]);
+            int dir = sc_rp_engine_dir(sc_copy_shape_of(t, &t->copies[c]));
             if (o->dev != d || dir < 0)
                 continue;
             int32_t p = last[dir];

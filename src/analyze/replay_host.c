@@ -812,7 +812,7 @@ static int sc_rp_drained(const sc_replay *r, int32_t call, sc_rp_conds *conds)
 
 static bool sc_rp_pageable_copy(const sc_trace *t, size_t copy)
 {
-    const sc_rec_memcpy *m = &t->copies[copy];
+    const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[copy]), *m = &m_rec;
     return (m->flags & SC_MEMCPY_ASYNC) &&
            (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE);
 }
@@ -918,13 +918,14 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
             if (r->ops[op].kind != SC_WORK_MEMCPY)
                 continue;
             size_t copy = sc_work_ref_in(&r->records, (size_t)op).index;
-            const sc_rec_memcpy *m = &t->copies[copy];
+            const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[copy]), *m = &m_rec;
             if (sc_rp_pageable_copy(t, copy)) {
                 /* the call returned once its copy was staged */
                 if (sc_rp_set_pinned_copy(r, i, op) != 0)
                     return -1;
                 p = op;
-            } else if (sc_copy_peer_staged(m) && m->copy_kind == 2) {
+            } else if (sc_copy_peer_staged(sc_copy_shape_of(t, &t->copies[copy])) &&
+                       m->copy_kind == 2) {
                 /* staged through the host: the call is slow, but returned before its copy */
                 if (sc_rp_set_pinned_copy(r, i, op) != 0)
                     return -1;

@@ -543,10 +543,11 @@ static int sc_rp_pinned(sc_replay *r)
     size_t cap = 0;
     for (size_t c = 0; c < t->n_copies; c++) {
         size_t i = t->n_kernels + c;
-        const sc_rec_memcpy *m = &t->copies[c];
+        const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[c]), *m = &m_rec;
         uint64_t ns = sc_rp_rec_dur(r, (int32_t)i);
         char basis[160];
-        if (sc_copy_peer_staged(m)) {   /* with peer access: one direct copy */
+        /* with peer access: one direct copy */
+        if (sc_copy_peer_staged(sc_copy_shape_of(t, &t->copies[c]))) {
             if (!peer_measured &&       /* the rate once, as the rule does */
                 sc_peer_rate_measure(t, sc_ctx_device_info(r->ctx, m->device), &peer) != 0)
                 return -1;

@@ -132,9 +132,10 @@ static int sc_streams_collect(const sc_trace *t, const uint32_t *shape_slot,
         if (shape_slot[i] != UINT32_MAX)
             rc = sc_key_set_add(&ks, t->kernel_shapes[i].device, t->kernel_shapes[i].context_id,
                                 t->kernel_shapes[i].stream_id);
-    for (size_t i = 0; rc == 0 && i < t->n_copies; i++)
-        rc = sc_key_set_add(&ks, t->copies[i].device, t->copies[i].context_id,
-                            t->copies[i].stream_id);
+    for (size_t i = 0; rc == 0 && i < t->n_copies; i++) {
+        const sc_copy_shape *c = sc_copy_shape_of(t, &t->copies[i]);
+        rc = sc_key_set_add(&ks, c->device, c->context_id, c->stream_id);
+    }
     for (size_t i = 0; rc == 0 && i < t->n_memsets; i++)
         rc = sc_key_set_add(&ks, t->memsets[i].device, t->memsets[i].context_id,
                             t->memsets[i].stream_id);
@@ -247,9 +248,8 @@ static void sc_streams_slots(const sc_trace *t, sc_stream_summary *s, size_t n,
      * without a search */
     size_t slot = 0;
     for (size_t i = 0; i < t->n_copies; i++) {
-        const sc_rec_memcpy *r = &t->copies[i];
-        if (i == 0 || r->stream_id != r[-1].stream_id || r->device != r[-1].device ||
-            r->context_id != r[-1].context_id)
+        const sc_copy_shape *r = sc_copy_shape_of(t, &t->copies[i]);
+        if (i == 0 || t->copies[i].shape != t->copies[i - 1].shape)
             slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
         s[slot].copy_count++;
         SC_PUT_SLOT(slot);

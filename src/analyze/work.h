@@ -38,7 +38,7 @@ static inline size_t sc_work_count(const sc_trace *t)
  * the trace's fields the compiler would load the counts again after each store). */
 typedef struct sc_work_records {
     const sc_kernel *kernels;
-    const sc_rec_memcpy *copies;
+    const sc_copy *copies;
     const sc_rec_memset *memsets;
     size_t n_kernels, copies_end;
 } sc_work_records;
@@ -115,8 +115,9 @@ static inline sc_work sc_work_at(const sc_trace *t, size_t i)
         w = (sc_work){r->start_ns, r->end_ns, s->device, s->context_id, s->stream_id,
                       r->correlation_id, SC_WORK_KERNEL, i};
     } else if ((i -= t->n_kernels) < t->n_copies) {
-        const sc_rec_memcpy *r = &t->copies[i];
-        w = (sc_work){r->start_ns, r->end_ns, r->device, r->context_id, r->stream_id,
+        const sc_copy *r = &t->copies[i];
+        const sc_copy_shape *s = &t->copy_shapes[r->shape];
+        w = (sc_work){r->start_ns, r->end_ns, s->device, s->context_id, s->stream_id,
                       r->correlation_id, SC_WORK_MEMCPY, i};
     } else {
         i -= t->n_copies;

@@ -54,7 +54,7 @@ static bool sc_merge_fill(const sc_ctx *ctx, sc_work_order *o, uint64_t *at, boo
             lm = s = tm, e = x->end_ns, corr = x->correlation_id;
             p = (uint32_t)(nk + nc + m);
         } else if (c && (!k || tc >= tk)) {
-            const sc_rec_memcpy *x = &t->copies[--c];
+            const sc_copy *x = &t->copies[--c];
             if (tc > lc)
                 return false;
             lc = s = tc, e = x->end_ns, corr = x->correlation_id;

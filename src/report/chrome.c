@@ -478,8 +478,9 @@ static void write_kernel(writer *w, const proc *p, const sc_kernel *k)
             s->grid_z, s->block_x, s->block_y, s->block_z, r->correlation_id);
 }
 
-static void write_copy(writer *w, const proc *p, const sc_rec_memcpy *r)
+static void write_copy(writer *w, const proc *p, const sc_copy *c)
 {
+    const sc_rec_memcpy rec = sc_copy_record(p->t, c), *r = &rec;
     char size[SC_FMT_SIZE];
     work_event(w, p, "memcpy", r->device, r->context_id, r->stream_id, r->start_ns, r->end_ns);
     fprintf(w->out, "\"name\":\"memcpy %s\",\"args\":{\"bytes\":%" PRIu64 ",\"size\":\"%s\","

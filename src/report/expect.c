@@ -764,7 +764,7 @@ static bool gather(const node *n, const sc_analysis *const *as, size_t na, agg *
                 g->wall += span(ds->overlap.first_ns, ds->overlap.last_ns);
                 add_overlap(g, &ds->overlap);
                 for (size_t c = 0; c < t->n_copies; c++)
-                    g->copies += t->copies[c].device == n->device;
+                    g->copies += sc_copy_device(t, &t->copies[c]) == n->device;
             }
         } else {
             g->instances++;

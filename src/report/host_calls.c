@@ -16,7 +16,7 @@ int sc_host_calls_init(sc_host_calls *h, const sc_trace *t)
     if (!h->pageable)
         return -1;
     for (size_t i = 0; i < t->n_copies; i++) {
-        const sc_rec_memcpy *c = &t->copies[i];
+        const sc_rec_memcpy c_rec = sc_copy_record(t, &t->copies[i]), *c = &c_rec;
         if (c->correlation_id &&
             (c->src_kind == SC_MEM_PAGEABLE || c->dst_kind == SC_MEM_PAGEABLE))
             h->pageable[h->n_pageable++] = c->correlation_id;

@@ -469,7 +469,7 @@ static void device_work(sc_html_model *c, size_t proc, size_t first, const sc_an
                 add_event(c, r, k->start_ns, k->end_ns, kernel_desc(c, t, &t->kernels[ik]), 0);
             ik++;
         } else if (hc && (!hs || sc <= ss)) {
-            const sc_rec_memcpy *m = &t->copies[ic];
+            const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[ic]), *m = &m_rec;
             sc_html_row *r =
                 work_row(c, proc, first, a, &cache, m->device, m->context_id, m->stream_id);
             if (r)

@@ -100,7 +100,7 @@ void sc_window_cut(const sc_trace *in, const sc_window *w, sc_trace *out)
     sc_window_bounds(w, sc_window_run_start(in), &lo, &hi);
     SC_WINDOW_CUT(calls, n_calls, sc_api_call, rec.start_ns);
     SC_WINDOW_CUT(kernels, n_kernels, sc_kernel, rec.start_ns);
-    SC_WINDOW_CUT(copies, n_copies, sc_rec_memcpy, start_ns);
+    SC_WINDOW_CUT(copies, n_copies, sc_copy, start_ns);
     SC_WINDOW_CUT(memsets, n_memsets, sc_rec_memset, start_ns);
     SC_WINDOW_CUT(syncs, n_syncs, sc_rec_sync, start_ns);
     SC_WINDOW_CUT(ranges, n_ranges, sc_range, rec.start_ns);

@@ -21,6 +21,7 @@
 #include "trace/compact_read.h"
 #include "trace/file_window.h"
 #include "trace/grow.h"
+#include "trace/copy_shapes.h"
 #include "trace/kernel_shapes.h"
 #include "trace/load_calls.h"
 #include "trace/sort.h"
@@ -73,6 +74,7 @@ typedef struct sc_loader {
     size_t cap_pystack_frames;
     sc_compact_reader compact;  /* format 2.0's base and declarations, in file order */
     sc_shape_set shapes;        /* every kernel shape once (kernel_shapes.h) */
+    sc_copy_shape_set copy_shapes;  /* every copy shape once (copy_shapes.h) */
     /* by compact shape id: 1 + the index in t->kernel_shapes of the shape declared under it,
      * 0 until a kernel of it is loaded (or after the id is declared again). Every kernel of a
      * declared shape has the same shape: it is looked up in `shapes` once, not per kernel. */
@@ -589,7 +591,7 @@ static int sc_by_kernel_start(const void *a, const void *b)
 }
 static int sc_by_copy_start(const void *a, const void *b)
 {
-    uint64_t x = ((const sc_rec_memcpy *)a)->start_ns, y = ((const sc_rec_memcpy *)b)->start_ns;
+    uint64_t x = ((const sc_copy *)a)->start_ns, y = ((const sc_copy *)b)->start_ns;
     return x < y ? -1 : x > y;
 }
 static int sc_by_memset_start(const void *a, const void *b)
@@ -804,12 +806,18 @@ sc_load_copy(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
     sc_rec_memcpy r;
     SC_RECORD_COPY_FIXED(r, p, sc_record_fixed_part(h, n));
     sc_context_note(&ld->copy_contexts, r.context_id, r.device);
-    if (!sc_keep_timed(ld, mode, seen, r.start_ns, r.end_ns, true))
-        return 0;
-    sc_rec_memcpy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
-    if (!c)
+    /* a window's load keeps the shapes of the copies it leaves out too, as it does the
+     * kernels': the same shapes, in the same order, as a whole load */
+    if (!sc_keep_timed(ld, mode, seen, r.start_ns, r.end_ns, true)) {
+        sc_copy unused;
+        return mode == SC_LOAD_BETWEEN &&
+                       sc_copy_shape_set_add(&ld->copy_shapes, ld->t, &r, &unused) != 0
+                   ? sc_out_of_memory(ld)
+                   : 0;
+    }
+    sc_copy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
+    if (!c || sc_copy_shape_set_add(&ld->copy_shapes, ld->t, &r, c) != 0)
         return sc_out_of_memory(ld);
-    *c = r;
     return 0;
 }
 
@@ -1006,6 +1014,7 @@ static int sc_read(const char *path, sc_loader *ld, sc_trace *out)
     sc_call_loader_free(&ld->calls);
     sc_compact_reader_free(&ld->compact);
     sc_shape_set_free(&ld->shapes);
+    sc_copy_shape_set_free(&ld->copy_shapes);
     if (rc != 0) sc_trace_free(out);
     return rc;
 }
@@ -1064,6 +1073,7 @@ void sc_trace_free(sc_trace *t)
     free(t->kernels);
     free(t->kernel_shapes);
     free(t->copies);
+    free(t->copy_shapes);
     free(t->memsets);
     free(t->streams);
     free(t->syncs);

@@ -40,6 +40,7 @@ void syn_free(syn *s)
     free(s->t.kernels);
     free(s->t.kernel_shapes);
     free(s->t.copies);
+    free(s->t.copy_shapes);
     free(s->t.memsets);
     free(s->t.streams);
     free(s->t.devices);
@@ -74,7 +75,7 @@ void syn_finish(syn *s)
 {
     syn_sort(s->t.calls, s->t.n_calls, sizeof(sc_api_call), 0);
     syn_sort(s->t.kernels, s->t.n_kernels, sizeof(sc_kernel), 0);
-    syn_sort(s->t.copies, s->t.n_copies, sizeof(sc_rec_memcpy), 0);
+    syn_sort(s->t.copies, s->t.n_copies, sizeof(sc_copy), 0);
     syn_sort(s->t.memsets, s->t.n_memsets, sizeof(sc_rec_memset), 0);
     syn_sort(s->t.ranges, s->t.n_ranges, sizeof(sc_range), 0);
     syn_sort(s->t.unified, s->t.n_unified, sizeof(sc_rec_unified), 0);
@@ -214,24 +215,31 @@ sc_kernel_shape *syn_shape(syn *s, const sc_kernel *k)
     return &s->t.kernel_shapes[k->rec.shape];
 }
 
-sc_rec_memcpy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
-                        uint64_t bytes, uint32_t correlation_id, uint8_t flags,
-                        uint8_t src_kind, uint8_t dst_kind)
+sc_copy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                  uint64_t bytes, uint32_t correlation_id, uint8_t flags, uint8_t src_kind,
+                  uint8_t dst_kind)
 {
-    sc_rec_memcpy *c = SYN_GROW(s, copies, n_copies, cap_copies);
+    sc_copy *c = SYN_GROW(s, copies, n_copies, cap_copies);
     c->start_ns = start;
     c->end_ns = end;
-    c->bytes = bytes;
-    c->device = device;
-    c->context_id = SYN_CONTEXT;
-    c->stream_id = stream;
     c->correlation_id = correlation_id;
-    c->copy_kind = dst_kind == SC_MEM_DEVICE ? 1 : 2;
-    c->src_kind = src_kind;
-    c->dst_kind = dst_kind;
-    c->flags = flags;
-    c->src_device = c->dst_device = device;
+    sc_copy_shape *shape = SYN_GROW(s, copy_shapes, n_copy_shapes, cap_copy_shapes);
+    c->shape = (uint32_t)(s->t.n_copy_shapes - 1);
+    shape->bytes = bytes;
+    shape->device = device;
+    shape->context_id = SYN_CONTEXT;
+    shape->stream_id = stream;
+    shape->copy_kind = dst_kind == SC_MEM_DEVICE ? 1 : 2;
+    shape->src_kind = src_kind;
+    shape->dst_kind = dst_kind;
+    shape->flags = flags;
+    shape->src_device = shape->dst_device = device;
     return c;
+}
+
+sc_copy_shape *syn_copy_shape(syn *s, const sc_copy *c)
+{
+    return &s->t.copy_shapes[c->shape];
 }
 
 sc_rec_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t start,

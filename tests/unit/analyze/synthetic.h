@@ -15,7 +15,8 @@
 
 typedef struct syn {
     sc_trace t;
-    size_t cap_calls, cap_call_names, cap_call_frames, cap_call_extras, cap_kernels, cap_shapes, cap_copies, cap_memsets, cap_streams, cap_devices;
+    size_t cap_calls, cap_call_names, cap_call_frames, cap_call_extras, cap_kernels, cap_shapes,
+        cap_copies, cap_copy_shapes, cap_memsets, cap_streams, cap_devices;
     size_t cap_ranges, cap_overheads, cap_unified;
 } syn;
 
@@ -55,9 +56,12 @@ sc_kernel *syn_kernel(syn *s, uint32_t device, uint32_t stream, uint64_t start, 
                       uint32_t correlation_id);
 /* Kernel k's shape, its own (each syn_kernel adds one): valid until the next syn_kernel. */
 sc_kernel_shape *syn_shape(syn *s, const sc_kernel *k);
-sc_rec_memcpy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
-                        uint64_t bytes, uint32_t correlation_id, uint8_t flags,
-                        uint8_t src_kind, uint8_t dst_kind);
+/* A copy of its own shape (syn_copy_shape), as the loader would keep it. */
+sc_copy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                  uint64_t bytes, uint32_t correlation_id, uint8_t flags, uint8_t src_kind,
+                  uint8_t dst_kind);
+/* Copy c's shape, its own (each syn_copy adds one): valid until the next syn_copy. */
+sc_copy_shape *syn_copy_shape(syn *s, const sc_copy *c);
 sc_rec_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t start,
                           uint64_t end, uint32_t correlation_id);
 /* An NVTX range in the default domain; name is borrowed. depth UINT32_MAX: a start/end

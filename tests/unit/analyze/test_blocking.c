@@ -258,9 +258,9 @@ static void build(syn *s, uint64_t seed, const shape *sh)
             sc_kernel *kr = syn_kernel(s, dev, stream, start, end, id);
             syn_shape(s, kr)->context_id = 10 + dev;
         } else if (k < 8) {
-            sc_rec_memcpy *c = syn_copy(s, dev, stream, start, end, 4096, id, SC_MEMCPY_ASYNC,
+            sc_copy *c = syn_copy(s, dev, stream, start, end, 4096, id, SC_MEMCPY_ASYNC,
                                         SC_MEM_DEVICE, SC_MEM_PINNED);
-            c->context_id = 10 + dev;
+            syn_copy_shape(s, c)->context_id = 10 + dev;
         } else {
             sc_rec_memset *m = syn_memset(s, dev, stream, start, end, id);
             m->context_id = 10 + dev;
@@ -295,9 +295,9 @@ static void build(syn *s, uint64_t seed, const shape *sh)
         if ((cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET) && rnd(&st, 3) != 0) {
             uint64_t ws = start + US(5 * rnd(&st, 3));
             uint32_t stream = sh->stream_base + (uint32_t)rnd(&st, sh->n_streams);
-            sc_rec_memcpy *cp = syn_copy(s, dev, stream, ws, ws + US(5), 4096, corr, 0,
-                                         SC_MEM_DEVICE, SC_MEM_PAGEABLE);
-            cp->context_id = 10 + dev;
+            sc_copy *cp = syn_copy(s, dev, stream, ws, ws + US(5), 4096, corr, 0,
+                                   SC_MEM_DEVICE, SC_MEM_PAGEABLE);
+            syn_copy_shape(s, cp)->context_id = 10 + dev;
         }
     }
     syn_finish(s);

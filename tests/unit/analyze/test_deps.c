@@ -332,7 +332,7 @@ static uint32_t *work_streams(const sc_trace *t)
                 wc = t->kernels[w].rec.correlation_id, st = sc_kernel_stream(t, &t->kernels[w]);
             else if (w - t->n_kernels < t->n_copies)
                 wc = t->copies[w - t->n_kernels].correlation_id,
-                st = t->copies[w - t->n_kernels].stream_id;
+                st = sc_copy_stream(t, &t->copies[w - t->n_kernels]);
             else
                 wc = t->memsets[w - t->n_kernels - t->n_copies].correlation_id,
                 st = t->memsets[w - t->n_kernels - t->n_copies].stream_id;

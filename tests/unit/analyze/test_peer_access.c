@@ -16,10 +16,10 @@
 
 static void staged(syn *s, uint32_t corr, uint64_t d2h, uint64_t h2d)
 {
-    syn_copy(s, 0, 20, d2h, d2h + US(22), 64 * MIB, corr, SC_MEMCPY_ASYNC, SC_MEM_DEVICE,
-             SC_MEM_DEVICE)->copy_kind = 2;
-    syn_copy(s, 1, 30, h2d, h2d + US(22), 64 * MIB, corr, SC_MEMCPY_ASYNC, SC_MEM_DEVICE,
-             SC_MEM_DEVICE)->copy_kind = 1;
+    syn_copy_shape(s, syn_copy(s, 0, 20, d2h, d2h + US(22), 64 * MIB, corr, SC_MEMCPY_ASYNC,
+                               SC_MEM_DEVICE, SC_MEM_DEVICE))->copy_kind = 2;
+    syn_copy_shape(s, syn_copy(s, 1, 30, h2d, h2d + US(22), 64 * MIB, corr, SC_MEMCPY_ASYNC,
+                               SC_MEM_DEVICE, SC_MEM_DEVICE))->copy_kind = 1;
 }
 
 /*   cudaMemcpyPeerAsync 0 .. 400 us: halves 1800 .. 1822 (device 0) and 1828 .. 1850 (1)
@@ -77,12 +77,12 @@ static void test_direct_copies_are_silent(void **state)
     syn_stream(&s, 0, 20, SC_STREAM_FLAG_NON_BLOCKING, 0);
     syn_call_stream(
         &s, syn_call(&s, SC_CALL_MEMCPY_ASYNC, 0, US(5), 1, "cudaMemcpyPeerAsync", NULL, 0), 0xA0);
-    syn_copy(&s, 0, 20, US(10), US(230), 64 * MIB, 1, SC_MEMCPY_ASYNC, SC_MEM_DEVICE,
-             SC_MEM_DEVICE)->copy_kind = 10;
+    syn_copy_shape(&s, syn_copy(&s, 0, 20, US(10), US(230), 64 * MIB, 1, SC_MEMCPY_ASYNC,
+                                SC_MEM_DEVICE, SC_MEM_DEVICE))->copy_kind = 10;
     syn_call_stream(
         &s, syn_call(&s, SC_CALL_MEMCPY_ASYNC, US(5), US(10), 2, "cudaMemcpyAsync", NULL, 0), 0xA0);
-    syn_copy(&s, 0, 20, US(230), US(300), 64 * MIB, 2, SC_MEMCPY_ASYNC, SC_MEM_DEVICE,
-             SC_MEM_DEVICE)->copy_kind = 8;
+    syn_copy_shape(&s, syn_copy(&s, 0, 20, US(230), US(300), 64 * MIB, 2, SC_MEMCPY_ASYNC,
+                                SC_MEM_DEVICE, SC_MEM_DEVICE))->copy_kind = 8;
     sc_analysis a;
     syn_analyze(&s, &a);
     assert_null(syn_finding(&a, "peer-access"));

@@ -82,9 +82,9 @@ static void build_serial(syn *s, uint64_t seed, size_t n, uint32_t n_dev, bool s
             if (rnd(&st, 8) == 0)
                 syn_shape(s, kr)->name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
         } else if (k < 8) {
-            sc_rec_memcpy *c = syn_copy(s, dev, stream, start, end, 4096, id, SC_MEMCPY_ASYNC,
+            sc_copy *c = syn_copy(s, dev, stream, start, end, 4096, id, SC_MEMCPY_ASYNC,
                                         SC_MEM_DEVICE, SC_MEM_PINNED);
-            c->context_id = 10 + dev;
+            syn_copy_shape(s, c)->context_id = 10 + dev;
         } else {
             sc_rec_memset *m = syn_memset(s, dev, stream, start, end, id);
             m->context_id = 10 + dev;
@@ -103,13 +103,13 @@ static void build_serial(syn *s, uint64_t seed, size_t n, uint32_t n_dev, bool s
         syn_call_tid(s, c, 1 + (uint32_t)rnd(&st, 2));
         if ((cls == SC_CALL_MEMCPY || cls == SC_CALL_MEMSET) && rnd(&st, 3) != 0) {
             uint64_t ws = start + US(5 * rnd(&st, 3));
-            sc_rec_memcpy *cp = syn_copy(s, dev, 7 + (uint32_t)rnd(&st, 3), ws, ws + US(5),
-                                         4096, corr, 0, SC_MEM_DEVICE, SC_MEM_PAGEABLE);
-            cp->context_id = 10 + dev;
+            sc_copy *cp = syn_copy(s, dev, 7 + (uint32_t)rnd(&st, 3), ws, ws + US(5), 4096,
+                                   corr, 0, SC_MEM_DEVICE, SC_MEM_PAGEABLE);
+            syn_copy_shape(s, cp)->context_id = 10 + dev;
             if (rnd(&st, 2) == 0) {   /* a second piece of the same start, shorter */
                 cp = syn_copy(s, dev, 7 + (uint32_t)rnd(&st, 3), ws, ws + US(rnd(&st, 5)), 4096,
                               corr, 0, SC_MEM_DEVICE, SC_MEM_PAGEABLE);
-                cp->context_id = 10 + dev;
+                syn_copy_shape(s, cp)->context_id = 10 + dev;
             }
         }
     }
@@ -136,7 +136,7 @@ static void unsort(syn *s)
         t->kernels[t->n_kernels - 1] = tmp;
     }
     if (t->n_copies > 1) {
-        sc_rec_memcpy tmp = t->copies[0];
+        sc_copy tmp = t->copies[0];
         t->copies[0] = t->copies[t->n_copies - 1];
         t->copies[t->n_copies - 1] = tmp;
     }
@@ -261,7 +261,7 @@ static void check_device_sweep(const sc_ctx *ctx)
             if (sc_kernel_device(t, &t->kernels[i]) == dev && !shape_comm[t->kernels[i].rec.shape])
                 ks[n_ks++] = (sc_overlap_span){t->kernels[i].rec.start_ns, t->kernels[i].rec.end_ns, i};
         for (size_t i = 0; i < t->n_copies; i++)
-            if (t->copies[i].device == dev)
+            if (sc_copy_device(t, &t->copies[i]) == dev)
                 cs[n_cs++] = (sc_overlap_span){t->copies[i].start_ns, t->copies[i].end_ns, i};
         for (size_t i = 0; i < t->n_memsets; i++)
             if (t->memsets[i].device == dev)
@@ -330,7 +330,7 @@ static void check_stream_metrics(const sc_ctx *ctx)
             known += sc_ctx_kernel_solo_known(ctx, k);
         }
         for (size_t k = 0; k < t->n_copies; k++) {
-            const sc_rec_memcpy *r = &t->copies[k];
+            const sc_rec_memcpy rec = sc_copy_record(t, &t->copies[k]), *r = &rec;
             if (r->device == st->device && r->context_id == st->context_id &&
                 r->stream_id == st->stream_id)
                 cs[n_cs++] = (sc_overlap_span){r->start_ns, r->end_ns, k};
@@ -855,7 +855,8 @@ static void check_positions(const sc_trace *t)
         } else if (i < t->n_kernels + t->n_copies) {
             kind = SC_WORK_MEMCPY, index = i - t->n_kernels;
             start = t->copies[index].start_ns, end = t->copies[index].end_ns;
-            stream = t->copies[index].stream_id, corr = t->copies[index].correlation_id;
+            stream = sc_copy_stream(t, &t->copies[index]);
+            corr = t->copies[index].correlation_id;
         } else {
             kind = SC_WORK_MEMSET, index = i - t->n_kernels - t->n_copies;
             start = t->memsets[index].start_ns, end = t->memsets[index].end_ns;

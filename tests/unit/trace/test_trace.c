@@ -326,6 +326,64 @@ static int count_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Copies keep their shape apart (trace.h, sc_copy_shape): each field of a MEMCPY record
+ * but its times and correlation id, changed alone, makes a shape of its own, and the copies
+ * between them that repeat the first shape share it; every loaded copy gives back its
+ * record, field for field, in time order whatever the file order. */
+static void test_copies_share_their_shapes(void **state)
+{
+    (void)state;
+    enum { N_FIELDS = 10, N = 2 * N_FIELDS + 1 };
+    const sc_rec_memcpy base = {.bytes = 1 << 20, .device = 1, .context_id = 2, .stream_id = 3,
+                                .copy_kind = 1, .src_kind = SC_MEM_PINNED,
+                                .dst_kind = SC_MEM_DEVICE, .flags = SC_MEMCPY_ASYNC,
+                                .src_device = 1, .dst_device = 1};
+    sc_rec_memcpy written[N];
+    for (int i = 0; i < N; i++) {
+        sc_rec_memcpy c = base;
+        c.start_ns = 1000 + 100 * (uint64_t)i;
+        c.end_ns = c.start_ns + 50;
+        c.correlation_id = (uint32_t)i + 1;
+        switch (i % 2 ? i / 2 : -1) {   /* odd copies: one field apart from the base */
+        case 0: c.bytes += 1; break;
+        case 1: c.device += 1; break;
+        case 2: c.context_id += 1; break;
+        case 3: c.stream_id += 1; break;
+        case 4: c.copy_kind = 2; break;
+        case 5: c.src_kind = SC_MEM_PAGEABLE; break;
+        case 6: c.dst_kind = SC_MEM_PINNED; break;
+        case 7: c.flags = 0; break;
+        case 8: c.src_device += 1; break;
+        case 9: c.dst_device += 1; break;
+        default: break;
+        }
+        written[i] = c;
+    }
+    sc_writer w;
+    char err[256], path[512];
+    assert_int_equal(sc_writer_open(&w, tmpdir, "copies", 43, err, sizeof err), 0);
+    sc_rec_process p = {.pid = 43, .ppid = 1, .start_ns = 1000, .attach = SC_ATTACH_PRELOAD};
+    put(&w, SC_REC_PROCESS, &p, sizeof p, "/bin/app", 9);
+    for (int i = N - 1; i >= 0; i--)    /* last first: the loader sorts them by start */
+        put(&w, SC_REC_MEMCPY, &written[i], sizeof written[i], NULL, 0);
+    assert_int_equal(sc_writer_finish(&w, err, sizeof err), 0);
+    path_of(path, sizeof path, "copies-43.sctrace");
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.n_copies, N);
+    assert_int_equal(t.n_copy_shapes, 1 + N_FIELDS);
+    for (int i = 0; i < N; i++) {
+        sc_rec_memcpy loaded = sc_copy_record(&t, &t.copies[i]);
+        assert_memory_equal(&loaded, &written[i], sizeof loaded);
+        if (i % 2 == 0)
+            assert_int_equal(t.copies[i].shape, t.copies[0].shape);
+        assert_int_equal(sc_copy_device(&t, &t.copies[i]), written[i].device);
+        assert_int_equal(sc_copy_stream(&t, &t.copies[i]), written[i].stream_id);
+        assert_int_equal(sc_copy_bytes(&t, &t.copies[i]), written[i].bytes);
+    }
+    sc_trace_free(&t);
+}
+
 static void test_sort_skips_sorted(void **state)
 {
     (void)state;
@@ -374,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_stable_order_for_equal_starts),
         cmocka_unit_test(test_losses),
         cmocka_unit_test(test_sort_skips_sorted),
+        cmocka_unit_test(test_copies_share_their_shapes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -131,7 +131,7 @@ _Static_assert(sizeof(sc_kernel) == 24, "a loaded kernel is 24 bytes");
  * tensors, every step), so the loader keeps each once, in sc_trace.copy_shapes, and a copy
  * only its index: a loaded copy takes 24 bytes instead of its record's 56 (a copy of a size
  * no other copy has takes 24 and a shape of 32). Read through sc_copy_shape_of, or
- * sc_copy_record for the whole record. */
+ * sc_copy_record for the whole record. Memsets the same way (sc_memset_shape). */
 typedef struct sc_copy_shape {
     uint64_t bytes;
     uint32_t device, context_id, stream_id;
@@ -152,6 +152,27 @@ typedef struct sc_copy {
 } sc_copy;
 
 _Static_assert(sizeof(sc_copy) == 24, "a loaded copy is 24 bytes");
+
+/* What a memset wrote and where it ran (its record's fields but its times and correlation
+ * id), kept once in sc_trace.memset_shapes as a copy's is. */
+typedef struct sc_memset_shape {
+    uint64_t bytes;
+    uint32_t device, context_id, stream_id;
+    uint32_t value;
+    uint16_t memory_kind;           /* enum sc_memory_kind */
+    uint16_t flags;                 /* bit 0: issued by an async API */
+    uint32_t zero;                  /* always 0: shapes compare as bytes */
+} sc_memset_shape;
+
+_Static_assert(sizeof(sc_memset_shape) == 32, "a memset's shape has no hidden padding");
+
+typedef struct sc_memset {
+    uint64_t start_ns, end_ns;
+    uint32_t correlation_id;
+    uint32_t shape;                 /* its sc_trace.memset_shapes entry */
+} sc_memset;
+
+_Static_assert(sizeof(sc_memset) == 24, "a loaded memset is 24 bytes");
 
 typedef struct sc_range {
     sc_rec_range rec;
@@ -218,7 +239,8 @@ typedef struct sc_trace {
     sc_kernel_shape *kernel_shapes; size_t n_kernel_shapes; /* each one once, in no order */
     sc_copy *copies;         size_t n_copies;     /* sorted by start_ns */
     sc_copy_shape *copy_shapes; size_t n_copy_shapes; /* each one once, in no order */
-    sc_rec_memset *memsets;  size_t n_memsets;    /* sorted by start_ns */
+    sc_memset *memsets;      size_t n_memsets;    /* sorted by start_ns */
+    sc_memset_shape *memset_shapes; size_t n_memset_shapes; /* each one once, in no order */
     sc_rec_stream *streams;  size_t n_streams;
     sc_rec_sync *syncs;      size_t n_syncs;      /* sorted by start_ns */
     sc_range *ranges;        size_t n_ranges;     /* sorted by rec.start_ns */
@@ -468,6 +490,31 @@ static inline uint32_t sc_copy_stream(const sc_trace *trace, const sc_copy *c)
 static inline uint64_t sc_copy_bytes(const sc_trace *trace, const sc_copy *c)
 {
     return trace->copy_shapes[c->shape].bytes;
+}
+
+/* What memset m wrote and where it ran (sc_memset_shape), its whole record (sc_copy_record's
+ * twin), and its device and stream. */
+static inline const sc_memset_shape *sc_memset_shape_of(const sc_trace *trace,
+                                                        const sc_memset *m)
+{
+    return &trace->memset_shapes[m->shape];
+}
+static inline sc_rec_memset sc_memset_record(const sc_trace *trace, const sc_memset *m)
+{
+    const sc_memset_shape *s = sc_memset_shape_of(trace, m);
+    return (sc_rec_memset){
+        .start_ns = m->start_ns, .end_ns = m->end_ns, .bytes = s->bytes, .device = s->device,
+        .context_id = s->context_id, .stream_id = s->stream_id,
+        .correlation_id = m->correlation_id, .value = s->value,
+        .memory_kind = s->memory_kind, .flags = s->flags};
+}
+static inline uint32_t sc_memset_device(const sc_trace *trace, const sc_memset *m)
+{
+    return trace->memset_shapes[m->shape].device;
+}
+static inline uint32_t sc_memset_stream(const sc_trace *trace, const sc_memset *m)
+{
+    return trace->memset_shapes[m->shape].stream_id;
 }
 
 /* The device record for a CUDA ordinal, or NULL. */

@@ -443,7 +443,7 @@ int sc_blocking_index_build(const sc_ctx *ctx, const sc_work_order *order,
     for (size_t i = 0; n_dev && i < t->n_copies; i++)
         SC_NOTE(*sc_copy_shape_of(t, &t->copies[i]));
     for (size_t i = 0; n_dev && i < t->n_memsets; i++)
-        SC_NOTE(t->memsets[i]);
+        SC_NOTE(*sc_memset_shape_of(t, &t->memsets[i]));
 #undef SC_NOTE
     if (ix->failed)
         return -1;

@@ -273,7 +273,7 @@ static int sc_devices_collect(const sc_trace *t, sc_analysis *a)
     for (size_t i = 0; i < t->n_copies; i++)
         SC_TAKE_DEVICE(sc_copy_device(t, &t->copies[i]));
     for (size_t i = 0; i < t->n_memsets; i++)
-        SC_TAKE_DEVICE(t->memsets[i].device);
+        SC_TAKE_DEVICE(sc_memset_device(t, &t->memsets[i]));
 #undef SC_TAKE_DEVICE
     sc_sort(ids, k, sizeof(*ids), sc_u32_cmp);
     a->devices = calloc(k ? k : 1, sizeof(*a->devices));

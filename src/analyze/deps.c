@@ -59,7 +59,8 @@ static sc_corr_stream *sc_corr_streams(const sc_trace *t, size_t *n)
         m[k++] = (sc_corr_stream){t->copies[i].correlation_id,
                                   sc_copy_stream(t, &t->copies[i])};
     for (size_t i = 0; i < t->n_memsets; i++)
-        m[k++] = (sc_corr_stream){t->memsets[i].correlation_id, t->memsets[i].stream_id};
+        m[k++] = (sc_corr_stream){t->memsets[i].correlation_id,
+                                  sc_memset_stream(t, &t->memsets[i])};
     sc_sort(m, k, sizeof *m, sc_corr_cmp);
     *n = k;
     return m;
@@ -146,7 +147,8 @@ static int sc_corr_table(const sc_trace *t, sc_corr_map *m)
         one = sc_corr_map_note(m, t->copies[i].correlation_id,
                                sc_copy_stream(t, &t->copies[i]));
     for (size_t i = 0; one && i < t->n_memsets; i++)
-        one = sc_corr_map_note(m, t->memsets[i].correlation_id, t->memsets[i].stream_id);
+        one = sc_corr_map_note(m, t->memsets[i].correlation_id,
+                               sc_memset_stream(t, &t->memsets[i]));
     if (!one)
         sc_corr_map_free(m);
     return one;

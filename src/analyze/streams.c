@@ -136,9 +136,10 @@ static int sc_streams_collect(const sc_trace *t, const uint32_t *shape_slot,
         const sc_copy_shape *c = sc_copy_shape_of(t, &t->copies[i]);
         rc = sc_key_set_add(&ks, c->device, c->context_id, c->stream_id);
     }
-    for (size_t i = 0; rc == 0 && i < t->n_memsets; i++)
-        rc = sc_key_set_add(&ks, t->memsets[i].device, t->memsets[i].context_id,
-                            t->memsets[i].stream_id);
+    for (size_t i = 0; rc == 0 && i < t->n_memsets; i++) {
+        const sc_memset_shape *m = sc_memset_shape_of(t, &t->memsets[i]);
+        rc = sc_key_set_add(&ks, m->device, m->context_id, m->stream_id);
+    }
     sc_stream_summary *s = NULL;
     if (rc == 0) {
         sc_key_set_settle(&ks);
@@ -255,9 +256,8 @@ static void sc_streams_slots(const sc_trace *t, sc_stream_summary *s, size_t n,
         SC_PUT_SLOT(slot);
     }
     for (size_t i = 0; i < t->n_memsets; i++) {
-        const sc_rec_memset *r = &t->memsets[i];
-        if (i == 0 || r->stream_id != r[-1].stream_id || r->device != r[-1].device ||
-            r->context_id != r[-1].context_id)
+        const sc_memset_shape *r = sc_memset_shape_of(t, &t->memsets[i]);
+        if (i == 0 || t->memsets[i].shape != t->memsets[i - 1].shape)
             slot = sc_streams_slot(s, n, r->device, r->context_id, r->stream_id);
         s[slot].memset_count++;
         SC_PUT_SLOT(slot);

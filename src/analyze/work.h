@@ -39,7 +39,7 @@ static inline size_t sc_work_count(const sc_trace *t)
 typedef struct sc_work_records {
     const sc_kernel *kernels;
     const sc_copy *copies;
-    const sc_rec_memset *memsets;
+    const sc_memset *memsets;
     size_t n_kernels, copies_end;
 } sc_work_records;
 
@@ -121,8 +121,9 @@ static inline sc_work sc_work_at(const sc_trace *t, size_t i)
                       r->correlation_id, SC_WORK_MEMCPY, i};
     } else {
         i -= t->n_copies;
-        const sc_rec_memset *r = &t->memsets[i];
-        w = (sc_work){r->start_ns, r->end_ns, r->device, r->context_id, r->stream_id,
+        const sc_memset *r = &t->memsets[i];
+        const sc_memset_shape *s = &t->memset_shapes[r->shape];
+        w = (sc_work){r->start_ns, r->end_ns, s->device, s->context_id, s->stream_id,
                       r->correlation_id, SC_WORK_MEMSET, i};
     }
     if (w.end_ns < w.start_ns)

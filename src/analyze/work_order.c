@@ -48,7 +48,7 @@ static bool sc_merge_fill(const sc_ctx *ctx, sc_work_order *o, uint64_t *at, boo
         uint64_t s, e;
         uint32_t p, corr;
         if (m && (!c || tm >= tc) && (!k || tm >= tk)) {
-            const sc_rec_memset *x = &t->memsets[--m];
+            const sc_memset *x = &t->memsets[--m];
             if (tm > lm)
                 return false;
             lm = s = tm, e = x->end_ns, corr = x->correlation_id;

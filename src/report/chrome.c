@@ -492,8 +492,9 @@ static void write_copy(writer *w, const proc *p, const sc_copy *c)
             (r->flags & SC_MEMCPY_ASYNC) ? "true" : "false", r->correlation_id);
 }
 
-static void write_memset(writer *w, const proc *p, const sc_rec_memset *r)
+static void write_memset(writer *w, const proc *p, const sc_memset *m)
 {
+    const sc_rec_memset rec = sc_memset_record(p->t, m), *r = &rec;
     char size[SC_FMT_SIZE];
     work_event(w, p, "memset", r->device, r->context_id, r->stream_id, r->start_ns, r->end_ns);
     fprintf(w->out, "\"name\":\"memset\",\"args\":{\"bytes\":%" PRIu64 ",\"size\":\"%s\","

@@ -476,7 +476,7 @@ static void device_work(sc_html_model *c, size_t proc, size_t first, const sc_an
                 add_event(c, r, m->start_ns, m->end_ns, copy_desc(c, m), 0);
             ic++;
         } else {
-            const sc_rec_memset *m = &t->memsets[is];
+            const sc_rec_memset m_rec = sc_memset_record(t, &t->memsets[is]), *m = &m_rec;
             sc_html_row *r =
                 work_row(c, proc, first, a, &cache, m->device, m->context_id, m->stream_id);
             if (r)

@@ -101,7 +101,7 @@ void sc_window_cut(const sc_trace *in, const sc_window *w, sc_trace *out)
     SC_WINDOW_CUT(calls, n_calls, sc_api_call, rec.start_ns);
     SC_WINDOW_CUT(kernels, n_kernels, sc_kernel, rec.start_ns);
     SC_WINDOW_CUT(copies, n_copies, sc_copy, start_ns);
-    SC_WINDOW_CUT(memsets, n_memsets, sc_rec_memset, start_ns);
+    SC_WINDOW_CUT(memsets, n_memsets, sc_memset, start_ns);
     SC_WINDOW_CUT(syncs, n_syncs, sc_rec_sync, start_ns);
     SC_WINDOW_CUT(ranges, n_ranges, sc_range, rec.start_ns);
     SC_WINDOW_CUT(overheads, n_overheads, sc_rec_overhead, start_ns);

@@ -21,9 +21,9 @@
 #include "trace/compact_read.h"
 #include "trace/file_window.h"
 #include "trace/grow.h"
-#include "trace/copy_shapes.h"
 #include "trace/kernel_shapes.h"
 #include "trace/load_calls.h"
+#include "trace/shape_table.h"
 #include "trace/sort.h"
 #include "trace/times.h"
 #include "trace/validate.h"
@@ -74,7 +74,7 @@ typedef struct sc_loader {
     size_t cap_pystack_frames;
     sc_compact_reader compact;  /* format 2.0's base and declarations, in file order */
     sc_shape_set shapes;        /* every kernel shape once (kernel_shapes.h) */
-    sc_copy_shape_set copy_shapes;  /* every copy shape once (copy_shapes.h) */
+    sc_shape_table copy_shapes, memset_shapes;   /* each one once (shape_table.h) */
     /* by compact shape id: 1 + the index in t->kernel_shapes of the shape declared under it,
      * 0 until a kernel of it is loaded (or after the id is declared again). Every kernel of a
      * declared shape has the same shape: it is looked up in `shapes` once, not per kernel. */
@@ -468,11 +468,23 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         sc_rec_memset r;
         SC_RECORD_COPY_FIXED(r, p, n);
         sc_context_note(&ld->memset_contexts, r.context_id, r.device);
-        if (!sc_keep_timed(ld, ld->mode, &ld->seen, r.start_ns, r.end_ns, true))
+        sc_memset_shape shape = {.bytes = r.bytes, .device = r.device,
+                                 .context_id = r.context_id, .stream_id = r.stream_id,
+                                 .value = r.value, .memory_kind = r.memory_kind,
+                                 .flags = r.flags};
+        /* a window's load keeps the shapes of what it leaves out too (sc_load_copy) */
+        bool keep = sc_keep_timed(ld, ld->mode, &ld->seen, r.start_ns, r.end_ns, true);
+        if (!keep && ld->mode != SC_LOAD_BETWEEN)
             return 0;
-        sc_rec_memset *s = SC_PUSH(ld, memsets, n_memsets, cap_memsets);
+        uint32_t at = sc_shape_table_put(&ld->memset_shapes, (void **)&t->memset_shapes,
+                                         &t->n_memset_shapes, &shape, sizeof shape);
+        if (at == UINT32_MAX) break;
+        if (!keep)
+            return 0;
+        sc_memset *s = SC_PUSH(ld, memsets, n_memsets, cap_memsets);
         if (!s) break;
-        *s = r;
+        *s = (sc_memset){.start_ns = r.start_ns, .end_ns = r.end_ns,
+                         .correlation_id = r.correlation_id, .shape = at};
         return 0;
     }
     case SC_REC_STREAM: {
@@ -596,7 +608,7 @@ static int sc_by_copy_start(const void *a, const void *b)
 }
 static int sc_by_memset_start(const void *a, const void *b)
 {
-    uint64_t x = ((const sc_rec_memset *)a)->start_ns, y = ((const sc_rec_memset *)b)->start_ns;
+    uint64_t x = ((const sc_memset *)a)->start_ns, y = ((const sc_memset *)b)->start_ns;
     return x < y ? -1 : x > y;
 }
 static int sc_by_sync_start(const void *a, const void *b)
@@ -808,16 +820,26 @@ sc_load_copy(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
     sc_context_note(&ld->copy_contexts, r.context_id, r.device);
     /* a window's load keeps the shapes of the copies it leaves out too, as it does the
      * kernels': the same shapes, in the same order, as a whole load */
-    if (!sc_keep_timed(ld, mode, seen, r.start_ns, r.end_ns, true)) {
-        sc_copy unused;
-        return mode == SC_LOAD_BETWEEN &&
-                       sc_copy_shape_set_add(&ld->copy_shapes, ld->t, &r, &unused) != 0
-                   ? sc_out_of_memory(ld)
-                   : 0;
-    }
-    sc_copy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
-    if (!c || sc_copy_shape_set_add(&ld->copy_shapes, ld->t, &r, c) != 0)
+    bool keep = sc_keep_timed(ld, mode, seen, r.start_ns, r.end_ns, true);
+    if (!keep && mode != SC_LOAD_BETWEEN)
+        return 0;
+    /* no padding (trace.h): compared as bytes */
+    sc_copy_shape shape = {.bytes = r.bytes, .device = r.device, .context_id = r.context_id,
+                           .stream_id = r.stream_id, .src_device = r.src_device,
+                           .dst_device = r.dst_device, .copy_kind = r.copy_kind,
+                           .src_kind = r.src_kind, .dst_kind = r.dst_kind, .flags = r.flags};
+    sc_trace *t = ld->t;
+    uint32_t at = sc_shape_table_put(&ld->copy_shapes, (void **)&t->copy_shapes,
+                                     &t->n_copy_shapes, &shape, sizeof shape);
+    if (at == UINT32_MAX)
         return sc_out_of_memory(ld);
+    if (!keep)
+        return 0;
+    sc_copy *c = SC_PUSH(ld, copies, n_copies, cap_copies);
+    if (!c)
+        return sc_out_of_memory(ld);
+    *c = (sc_copy){.start_ns = r.start_ns, .end_ns = r.end_ns,
+                   .correlation_id = r.correlation_id, .shape = at};
     return 0;
 }
 
@@ -1014,7 +1036,8 @@ static int sc_read(const char *path, sc_loader *ld, sc_trace *out)
     sc_call_loader_free(&ld->calls);
     sc_compact_reader_free(&ld->compact);
     sc_shape_set_free(&ld->shapes);
-    sc_copy_shape_set_free(&ld->copy_shapes);
+    sc_shape_table_free(&ld->copy_shapes);
+    sc_shape_table_free(&ld->memset_shapes);
     if (rc != 0) sc_trace_free(out);
     return rc;
 }
@@ -1074,6 +1097,7 @@ void sc_trace_free(sc_trace *t)
     free(t->kernel_shapes);
     free(t->copies);
     free(t->copy_shapes);
+    free(t->memset_shapes);
     free(t->memsets);
     free(t->streams);
     free(t->syncs);

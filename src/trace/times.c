@@ -78,7 +78,7 @@ int sc_trace_drop_impossible_times(sc_trace *t)
          SC_END_OF_CALL},
         SC_LIST(kernels, n_kernels, sc_kernel, rec.start_ns, rec.end_ns),
         SC_LIST(copies, n_copies, sc_copy, start_ns, end_ns),
-        SC_LIST(memsets, n_memsets, sc_rec_memset, start_ns, end_ns),
+        SC_LIST(memsets, n_memsets, sc_memset, start_ns, end_ns),
         SC_LIST(syncs, n_syncs, sc_rec_sync, start_ns, end_ns),
         SC_LIST(ranges, n_ranges, sc_range, rec.start_ns, rec.end_ns),
         SC_LIST(overheads, n_overheads, sc_rec_overhead, start_ns, end_ns),

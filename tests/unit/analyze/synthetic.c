@@ -42,6 +42,7 @@ void syn_free(syn *s)
     free(s->t.copies);
     free(s->t.copy_shapes);
     free(s->t.memsets);
+    free(s->t.memset_shapes);
     free(s->t.streams);
     free(s->t.devices);
     free(s->t.ranges);
@@ -76,7 +77,7 @@ void syn_finish(syn *s)
     syn_sort(s->t.calls, s->t.n_calls, sizeof(sc_api_call), 0);
     syn_sort(s->t.kernels, s->t.n_kernels, sizeof(sc_kernel), 0);
     syn_sort(s->t.copies, s->t.n_copies, sizeof(sc_copy), 0);
-    syn_sort(s->t.memsets, s->t.n_memsets, sizeof(sc_rec_memset), 0);
+    syn_sort(s->t.memsets, s->t.n_memsets, sizeof(sc_memset), 0);
     syn_sort(s->t.ranges, s->t.n_ranges, sizeof(sc_range), 0);
     syn_sort(s->t.unified, s->t.n_unified, sizeof(sc_rec_unified), 0);
 }
@@ -242,19 +243,26 @@ sc_copy_shape *syn_copy_shape(syn *s, const sc_copy *c)
     return &s->t.copy_shapes[c->shape];
 }
 
-sc_rec_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t start,
-                          uint64_t end, uint32_t correlation_id)
+sc_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                      uint32_t correlation_id)
 {
-    sc_rec_memset *m = SYN_GROW(s, memsets, n_memsets, cap_memsets);
+    sc_memset *m = SYN_GROW(s, memsets, n_memsets, cap_memsets);
     m->start_ns = start;
     m->end_ns = end;
-    m->bytes = 4096;
-    m->device = device;
-    m->context_id = SYN_CONTEXT;
-    m->stream_id = stream;
     m->correlation_id = correlation_id;
-    m->memory_kind = SC_MEM_DEVICE;
+    sc_memset_shape *shape = SYN_GROW(s, memset_shapes, n_memset_shapes, cap_memset_shapes);
+    m->shape = (uint32_t)(s->t.n_memset_shapes - 1);
+    shape->bytes = 4096;
+    shape->device = device;
+    shape->context_id = SYN_CONTEXT;
+    shape->stream_id = stream;
+    shape->memory_kind = SC_MEM_DEVICE;
     return m;
+}
+
+sc_memset_shape *syn_memset_shape(syn *s, const sc_memset *m)
+{
+    return &s->t.memset_shapes[m->shape];
 }
 
 sc_range *syn_range(syn *s, const char *name, uint64_t start, uint64_t end, uint32_t tid,

@@ -16,7 +16,7 @@
 typedef struct syn {
     sc_trace t;
     size_t cap_calls, cap_call_names, cap_call_frames, cap_call_extras, cap_kernels, cap_shapes,
-        cap_copies, cap_copy_shapes, cap_memsets, cap_streams, cap_devices;
+        cap_copies, cap_copy_shapes, cap_memsets, cap_memset_shapes, cap_streams, cap_devices;
     size_t cap_ranges, cap_overheads, cap_unified;
 } syn;
 
@@ -62,8 +62,11 @@ sc_copy *syn_copy(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint
                   uint8_t dst_kind);
 /* Copy c's shape, its own (each syn_copy adds one): valid until the next syn_copy. */
 sc_copy_shape *syn_copy_shape(syn *s, const sc_copy *c);
-sc_rec_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t start,
-                          uint64_t end, uint32_t correlation_id);
+/* A 4096-byte memset of device memory, of its own shape (syn_memset_shape). */
+sc_memset *syn_memset(syn *s, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                      uint32_t correlation_id);
+/* Memset m's shape, its own: valid until the next syn_memset. */
+sc_memset_shape *syn_memset_shape(syn *s, const sc_memset *m);
 /* An NVTX range in the default domain; name is borrowed. depth UINT32_MAX: a start/end
  * range (any thread), else a push/pop range of thread tid. */
 sc_range *syn_range(syn *s, const char *name, uint64_t start, uint64_t end, uint32_t tid,

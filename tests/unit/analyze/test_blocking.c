@@ -262,8 +262,8 @@ static void build(syn *s, uint64_t seed, const shape *sh)
                                         SC_MEM_DEVICE, SC_MEM_PINNED);
             syn_copy_shape(s, c)->context_id = 10 + dev;
         } else {
-            sc_rec_memset *m = syn_memset(s, dev, stream, start, end, id);
-            m->context_id = 10 + dev;
+            sc_memset *m = syn_memset(s, dev, stream, start, end, id);
+            syn_memset_shape(s, m)->context_id = 10 + dev;
         }
     }
     static const uint16_t classes[] = {SC_CALL_STREAM_SYNC, SC_CALL_DEVICE_SYNC,

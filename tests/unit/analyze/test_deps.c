@@ -335,7 +335,7 @@ static uint32_t *work_streams(const sc_trace *t)
                 st = sc_copy_stream(t, &t->copies[w - t->n_kernels]);
             else
                 wc = t->memsets[w - t->n_kernels - t->n_copies].correlation_id,
-                st = t->memsets[w - t->n_kernels - t->n_copies].stream_id;
+                st = sc_memset_stream(t, &t->memsets[w - t->n_kernels - t->n_copies]);
             if (wc == corr)
                 sid = sid == UINT32_MAX || sid == st ? st : UINT32_MAX - 1;
         }

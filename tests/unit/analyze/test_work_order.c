@@ -86,8 +86,8 @@ static void build_serial(syn *s, uint64_t seed, size_t n, uint32_t n_dev, bool s
                                         SC_MEM_DEVICE, SC_MEM_PINNED);
             syn_copy_shape(s, c)->context_id = 10 + dev;
         } else {
-            sc_rec_memset *m = syn_memset(s, dev, stream, start, end, id);
-            m->context_id = 10 + dev;
+            sc_memset *m = syn_memset(s, dev, stream, start, end, id);
+            syn_memset_shape(s, m)->context_id = 10 + dev;
         }
     }
     /* calls that block: synchronizations, allocations, synchronous copies with work of their
@@ -264,7 +264,7 @@ static void check_device_sweep(const sc_ctx *ctx)
             if (sc_copy_device(t, &t->copies[i]) == dev)
                 cs[n_cs++] = (sc_overlap_span){t->copies[i].start_ns, t->copies[i].end_ns, i};
         for (size_t i = 0; i < t->n_memsets; i++)
-            if (t->memsets[i].device == dev)
+            if (sc_memset_device(t, &t->memsets[i]) == dev)
                 cs[n_cs++] = (sc_overlap_span){t->memsets[i].start_ns, t->memsets[i].end_ns, i};
         sc_overlap_input in = {ks, n_ks, cs, n_cs, dev};
         sc_overlap m_ref, m_new;
@@ -336,7 +336,7 @@ static void check_stream_metrics(const sc_ctx *ctx)
                 cs[n_cs++] = (sc_overlap_span){r->start_ns, r->end_ns, k};
         }
         for (size_t k = 0; k < t->n_memsets; k++) {
-            const sc_rec_memset *r = &t->memsets[k];
+            const sc_rec_memset rec = sc_memset_record(t, &t->memsets[k]), *r = &rec;
             if (r->device == st->device && r->context_id == st->context_id &&
                 r->stream_id == st->stream_id)
                 cs[n_cs++] = (sc_overlap_span){r->start_ns, r->end_ns, k};
@@ -860,7 +860,8 @@ static void check_positions(const sc_trace *t)
         } else {
             kind = SC_WORK_MEMSET, index = i - t->n_kernels - t->n_copies;
             start = t->memsets[index].start_ns, end = t->memsets[index].end_ns;
-            stream = t->memsets[index].stream_id, corr = t->memsets[index].correlation_id;
+            stream = sc_memset_stream(t, &t->memsets[index]);
+            corr = t->memsets[index].correlation_id;
         }
         if (end < start)
             end = start;

@@ -384,6 +384,55 @@ static void test_copies_share_their_shapes(void **state)
     sc_trace_free(&t);
 }
 
+/* Memsets the same way (sc_memset_shape): each field changed alone makes a shape. */
+static void test_memsets_share_their_shapes(void **state)
+{
+    (void)state;
+    enum { N_FIELDS = 7, N = 2 * N_FIELDS + 1 };
+    const sc_rec_memset base = {.bytes = 4096, .device = 1, .context_id = 2, .stream_id = 3,
+                                .value = 0, .memory_kind = SC_MEM_DEVICE, .flags = 1};
+    sc_rec_memset written[N];
+    for (int i = 0; i < N; i++) {
+        sc_rec_memset m = base;
+        m.start_ns = 1000 + 100 * (uint64_t)i;
+        m.end_ns = m.start_ns + 50;
+        m.correlation_id = (uint32_t)i + 1;
+        switch (i % 2 ? i / 2 : -1) {
+        case 0: m.bytes += 4; break;
+        case 1: m.device += 1; break;
+        case 2: m.context_id += 1; break;
+        case 3: m.stream_id += 1; break;
+        case 4: m.value = 0xff; break;
+        case 5: m.memory_kind = SC_MEM_MANAGED; break;
+        case 6: m.flags = 0; break;
+        default: break;
+        }
+        written[i] = m;
+    }
+    sc_writer w;
+    char err[256], path[512];
+    assert_int_equal(sc_writer_open(&w, tmpdir, "memsets", 44, err, sizeof err), 0);
+    sc_rec_process p = {.pid = 44, .ppid = 1, .start_ns = 1000, .attach = SC_ATTACH_PRELOAD};
+    put(&w, SC_REC_PROCESS, &p, sizeof p, "/bin/app", 9);
+    for (int i = N - 1; i >= 0; i--)
+        put(&w, SC_REC_MEMSET, &written[i], sizeof written[i], NULL, 0);
+    assert_int_equal(sc_writer_finish(&w, err, sizeof err), 0);
+    path_of(path, sizeof path, "memsets-44.sctrace");
+    sc_trace t;
+    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
+    assert_int_equal(t.n_memsets, N);
+    assert_int_equal(t.n_memset_shapes, 1 + N_FIELDS);
+    for (int i = 0; i < N; i++) {
+        sc_rec_memset loaded = sc_memset_record(&t, &t.memsets[i]);
+        assert_memory_equal(&loaded, &written[i], sizeof loaded);
+        if (i % 2 == 0)
+            assert_int_equal(t.memsets[i].shape, t.memsets[0].shape);
+        assert_int_equal(sc_memset_device(&t, &t.memsets[i]), written[i].device);
+        assert_int_equal(sc_memset_stream(&t, &t.memsets[i]), written[i].stream_id);
+    }
+    sc_trace_free(&t);
+}
+
 static void test_sort_skips_sorted(void **state)
 {
     (void)state;
@@ -433,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_losses),
         cmocka_unit_test(test_sort_skips_sorted),
         cmocka_unit_test(test_copies_share_their_shapes),
+        cmocka_unit_test(test_memsets_share_their_shapes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

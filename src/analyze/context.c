@@ -553,25 +553,17 @@ void sc_ctx_free_edge_inputs(sc_ctx *ctx)
     ctx->kernel_full = NULL;
 }
 
-void sc_ctx_free_graph_inputs(sc_ctx *ctx)
+void sc_ctx_work_calls_instead(sc_ctx *ctx)
 {
-    sc_deps_free(&ctx->deps);
-    /* The replay's graph build (its host items, its work, its host waits) made its last
-     * lookup of a call by id before this; only the ranges, built after the replay's passes,
-     * read the table after it. Without ranges it goes. With them, the call of each piece of
-     * work (work_call, 4 bytes a piece) and the calls the table does not name (corr_loser)
-     * tell the ranges all they asked it: kept instead of the table (4 bytes an id) through
-     * the replay's passes, the run's peak, unless the pieces outnumber the table's ids (a
-     * graph launch's one id can stand for many pieces of work). Without room for them the
-     * table stays. */
+    /* The replay's host items made the last lookup of a call by id; its work, then the
+     * ranges, built after the replay's passes, read each piece of work's call in its place.
+     * work_call (4 bytes a piece) and the calls the table does not name (corr_loser) tell
+     * them all they asked the table (4 bytes an id): kept instead of it from the replay's
+     * work on, the run's peak, unless the pieces outnumber the table's ids (a graph launch's
+     * one id can stand for many pieces of work). Without room for them the table stays. */
     const sc_trace *t = ctx->trace;
-    if (!ctx->corr_first)
+    if (!ctx->corr_first || ctx->work_call)
         return;
-    if (t->n_ranges == 0) {
-        free(ctx->corr_first);
-        ctx->corr_first = NULL;
-        return;
-    }
     size_t n_work = sc_work_count(t);
     if (n_work > ctx->corr_span)
         return;
@@ -588,6 +580,21 @@ void sc_ctx_free_graph_inputs(sc_ctx *ctx)
     ctx->work_call = wc;
     free(ctx->corr_first);
     ctx->corr_first = NULL;
+}
+
+void sc_ctx_free_work_calls_unread(sc_ctx *ctx)
+{
+    if (ctx->trace->n_ranges)
+        return;     /* the ranges read them */
+    free(ctx->work_call);
+    ctx->work_call = NULL;
+    free(ctx->corr_first);
+    ctx->corr_first = NULL;
+}
+
+void sc_ctx_free_graph_inputs(sc_ctx *ctx)
+{
+    sc_deps_free(&ctx->deps);
 }
 
 void sc_ctx_free_blocking_index(sc_ctx *ctx)

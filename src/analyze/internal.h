@@ -102,12 +102,18 @@ void sc_ctx_free_rule_indexes(sc_ctx *ctx);
  * polling loops and which kernels fill their device once its edges are (the host items and
  * the full grids were built before), ahead of the host waits, whose index was the build's
  * peak; the stream handles the waits and the lags read (sc_ctx_free_graph_inputs) once the
- * graph is built, before its passes touch their per-node times, with the correlation
- * table: after it sc_ctx_call and sc_ctx_call_at answer nothing, and the ranges read each
- * piece of work's call from work_call. (The event records go sooner, as the replay's host
- * items are made: sc_rp_event_records.) */
+ * graph is built, before its passes touch their per-node times. (The event records go
+ * sooner, as the replay's host items are made: sc_rp_event_records.) */
 void sc_ctx_free_edge_inputs(sc_ctx *ctx);
 void sc_ctx_free_graph_inputs(sc_ctx *ctx);
+/* Once the replay's host items are made, the last lookups by correlation id: each piece of
+ * work's call (work_call, kernels, then copies, then memsets; UINT32_MAX for none) instead of
+ * the correlation table, which goes (unless the pieces outnumber its ids, or there is no
+ * room): after it sc_ctx_call and sc_ctx_call_at answer nothing, and the replay's work and the
+ * ranges read work_call. sc_ctx_free_work_calls_unread frees it (or the table) once the
+ * replay's work has read it, where no ranges will. */
+void sc_ctx_work_calls_instead(sc_ctx *ctx);
+void sc_ctx_free_work_calls_unread(sc_ctx *ctx);
 /* Frees the blocking index (blocking.h) and the shared order of the work it views
  * (work_order.h) once its last reader, the replay's host waits, has read it: the replay's
  * graph grows on after that. */
@@ -118,9 +124,9 @@ const sc_api_call *sc_ctx_call_sorted(const sc_ctx *ctx, uint32_t correlation_id
 
 /* The API call that issued the activity with this correlation id, or NULL. Inline: the
  * context's build and the rules ask it once or more per device record, and with the table
- * (the usual trace) it is a load or two. Not to be asked after sc_ctx_free_graph_inputs:
- * the table may be gone then, and then it answers NULL (the ranges read work_call
- * instead). */
+ * (the usual trace) it is a load or two. Not to be asked after sc_ctx_work_calls_instead:
+ * the table may be gone then, and then it answers NULL (the replay's work and the ranges
+ * read work_call instead). */
 static inline const sc_api_call *sc_ctx_call(const sc_ctx *ctx, uint32_t correlation_id)
 {
     if (ctx->corr_first) {

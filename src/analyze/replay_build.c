@@ -190,7 +190,8 @@ static int sc_rp_ops_fill(sc_replay *r)
         for (size_t i = from; i < end; i++) {
             sc_work w = sc_work_at(t, i);
             /* by index: the call's item is read off a per-call array */
-            uint32_t at = sc_ctx_call_at(ctx, w.correlation_id);
+            uint32_t at = ctx->work_call ? ctx->work_call[i]
+                                         : sc_ctx_call_at(ctx, w.correlation_id);
             const sc_api_call *call = at != UINT32_MAX ? &t->calls[at] : NULL;
             int32_t item = call ? r->call_item[at] : SC_RP_NONE;
             /* the device's index is remembered with the stream's slot */
@@ -789,9 +790,13 @@ int sc_replay_build_as(sc_ctx *ctx, uint64_t *fix_calls, size_t n_fix_calls, boo
         return -1;
     /* the context's event records: read by the host waits alone, which have theirs now */
     sc_deps_free_records(&ctx->deps);
+    /* the last lookups by id were the host items': each piece of work's call instead of the
+     * table of ids from the work on, 4 bytes a piece instead of 4 an id (internal.h) */
+    sc_ctx_work_calls_instead(ctx);
     sc_stage_mark("replay: host items");
     if (sc_rp_ops_fill(r) != 0)
         return -1;
+    sc_ctx_free_work_calls_unread(ctx);
     sc_stage_mark("replay: work");
     /* the runs of calls before the orders and the edges, the build's peak of memory: the
      * items they replace are 16 bytes and a call each */

@@ -626,15 +626,19 @@ static void check_build(uint64_t seed, size_t n_calls, size_t n_any, uint32_t id
     assert_int_equal(ref_ranges_build(&ctx, &list, &want), 0);
 
     same_ranges(&got, &want);
-    /* the table gone as the replay leaves it (sc_ctx_free_graph_inputs, dense ids): the ranges
-     * read each piece of work's call and the calls the table passed over instead */
+    /* the table gone as the replay leaves it (sc_ctx_work_calls_instead, then
+     * sc_ctx_free_work_calls_unread once its work has read them; dense ids): the ranges read
+     * each piece of work's call and the calls the table passed over instead */
     bool table = ctx.corr_first != NULL;
     size_t n_work = sc_work_count(&s.t);
-    bool swap = table && s.t.n_ranges > 0 && n_work <= ctx.corr_span;
-    sc_ctx_free_graph_inputs(&ctx);
+    bool swap = table && n_work <= ctx.corr_span;
+    sc_ctx_work_calls_instead(&ctx);
     assert_int_equal(ctx.work_call != NULL, swap);
-    /* the table goes where the pieces' calls replace it, and where no range reads it after;
-     * it stays where the pieces outnumber its ids */
+    assert_int_equal(ctx.corr_first != NULL, table && !swap);
+    sc_ctx_free_work_calls_unread(&ctx);
+    /* both go where no range reads them after; the table stays where the pieces outnumber
+     * its ids */
+    assert_int_equal(ctx.work_call != NULL, swap && s.t.n_ranges > 0);
     assert_int_equal(ctx.corr_first != NULL, table && !swap && s.t.n_ranges > 0);
     sc_analysis late = {.trace = &s.t, .findings = list.items, .n_findings = list.n};
     assert_int_equal(sc_ranges_build(&ctx, &list, &late), 0);

@@ -477,7 +477,7 @@ static int sc_load_record(sc_loader *ld, const sc_record_header *h, const uint8_
         if (!keep && ld->mode != SC_LOAD_BETWEEN)
             return 0;
         uint32_t at = sc_shape_table_put(&ld->memset_shapes, (void **)&t->memset_shapes,
-                                         &t->n_memset_shapes, &shape, sizeof shape);
+                                         &t->n_memset_shapes, &shape);
         if (at == UINT32_MAX) break;
         if (!keep)
             return 0;
@@ -830,7 +830,7 @@ sc_load_copy(sc_loader *ld, enum sc_load_mode mode, sc_times_seen *seen,
                            .src_kind = r.src_kind, .dst_kind = r.dst_kind, .flags = r.flags};
     sc_trace *t = ld->t;
     uint32_t at = sc_shape_table_put(&ld->copy_shapes, (void **)&t->copy_shapes,
-                                     &t->n_copy_shapes, &shape, sizeof shape);
+                                     &t->n_copy_shapes, &shape);
     if (at == UINT32_MAX)
         return sc_out_of_memory(ld);
     if (!keep)

@@ -18,11 +18,13 @@ typedef struct sc_shape_table {
                                    often share one */
 } sc_shape_table;
 
-/* The index of the shape equal to `shape` (`size` bytes, a multiple of 4, its padding zeroed:
- * shapes are compared and hashed as bytes) among the *n at *shapes, appended (the array grown
- * as it needs, tab->cap its capacity) when there is none. UINT32_MAX without memory. */
-uint32_t sc_shape_table_put(sc_shape_table *tab, void **shapes, size_t *n, const void *shape,
-                            size_t size);
+/* The size of every shape the table holds: a copy's and a memset's (trace.h asserts both). */
+#define SC_SHAPE_BYTES 32u
+
+/* The index of the shape equal to `shape` (SC_SHAPE_BYTES, without padding: shapes are
+ * compared and hashed as bytes) among the *n at *shapes, appended (the array grown as it
+ * needs, tab->cap its capacity) when there is none. UINT32_MAX without memory. */
+uint32_t sc_shape_table_put(sc_shape_table *tab, void **shapes, size_t *n, const void *shape);
 
 /* Frees the table's index, not the shapes (the trace owns those). */
 void sc_shape_table_free(sc_shape_table *tab);

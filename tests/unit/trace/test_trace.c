@@ -326,6 +326,25 @@ static int count_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A trace of a PROCESS record and n records of one kind, the last first (the loader sorts
+ * them by start), written as app NAME-PID and loaded into *t. */
+static void load_records(const char *name, int pid, uint16_t kind, const void *records,
+                         size_t n, size_t size, sc_trace *t)
+{
+    sc_writer w;
+    char err[256], path[512], file[64];
+    assert_int_equal(sc_writer_open(&w, tmpdir, name, pid, err, sizeof err), 0);
+    sc_rec_process p = {.pid = (uint32_t)pid, .ppid = 1, .start_ns = 1000,
+                        .attach = SC_ATTACH_PRELOAD};
+    put(&w, SC_REC_PROCESS, &p, sizeof p, "/bin/app", 9);
+    for (size_t i = n; i-- > 0;)
+        put(&w, kind, (const char *)records + i * size, size, NULL, 0);
+    assert_int_equal(sc_writer_finish(&w, err, sizeof err), 0);
+    snprintf(file, sizeof file, "%s-%d.sctrace", name, pid);
+    path_of(path, sizeof path, file);
+    assert_int_equal(sc_trace_load(path, t, err, sizeof err), 0);
+}
+
 /* Copies keep their shape apart (trace.h, sc_copy_shape): each field of a MEMCPY record
  * but its times and correlation id, changed alone, makes a shape of its own, and the copies
  * between them that repeat the first shape share it; every loaded copy gives back its
@@ -359,17 +378,8 @@ static void test_copies_share_their_shapes(void **state)
         }
         written[i] = c;
     }
-    sc_writer w;
-    char err[256], path[512];
-    assert_int_equal(sc_writer_open(&w, tmpdir, "copies", 43, err, sizeof err), 0);
-    sc_rec_process p = {.pid = 43, .ppid = 1, .start_ns = 1000, .attach = SC_ATTACH_PRELOAD};
-    put(&w, SC_REC_PROCESS, &p, sizeof p, "/bin/app", 9);
-    for (int i = N - 1; i >= 0; i--)    /* last first: the loader sorts them by start */
-        put(&w, SC_REC_MEMCPY, &written[i], sizeof written[i], NULL, 0);
-    assert_int_equal(sc_writer_finish(&w, err, sizeof err), 0);
-    path_of(path, sizeof path, "copies-43.sctrace");
     sc_trace t;
-    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
+    load_records("copies", 43, SC_REC_MEMCPY, written, N, sizeof *written, &t);
     assert_int_equal(t.n_copies, N);
     assert_int_equal(t.n_copy_shapes, 1 + N_FIELDS);
     for (int i = 0; i < N; i++) {
@@ -409,17 +419,8 @@ static void test_memsets_share_their_shapes(void **state)
         }
         written[i] = m;
     }
-    sc_writer w;
-    char err[256], path[512];
-    assert_int_equal(sc_writer_open(&w, tmpdir, "memsets", 44, err, sizeof err), 0);
-    sc_rec_process p = {.pid = 44, .ppid = 1, .start_ns = 1000, .attach = SC_ATTACH_PRELOAD};
-    put(&w, SC_REC_PROCESS, &p, sizeof p, "/bin/app", 9);
-    for (int i = N - 1; i >= 0; i--)
-        put(&w, SC_REC_MEMSET, &written[i], sizeof written[i], NULL, 0);
-    assert_int_equal(sc_writer_finish(&w, err, sizeof err), 0);
-    path_of(path, sizeof path, "memsets-44.sctrace");
     sc_trace t;
-    assert_int_equal(sc_trace_load(path, &t, err, sizeof err), 0);
+    load_records("memsets", 44, SC_REC_MEMSET, written, N, sizeof *written, &t);
     assert_int_equal(t.n_memsets, N);
     assert_int_equal(t.n_memset_shapes, 1 + N_FIELDS);
     for (int i = 0; i < N; i++) {

@@ -1,6 +1,7 @@
 #include "preload/activity.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,38 +286,50 @@ static atomic_bool sc_activity_finishing;
  * flush began. Each flush counts itself before it checks (both sequentially consistent), so
  * either it sees the flag or the finish sees it counted and waits for it. */
 static atomic_uint sc_flushes_in_flight;
-/* Whether this thread is inside one of those flushes: a signal's finish may run in the
- * handler on a thread interrupted there, which must not wait for itself. */
-static __thread __attribute__((tls_model("initial-exec"))) bool sc_flushing_here;
+/* Whether this thread may be counted there: a signal's finish may run in the handler on a
+ * thread interrupted inside one of those flushes, which must not wait for itself. Set before
+ * the count is raised and cleared after it is lowered, so that a handler never finds its
+ * thread counted and the flag clear. */
+static __thread __attribute__((tls_model("initial-exec"))) volatile sig_atomic_t
+    sc_flushing_here;
 
-enum { SC_FLUSH_WAIT_MS = 1000, SC_FLUSH_POLL_US = 200 };
+enum { SC_FLUSH_WAIT_NS = 1000000000, SC_FLUSH_POLL_NS = 200000 };
 
 static bool sc_flush_begin(void)
 {
+    sc_flushing_here = 1;
     atomic_fetch_add(&sc_flushes_in_flight, 1);
     if (atomic_load(&sc_activity_finishing)) {
         atomic_fetch_sub(&sc_flushes_in_flight, 1);
+        sc_flushing_here = 0;
         return false;
     }
-    sc_flushing_here = true;
     return true;
 }
 
 static void sc_flush_end(void)
 {
-    sc_flushing_here = false;
     atomic_fetch_sub(&sc_flushes_in_flight, 1);
+    sc_flushing_here = 0;
 }
 
-/* Bounded: a flush that never returns (CUPTI stuck, its thread stopped) costs the finish a
- * second, not the trace. */
+static int64_t sc_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Bounded by the clock: a flush that never returns (CUPTI stuck, its thread stopped or
+ * cancelled inside it) costs the finish a second, not the trace. */
 static void sc_flushes_wait(void)
 {
     unsigned own = sc_flushing_here ? 1u : 0u;
-    struct timespec poll = {0, SC_FLUSH_POLL_US * 1000L};
-    for (unsigned waited_us = 0; atomic_load(&sc_flushes_in_flight) > own &&
-                                 waited_us < SC_FLUSH_WAIT_MS * 1000u;
-         waited_us += SC_FLUSH_POLL_US)
+    if (atomic_load(&sc_flushes_in_flight) <= own)
+        return;
+    struct timespec poll = {0, SC_FLUSH_POLL_NS};
+    for (int64_t until = sc_monotonic_ns() + SC_FLUSH_WAIT_NS;
+         atomic_load(&sc_flushes_in_flight) > own && sc_monotonic_ns() < until;)
         nanosleep(&poll, NULL);
 }
 

@@ -52,10 +52,11 @@ typedef struct sc_ctx {
     size_t corr_span;
     /* With the table: a bit per call, set for a call with an id that the table does not name
      * (a driver call under its runtime call, a later call of the same id), noted as the
-     * table is filled. The table itself goes once the replay's host items have read it, when
-     * the trace has ranges (sc_ctx_free_graph_inputs): the ranges then read the call of each
-     * piece of work in work_call (kernels, then copies, then memsets: UINT32_MAX for none)
-     * and these bits; sc_ctx_call answers nothing after that. */
+     * table is filled. The table itself goes once the replay's host items have made the last
+     * lookups by id (sc_ctx_work_calls_instead): the replay's work and the ranges then read
+     * the call of each piece of work in work_call (kernels, then copies, then memsets:
+     * UINT32_MAX for none), the ranges these bits too; sc_ctx_call answers nothing after
+     * that. */
     uint8_t *corr_loser;
     uint32_t *work_call;
     sc_busy_list *busy;             /* per analysis->devices entry, same order */

@@ -118,6 +118,14 @@ static void check_window(const char *path, const sc_trace *whole, const sc_trace
     assert_int_equal(part.n_kernel_shapes, whole->n_kernel_shapes);
     for (size_t i = 0; i < whole->n_kernel_shapes; i++)
         assert_true(same_shape(&whole->kernel_shapes[i], &part.kernel_shapes[i]));
+    assert_int_equal(part.n_copy_shapes, whole->n_copy_shapes);
+    if (whole->n_copy_shapes)
+        assert_memory_equal(part.copy_shapes, whole->copy_shapes,
+                            whole->n_copy_shapes * sizeof *whole->copy_shapes);
+    assert_int_equal(part.n_memset_shapes, whole->n_memset_shapes);
+    if (whole->n_memset_shapes)
+        assert_memory_equal(part.memset_shapes, whole->memset_shapes,
+                            whole->n_memset_shapes * sizeof *whole->memset_shapes);
     assert_int_equal(part.n_streams, whole->n_streams);
     if (whole->n_streams)
         assert_memory_equal(part.streams, whole->streams,

@@ -289,7 +289,7 @@ static atomic_uint sc_flushes_in_flight;
 /* Whether this thread may be counted there: a signal's finish may run in the handler on a
  * thread interrupted inside one of those flushes, which must not wait for itself. Set before
  * the count is raised and cleared after it is lowered, so that a handler never finds its
- * thread counted and the flag clear. */
+ * thread counted and its mark clear. */
 static __thread __attribute__((tls_model("initial-exec"))) volatile sig_atomic_t
     sc_flushing_here;
 

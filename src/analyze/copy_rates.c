@@ -19,7 +19,8 @@ static int sc_copy_rate_dir(const sc_copy_shape *m)
 int sc_copy_rates_measure(const sc_trace *t, sc_analysis *a)
 {
     for (size_t c = 0; c < t->n_copies; c++) {
-        const sc_copy_shape *m = sc_copy_shape_of(t, &t->copies[c]);
+        const sc_copy *x = &t->copies[c];
+        const sc_copy_shape *m = sc_copy_shape_of(t, x);
         int dir = sc_copy_rate_dir(m);
         for (size_t d = 0; dir >= 0 && d < a->n_devices; d++) {
             if (a->devices[d].device != m->device)
@@ -27,7 +28,6 @@ int sc_copy_rates_measure(const sc_trace *t, sc_analysis *a)
             sc_copy_rate *r = &a->devices[d].copy_rates[dir];
             r->count++;
             r->bytes += m->bytes;
-            const sc_copy *x = &t->copies[c];
             r->time_ns += x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0;
             break;
         }

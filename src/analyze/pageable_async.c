@@ -33,12 +33,6 @@ typedef struct sc_pageable_totals {
     uint64_t host_back_ns;          /* host time pinned buffers would give back */
 } sc_pageable_totals;
 
-static bool sc_pageable_applies(const sc_rec_memcpy *c)
-{
-    return (c->flags & SC_MEMCPY_ASYNC) &&
-           (c->src_kind == SC_MEM_PAGEABLE || c->dst_kind == SC_MEM_PAGEABLE);
-}
-
 static const char *sc_pageable_direction(const sc_rec_memcpy *c)
 {
     switch (c->copy_kind) {
@@ -130,9 +124,9 @@ int sc_rule_pageable_async(const sc_ctx *ctx, sc_finding_list *out, char *err, s
     sc_finding_begin(&b, "pageable-async", sc_pageable_fix);
     int rc = 0;
     for (size_t i = 0; i < t->n_copies && rc == 0; i++) {
-        const sc_rec_memcpy c_rec = sc_copy_record(t, &t->copies[i]), *c = &c_rec;
-        if (!sc_pageable_applies(c))
+        if (!sc_copy_pageable_async(sc_copy_shape_of(t, &t->copies[i])))
             continue;
+        const sc_rec_memcpy c_rec = sc_copy_record(t, &t->copies[i]), *c = &c_rec;
         sc_instance inst;
         sc_pageable_instance(ctx, &b, c, &inst);
         uint64_t blocked =

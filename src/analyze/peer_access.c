@@ -35,9 +35,8 @@ typedef struct sc_peer_totals {
  * half starts after the device-to-host one (copies are sorted by start), soon after. */
 static size_t sc_peer_other_half(const sc_trace *t, size_t c)
 {
-    const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[c]), *m = &m_rec;
     for (size_t k = c + 1; k < t->n_copies && k <= c + SC_PEER_HALF_LOOKAHEAD; k++)
-        if (t->copies[k].correlation_id == m->correlation_id &&
+        if (t->copies[k].correlation_id == t->copies[c].correlation_id &&
             sc_copy_peer_staged(sc_copy_shape_of(t, &t->copies[k])))
             return k;
     return SIZE_MAX;
@@ -54,9 +53,10 @@ int sc_rule_peer_access(const sc_ctx *ctx, sc_finding_list *out, char *err, size
     sc_peer_rate rate = {0};
     sc_finding_begin(&b, "peer-access", sc_peer_fix);
     for (size_t c = 0; rc == 0 && c < t->n_copies; c++) {     /* copies are sorted by start */
-        const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[c]), *m = &m_rec;
-        if (!sc_copy_peer_staged(sc_copy_shape_of(t, &t->copies[c])) || m->copy_kind != 2)
+        const sc_copy_shape *s = sc_copy_shape_of(t, &t->copies[c]);
+        if (!sc_copy_peer_staged(s) || s->copy_kind != 2)
             continue;   /* the device-to-host half names the copy */
+        const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[c]), *m = &m_rec;
         size_t other = sc_peer_other_half(t, c);
         const sc_copy *h = other != SIZE_MAX ? &t->copies[other] : NULL;
         uint64_t end = h && h->end_ns > m->end_ns ? h->end_ns : m->end_ns;

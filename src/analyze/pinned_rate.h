@@ -16,6 +16,15 @@
 
 #define SC_PINNED_RATE_MIN_BYTES (1u << 20)
 
+/* An async copy with pageable host memory at one end (its shape says: sc_copy_shape_of): the
+ * driver stages it while the call waits. What pageable-async reports and the replay's fix
+ * runs at the pinned rate. */
+static inline bool sc_copy_pageable_async(const sc_copy_shape *c)
+{
+    return (c->flags & SC_MEMCPY_ASYNC) &&
+           (c->src_kind == SC_MEM_PAGEABLE || c->dst_kind == SC_MEM_PAGEABLE);
+}
+
 typedef struct sc_pinned_rate {
     double h2d_bytes_per_ns, d2h_bytes_per_ns;
     uint64_t h2d_samples, d2h_samples;      /* copies measured; 0: no rate */

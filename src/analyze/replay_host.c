@@ -6,6 +6,7 @@
 
 #include "analyze/blocking.h"
 #include "analyze/peer_copy.h"
+#include "analyze/pinned_rate.h"
 #include "analyze/polls.h"
 #include "analyze/replay_entries.h"
 #include "analyze/replay_parts.h"
@@ -810,13 +811,6 @@ static int sc_rp_drained(const sc_replay *r, int32_t call, sc_rp_conds *conds)
     return v ? sc_rp_cond_add(conds, v->other) : 0;
 }
 
-static bool sc_rp_pageable_copy(const sc_trace *t, size_t copy)
-{
-    const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[copy]), *m = &m_rec;
-    return (m->flags & SC_MEMCPY_ASYNC) &&
-           (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE);
-}
-
 /* Item i's pinned copy is op (the last one named wins, as the loop over the call's work
  * names them); items come in increasing order, so the list stays sorted. */
 static int sc_rp_set_pinned_copy(sc_replay *r, int32_t i, int32_t op)
@@ -918,14 +912,13 @@ static int sc_rp_item_wait(sc_replay *r, sc_rp_wait_index *w, int32_t i,
             if (r->ops[op].kind != SC_WORK_MEMCPY)
                 continue;
             size_t copy = sc_work_ref_in(&r->records, (size_t)op).index;
-            const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[copy]), *m = &m_rec;
-            if (sc_rp_pageable_copy(t, copy)) {
+            const sc_copy_shape *m = sc_copy_shape_of(t, &t->copies[copy]);
+            if (sc_copy_pageable_async(m)) {
                 /* the call returned once its copy was staged */
                 if (sc_rp_set_pinned_copy(r, i, op) != 0)
                     return -1;
                 p = op;
-            } else if (sc_copy_peer_staged(sc_copy_shape_of(t, &t->copies[copy])) &&
-                       m->copy_kind == 2) {
+            } else if (sc_copy_peer_staged(m) && m->copy_kind == 2) {
                 /* staged through the host: the call is slow, but returned before its copy */
                 if (sc_rp_set_pinned_copy(r, i, op) != 0)
                     return -1;

@@ -543,24 +543,24 @@ static int sc_rp_pinned(sc_replay *r)
     size_t cap = 0;
     for (size_t c = 0; c < t->n_copies; c++) {
         size_t i = t->n_kernels + c;
+        const sc_copy_shape *s = sc_copy_shape_of(t, &t->copies[c]);
+        bool staged = sc_copy_peer_staged(s);
+        if (!staged && !sc_copy_pageable_async(s))
+            continue;
         const sc_rec_memcpy m_rec = sc_copy_record(t, &t->copies[c]), *m = &m_rec;
         uint64_t ns = sc_rp_rec_dur(r, (int32_t)i);
         char basis[160];
-        /* with peer access: one direct copy */
-        if (sc_copy_peer_staged(sc_copy_shape_of(t, &t->copies[c]))) {
+        if (staged) {   /* with peer access: one direct copy */
             if (!peer_measured &&       /* the rate once, as the rule does */
                 sc_peer_rate_measure(t, sc_ctx_device_info(r->ctx, m->device), &peer) != 0)
                 return -1;
             peer_measured = true;
             ns = sc_peer_direct_ns(&peer, m);
-        } else if ((m->flags & SC_MEMCPY_ASYNC) &&
-                   (m->src_kind == SC_MEM_PAGEABLE || m->dst_kind == SC_MEM_PAGEABLE)) {
+        } else {
             sc_pinned_rate_for(&rate, sc_ctx_device_info(r->ctx, m->device), m, &ns, basis,
                                sizeof basis);
             if (ns > sc_rp_rec_dur(r, (int32_t)i))  /* never the slower path */
                 ns = sc_rp_rec_dur(r, (int32_t)i);
-        } else {
-            continue;
         }
         if (!SC_GROW(r->pinned, cap, r->n_pinned + 1, 16))
             return -1;

@@ -16,10 +16,10 @@ int sc_host_calls_init(sc_host_calls *h, const sc_trace *t)
     if (!h->pageable)
         return -1;
     for (size_t i = 0; i < t->n_copies; i++) {
-        const sc_rec_memcpy c_rec = sc_copy_record(t, &t->copies[i]), *c = &c_rec;
-        if (c->correlation_id &&
+        const sc_copy_shape *c = sc_copy_shape_of(t, &t->copies[i]);
+        if (t->copies[i].correlation_id &&
             (c->src_kind == SC_MEM_PAGEABLE || c->dst_kind == SC_MEM_PAGEABLE))
-            h->pageable[h->n_pageable++] = c->correlation_id;
+            h->pageable[h->n_pageable++] = t->copies[i].correlation_id;
     }
     qsort(h->pageable, h->n_pageable, sizeof *h->pageable, sc_u32_cmp);
     return 0;
